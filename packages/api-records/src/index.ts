@@ -1,0 +1,68 @@
+// The public JSON shape of each record, shared by the REST API and the operator CLI.
+import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { Plan, type ApiKey, type User, type Workspace } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { FormStatus, type Form, type Question } from "@formsvc/proto/forms/v1/forms_pb.js";
+
+const iso = (t: Timestamp | undefined): string | null => (t ? timestampDate(t).toISOString() : null);
+
+export const planNames: Record<Plan, string> = {
+  [Plan.UNSPECIFIED]: "free",
+  [Plan.FREE]: "free",
+  [Plan.PRO]: "pro",
+};
+
+export function planFromName(name: string | undefined): Plan | undefined {
+  if (name === undefined) return Plan.UNSPECIFIED;
+  return ({ free: Plan.FREE, pro: Plan.PRO } as Record<string, Plan>)[name];
+}
+
+export const formStatusNames: Record<FormStatus, string> = {
+  [FormStatus.UNSPECIFIED]: "draft",
+  [FormStatus.DRAFT]: "draft",
+  [FormStatus.PUBLISHED]: "published",
+  [FormStatus.CLOSED]: "closed",
+};
+
+export function userJson(user: User) {
+  return { id: user.id, email: user.email, name: user.name, createdAt: iso(user.createdAt) };
+}
+
+export function workspaceJson(ws: Workspace) {
+  return {
+    id: ws.id,
+    name: ws.name,
+    plan: planNames[ws.plan],
+    personal: ws.personal,
+    entitlements: { removeBranding: ws.entitlements?.removeBranding ?? false },
+    createdAt: iso(ws.createdAt),
+  };
+}
+
+export function apiKeyJson(key: ApiKey) {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    createdAt: iso(key.createdAt),
+    lastUsedAt: iso(key.lastUsedAt),
+  };
+}
+
+export function formJson(form: Form) {
+  return {
+    id: form.id,
+    workspaceId: form.workspaceId,
+    name: form.name,
+    status: formStatusNames[form.status],
+    document: form.document ?? {},
+    settings: form.settings ?? {},
+    version: form.version,
+    responseCount: Number(form.responseCount),
+    createdAt: iso(form.createdAt),
+    updatedAt: iso(form.updatedAt),
+  };
+}
+
+export function questionJson(q: Question) {
+  return { id: q.id, type: q.type, label: q.label, key: q.key };
+}

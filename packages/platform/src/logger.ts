@@ -1,0 +1,35 @@
+import { pino, type Logger } from "pino";
+
+export type { Logger };
+
+/**
+ * Structured logs. Keys, secrets, tokens and bodies are redacted wherever they appear
+ * under the usual names, so a careless log line cannot leak them.
+ */
+export function createLogger(service: string, level = process.env.LOG_LEVEL || "info"): Logger {
+  return pino({
+    name: service,
+    level,
+    base: { service },
+    redact: {
+      paths: [
+        "key",
+        "*.key",
+        "secret",
+        "*.secret",
+        "token",
+        "*.token",
+        "password",
+        "*.password",
+        "body",
+        "*.body",
+        "authorization",
+        "*.authorization",
+        "headers.authorization",
+        "req.headers.authorization",
+        "req.headers.cookie",
+      ],
+      censor: "[redacted]",
+    },
+  });
+}

@@ -1,0 +1,80 @@
+import http2 from "node:http2";
+import type { AddressInfo } from "node:net";
+import type { DescService } from "@bufbuild/protobuf";
+import {
+  Code,
+  ConnectError,
+  createClient,
+  type Client,
+  type ConnectRouter,
+  type Interceptor,
+} from "@connectrpc/connect";
+import { connectNodeAdapter, createGrpcTransport } from "@connectrpc/connect-node";
+import { requestIdHeader } from "./caller.ts";
+import type { Logger } from "./logger.ts";
+import { currentRequestId, runWithRequestId } from "./request-context.ts";
+
+/** Server side: adopts the caller's request id and logs failures that are not deliberate answers. */
+function serverInterceptor(logger: Logger): Interceptor {
+  return (next) => (req) =>
+    runWithRequestId(req.header.get(requestIdHeader) ?? undefined, async () => {
+      try {
+        return await next(req);
+      } catch (err) {
+        const connectErr = ConnectError.from(err);
+        if (connectErr.code === Code.Internal || connectErr.code === Code.Unknown) {
+          logger.error({ err, method: req.method.name, requestId: currentRequestId() }, "rpc failed");
+          // The cause stays in our log; the caller learns nothing more than "internal".
+          throw new ConnectError("internal error", Code.Internal);
+        }
+        throw connectErr;
+      }
+    });
+}
+
+/** Client side: carries the current request id to the next service. */
+const propagateRequestId: Interceptor = (next) => (req) => {
+  const requestId = currentRequestId();
+  if (requestId && !req.header.has(requestIdHeader)) req.header.set(requestIdHeader, requestId);
+  return next(req);
+};
+
+export interface RpcServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Serves Connect, gRPC and gRPC-Web on one HTTP/2 (cleartext) port. */
+export async function startRpcServer(options: {
+  port: number;
+  host?: string;
+  logger: Logger;
+  routes: (router: ConnectRouter) => void;
+}): Promise<RpcServer> {
+  const server = http2.createServer(
+    connectNodeAdapter({ routes: options.routes, interceptors: [serverInterceptor(options.logger)] }),
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host ?? "127.0.0.1", () => resolve());
+  });
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on("session", (session) => {
+    sessions.add(session);
+    session.on("close", () => sessions.delete(session));
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Let in-flight calls finish, then stop accepting new streams on open sessions.
+        for (const session of sessions) session.close();
+      }),
+  };
+}
+
+/** A gRPC client of another service, over one reused HTTP/2 connection. */
+export function createServiceClient<T extends DescService>(service: T, baseUrl: string): Client<T> {
+  return createClient(service, createGrpcTransport({ baseUrl, interceptors: [propagateRequestId] }));
+}
