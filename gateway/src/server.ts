@@ -1,0 +1,46 @@
+import type { AddressInfo } from "node:net";
+import { loadConfig } from "@formsvc/platform/config.ts";
+import { createLogger } from "@formsvc/platform/logger.ts";
+import { createServiceClient } from "@formsvc/platform/rpc.ts";
+import { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import { createApp } from "./app.ts";
+import { RedisSlidingWindow } from "./rate-limit/redis-sliding-window.ts";
+import { MemorySlidingWindow, type RateLimitStore } from "./rate-limit/sliding-window.ts";
+
+const config = loadConfig();
+const logger = createLogger("gateway", config.logLevel);
+const store: RateLimitStore = config.redisUrl ? new RedisSlidingWindow(config.redisUrl) : new MemorySlidingWindow();
+
+const app = createApp({
+  logger,
+  identity: createServiceClient(IdentityService, config.services.identity),
+  forms: createServiceClient(FormsService, config.services.forms),
+  rateLimits: { store, perKey: config.rateLimitPerKey, perIp: config.rateLimitPerIp },
+  publicUrl: config.publicUrl,
+  trustProxy: config.trustProxy,
+});
+
+const server = app.listen(config.port, () => {
+  const { port } = server.address() as AddressInfo;
+  logger.info({ port, rateLimits: config.redisUrl ? "redis" : "memory" }, "gateway listening");
+  process.send?.({ ready: "gateway", port });
+});
+server.on("error", (err) => {
+  logger.fatal({ err }, "gateway cannot listen");
+  process.exit(1);
+});
+
+let stopping = false;
+function stop(reason: string): void {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ reason }, "gateway stopping");
+  // Finish in-flight requests, then close idle keep-alive connections.
+  server.close(() => void store.close().finally(() => process.exit(0)));
+  server.closeIdleConnections();
+  setTimeout(() => process.exit(0), 10_000).unref();
+}
+process.on("SIGINT", () => stop("SIGINT"));
+process.on("SIGTERM", () => stop("SIGTERM"));
+process.on("disconnect", () => stop("launcher gone"));
