@@ -12,7 +12,14 @@ export async function runService(
 ): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(name, config.logLevel);
-  const { server, close } = await start({ config, logger, port: servicePort(config, name) });
+  let started: Awaited<ReturnType<typeof start>>;
+  try {
+    started = await start({ config, logger, port: servicePort(config, name) });
+  } catch (err) {
+    logger.fatal({ err }, `${name} failed to start`);
+    process.exit(1);
+  }
+  const { server, close } = started;
   logger.info({ port: server.port }, `${name} listening`);
   process.send?.({ ready: name, port: server.port });
 

@@ -1,0 +1,237 @@
+// The form document, version 1 (see DESIGN.md "Form document, version 1").
+// Plain zod (no transforms): the gateway validates request bodies with these schemas and
+// generates the OpenAPI document from them with `z.toJSONSchema`.
+import { z } from "zod";
+
+/** Question types: blocks that take an answer and have a `key`. */
+export const inputBlockTypes = [
+  "SHORT_TEXT",
+  "LONG_TEXT",
+  "EMAIL",
+  "NUMBER",
+  "PHONE",
+  "URL",
+  "DATE",
+  "MULTIPLE_CHOICE",
+  "CHECKBOXES",
+  "DROPDOWN",
+  "RATING",
+  "FILE",
+  "SIGNATURE",
+] as const;
+/** Input types whose answers are option ids. */
+export const choiceBlockTypes = ["MULTIPLE_CHOICE", "CHECKBOXES", "DROPDOWN"] as const;
+/** Blocks that only lay the form out; they take no answer and have no `key`. */
+export const layoutBlockTypes = ["HEADING", "PARAGRAPH", "PAGE_BREAK"] as const;
+export const blockTypes = [...inputBlockTypes, ...layoutBlockTypes] as const;
+
+export type InputBlockType = (typeof inputBlockTypes)[number];
+export type ChoiceBlockType = (typeof choiceBlockTypes)[number];
+export type LayoutBlockType = (typeof layoutBlockTypes)[number];
+export type BlockType = (typeof blockTypes)[number];
+
+export const limits = {
+  blocks: 500,
+  options: 500,
+  hiddenFields: 100,
+  calculatedFields: 100,
+  title: 200,
+  question: 1000,
+  fieldName: 200,
+  description: 5000,
+  placeholder: 500,
+  optionText: 1000,
+  text: 5000,
+  expression: 5000,
+} as const;
+
+/** Default of a RATING block's `max`. */
+export const defaultRatingMax = 5;
+
+export const idPattern = /^[A-Za-z0-9_-]{1,64}$/;
+export const keyPattern = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+export const fieldNamePattern = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+const notBlank = /\S/;
+
+const idSchema = z
+  .string()
+  .regex(idPattern, "must be 1 to 64 letters, digits, '_' or '-'")
+  .describe("Stable identifier; assigned by the server when absent.");
+
+const keySchema = z
+  .string()
+  .regex(keyPattern, "must start with a letter and have at most 64 letters, digits or '_'")
+  .describe(
+    "Where answers to this question are filed in a submission. Assigned by the server when absent; " +
+      "once assigned it never changes (a different value sent later is ignored).",
+  );
+
+const inputBase = {
+  id: idSchema.optional(),
+  key: keySchema.optional(),
+  question: z
+    .string()
+    .min(1)
+    .max(limits.question)
+    .regex(notBlank, "must not be blank")
+    .describe("The question text shown to respondents."),
+  fieldName: z
+    .string()
+    .max(limits.fieldName)
+    .optional()
+    .describe("Column name in the Submissions table; the question text is used when empty."),
+  description: z.string().max(limits.description).optional(),
+  required: z.boolean().optional().describe("Whether an answer is needed to complete the response (default false)."),
+  placeholder: z.string().max(limits.placeholder).optional(),
+};
+
+export const optionSchema = z.strictObject({
+  id: idSchema.optional(),
+  text: z.string().min(1).max(limits.optionText).regex(notBlank, "must not be blank"),
+});
+
+const simpleInputBlock = <T extends InputBlockType>(type: T) =>
+  z.strictObject({ ...inputBase, type: z.literal(type) });
+
+const choiceBlock = <T extends ChoiceBlockType>(type: T) =>
+  z.strictObject({
+    ...inputBase,
+    type: z.literal(type),
+    options: z
+      .array(optionSchema)
+      .min(1, "needs at least one option")
+      .max(limits.options)
+      .describe("The choices; an answer is the id of an option (an array of ids for CHECKBOXES)."),
+  });
+
+const numberBlock = z
+  .strictObject({
+    ...inputBase,
+    type: z.literal("NUMBER"),
+    min: z.number().optional().describe("Smallest accepted answer."),
+    max: z.number().optional().describe("Largest accepted answer."),
+  })
+  .superRefine((block, ctx) => {
+    if (block.min !== undefined && block.max !== undefined && block.max < block.min) {
+      ctx.addIssue({ code: "custom", path: ["max"], message: "must not be less than min" });
+    }
+  });
+
+const ratingBlock = z.strictObject({
+  ...inputBase,
+  type: z.literal("RATING"),
+  max: z
+    .number()
+    .int()
+    .min(2)
+    .max(10)
+    .optional()
+    .describe(`Number of steps of the scale, 2 to 10 (default ${defaultRatingMax}).`),
+});
+
+const textBlock = <T extends "HEADING" | "PARAGRAPH">(type: T) =>
+  z.strictObject({ id: idSchema.optional(), type: z.literal(type), text: z.string().max(limits.text) });
+
+const pageBreakBlock = z.strictObject({ id: idSchema.optional(), type: z.literal("PAGE_BREAK") });
+
+export const blockSchema = z
+  .discriminatedUnion("type", [
+    simpleInputBlock("SHORT_TEXT"),
+    simpleInputBlock("LONG_TEXT"),
+    simpleInputBlock("EMAIL"),
+    numberBlock,
+    simpleInputBlock("PHONE"),
+    simpleInputBlock("URL"),
+    simpleInputBlock("DATE"),
+    choiceBlock("MULTIPLE_CHOICE"),
+    choiceBlock("CHECKBOXES"),
+    choiceBlock("DROPDOWN"),
+    ratingBlock,
+    simpleInputBlock("FILE"),
+    simpleInputBlock("SIGNATURE"),
+    textBlock("HEADING"),
+    textBlock("PARAGRAPH"),
+    pageBreakBlock,
+  ])
+  .describe("A block of the form: a question (input types) or layout (HEADING, PARAGRAPH, PAGE_BREAK).");
+
+export const hiddenFieldSchema = z.strictObject({
+  name: z
+    .string()
+    .regex(fieldNamePattern, "must start with a letter or '_' and have at most 64 letters, digits or '_'")
+    .describe("Name of the URL query parameter the value is read from."),
+});
+
+export const calculatedFieldSchema = z.strictObject({
+  name: z
+    .string()
+    .regex(fieldNamePattern, "must start with a letter or '_' and have at most 64 letters, digits or '_'"),
+  type: z.enum(["NUMBER", "TEXT"]),
+  expression: z.string().max(limits.expression),
+});
+
+const documentExample = {
+  title: "Event sign-up",
+  blocks: [
+    { type: "HEADING", text: "Welcome" },
+    { id: "b1", key: "q_name", type: "SHORT_TEXT", question: "Your full name", required: true },
+    { type: "EMAIL", question: "Email address", fieldName: "email" },
+    { type: "MULTIPLE_CHOICE", question: "Plan", options: [{ id: "o1", text: "Free" }, { text: "Pro" }] },
+    { type: "PAGE_BREAK" },
+    { type: "FILE", question: "Upload your CV" },
+  ],
+  hiddenFields: [{ name: "utm_source" }],
+};
+
+export const formDocumentSchema = z
+  .strictObject({
+    title: z.string().max(limits.title).optional(),
+    blocks: z.array(blockSchema).max(limits.blocks),
+    hiddenFields: z.array(hiddenFieldSchema).max(limits.hiddenFields).optional(),
+    calculatedFields: z.array(calculatedFieldSchema).max(limits.calculatedFields).optional(),
+  })
+  .superRefine((doc, ctx) => {
+    // Hidden and calculated fields share one namespace of names.
+    const seen = new Set<string>();
+    const check = (list: "hiddenFields" | "calculatedFields") =>
+      (doc[list] ?? []).forEach((field, i) => {
+        if (seen.has(field.name)) {
+          ctx.addIssue({ code: "custom", path: [list, i, "name"], message: `duplicate name "${field.name}"` });
+        }
+        seen.add(field.name);
+      });
+    check("hiddenFields");
+    check("calculatedFields");
+  })
+  .meta({
+    description:
+      "The form document, version 1: the form's content, replaced as a unit. The server gives every block " +
+      "and option without one an `id`, and every question a `key` that never changes afterwards.",
+    examples: [documentExample],
+  });
+
+export type FormDocument = z.infer<typeof formDocumentSchema>;
+export type Block = FormDocument["blocks"][number];
+export type InputBlock = Extract<Block, { type: InputBlockType }>;
+export type LayoutBlock = Extract<Block, { type: LayoutBlockType }>;
+export type ChoiceBlock = Extract<Block, { type: ChoiceBlockType }>;
+export type BlockOption = z.infer<typeof optionSchema>;
+export type HiddenField = z.infer<typeof hiddenFieldSchema>;
+export type CalculatedField = z.infer<typeof calculatedFieldSchema>;
+
+const inputTypeSet: ReadonlySet<string> = new Set(inputBlockTypes);
+const choiceTypeSet: ReadonlySet<string> = new Set(choiceBlockTypes);
+
+export function isInputBlock(block: Block): block is InputBlock {
+  return inputTypeSet.has(block.type);
+}
+
+export function isChoiceBlock(block: Block): block is ChoiceBlock {
+  return choiceTypeSet.has(block.type);
+}
+
+/** An empty document: what a form created without one starts with. */
+export function emptyDocument(): FormDocument {
+  return { blocks: [] };
+}

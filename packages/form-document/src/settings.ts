@@ -1,0 +1,87 @@
+import { z } from "zod";
+
+const fields = {
+  branding: z
+    .boolean()
+    .describe("Whether the service's branding is shown on the form. `false` needs a plan with the branding entitlement."),
+  closedMessage: z.string().max(1000).describe("What a closed form shows instead of its questions."),
+  redirectUrl: z
+    .url({ protocol: /^https?$/, error: "must be an http or https URL" })
+    .max(2000)
+    .nullable()
+    .describe("Where respondents are sent after submitting; null shows the thank-you screen."),
+  submitLabel: z.string().min(1).max(60).regex(/\S/, "must not be blank").describe("Label of the submit button."),
+  showProgressBar: z.boolean().describe("Whether a multi-page form shows a progress bar."),
+  saveProgress: z.boolean().describe("Whether answers are saved as a partial response between pages."),
+};
+
+export type FormSettings = {
+  branding: boolean;
+  closedMessage: string;
+  redirectUrl: string | null;
+  submitLabel: string;
+  showProgressBar: boolean;
+  saveProgress: boolean;
+};
+
+export const defaultSettings: Readonly<FormSettings> = Object.freeze({
+  branding: true,
+  closedMessage: "This form is closed.",
+  redirectUrl: null,
+  submitLabel: "Submit",
+  showProgressBar: true,
+  saveProgress: true,
+});
+
+/** The full settings of a form; absent values take their defaults. Unknown properties are dropped. */
+export const formSettingsSchema = z
+  .object({
+    branding: fields.branding.default(defaultSettings.branding),
+    closedMessage: fields.closedMessage.default(defaultSettings.closedMessage),
+    redirectUrl: fields.redirectUrl.default(defaultSettings.redirectUrl),
+    submitLabel: fields.submitLabel.default(defaultSettings.submitLabel),
+    showProgressBar: fields.showProgressBar.default(defaultSettings.showProgressBar),
+    saveProgress: fields.saveProgress.default(defaultSettings.saveProgress),
+  })
+  .describe("The form's settings.");
+
+/** A change of settings (PATCH): only the given properties change; unknown properties are an error. */
+export const formSettingsPatchSchema = z
+  .strictObject({
+    branding: fields.branding.optional(),
+    closedMessage: fields.closedMessage.optional(),
+    redirectUrl: fields.redirectUrl.optional(),
+    submitLabel: fields.submitLabel.optional(),
+    showProgressBar: fields.showProgressBar.optional(),
+    saveProgress: fields.saveProgress.optional(),
+  })
+  .meta({
+    description: "Settings to change; the others keep their values.",
+    examples: [{ branding: false, submitLabel: "Send", redirectUrl: "https://example.com/thanks" }],
+  });
+
+export type FormSettingsPatch = z.infer<typeof formSettingsPatchSchema>;
+
+/**
+ * Full settings from a stored value: every property that is absent or no longer valid takes its default,
+ * so stored settings never make a form unreadable.
+ */
+export function resolveSettings(stored: unknown): FormSettings {
+  const source = stored && typeof stored === "object" ? (stored as Record<string, unknown>) : {};
+  const out: Record<string, unknown> = { ...defaultSettings };
+  for (const name of Object.keys(fields) as (keyof typeof fields)[]) {
+    if (!(name in source)) continue;
+    const parsed = fields[name].safeParse(source[name]);
+    if (parsed.success) out[name] = parsed.data;
+  }
+  return out as FormSettings;
+}
+
+/** The settings after a (validated) patch. */
+export function applySettingsPatch(current: FormSettings, patch: FormSettingsPatch): FormSettings {
+  const next: FormSettings = { ...current };
+  for (const [name, value] of Object.entries(patch)) {
+    if (value !== undefined) (next as Record<string, unknown>)[name] = value;
+  }
+  return next;
+}

@@ -1,0 +1,158 @@
+// `npm start`: the whole system on one machine, with embedded defaults for what is not configured.
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { delimiter, join, relative } from "node:path";
+import { ConfigError, loadConfig, type Config } from "@formsvc/platform/config.ts";
+import { createLogger } from "@formsvc/platform/logger.ts";
+import { startEmbeddedPostgres, type EmbeddedPostgres } from "./embedded-postgres.ts";
+import { repoRoot, startSystem, type RunningSystem } from "./system.ts";
+
+/** The database the services share (each in its own schema) in the embedded Postgres. */
+const embeddedDatabase = "formsvc";
+
+/** SECRET_KEY when none is configured: 32 random bytes made once into DATA_DIR/secret-key. */
+export function secretKeyOf(dataDir: string): string {
+  const file = join(dataDir, "secret-key");
+  if (existsSync(file)) {
+    const key = readFileSync(file, "utf8").trim();
+    if (key) return key;
+  }
+  const key = randomBytes(32).toString("base64url");
+  writeFileSync(file, key + "\n", { mode: 0o600 });
+  return key;
+}
+
+/** The .proto files whose generated code (proto/gen/**\/*_pb.js) is missing. */
+export function protosWithoutCode(root = repoRoot): string[] {
+  const missing: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith(".proto")) {
+        const generated = join(root, "proto/gen", relative(join(root, "proto"), path).replace(/\.proto$/, "_pb.js"));
+        if (!existsSync(generated)) missing.push(relative(root, path));
+      }
+    }
+  };
+  walk(join(root, "proto/formsvc"));
+  return missing;
+}
+
+function generateCode(root: string): void {
+  const result = spawnSync(join(root, "node_modules/.bin/buf"), ["generate"], {
+    cwd: root,
+    stdio: "inherit",
+    // buf runs protoc-gen-es, a Node script, from PATH.
+    env: { ...process.env, PATH: [join(root, "node_modules/.bin"), process.env.PATH].join(delimiter) },
+  });
+  if (result.status !== 0) throw new Error(`buf generate failed (${result.error?.message ?? `code ${result.status}`})`);
+}
+
+export function banner(config: Config, startedInSeconds: number, postgres?: EmbeddedPostgres): string {
+  const url = config.publicUrl;
+  return [
+    "",
+    `formsvc is running at ${url} (started in ${startedInSeconds.toFixed(1)} s)`,
+    `  data: ${config.dataDir}` + (postgres ? ` (embedded Postgres on 127.0.0.1:${postgres.port})` : ""),
+    "",
+    "Create a first user and an API key:",
+    "  npm run -s cli -- user:create --email you@example.com",
+    "  npm run -s cli -- key:create --email you@example.com --name first",
+    "Then call the API with the key:",
+    `  curl -H "Authorization: Bearer <key>" ${url}/api/v1/users/me`,
+    "",
+    "Press Ctrl-C to stop.",
+    "",
+  ].join("\n");
+}
+
+/**
+ * Runs the launcher until a signal or a failure; never returns. `root` is where the services'
+ * and the gateway's entry files are (the repository by default).
+ */
+export async function runLauncher(options: { root?: string } = {}): Promise<void> {
+  const root = options.root ?? repoRoot;
+  const logger = createLogger("launcher");
+  const aborter = new AbortController();
+  let postgres: EmbeddedPostgres | undefined;
+  let system: RunningSystem | undefined;
+  let startup: Promise<void> = Promise.resolve();
+  let exiting: number | undefined;
+
+  const shutdown = (code: number, reason: string) => {
+    if (exiting !== undefined) {
+      if (reason === "SIGINT" || reason === "SIGTERM") {
+        // Asked twice: stop waiting for a clean shutdown.
+        logger.warn({ reason }, "stopping at once");
+        for (const child of system?.processes.values() ?? []) child.kill("SIGKILL");
+        postgres?.process.kill("SIGQUIT");
+        process.exit(1);
+      }
+      return;
+    }
+    exiting = code;
+    logger.info({ reason }, "stopping");
+    aborter.abort();
+    void (async () => {
+      await startup.catch(() => {});
+      await system?.stop();
+      await postgres?.stop();
+      logger.info("stopped");
+      process.exit(exiting);
+    })();
+  };
+  process.on("SIGINT", () => shutdown(0, "SIGINT"));
+  process.on("SIGTERM", () => shutdown(0, "SIGTERM"));
+  process.on("SIGHUP", () => shutdown(0, "SIGHUP"));
+
+  const fail = (message: string) => {
+    process.stderr.write(`formsvc: ${message}\n`);
+    shutdown(1, "failure");
+  };
+
+  startup = (async () => {
+    const config = loadConfig();
+    const missing = protosWithoutCode(root);
+    if (missing.length > 0) {
+      logger.info({ protos: missing }, "generating the code of the protos (buf generate)");
+      generateCode(root);
+    }
+    mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+    const env: Record<string, string> = {
+      DATA_DIR: config.dataDir,
+      SECRET_KEY: config.secretKey ?? secretKeyOf(config.dataDir),
+    };
+    if (config.databaseUrl) {
+      env.DATABASE_URL = config.databaseUrl;
+    } else {
+      postgres = await startEmbeddedPostgres({
+        dataDir: config.dataDir,
+        database: embeddedDatabase,
+        signal: aborter.signal,
+        log: (message) => logger.info(message),
+        onUnexpectedExit: (code, signal) => fail(`the embedded Postgres exited unexpectedly (code ${code}, signal ${signal})`),
+      });
+      logger.info({ port: postgres.port, created: postgres.created, seconds: Number((performance.now() / 1000).toFixed(1)) }, "embedded Postgres ready");
+      env.DATABASE_URL = postgres.databaseUrl;
+    }
+    system = await startSystem({
+      env,
+      root,
+      signal: aborter.signal,
+      onUnexpectedExit: (name, code, signal) => fail(`${name} exited unexpectedly (code ${code}, signal ${signal}); stopping everything`),
+    });
+    // performance.now() counts from the start of this process, Node's own start included.
+    const seconds = performance.now() / 1000;
+    logger.info({ seconds: Number(seconds.toFixed(2)), url: config.publicUrl }, "formsvc started");
+    process.stdout.write(banner(config, seconds, postgres));
+  })();
+
+  await startup.catch((err: unknown) => {
+    if (exiting !== undefined) return; // stopped while starting: not a failure
+    fail(err instanceof ConfigError ? `configuration: ${err.message}` : (err as Error).message);
+  });
+}
+
+if (import.meta.main) await runLauncher();

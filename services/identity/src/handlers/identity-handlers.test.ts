@@ -1,0 +1,419 @@
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
+import pg from "pg";
+import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
+import { callerHeader } from "@formsvc/platform/caller.ts";
+import { IdentityService, Plan } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { generateApiKey, hashSecret } from "../api-keys.ts";
+import { entities } from "../entities/index.ts";
+import { migrations } from "../migrations/index.ts";
+import { createIdentityHandlers, routes, sessionLifetimeMs } from "./identity-handlers.ts";
+
+const adminUrl =
+  process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres";
+const databaseName = `identity_test_${randomBytes(6).toString("hex")}`;
+const databaseUrl = (() => {
+  const url = new URL(adminUrl);
+  url.pathname = `/${databaseName}`;
+  return url.toString();
+})();
+
+async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+let orm: MikroORM;
+let client: Client<typeof IdentityService>;
+/** Added to the real time by the handlers' clock. */
+let skewMs = 0;
+
+const as = (userId: string) => ({ headers: { [callerHeader]: userId } });
+let emailCounter = 0;
+const uniqueEmail = (local = "person") => `${local}.${Date.now()}.${emailCounter++}@example.com`;
+
+async function rejectsWith(promise: Promise<unknown>, code: Code, message?: RegExp): Promise<ConnectError> {
+  let caught: unknown;
+  try {
+    await promise;
+  } catch (err) {
+    caught = err;
+  }
+  assert.ok(caught instanceof ConnectError, `expected a ConnectError, got ${String(caught)}`);
+  assert.equal(caught.code, code, `expected ${Code[code]}, got ${Code[caught.code]}: ${caught.rawMessage}`);
+  if (message) assert.match(caught.rawMessage, message);
+  return caught;
+}
+
+async function newUser(init: { email?: string; name?: string; plan?: Plan } = {}) {
+  const res = await client.createUser({ email: init.email ?? uniqueEmail(), name: init.name ?? "", plan: init.plan });
+  assert.ok(res.user && res.workspace);
+  return { user: res.user, workspace: res.workspace };
+}
+
+before(async () => {
+  await admin((c) => c.query(`create database "${databaseName}"`));
+  orm = await openDatabase({ databaseUrl, schema: "identity", entities, migrations });
+  const handlers = createIdentityHandlers({ orm, now: () => new Date(Date.now() + skewMs) });
+  client = createClient(IdentityService, createRouterTransport((router) => routes(router, handlers)));
+});
+
+after(async () => {
+  await orm?.close(true);
+  await admin((c) => c.query(`drop database if exists "${databaseName}" with (force)`));
+});
+
+describe("migrations", () => {
+  it("apply once: a second replica opening the same database finds nothing to do", async () => {
+    const second = await openDatabase({ databaseUrl, schema: "identity", entities, migrations });
+    try {
+      const rows = await second.em.getConnection().execute(`select name from "identity"."mikro_orm_migrations"`);
+      assert.deepEqual(
+        rows.map((r) => r.name),
+        ["Migration20261122000000_initial"],
+      );
+    } finally {
+      await second.close(true);
+    }
+  });
+});
+
+describe("users", () => {
+  it("CreateUser makes the user and a personal free workspace it owns", async () => {
+    const email = uniqueEmail("Ada.Lovelace");
+    const { user, workspace } = await newUser({ email: `  ${email.toUpperCase()} ` });
+    assert.equal(user.email, email.toLowerCase());
+    assert.equal(user.name, email.slice(0, email.indexOf("@")).toLowerCase());
+    assert.match(user.id, /^[0-9A-Za-z]{16}$/);
+    assert.ok(user.createdAt);
+    assert.ok(Math.abs(timestampDate(user.createdAt).getTime() - Date.now()) < 60_000);
+
+    assert.equal(workspace.name, `${user.name}'s workspace`);
+    assert.equal(workspace.ownerId, user.id);
+    assert.equal(workspace.personal, true);
+    assert.equal(workspace.plan, Plan.FREE);
+    assert.equal(workspace.entitlements?.removeBranding, false);
+    assert.ok(workspace.createdAt);
+
+    const current = await client.getCurrentUser({}, as(user.id));
+    assert.equal(current.user?.id, user.id);
+    assert.equal(current.user?.email, user.email);
+
+    const list = await client.listWorkspaces({}, as(user.id));
+    assert.deepEqual(
+      list.workspaces.map((w) => w.id),
+      [workspace.id],
+    );
+    assert.equal(list.hasMore, false);
+  });
+
+  it("CreateUser keeps a given name and plan", async () => {
+    const { user, workspace } = await newUser({ name: "  Grace Hopper ", plan: Plan.PRO });
+    assert.equal(user.name, "Grace Hopper");
+    assert.equal(workspace.name, "Grace Hopper's workspace");
+    assert.equal(workspace.plan, Plan.PRO);
+    assert.equal(workspace.entitlements?.removeBranding, true);
+  });
+
+  it("refuses a second user with the same email, whatever its case", async () => {
+    const email = uniqueEmail("dup");
+    await newUser({ email });
+    await rejectsWith(client.createUser({ email: email.toUpperCase() }), Code.AlreadyExists, /already exists/);
+    const rows = await orm.em.fork().getConnection().execute(`select count(*)::int as n from "identity"."users" where email = ?`, [
+      email,
+    ]);
+    assert.equal(rows[0].n, 1);
+  });
+
+  it("refuses a malformed email or name, naming the field", async () => {
+    for (const email of ["", "no-at-sign", "a@b", "two@@example.com", "sp ace@example.com", `${"x".repeat(250)}@example.com`]) {
+      await rejectsWith(client.createUser({ email }), Code.InvalidArgument, /^email /);
+    }
+    await rejectsWith(client.createUser({ email: uniqueEmail(), name: "n".repeat(101) }), Code.InvalidArgument, /^name /);
+    await rejectsWith(client.createUser({ email: uniqueEmail(), plan: 9 as Plan }), Code.InvalidArgument, /^plan /);
+  });
+
+  it("caller calls need a caller, and one that exists", async () => {
+    await rejectsWith(client.getCurrentUser({}), Code.Unauthenticated);
+    await rejectsWith(client.listWorkspaces({}), Code.Unauthenticated);
+    await rejectsWith(client.getWorkspace({ workspaceId: "x" }), Code.Unauthenticated);
+    await rejectsWith(client.getCurrentUser({}, as("nobody-at-all")), Code.Unauthenticated);
+  });
+});
+
+describe("workspaces", () => {
+  it("CreateWorkspace makes the owner a member; unknown owner is NOT_FOUND", async () => {
+    const { user } = await newUser();
+    const res = await client.createWorkspace({ ownerEmail: user.email.toUpperCase(), name: " Team ", plan: Plan.PRO });
+    const ws = res.workspace!;
+    assert.equal(ws.name, "Team");
+    assert.equal(ws.ownerId, user.id);
+    assert.equal(ws.personal, false);
+    assert.equal(ws.plan, Plan.PRO);
+    assert.equal(ws.entitlements?.removeBranding, true);
+    assert.equal((await client.getWorkspace({ workspaceId: ws.id }, as(user.id))).workspace?.id, ws.id);
+
+    await rejectsWith(client.createWorkspace({ ownerEmail: uniqueEmail("ghost"), name: "X" }), Code.NotFound);
+    await rejectsWith(client.createWorkspace({ ownerEmail: user.email, name: "  " }), Code.InvalidArgument, /^name /);
+  });
+
+  it("hides a workspace from a non-member behind the same NOT_FOUND as a missing one", async () => {
+    const owner = await newUser();
+    const stranger = await newUser();
+    const notMember = await rejectsWith(
+      client.getWorkspace({ workspaceId: owner.workspace.id }, as(stranger.user.id)),
+      Code.NotFound,
+    );
+    const missing = await rejectsWith(
+      client.getWorkspace({ workspaceId: "doesNotExist0000" }, as(stranger.user.id)),
+      Code.NotFound,
+    );
+    assert.equal(notMember.rawMessage, "workspace not found");
+    assert.equal(missing.rawMessage, notMember.rawMessage);
+    const list = await client.listWorkspaces({ limit: 0 }, as(stranger.user.id));
+    assert.ok(!list.workspaces.some((w) => w.id === owner.workspace.id));
+  });
+
+  it("AddMember lets the member see the workspace; it is idempotent", async () => {
+    const owner = await newUser();
+    const member = await newUser();
+    const wsId = owner.workspace.id;
+    await rejectsWith(client.getWorkspace({ workspaceId: wsId }, as(member.user.id)), Code.NotFound);
+
+    const added = await client.addMember({ workspaceId: wsId, email: member.user.email.toUpperCase() });
+    assert.equal(added.workspace?.id, wsId);
+    assert.equal(added.user?.id, member.user.id);
+    const again = await client.addMember({ workspaceId: wsId, email: member.user.email });
+    assert.equal(again.workspace?.id, wsId);
+
+    const seen = await client.getWorkspace({ workspaceId: wsId }, as(member.user.id));
+    assert.equal(seen.workspace?.ownerId, owner.user.id);
+    const list = await client.listWorkspaces({}, as(member.user.id));
+    assert.deepEqual(list.workspaces.map((w) => w.id).sort(), [member.workspace.id, wsId].sort());
+
+    const rows = await orm.em.fork().getConnection().execute(
+      `select role from "identity"."memberships" where workspace_id = ? order by role`,
+      [wsId],
+    );
+    assert.deepEqual(
+      rows.map((r) => r.role),
+      ["member", "owner"],
+    );
+
+    await rejectsWith(client.addMember({ workspaceId: "doesNotExist0000", email: member.user.email }), Code.NotFound);
+    await rejectsWith(client.addMember({ workspaceId: wsId, email: uniqueEmail("ghost") }), Code.NotFound);
+  });
+
+  it("SetPlan switches entitlements; remove_branding only on pro", async () => {
+    const { user, workspace } = await newUser();
+    assert.equal(workspace.entitlements?.removeBranding, false);
+    const pro = await client.setPlan({ workspaceId: workspace.id, plan: Plan.PRO });
+    assert.equal(pro.workspace?.plan, Plan.PRO);
+    assert.equal(pro.workspace?.entitlements?.removeBranding, true);
+    const seen = await client.getWorkspace({ workspaceId: workspace.id }, as(user.id));
+    assert.equal(seen.workspace?.entitlements?.removeBranding, true);
+    const free = await client.setPlan({ workspaceId: workspace.id, plan: Plan.FREE });
+    assert.equal(free.workspace?.plan, Plan.FREE);
+    assert.equal(free.workspace?.entitlements?.removeBranding, false);
+
+    await rejectsWith(client.setPlan({ workspaceId: workspace.id, plan: Plan.UNSPECIFIED }), Code.InvalidArgument, /^plan /);
+    await rejectsWith(client.setPlan({ workspaceId: "doesNotExist0000", plan: Plan.PRO }), Code.NotFound);
+  });
+
+  it("ListWorkspaces pages in creation order; limit 0 means all", async () => {
+    const { user, workspace: personal } = await newUser();
+    const ids = [personal.id];
+    for (const name of ["B", "C", "D"]) {
+      skewMs += 5;
+      ids.push((await client.createWorkspace({ ownerEmail: user.email, name })).workspace!.id);
+    }
+    const all = await client.listWorkspaces({ limit: 0 }, as(user.id));
+    assert.deepEqual(
+      all.workspaces.map((w) => w.id),
+      ids,
+    );
+    assert.equal(all.hasMore, false);
+
+    const p1 = await client.listWorkspaces({ page: 1, limit: 3 }, as(user.id));
+    assert.deepEqual(
+      p1.workspaces.map((w) => w.id),
+      ids.slice(0, 3),
+    );
+    assert.equal(p1.hasMore, true);
+    const p2 = await client.listWorkspaces({ page: 2, limit: 3 }, as(user.id));
+    assert.deepEqual(
+      p2.workspaces.map((w) => w.id),
+      ids.slice(3),
+    );
+    assert.equal(p2.hasMore, false);
+    const p3 = await client.listWorkspaces({ page: 2, limit: 0 }, as(user.id));
+    assert.equal(p3.workspaces.length, 0);
+
+    await rejectsWith(client.listWorkspaces({ page: -1, limit: 2 }, as(user.id)), Code.InvalidArgument);
+    await rejectsWith(client.listWorkspaces({ limit: 501 }, as(user.id)), Code.InvalidArgument);
+  });
+});
+
+describe("API keys", () => {
+  it("creates a key for an email, authenticates it, and refuses it at once after deletion", async () => {
+    const { user } = await newUser();
+    const created = await client.createApiKey({ email: user.email.toUpperCase(), name: " CI " });
+    assert.match(created.key, /^fk-[A-Za-z0-9_-]{43}$/);
+    const apiKey = created.apiKey!;
+    assert.equal(apiKey.name, "CI");
+    assert.equal(apiKey.prefix, created.key.slice(0, 12));
+    assert.equal(apiKey.lastUsedAt, undefined);
+
+    // Only the hash and the prefix are stored.
+    const rows = await orm.em.fork().getConnection().execute(`select * from "identity"."api_keys" where id = ?`, [apiKey.id]);
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0].key_hash, hashSecret(created.key));
+    assert.ok(!JSON.stringify(rows[0]).includes(created.key.slice(12)));
+
+    const auth = await client.authenticateApiKey({ key: created.key });
+    assert.equal(auth.user?.id, user.id);
+    assert.equal(auth.user?.email, user.email);
+    assert.equal(auth.apiKeyId, apiKey.id);
+
+    await client.deleteApiKey({ id: apiKey.id });
+    await rejectsWith(client.authenticateApiKey({ key: created.key }), Code.Unauthenticated, /^invalid API key$/);
+    await rejectsWith(client.deleteApiKey({ id: apiKey.id }), Code.NotFound);
+    assert.equal((await client.listApiKeys({ email: user.email })).apiKeys.length, 0);
+  });
+
+  it("refuses malformed and unknown keys with UNAUTHENTICATED", async () => {
+    const { user } = await newUser();
+    const { key } = await client.createApiKey({ email: user.email, name: "real" });
+    const last = key.at(-1) === "A" ? "B" : "A";
+    for (const bad of ["", "Bearer", "fk-", "fk-short", key.slice(0, -1), `${key.slice(0, 20)}*${key.slice(21)}`, ` ${key}`]) {
+      await rejectsWith(client.authenticateApiKey({ key: bad }), Code.Unauthenticated, /^invalid API key$/);
+    }
+    // Same prefix, different secret: found by prefix, refused by the hash.
+    await rejectsWith(client.authenticateApiKey({ key: key.slice(0, -1) + last }), Code.Unauthenticated);
+    await rejectsWith(client.authenticateApiKey({ key: generateApiKey() }), Code.Unauthenticated);
+    assert.equal((await client.authenticateApiKey({ key })).user?.id, user.id);
+  });
+
+  it("a caller's keys are their own: email ignored, others' keys NOT_FOUND", async () => {
+    const alice = await newUser();
+    const bob = await newUser();
+    const own = await client.createApiKey({ email: bob.user.email, name: "mine" }, as(alice.user.id));
+    assert.equal((await client.authenticateApiKey({ key: own.key })).user?.id, alice.user.id);
+    skewMs += 5;
+    const bobKey = await client.createApiKey({ name: "bob's" }, as(bob.user.id));
+
+    const aliceList = await client.listApiKeys({ email: bob.user.email }, as(alice.user.id));
+    assert.deepEqual(
+      aliceList.apiKeys.map((k) => k.id),
+      [own.apiKey!.id],
+    );
+
+    await rejectsWith(client.deleteApiKey({ id: bobKey.apiKey!.id }, as(alice.user.id)), Code.NotFound, /^API key not found$/);
+    assert.equal((await client.authenticateApiKey({ key: bobKey.key })).user?.id, bob.user.id);
+
+    await client.deleteApiKey({ id: bobKey.apiKey!.id }, as(bob.user.id));
+    await rejectsWith(client.authenticateApiKey({ key: bobKey.key }), Code.Unauthenticated);
+  });
+
+  it("lists keys newest first, without secrets", async () => {
+    const { user } = await newUser();
+    const names = ["first", "second", "third"];
+    const ids: string[] = [];
+    for (const name of names) {
+      skewMs += 5;
+      ids.push((await client.createApiKey({ email: user.email, name })).apiKey!.id);
+    }
+    const list = await client.listApiKeys({ email: user.email });
+    assert.deepEqual(
+      list.apiKeys.map((k) => k.name),
+      [...names].reverse(),
+    );
+    assert.deepEqual(
+      list.apiKeys.map((k) => k.id),
+      [...ids].reverse(),
+    );
+    for (const k of list.apiKeys) {
+      assert.match(k.prefix, /^fk-[A-Za-z0-9_-]{9}$/);
+      assert.deepEqual(Object.keys(k).filter((f) => f !== "$typeName").sort(), ["createdAt", "id", "name", "prefix"]);
+    }
+  });
+
+  it("validates the name and the owner", async () => {
+    const { user } = await newUser();
+    await rejectsWith(client.createApiKey({ email: user.email, name: "" }), Code.InvalidArgument, /^name /);
+    await rejectsWith(client.createApiKey({ email: user.email, name: "k".repeat(101) }), Code.InvalidArgument, /^name /);
+    assert.equal((await client.createApiKey({ email: user.email, name: "k".repeat(100) })).apiKey?.name.length, 100);
+    await rejectsWith(client.createApiKey({ email: "", name: "x" }), Code.InvalidArgument, /^email /);
+    await rejectsWith(client.createApiKey({ email: uniqueEmail("ghost"), name: "x" }), Code.NotFound);
+    await rejectsWith(client.listApiKeys({ email: uniqueEmail("ghost") }), Code.NotFound);
+    await rejectsWith(client.createApiKey({ name: "x" }, as("nobody-at-all")), Code.Unauthenticated);
+    await rejectsWith(client.deleteApiKey({ id: "" }), Code.InvalidArgument);
+  });
+
+  it("writes last_used_at at most once a minute", async () => {
+    const { user } = await newUser();
+    const { key, apiKey } = await client.createApiKey({ email: user.email, name: "busy" });
+    const lastUsed = async () => {
+      const k = (await client.listApiKeys({ email: user.email })).apiKeys.find((x) => x.id === apiKey!.id);
+      return k?.lastUsedAt ? timestampDate(k.lastUsedAt).getTime() : undefined;
+    };
+
+    await client.authenticateApiKey({ key });
+    const first = await lastUsed();
+    assert.ok(first !== undefined);
+
+    skewMs += 30_000;
+    await client.authenticateApiKey({ key });
+    assert.equal(await lastUsed(), first);
+
+    skewMs += 31_000;
+    await client.authenticateApiKey({ key });
+    const third = await lastUsed();
+    assert.ok(third !== undefined && third >= first + 60_000, `${third} should be a minute after ${first}`);
+  });
+});
+
+describe("sessions", () => {
+  it("creates, resolves and deletes a session", async () => {
+    const { user } = await newUser();
+    const created = await client.createSession({ userId: user.id });
+    assert.match(created.token, /^[A-Za-z0-9_-]{43}$/);
+    const expiresAt = timestampDate(created.expiresAt!).getTime();
+    assert.ok(Math.abs(expiresAt - (Date.now() + skewMs + sessionLifetimeMs)) < 60_000);
+
+    const rows = await orm.em.fork().getConnection().execute(`select token_hash from "identity"."sessions" where user_id = ?`, [
+      user.id,
+    ]);
+    assert.deepEqual(rows, [{ token_hash: hashSecret(created.token) }]);
+
+    const resolved = await client.resolveSession({ token: created.token });
+    assert.equal(resolved.user?.id, user.id);
+    assert.equal(timestampDate(resolved.expiresAt!).getTime(), expiresAt);
+
+    await client.deleteSession({ token: created.token });
+    await rejectsWith(client.resolveSession({ token: created.token }), Code.Unauthenticated);
+    await client.deleteSession({ token: created.token }); // signing out twice is fine
+  });
+
+  it("refuses unknown and expired tokens, and sessions of unknown users", async () => {
+    const { user } = await newUser();
+    await rejectsWith(client.resolveSession({ token: "" }), Code.Unauthenticated);
+    await rejectsWith(client.resolveSession({ token: randomBytes(32).toString("base64url") }), Code.Unauthenticated);
+    await rejectsWith(client.createSession({ userId: "nobody-at-all" }), Code.NotFound);
+    await rejectsWith(client.createSession({ userId: "" }), Code.InvalidArgument);
+
+    const { token } = await client.createSession({ userId: user.id });
+    skewMs += sessionLifetimeMs - 60_000;
+    assert.equal((await client.resolveSession({ token })).user?.id, user.id);
+    skewMs += 120_000;
+    await rejectsWith(client.resolveSession({ token }), Code.Unauthenticated);
+  });
+});

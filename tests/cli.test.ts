@@ -1,0 +1,64 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { after, before, describe, it } from "node:test";
+import { repoRoot } from "@formsvc/launcher/system.ts";
+import { startTestSystem, type TestSystem } from "./support/system.ts";
+
+let sys: TestSystem;
+before(async () => {
+  sys = await startTestSystem("cli");
+});
+after(() => sys?.stop());
+
+/** `npm run -s cli -- ...` as an operator types it. */
+async function npmCli(...args: string[]) {
+  try {
+    const { stdout, stderr } = await promisify(execFile)("npm", ["run", "-s", "cli", "--", ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, ...sys.env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe("operator CLI", () => {
+  it("prints exactly one JSON object and exits 0", async () => {
+    const res = await npmCli("user:create", "--email", "op@example.com", "--name", "Op", "--plan", "pro");
+    assert.equal(res.code, 0);
+    const out = JSON.parse(res.stdout);
+    assert.equal(out.user.email, "op@example.com");
+    assert.equal(out.user.name, "Op");
+    assert.equal(out.workspace.plan, "pro");
+    const key = JSON.parse((await npmCli("key:create", "--email", "op@example.com", "--name", "ci")).stdout);
+    assert.deepEqual(Object.keys(key).filter((k) => ["id", "name", "key"].includes(k)).sort(), ["id", "key", "name"]);
+    const ws = JSON.parse((await npmCli("workspace:create", "--owner", "op@example.com", "--name", "Ops")).stdout);
+    assert.equal(ws.workspace.name, "Ops");
+    const plan = JSON.parse((await npmCli("workspace:set-plan", "--workspace", ws.workspace.id, "--plan", "pro")).stdout);
+    assert.equal(plan.workspace.plan, "pro");
+  });
+
+  it("fails with {error} on stderr and exit 1", async () => {
+    for (const args of [["user:create"], ["no:such-command"], ["user:create", "--email", "x@example.com", "--plan", "gold"], ["form:publish", "--id", "nope"]]) {
+      const res = await npmCli(...args);
+      assert.equal(res.code, 1, args.join(" "));
+      assert.equal(res.stdout, "");
+      assert.equal(typeof JSON.parse(res.stderr).error, "string");
+    }
+    const dup = await npmCli("user:create", "--email", "op@example.com");
+    assert.equal(dup.code, 1);
+    assert.match(JSON.parse(dup.stderr).error, /exists/);
+  });
+
+  it("says so when the services are not running", async () => {
+    const res = await promisify(execFile)(process.execPath, [join(repoRoot, "packages/cli/src/main.ts"), "key:list", "--email", "a@b.c"], {
+      env: { ...process.env, IDENTITY_URL: "http://127.0.0.1:9" },
+    }).catch((e) => e);
+    assert.equal(res.code, 1);
+    assert.match(JSON.parse(res.stderr).error, /127\.0\.0\.1:9/);
+  });
+});
