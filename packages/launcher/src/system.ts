@@ -105,7 +105,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     if (tail.length > tailLines) tail.shift();
     tails.set(name, tail);
   };
-  const outputTail = (name: string) => (tails.get(name) ?? []).join("\n");
+  const outputTail = (name: string) => (tails.get(name) ?? []).join("\n") || "(nothing)";
 
   const pipeLines = (name: string, stream: NodeJS.ReadableStream | null, to: NodeJS.WritableStream) => {
     if (!stream) return;

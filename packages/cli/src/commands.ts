@@ -1,0 +1,221 @@
+// The operator CLI's commands, as data: flags, the service each one calls, and how its answer is shown.
+import type { Client } from "@connectrpc/connect";
+import { apiKeyJson, formJson, planFromName, userJson, workspaceJson } from "@formsvc/api-records";
+import type { ServiceName } from "@formsvc/platform/config.ts";
+import { FormStatus, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import type { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
+
+export type Flags = Record<string, string>;
+
+export interface Clients {
+  identity: Client<typeof IdentityService>;
+  forms: Client<typeof FormsService>;
+}
+
+export interface FlagSpec {
+  /** Shown in the usage line: `--email E`. */
+  placeholder: string;
+  required?: boolean;
+  /** The only values allowed, when the flag is an enumeration. */
+  values?: readonly string[];
+}
+
+export interface CommandSpec {
+  summary: string;
+  flags: Record<string, FlagSpec>;
+  /** The service the command calls; its address is named when it cannot be reached. */
+  service?: ServiceName;
+  run(flags: Flags, clients: Clients): Promise<object>;
+}
+
+/** A mistake in how the CLI was called (as opposed to a failure of the call itself). */
+export class UsageError extends Error {}
+
+/** Operator calls carry no caller header; a dead service must not hang the CLI. */
+const callOptions = { timeoutMs: 30_000 };
+const plans = ["free", "pro"] as const;
+
+function present<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`the service answered without ${what}`);
+  return value;
+}
+
+const plan = (flags: Flags) => planFromName(flags.plan)!; // validated against `values` before
+
+export const commands: Record<string, CommandSpec> = {
+  "user:create": {
+    summary: "Creates a user with a personal workspace.",
+    service: "identity",
+    flags: {
+      email: { placeholder: "E", required: true },
+      name: { placeholder: "N" },
+      plan: { placeholder: "free|pro", values: plans },
+    },
+    async run(flags, { identity }) {
+      const res = await identity.createUser({ email: flags.email, name: flags.name ?? "", plan: plan(flags) }, callOptions);
+      return { user: userJson(present(res.user, "a user")), workspace: workspaceJson(present(res.workspace, "a workspace")) };
+    },
+  },
+  "workspace:create": {
+    summary: "Creates a workspace owned by an existing user.",
+    service: "identity",
+    flags: {
+      owner: { placeholder: "E", required: true },
+      name: { placeholder: "N", required: true },
+      plan: { placeholder: "free|pro", values: plans },
+    },
+    async run(flags, { identity }) {
+      const res = await identity.createWorkspace({ ownerEmail: flags.owner, name: flags.name, plan: plan(flags) }, callOptions);
+      return { workspace: workspaceJson(present(res.workspace, "a workspace")) };
+    },
+  },
+  "workspace:add-member": {
+    summary: "Adds an existing user to a workspace.",
+    service: "identity",
+    flags: {
+      workspace: { placeholder: "W", required: true },
+      email: { placeholder: "E", required: true },
+    },
+    async run(flags, { identity }) {
+      const res = await identity.addMember({ workspaceId: flags.workspace, email: flags.email }, callOptions);
+      return { workspace: workspaceJson(present(res.workspace, "a workspace")), user: userJson(present(res.user, "a user")) };
+    },
+  },
+  "workspace:set-plan": {
+    summary: "Changes a workspace's plan.",
+    service: "identity",
+    flags: {
+      workspace: { placeholder: "W", required: true },
+      plan: { placeholder: "free|pro", required: true, values: plans },
+    },
+    async run(flags, { identity }) {
+      const res = await identity.setPlan({ workspaceId: flags.workspace, plan: plan(flags) }, callOptions);
+      return { workspace: workspaceJson(present(res.workspace, "a workspace")) };
+    },
+  },
+  "key:create": {
+    summary: "Creates an API key for a user; the key is shown this once.",
+    service: "identity",
+    flags: {
+      email: { placeholder: "E", required: true },
+      name: { placeholder: "N", required: true },
+    },
+    async run(flags, { identity }) {
+      const res = await identity.createApiKey({ email: flags.email, name: flags.name }, callOptions);
+      const { id, name, prefix, createdAt } = apiKeyJson(present(res.apiKey, "an API key"));
+      return { id, name, key: res.key, prefix, createdAt };
+    },
+  },
+  "key:list": {
+    summary: "Lists a user's API keys (never the keys themselves).",
+    service: "identity",
+    flags: { email: { placeholder: "E", required: true } },
+    async run(flags, { identity }) {
+      const res = await identity.listApiKeys({ email: flags.email }, callOptions);
+      return { keys: res.apiKeys.map(apiKeyJson) };
+    },
+  },
+  "key:delete": {
+    summary: "Deletes an API key; it stops working at once.",
+    service: "identity",
+    flags: { id: { placeholder: "K", required: true } },
+    async run(flags, { identity }) {
+      await identity.deleteApiKey({ id: flags.id }, callOptions);
+      return { deleted: true, id: flags.id };
+    },
+  },
+  "form:publish": {
+    summary: "Publishes a form (also reopens a closed one).",
+    service: "forms",
+    flags: { id: { placeholder: "F", required: true } },
+    async run(flags, { forms }) {
+      const res = await forms.setFormStatus({ id: flags.id, status: FormStatus.PUBLISHED }, callOptions);
+      return { form: formJson(present(res.form, "a form")) };
+    },
+  },
+  "form:close": {
+    summary: "Closes a form: it stays visible but takes no responses.",
+    service: "forms",
+    flags: { id: { placeholder: "F", required: true } },
+    async run(flags, { forms }) {
+      const res = await forms.setFormStatus({ id: flags.id, status: FormStatus.CLOSED }, callOptions);
+      return { form: formJson(present(res.form, "a form")) };
+    },
+  },
+  "form:restore": {
+    summary: "Takes a form out of the Trash, in the status it had.",
+    service: "forms",
+    flags: { id: { placeholder: "F", required: true } },
+    async run(flags, { forms }) {
+      const res = await forms.restoreForm({ id: flags.id }, callOptions);
+      return { form: formJson(present(res.form, "a form")) };
+    },
+  },
+  help: {
+    summary: "Lists the commands.",
+    flags: {},
+    async run() {
+      return {
+        usage: "npm run -s cli -- <command> [--flag value]...",
+        commands: Object.fromEntries(Object.entries(commands).map(([name, spec]) => [name, { usage: usage(name), summary: spec.summary }])),
+      };
+    },
+  },
+};
+
+/** `user:create --email E [--name N] [--plan free|pro]` */
+export function usage(name: string): string {
+  const spec = commands[name];
+  const flags = Object.entries(spec.flags).map(([flag, f]) => (f.required ? `--${flag} ${f.placeholder}` : `[--${flag} ${f.placeholder}]`));
+  return [name, ...flags].join(" ");
+}
+
+/** Splits `<command> --flag value --other=value` into the command and its flags. */
+export function parseArgs(argv: readonly string[]): { command: string; flags: Flags } {
+  const [command, ...rest] = argv;
+  if (command === undefined) throw new UsageError("no command given; `npm run -s cli -- help` lists them");
+  if (command === "--help" || command === "-h") return { command: "help", flags: {} };
+  if (command.startsWith("-")) throw new UsageError(`expected a command before ${command}; \`npm run -s cli -- help\` lists them`);
+  const flags: Flags = {};
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    if (!arg.startsWith("--") || arg === "--") throw new UsageError(`unexpected argument "${arg}": flags are written --name value`);
+    const eq = arg.indexOf("=");
+    let name: string;
+    let value: string | undefined;
+    if (eq > 2) {
+      name = arg.slice(2, eq);
+      value = arg.slice(eq + 1);
+    } else {
+      name = arg.slice(2);
+      value = rest[i + 1];
+      if (value === undefined || value.startsWith("--")) throw new UsageError(`--${name} needs a value`);
+      i++;
+    }
+    if (Object.hasOwn(flags, name)) throw new UsageError(`--${name} is given twice`);
+    flags[name] = value;
+  }
+  return { command, flags };
+}
+
+/** Checks the flags against the command's spec: known, required, non-empty, allowed values. */
+export function validate(command: string, flags: Flags): CommandSpec {
+  if (!Object.hasOwn(commands, command)) throw new UsageError(`unknown command "${command}"; \`npm run -s cli -- help\` lists them`);
+  const spec = commands[command];
+  for (const name of Object.keys(flags)) {
+    if (!Object.hasOwn(spec.flags, name)) {
+      const known = Object.keys(spec.flags).map((f) => `--${f}`).join(", ") || "none";
+      throw new UsageError(`unknown flag --${name} for ${command} (its flags: ${known})`);
+    }
+  }
+  for (const [name, f] of Object.entries(spec.flags)) {
+    const value = flags[name];
+    if (value === undefined) {
+      if (f.required) throw new UsageError(`${command} needs --${name}; usage: ${usage(command)}`);
+      continue;
+    }
+    if (value.trim() === "") throw new UsageError(`--${name} must not be empty`);
+    if (f.values && !f.values.includes(value)) throw new UsageError(`--${name} must be ${f.values.join(" or ")}, not "${value}"`);
+  }
+  return spec;
+}

@@ -1,0 +1,133 @@
+import assert from "node:assert/strict";
+import { createServer, type AddressInfo } from "node:net";
+import { describe, test } from "node:test";
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { FormSchema, FormStatus } from "@formsvc/proto/forms/v1/forms_pb.js";
+import { ApiKeySchema, Plan, UserSchema, WorkspaceSchema } from "@formsvc/proto/identity/v1/identity_pb.js";
+import type { Clients } from "./commands.ts";
+import { runCli } from "./main.ts";
+
+const at = timestampFromDate(new Date("2026-01-02T03:04:05.000Z"));
+const user = create(UserSchema, { id: "u1", email: "a@example.com", name: "Ann", createdAt: at });
+const workspace = create(WorkspaceSchema, { id: "w1", name: "Ann", plan: Plan.PRO, personal: true, ownerId: "u1", createdAt: at });
+const apiKey = create(ApiKeySchema, { id: "k1", name: "first", prefix: "fk-ab12", createdAt: at });
+const form = (status: FormStatus) => create(FormSchema, { id: "f1", workspaceId: "w1", name: "Survey", status, version: 2, responseCount: 5n, createdAt: at, updatedAt: at });
+
+/** Fake clients that record each call (method and request) and answer like the services. */
+function fakeClients(calls: unknown[][], fail?: Error): Clients {
+  const answer = (method: string, response: object) => async (req: object, options?: { headers?: unknown }) => {
+    calls.push([method, req, options?.headers]);
+    if (fail) throw fail;
+    return response;
+  };
+  return {
+    identity: {
+      createUser: answer("createUser", { user, workspace }),
+      createWorkspace: answer("createWorkspace", { workspace }),
+      addMember: answer("addMember", { workspace, user }),
+      setPlan: answer("setPlan", { workspace }),
+      createApiKey: answer("createApiKey", { apiKey, key: "fk-ab12secret" }),
+      listApiKeys: answer("listApiKeys", { apiKeys: [apiKey] }),
+      deleteApiKey: answer("deleteApiKey", {}),
+    },
+    forms: {
+      setFormStatus: answer("setFormStatus", { form: form(FormStatus.PUBLISHED) }),
+      restoreForm: answer("restoreForm", { form: form(FormStatus.DRAFT) }),
+    },
+  } as unknown as Clients;
+}
+
+async function run(argv: string[], fail?: Error) {
+  const calls: unknown[][] = [];
+  const result = await runCli(argv, { clients: fakeClients(calls, fail), env: {} });
+  return { ...result, calls, json: JSON.parse(result.stdout ?? result.stderr ?? "null") };
+}
+
+const userJson = { id: "u1", email: "a@example.com", name: "Ann", createdAt: "2026-01-02T03:04:05.000Z" };
+const workspaceJson = { id: "w1", name: "Ann", plan: "pro", personal: true, entitlements: { removeBranding: false }, createdAt: "2026-01-02T03:04:05.000Z" };
+
+describe("runCli", () => {
+  test("user:create prints the user and the personal workspace", async () => {
+    const r = await run(["user:create", "--email", "a@example.com", "--name", "Ann", "--plan", "pro"]);
+    assert.equal(r.code, 0);
+    assert.equal(r.stderr, undefined);
+    assert.ok(r.stdout!.endsWith("}\n") && r.stdout!.split("\n").length === 2, "one JSON object on one line");
+    assert.deepEqual(r.json, { user: userJson, workspace: workspaceJson });
+    const [method, req, headers] = r.calls[0] as [string, { email: string; name: string; plan: Plan }, unknown];
+    assert.equal(method, "createUser");
+    assert.deepEqual([req.email, req.name, req.plan], ["a@example.com", "Ann", Plan.PRO]);
+    assert.equal(headers, undefined, "operator calls carry no caller header");
+  });
+
+  test("user:create without --plan leaves the plan to the service", async () => {
+    const r = await run(["user:create", "--email", "a@example.com"]);
+    assert.deepEqual(r.calls[0][1], { email: "a@example.com", name: "", plan: Plan.UNSPECIFIED });
+  });
+
+  test("the other commands print their records", async () => {
+    const cases: [string[], string, object, object][] = [
+      [["workspace:create", "--owner", "a@example.com", "--name", "Team"], "createWorkspace", { ownerEmail: "a@example.com", name: "Team", plan: Plan.UNSPECIFIED }, { workspace: workspaceJson }],
+      [["workspace:add-member", "--workspace", "w1", "--email", "b@example.com"], "addMember", { workspaceId: "w1", email: "b@example.com" }, { workspace: workspaceJson, user: userJson }],
+      [["workspace:set-plan", "--workspace", "w1", "--plan", "free"], "setPlan", { workspaceId: "w1", plan: Plan.FREE }, { workspace: workspaceJson }],
+      [["key:create", "--email", "a@example.com", "--name", "first"], "createApiKey", { email: "a@example.com", name: "first" }, { id: "k1", name: "first", key: "fk-ab12secret", prefix: "fk-ab12", createdAt: "2026-01-02T03:04:05.000Z" }],
+      [["key:list", "--email", "a@example.com"], "listApiKeys", { email: "a@example.com" }, { keys: [{ id: "k1", name: "first", prefix: "fk-ab12", createdAt: "2026-01-02T03:04:05.000Z", lastUsedAt: null }] }],
+      [["key:delete", "--id", "k1"], "deleteApiKey", { id: "k1" }, { deleted: true, id: "k1" }],
+    ];
+    for (const [argv, method, request, output] of cases) {
+      const r = await run(argv);
+      assert.equal(r.code, 0, argv.join(" "));
+      assert.deepEqual(r.calls, [[method, request, undefined]], argv.join(" "));
+      assert.deepEqual(r.json, output, argv.join(" "));
+    }
+  });
+
+  test("form:publish, form:close and form:restore set the status or restore, and print the form", async () => {
+    for (const [argv, method, request] of [
+      [["form:publish", "--id", "f1"], "setFormStatus", { id: "f1", status: FormStatus.PUBLISHED }],
+      [["form:close", "--id", "f1"], "setFormStatus", { id: "f1", status: FormStatus.CLOSED }],
+      [["form:restore", "--id", "f1"], "restoreForm", { id: "f1" }],
+    ] as const) {
+      const r = await run([...argv]);
+      assert.equal(r.code, 0);
+      assert.deepEqual(r.calls, [[method, request, undefined]]);
+      assert.equal(r.json.form.id, "f1");
+      assert.equal(r.json.form.responseCount, 5);
+    }
+  });
+
+  test("usage mistakes are {error} on stderr with code 1, and call nothing", async () => {
+    for (const argv of [["nope"], ["key:list"], ["user:create", "--email", "a", "--plan", "gold"], []]) {
+      const r = await run(argv);
+      assert.equal(r.code, 1);
+      assert.equal(r.stdout, undefined);
+      assert.deepEqual(Object.keys(r.json), ["error"]);
+      assert.deepEqual(r.calls, []);
+    }
+  });
+
+  test("help lists every command", async () => {
+    const r = await run(["help"]);
+    assert.equal(r.code, 0);
+    assert.equal(r.json.commands["key:create"].usage, "key:create --email E --name N");
+  });
+
+  test("an RPC error shows its own message, without the code prefix", async () => {
+    const r = await run(["key:delete", "--id", "k9"], new ConnectError("API key not found", Code.NotFound));
+    assert.equal(r.code, 1);
+    assert.deepEqual(r.json, { error: "API key not found" });
+  });
+
+  test("services that are not running are named with their address", async () => {
+    // A port that was free a moment ago: nothing listens there.
+    const server = createServer().listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    const result = await runCli(["key:list", "--email", "a@example.com"], { env: { IDENTITY_URL: `http://127.0.0.1:${port}` } });
+    assert.equal(result.code, 1);
+    const { error } = JSON.parse(result.stderr!);
+    assert.match(error, new RegExp(`^the services are not running at http://127\\.0\\.0\\.1:${port} `));
+  });
+});

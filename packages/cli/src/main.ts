@@ -1,0 +1,64 @@
+// `npm run -s cli -- <command> [--flag value]...`: exactly one JSON object on stdout and exit 0,
+// or `{"error": "..."}` on stderr and exit 1.
+import { Code, ConnectError } from "@connectrpc/connect";
+import { loadConfig, type Config } from "@formsvc/platform/config.ts";
+import { createServiceClient } from "@formsvc/platform/rpc.ts";
+import { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { parseArgs, validate, UsageError, type Clients } from "./commands.ts";
+
+export interface CliResult {
+  code: 0 | 1;
+  stdout?: string;
+  stderr?: string;
+}
+
+/** Clients made on first use, at the configured addresses (the same as `npm start`'s). */
+function lazyClients(config: Config): Clients {
+  let identity: Clients["identity"] | undefined;
+  let forms: Clients["forms"] | undefined;
+  return {
+    get identity() {
+      return (identity ??= createServiceClient(IdentityService, config.services.identity));
+    },
+    get forms() {
+      return (forms ??= createServiceClient(FormsService, config.services.forms));
+    },
+  };
+}
+
+const unreachable = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ECONNRESET", "EAI_AGAIN"]);
+
+/** The error message of a failed call; a service that cannot be reached is named with its address. */
+export function errorMessage(err: unknown, address?: string): string {
+  if (err instanceof UsageError) return err.message;
+  const connectErr = ConnectError.from(err);
+  const cause = (connectErr.cause as { code?: string } | undefined)?.code;
+  const text = connectErr.rawMessage;
+  if (address && connectErr.code === Code.Unavailable && ((cause && unreachable.has(cause)) || /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH/.test(text))) {
+    return `the services are not running at ${address} (${text}); start them with npm start`;
+  }
+  if (address && connectErr.code === Code.DeadlineExceeded) return `no answer from ${address} in time (${text})`;
+  return text;
+}
+
+export async function runCli(argv: readonly string[], options: { env?: NodeJS.ProcessEnv; clients?: Clients } = {}): Promise<CliResult> {
+  let address: string | undefined;
+  try {
+    const { command, flags } = parseArgs(argv);
+    const spec = validate(command, flags);
+    const config = loadConfig(options.env ?? process.env);
+    if (spec.service) address = config.services[spec.service];
+    const output = await spec.run(flags, options.clients ?? lazyClients(config));
+    return { code: 0, stdout: JSON.stringify(output) + "\n" };
+  } catch (err) {
+    return { code: 1, stderr: JSON.stringify({ error: errorMessage(err, address) }) + "\n" };
+  }
+}
+
+if (import.meta.main) {
+  const result = await runCli(process.argv.slice(2));
+  const stream = result.stdout !== undefined ? process.stdout : process.stderr;
+  // Exit once the line is written: an open HTTP/2 session must not keep the CLI waiting.
+  stream.write(result.stdout ?? result.stderr ?? "", () => process.exit(result.code));
+}

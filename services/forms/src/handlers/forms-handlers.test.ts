@@ -1,0 +1,616 @@
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import { create, type JsonObject } from "@bufbuild/protobuf";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
+import pg from "pg";
+import { callerHeader } from "@formsvc/platform/caller.ts";
+import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
+import { FormStatus, FormsService, TrashFormResponseSchema, type Form } from "@formsvc/proto/forms/v1/forms_pb.js";
+import {
+  EntitlementsSchema,
+  IdentityService,
+  Plan,
+  WorkspaceSchema,
+  type Workspace,
+} from "@formsvc/proto/identity/v1/identity_pb.js";
+import { entities } from "../entities/index.ts";
+import { migrations } from "../migrations/index.ts";
+import { createFormsHandlers, routes } from "./forms-handlers.ts";
+
+const adminUrl =
+  process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres";
+const databaseName = `forms_test_${randomBytes(6).toString("hex")}`;
+const databaseUrl = (() => {
+  const url = new URL(adminUrl);
+  url.pathname = `/${databaseName}`;
+  return url.toString();
+})();
+
+async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+// --- A fake identity service: a few users and workspaces, answering as the real one does. ---
+
+const users = { alice: "user-alice", bob: "user-bob", carol: "user-carol", dave: "user-dave" } as const;
+
+function workspace(id: string, plan: Plan, ownerId: string): Workspace {
+  return create(WorkspaceSchema, {
+    id,
+    name: id,
+    plan,
+    ownerId,
+    entitlements: create(EntitlementsSchema, { removeBranding: plan === Plan.PRO }),
+  });
+}
+
+const workspaces: { workspace: Workspace; members: string[] }[] = [
+  { workspace: workspace("ws-alice", Plan.FREE, users.alice), members: [users.alice] },
+  { workspace: workspace("ws-alice-pro", Plan.PRO, users.alice), members: [users.alice] },
+  { workspace: workspace("ws-bob", Plan.FREE, users.bob), members: [users.bob] },
+  { workspace: workspace("ws-shared", Plan.FREE, users.alice), members: [users.alice, users.bob] },
+  { workspace: workspace("ws-dave-1", Plan.FREE, users.dave), members: [users.dave] },
+  { workspace: workspace("ws-dave-2", Plan.FREE, users.dave), members: [users.dave] },
+];
+/** Callers seen by the fake identity, to check the caller is forwarded. */
+const identityCallers: string[] = [];
+
+const fakeIdentity: Client<typeof IdentityService> = createClient(
+  IdentityService,
+  createRouterTransport((router) =>
+    router.service(IdentityService, {
+      getWorkspace(req, ctx) {
+        const caller = ctx.requestHeader.get(callerHeader);
+        if (!caller) throw new ConnectError("this call needs a caller", Code.Unauthenticated);
+        identityCallers.push(caller);
+        const found = workspaces.find((w) => w.workspace.id === req.workspaceId && w.members.includes(caller));
+        if (!found) throw new ConnectError("workspace not found", Code.NotFound);
+        return { workspace: found.workspace };
+      },
+      listWorkspaces(req, ctx) {
+        const caller = ctx.requestHeader.get(callerHeader);
+        if (!caller) throw new ConnectError("this call needs a caller", Code.Unauthenticated);
+        assert.equal(req.limit, 0, "forms asks for every workspace");
+        identityCallers.push(caller);
+        return {
+          workspaces: workspaces.filter((w) => w.members.includes(caller)).map((w) => w.workspace),
+          hasMore: false,
+        };
+      },
+    }),
+  ),
+);
+
+// --- The forms service under test, on a fresh database. ---
+
+let orm: MikroORM;
+let client: Client<typeof FormsService>;
+/** The handlers' clock: one second later at every reading, so creation order is unambiguous. */
+let clock = Date.parse("2026-01-01T00:00:00Z");
+
+const as = (userId: string) => ({ headers: { [callerHeader]: userId } });
+
+async function rejectsWith(promise: Promise<unknown>, code: Code, message?: RegExp | string): Promise<ConnectError> {
+  let caught: unknown;
+  try {
+    await promise;
+  } catch (err) {
+    caught = err;
+  }
+  assert.ok(caught instanceof ConnectError, `expected a ConnectError, got ${String(caught)}`);
+  assert.equal(caught.code, code, `expected ${Code[code]}, got ${Code[caught.code]}: ${caught.rawMessage}`);
+  if (typeof message === "string") assert.equal(caught.rawMessage, message);
+  else if (message) assert.match(caught.rawMessage, message);
+  return caught;
+}
+
+async function newForm(user: string, workspaceId: string, init: { name?: string; document?: JsonObject } = {}): Promise<Form> {
+  const res = await client.createForm({ workspaceId, ...init }, as(user));
+  assert.ok(res.form);
+  return res.form;
+}
+
+async function versionRows(formId: string): Promise<{ version: number; document: any }[]> {
+  return orm.em
+    .getConnection()
+    .execute(`select version, document from "forms"."form_versions" where form_id = ? order by version`, [formId]);
+}
+
+const blocks = (doc: JsonObject | undefined) => (doc?.blocks ?? []) as any[];
+
+const signUp: JsonObject = {
+  title: "Event sign-up",
+  blocks: [
+    { type: "HEADING", text: "Welcome" },
+    { id: "b1", key: "q_name", type: "SHORT_TEXT", question: "Your full name", required: true },
+    { type: "EMAIL", question: "Email address", fieldName: "email" },
+    { type: "MULTIPLE_CHOICE", question: "Plan", options: [{ id: "o1", text: "Free" }, { text: "Pro" }] },
+    { type: "PAGE_BREAK" },
+    { type: "FILE", question: "Upload your CV" },
+  ],
+  hiddenFields: [{ name: "utm_source" }],
+  calculatedFields: [{ name: "score", type: "NUMBER", expression: "1" }],
+};
+
+before(async () => {
+  await admin((c) => c.query(`create database "${databaseName}"`));
+  orm = await openDatabase({ databaseUrl, schema: "forms", entities, migrations });
+  const handlers = createFormsHandlers({ orm, identity: fakeIdentity, now: () => new Date((clock += 1000)) });
+  client = createClient(FormsService, createRouterTransport((router) => routes(router, handlers)));
+});
+
+after(async () => {
+  await orm?.close(true);
+  await admin((c) => c.query(`drop database if exists "${databaseName}" with (force)`));
+});
+
+describe("migrations", () => {
+  it("apply once: a second replica opening the same database finds nothing to do", async () => {
+    const second = await openDatabase({ databaseUrl, schema: "forms", entities, migrations });
+    try {
+      const rows = await second.em.getConnection().execute(`select name from "forms"."mikro_orm_migrations"`);
+      assert.deepEqual(
+        rows.map((r) => r.name),
+        ["Migration20261122000000_initial"],
+      );
+    } finally {
+      await second.close(true);
+    }
+  });
+});
+
+describe("CreateForm", () => {
+  it("creates a draft, version 1, with default name, empty document and default settings", async () => {
+    const form = await newForm(users.alice, "ws-alice");
+    assert.match(form.id, /^[A-Za-z0-9]{16}$/);
+    assert.equal(form.workspaceId, "ws-alice");
+    assert.equal(form.name, "Untitled form");
+    assert.equal(form.status, FormStatus.DRAFT);
+    assert.equal(form.version, 1);
+    assert.equal(form.responseCount, 0n);
+    assert.deepEqual(form.document, { blocks: [] });
+    assert.deepEqual(form.settings, {
+      branding: true,
+      closedMessage: "This form is closed.",
+      redirectUrl: null,
+      submitLabel: "Submit",
+      showProgressBar: true,
+      saveProgress: true,
+    });
+    assert.ok(form.createdAt && form.updatedAt);
+    assert.equal(form.trashedAt, undefined);
+    const rows = await versionRows(form.id);
+    assert.deepEqual(rows.map((r) => r.version), [1]);
+    assert.deepEqual(rows[0].document, { blocks: [] });
+    assert.equal(identityCallers.at(-1), users.alice, "identity is asked as the caller");
+  });
+
+  it("normalizes the document: ids for every block and option, keys for every question", async () => {
+    const form = await newForm(users.alice, "ws-alice", { document: signUp });
+    assert.equal(form.name, "Event sign-up", "the name defaults to the document's title");
+    const got = blocks(form.document);
+    assert.equal(got.length, 6);
+    for (const block of got) assert.match(block.id, /^[A-Za-z0-9_-]+$/);
+    assert.equal(got[1].id, "b1");
+    assert.equal(got[1].key, "q_name");
+    assert.match(got[2].key, /^q_[a-z0-9]{8}$/);
+    assert.equal(got[0].key, undefined);
+    assert.equal(got[3].options[0].id, "o1");
+    assert.match(got[3].options[1].id, /^[A-Za-z0-9]{16}$/);
+    assert.deepEqual(form.document?.hiddenFields, [{ name: "utm_source" }]);
+    const rows = await versionRows(form.id);
+    assert.deepEqual(rows[0].document, form.document);
+  });
+
+  it("takes an explicit name over the title", async () => {
+    const form = await newForm(users.alice, "ws-alice", { name: "Mine", document: signUp });
+    assert.equal(form.name, "Mine");
+  });
+
+  it("answers NOT_FOUND for a workspace that is not the caller's or does not exist", async () => {
+    await rejectsWith(client.createForm({ workspaceId: "ws-bob" }, as(users.alice)), Code.NotFound, "workspace not found");
+    await rejectsWith(client.createForm({ workspaceId: "ws-nope" }, as(users.alice)), Code.NotFound, "workspace not found");
+    await rejectsWith(client.createForm({ workspaceId: "ws-alice" }, as(users.carol)), Code.NotFound, "workspace not found");
+  });
+
+  it("needs a caller and a workspace id", async () => {
+    await rejectsWith(client.createForm({ workspaceId: "ws-alice" }), Code.Unauthenticated);
+    await rejectsWith(client.createForm({ workspaceId: "" }, as(users.alice)), Code.InvalidArgument, /^workspaceId: /);
+  });
+
+  it("refuses an invalid document with the path of the problem", async () => {
+    const bad = (document: JsonObject) => client.createForm({ workspaceId: "ws-alice", document }, as(users.alice));
+    await rejectsWith(bad({ blocks: [{ type: "SHORT_TEXT", question: "" }] }), Code.InvalidArgument, /^document\.blocks\[0\]\.question: /);
+    await rejectsWith(
+      bad({ blocks: [{ type: "PAGE_BREAK" }, { type: "DROPDOWN", question: "Pick", options: [] }] }),
+      Code.InvalidArgument,
+      /^document\.blocks\[1\]\.options: /,
+    );
+    await rejectsWith(bad({ blocks: [], colour: "red" }), Code.InvalidArgument, "document.colour: unknown property");
+    await rejectsWith(bad({}), Code.InvalidArgument, /^document\.blocks: is required/);
+    await rejectsWith(
+      bad({ blocks: [{ id: "x", type: "PAGE_BREAK" }, { id: "x", type: "PAGE_BREAK" }] }),
+      Code.InvalidArgument,
+      /^document\.blocks\[1\]\.id: duplicate block id "x"/,
+    );
+    await rejectsWith(
+      bad({ blocks: [{ key: "k", type: "EMAIL", question: "a" }, { key: "k", type: "EMAIL", question: "b" }] }),
+      Code.InvalidArgument,
+      /^document\.blocks\[1\]\.key: duplicate key "k"/,
+    );
+    await rejectsWith(client.createForm({ workspaceId: "ws-alice", name: "" }, as(users.alice)), Code.InvalidArgument, /^name: /);
+    await rejectsWith(client.createForm({ workspaceId: "ws-alice", name: "x".repeat(201) }, as(users.alice)), Code.InvalidArgument, /^name: /);
+  });
+});
+
+describe("ListForms", () => {
+  it("lists the caller's forms newest first, over every workspace or one, with paging", async () => {
+    const a = await newForm(users.dave, "ws-dave-1", { name: "a" });
+    const b = await newForm(users.dave, "ws-dave-2", { name: "b" });
+    const c = await newForm(users.dave, "ws-dave-1", { name: "c" });
+    const d = await newForm(users.dave, "ws-dave-2", { name: "d" });
+
+    const all = await client.listForms({}, as(users.dave));
+    assert.deepEqual(all.forms.map((f) => f.name), ["d", "c", "b", "a"]);
+    assert.equal(all.hasMore, false);
+
+    const one = await client.listForms({ workspaceId: "ws-dave-1" }, as(users.dave));
+    assert.deepEqual(one.forms.map((f) => f.id), [c.id, a.id]);
+
+    const page1 = await client.listForms({ page: 1, limit: 3 }, as(users.dave));
+    assert.deepEqual(page1.forms.map((f) => f.id), [d.id, c.id, b.id]);
+    assert.equal(page1.hasMore, true);
+    const page2 = await client.listForms({ page: 2, limit: 3 }, as(users.dave));
+    assert.deepEqual(page2.forms.map((f) => f.id), [a.id]);
+    assert.equal(page2.hasMore, false);
+    const exact = await client.listForms({ page: 1, limit: 4 }, as(users.dave));
+    assert.equal(exact.forms.length, 4);
+    assert.equal(exact.hasMore, false);
+    const beyond = await client.listForms({ page: 9, limit: 3 }, as(users.dave));
+    assert.deepEqual(beyond.forms, []);
+    assert.equal(beyond.hasMore, false);
+
+    // the Trash is left out
+    await client.trashForm({ id: c.id }, as(users.dave));
+    const afterTrash = await client.listForms({}, as(users.dave));
+    assert.deepEqual(afterTrash.forms.map((f) => f.name), ["d", "b", "a"]);
+  });
+
+  it("shows each member the forms of shared workspaces, and nobody else's", async () => {
+    const shared = await newForm(users.bob, "ws-shared", { name: "shared" });
+    const bobs = await newForm(users.bob, "ws-bob", { name: "bob's" });
+    const alice = await client.listForms({}, as(users.alice));
+    const ids = alice.forms.map((f) => f.id);
+    assert.ok(ids.includes(shared.id));
+    assert.ok(!ids.includes(bobs.id));
+    assert.ok(alice.forms.every((f) => ["ws-alice", "ws-alice-pro", "ws-shared"].includes(f.workspaceId)));
+    const carol = await client.listForms({}, as(users.carol));
+    assert.deepEqual(carol.forms, []);
+  });
+
+  it("answers NOT_FOUND for a foreign or unknown workspace, and checks paging", async () => {
+    await rejectsWith(client.listForms({ workspaceId: "ws-bob" }, as(users.alice)), Code.NotFound, "workspace not found");
+    await rejectsWith(client.listForms({ workspaceId: "ws-nope" }, as(users.alice)), Code.NotFound, "workspace not found");
+    await rejectsWith(client.listForms({ limit: 501 }, as(users.alice)), Code.InvalidArgument, /limit/);
+    await rejectsWith(client.listForms({ page: -1 }, as(users.alice)), Code.InvalidArgument, /page/);
+    await rejectsWith(client.listForms({}), Code.Unauthenticated);
+  });
+});
+
+describe("GetForm and ListQuestions", () => {
+  it("reads the form and its questions", async () => {
+    const form = await newForm(users.alice, "ws-shared", { document: signUp });
+    const got = await client.getForm({ id: form.id }, as(users.bob));
+    assert.deepEqual(got.form, form);
+    const { questions } = await client.listQuestions({ formId: form.id }, as(users.alice));
+    const [name, email, plan, cv] = blocks(form.document).filter((b) => b.key);
+    assert.deepEqual(
+      questions.map(({ id, type, label, key }) => ({ id, type, label, key })),
+      [
+        { id: "b1", type: "SHORT_TEXT", label: "Your full name", key: "q_name" },
+        { id: email.id, type: "EMAIL", label: "email", key: email.key },
+        { id: plan.id, type: "MULTIPLE_CHOICE", label: "Plan", key: plan.key },
+        { id: cv.id, type: "FILE", label: "Upload your CV", key: cv.key },
+        { id: "hidden:utm_source", type: "HIDDEN_FIELDS", label: "utm_source", key: "hidden:utm_source" },
+        { id: "meta:country", type: "RESPONDENT_COUNTRY", label: "Respondent country", key: "meta:country" },
+        { id: "calculated:score", type: "CALCULATED_FIELD", label: "score", key: "calculated:score" },
+      ],
+    );
+    assert.equal(name.id, "b1");
+  });
+
+  it("answers the same NOT_FOUND for missing ids", async () => {
+    await rejectsWith(client.getForm({ id: "nope" }, as(users.alice)), Code.NotFound, "form not found");
+    await rejectsWith(client.getForm({ id: "" }, as(users.alice)), Code.NotFound, "form not found");
+    await rejectsWith(client.listQuestions({ formId: "nope" }, as(users.alice)), Code.NotFound, "form not found");
+    await rejectsWith(client.getForm({ id: "nope" }), Code.Unauthenticated);
+  });
+});
+
+describe("masking: another person's form is NOT_FOUND in every RPC", () => {
+  it("get, list questions, update, trash, set status and restore", async () => {
+    const form = await newForm(users.bob, "ws-bob", { document: signUp });
+    const missing = async (call: Promise<unknown>) => rejectsWith(call, Code.NotFound, "form not found");
+    const unknown = "doesNotExist0000";
+    for (const id of [form.id, unknown]) {
+      await missing(client.getForm({ id }, as(users.alice)));
+      await missing(client.listQuestions({ formId: id }, as(users.alice)));
+      await missing(client.updateForm({ id, name: "mine now" }, as(users.alice)));
+      await missing(client.updateForm({ id }, as(users.alice)));
+      await missing(client.trashForm({ id }, as(users.alice)));
+      await missing(client.setFormStatus({ id, status: FormStatus.PUBLISHED }, as(users.alice)));
+      await missing(client.restoreForm({ id }, as(users.alice)));
+    }
+    // nothing changed
+    const still = await client.getForm({ id: form.id }, as(users.bob));
+    assert.equal(still.form?.name, "Event sign-up");
+    assert.equal(still.form?.status, FormStatus.DRAFT);
+    assert.equal(still.form?.trashedAt, undefined);
+    // a trashed foreign form is not restored either
+    await client.trashForm({ id: form.id }, as(users.bob));
+    await missing(client.restoreForm({ id: form.id }, as(users.alice)));
+    await missing(client.restoreForm({ id: form.id }, as(users.carol)));
+  });
+});
+
+describe("UpdateForm", () => {
+  it("renames; an empty update returns the form unchanged", async () => {
+    const form = await newForm(users.alice, "ws-alice");
+    const same = await client.updateForm({ id: form.id }, as(users.alice));
+    assert.deepEqual(same.form, form);
+    const renamed = await client.updateForm({ id: form.id, name: "Renamed" }, as(users.alice));
+    assert.equal(renamed.form?.name, "Renamed");
+    assert.ok(timestampDate(renamed.form!.updatedAt!) > timestampDate(form.updatedAt!));
+    assert.deepEqual(renamed.form?.createdAt, form.createdAt);
+    await rejectsWith(client.updateForm({ id: form.id, name: " " }, as(users.alice)), Code.InvalidArgument, /^name: must not be blank/);
+    await rejectsWith(client.updateForm({ id: form.id, name: "x" }), Code.Unauthenticated);
+  });
+
+  it("replaces a draft's document in place (version 1) and keeps keys across renames", async () => {
+    const form = await newForm(users.alice, "ws-alice", { document: signUp });
+    const before = blocks(form.document);
+    const email = before[2];
+    const next: JsonObject = {
+      blocks: [
+        { id: email.id, key: "q_changed", type: "EMAIL", question: "Work email", fieldName: "work_email" },
+        { type: "NUMBER", question: "Age", min: 0 },
+      ],
+    };
+    const updated = (await client.updateForm({ id: form.id, document: next }, as(users.alice))).form!;
+    assert.equal(updated.version, 1);
+    assert.equal(updated.status, FormStatus.DRAFT);
+    const after = blocks(updated.document);
+    assert.equal(after.length, 2);
+    assert.equal(after[0].key, email.key, "the key follows the block id, whatever was sent");
+    assert.equal(after[0].question, "Work email");
+    assert.match(after[1].key, /^q_[a-z0-9]{8}$/);
+    assert.equal(updated.document?.title, undefined, "the document is replaced as a unit");
+    assert.equal(updated.name, "Event sign-up", "the name is not derived again");
+    const rows = await versionRows(form.id);
+    assert.deepEqual(rows.map((r) => r.version), [1]);
+    assert.deepEqual(rows[0].document, updated.document);
+
+    // the removed block b1 comes back with its old key; its key cannot be taken by another block meanwhile
+    const again = await client.updateForm(
+      {
+        id: form.id,
+        document: {
+          blocks: [
+            { key: "q_name", type: "SHORT_TEXT", question: "Impostor" },
+            { id: "b1", type: "SHORT_TEXT", question: "Name, again" },
+          ],
+        },
+      },
+      as(users.alice),
+    );
+    const [impostor, b1] = blocks(again.form?.document);
+    assert.equal(b1.key, "q_name");
+    assert.notEqual(impostor.key, "q_name");
+    const questions = (await client.listQuestions({ formId: form.id }, as(users.alice))).questions;
+    assert.deepEqual(questions.slice(0, 2).map((q) => q.key), [impostor.key, "q_name"]);
+  });
+
+  it("makes a new version for every document change of a published or closed form", async () => {
+    const form = await newForm(users.alice, "ws-alice", { document: signUp });
+    await client.setFormStatus({ id: form.id, status: FormStatus.PUBLISHED }, as(users.alice));
+    const doc1 = form.document!;
+    const changed: JsonObject = { ...doc1, title: "Sign-up, v2" };
+    const v2 = (await client.updateForm({ id: form.id, document: changed }, as(users.alice))).form!;
+    assert.equal(v2.version, 2);
+    assert.equal(v2.status, FormStatus.PUBLISHED, "UpdateForm never changes status");
+    assert.deepEqual(
+      blocks(v2.document).map((b) => b.key),
+      blocks(doc1).map((b) => b.key),
+      "keys are stable across versions",
+    );
+
+    // the same document again is no change and no version
+    const same = (await client.updateForm({ id: form.id, document: v2.document }, as(users.alice))).form!;
+    assert.equal(same.version, 2);
+    assert.deepEqual(same.updatedAt, v2.updatedAt);
+
+    await client.setFormStatus({ id: form.id, status: FormStatus.CLOSED }, as(users.alice));
+    const v3 = (await client.updateForm({ id: form.id, document: { blocks: [] } }, as(users.alice))).form!;
+    assert.equal(v3.version, 3);
+    assert.equal(v3.status, FormStatus.CLOSED);
+
+    const rows = await versionRows(form.id);
+    assert.deepEqual(rows.map((r) => r.version), [1, 2, 3]);
+    assert.deepEqual(rows[0].document, doc1, "earlier versions are kept as they were");
+    assert.equal(rows[1].document.title, "Sign-up, v2");
+    assert.deepEqual(rows[2].document, { blocks: [] });
+  });
+
+  it("gives concurrent changes of a published form one version each", async () => {
+    const form = await newForm(users.alice, "ws-alice");
+    await client.setFormStatus({ id: form.id, status: FormStatus.PUBLISHED }, as(users.alice));
+    await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        client.updateForm({ id: form.id, document: { title: `t${i}`, blocks: [] } }, as(users.alice)),
+      ),
+    );
+    const rows = await versionRows(form.id);
+    assert.deepEqual(rows.map((r) => r.version), [1, 2, 3, 4, 5, 6]);
+    const got = (await client.getForm({ id: form.id }, as(users.alice))).form!;
+    assert.equal(got.version, 6);
+    assert.deepEqual(got.document, rows[5].document);
+  });
+
+  it("refuses invalid documents and settings with the path", async () => {
+    const form = await newForm(users.alice, "ws-alice");
+    await rejectsWith(
+      client.updateForm({ id: form.id, document: { blocks: [{ type: "RATING", question: "Stars", max: 11 }] } }, as(users.alice)),
+      Code.InvalidArgument,
+      /^document\.blocks\[0\]\.max: /,
+    );
+    await rejectsWith(
+      client.updateForm({ id: form.id, settings: { theme: "dark" } }, as(users.alice)),
+      Code.InvalidArgument,
+      "settings.theme: unknown property",
+    );
+    await rejectsWith(
+      client.updateForm({ id: form.id, settings: { redirectUrl: "javascript:alert(1)" } }, as(users.alice)),
+      Code.InvalidArgument,
+      /^settings\.redirectUrl: /,
+    );
+    const unchanged = (await client.getForm({ id: form.id }, as(users.alice))).form!;
+    assert.deepEqual(unchanged, form);
+  });
+
+  it("merges settings and reports them in full", async () => {
+    const form = await newForm(users.alice, "ws-alice");
+    const one = (await client.updateForm({ id: form.id, settings: { submitLabel: "Send", redirectUrl: "https://example.com/thanks" } }, as(users.alice))).form!;
+    assert.deepEqual(one.settings, { ...form.settings, submitLabel: "Send", redirectUrl: "https://example.com/thanks" });
+    const two = (await client.updateForm({ id: form.id, settings: { saveProgress: false, redirectUrl: null } }, as(users.alice))).form!;
+    assert.deepEqual(two.settings, { ...form.settings, submitLabel: "Send", saveProgress: false });
+    const three = (await client.updateForm({ id: form.id, settings: {} }, as(users.alice))).form!;
+    assert.deepEqual(three, two);
+  });
+
+  it("removing branding needs the workspace's entitlement", async () => {
+    const free = await newForm(users.alice, "ws-alice");
+    await rejectsWith(
+      client.updateForm({ id: free.id, name: "changed?", settings: { branding: false } }, as(users.alice)),
+      Code.PermissionDenied,
+      "removing branding needs a plan with the branding entitlement",
+    );
+    const untouched = (await client.getForm({ id: free.id }, as(users.alice))).form!;
+    assert.equal(untouched.name, "Untitled form", "a refused update changes nothing");
+    assert.equal(untouched.settings?.branding, true);
+    const keep = (await client.updateForm({ id: free.id, settings: { branding: true } }, as(users.alice))).form!;
+    assert.equal(keep.settings?.branding, true);
+
+    const pro = await newForm(users.alice, "ws-alice-pro");
+    const removed = (await client.updateForm({ id: pro.id, settings: { branding: false } }, as(users.alice))).form!;
+    assert.equal(removed.settings?.branding, false);
+  });
+});
+
+describe("Trash and restore", () => {
+  it("a trashed form is NOT_FOUND until restored, in the status it had", async () => {
+    const form = await newForm(users.alice, "ws-alice", { document: signUp });
+    await client.setFormStatus({ id: form.id, status: FormStatus.PUBLISHED }, as(users.alice));
+    const res = await client.trashForm({ id: form.id }, as(users.alice));
+    assert.deepEqual(res, create(TrashFormResponseSchema, {}));
+
+    const missing = (call: Promise<unknown>) => rejectsWith(call, Code.NotFound, "form not found");
+    await missing(client.getForm({ id: form.id }, as(users.alice)));
+    await missing(client.listQuestions({ formId: form.id }, as(users.alice)));
+    await missing(client.updateForm({ id: form.id, name: "x" }, as(users.alice)));
+    await missing(client.trashForm({ id: form.id }, as(users.alice)));
+    await missing(client.setFormStatus({ id: form.id, status: FormStatus.CLOSED }, as(users.alice)));
+    await missing(client.setFormStatus({ id: form.id, status: FormStatus.CLOSED }));
+
+    const restored = (await client.restoreForm({ id: form.id }, as(users.alice))).form!;
+    assert.equal(restored.status, FormStatus.PUBLISHED);
+    assert.equal(restored.trashedAt, undefined);
+    const got = (await client.getForm({ id: form.id }, as(users.alice))).form!;
+    assert.deepEqual(got, restored);
+  });
+
+  it("an operator (no caller) restores; restoring a form outside the Trash returns it unchanged", async () => {
+    const form = await newForm(users.bob, "ws-bob");
+    const unchanged = (await client.restoreForm({ id: form.id })).form!;
+    assert.deepEqual(unchanged, form);
+    await client.trashForm({ id: form.id }, as(users.bob));
+    const trashedRow = await orm.em.getConnection().execute(`select trashed_at, status from "forms"."forms" where id = ?`, [form.id]);
+    assert.equal(Number.isNaN(Date.parse(String(trashedRow[0].trashed_at))), false, "trashed_at is set");
+    assert.equal(trashedRow[0].status, "draft");
+    const restored = (await client.restoreForm({ id: form.id })).form!;
+    assert.equal(restored.status, FormStatus.DRAFT);
+    assert.equal(restored.trashedAt, undefined);
+    await rejectsWith(client.restoreForm({ id: "nope" }), Code.NotFound, "form not found");
+  });
+
+  it("trashing needs a caller", async () => {
+    const form = await newForm(users.bob, "ws-bob");
+    await rejectsWith(client.trashForm({ id: form.id }), Code.Unauthenticated);
+  });
+});
+
+describe("SetFormStatus", () => {
+  it("publishes, closes and reopens; never back to draft", async () => {
+    const form = await newForm(users.alice, "ws-shared");
+    const set = (status: FormStatus, user?: string) =>
+      client.setFormStatus({ id: form.id, status }, user ? as(user) : undefined).then((r) => r.form!);
+
+    await rejectsWith(set(FormStatus.CLOSED, users.alice), Code.FailedPrecondition, /draft form cannot be closed/);
+    const drafted = await set(FormStatus.DRAFT, users.alice);
+    assert.equal(drafted.status, FormStatus.DRAFT);
+    assert.deepEqual(drafted.updatedAt, form.updatedAt, "setting the current status is a no-op");
+
+    const published = await set(FormStatus.PUBLISHED, users.bob);
+    assert.equal(published.status, FormStatus.PUBLISHED);
+    assert.equal(published.version, 1, "publishing does not make a version");
+    const again = await set(FormStatus.PUBLISHED, users.alice);
+    assert.deepEqual(again, published);
+    await rejectsWith(set(FormStatus.DRAFT, users.alice), Code.FailedPrecondition, "a published form cannot go back to draft");
+
+    const closed = await set(FormStatus.CLOSED);
+    assert.equal(closed.status, FormStatus.CLOSED, "an operator (no caller) may close");
+    await rejectsWith(set(FormStatus.DRAFT), Code.FailedPrecondition, /cannot go back to draft/);
+    const reopened = await set(FormStatus.PUBLISHED, users.alice);
+    assert.equal(reopened.status, FormStatus.PUBLISHED);
+  });
+
+  it("refuses an unspecified status and unknown forms", async () => {
+    const form = await newForm(users.alice, "ws-alice");
+    await rejectsWith(client.setFormStatus({ id: form.id, status: FormStatus.UNSPECIFIED }, as(users.alice)), Code.InvalidArgument, /status/);
+    await rejectsWith(client.setFormStatus({ id: form.id, status: 42 as FormStatus }), Code.InvalidArgument, /status/);
+    await rejectsWith(client.setFormStatus({ id: "nope", status: FormStatus.PUBLISHED }), Code.NotFound, "form not found");
+  });
+});
+
+describe("identity failures", () => {
+  it("an unreachable identity is UNAVAILABLE, without its details", async () => {
+    const broken: Client<typeof IdentityService> = createClient(
+      IdentityService,
+      createRouterTransport((router) =>
+        router.service(IdentityService, {
+          getWorkspace() {
+            throw new ConnectError("connect ECONNREFUSED 10.0.0.7:8081", Code.Unavailable);
+          },
+          listWorkspaces() {
+            throw new ConnectError("boom", Code.Internal);
+          },
+        }),
+      ),
+    );
+    const handlers = createFormsHandlers({ orm, identity: broken });
+    const brokenClient = createClient(FormsService, createRouterTransport((router) => routes(router, handlers)));
+    await rejectsWith(brokenClient.createForm({ workspaceId: "ws-alice" }, as(users.alice)), Code.Unavailable, "identity is unavailable");
+    await rejectsWith(brokenClient.listForms({}, as(users.alice)), Code.Unavailable, "identity is unavailable");
+    // operator calls do not need identity
+    const form = await newForm(users.alice, "ws-alice");
+    const published = await brokenClient.setFormStatus({ id: form.id, status: FormStatus.PUBLISHED });
+    assert.equal(published.form?.status, FormStatus.PUBLISHED);
+  });
+});

@@ -1,0 +1,342 @@
+import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, type Client, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
+import { LockMode } from "@mikro-orm/core";
+import type { z } from "zod";
+import {
+  describeZodError,
+  DocumentError,
+  emptyDocument,
+  formDocumentSchema,
+  formNameSchema,
+  formSettingsPatchSchema,
+  listQuestions,
+  normalizeDocument,
+  resolveSettings,
+  type FormDocument,
+  type FormSettingsPatch,
+} from "@formsvc/form-document";
+import { asCaller, callerOf, requireCaller } from "@formsvc/platform/caller.ts";
+import type { MikroORM } from "@formsvc/platform/database.ts";
+import type { Logger } from "@formsvc/platform/logger.ts";
+import { newId } from "@formsvc/platform/ids.ts";
+import { pageOf, pageWindow } from "@formsvc/platform/paging.ts";
+import { FormSchema, FormStatus, FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import type { IdentityService, Workspace } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { FormEntity, FormVersionEntity, type Form, type FormStatusName } from "../entities/index.ts";
+
+export interface FormsHandlersDeps {
+  orm: MikroORM;
+  /** Identity, asked on behalf of the caller whether a workspace is theirs. */
+  identity: Client<typeof IdentityService>;
+  now?: () => Date;
+  /** Where failures of identity are logged (they reach the caller only as UNAVAILABLE). */
+  logger?: Logger;
+}
+
+const statusNames: Record<FormStatusName, FormStatus> = {
+  draft: FormStatus.DRAFT,
+  published: FormStatus.PUBLISHED,
+  closed: FormStatus.CLOSED,
+};
+const statusFromProto = new Map<FormStatus, FormStatusName>([
+  [FormStatus.DRAFT, "draft"],
+  [FormStatus.PUBLISHED, "published"],
+  [FormStatus.CLOSED, "closed"],
+]);
+
+/** Allowed moves between statuses (setting the current status is a no-op, handled apart). */
+const transitions: Record<FormStatusName, readonly FormStatusName[]> = {
+  draft: ["published"],
+  published: ["closed"],
+  closed: ["published"],
+};
+
+const formNotFound = () => new ConnectError("form not found", Code.NotFound);
+
+function invalid(err: z.ZodError, root: string): ConnectError {
+  return new ConnectError(describeZodError(err, root), Code.InvalidArgument);
+}
+
+function parseDocument(raw: JsonObject): FormDocument {
+  const parsed = formDocumentSchema.safeParse(raw);
+  if (!parsed.success) throw invalid(parsed.error, "document");
+  return parsed.data;
+}
+
+function parseName(raw: string): string {
+  const parsed = formNameSchema.safeParse(raw);
+  if (!parsed.success) throw invalid(parsed.error, "name");
+  return parsed.data;
+}
+
+function normalize(document: FormDocument, blockKeys: Record<string, string>) {
+  try {
+    return normalizeDocument(document, blockKeys);
+  } catch (err) {
+    if (err instanceof DocumentError) throw new ConnectError(err.message, Code.InvalidArgument);
+    throw err;
+  }
+}
+
+/**
+ * What a failed call to identity becomes: its NOT_FOUND is ours (with our message), an unknown caller stays
+ * UNAUTHENTICATED, and anything else is UNAVAILABLE without identity's details (kept as the cause).
+ */
+function identityFailure(err: unknown, notFoundMessage: string, logger: Logger | undefined): never {
+  const connectErr = ConnectError.from(err);
+  switch (connectErr.code) {
+    case Code.NotFound:
+      throw new ConnectError(notFoundMessage, Code.NotFound);
+    case Code.Unauthenticated:
+    case Code.PermissionDenied:
+      throw connectErr;
+    default:
+      logger?.warn({ err: connectErr, code: Code[connectErr.code] }, "identity call failed");
+      throw new ConnectError("identity is unavailable", Code.Unavailable, undefined, undefined, connectErr);
+  }
+}
+
+/** JSON with object keys sorted: equal for equal documents whatever the key order (jsonb reorders them). */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+/** The Form message: full settings (defaults applied) and the normalized document. */
+export function formMessage(form: Form): MessageInitShape<typeof FormSchema> {
+  return {
+    id: form.id,
+    workspaceId: form.workspaceId,
+    name: form.name,
+    status: statusNames[form.status],
+    document: form.document as unknown as JsonObject,
+    settings: resolveSettings(form.settings) as unknown as JsonObject,
+    version: form.version,
+    responseCount: BigInt(form.responseCount),
+    createdAt: timestampFromDate(form.createdAt),
+    updatedAt: timestampFromDate(form.updatedAt),
+    trashedAt: form.trashedAt ? timestampFromDate(form.trashedAt) : undefined,
+  };
+}
+
+export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof FormsService> {
+  const { orm, identity } = deps;
+  const now = deps.now ?? (() => new Date());
+
+  /** The workspace, when the caller is a member of it; NOT_FOUND with `message` otherwise. */
+  async function callerWorkspace(caller: string, workspaceId: string, message: string): Promise<Workspace> {
+    if (!workspaceId) throw new ConnectError(message, Code.NotFound);
+    const res = await identity
+      .getWorkspace({ workspaceId }, asCaller(caller))
+      .catch((err: unknown) => identityFailure(err, message, deps.logger));
+    if (!res.workspace) throw new ConnectError(message, Code.NotFound);
+    return res.workspace;
+  }
+
+  /**
+   * The form, when it exists, is outside the Trash (unless `trashed` allows it) and, for a caller, is in
+   * one of their workspaces. Every other case is the same NOT_FOUND. Without a caller (operator calls)
+   * no membership is checked.
+   */
+  async function accessibleForm(
+    id: string,
+    caller: string | undefined,
+    options: { trashed?: boolean } = {},
+  ): Promise<{ form: Form; workspace: Workspace | undefined }> {
+    const form = id ? await orm.em.fork().findOne(FormEntity, { id }) : null;
+    if (!form || (form.trashedAt && !options.trashed)) throw formNotFound();
+    const workspace = caller === undefined ? undefined : await callerWorkspace(caller, form.workspaceId, "form not found");
+    return { form, workspace };
+  }
+
+  /**
+   * Changes a form under a row lock, so concurrent changes (versions above all) apply one after the other.
+   * `change` returns whether it changed anything; unchanged forms keep their updated_at.
+   */
+  async function changeForm(
+    id: string,
+    options: { trashed?: boolean },
+    change: (form: Form, em: ReturnType<typeof orm.em.fork>) => Promise<boolean> | boolean,
+  ): Promise<Form> {
+    return orm.em.fork().transactional(async (em) => {
+      const form = await em.findOne(FormEntity, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!form || (form.trashedAt && !options.trashed)) throw formNotFound();
+      if (await change(form, em)) form.updatedAt = now();
+      return form;
+    });
+  }
+
+  return {
+    async createForm(req, ctx) {
+      const caller = requireCaller(ctx);
+      if (!req.workspaceId) throw new ConnectError("workspaceId: is required", Code.InvalidArgument);
+      const name = req.name === undefined ? undefined : parseName(req.name);
+      const parsed = req.document === undefined ? emptyDocument() : parseDocument(req.document);
+      const { document, blockKeys } = normalize(parsed, {});
+      await callerWorkspace(caller, req.workspaceId, "workspace not found");
+
+      const at = now();
+      const em = orm.em.fork();
+      const form = em.create(FormEntity, {
+        id: newId(),
+        workspaceId: req.workspaceId,
+        name: name ?? (document.title?.trim() || "Untitled form"),
+        status: "draft",
+        document,
+        blockKeys,
+        settings: {},
+        version: 1,
+        responseCount: 0,
+        createdAt: at,
+        updatedAt: at,
+        trashedAt: null,
+      });
+      em.create(FormVersionEntity, { formId: form.id, version: 1, document, createdAt: at, updatedAt: at });
+      await em.flush();
+      return { form: formMessage(form) };
+    },
+
+    async getForm(req, ctx) {
+      const { form } = await accessibleForm(req.id, requireCaller(ctx));
+      return { form: formMessage(form) };
+    },
+
+    async listForms(req, ctx) {
+      const caller = requireCaller(ctx);
+      const window = pageWindow(req.page, req.limit);
+      let workspaceIds: string[];
+      if (req.workspaceId) {
+        await callerWorkspace(caller, req.workspaceId, "workspace not found");
+        workspaceIds = [req.workspaceId];
+      } else {
+        const res = await identity
+          .listWorkspaces({ limit: 0 }, asCaller(caller))
+          .catch((err: unknown) => identityFailure(err, "workspace not found", deps.logger));
+        workspaceIds = res.workspaces.map((w) => w.id);
+      }
+      if (workspaceIds.length === 0) return { forms: [], hasMore: false };
+      const rows = await orm.em.fork().find(
+        FormEntity,
+        { workspaceId: { $in: workspaceIds }, trashedAt: null },
+        { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit: window.fetch, offset: window.offset },
+      );
+      const page = pageOf(rows, window.limit);
+      return { forms: page.items.map(formMessage), hasMore: page.hasMore };
+    },
+
+    async updateForm(req, ctx) {
+      const caller = requireCaller(ctx);
+      const name = req.name === undefined ? undefined : parseName(req.name);
+      const document = req.document === undefined ? undefined : parseDocument(req.document);
+      let patch: FormSettingsPatch | undefined;
+      if (req.settings !== undefined) {
+        const parsed = formSettingsPatchSchema.safeParse(req.settings);
+        if (!parsed.success) throw invalid(parsed.error, "settings");
+        patch = parsed.data;
+      }
+
+      const { workspace } = await accessibleForm(req.id, caller);
+      if (patch?.branding === false && !workspace?.entitlements?.removeBranding) {
+        throw new ConnectError("removing branding needs a plan with the branding entitlement", Code.PermissionDenied);
+      }
+
+      const form = await changeForm(req.id, {}, async (form, em) => {
+        let changed = false;
+        if (name !== undefined && name !== form.name) {
+          form.name = name;
+          changed = true;
+        }
+        if (patch !== undefined) {
+          // Only what was ever set is stored; defaults apply to the rest when read.
+          const merged: FormSettingsPatch = { ...form.settings };
+          for (const [key, value] of Object.entries(patch)) {
+            if (value !== undefined) (merged as Record<string, unknown>)[key] = value;
+          }
+          if (canonical(merged) !== canonical(form.settings)) {
+            form.settings = merged;
+            changed = true;
+          }
+        }
+        if (document !== undefined) {
+          const normalized = normalize(document, form.blockKeys);
+          if (canonical(normalized.document) !== canonical(form.document)) {
+            const at = now();
+            form.document = normalized.document;
+            form.blockKeys = normalized.blockKeys;
+            if (form.status === "draft") {
+              const current = await em.findOne(FormVersionEntity, { formId: form.id, version: form.version });
+              if (current) {
+                current.document = normalized.document;
+                current.updatedAt = at;
+              } else {
+                em.create(FormVersionEntity, { formId: form.id, version: form.version, document: normalized.document, createdAt: at, updatedAt: at });
+              }
+            } else {
+              // Respondents of a published (or closed, then reopened) form see the new version at once;
+              // responses keep the version they were given.
+              form.version += 1;
+              em.create(FormVersionEntity, { formId: form.id, version: form.version, document: normalized.document, createdAt: at, updatedAt: at });
+            }
+            changed = true;
+          }
+        }
+        return changed;
+      });
+      return { form: formMessage(form) };
+    },
+
+    async trashForm(req, ctx) {
+      await accessibleForm(req.id, requireCaller(ctx));
+      await changeForm(req.id, {}, (form) => {
+        form.trashedAt = now();
+        return true;
+      });
+      return {};
+    },
+
+    async listQuestions(req, ctx) {
+      const { form } = await accessibleForm(req.formId, requireCaller(ctx));
+      return { questions: listQuestions(form.document) };
+    },
+
+    async setFormStatus(req, ctx) {
+      const target = statusFromProto.get(req.status);
+      if (target === undefined) {
+        throw new ConnectError("status must be one of draft, published, closed", Code.InvalidArgument);
+      }
+      await accessibleForm(req.id, callerOf(ctx));
+      const form = await changeForm(req.id, {}, (form) => {
+        if (form.status === target) return false;
+        if (!transitions[form.status].includes(target)) {
+          throw new ConnectError(
+            target === "draft"
+              ? `a ${form.status} form cannot go back to draft`
+              : `a ${form.status} form cannot be ${target}; publish it first`,
+            Code.FailedPrecondition,
+          );
+        }
+        form.status = target;
+        return true;
+      });
+      return { form: formMessage(form) };
+    },
+
+    async restoreForm(req, ctx) {
+      await accessibleForm(req.id, callerOf(ctx), { trashed: true });
+      const form = await changeForm(req.id, { trashed: true }, (form) => {
+        if (!form.trashedAt) return false;
+        form.trashedAt = null;
+        return true;
+      });
+      return { form: formMessage(form) };
+    },
+  };
+}
+
+export function routes(router: ConnectRouter, handlers: ServiceImpl<typeof FormsService>): void {
+  router.service(FormsService, handlers);
+}
