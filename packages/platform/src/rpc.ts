@@ -1,5 +1,5 @@
 import http2 from "node:http2";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import type { DescService } from "@bufbuild/protobuf";
 import {
   Code,
@@ -58,6 +58,9 @@ export async function startRpcServer(options: {
     server.once("error", reject);
     server.listen(options.port, options.host ?? "127.0.0.1", () => resolve());
   });
+  // HTTP/2 writes a call's frames separately; without TCP_NODELAY Nagle's algorithm holds the
+  // later ones until the peer's delayed ACK, which costs milliseconds per call.
+  server.on("connection", (socket: net.Socket) => socket.setNoDelay(true));
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (session) => {
     sessions.add(session);
@@ -76,5 +79,14 @@ export async function startRpcServer(options: {
 
 /** A gRPC client of another service, over one reused HTTP/2 connection. */
 export function createServiceClient<T extends DescService>(service: T, baseUrl: string): Client<T> {
-  return createClient(service, createGrpcTransport({ baseUrl, interceptors: [propagateRequestId] }));
+  const url = new URL(baseUrl);
+  const transport = createGrpcTransport({
+    baseUrl,
+    interceptors: [propagateRequestId],
+    nodeOptions: {
+      createConnection: () =>
+        net.connect({ host: url.hostname.replace(/^\[|\]$/g, ""), port: Number(url.port) || 80, noDelay: true }),
+    },
+  });
+  return createClient(service, transport);
 }
