@@ -57,9 +57,11 @@ function exited(child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null;
 }
 
+/** Settles when a child has exited and its output has been read to the end ("close"). */
+const closed = new WeakMap<ChildProcess, Promise<void>>();
+
 function waitForExit(child: ChildProcess): Promise<void> {
-  if (exited(child)) return Promise.resolve();
-  return new Promise((resolve) => child.once("exit", () => resolve()));
+  return closed.get(child) ?? (exited(child) ? Promise.resolve() : new Promise((resolve) => child.once("exit", () => resolve())));
 }
 
 /** SIGTERM, then SIGKILL when the process is still there after `timeoutMs`. */
@@ -112,7 +114,8 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     createInterface({ input: stream, crlfDelay: Infinity }).on("line", (line) => {
       record(name, line);
       const file = logFiles.get(name);
-      (file ?? to).write(line + "\n");
+      if (!file) to.write(line + "\n");
+      else if (!file.writableEnded) file.write(line + "\n");
     });
   };
 
@@ -135,6 +138,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       // service exits when that happens (see runService).
       detached: true,
     });
+    closed.set(child, new Promise((resolve) => child.once("close", () => resolve())));
     processes.set(name, child);
     pipeLines(name, child.stdout, process.stdout);
     pipeLines(name, child.stderr, process.stderr);
@@ -166,12 +170,12 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
         if (typeof m.port === "number") ports.set(name, m.port);
         settle();
       };
-      // Give the output a moment to arrive, so the message can quote the cause.
+      // Once its output is read to the end, so that the message can quote the cause.
       const onEarlyExit = (code: number | null, signal: NodeJS.Signals | null) =>
-        setTimeout(() => {
+        void waitForExit(child).then(() => {
           const how = signal ? `by ${signal}` : `with code ${code}`;
           settle(new Error(`${name} exited ${how} before it was ready; its last output:\n${outputTail(name)}`));
-        }, 100);
+        });
       const onAbort = () => settle(new Error(`starting ${name} was aborted`));
       child.on("message", onMessage);
       child.once("exit", onEarlyExit);
