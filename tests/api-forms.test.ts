@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { formDocumentExample } from "@formsvc/form-document";
 import { envelopeOf, formSchema, questionSchema } from "../gateway/src/api/schemas.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
@@ -14,16 +15,7 @@ before(async () => {
 after(() => sys?.stop());
 
 const signUp = {
-  title: "Event sign-up",
-  blocks: [
-    { type: "HEADING", text: "Welcome" },
-    { id: "b1", key: "q_name", type: "SHORT_TEXT", question: "Your full name", required: true },
-    { type: "EMAIL", question: "Email address", fieldName: "email" },
-    { type: "MULTIPLE_CHOICE", question: "Plan", options: [{ id: "o1", text: "Free" }, { text: "Pro" }] },
-    { type: "PAGE_BREAK" },
-    { type: "FILE", question: "Upload your CV" },
-  ],
-  hiddenFields: [{ name: "utm_source" }],
+  ...formDocumentExample,
   calculatedFields: [{ name: "score", type: "NUMBER", expression: "1" }],
 };
 

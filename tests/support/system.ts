@@ -1,12 +1,10 @@
 import { execFile } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import pg from "pg";
 import { freeSystemPorts } from "@formsvc/launcher/ports.ts";
 import { repoRoot, startSystem, type RunningSystem } from "@formsvc/launcher/system.ts";
+import { createTestDatabase } from "@formsvc/platform/test-database.ts";
 
-const adminUrl = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 export const testRedisUrl = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
 export interface TestSystem {
@@ -19,28 +17,15 @@ export interface TestSystem {
   stop(): Promise<void>;
 }
 
-async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /**
  * The whole system as `npm start` runs it, on free ports, over a fresh database on the machine's
  * real Postgres; dropped again by `stop()`.
  */
 export async function startTestSystem(name: string, env: Record<string, string> = {}): Promise<TestSystem> {
-  const database = `formsvc_e2e_${name.replace(/\W/g, "_")}_${randomBytes(4).toString("hex")}`;
-  await admin((c) => c.query(`create database "${database}"`));
-  const url = new URL(adminUrl);
-  url.pathname = `/${database}`;
+  const database = await createTestDatabase(`formsvc_e2e_${name.replace(/\W/g, "_")}`);
   const fullEnv = {
     ...(await freeSystemPorts()),
-    DATABASE_URL: url.toString(),
+    DATABASE_URL: database.databaseUrl,
     LOG_LEVEL: "warn",
     RATE_LIMIT_PER_IP: "100000",
     RATE_LIMIT_PER_KEY: "100000",
@@ -48,12 +33,12 @@ export async function startTestSystem(name: string, env: Record<string, string> 
     KAFKA_BROKERS: "",
     ...env,
   };
-  const system = await startSystem({ env: fullEnv, logDir: join(repoRoot, "test-output", database) });
+  const system = await startSystem({ env: fullEnv, logDir: join(repoRoot, "test-output", database.name) });
   return {
     url: system.gatewayUrl,
     system,
     env: fullEnv,
-    databaseUrl: url.toString(),
+    databaseUrl: database.databaseUrl,
     cli: async (...args) => {
       try {
         const { stdout } = await promisify(execFile)(process.execPath, [join(repoRoot, "packages/cli/src/main.ts"), ...args], {
@@ -67,7 +52,7 @@ export async function startTestSystem(name: string, env: Record<string, string> 
     },
     stop: async () => {
       await system.stop();
-      await admin((c) => c.query(`drop database if exists "${database}" with (force)`));
+      await database.drop();
     },
   };
 }

@@ -6,6 +6,7 @@ export {
   defaultRatingMax,
   emptyDocument,
   fieldNamePattern,
+  formDocumentExample,
   formDocumentSchema,
   hiddenFieldSchema,
   idPattern,

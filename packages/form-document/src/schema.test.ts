@@ -2,19 +2,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { describeZodError, formatPath } from "./errors.ts";
-import { formDocumentSchema, inputBlockTypes, limits } from "./schema.ts";
+import { formDocumentExample, formDocumentSchema, inputBlockTypes, limits } from "./schema.ts";
 
 const designExample = {
-  title: "Event sign-up",
-  blocks: [
-    { type: "HEADING", text: "Welcome" },
-    { id: "b1", key: "q_name", type: "SHORT_TEXT", question: "Your full name", required: true },
-    { type: "EMAIL", question: "Email address", fieldName: "email" },
-    { type: "MULTIPLE_CHOICE", question: "Plan", options: [{ id: "o1", text: "Free" }, { text: "Pro" }] },
-    { type: "PAGE_BREAK" },
-    { type: "FILE", question: "Upload your CV" },
-  ],
-  hiddenFields: [{ name: "utm_source" }],
+  ...formDocumentExample,
   calculatedFields: [{ name: "score", type: "NUMBER", expression: "..." }],
 };
 

@@ -171,7 +171,10 @@ export const calculatedFieldSchema = z.strictObject({
   expression: z.string().max(limits.expression),
 });
 
-const documentExample = {
+type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+
+/** The example document of DESIGN.md, as JSON: shown in the OpenAPI description, and used by tests. */
+export const formDocumentExample: { [key: string]: Json } = {
   title: "Event sign-up",
   blocks: [
     { type: "HEADING", text: "Welcome" },
@@ -208,7 +211,7 @@ export const formDocumentSchema = z
     description:
       "The form document, version 1: the form's content, replaced as a unit. The server gives every block " +
       "and option without one an `id`, and every question a `key` that never changes afterwards.",
-    examples: [documentExample],
+    examples: [formDocumentExample],
   });
 
 export type FormDocument = z.infer<typeof formDocumentSchema>;

@@ -1,6 +1,8 @@
 import { loadConfig, servicePort, type Config, type ServiceName } from "./config.ts";
 import { createLogger, type Logger } from "./logger.ts";
-import type { RpcServer } from "./rpc.ts";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { openDatabase, type DatabaseOptions, type MikroORM } from "./database.ts";
+import { startRpcServer, type RpcServer } from "./rpc.ts";
 
 /**
  * Runs one service process: builds it from the configuration, reports readiness to a parent
@@ -36,4 +38,28 @@ export async function runService(
   process.on("SIGTERM", () => void stop("SIGTERM"));
   // The launcher is gone (even by SIGKILL): leave no orphan behind.
   process.on("disconnect", () => void stop("launcher gone"));
+}
+
+/**
+ * Runs a service that owns a Postgres schema: opens its database (migrations applied), then
+ * serves the routes `makeRoutes` builds over it; the database closes with the server.
+ */
+export async function runDatabaseService(
+  name: ServiceName,
+  database: Pick<DatabaseOptions, "schema" | "entities" | "migrations">,
+  makeRoutes: (ctx: { config: Config; logger: Logger; orm: MikroORM }) => (router: ConnectRouter) => void,
+): Promise<void> {
+  await runService(name, async ({ config, logger, port }) => {
+    if (!config.databaseUrl) {
+      throw new Error(`${name} needs DATABASE_URL (a Postgres connection string); none is configured`);
+    }
+    const orm = await openDatabase({ databaseUrl: config.databaseUrl, ...database });
+    try {
+      const server = await startRpcServer({ port, logger, routes: makeRoutes({ config, logger, orm }) });
+      return { server, close: () => orm.close() };
+    } catch (err) {
+      await orm.close();
+      throw err;
+    }
+  });
 }

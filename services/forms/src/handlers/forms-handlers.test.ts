@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
-import pg from "pg";
+import { formDocumentExample } from "@formsvc/form-document";
 import { callerHeader } from "@formsvc/platform/caller.ts";
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
+import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/test-database.ts";
 import { FormStatus, FormsService, TrashFormResponseSchema, type Form } from "@formsvc/proto/forms/v1/forms_pb.js";
 import {
   EntitlementsSchema,
@@ -18,25 +18,6 @@ import {
 import { entities } from "../entities/index.ts";
 import { migrations } from "../migrations/index.ts";
 import { createFormsHandlers, routes } from "./forms-handlers.ts";
-
-const adminUrl =
-  process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres";
-const databaseName = `forms_test_${randomBytes(6).toString("hex")}`;
-const databaseUrl = (() => {
-  const url = new URL(adminUrl);
-  url.pathname = `/${databaseName}`;
-  return url.toString();
-})();
-
-async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
 
 // --- A fake identity service: a few users and workspaces, answering as the real one does. ---
 
@@ -91,6 +72,7 @@ const fakeIdentity: Client<typeof IdentityService> = createClient(
 
 // --- The forms service under test, on a fresh database. ---
 
+let database: TestDatabase;
 let orm: MikroORM;
 let client: Client<typeof FormsService>;
 /** The handlers' clock: one second later at every reading, so creation order is unambiguous. */
@@ -127,43 +109,27 @@ async function versionRows(formId: string): Promise<{ version: number; document:
 const blocks = (doc: JsonObject | undefined) => (doc?.blocks ?? []) as any[];
 
 const signUp: JsonObject = {
-  title: "Event sign-up",
-  blocks: [
-    { type: "HEADING", text: "Welcome" },
-    { id: "b1", key: "q_name", type: "SHORT_TEXT", question: "Your full name", required: true },
-    { type: "EMAIL", question: "Email address", fieldName: "email" },
-    { type: "MULTIPLE_CHOICE", question: "Plan", options: [{ id: "o1", text: "Free" }, { text: "Pro" }] },
-    { type: "PAGE_BREAK" },
-    { type: "FILE", question: "Upload your CV" },
-  ],
-  hiddenFields: [{ name: "utm_source" }],
+  ...formDocumentExample,
   calculatedFields: [{ name: "score", type: "NUMBER", expression: "1" }],
 };
 
 before(async () => {
-  await admin((c) => c.query(`create database "${databaseName}"`));
-  orm = await openDatabase({ databaseUrl, schema: "forms", entities, migrations });
+  database = await createTestDatabase("forms_test");
+  orm = await openDatabase({ databaseUrl: database.databaseUrl, schema: "forms", entities, migrations });
   const handlers = createFormsHandlers({ orm, identity: fakeIdentity, now: () => new Date((clock += 1000)) });
   client = createClient(FormsService, createRouterTransport((router) => routes(router, handlers)));
 });
 
 after(async () => {
   await orm?.close(true);
-  await admin((c) => c.query(`drop database if exists "${databaseName}" with (force)`));
+  await database?.drop();
 });
 
 describe("migrations", () => {
   it("apply once: a second replica opening the same database finds nothing to do", async () => {
-    const second = await openDatabase({ databaseUrl, schema: "forms", entities, migrations });
-    try {
-      const rows = await second.em.getConnection().execute(`select name from "forms"."mikro_orm_migrations"`);
-      assert.deepEqual(
-        rows.map((r) => r.name),
-        ["Migration20261122000000_initial"],
-      );
-    } finally {
-      await second.close(true);
-    }
+    await assertMigrationsApplyOnce({ databaseUrl: database.databaseUrl, schema: "forms", entities, migrations }, [
+      "Migration20261122000000_initial",
+    ]);
   });
 });
 

@@ -3,8 +3,8 @@ import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
-import pg from "pg";
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
+import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/test-database.ts";
 import { callerHeader } from "@formsvc/platform/caller.ts";
 import { IdentityService, Plan } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { generateApiKey, hashSecret } from "../api-keys.ts";
@@ -12,25 +12,7 @@ import { entities } from "../entities/index.ts";
 import { migrations } from "../migrations/index.ts";
 import { createIdentityHandlers, routes, sessionLifetimeMs } from "./identity-handlers.ts";
 
-const adminUrl =
-  process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres";
-const databaseName = `identity_test_${randomBytes(6).toString("hex")}`;
-const databaseUrl = (() => {
-  const url = new URL(adminUrl);
-  url.pathname = `/${databaseName}`;
-  return url.toString();
-})();
-
-async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
+let database: TestDatabase;
 let orm: MikroORM;
 let client: Client<typeof IdentityService>;
 /** Added to the real time by the handlers' clock. */
@@ -60,29 +42,22 @@ async function newUser(init: { email?: string; name?: string; plan?: Plan } = {}
 }
 
 before(async () => {
-  await admin((c) => c.query(`create database "${databaseName}"`));
-  orm = await openDatabase({ databaseUrl, schema: "identity", entities, migrations });
+  database = await createTestDatabase("identity_test");
+  orm = await openDatabase({ databaseUrl: database.databaseUrl, schema: "identity", entities, migrations });
   const handlers = createIdentityHandlers({ orm, now: () => new Date(Date.now() + skewMs) });
   client = createClient(IdentityService, createRouterTransport((router) => routes(router, handlers)));
 });
 
 after(async () => {
   await orm?.close(true);
-  await admin((c) => c.query(`drop database if exists "${databaseName}" with (force)`));
+  await database?.drop();
 });
 
 describe("migrations", () => {
   it("apply once: a second replica opening the same database finds nothing to do", async () => {
-    const second = await openDatabase({ databaseUrl, schema: "identity", entities, migrations });
-    try {
-      const rows = await second.em.getConnection().execute(`select name from "identity"."mikro_orm_migrations"`);
-      assert.deepEqual(
-        rows.map((r) => r.name),
-        ["Migration20261122000000_initial"],
-      );
-    } finally {
-      await second.close(true);
-    }
+    await assertMigrationsApplyOnce({ databaseUrl: database.databaseUrl, schema: "identity", entities, migrations }, [
+      "Migration20261122000000_initial",
+    ]);
   });
 });
 
