@@ -419,6 +419,140 @@ export declare type RestoreFormResponse = Message<"formsvc.forms.v1.RestoreFormR
 export declare const RestoreFormResponseSchema: GenMessage<RestoreFormResponse>;
 
 /**
+ * @generated from message formsvc.forms.v1.GetPublicFormRequest
+ */
+export declare type GetPublicFormRequest = Message<"formsvc.forms.v1.GetPublicFormRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message formsvc.forms.v1.GetPublicFormRequest.
+ * Use `create(GetPublicFormRequestSchema)` to create a new message.
+ */
+export declare const GetPublicFormRequestSchema: GenMessage<GetPublicFormRequest>;
+
+/**
+ * @generated from message formsvc.forms.v1.GetPublicFormResponse
+ */
+export declare type GetPublicFormResponse = Message<"formsvc.forms.v1.GetPublicFormResponse"> & {
+  /**
+   * @generated from field: formsvc.forms.v1.Form form = 1;
+   */
+  form?: Form | undefined;
+
+  /**
+   * Whether the page shows the service's branding: settings.branding, unless the workspace's plan
+   * no longer has the entitlement to remove it.
+   *
+   * @generated from field: bool show_branding = 2;
+   */
+  showBranding: boolean;
+};
+
+/**
+ * Describes the message formsvc.forms.v1.GetPublicFormResponse.
+ * Use `create(GetPublicFormResponseSchema)` to create a new message.
+ */
+export declare const GetPublicFormResponseSchema: GenMessage<GetPublicFormResponse>;
+
+/**
+ * @generated from message formsvc.forms.v1.GetFormVersionRequest
+ */
+export declare type GetFormVersionRequest = Message<"formsvc.forms.v1.GetFormVersionRequest"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+
+  /**
+   * @generated from field: int32 version = 2;
+   */
+  version: number;
+};
+
+/**
+ * Describes the message formsvc.forms.v1.GetFormVersionRequest.
+ * Use `create(GetFormVersionRequestSchema)` to create a new message.
+ */
+export declare const GetFormVersionRequestSchema: GenMessage<GetFormVersionRequest>;
+
+/**
+ * @generated from message formsvc.forms.v1.GetFormVersionResponse
+ */
+export declare type GetFormVersionResponse = Message<"formsvc.forms.v1.GetFormVersionResponse"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+
+  /**
+   * @generated from field: string workspace_id = 2;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: int32 version = 4;
+   */
+  version: number;
+
+  /**
+   * @generated from field: google.protobuf.Struct document = 5;
+   */
+  document?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message formsvc.forms.v1.GetFormVersionResponse.
+ * Use `create(GetFormVersionResponseSchema)` to create a new message.
+ */
+export declare const GetFormVersionResponseSchema: GenMessage<GetFormVersionResponse>;
+
+/**
+ * @generated from message formsvc.forms.v1.AdjustResponseCountRequest
+ */
+export declare type AdjustResponseCountRequest = Message<"formsvc.forms.v1.AdjustResponseCountRequest"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+
+  /**
+   * @generated from field: int64 delta = 2;
+   */
+  delta: bigint;
+};
+
+/**
+ * Describes the message formsvc.forms.v1.AdjustResponseCountRequest.
+ * Use `create(AdjustResponseCountRequestSchema)` to create a new message.
+ */
+export declare const AdjustResponseCountRequestSchema: GenMessage<AdjustResponseCountRequest>;
+
+/**
+ * @generated from message formsvc.forms.v1.AdjustResponseCountResponse
+ */
+export declare type AdjustResponseCountResponse = Message<"formsvc.forms.v1.AdjustResponseCountResponse"> & {
+  /**
+   * @generated from field: int64 response_count = 1;
+   */
+  responseCount: bigint;
+};
+
+/**
+ * Describes the message formsvc.forms.v1.AdjustResponseCountResponse.
+ * Use `create(AdjustResponseCountResponseSchema)` to create a new message.
+ */
+export declare const AdjustResponseCountResponseSchema: GenMessage<AdjustResponseCountResponse>;
+
+/**
  * @generated from enum formsvc.forms.v1.FormStatus
  */
 export enum FormStatus {
@@ -525,6 +659,37 @@ export declare const FormsService: GenService<{
     methodKind: "unary";
     input: typeof RestoreFormRequestSchema;
     output: typeof RestoreFormResponseSchema;
+  },
+  /**
+   * Public (no caller): a published or closed form as respondents see it; NOT_FOUND for drafts,
+   * the Trash and unknown ids.
+   *
+   * @generated from rpc formsvc.forms.v1.FormsService.GetPublicForm
+   */
+  getPublicForm: {
+    methodKind: "unary";
+    input: typeof GetPublicFormRequestSchema;
+    output: typeof GetPublicFormResponseSchema;
+  },
+  /**
+   * Internal (no caller): one version of a form's document, whatever the form's status.
+   *
+   * @generated from rpc formsvc.forms.v1.FormsService.GetFormVersion
+   */
+  getFormVersion: {
+    methodKind: "unary";
+    input: typeof GetFormVersionRequestSchema;
+    output: typeof GetFormVersionResponseSchema;
+  },
+  /**
+   * Internal (submissions): adds `delta` to the form's count of completed responses.
+   *
+   * @generated from rpc formsvc.forms.v1.FormsService.AdjustResponseCount
+   */
+  adjustResponseCount: {
+    methodKind: "unary";
+    input: typeof AdjustResponseCountRequestSchema;
+    output: typeof AdjustResponseCountResponseSchema;
   },
 }>;
 
