@@ -6,13 +6,17 @@ import { requestIdHeader } from "@formsvc/platform/caller.ts";
 import { runWithRequestId } from "@formsvc/platform/request-context.ts";
 import type { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import type { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { authenticateApiKey, type Caller } from "./api/authenticate.ts";
 import { mountRoutes, type ApiRoute } from "./api/route-table.ts";
 import { formRoutes } from "./api/routes/forms.ts";
+import { submissionRoutes } from "./api/routes/submissions.ts";
 import { userRoutes } from "./api/routes/users.ts";
 import { workspaceRoutes } from "./api/routes/workspaces.ts";
 import { buildOpenApiDocument } from "./developers/openapi.ts";
 import { developersRoutes } from "./developers/routes.ts";
+import { fileRoutes } from "./files/routes.ts";
+import type { FileLinks } from "./files/signed-links.ts";
 import { errorHandler, jsonNotFound } from "./http-errors.ts";
 import { rateLimit } from "./rate-limit/rate-limit-middleware.ts";
 import type { RateLimitStore } from "./rate-limit/sliding-window.ts";
@@ -21,14 +25,21 @@ export interface GatewayDeps {
   logger: Logger;
   identity: Client<typeof IdentityService>;
   forms: Client<typeof FormsService>;
+  submissions: Client<typeof SubmissionsService>;
+  fileLinks: FileLinks;
   rateLimits: { store: RateLimitStore; perKey: number; perIp: number };
   publicUrl: string;
   trustProxy: boolean | number | string;
 }
 
 /** Every REST endpoint under /api/v1, in the order of the reference. */
-export function apiRoutes(deps: Pick<GatewayDeps, "identity" | "forms">): ApiRoute[] {
-  return [...userRoutes(deps.identity), ...workspaceRoutes(deps.identity), ...formRoutes(deps.forms)];
+export function apiRoutes(deps: Pick<GatewayDeps, "identity" | "forms" | "submissions" | "fileLinks">): ApiRoute[] {
+  return [
+    ...userRoutes(deps.identity),
+    ...workspaceRoutes(deps.identity),
+    ...formRoutes(deps.forms),
+    ...submissionRoutes(deps.submissions, deps.fileLinks),
+  ];
 }
 
 export function createApp(deps: GatewayDeps): Express {
@@ -62,6 +73,7 @@ export function createApp(deps: GatewayDeps): Express {
   // Kept so a test can prove every served route is in the reference.
   app.locals.apiRouter = api;
 
+  app.use("/files", fileRoutes(deps.submissions, deps.fileLinks));
   app.use("/developers", developersRoutes(buildOpenApiDocument(routes, deps.publicUrl)));
 
   app.use(errorHandler(deps.logger));

@@ -4,6 +4,9 @@ import { createLogger } from "@formsvc/platform/logger.ts";
 import { createServiceClient } from "@formsvc/platform/rpc.ts";
 import { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import { resolveSecretKey } from "@formsvc/platform/secret-key.ts";
+import { fileLinks } from "./files/signed-links.ts";
 import { createApp } from "./app.ts";
 import { RedisSlidingWindow } from "./rate-limit/redis-sliding-window.ts";
 import { MemorySlidingWindow, type RateLimitStore } from "./rate-limit/sliding-window.ts";
@@ -16,6 +19,8 @@ const app = createApp({
   logger,
   identity: createServiceClient(IdentityService, config.services.identity),
   forms: createServiceClient(FormsService, config.services.forms),
+  submissions: createServiceClient(SubmissionsService, config.services.submissions),
+  fileLinks: fileLinks(resolveSecretKey(config), config.publicUrl),
   rateLimits: { store, perKey: config.rateLimitPerKey, perIp: config.rateLimitPerIp },
   publicUrl: config.publicUrl,
   trustProxy: config.trustProxy,

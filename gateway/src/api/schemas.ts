@@ -105,3 +105,28 @@ export const webhookPayloadSchema = z
       },
     ],
   });
+
+export const submissionSchema = z
+  .object({
+    id,
+    formId: id,
+    version: z.number().int().describe("The form version the respondent saw"),
+    completed: z.boolean(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+    submittedAt: timestamp.nullable().describe("When it was completed; null while partial"),
+    answers: z.record(
+      z.string().describe("The question's key"),
+      z.object({
+        questionId: z.string(),
+        type: z.string(),
+        label: z.string().describe("The label in the version the respondent saw"),
+        value: z.unknown(),
+        files: z
+          .array(z.object({ name: z.string(), url: z.string().describe("Signed link, valid for seven days") }))
+          .optional()
+          .describe("FILE and SIGNATURE answers only"),
+      }),
+    ),
+  })
+  .meta({ id: "Submission" });

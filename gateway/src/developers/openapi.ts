@@ -10,6 +10,7 @@ const commonErrors: Record<number, string> = {
   401: "The key is missing, malformed or deleted",
   403: "The change is refused for this workspace (for example `branding: false` without the entitlement)",
   404: "Not found or not the caller's (deliberately the same answer); also forms in the Trash",
+  410: "The link has expired",
   409: "The change conflicts with the record's state",
   413: "The body is too large (1 MiB at most)",
   415: "The body is not JSON",
@@ -140,6 +141,7 @@ export function buildOpenApiDocument(routes: ApiRoute[], baseUrl: string): JsonS
       { name: "Users" },
       { name: "Workspaces" },
       { name: "Forms" },
+      { name: "Submissions" },
     ],
     paths,
     webhooks: {

@@ -2,6 +2,7 @@
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { Plan, type ApiKey, type User, type Workspace } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { FormStatus, type Form, type Question } from "@formsvc/proto/forms/v1/forms_pb.js";
+import type { Submission } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 
 const iso = (t: Timestamp | undefined): string | null => (t ? timestampDate(t).toISOString() : null);
 
@@ -65,4 +66,28 @@ export function formJson(form: Form) {
 
 export function questionJson(q: Question) {
   return { id: q.id, type: q.type, label: q.label, key: q.key };
+}
+
+/** A submission; `fileUrl` turns a stored file's id into a signed link. */
+export function submissionJson(sub: Submission, fileUrl: (fileId: string) => string) {
+  const answers: Record<string, unknown> = {};
+  for (const [key, a] of Object.entries(sub.answers)) {
+    answers[key] = {
+      questionId: a.questionId,
+      type: a.type,
+      label: a.label,
+      value: a.value ?? null,
+      ...(a.type === "FILE" || a.type === "SIGNATURE" ? { files: a.files.map((f) => ({ name: f.name, url: fileUrl(f.id) })) } : {}),
+    };
+  }
+  return {
+    id: sub.id,
+    formId: sub.formId,
+    version: sub.version,
+    completed: sub.completed,
+    createdAt: iso(sub.createdAt),
+    updatedAt: iso(sub.updatedAt),
+    submittedAt: iso(sub.submittedAt),
+    answers,
+  };
 }

@@ -1,8 +1,8 @@
 // `npm start`: the whole system on one machine, with embedded defaults for what is not configured.
 import { spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { delimiter, join, relative } from "node:path";
+import { resolveSecretKey } from "@formsvc/platform/secret-key.ts";
 import { ConfigError, loadConfig, type Config } from "@formsvc/platform/config.ts";
 import { createLogger } from "@formsvc/platform/logger.ts";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "./embedded-postgres.ts";
@@ -10,18 +10,6 @@ import { repoRoot, startSystem, type RunningSystem } from "./system.ts";
 
 /** The database the services share (each in its own schema) in the embedded Postgres. */
 const embeddedDatabase = "formsvc";
-
-/** SECRET_KEY when none is configured: 32 random bytes made once into DATA_DIR/secret-key. */
-export function secretKeyOf(dataDir: string): string {
-  const file = join(dataDir, "secret-key");
-  if (existsSync(file)) {
-    const key = readFileSync(file, "utf8").trim();
-    if (key) return key;
-  }
-  const key = randomBytes(32).toString("base64url");
-  writeFileSync(file, key + "\n", { mode: 0o600 });
-  return key;
-}
 
 /** The .proto files whose generated code (proto/gen/**\/*_pb.js) is missing. */
 export function protosWithoutCode(root = repoRoot): string[] {
@@ -122,7 +110,7 @@ export async function runLauncher(options: { root?: string } = {}): Promise<void
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
     const env: Record<string, string> = {
       DATA_DIR: config.dataDir,
-      SECRET_KEY: config.secretKey ?? secretKeyOf(config.dataDir),
+      SECRET_KEY: resolveSecretKey(config),
     };
     if (config.databaseUrl) {
       env.DATABASE_URL = config.databaseUrl;

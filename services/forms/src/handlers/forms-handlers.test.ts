@@ -40,9 +40,19 @@ const workspaces: { workspace: Workspace; members: string[] }[] = [
   { workspace: workspace("ws-shared", Plan.FREE, users.alice), members: [users.alice, users.bob] },
   { workspace: workspace("ws-dave-1", Plan.FREE, users.dave), members: [users.dave] },
   { workspace: workspace("ws-dave-2", Plan.FREE, users.dave), members: [users.dave] },
+  { workspace: workspace("ws-erin-pro", Plan.PRO, users.alice), members: [users.alice] },
 ];
 /** Callers seen by the fake identity, to check the caller is forwarded. */
 const identityCallers: string[] = [];
+/** Workspaces asked for by GetWorkspaceEntitlements (an internal call, without a caller). */
+const entitlementLookups: string[] = [];
+
+/** Changes a fake workspace's plan, as SetPlan would. */
+function setFakePlan(id: string, plan: Plan): void {
+  const found = workspaces.find((w) => w.workspace.id === id)!;
+  found.workspace.plan = plan;
+  found.workspace.entitlements = create(EntitlementsSchema, { removeBranding: plan === Plan.PRO });
+}
 
 const fakeIdentity: Client<typeof IdentityService> = createClient(
   IdentityService,
@@ -55,6 +65,13 @@ const fakeIdentity: Client<typeof IdentityService> = createClient(
         const found = workspaces.find((w) => w.workspace.id === req.workspaceId && w.members.includes(caller));
         if (!found) throw new ConnectError("workspace not found", Code.NotFound);
         return { workspace: found.workspace };
+      },
+      getWorkspaceEntitlements(req, ctx) {
+        assert.equal(ctx.requestHeader.get(callerHeader), null, "the entitlements are asked for without a caller");
+        entitlementLookups.push(req.workspaceId);
+        const found = workspaces.find((w) => w.workspace.id === req.workspaceId);
+        if (!found) throw new ConnectError("workspace not found", Code.NotFound);
+        return { entitlements: found.workspace.entitlements };
       },
       listWorkspaces(req, ctx) {
         const caller = ctx.requestHeader.get(callerHeader);
@@ -555,6 +572,122 @@ describe("SetFormStatus", () => {
   });
 });
 
+describe("GetPublicForm", () => {
+  it("shows published and closed forms to anyone; drafts, the Trash and unknown ids are NOT_FOUND", async () => {
+    const form = await newForm(users.alice, "ws-alice", { document: signUp });
+    const missing = (id: string) => rejectsWith(client.getPublicForm({ id }), Code.NotFound, "form not found");
+    await missing(form.id);
+
+    const published = (await client.setFormStatus({ id: form.id, status: FormStatus.PUBLISHED }, as(users.alice))).form!;
+    const lookups = entitlementLookups.length;
+    const seen = await client.getPublicForm({ id: form.id });
+    assert.deepEqual(seen.form, published);
+    assert.equal(seen.showBranding, true);
+    assert.equal(entitlementLookups.length, lookups, "branding kept: identity is not asked");
+    const withCaller = await client.getPublicForm({ id: form.id }, as(users.carol));
+    assert.deepEqual(withCaller.form, published, "a caller, even a stranger, changes nothing");
+
+    const closed = (await client.setFormStatus({ id: form.id, status: FormStatus.CLOSED }, as(users.alice))).form!;
+    assert.deepEqual((await client.getPublicForm({ id: form.id })).form, closed);
+
+    await client.trashForm({ id: form.id }, as(users.alice));
+    await missing(form.id);
+    await client.restoreForm({ id: form.id }, as(users.alice));
+    assert.equal((await client.getPublicForm({ id: form.id })).form?.status, FormStatus.CLOSED);
+
+    await missing("doesNotExist0000");
+    await missing("");
+  });
+
+  it("hides branding only while the workspace's plan allows it", async () => {
+    const form = await newForm(users.alice, "ws-erin-pro");
+    await client.updateForm({ id: form.id, settings: { branding: false } }, as(users.alice));
+    await client.setFormStatus({ id: form.id, status: FormStatus.PUBLISHED }, as(users.alice));
+    try {
+      const pro = await client.getPublicForm({ id: form.id });
+      assert.equal(pro.form?.settings?.branding, false);
+      assert.equal(pro.showBranding, false);
+      assert.equal(entitlementLookups.at(-1), "ws-erin-pro");
+
+      setFakePlan("ws-erin-pro", Plan.FREE);
+      const downgraded = await client.getPublicForm({ id: form.id });
+      assert.equal(downgraded.form?.settings?.branding, false, "the setting is kept for when the plan comes back");
+      assert.equal(downgraded.showBranding, true);
+    } finally {
+      setFakePlan("ws-erin-pro", Plan.PRO);
+    }
+    assert.equal((await client.getPublicForm({ id: form.id })).showBranding, false);
+  });
+});
+
+describe("GetFormVersion", () => {
+  it("returns any version of the document, whatever the form's status, even in the Trash", async () => {
+    const form = await newForm(users.bob, "ws-bob", { document: signUp });
+    const v1 = await client.getFormVersion({ formId: form.id, version: 1 });
+    assert.equal(v1.formId, form.id);
+    assert.equal(v1.workspaceId, "ws-bob");
+    assert.equal(v1.name, "Event sign-up");
+    assert.equal(v1.version, 1);
+    assert.deepEqual(v1.document, form.document, "a draft's version 1");
+
+    await client.setFormStatus({ id: form.id, status: FormStatus.PUBLISHED }, as(users.bob));
+    const v2doc = (await client.updateForm({ id: form.id, name: "Renamed", document: { title: "v2", blocks: [] } }, as(users.bob))).form!
+      .document;
+    await client.setFormStatus({ id: form.id, status: FormStatus.CLOSED }, as(users.bob));
+    await client.trashForm({ id: form.id }, as(users.bob));
+
+    const again = await client.getFormVersion({ formId: form.id, version: 1 });
+    assert.deepEqual(again.document, form.document, "earlier versions stay as they were");
+    assert.equal(again.name, "Renamed", "the form's current name");
+    const v2 = await client.getFormVersion({ formId: form.id, version: 2 });
+    assert.equal(v2.version, 2);
+    assert.deepEqual(v2.document, v2doc);
+  });
+
+  it("answers NOT_FOUND for unknown forms and versions", async () => {
+    const form = await newForm(users.bob, "ws-bob");
+    await rejectsWith(client.getFormVersion({ formId: "doesNotExist0000", version: 1 }), Code.NotFound, "form not found");
+    await rejectsWith(client.getFormVersion({ formId: "", version: 1 }), Code.NotFound, "form not found");
+    for (const version of [0, -1, 2]) {
+      await rejectsWith(client.getFormVersion({ formId: form.id, version }), Code.NotFound, "form version not found");
+    }
+  });
+});
+
+describe("AdjustResponseCount", () => {
+  it("adds the delta and returns the new count, never below zero, leaving updated_at alone", async () => {
+    const form = await newForm(users.alice, "ws-alice");
+    const adjust = async (delta: bigint) => (await client.adjustResponseCount({ formId: form.id, delta })).responseCount;
+    assert.equal(await adjust(1n), 1n);
+    assert.equal(await adjust(5n), 6n);
+    assert.equal(await adjust(0n), 6n);
+    assert.equal(await adjust(-2n), 4n);
+    const got = (await client.getForm({ id: form.id }, as(users.alice))).form!;
+    assert.equal(got.responseCount, 4n);
+    assert.deepEqual(got.updatedAt, form.updatedAt);
+    assert.equal(await adjust(-100n), 0n);
+    assert.equal(await adjust(3n), 3n, "counting starts again from zero");
+
+    await client.trashForm({ id: form.id }, as(users.alice));
+    assert.equal(await adjust(-1n), 2n, "a trashed form keeps counting");
+  });
+
+  it("loses no concurrent adjustment", async () => {
+    const form = await newForm(users.alice, "ws-alice");
+    await Promise.all(Array.from({ length: 40 }, () => client.adjustResponseCount({ formId: form.id, delta: 1n })));
+    await Promise.all(Array.from({ length: 15 }, () => client.adjustResponseCount({ formId: form.id, delta: -1n })));
+    assert.equal((await client.getForm({ id: form.id }, as(users.alice))).form?.responseCount, 25n);
+  });
+
+  it("answers NOT_FOUND for unknown forms and refuses absurd deltas", async () => {
+    await rejectsWith(client.adjustResponseCount({ formId: "doesNotExist0000", delta: 1n }), Code.NotFound, "form not found");
+    await rejectsWith(client.adjustResponseCount({ formId: "", delta: 1n }), Code.NotFound, "form not found");
+    const form = await newForm(users.alice, "ws-alice");
+    await rejectsWith(client.adjustResponseCount({ formId: form.id, delta: 2n ** 62n }), Code.InvalidArgument, "delta is out of range");
+    await rejectsWith(client.adjustResponseCount({ formId: form.id, delta: -(2n ** 62n) }), Code.InvalidArgument, "delta is out of range");
+  });
+});
+
 describe("identity failures", () => {
   it("an unreachable identity is UNAVAILABLE, without its details", async () => {
     const broken: Client<typeof IdentityService> = createClient(
@@ -567,6 +700,9 @@ describe("identity failures", () => {
           listWorkspaces() {
             throw new ConnectError("boom", Code.Internal);
           },
+          getWorkspaceEntitlements() {
+            throw new ConnectError("connect ECONNREFUSED 10.0.0.7:8081", Code.Unavailable);
+          },
         }),
       ),
     );
@@ -578,5 +714,11 @@ describe("identity failures", () => {
     const form = await newForm(users.alice, "ws-alice");
     const published = await brokenClient.setFormStatus({ id: form.id, status: FormStatus.PUBLISHED });
     assert.equal(published.form?.status, FormStatus.PUBLISHED);
+    // a public form keeping its branding does not need identity; one without branding does
+    assert.equal((await brokenClient.getPublicForm({ id: form.id })).showBranding, true);
+    const unbranded = await newForm(users.alice, "ws-alice-pro");
+    await client.updateForm({ id: unbranded.id, settings: { branding: false } }, as(users.alice));
+    await client.setFormStatus({ id: unbranded.id, status: FormStatus.PUBLISHED }, as(users.alice));
+    await rejectsWith(brokenClient.getPublicForm({ id: unbranded.id }), Code.Unavailable, "identity is unavailable");
   });
 });

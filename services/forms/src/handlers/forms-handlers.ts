@@ -27,7 +27,10 @@ import { FormEntity, FormVersionEntity, type Form, type FormStatusName } from ".
 
 export interface FormsHandlersDeps {
   orm: MikroORM;
-  /** Identity, asked on behalf of the caller whether a workspace is theirs. */
+  /**
+   * Identity, asked on behalf of the caller whether a workspace is theirs, and (internally, without a
+   * caller) for the entitlements of a public form's workspace.
+   */
   identity: Client<typeof IdentityService>;
   now?: () => Date;
   /** Where failures of identity are logged (they reach the caller only as UNAVAILABLE). */
@@ -45,6 +48,9 @@ const statusFromProto = new Map<FormStatus, FormStatusName>([
   [FormStatus.CLOSED, "closed"],
 ]);
 
+/** The largest |delta| AdjustResponseCount takes: counts are read as JavaScript numbers. */
+const maxDelta = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** Allowed moves between statuses (setting the current status is a no-op, handled apart). */
 const transitions: Record<FormStatusName, readonly FormStatusName[]> = {
   draft: ["published"],
@@ -53,6 +59,10 @@ const transitions: Record<FormStatusName, readonly FormStatusName[]> = {
 };
 
 const formNotFound = () => new ConnectError("form not found", Code.NotFound);
+const formVersionNotFound = () => new ConnectError("form version not found", Code.NotFound);
+
+/** Statuses respondents may see (a closed form shows its closed message). */
+const publicStatuses: readonly FormStatusName[] = ["published", "closed"];
 
 function invalid(err: z.ZodError, root: string): ConnectError {
   return new ConnectError(describeZodError(err, root), Code.InvalidArgument);
@@ -126,6 +136,7 @@ export function formMessage(form: Form): MessageInitShape<typeof FormSchema> {
 export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof FormsService> {
   const { orm, identity } = deps;
   const now = deps.now ?? (() => new Date());
+  const formsTable = `"${orm.config.get("schema") ?? "public"}"."${orm.getMetadata().get(FormEntity).tableName}"`;
 
   /** The workspace, when the caller is a member of it; NOT_FOUND with `message` otherwise. */
   async function callerWorkspace(caller: string, workspaceId: string, message: string): Promise<Workspace> {
@@ -323,6 +334,57 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
         return true;
       });
       return { form: formMessage(form) };
+    },
+
+    async getPublicForm(req) {
+      // Public: no caller, no membership; drafts and the Trash look exactly like unknown ids.
+      const form = req.id ? await orm.em.fork().findOne(FormEntity, { id: req.id }) : null;
+      if (!form || form.trashedAt || !publicStatuses.includes(form.status)) throw formNotFound();
+      let showBranding = true;
+      if (!resolveSettings(form.settings).branding) {
+        // Branding was removed when the plan allowed it; it shows again once the plan no longer does.
+        const res = await identity
+          .getWorkspaceEntitlements({ workspaceId: form.workspaceId })
+          .catch((err: unknown) => identityFailure(err, "form not found", deps.logger));
+        showBranding = !res.entitlements?.removeBranding;
+      }
+      return { form: formMessage(form), showBranding };
+    },
+
+    async getFormVersion(req) {
+      // Internal: whatever the status, even in the Trash, since responses refer to their version.
+      if (!req.formId) throw formNotFound();
+      const em = orm.em.fork();
+      const form = await em.findOne(FormEntity, { id: req.formId });
+      if (!form) throw formNotFound();
+      const row = req.version > 0 ? await em.findOne(FormVersionEntity, { formId: form.id, version: req.version }) : null;
+      if (!row) throw formVersionNotFound();
+      return {
+        formId: form.id,
+        workspaceId: form.workspaceId,
+        name: form.name,
+        version: row.version,
+        document: row.document as unknown as JsonObject,
+      };
+    },
+
+    async adjustResponseCount(req) {
+      // Internal (submissions). One UPDATE, so concurrent adjustments never lose one another; the count
+      // never goes below zero. Not a change of the form: updated_at stays.
+      if (!req.formId) throw formNotFound();
+      if (req.delta > maxDelta || req.delta < -maxDelta) {
+        throw new ConnectError("delta is out of range", Code.InvalidArgument);
+      }
+      const rows: { response_count: string | number }[] = await orm.em
+        .fork()
+        .getConnection()
+        .execute(
+          `update ${formsTable} set response_count = greatest(response_count + ?::bigint, 0) where id = ? returning response_count`,
+          [req.delta.toString(), req.formId],
+          "all",
+        );
+      if (rows.length === 0) throw formNotFound();
+      return { responseCount: BigInt(rows[0].response_count) };
     },
 
     async restoreForm(req, ctx) {

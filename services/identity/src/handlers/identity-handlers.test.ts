@@ -203,6 +203,25 @@ describe("workspaces", () => {
     await rejectsWith(client.setPlan({ workspaceId: "doesNotExist0000", plan: Plan.PRO }), Code.NotFound);
   });
 
+  it("GetWorkspaceEntitlements answers without a caller, following the plan; unknown is NOT_FOUND", async () => {
+    const { workspace } = await newUser();
+    const entitlements = async () => (await client.getWorkspaceEntitlements({ workspaceId: workspace.id })).entitlements;
+    assert.equal((await entitlements())?.removeBranding, false);
+    await client.setPlan({ workspaceId: workspace.id, plan: Plan.PRO });
+    assert.equal((await entitlements())?.removeBranding, true);
+    await client.setPlan({ workspaceId: workspace.id, plan: Plan.FREE });
+    assert.equal((await entitlements())?.removeBranding, false);
+
+    // a caller, member or not, changes nothing: the call is internal
+    const stranger = await newUser();
+    const asStranger = await client.getWorkspaceEntitlements({ workspaceId: workspace.id }, as(stranger.user.id));
+    assert.equal(asStranger.entitlements?.removeBranding, false);
+
+    const missing = await rejectsWith(client.getWorkspaceEntitlements({ workspaceId: "doesNotExist0000" }), Code.NotFound);
+    assert.equal(missing.rawMessage, "workspace not found");
+    await rejectsWith(client.getWorkspaceEntitlements({ workspaceId: "" }), Code.NotFound);
+  });
+
   it("ListWorkspaces pages in creation order; limit 0 means all", async () => {
     const { user, workspace: personal } = await newUser();
     const ids = [personal.id];

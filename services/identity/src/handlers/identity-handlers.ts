@@ -14,6 +14,7 @@ import {
   UserSchema,
   WorkspaceSchema,
   type ApiKey as ApiKeyMessage,
+  type Entitlements,
   type User as UserMessage,
   type Workspace as WorkspaceMessage,
 } from "@formsvc/proto/identity/v1/identity_pb.js";
@@ -193,6 +194,13 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
       return { workspace: toWorkspaceMessage(workspace) };
     },
 
+    async getWorkspaceEntitlements(req) {
+      // Internal: no caller and no membership check; only the entitlements leave identity.
+      const workspace = req.workspaceId ? await fork().findOne(WorkspaceEntity, { id: req.workspaceId }) : null;
+      if (!workspace) throw workspaceNotFound();
+      return { entitlements: entitlementsOf(workspace.plan) };
+    },
+
     async createApiKey(req, ctx) {
       const name = req.name.trim();
       validateName("name", name);
@@ -341,12 +349,17 @@ export function toUserMessage(user: User): UserMessage {
   });
 }
 
+/** What a plan allows. */
+export function entitlementsOf(plan: PlanName): Entitlements {
+  return create(EntitlementsSchema, { removeBranding: plan === "pro" });
+}
+
 export function toWorkspaceMessage(workspace: Workspace): WorkspaceMessage {
   return create(WorkspaceSchema, {
     id: workspace.id,
     name: workspace.name,
     plan: planToProto(workspace.plan),
-    entitlements: create(EntitlementsSchema, { removeBranding: workspace.plan === "pro" }),
+    entitlements: entitlementsOf(workspace.plan),
     ownerId: workspace.ownerId,
     personal: workspace.personal,
     createdAt: timestampFromDate(workspace.createdAt),

@@ -419,6 +419,38 @@ export declare type GetWorkspaceResponse = Message<"formsvc.identity.v1.GetWorks
 export declare const GetWorkspaceResponseSchema: GenMessage<GetWorkspaceResponse>;
 
 /**
+ * @generated from message formsvc.identity.v1.GetWorkspaceEntitlementsRequest
+ */
+export declare type GetWorkspaceEntitlementsRequest = Message<"formsvc.identity.v1.GetWorkspaceEntitlementsRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.GetWorkspaceEntitlementsRequest.
+ * Use `create(GetWorkspaceEntitlementsRequestSchema)` to create a new message.
+ */
+export declare const GetWorkspaceEntitlementsRequestSchema: GenMessage<GetWorkspaceEntitlementsRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.GetWorkspaceEntitlementsResponse
+ */
+export declare type GetWorkspaceEntitlementsResponse = Message<"formsvc.identity.v1.GetWorkspaceEntitlementsResponse"> & {
+  /**
+   * @generated from field: formsvc.identity.v1.Entitlements entitlements = 1;
+   */
+  entitlements?: Entitlements | undefined;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.GetWorkspaceEntitlementsResponse.
+ * Use `create(GetWorkspaceEntitlementsResponseSchema)` to create a new message.
+ */
+export declare const GetWorkspaceEntitlementsResponseSchema: GenMessage<GetWorkspaceEntitlementsResponse>;
+
+/**
  * @generated from message formsvc.identity.v1.CreateApiKeyRequest
  */
 export declare type CreateApiKeyRequest = Message<"formsvc.identity.v1.CreateApiKeyRequest"> & {
@@ -769,6 +801,16 @@ export declare const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof GetWorkspaceRequestSchema;
     output: typeof GetWorkspaceResponseSchema;
+  },
+  /**
+   * Internal (no caller; forms, for public pages): a workspace's entitlements; NOT_FOUND when unknown.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.GetWorkspaceEntitlements
+   */
+  getWorkspaceEntitlements: {
+    methodKind: "unary";
+    input: typeof GetWorkspaceEntitlementsRequestSchema;
+    output: typeof GetWorkspaceEntitlementsResponseSchema;
   },
   /**
    * Operator or caller (own keys): API keys. The secret is returned once, by CreateApiKey.

@@ -1,0 +1,31 @@
+import type { Client } from "@connectrpc/connect";
+import express, { type Router } from "express";
+import type { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import { HttpError } from "../http-errors.ts";
+import type { FileLinks } from "./signed-links.ts";
+
+// Types a browser may show inline; anything else downloads, so an uploaded page cannot run here.
+const inlineTypes = new Set(["image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf", "text/plain"]);
+
+/** `/files/:fileId`: serves an attachment to whoever holds a valid signed link. */
+export function fileRoutes(submissions: Client<typeof SubmissionsService>, links: FileLinks): Router {
+  const router = express.Router();
+  router.get("/:fileId", async (req, res) => {
+    const { expires, signature } = req.query as Record<string, string | undefined>;
+    const check = links.check(req.params.fileId, expires, signature);
+    if (check === "tampered") throw new HttpError(403, "invalid file link");
+    if (check === "expired") throw new HttpError(410, "this file link has expired");
+    const { file, content } = await submissions.readFile({ fileId: req.params.fileId });
+    const type = file!.contentType || "application/octet-stream";
+    res.setHeader("Content-Type", type);
+    res.setHeader("X-Content-Type-Options", "nosniff");
+    res.setHeader("Content-Security-Policy", "sandbox; default-src 'none'");
+    res.setHeader("Cache-Control", "private, max-age=300");
+    res.setHeader(
+      "Content-Disposition",
+      `${inlineTypes.has(type) ? "inline" : "attachment"}; filename*=UTF-8''${encodeURIComponent(file!.name)}`,
+    );
+    res.end(Buffer.from(content));
+  });
+  return router;
+}
