@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -27,6 +28,8 @@ export async function startTestSystem(name: string, env: Record<string, string> 
     ...(await freeSystemPorts()),
     DATABASE_URL: database.databaseUrl,
     LOG_LEVEL: "warn",
+    SECRET_KEY: randomBytes(32).toString("base64url"),
+    DATA_DIR: join(repoRoot, "test-output", database.name, "data"),
     RATE_LIMIT_PER_IP: "100000",
     RATE_LIMIT_PER_KEY: "100000",
     REDIS_URL: "",
