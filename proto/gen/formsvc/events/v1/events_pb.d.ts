@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { Timestamp, Value } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file formsvc/events/v1/events.proto.
@@ -13,13 +13,15 @@ export declare const file_formsvc_events_v1_events: GenFile;
 
 /**
  * Published by submissions (through its outbox) when a response is completed.
- * Kafka key: the form id; the request id travels in the `x-request-id` header.
+ * Kafka topic `formsvc.responses`, key: the form id; the request id travels in the
+ * `x-request-id` header. Carries everything a webhook payload needs, so delivery never has to
+ * read the response back (it may be deleted meanwhile).
  *
  * @generated from message formsvc.events.v1.ResponseCompleted
  */
 export declare type ResponseCompleted = Message<"formsvc.events.v1.ResponseCompleted"> & {
   /**
-   * Stable id of this event; deliveries reuse it as their eventId.
+   * Stable id of this event.
    *
    * @generated from field: string event_id = 1;
    */
@@ -49,6 +51,18 @@ export declare type ResponseCompleted = Message<"formsvc.events.v1.ResponseCompl
    * @generated from field: google.protobuf.Timestamp submitted_at = 6;
    */
   submittedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string form_name = 7;
+   */
+  formName: string;
+
+  /**
+   * The form's input blocks in the version the respondent saw, by question text.
+   *
+   * @generated from field: repeated formsvc.events.v1.ResponseField fields = 8;
+   */
+  fields: ResponseField[];
 };
 
 /**
@@ -56,4 +70,39 @@ export declare type ResponseCompleted = Message<"formsvc.events.v1.ResponseCompl
  * Use `create(ResponseCompletedSchema)` to create a new message.
  */
 export declare const ResponseCompletedSchema: GenMessage<ResponseCompleted>;
+
+/**
+ * @generated from message formsvc.events.v1.ResponseField
+ */
+export declare type ResponseField = Message<"formsvc.events.v1.ResponseField"> & {
+  /**
+   * @generated from field: string question_id = 1;
+   */
+  questionId: string;
+
+  /**
+   * The question type as /questions reports it.
+   *
+   * @generated from field: string type = 2;
+   */
+  type: string;
+
+  /**
+   * The question text.
+   *
+   * @generated from field: string label = 3;
+   */
+  label: string;
+
+  /**
+   * @generated from field: google.protobuf.Value value = 4;
+   */
+  value?: Value | undefined;
+};
+
+/**
+ * Describes the message formsvc.events.v1.ResponseField.
+ * Use `create(ResponseFieldSchema)` to create a new message.
+ */
+export declare const ResponseFieldSchema: GenMessage<ResponseField>;
 

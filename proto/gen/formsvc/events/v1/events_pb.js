@@ -3,13 +3,13 @@
 /* eslint-disable */
 
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file formsvc/events/v1/events.proto.
  */
 export const file_formsvc_events_v1_events = /*@__PURE__*/
-  fileDesc("Ch5mb3Jtc3ZjL2V2ZW50cy92MS9ldmVudHMucHJvdG8SEWZvcm1zdmMuZXZlbnRzLnYxIqkBChFSZXNwb25zZUNvbXBsZXRlZBIQCghldmVudF9pZBgBIAEoCRITCgtyZXNwb25zZV9pZBgCIAEoCRIPCgdmb3JtX2lkGAMgASgJEhQKDHdvcmtzcGFjZV9pZBgEIAEoCRIUCgxmb3JtX3ZlcnNpb24YBSABKAUSMAoMc3VibWl0dGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcGIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("Ch5mb3Jtc3ZjL2V2ZW50cy92MS9ldmVudHMucHJvdG8SEWZvcm1zdmMuZXZlbnRzLnYxIu4BChFSZXNwb25zZUNvbXBsZXRlZBIQCghldmVudF9pZBgBIAEoCRITCgtyZXNwb25zZV9pZBgCIAEoCRIPCgdmb3JtX2lkGAMgASgJEhQKDHdvcmtzcGFjZV9pZBgEIAEoCRIUCgxmb3JtX3ZlcnNpb24YBSABKAUSMAoMc3VibWl0dGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIRCglmb3JtX25hbWUYByABKAkSMAoGZmllbGRzGAggAygLMiAuZm9ybXN2Yy5ldmVudHMudjEuUmVzcG9uc2VGaWVsZCJoCg1SZXNwb25zZUZpZWxkEhMKC3F1ZXN0aW9uX2lkGAEgASgJEgwKBHR5cGUYAiABKAkSDQoFbGFiZWwYAyABKAkSJQoFdmFsdWUYBCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWViBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * Describes the message formsvc.events.v1.ResponseCompleted.
@@ -17,4 +17,11 @@ export const file_formsvc_events_v1_events = /*@__PURE__*/
  */
 export const ResponseCompletedSchema = /*@__PURE__*/
   messageDesc(file_formsvc_events_v1_events, 0);
+
+/**
+ * Describes the message formsvc.events.v1.ResponseField.
+ * Use `create(ResponseFieldSchema)` to create a new message.
+ */
+export const ResponseFieldSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_events_v1_events, 1);
 

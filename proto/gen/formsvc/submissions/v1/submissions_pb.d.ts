@@ -5,6 +5,7 @@
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 import type { Timestamp, Value } from "@bufbuild/protobuf/wkt";
+import type { ResponseCompleted } from "../../events/v1/events_pb.js";
 
 /**
  * Describes the file formsvc/submissions/v1/submissions.proto.
@@ -434,6 +435,50 @@ export declare type ReadFileResponse = Message<"formsvc.submissions.v1.ReadFileR
 export declare const ReadFileResponseSchema: GenMessage<ReadFileResponse>;
 
 /**
+ * @generated from message formsvc.submissions.v1.StreamCompletionsRequest
+ */
+export declare type StreamCompletionsRequest = Message<"formsvc.submissions.v1.StreamCompletionsRequest"> & {
+  /**
+   * The last cursor already handled; 0 streams from the start of the outbox.
+   *
+   * @generated from field: int64 after_cursor = 1;
+   */
+  afterCursor: bigint;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.StreamCompletionsRequest.
+ * Use `create(StreamCompletionsRequestSchema)` to create a new message.
+ */
+export declare const StreamCompletionsRequestSchema: GenMessage<StreamCompletionsRequest>;
+
+/**
+ * @generated from message formsvc.submissions.v1.StreamCompletionsResponse
+ */
+export declare type StreamCompletionsResponse = Message<"formsvc.submissions.v1.StreamCompletionsResponse"> & {
+  /**
+   * @generated from field: int64 cursor = 1;
+   */
+  cursor: bigint;
+
+  /**
+   * @generated from field: formsvc.events.v1.ResponseCompleted event = 2;
+   */
+  event?: ResponseCompleted | undefined;
+
+  /**
+   * @generated from field: string request_id = 3;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.StreamCompletionsResponse.
+ * Use `create(StreamCompletionsResponseSchema)` to create a new message.
+ */
+export declare const StreamCompletionsResponseSchema: GenMessage<StreamCompletionsResponse>;
+
+/**
  * @generated from enum formsvc.submissions.v1.SubmissionFilter
  */
 export enum SubmissionFilter {
@@ -531,6 +576,17 @@ export declare const SubmissionsService: GenService<{
     methodKind: "unary";
     input: typeof ReadFileRequestSchema;
     output: typeof ReadFileResponseSchema;
+  },
+  /**
+   * Delivery, on the embedded bus (no KAFKA_BROKERS): the outbox from `after_cursor` on, then each
+   * new completion as it commits. The consumer keeps the last cursor it has durably handled.
+   *
+   * @generated from rpc formsvc.submissions.v1.SubmissionsService.StreamCompletions
+   */
+  streamCompletions: {
+    methodKind: "server_streaming";
+    input: typeof StreamCompletionsRequestSchema;
+    output: typeof StreamCompletionsResponseSchema;
   },
 }>;
 
