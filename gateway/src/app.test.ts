@@ -9,6 +9,8 @@ import { createLogger } from "@formsvc/platform/logger.ts";
 import { IdentityService, UserSchema } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
+import { DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 import { fileLinks } from "./files/signed-links.ts";
 import { createApp } from "./app.ts";
 import { MemorySlidingWindow } from "./rate-limit/sliding-window.ts";
@@ -47,6 +49,8 @@ const app = createApp({
   identity: createClient(IdentityService, transport),
   forms: createClient(FormsService, transport),
   submissions: createClient(SubmissionsService, transport),
+  webhooks: createClient(WebhooksService, transport),
+  delivery: createClient(DeliveryService, transport),
   fileLinks: fileLinks("test-secret", "http://localhost:8080"),
   rateLimits: { store, perKey: 5, perIp: 1000 },
   publicUrl: "http://localhost:8080",

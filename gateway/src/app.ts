@@ -7,10 +7,13 @@ import { runWithRequestId } from "@formsvc/platform/request-context.ts";
 import type { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import type { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
+import type { DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 import { authenticateApiKey, type Caller } from "./api/authenticate.ts";
 import { mountRoutes, type ApiRoute } from "./api/route-table.ts";
 import { formRoutes } from "./api/routes/forms.ts";
 import { submissionRoutes } from "./api/routes/submissions.ts";
+import { webhookRoutes } from "./api/routes/webhooks.ts";
 import { userRoutes } from "./api/routes/users.ts";
 import { workspaceRoutes } from "./api/routes/workspaces.ts";
 import { buildOpenApiDocument } from "./developers/openapi.ts";
@@ -26,6 +29,8 @@ export interface GatewayDeps {
   identity: Client<typeof IdentityService>;
   forms: Client<typeof FormsService>;
   submissions: Client<typeof SubmissionsService>;
+  webhooks: Client<typeof WebhooksService>;
+  delivery: Client<typeof DeliveryService>;
   fileLinks: FileLinks;
   rateLimits: { store: RateLimitStore; perKey: number; perIp: number };
   publicUrl: string;
@@ -33,12 +38,15 @@ export interface GatewayDeps {
 }
 
 /** Every REST endpoint under /api/v1, in the order of the reference. */
-export function apiRoutes(deps: Pick<GatewayDeps, "identity" | "forms" | "submissions" | "fileLinks">): ApiRoute[] {
+export function apiRoutes(
+  deps: Pick<GatewayDeps, "identity" | "forms" | "submissions" | "webhooks" | "delivery" | "fileLinks">,
+): ApiRoute[] {
   return [
     ...userRoutes(deps.identity),
     ...workspaceRoutes(deps.identity),
     ...formRoutes(deps.forms),
     ...submissionRoutes(deps.submissions, deps.fileLinks),
+    ...webhookRoutes(deps.webhooks, deps.delivery),
   ];
 }
 

@@ -5,6 +5,8 @@ import { createServiceClient } from "@formsvc/platform/rpc.ts";
 import { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
+import { DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 import { resolveSecretKey } from "@formsvc/platform/secret-key.ts";
 import { fileLinks } from "./files/signed-links.ts";
 import { createApp } from "./app.ts";
@@ -20,6 +22,8 @@ const app = createApp({
   identity: createServiceClient(IdentityService, config.services.identity),
   forms: createServiceClient(FormsService, config.services.forms),
   submissions: createServiceClient(SubmissionsService, config.services.submissions),
+  webhooks: createServiceClient(WebhooksService, config.services.webhooks),
+  delivery: createServiceClient(DeliveryService, config.services.delivery),
   fileLinks: fileLinks(resolveSecretKey(config), config.publicUrl),
   rateLimits: { store, perKey: config.rateLimitPerKey, perIp: config.rateLimitPerIp },
   publicUrl: config.publicUrl,

@@ -130,3 +130,46 @@ export const submissionSchema = z
     ),
   })
   .meta({ id: "Submission" });
+
+export const webhookSchema = z
+  .object({
+    id,
+    formId: id,
+    url: z.string().describe("http(s) URL that receives the POSTs"),
+    secret: z.string().nullable().describe("Signs each request's body (X-Service-Signature); null when none"),
+    headers: z.record(z.string(), z.string()).describe("Sent with every request"),
+    enabled: z.boolean(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: "Webhook" });
+
+export const deliverySchema = z
+  .object({
+    id,
+    webhookId: id,
+    eventId: z.string().describe("The same on every attempt of this delivery"),
+    status: z.enum(["pending", "retrying", "succeeded", "failed"]),
+    attempts: z.number().int(),
+    lastError: z.string().nullable(),
+    lastStatusCode: z.number().int().nullable(),
+    nextAttemptAt: timestamp.nullable().describe("When the next automatic attempt is due"),
+    submissionId: z.string(),
+    eventType: z.string(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: "DeliveryReceipt" });
+
+export const attemptSchema = z
+  .object({
+    id,
+    number: z.number().int(),
+    statusCode: z.number().int().nullable().describe("null when no HTTP answer came"),
+    durationMs: z.number().int(),
+    error: z.string().nullable(),
+    responseBody: z.string().describe("At most 4 KiB of the receiver's answer"),
+    manual: z.boolean().describe("Sent by hand with the retry endpoint"),
+    createdAt: timestamp,
+  })
+  .meta({ id: "DeliveryAttempt" });

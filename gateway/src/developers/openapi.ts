@@ -142,6 +142,7 @@ export function buildOpenApiDocument(routes: ApiRoute[], baseUrl: string): JsonS
       { name: "Workspaces" },
       { name: "Forms" },
       { name: "Submissions" },
+      { name: "Webhooks" },
     ],
     paths,
     webhooks: {

@@ -3,6 +3,8 @@ import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { Plan, type ApiKey, type User, type Workspace } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { FormStatus, type Form, type Question } from "@formsvc/proto/forms/v1/forms_pb.js";
 import type { Submission } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import type { Webhook } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
+import { DeliveryStatus, type Attempt, type Delivery } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 
 const iso = (t: Timestamp | undefined): string | null => (t ? timestampDate(t).toISOString() : null);
 
@@ -89,5 +91,56 @@ export function submissionJson(sub: Submission, fileUrl: (fileId: string) => str
     updatedAt: iso(sub.updatedAt),
     submittedAt: iso(sub.submittedAt),
     answers,
+  };
+}
+
+export function webhookJson(hook: Webhook) {
+  return {
+    id: hook.id,
+    formId: hook.formId,
+    url: hook.url,
+    secret: hook.secret || null,
+    headers: hook.headers,
+    enabled: hook.enabled,
+    createdAt: iso(hook.createdAt),
+    updatedAt: iso(hook.updatedAt),
+  };
+}
+
+export const deliveryStatusNames: Record<DeliveryStatus, string> = {
+  [DeliveryStatus.UNSPECIFIED]: "pending",
+  [DeliveryStatus.PENDING]: "pending",
+  [DeliveryStatus.RETRYING]: "retrying",
+  [DeliveryStatus.SUCCEEDED]: "succeeded",
+  [DeliveryStatus.FAILED]: "failed",
+};
+
+export function deliveryJson(d: Delivery) {
+  return {
+    id: d.id,
+    webhookId: d.webhookId,
+    eventId: d.eventId,
+    status: deliveryStatusNames[d.status],
+    attempts: d.attempts,
+    lastError: d.lastError || null,
+    lastStatusCode: d.lastStatusCode || null,
+    nextAttemptAt: iso(d.nextAttemptAt),
+    submissionId: d.submissionId,
+    eventType: d.eventType,
+    createdAt: iso(d.createdAt),
+    updatedAt: iso(d.updatedAt),
+  };
+}
+
+export function attemptJson(a: Attempt) {
+  return {
+    id: a.id,
+    number: a.number,
+    statusCode: a.statusCode || null,
+    durationMs: a.durationMs,
+    error: a.error || null,
+    responseBody: a.responseBody,
+    manual: a.manual,
+    createdAt: iso(a.createdAt),
   };
 }

@@ -21,11 +21,17 @@ export interface Config {
   services: Record<ServiceName, string>;
 }
 
-export const serviceNames = ["identity", "forms", "submissions"] as const;
+export const serviceNames = ["identity", "forms", "submissions", "webhooks", "delivery"] as const;
 export type ServiceName = (typeof serviceNames)[number];
 
 /** Default RPC ports of the services, beside the gateway's 8080. */
-export const defaultServicePorts: Record<ServiceName, number> = { identity: 8081, forms: 8082, submissions: 8083 };
+export const defaultServicePorts: Record<ServiceName, number> = {
+  identity: 8081,
+  forms: 8082,
+  submissions: 8083,
+  webhooks: 8084,
+  delivery: 8085,
+};
 
 /** Seconds between attempts after the first one: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const defaultWebhookRetrySchedule = [5, 300, 1800, 7200, 18000, 36000, 36000];

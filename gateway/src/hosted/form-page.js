@@ -1,0 +1,577 @@
+// The hosted form page's script (plain browser JavaScript, no build step). Without it the page is one
+// long HTML form; with it: one page at a time, per-page validation, partial saves that survive
+// leaving (the response id and answers are kept in localStorage per form), file uploads,
+// a signature pad, and a thank-you state or redirect after submitting.
+(() => {
+  "use strict";
+
+  const configElement = document.getElementById("hf-config");
+  const form = document.getElementById("hf-form");
+  if (!configElement || !form) return;
+  const config = JSON.parse(configElement.textContent);
+  document.documentElement.classList.add("hf-js");
+  form.noValidate = true; // our own messages, page by page
+
+  const $ = (selector, root = document) => root.querySelector(selector);
+  const $$ = (selector, root = document) => Array.from(root.querySelectorAll(selector));
+  const pages = $$(".hf-page", form);
+  const summary = $("#hf-summary");
+  const buttons = { back: $("#hf-back"), next: $("#hf-next"), submit: $("#hf-submit") };
+  const storageKey = `formsvc:response:${config.formId}`;
+  let current = 0;
+  let busy = false;
+  let responseId = "";
+
+  // ---- questions, read from the page ----------------------------------------------------------
+  const questions = $$(".hf-q[data-key]", form).map((el) => ({
+    el,
+    key: el.dataset.key,
+    type: el.dataset.type,
+    required: el.dataset.required === "true",
+    question: el.dataset.question || "",
+    page: pages.findIndex((page) => page.contains(el)),
+    error: $(".hf-error", el),
+    files: [], // FILE: [{uploadId, name, size}]
+    pending: new Set(), // FILE: uploads in flight
+    pad: null, // SIGNATURE: see setupPad
+  }));
+
+  const fieldOf = (q) => $("input:not([type=radio]):not([type=checkbox]), select, textarea", q.el);
+
+  function valueOf(q) {
+    switch (q.type) {
+      case "MULTIPLE_CHOICE":
+      case "RATING": {
+        const checked = $("input:checked", q.el);
+        if (!checked) return undefined;
+        return q.type === "RATING" ? Number(checked.value) : checked.value;
+      }
+      case "CHECKBOXES": {
+        const ids = $$("input:checked", q.el).map((input) => input.value);
+        return ids.length ? ids : undefined;
+      }
+      case "FILE":
+        return q.files.length ? q.files.map((f) => f.uploadId) : undefined;
+      case "SIGNATURE":
+        return q.pad.uploadId ? [q.pad.uploadId] : undefined;
+      case "NUMBER": {
+        const text = fieldOf(q).value.trim();
+        return text === "" || !Number.isFinite(Number(text)) ? undefined : Number(text);
+      }
+      default: {
+        const text = fieldOf(q).value.trim();
+        return text === "" ? undefined : text;
+      }
+    }
+  }
+
+  function setValue(q, value) {
+    if (value === undefined || value === null) return;
+    switch (q.type) {
+      case "MULTIPLE_CHOICE":
+      case "RATING":
+      case "CHECKBOXES": {
+        const chosen = new Set((Array.isArray(value) ? value : [value]).map(String));
+        for (const input of $$("input", q.el)) input.checked = chosen.has(input.value);
+        break;
+      }
+      case "FILE":
+      case "SIGNATURE":
+        break; // restored from their own stored state
+      default:
+        fieldOf(q).value = String(value);
+    }
+  }
+
+  function answers() {
+    const out = {};
+    for (const q of questions) {
+      const value = valueOf(q);
+      if (value !== undefined) out[q.key] = value;
+    }
+    return out;
+  }
+
+  function hiddenValues() {
+    const out = {};
+    for (const name of config.hiddenFields) {
+      const input = form.elements.namedItem(`_hidden.${name}`);
+      if (input && input.value) out[name] = input.value;
+    }
+    return out;
+  }
+
+  // ---- messages ---------------------------------------------------------------------------------
+  function showError(q, message) {
+    q.error.textContent = message;
+    for (const input of $$("input, select, textarea", q.el)) input.setAttribute("aria-invalid", "true");
+  }
+
+  function clearError(q) {
+    q.error.textContent = "";
+    for (const input of $$("[aria-invalid]", q.el)) input.removeAttribute("aria-invalid");
+  }
+
+  function showSummary(message) {
+    summary.textContent = "";
+    if (!message) return;
+    const p = document.createElement("p");
+    p.textContent = message;
+    summary.append(p);
+    summary.focus();
+  }
+
+  function focusQuestion(q) {
+    const target = $("input:not([type=hidden]), select, textarea, canvas", q.el);
+    q.el.scrollIntoView({ block: "center" });
+    if (target) target.focus({ preventScroll: true });
+  }
+
+  const escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+  /** The question a server error names: by key (`answers.key`, "key", bare word), else by its text. */
+  function questionNamedBy(message) {
+    const patterns = [
+      (k) => new RegExp(`answers(\\.${escapeRegExp(k)}|\\[["']${escapeRegExp(k)}["']\\])(?![A-Za-z0-9_])`),
+      (k) => new RegExp(`["'\`]${escapeRegExp(k)}["'\`]`),
+      (k) => new RegExp(`(^|[^A-Za-z0-9_])${escapeRegExp(k)}(?![A-Za-z0-9_])`),
+    ];
+    for (const pattern of patterns) {
+      const found = questions.find((q) => pattern(q.key).test(message));
+      if (found) return found;
+    }
+    return questions.find((q) => q.question.length > 2 && message.includes(q.question));
+  }
+
+  function messageFor(q, message) {
+    const prefix = new RegExp(`^\\s*answers(\\.${escapeRegExp(q.key)}|\\[["']${escapeRegExp(q.key)}["']\\])\\s*:\\s*`);
+    const text = message.replace(prefix, "").trim();
+    return text ? text.charAt(0).toUpperCase() + text.slice(1) : message;
+  }
+
+  // ---- validation, page by page -----------------------------------------------------------------
+  function problemOf(q) {
+    if (q.type === "FILE" && q.pending.size > 0) return null; // waited for before saving
+    if (q.type === "SIGNATURE") {
+      return q.required && !q.pad.hasInk ? "Please sign here, or type your name below." : null;
+    }
+    const value = valueOf(q);
+    if (q.required && value === undefined) return "This question is required.";
+    const field = fieldOf(q);
+    if (field && field.value.trim() !== "" && !field.checkValidity()) {
+      return { EMAIL: "Enter a valid email address.", URL: "Enter a full web address, starting with https://.", NUMBER: "Enter a number." }[q.type] || field.validationMessage;
+    }
+    return null;
+  }
+
+  /** Checks the questions of some pages; shows every problem and focuses the first. */
+  function validate(pageIndexes) {
+    let first = null;
+    for (const q of questions) {
+      if (!pageIndexes.includes(q.page)) continue;
+      const problem = problemOf(q);
+      if (problem) {
+        showError(q, problem);
+        first = first || q;
+      } else clearError(q);
+    }
+    if (first) {
+      showPage(first.page, false);
+      focusQuestion(first);
+    }
+    return !first;
+  }
+
+  // ---- pages ------------------------------------------------------------------------------------
+  const progress = $("#hf-progress");
+  function showPage(index, moveFocus = true) {
+    current = Math.max(0, Math.min(pages.length - 1, index));
+    pages.forEach((page, i) => page.classList.toggle("hf-current", i === current));
+    const last = current === pages.length - 1;
+    buttons.back.hidden = current === 0;
+    buttons.next.hidden = last;
+    buttons.submit.hidden = !last;
+    if (config.showProgressBar && pages.length > 1) {
+      progress.hidden = false;
+      $("#hf-progress-label").textContent = `Page ${current + 1} of ${pages.length}`;
+      $(".hf-progress-track", progress).setAttribute("aria-valuenow", String(current + 1));
+      $(".hf-progress-fill", progress).style.width = `${((current + 1) / pages.length) * 100}%`;
+    }
+    if (moveFocus) {
+      window.scrollTo(0, 0);
+      pages[current].focus({ preventScroll: true });
+    }
+  }
+
+  function setBusy(on) {
+    busy = on;
+    form.setAttribute("aria-busy", on ? "true" : "false");
+    for (const button of Object.values(buttons)) button.disabled = on;
+  }
+
+  // ---- remembering progress in this browser -----------------------------------------------------
+  function readStored() {
+    try {
+      const stored = JSON.parse(localStorage.getItem(storageKey) || "null");
+      return stored && typeof stored === "object" ? stored : null;
+    } catch {
+      return null;
+    }
+  }
+
+  function remember() {
+    if (!config.saveProgress) return;
+    const signatures = {};
+    for (const q of questions) {
+      if (q.type === "SIGNATURE" && q.pad.uploadId) signatures[q.key] = { uploadId: q.pad.uploadId, image: q.pad.image, typed: q.pad.typed.value };
+    }
+    const files = {};
+    for (const q of questions) if (q.type === "FILE" && q.files.length) files[q.key] = q.files;
+    const stored = { responseId, version: config.version, answers: answers(), hidden: hiddenValues(), files, signatures, savedAt: new Date().toISOString() };
+    try {
+      localStorage.setItem(storageKey, JSON.stringify(stored));
+    } catch {
+      // Storage full or disabled: progress is still saved on the server for this visit.
+    }
+  }
+
+  function forget() {
+    try {
+      localStorage.removeItem(storageKey);
+    } catch {
+      // nothing to forget
+    }
+  }
+
+  function restore(stored) {
+    responseId = typeof stored.responseId === "string" ? stored.responseId : "";
+    const saved = stored.answers || {};
+    for (const q of questions) {
+      if (q.type === "FILE" && Array.isArray(stored.files?.[q.key])) {
+        q.files = stored.files[q.key].filter((f) => f && typeof f.uploadId === "string");
+        renderFiles(q);
+      } else if (q.type === "SIGNATURE" && stored.signatures?.[q.key]) {
+        q.pad.restore(stored.signatures[q.key]);
+      } else if (q.key in saved) {
+        setValue(q, saved[q.key]);
+      }
+    }
+    // The link's own hidden values win over remembered ones.
+    for (const name of config.hiddenFields) {
+      const input = form.elements.namedItem(`_hidden.${name}`);
+      const remembered = stored.hidden?.[name];
+      if (input && !input.value && typeof remembered === "string") input.value = remembered;
+    }
+    $("#hf-resume").hidden = !(responseId || Object.keys(saved).length);
+  }
+
+  // ---- uploads ----------------------------------------------------------------------------------
+  async function upload(blob, name) {
+    if (blob.size > config.maxUploadBytes) throw new Error(`${name} is larger than 10 MB.`);
+    const body = new FormData();
+    body.append("file", blob, name);
+    const res = await fetch(config.uploadsUrl, { method: "POST", body });
+    const data = await res.json().catch(() => ({}));
+    if (res.status === 413) throw new Error(`${name} is larger than 10 MB.`);
+    if (!res.ok) throw new Error(data.error ? `${name} could not be uploaded: ${data.error}` : `${name} could not be uploaded.`);
+    return data;
+  }
+
+  const sizeText = (size) => (size >= 1048576 ? `${(size / 1048576).toFixed(1)} MB` : `${Math.max(1, Math.round(size / 1024))} KB`);
+
+  function renderFiles(q) {
+    const list = $(".hf-files", q.el);
+    list.textContent = "";
+    for (const file of q.files) {
+      const item = document.createElement("li");
+      const label = document.createElement("span");
+      label.textContent = `${file.name} (${sizeText(file.size || 0)}) uploaded`;
+      const remove = document.createElement("button");
+      remove.type = "button";
+      remove.className = "hf-link";
+      remove.textContent = "Remove";
+      remove.setAttribute("aria-label", `Remove ${file.name}`);
+      remove.addEventListener("click", () => {
+        q.files = q.files.filter((f) => f !== file);
+        renderFiles(q);
+        remember();
+        fieldOf(q).focus();
+      });
+      item.append(label, remove);
+      list.append(item);
+    }
+    for (const name of q.pendingNames || []) {
+      const item = document.createElement("li");
+      item.textContent = `Uploading ${name}…`;
+      list.append(item);
+    }
+  }
+
+  function setupFile(q) {
+    const input = fieldOf(q);
+    q.pendingNames = [];
+    input.addEventListener("change", () => {
+      clearError(q);
+      for (const file of Array.from(input.files || [])) {
+        q.pendingNames.push(file.name);
+        const task = upload(file, file.name)
+          .then((done) => {
+            q.files.push({ uploadId: done.uploadId, name: done.name || file.name, size: done.size ?? file.size });
+            remember();
+          })
+          .catch((err) => showError(q, err.message))
+          .finally(() => {
+            q.pending.delete(task);
+            q.pendingNames.splice(q.pendingNames.indexOf(file.name), 1);
+            renderFiles(q);
+          });
+        q.pending.add(task);
+      }
+      renderFiles(q);
+      input.value = "";
+    });
+  }
+
+  // ---- signature pad ----------------------------------------------------------------------------
+  function setupPad(q) {
+    const canvas = $("canvas", q.el);
+    const typed = $(".hf-pad-typed", q.el);
+    const ctx = canvas.getContext("2d");
+    const pad = { typed, hasInk: false, changed: 0, uploadedAt: 0, uploadId: "", image: "" };
+    q.pad = pad;
+
+    const blank = () => {
+      ctx.fillStyle = "#fff";
+      ctx.fillRect(0, 0, canvas.width, canvas.height);
+    };
+    const touched = () => {
+      pad.changed += 1;
+      clearError(q);
+    };
+    const point = (event) => {
+      const box = canvas.getBoundingClientRect();
+      return { x: ((event.clientX - box.left) / box.width) * canvas.width, y: ((event.clientY - box.top) / box.height) * canvas.height };
+    };
+    blank();
+    ctx.lineCap = "round";
+    ctx.lineJoin = "round";
+
+    let drawing = false;
+    canvas.addEventListener("pointerdown", (event) => {
+      if (event.button !== 0) return;
+      event.preventDefault();
+      canvas.setPointerCapture(event.pointerId);
+      drawing = true;
+      if (typed.value) {
+        typed.value = ""; // drawing replaces a typed signature
+        blank();
+      }
+      const p = point(event);
+      ctx.strokeStyle = "#111";
+      ctx.lineWidth = (3 * canvas.width) / canvas.getBoundingClientRect().width;
+      ctx.beginPath();
+      ctx.moveTo(p.x, p.y);
+      ctx.lineTo(p.x + 0.1, p.y + 0.1);
+      ctx.stroke();
+      pad.hasInk = true;
+      touched();
+    });
+    canvas.addEventListener("pointermove", (event) => {
+      if (!drawing) return;
+      for (const e of event.getCoalescedEvents ? event.getCoalescedEvents() : [event]) {
+        const p = point(e);
+        ctx.lineTo(p.x, p.y);
+      }
+      ctx.stroke();
+      touched();
+    });
+    const stop = () => {
+      if (!drawing) return;
+      drawing = false;
+    };
+    canvas.addEventListener("pointerup", stop);
+    canvas.addEventListener("pointercancel", stop);
+
+    $(".hf-pad-clear", q.el).addEventListener("click", () => {
+      blank();
+      typed.value = "";
+      pad.hasInk = false;
+      pad.uploadId = "";
+      pad.image = "";
+      touched();
+      remember();
+    });
+
+    // The keyboard alternative: the typed name, written on the pad.
+    typed.addEventListener("input", () => {
+      blank();
+      const name = typed.value.trim();
+      if (name) {
+        let size = canvas.height * 0.4;
+        ctx.fillStyle = "#111";
+        ctx.textBaseline = "middle";
+        do {
+          ctx.font = `italic ${size}px "Segoe Script", "Brush Script MT", "URW Chancery L", cursive`;
+          size *= 0.9;
+        } while (ctx.measureText(name).width > canvas.width * 0.9 && size > 10);
+        ctx.fillText(name, canvas.width * 0.05, canvas.height / 2);
+      }
+      pad.hasInk = name !== "";
+      touched();
+    });
+
+    pad.restore = (saved) => {
+      pad.uploadId = saved.uploadId || "";
+      pad.image = saved.image || "";
+      pad.hasInk = Boolean(pad.uploadId);
+      typed.value = saved.typed || "";
+      if (pad.image) {
+        const img = new Image();
+        img.onload = () => ctx.drawImage(img, 0, 0, canvas.width, canvas.height);
+        img.src = pad.image;
+      }
+    };
+
+    /** Uploads the drawing when it changed since the last upload (PNG). */
+    pad.flush = async () => {
+      if (pad.changed === pad.uploadedAt) return;
+      const revision = pad.changed;
+      if (!pad.hasInk) {
+        pad.uploadId = "";
+        pad.image = "";
+      } else {
+        const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/png"));
+        if (!blob) throw new Error("The signature could not be saved.");
+        const done = await upload(blob, "signature.png");
+        pad.uploadId = done.uploadId;
+        pad.image = canvas.toDataURL("image/png");
+      }
+      pad.uploadedAt = revision;
+    };
+  }
+
+  // ---- saving -----------------------------------------------------------------------------------
+  async function postResponse(body) {
+    const res = await fetch(config.responsesUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const data = await res.json().catch(() => ({}));
+    return { status: res.status, ok: res.ok, data };
+  }
+
+  /** Saves everything answered so far; true when the server took it. */
+  async function save(completed) {
+    for (const q of questions) {
+      if (q.pending.size) await Promise.allSettled(Array.from(q.pending));
+    }
+    for (const q of questions) {
+      if (q.type !== "SIGNATURE") continue;
+      try {
+        await q.pad.flush();
+      } catch (err) {
+        showPage(q.page, false);
+        showError(q, err.message);
+        focusQuestion(q);
+        return false;
+      }
+    }
+    const body = { version: config.version, answers: answers(), hidden: hiddenValues(), completed };
+    if (responseId) body.responseId = responseId;
+    let result;
+    try {
+      result = await postResponse(body);
+      // A remembered response that is gone (deleted, or already completed): start a new one.
+      if ((result.status === 404 || result.status === 409) && body.responseId) {
+        delete body.responseId;
+        result = await postResponse(body);
+      }
+    } catch {
+      showSummary("Your answers could not be sent. Check your connection and try again.");
+      return false;
+    }
+    if (result.ok) {
+      responseId = result.data.responseId || responseId;
+      showSummary("");
+      if (completed) forget();
+      else remember();
+      return true;
+    }
+    const message = result.data.error || `Your answers could not be saved (error ${result.status}).`;
+    if (result.status === 400) {
+      const q = questionNamedBy(message);
+      if (q) {
+        showPage(q.page, false);
+        showError(q, messageFor(q, message));
+        focusQuestion(q);
+        return false;
+      }
+    }
+    showSummary(result.status === 429 ? "Too many attempts. Please wait a minute and try again." : message);
+    return false;
+  }
+
+  async function next() {
+    if (busy || !validate([current])) return;
+    setBusy(true);
+    try {
+      // What cannot be saved now would fail on submit too: stay, with the reason shown.
+      if (config.saveProgress && !(await save(false))) return;
+      showPage(current + 1);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function submit() {
+    if (busy || !validate(pages.map((_, i) => i))) return;
+    setBusy(true);
+    try {
+      if (!(await save(true))) return;
+      if (config.redirectUrl) {
+        window.location.assign(config.redirectUrl);
+        return;
+      }
+      $(".hf-card", document).hidden = true;
+      progress.hidden = true;
+      const thanks = $("#hf-thanks");
+      thanks.hidden = false;
+      thanks.focus();
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  // ---- wiring -----------------------------------------------------------------------------------
+  for (const q of questions) {
+    if (q.type === "FILE") setupFile(q);
+    if (q.type === "SIGNATURE") setupPad(q);
+  }
+  let rememberTimer = 0;
+  form.addEventListener("input", (event) => {
+    const q = questions.find((x) => x.el.contains(event.target));
+    if (q && q.error.textContent) clearError(q);
+    clearTimeout(rememberTimer);
+    rememberTimer = setTimeout(remember, 400);
+  });
+  form.addEventListener("change", () => {
+    clearTimeout(rememberTimer);
+    rememberTimer = setTimeout(remember, 100);
+  });
+  buttons.back.addEventListener("click", () => showPage(current - 1));
+  buttons.next.addEventListener("click", () => void next());
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (current < pages.length - 1) void next();
+    else void submit();
+  });
+  $("#hf-restart").addEventListener("click", () => {
+    forget();
+    window.location.reload();
+  });
+
+  const stored = config.saveProgress ? readStored() : null;
+  if (stored) restore(stored);
+  showPage(0, false);
+})();

@@ -1,0 +1,395 @@
+// Server-rendered HTML of hosted forms: the form page, and the closed, thank-you, not-found and error
+// pages. Pure functions from data to an HTML string; every value from a document, the settings or the
+// request is escaped. The page works without JavaScript (one long form posted as
+// application/x-www-form-urlencoded); form-page.js turns it into one page at a time with saving,
+// uploads and signatures.
+import { defaultRatingMax, type Block, type FormDocument, type FormSettings, type InputBlock } from "@formsvc/form-document";
+import { hiddenFieldPrefix, needsScript, pagesOf, versionField, type FieldValue, type FieldValues } from "./form-fields.ts";
+
+/** Largest upload the page accepts (the gateway answers 413 above it). */
+export const maxUploadBytes = 10 * 1024 * 1024;
+
+export interface PageUrls {
+  /** Where the hosted-form router is mounted, e.g. `/f`. */
+  base: string;
+  /** The browser script, e.g. `/f/assets/form-page.js?v=...`. */
+  script: string;
+  /** Where the "Made with Formsvc" link goes. */
+  branding: string;
+}
+
+export interface FormPageInput {
+  formId: string;
+  name: string;
+  version: number;
+  document: FormDocument;
+  settings: FormSettings;
+  showBranding: boolean;
+  /** Hidden field values by name: from the query string, or posted back. */
+  hidden: Record<string, string>;
+  /** Values to show again after a plain post with problems, by question key. */
+  values?: FieldValues;
+  /** Problems by question key. */
+  errors?: Record<string, string>;
+  /** A problem not tied to one question. */
+  formError?: string;
+  urls: PageUrls;
+}
+
+const htmlEscapes: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+/** Text or attribute value, escaped for HTML. */
+export function escapeHtml(value: unknown): string {
+  return String(value ?? "").replace(/[&<>"']/g, (c) => htmlEscapes[c]);
+}
+
+/** Escaped text whose line breaks are kept. */
+function multiline(value: string): string {
+  return escapeHtml(value).replace(/\r?\n/g, "<br>");
+}
+
+/** JSON that is safe inside a `<script type="application/json">` element. */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/>/g, "\\u003e")
+    .replace(/&/g, "\\u0026")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
+}
+
+const styles = `
+*,*::before,*::after{box-sizing:border-box}
+html{-webkit-text-size-adjust:100%}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:#1f2328;background:#f6f7f9}
+main{max-width:42rem;margin:0 auto;padding:2rem 1rem 1rem}
+.hf-card{background:#fff;border:1px solid #d8dce1;border-radius:12px;padding:1.5rem}
+h1{font-size:1.75rem;line-height:1.2;margin:0 0 1rem}
+h2{font-size:1.3rem;margin:1.5rem 0 .5rem}
+.hf-page>h2:first-child{margin-top:0}
+.hf-q{margin:0 0 1.5rem;padding:0;border:0;min-width:0}
+.hf-label,legend.hf-label{display:block;font-weight:600;margin:0 0 .35rem;padding:0}
+.hf-required{font-weight:400;font-size:.875rem;color:#a4262c;margin-left:.25rem}
+.hf-desc{margin:0 0 .5rem;color:#57606a;font-size:.9375rem}
+input[type=text],input[type=email],input[type=number],input[type=tel],input[type=url],input[type=date],select,textarea{display:block;width:100%;font:inherit;padding:.6rem .75rem;border:1px solid #8c959f;border-radius:8px;background:#fff;color:inherit}
+textarea{min-height:7rem;resize:vertical}
+input[type=file]{font:inherit;max-width:100%}
+:focus-visible{outline:3px solid #0969da;outline-offset:2px}
+[aria-invalid=true]{border-color:#a4262c}
+.hf-options{display:grid;gap:.5rem}
+.hf-option{display:flex;align-items:center;gap:.6rem;padding:.55rem .75rem;border:1px solid #d0d7de;border-radius:8px;background:#fff}
+.hf-option input{width:1.15rem;height:1.15rem;margin:0;flex:none}
+.hf-option label{flex:1;cursor:pointer}
+.hf-rating{display:flex;flex-wrap:wrap;gap:.4rem}
+.hf-rating .hf-option{padding:0;border:0;background:none;position:relative}
+.hf-rating input{position:absolute;opacity:0;width:100%;height:100%;cursor:pointer}
+.hf-rating label{display:inline-flex;align-items:center;justify-content:center;min-width:2.75rem;min-height:2.75rem;border:1px solid #8c959f;border-radius:8px;background:#fff;font-weight:600}
+.hf-rating input:checked+label{background:#0969da;border-color:#0969da;color:#fff}
+.hf-rating input:focus-visible+label{outline:3px solid #0969da;outline-offset:2px}
+.hf-error{color:#a4262c;font-weight:600;margin:.4rem 0 0}
+.hf-error:empty{display:none}
+.hf-summary{border:2px solid #a4262c;border-radius:8px;padding:.75rem 1rem;margin:0 0 1.5rem;background:#fff5f5}
+.hf-summary:empty{display:none}
+.hf-summary p{margin:0}
+.hf-summary ul{margin:.25rem 0 0;padding-left:1.25rem}
+.hf-summary a{color:#a4262c}
+.hf-files{list-style:none;margin:.5rem 0 0;padding:0}
+.hf-files li{display:flex;align-items:center;gap:.5rem;padding:.35rem 0;word-break:break-all}
+.hf-pad{display:block;width:100%;height:auto;aspect-ratio:3/1;border:1px dashed #8c959f;border-radius:8px;background:#fff;touch-action:none;cursor:crosshair}
+.hf-pad-actions{margin:.4rem 0 .75rem}
+.hf-note{color:#57606a;font-size:.875rem;margin:.25rem 0 0}
+.hf-nav{display:flex;flex-wrap:wrap;gap:.75rem;justify-content:space-between;margin-top:1.5rem}
+.hf-nav .hf-submit,.hf-nav .hf-next{margin-left:auto}
+button{font:inherit;cursor:pointer;border-radius:8px;padding:.6rem 1.25rem;border:1px solid #8c959f;background:#fff;color:#1f2328;min-height:2.75rem}
+.hf-submit,.hf-next{background:#0969da;border-color:#0969da;color:#fff;font-weight:600}
+button:disabled{opacity:.6;cursor:progress}
+.hf-link{border:0;background:none;padding:.25rem;min-height:0;color:#0969da;text-decoration:underline}
+.hf-progress{margin:0 0 1.25rem}
+.hf-progress-label{font-size:.875rem;color:#57606a;margin-bottom:.25rem}
+.hf-progress-track{height:.5rem;background:#d8dce1;border-radius:999px;overflow:hidden}
+.hf-progress-fill{height:100%;width:0;background:#0969da;transition:width .2s}
+.hf-resume{background:#eef6ff;border-radius:8px;padding:.5rem .75rem;margin:0 0 1.25rem}
+.hf-thanks:focus{outline:none}
+.hf-branding{text-align:center;font-size:.875rem;padding:1rem 0 2rem}
+.hf-branding a{color:#57606a}
+.hf-js .hf-page:not(.hf-current){display:none}
+.hf-sr{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
+[hidden]{display:none!important}
+@media (max-width:30rem){main{padding:1rem .5rem}.hf-card{padding:1rem;border-radius:8px}h1{font-size:1.45rem}.hf-nav button{flex:1 1 auto}}
+@media (prefers-reduced-motion:reduce){.hf-progress-fill{transition:none}}
+`;
+
+function shell(title: string, body: string, options: { showBranding?: boolean; brandingUrl?: string; script?: string; noindex?: boolean } = {}): string {
+  const branding = options.showBranding
+    ? `<footer class="hf-branding"><a href="${escapeHtml(options.brandingUrl ?? "/")}">Made with Formsvc</a></footer>`
+    : "";
+  const script = options.script ? `<script src="${escapeHtml(options.script)}"></script>` : "";
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+${options.noindex ? '<meta name="robots" content="noindex">\n' : ""}<title>${escapeHtml(title)}</title>
+<style>${styles}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+${branding}
+${script}
+</body>
+</html>
+`;
+}
+
+function valueOf(values: FieldValues | undefined, key: string): string {
+  const v: FieldValue | undefined = values?.[key];
+  return Array.isArray(v) ? (v[0] ?? "") : (v ?? "");
+}
+
+function valuesOf(values: FieldValues | undefined, key: string): string[] {
+  const v = values?.[key];
+  return Array.isArray(v) ? v : v === undefined ? [] : [v];
+}
+
+const inputTypes: Record<string, { type: string; autocomplete?: string; inputmode?: string }> = {
+  SHORT_TEXT: { type: "text" },
+  EMAIL: { type: "email", autocomplete: "email" },
+  NUMBER: { type: "number" },
+  PHONE: { type: "tel", autocomplete: "tel" },
+  URL: { type: "url", inputmode: "url" },
+  DATE: { type: "date" },
+};
+
+function attrs(list: Record<string, string | number | boolean | undefined>): string {
+  return Object.entries(list)
+    .filter(([, v]) => v !== undefined && v !== false)
+    .map(([name, v]) => (v === true ? ` ${name}` : ` ${name}="${escapeHtml(v)}"`))
+    .join("");
+}
+
+interface QuestionContext {
+  values?: FieldValues;
+  errors?: Record<string, string>;
+}
+
+function renderQuestion(block: InputBlock, ctx: QuestionContext): string {
+  const id = `q-${block.id ?? block.key}`;
+  const key = block.key!;
+  const required = block.required === true;
+  const error = ctx.errors?.[key] ?? "";
+  const descId = block.description ? `${id}-desc` : undefined;
+  const errorId = `${id}-error`;
+  const describedBy = [descId, errorId].filter(Boolean).join(" ");
+  const requiredMark = required ? ` <span class="hf-required">(required)</span>` : "";
+  const description = block.description ? `<p class="hf-desc" id="${escapeHtml(descId)}">${multiline(block.description)}</p>` : "";
+  const errorLine = `<p class="hf-error" id="${escapeHtml(errorId)}" role="alert">${escapeHtml(error)}</p>`;
+  const wrapAttrs = attrs({
+    class: "hf-q",
+    id: `${id}-field`,
+    "data-key": key,
+    "data-type": block.type,
+    "data-required": required ? "true" : undefined,
+    "data-question": block.question,
+  });
+  const invalid = error ? "true" : undefined;
+
+  const simpleField = (control: string) =>
+    `<div${wrapAttrs}>\n<label class="hf-label" for="${escapeHtml(id)}">${escapeHtml(block.question)}${requiredMark}</label>\n${description}${control}\n${errorLine}\n</div>`;
+
+  const group = (control: string, role?: string) =>
+    `<fieldset${wrapAttrs}${attrs({ role, "aria-required": role && required ? "true" : undefined, "aria-describedby": describedBy })}>\n<legend class="hf-label">${escapeHtml(block.question)}${requiredMark}</legend>\n${description}${control}\n${errorLine}\n</fieldset>`;
+
+  switch (block.type) {
+    case "LONG_TEXT":
+      return simpleField(
+        `<textarea${attrs({ id, name: key, rows: 5, required, "aria-required": required ? "true" : undefined, "aria-describedby": describedBy, "aria-invalid": invalid, placeholder: block.placeholder })}>${escapeHtml(valueOf(ctx.values, key))}</textarea>`,
+      );
+    case "MULTIPLE_CHOICE":
+    case "CHECKBOXES": {
+      const type = block.type === "MULTIPLE_CHOICE" ? "radio" : "checkbox";
+      const chosen = new Set(valuesOf(ctx.values, key));
+      const options = block.options
+        .map((option) => {
+          const optionId = `${id}-${option.id}`;
+          return `<div class="hf-option"><input${attrs({ type, id: optionId, name: key, value: option.id, checked: chosen.has(option.id ?? ""), required: type === "radio" && required, "aria-invalid": invalid })}><label for="${escapeHtml(optionId)}">${escapeHtml(option.text)}</label></div>`;
+        })
+        .join("\n");
+      return group(`<div class="hf-options">\n${options}\n</div>`, type === "radio" ? "radiogroup" : undefined);
+    }
+    case "DROPDOWN": {
+      const chosen = valueOf(ctx.values, key);
+      const options = block.options
+        .map((o) => `<option${attrs({ value: o.id, selected: chosen !== "" && chosen === o.id })}>${escapeHtml(o.text)}</option>`)
+        .join("");
+      return simpleField(
+        `<select${attrs({ id, name: key, required, "aria-required": required ? "true" : undefined, "aria-describedby": describedBy, "aria-invalid": invalid })}><option value="">${escapeHtml(block.placeholder || "Choose…")}</option>${options}</select>`,
+      );
+    }
+    case "RATING": {
+      const max = block.max ?? defaultRatingMax;
+      const chosen = valueOf(ctx.values, key);
+      const steps: string[] = [];
+      for (let n = 1; n <= max; n++) {
+        const stepId = `${id}-${n}`;
+        steps.push(
+          `<div class="hf-option"><input${attrs({ type: "radio", id: stepId, name: key, value: n, checked: chosen === String(n), required, "aria-invalid": invalid })}><label for="${escapeHtml(stepId)}"><span aria-hidden="true">${n}</span><span class="hf-sr">${n} of ${max}</span></label></div>`,
+        );
+      }
+      return group(`<div class="hf-rating">\n${steps.join("\n")}\n</div>`, "radiogroup");
+    }
+    case "FILE":
+      // No name: a plain post cannot carry uploads; the script uploads each file and keeps its id.
+      return simpleField(
+        `<input${attrs({ type: "file", id, multiple: true, "data-upload": "", "aria-required": required ? "true" : undefined, "aria-describedby": describedBy, "aria-invalid": invalid })}>\n<ul class="hf-files" id="${escapeHtml(id)}-files" aria-live="polite"></ul>\n<p class="hf-note">Files up to 10 MB each.</p>`,
+      );
+    case "SIGNATURE":
+      return group(
+        `<canvas class="hf-pad" id="${escapeHtml(id)}-pad" width="900" height="300" role="img" aria-label="Signature pad: draw with a mouse, pen or finger"></canvas>
+<div class="hf-pad-actions"><button type="button" class="hf-pad-clear">Clear signature</button></div>
+<label class="hf-label" for="${escapeHtml(id)}">Or type your full name to sign</label>
+<input${attrs({ type: "text", id, class: "hf-pad-typed", autocomplete: "name", "aria-required": required ? "true" : undefined, "aria-describedby": `${id}-note ${describedBy}`, "aria-invalid": invalid })}>
+<p class="hf-note" id="${escapeHtml(id)}-note">Keyboard users: typing your name here signs the form with it.</p>`,
+      );
+    default: {
+      const spec = inputTypes[block.type] ?? { type: "text" };
+      const numberAttrs =
+        block.type === "NUMBER" ? { step: "any", min: "min" in block ? block.min : undefined, max: "max" in block ? block.max : undefined, inputmode: "decimal" } : {};
+      return simpleField(
+        `<input${attrs({ type: spec.type, id, name: key, value: valueOf(ctx.values, key), required, "aria-required": required ? "true" : undefined, "aria-describedby": describedBy, "aria-invalid": invalid, autocomplete: spec.autocomplete, inputmode: spec.inputmode, placeholder: block.placeholder, ...numberAttrs })}>`,
+      );
+    }
+  }
+}
+
+function renderBlock(block: Block, ctx: QuestionContext): string {
+  switch (block.type) {
+    case "HEADING":
+      return `<h2>${escapeHtml(block.text)}</h2>`;
+    case "PARAGRAPH":
+      return `<p>${multiline(block.text)}</p>`;
+    case "PAGE_BREAK":
+      return "";
+    default:
+      return renderQuestion(block as InputBlock, ctx);
+  }
+}
+
+function titleOf(doc: FormDocument, name: string): string {
+  return doc.title?.trim() || name || "Form";
+}
+
+function errorSummary(input: FormPageInput): string {
+  const items: string[] = [];
+  if (input.formError) items.push(`<p>${escapeHtml(input.formError)}</p>`);
+  const byKey = input.errors ?? {};
+  const links = input.document.blocks
+    .filter((b): b is InputBlock => "key" in b && typeof b.key === "string" && byKey[b.key] !== undefined)
+    .map((b) => `<li><a href="#q-${escapeHtml(b.id ?? b.key)}-field">${escapeHtml(b.question)}: ${escapeHtml(byKey[b.key!])}</a></li>`);
+  if (links.length > 0) items.push(`<p>Please check your answers:</p><ul>${links.join("")}</ul>`);
+  return items.join("");
+}
+
+/** The published form as respondents see it. */
+export function renderFormPage(input: FormPageInput): string {
+  const { document: doc, settings } = input;
+  const title = titleOf(doc, input.name);
+  const action = `${input.urls.base}/${encodeURIComponent(input.formId)}`;
+  const ctx = { values: input.values, errors: input.errors };
+  const pages = pagesOf(doc);
+  const hiddenInputs = (doc.hiddenFields ?? [])
+    .map((f) => `<input type="hidden" name="${escapeHtml(hiddenFieldPrefix + f.name)}" value="${escapeHtml(input.hidden[f.name] ?? "")}">`)
+    .join("\n");
+  const pageSections = pages
+    .map(
+      (blocks, i) =>
+        `<section class="hf-page${i === 0 ? " hf-current" : ""}" data-page="${i}" tabindex="-1" aria-label="Page ${i + 1} of ${pages.length}">\n${blocks.map((b) => renderBlock(b, ctx)).join("\n")}\n</section>`,
+    )
+    .join("\n");
+  const config = {
+    formId: input.formId,
+    version: input.version,
+    pages: pages.length,
+    saveProgress: settings.saveProgress,
+    showProgressBar: settings.showProgressBar,
+    redirectUrl: settings.redirectUrl,
+    responsesUrl: `${action}/responses`,
+    uploadsUrl: `${action}/uploads`,
+    maxUploadBytes,
+    hiddenFields: (doc.hiddenFields ?? []).map((f) => f.name),
+  };
+  const scriptNote = needsScript(doc)
+    ? `<noscript><p class="hf-summary">This form needs JavaScript to upload files or sign. Please enable JavaScript to answer it.</p></noscript>\n`
+    : "";
+  const body = `<div class="hf-card">
+<form id="hf-form" class="hf-form" method="post" action="${escapeHtml(action)}" accept-charset="utf-8" aria-labelledby="hf-title">
+<h1 id="hf-title">${escapeHtml(title)}</h1>
+${scriptNote}<p class="hf-resume" id="hf-resume" hidden>Welcome back: your earlier answers are filled in. <button type="button" class="hf-link" id="hf-restart">Start over</button></p>
+<div class="hf-progress" id="hf-progress" hidden>
+<div class="hf-progress-label" id="hf-progress-label" aria-live="polite">Page 1 of ${pages.length}</div>
+<div class="hf-progress-track" role="progressbar" aria-labelledby="hf-progress-label" aria-valuemin="1" aria-valuemax="${pages.length}" aria-valuenow="1"><div class="hf-progress-fill"></div></div>
+</div>
+<div class="hf-summary" id="hf-summary" role="alert" tabindex="-1">${errorSummary(input)}</div>
+<input type="hidden" name="${versionField}" value="${escapeHtml(input.version)}">
+${hiddenInputs}
+${pageSections}
+<div class="hf-nav">
+<button type="button" class="hf-back" id="hf-back" hidden>Back</button>
+<button type="button" class="hf-next" id="hf-next" hidden>Next</button>
+<button type="submit" class="hf-submit" id="hf-submit">${escapeHtml(settings.submitLabel)}</button>
+</div>
+</form>
+</div>
+${thankYouSection(true)}
+<script type="application/json" id="hf-config">${jsonForScript(config)}</script>`;
+  return shell(title, body, { showBranding: input.showBranding, brandingUrl: input.urls.branding, script: input.urls.script });
+}
+
+function thankYouSection(hidden: boolean): string {
+  return `<section class="hf-card hf-thanks" id="hf-thanks" tabindex="-1"${hidden ? " hidden" : ""}>
+<h2>Thank you!</h2>
+<p>Your response has been recorded.</p>
+</section>`;
+}
+
+export interface FormInfo {
+  name: string;
+  document: FormDocument;
+  showBranding: boolean;
+  brandingUrl: string;
+}
+
+/** A closed form: its closed message, and nothing to answer. */
+export function renderClosedPage(info: FormInfo & { closedMessage: string }): string {
+  const title = titleOf(info.document, info.name);
+  return shell(
+    title,
+    `<div class="hf-card">\n<h1>${escapeHtml(title)}</h1>\n<p class="hf-closed">${multiline(info.closedMessage)}</p>\n</div>`,
+    { showBranding: info.showBranding, brandingUrl: info.brandingUrl },
+  );
+}
+
+/** After a plain (no JavaScript) post that was accepted. */
+export function renderThankYouPage(info: FormInfo): string {
+  const title = titleOf(info.document, info.name);
+  return shell(title, `<h1 class="hf-sr">${escapeHtml(title)}</h1>\n${thankYouSection(false)}`, {
+    showBranding: info.showBranding,
+    brandingUrl: info.brandingUrl,
+  });
+}
+
+/** Drafts, the Trash and unknown ids all look like this. */
+export function renderNotFoundPage(): string {
+  return shell(
+    "Form not found",
+    `<div class="hf-card">\n<h1>Form not found</h1>\n<p>This form does not exist or is not available. Check the link you were given.</p>\n</div>`,
+    { noindex: true },
+  );
+}
+
+/** Any other failure of a page request (rate limit, services unavailable, ...). */
+export function renderErrorPage(status: number, message: string): string {
+  const title = status === 429 ? "Too many requests" : status >= 500 ? "Something went wrong" : "This request could not be handled";
+  return shell(title, `<div class="hf-card">\n<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>\n</div>`, { noindex: true });
+}
