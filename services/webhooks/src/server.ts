@@ -1,0 +1,15 @@
+import { createServiceClient } from "@formsvc/platform/rpc.ts";
+import { runDatabaseService } from "@formsvc/platform/service-main.ts";
+import { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import { entities } from "./entities/index.ts";
+import { createWebhooksHandlers, routes } from "./handlers/webhooks-handlers.ts";
+import { migrations } from "./migrations/index.ts";
+
+await runDatabaseService("webhooks", { schema: "webhooks", entities, migrations }, ({ config, logger, orm }) => {
+  const forms = createServiceClient(FormsService, config.services.forms);
+  if (config.webhookAllowPrivateUrls) {
+    logger.warn("WEBHOOK_ALLOW_PRIVATE_URLS is on: webhooks may target private and loopback addresses");
+  }
+  const handlers = createWebhooksHandlers({ orm, forms, logger, allowPrivateUrls: config.webhookAllowPrivateUrls });
+  return (router) => routes(router, handlers);
+});

@@ -1,0 +1,174 @@
+// What a webhook may be: its url, secret and headers. Each check throws INVALID_ARGUMENT with a message
+// that starts with the field it is about ("url: ...", "headers.<Name>: ...").
+import { isIPv4, isIPv6 } from "node:net";
+import { Code, ConnectError } from "@connectrpc/connect";
+
+export const maxUrlLength = 2000;
+export const maxSecretLength = 256;
+export const maxHeaders = 20;
+export const maxHeaderNameLength = 256;
+export const maxHeaderValueLength = 1000;
+/** Webhooks a form may have at most. */
+export const maxWebhooksPerForm = 20;
+
+/**
+ * Header names a webhook cannot set (compared case-insensitively): the ones delivery sets itself
+ * (body framing, signature, Standard Webhooks ids) or that belong to the connection.
+ */
+export const reservedHeaderNames: ReadonlySet<string> = new Set([
+  "content-type",
+  "content-length",
+  "host",
+  "x-service-signature",
+  "webhook-id",
+  "webhook-timestamp",
+  "webhook-signature",
+  "user-agent",
+  "transfer-encoding",
+  "connection",
+]);
+
+const invalid = (message: string) => new ConnectError(message, Code.InvalidArgument);
+
+/** RFC 9110 token: the characters a header name may have. */
+const tokenPattern = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Control characters other than horizontal tab (CR and LF among them), which no header value may hold. */
+const headerValueForbidden = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+/** Whitespace or control characters, which an URL as given must not hold anywhere. */
+const urlForbidden = /[\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+
+/**
+ * Checks a webhook URL and returns it as given: absolute http(s), with a host, no credentials, at most
+ * 2000 characters, and (unless `allowPrivate`) not a literal IP address of a private, loopback,
+ * link-local or otherwise non-public range, nor `localhost`. Names that resolve to such addresses are
+ * refused by delivery when it connects, since DNS answers change.
+ */
+export function parseWebhookUrl(raw: string, allowPrivate: boolean): string {
+  if (!raw) throw invalid("url: is required");
+  if (raw.length > maxUrlLength) throw invalid(`url: must be at most ${maxUrlLength} characters`);
+  if (urlForbidden.test(raw)) throw invalid("url: must not contain spaces or control characters");
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalid("url: must be an absolute http or https URL");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid("url: must use http or https");
+  // An http(s) URL always parses with a host; the check guards what the parser may let through.
+  if (!url.hostname) throw invalid("url: must have a host");
+  if (url.username || url.password) throw invalid("url: must not contain a username or password");
+  if (!allowPrivate && isPrivateHost(url.hostname)) {
+    throw invalid("url: must not point to a private, loopback or link-local address");
+  }
+  return raw;
+}
+
+/** The secret to store: null when empty (requests are then unsigned). */
+export function parseSecret(raw: string): string | null {
+  if (raw.length > maxSecretLength) throw invalid(`secret: must be at most ${maxSecretLength} characters`);
+  return raw === "" ? null : raw;
+}
+
+/**
+ * Checks a webhook's headers: at most 20, names of token characters, neither reserved nor repeated
+ * (names are case-insensitive), values of at most 1000 characters without line breaks or other
+ * control characters. Returns them as given.
+ */
+export function parseHeaders(raw: Record<string, string>): Record<string, string> {
+  const entries = Object.entries(raw);
+  if (entries.length > maxHeaders) throw invalid(`headers: at most ${maxHeaders} headers are allowed`);
+  const seen = new Set<string>();
+  const headers: Record<string, string> = {};
+  for (const [name, value] of entries) {
+    const shown = JSON.stringify(name).slice(1, -1);
+    if (!name) throw invalid("headers: a header name is empty");
+    if (name.length > maxHeaderNameLength) throw invalid(`headers: a header name must be at most ${maxHeaderNameLength} characters`);
+    if (!tokenPattern.test(name)) throw invalid(`headers.${shown}: the name may only contain letters, digits and !#$%&'*+-.^_\`|~`);
+    const lower = name.toLowerCase();
+    if (reservedHeaderNames.has(lower)) throw invalid(`headers.${name}: reserved`);
+    if (seen.has(lower)) throw invalid(`headers.${name}: given twice (names are case-insensitive)`);
+    seen.add(lower);
+    if (value.length > maxHeaderValueLength) throw invalid(`headers.${name}: the value must be at most ${maxHeaderValueLength} characters`);
+    if (headerValueForbidden.test(value)) throw invalid(`headers.${name}: the value must not contain line breaks or control characters`);
+    headers[name] = value;
+  }
+  return headers;
+}
+
+// --- Private addresses ---
+
+/** IPv4 ranges no webhook may target: [first address, prefix length]. */
+const privateIPv4: readonly [string, number][] = [
+  ["0.0.0.0", 8], // "this network"
+  ["10.0.0.0", 8], // private
+  ["100.64.0.0", 10], // carrier-grade NAT
+  ["127.0.0.0", 8], // loopback
+  ["169.254.0.0", 16], // link-local, cloud metadata
+  ["172.16.0.0", 12], // private
+  ["192.0.0.0", 24], // IETF protocol assignments
+  ["192.168.0.0", 16], // private
+  ["198.18.0.0", 15], // benchmarking
+  ["224.0.0.0", 4], // multicast
+  ["240.0.0.0", 4], // reserved, broadcast
+];
+
+function ipv4Number(address: string): number {
+  return address.split(".").reduce((n, part) => n * 256 + Number(part), 0);
+}
+
+function inIPv4Range(n: number, [first, bits]: readonly [string, number]): boolean {
+  const size = 2 ** (32 - bits);
+  const start = ipv4Number(first);
+  return n >= start && n < start + size;
+}
+
+function isPrivateIPv4Number(n: number): boolean {
+  return privateIPv4.some((range) => inIPv4Range(n, range));
+}
+
+/** The eight 16-bit groups of an IPv6 address (which `isIPv6` accepted). */
+function ipv6Groups(address: string): number[] {
+  let text = address.split("%")[0];
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    const n = ipv4Number(dotted[1]);
+    text = `${text.slice(0, dotted.index)}${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
+  }
+  const [head, tail] = text.split("::");
+  const parse = (part: string | undefined) => (part ? part.split(":").map((g) => parseInt(g, 16)) : []);
+  const front = parse(head);
+  const back = parse(tail);
+  const zeros = tail === undefined ? [] : new Array<number>(8 - front.length - back.length).fill(0);
+  return [...front, ...zeros, ...back];
+}
+
+function isPrivateIPv6(address: string): boolean {
+  const g = ipv6Groups(address);
+  const embedded = (hi: number, lo: number) => isPrivateIPv4Number(hi * 65536 + lo);
+  const zeroPrefix = (count: number) => g.slice(0, count).every((x) => x === 0);
+  // ::/96 (unspecified, loopback, IPv4-compatible) and ::ffff:0:0/96 (IPv4-mapped): the IPv4 address decides.
+  if (zeroPrefix(6) || (zeroPrefix(5) && g[5] === 0xffff)) return zeroPrefix(8) || embedded(g[6], g[7]);
+  // 64:ff9b::/96 (NAT64): the IPv4 address decides; 64:ff9b:1::/48 is local-use NAT64.
+  if (g[0] === 0x64 && g[1] === 0xff9b) return g[2] === 1 || (g.slice(2, 6).every((x) => x === 0) && embedded(g[6], g[7]));
+  // 2002::/16 (6to4): the IPv4 address in groups 1 and 2 decides.
+  if (g[0] === 0x2002) return embedded(g[1], g[2]);
+  if (g[0] === 0x100 && g.slice(1, 4).every((x) => x === 0)) return true; // 100::/64 discard-only
+  if ((g[0] & 0xfe00) === 0xfc00) return true; // fc00::/7 unique local
+  if ((g[0] & 0xffc0) === 0xfe80) return true; // fe80::/10 link-local
+  if ((g[0] & 0xffc0) === 0xfec0) return true; // fec0::/10 site-local (deprecated)
+  if ((g[0] & 0xff00) === 0xff00) return true; // ff00::/8 multicast
+  return false;
+}
+
+/**
+ * Whether a URL's hostname (as `URL.hostname` gives it: IPv4 normalized to dotted decimal, IPv6 in
+ * brackets) is a literal address in a non-public range, or `localhost` (RFC 6761).
+ */
+export function isPrivateHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, "");
+  if (host === "localhost" || host.endsWith(".localhost")) return true;
+  const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
+  if (isIPv4(bare)) return isPrivateIPv4Number(ipv4Number(bare));
+  if (isIPv6(bare)) return isPrivateIPv6(bare);
+  return false;
+}

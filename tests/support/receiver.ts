@@ -1,0 +1,70 @@
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface Received {
+  headers: IncomingHttpHeaders;
+  /** The raw bytes as they arrived, before any parsing. */
+  raw: Buffer;
+  body: any;
+  at: number;
+}
+
+/** A real HTTP receiver on loopback; `answer` decides each reply (status, or a delay to time out). */
+export async function startReceiver(
+  answer: (req: Received, n: number) => { status: number; delayMs?: number; body?: string } = () => ({ status: 200 }),
+) {
+  const received: Received[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      const raw = Buffer.concat(chunks);
+      let body: unknown;
+      try {
+        body = JSON.parse(raw.toString("utf8"));
+      } catch {
+        body = undefined;
+      }
+      const entry = { headers: req.headers, raw, body, at: Date.now() };
+      received.push(entry);
+      for (const w of waiters.filter((w) => received.length >= w.count)) w.resolve();
+      const reply = answer(entry, received.length);
+      const send = () => {
+        if (!res.destroyed) res.writeHead(reply.status, { "content-type": "text/plain" }).end(reply.body ?? "ok");
+      };
+      if (reply.delayMs) setTimeout(send, reply.delayMs).unref();
+      else send();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  return {
+    url,
+    received,
+    /** Resolves once `count` requests have arrived, or rejects after `timeoutMs`. */
+    waitFor(count: number, timeoutMs = 30_000): Promise<void> {
+      if (received.length >= count) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`receiver got ${received.length} of ${count} requests`)), timeoutMs);
+        waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 30_000, stepMs = 200): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: T = await fn();
+  while (!ok(last)) {
+    if (Date.now() > end) throw new Error(`condition not met in ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, stepMs));
+    last = await fn();
+  }
+  return last;
+}
