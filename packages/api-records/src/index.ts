@@ -1,5 +1,6 @@
 // The public JSON shape of each record, shared by the REST API and the operator CLI.
-import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { toJson } from "@bufbuild/protobuf";
+import { timestampDate, ValueSchema, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { Plan, type ApiKey, type User, type Workspace } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { FormStatus, type Form, type Question } from "@formsvc/proto/forms/v1/forms_pb.js";
 import type { Submission } from "@formsvc/proto/submissions/v1/submissions_pb.js";
@@ -78,7 +79,7 @@ export function submissionJson(sub: Submission, fileUrl: (fileId: string) => str
       questionId: a.questionId,
       type: a.type,
       label: a.label,
-      value: a.value ?? null,
+      value: a.value ? toJson(ValueSchema, a.value) : null,
       ...(a.type === "FILE" || a.type === "SIGNATURE" ? { files: a.files.map((f) => ({ name: f.name, url: fileUrl(f.id) })) } : {}),
     };
   }

@@ -1,0 +1,107 @@
+// Calculated fields: a CEL expression (https://cel.dev) over the answers, evaluated when a response is
+// completed. A failing expression stores null; it never fails the submission.
+import type { JsonValue } from "@bufbuild/protobuf";
+import { celEnv, isCelError, isCelUint, parse, plan, type CelInput, type CelResult } from "@bufbuild/cel";
+import { calculatedFieldKey, isInputBlock, type CalculatedField, type FormDocument } from "@formsvc/form-document";
+import type { StoredAnswers } from "./answers/stored-answer.ts";
+
+type Program = (bindings: Record<string, CelInput>) => CelResult;
+
+const env = celEnv();
+/** Planned programs by expression text (a version's expressions never change); null when it does not parse. */
+const programs = new Map<string, Program | null>();
+const maxPrograms = 1_000;
+
+function programOf(expression: string): Program | null {
+  let program = programs.get(expression);
+  if (program !== undefined) return program;
+  try {
+    program = plan(env, parse(expression)) as Program;
+  } catch {
+    program = null;
+  }
+  if (programs.size >= maxPrograms) programs.clear();
+  programs.set(expression, program);
+  return program;
+}
+
+/**
+ * An answer's value as a CEL value: RATING answers are `int` (whole steps, so `q_rating + 1` works),
+ * NUMBER answers are `double` (write `q_age * 2.0` or `int(q_age) * 2`), lists stay lists, text and
+ * option ids are strings.
+ */
+function celValue(type: string | undefined, value: JsonValue): CelInput {
+  if (type === "RATING" && typeof value === "number" && Number.isInteger(value)) return BigInt(value);
+  return toCel(value);
+}
+
+function toCel(value: JsonValue): CelInput {
+  if (Array.isArray(value)) return value.map(toCel);
+  if (value !== null && typeof value === "object") return new Map(Object.entries(value).map(([k, v]) => [k, toCel(v)]));
+  return value;
+}
+
+/** The stored value of a result, by the field's type; null when it has no such value. */
+function resultValue(field: CalculatedField, result: CelResult): JsonValue {
+  if (isCelError(result)) return null;
+  let number: number | undefined;
+  if (typeof result === "number") number = result;
+  else if (typeof result === "bigint") number = Number(result);
+  else if (isCelUint(result)) number = Number(result.value);
+  if (field.type === "NUMBER") return number !== undefined && Number.isFinite(number) ? number : null;
+  if (typeof result === "string") return result;
+  if (number !== undefined) return Number.isFinite(number) ? String(number) : null;
+  if (typeof result === "boolean") return String(result);
+  return null;
+}
+
+/**
+ * Evaluates the document's calculated fields, in order, over `answers` (the response's stored answers:
+ * questions, hidden fields and country). The variables of an expression are:
+ * - each question of the document by its key: its value, or null when unanswered;
+ * - `answers`: a map of every stored answer's value by key (`answers["hidden:utm_source"]`,
+ *   `answers["meta:country"]`, and `answers["calculated:<name>"]` of the fields evaluated before);
+ * - `hidden`: a map of the hidden fields' values by name.
+ *
+ * A NUMBER field stores a number and a TEXT field a string (numbers and booleans are written out). An
+ * expression that does not parse, fails (unknown variable, wrong types, division by zero) or gives a
+ * value of another kind stores null. The result holds one CALCULATED_FIELD answer per field, under
+ * `calculated:<name>`.
+ */
+export function evaluateCalculatedFields(document: FormDocument, answers: StoredAnswers): StoredAnswers {
+  const fields = document.calculatedFields ?? [];
+  const results: StoredAnswers = {};
+  if (fields.length === 0) return results;
+
+  const questionKeys = new Set<string>();
+  for (const block of document.blocks) if (isInputBlock(block) && block.key) questionKeys.add(block.key);
+  const bindings: Record<string, CelInput> = Object.create(null);
+  for (const key of questionKeys) bindings[key] = null;
+  const byKey = new Map<string, CelInput>();
+  const hidden = new Map<string, CelInput>();
+  for (const [key, answer] of Object.entries(answers)) {
+    const value = celValue(answer.type, answer.value);
+    byKey.set(key, value);
+    if (questionKeys.has(key)) bindings[key] = value;
+    if (answer.type === "HIDDEN_FIELDS") hidden.set(answer.label, value);
+  }
+  // These two names win over questions keyed `answers` or `hidden` (still reachable through `answers`).
+  bindings.answers = byKey;
+  bindings.hidden = hidden;
+
+  for (const field of fields) {
+    const program = programOf(field.expression);
+    let value: JsonValue = null;
+    if (program) {
+      try {
+        value = resultValue(field, program(bindings));
+      } catch {
+        value = null;
+      }
+    }
+    const key = calculatedFieldKey(field.name);
+    results[key] = { questionId: key, type: "CALCULATED_FIELD", label: field.name, value };
+    byKey.set(key, toCel(value));
+  }
+  return results;
+}

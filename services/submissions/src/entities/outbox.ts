@@ -1,0 +1,21 @@
+import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+
+/**
+ * An event waiting to be published, written in the same transaction as the change it reports (the
+ * completion of a response). `payload` is a protobuf `formsvc.events.v1.ResponseCompleted`; the relay
+ * publishes rows in `id` order, keyed by `formId`, with `requestId` as the `x-request-id` header.
+ */
+export const OutboxEntity = defineEntity({
+  name: "Outbox",
+  tableName: "outbox",
+  properties: {
+    id: p.bigint("string").primary().autoincrement(),
+    eventId: p.string(),
+    formId: p.string(),
+    payload: p.uint8array(),
+    requestId: p.string().nullable(),
+    createdAt: p.datetime(),
+  },
+});
+
+export type Outbox = InferEntity<typeof OutboxEntity>;

@@ -1,0 +1,780 @@
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, beforeEach, describe, it } from "node:test";
+import { create, fromBinary, toJson, type JsonObject } from "@bufbuild/protobuf";
+import { timestampDate, ValueSchema } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
+import type { FormDocument } from "@formsvc/form-document";
+import { callerHeader } from "@formsvc/platform/caller.ts";
+import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
+import { runWithRequestId } from "@formsvc/platform/request-context.ts";
+import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/test-database.ts";
+import { ResponseCompletedSchema } from "@formsvc/proto/events/v1/events_pb.js";
+import { FormSchema, FormStatus, FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import {
+  SaveResponseRequestSchema,
+  SubmissionFilter,
+  SubmissionsService,
+  type Submission,
+} from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { Logger } from "@formsvc/platform/logger.ts";
+import { entities } from "../entities/index.ts";
+import { createLocalFileStore } from "../files/local-file-store.ts";
+import type { FileStore } from "../files/file-store.ts";
+import { sweepUnattachedUploads } from "../files/sweep-uploads.ts";
+import { maxUploadBytes } from "../files/uploads.ts";
+import { migrations } from "../migrations/index.ts";
+import { createSubmissionsHandlers, routes } from "./submissions-handlers.ts";
+
+// --- A fake forms service: forms in memory, answering as the real one does. ---
+
+interface FakeForm {
+  id: string;
+  workspaceId: string;
+  name: string;
+  status: "draft" | "published" | "closed";
+  /** versions[0] is version 1. */
+  versions: FormDocument[];
+  trashed: boolean;
+  responseCount: number;
+}
+
+const members: Record<string, string[]> = { "ws-ada": ["user-ada"], "ws-bob": ["user-bob"] };
+const fakeForms = new Map<string, FakeForm>();
+const versionCalls: string[] = [];
+let adjustFails = false;
+
+function formMessage(form: FakeForm) {
+  return create(FormSchema, {
+    id: form.id,
+    workspaceId: form.workspaceId,
+    name: form.name,
+    status: { draft: FormStatus.DRAFT, published: FormStatus.PUBLISHED, closed: FormStatus.CLOSED }[form.status],
+    document: form.versions.at(-1) as unknown as JsonObject,
+    version: form.versions.length,
+    responseCount: BigInt(form.responseCount),
+  });
+}
+
+const notFound = () => new ConnectError("form not found", Code.NotFound);
+
+const fakeFormsClient: Client<typeof FormsService> = createClient(
+  FormsService,
+  createRouterTransport((router) =>
+    router.service(FormsService, {
+      getForm(req, ctx) {
+        const caller = ctx.requestHeader.get(callerHeader);
+        if (!caller) throw new ConnectError("this call needs a caller", Code.Unauthenticated);
+        const form = fakeForms.get(req.id);
+        if (!form || form.trashed || !members[form.workspaceId]?.includes(caller)) throw notFound();
+        return { form: formMessage(form) };
+      },
+      getPublicForm(req, ctx) {
+        assert.equal(ctx.requestHeader.get(callerHeader), null, "public calls carry no caller");
+        const form = fakeForms.get(req.id);
+        if (!form || form.trashed || form.status === "draft") throw notFound();
+        return { form: formMessage(form), showBranding: true };
+      },
+      getFormVersion(req) {
+        versionCalls.push(`${req.formId}@${req.version}`);
+        const form = fakeForms.get(req.formId);
+        if (!form) throw notFound();
+        const document = form.versions[req.version - 1];
+        if (req.version < 1 || !document) throw new ConnectError("form version not found", Code.NotFound);
+        return { formId: form.id, workspaceId: form.workspaceId, name: form.name, version: req.version, document: document as unknown as JsonObject };
+      },
+      adjustResponseCount(req) {
+        if (adjustFails) throw new ConnectError("forms is down", Code.Unavailable);
+        const form = fakeForms.get(req.formId);
+        if (!form) throw notFound();
+        form.responseCount = Math.max(0, form.responseCount + Number(req.delta));
+        return { responseCount: BigInt(form.responseCount) };
+      },
+    }),
+  ),
+);
+
+// --- The submissions service under test, on a fresh database and a temporary files directory. ---
+
+let database: TestDatabase;
+let orm: MikroORM;
+let filesDir: string;
+let client: Client<typeof SubmissionsService>;
+let clock = Date.parse("2026-01-01T00:00:00Z");
+const logged: { level: string; msg: string }[] = [];
+const testLogger = {
+  warn: (_obj: unknown, msg: string) => logged.push({ level: "warn", msg }),
+  error: (_obj: unknown, msg: string) => logged.push({ level: "error", msg }),
+} as unknown as Logger;
+
+const as = (userId: string) => ({ headers: { [callerHeader]: userId } });
+const ada = as("user-ada");
+const bob = as("user-bob");
+
+async function rejectsWith(promise: Promise<unknown>, code: Code, message?: RegExp | string): Promise<ConnectError> {
+  let caught: unknown;
+  try {
+    await promise;
+  } catch (err) {
+    caught = err;
+  }
+  assert.ok(caught instanceof ConnectError, `expected a ConnectError, got ${String(caught)}`);
+  assert.equal(caught.code, code, `expected ${Code[code]}, got ${Code[caught.code]}: ${caught.rawMessage}`);
+  if (typeof message === "string") assert.equal(caught.rawMessage, message);
+  else if (message) assert.match(caught.rawMessage, message);
+  return caught;
+}
+
+const survey: FormDocument = {
+  title: "Survey",
+  blocks: [
+    { id: "h1", type: "HEADING", text: "Welcome" },
+    { id: "b_name", key: "q_name", type: "SHORT_TEXT", question: "Your full name", required: true },
+    { id: "b_email", key: "email", type: "EMAIL", question: "Email address", fieldName: "email" },
+    { id: "b_age", key: "age", type: "NUMBER", question: "Age", min: 0, max: 150 },
+    { id: "b_phone", key: "phone", type: "PHONE", question: "Phone" },
+    { id: "b_site", key: "site", type: "URL", question: "Website" },
+    { id: "b_when", key: "when", type: "DATE", question: "Date" },
+    { id: "b_plan", key: "plan", type: "MULTIPLE_CHOICE", question: "Plan", options: [{ id: "free", text: "Free" }, { id: "pro", text: "Pro" }] },
+    { id: "b_tags", key: "tags", type: "CHECKBOXES", question: "Tags", options: [{ id: "a", text: "A" }, { id: "b", text: "B" }] },
+    { id: "b_size", key: "size", type: "DROPDOWN", question: "Size", options: [{ id: "s", text: "S" }] },
+    { id: "b_stars", key: "stars", type: "RATING", question: "Stars", max: 5 },
+    { id: "p1", type: "PAGE_BREAK" },
+    { id: "b_cv", key: "cv", type: "FILE", question: "Upload your CV" },
+    { id: "b_sig", key: "sig", type: "SIGNATURE", question: "Sign" },
+  ],
+  hiddenFields: [{ name: "utm_source" }],
+  calculatedFields: [
+    { name: "score", type: "NUMBER", expression: "age * 2.0 + double(stars)" },
+    { name: "broken", type: "NUMBER", expression: "age * 2" },
+  ],
+};
+
+let formCounter = 0;
+function addForm(init: Partial<FakeForm> & { document?: FormDocument } = {}): FakeForm {
+  const id = `form${String(++formCounter).padStart(4, "0")}`;
+  const form: FakeForm = {
+    id,
+    workspaceId: "ws-ada",
+    name: "Survey",
+    status: "published",
+    versions: [init.document ?? survey],
+    trashed: false,
+    responseCount: 0,
+    ...init,
+  };
+  fakeForms.set(id, form);
+  return form;
+}
+
+type SaveInit = Omit<MessageInitShape<typeof SaveResponseRequestSchema>, "formId" | "$typeName">;
+
+function save(formId: string, init: SaveInit = {}) {
+  return client.saveResponse({ formId, ...init });
+}
+
+async function upload(formId: string, text: string, name = "cv.pdf", contentType = "application/pdf") {
+  return client.createUpload({ formId, name, contentType, content: new TextEncoder().encode(text) });
+}
+
+async function submission(formId: string, id: string): Promise<Submission> {
+  const res = await client.getSubmission({ formId, submissionId: id }, ada);
+  assert.ok(res.submission);
+  return res.submission;
+}
+
+/** The JSON value of an answer of a submission. */
+const valueOf = (sub: Submission, key: string) => {
+  const answer = sub.answers[key];
+  assert.ok(answer, `no answer ${key}`);
+  return answer.value ? toJson(ValueSchema, answer.value) : undefined;
+};
+
+async function outboxRows(formId: string) {
+  return orm.em
+    .fork()
+    .getConnection()
+    .execute(`select id, event_id, form_id, payload, request_id, created_at from "submissions"."outbox" where form_id = ? order by id`, [formId]);
+}
+
+async function responseRows(formId: string) {
+  return orm.em.fork().getConnection().execute(`select * from "submissions"."responses" where form_id = ?`, [formId]);
+}
+
+async function uploadRows(where: string, params: unknown[]) {
+  return orm.em.fork().getConnection().execute(`select * from "submissions"."uploads" where ${where}`, params);
+}
+
+before(async () => {
+  database = await createTestDatabase("submissions_test");
+  orm = await openDatabase({ databaseUrl: database.databaseUrl, schema: "submissions", entities, migrations });
+  filesDir = mkdtempSync(join(tmpdir(), "submissions-handlers-"));
+  const handlers = createSubmissionsHandlers({
+    orm,
+    forms: fakeFormsClient,
+    files: createLocalFileStore(join(filesDir, "files")),
+    logger: testLogger,
+    now: () => new Date((clock += 1000)),
+    streamPollMs: 50,
+  });
+  client = createClient(SubmissionsService, createRouterTransport((router) => routes(router, handlers)));
+});
+
+after(async () => {
+  await orm?.close(true);
+  await database?.drop();
+  if (filesDir) rmSync(filesDir, { recursive: true, force: true });
+});
+
+beforeEach(() => {
+  adjustFails = false;
+});
+
+describe("migrations", () => {
+  it("apply once: a second replica opening the same database finds nothing to do", async () => {
+    await assertMigrationsApplyOnce({ databaseUrl: database.databaseUrl, schema: "submissions", entities, migrations }, [
+      "Migration20261123000000_initial",
+    ]);
+  });
+});
+
+describe("SaveResponse: answers", () => {
+  it("stores a completed response with every type of answer, as the version's questions", async () => {
+    const form = addForm();
+    const cv = await upload(form.id, "%PDF cv");
+    const sig = await upload(form.id, "png bytes", "sig.png", "image/png");
+    const res = await save(form.id, {
+      answers: {
+        q_name: "Ada",
+        email: " ada@example.com ",
+        age: 36,
+        phone: "+44 20 7946 0958",
+        site: "https://ada.example",
+        when: "2026-11-22",
+        plan: "pro",
+        tags: ["a", "b"],
+        size: "s",
+        stars: 4,
+        cv: [cv.uploadId],
+        sig: [sig.uploadId],
+      },
+      completed: true,
+    });
+    assert.equal(res.completed, true);
+    assert.match(res.responseId, /^[A-Za-z0-9]{16}$/);
+
+    const sub = await submission(form.id, res.responseId);
+    assert.equal(sub.id, res.responseId);
+    assert.equal(sub.formId, form.id);
+    assert.equal(sub.version, 1);
+    assert.equal(sub.completed, true);
+    assert.ok(sub.createdAt && sub.updatedAt && sub.submittedAt);
+    assert.deepEqual(
+      { questionId: sub.answers.q_name.questionId, type: sub.answers.q_name.type, label: sub.answers.q_name.label },
+      { questionId: "b_name", type: "SHORT_TEXT", label: "Your full name" },
+    );
+    assert.equal(valueOf(sub, "q_name"), "Ada");
+    assert.equal(valueOf(sub, "email"), "ada@example.com");
+    assert.equal(sub.answers.email.label, "email");
+    assert.equal(valueOf(sub, "age"), 36);
+    assert.equal(valueOf(sub, "when"), "2026-11-22");
+    assert.equal(valueOf(sub, "plan"), "pro");
+    assert.deepEqual(valueOf(sub, "tags"), ["a", "b"]);
+    assert.equal(valueOf(sub, "stars"), 4);
+    assert.deepEqual(valueOf(sub, "cv"), [cv.uploadId]);
+    assert.deepEqual(
+      sub.answers.cv.files.map((f) => [f.id, f.name, f.contentType, f.size]),
+      [[cv.uploadId, "cv.pdf", "application/pdf", 7n]],
+    );
+    assert.deepEqual(sub.answers.sig.files.map((f) => f.name), ["sig.png"]);
+    assert.deepEqual(sub.answers.q_name.files, []);
+    // Calculated fields at completion: a failing expression stores null, and the response is stored.
+    assert.equal(valueOf(sub, "calculated:score"), 76);
+    assert.equal(sub.answers["calculated:score"].type, "CALCULATED_FIELD");
+    assert.equal(valueOf(sub, "calculated:broken"), null);
+    assert.equal(form.responseCount, 1);
+  });
+
+  it("refuses invalid answers with INVALID_ARGUMENT naming the question", async () => {
+    const form = addForm();
+    const cases: [JsonObject, string][] = [
+      [{ email: "not-an-email" }, "answers.email (Email address): must be an email address"],
+      [{ age: "twelve" }, "answers.age (Age): must be a number, not a string"],
+      [{ age: 151 }, "answers.age (Age): must be at most 150"],
+      [{ phone: "phone" }, "answers.phone (Phone): must be a phone number"],
+      [{ site: "ftp://x.example" }, "answers.site (Website): must be a URL starting with http:// or https://"],
+      [{ when: "22/11/2026" }, "answers.when (Date): must be a date (YYYY-MM-DD)"],
+      [{ plan: "gold" }, 'answers.plan (Plan): "gold" is not an option of this question'],
+      [{ tags: ["a", "zzz"] }, 'answers.tags (Tags): "zzz" is not an option of this question'],
+      [{ size: 1 }, "answers.size (Size): must be the id of an option, not a number"],
+      [{ stars: 6 }, "answers.stars (Stars): must be a whole number from 1 to 5"],
+      [{ nope: "x" }, "answers.nope: is not a question of this form"],
+      [{ cv: ["not-an-upload"] }, 'answers.cv (Upload your CV): "not-an-upload" is not an upload of this form'],
+    ];
+    for (const [answers, message] of cases) {
+      await rejectsWith(save(form.id, { answers }), Code.InvalidArgument, message);
+    }
+    assert.deepEqual(await responseRows(form.id), [], "nothing is stored");
+  });
+
+  it("binds required questions on completion only", async () => {
+    const form = addForm();
+    const partial = await save(form.id, { answers: { email: "a@example.com" } });
+    assert.equal(partial.completed, false);
+    await rejectsWith(save(form.id, { answers: { email: "a@example.com" }, completed: true }), Code.InvalidArgument, "answers.q_name (Your full name): is required");
+    await rejectsWith(
+      save(form.id, { responseId: partial.responseId, completed: true }),
+      Code.InvalidArgument,
+      "answers.q_name (Your full name): is required",
+    );
+    assert.equal((await submission(form.id, partial.responseId)).completed, false);
+  });
+
+  it("merges partial saves into one response and completes it", async () => {
+    const form = addForm();
+    const first = await save(form.id, { answers: { q_name: "Ada", email: "ada@example.com", age: 30 } });
+    const partialSub = await submission(form.id, first.responseId);
+    assert.equal(partialSub.completed, false);
+    assert.equal(partialSub.submittedAt, undefined);
+    assert.equal(partialSub.answers["calculated:score"], undefined, "calculated fields wait for completion");
+
+    // A later save adds answers, overwrites some and clears others (null).
+    const second = await save(form.id, { responseId: first.responseId, answers: { age: 31, email: null, plan: "free" } });
+    assert.deepEqual([second.responseId, second.completed], [first.responseId, false]);
+    const merged = await submission(form.id, first.responseId);
+    assert.equal(valueOf(merged, "q_name"), "Ada");
+    assert.equal(valueOf(merged, "age"), 31);
+    assert.equal(valueOf(merged, "plan"), "free");
+    assert.equal(merged.answers.email, undefined);
+    assert.equal(form.responseCount, 0, "partial responses are not counted");
+
+    const done = await save(form.id, { responseId: first.responseId, answers: { stars: 5 }, completed: true });
+    assert.equal(done.responseId, first.responseId);
+    assert.equal(done.completed, true);
+    const sub = await submission(form.id, first.responseId);
+    assert.equal(sub.completed, true);
+    assert.equal(valueOf(sub, "calculated:score"), 67);
+    assert.equal(form.responseCount, 1);
+    assert.equal((await responseRows(form.id)).length, 1);
+
+    // A completed response cannot change.
+    await rejectsWith(
+      save(form.id, { responseId: first.responseId, answers: { q_name: "Mallory" } }),
+      Code.FailedPrecondition,
+      "this response is already completed",
+    );
+    assert.equal(valueOf(await submission(form.id, first.responseId), "q_name"), "Ada");
+  });
+
+  it("answers NOT_FOUND for a response id of another form or none at all", async () => {
+    const form = addForm();
+    const other = addForm();
+    const res = await save(other.id, { answers: { q_name: "x" } });
+    await rejectsWith(save(form.id, { responseId: res.responseId, answers: {} }), Code.NotFound, "response not found");
+    await rejectsWith(save(form.id, { responseId: "NoSuchResponse00", answers: {} }), Code.NotFound, "response not found");
+  });
+
+  it("lets only one of two concurrent completions of a response through", async () => {
+    const form = addForm();
+    const first = await save(form.id, { answers: { q_name: "Ada" } });
+    const results = await Promise.allSettled([
+      save(form.id, { responseId: first.responseId, completed: true }),
+      save(form.id, { responseId: first.responseId, completed: true }),
+    ]);
+    assert.equal(results.filter((r) => r.status === "fulfilled").length, 1);
+    const failed = results.find((r) => r.status === "rejected");
+    assert.ok(failed && failed.status === "rejected");
+    assert.equal(ConnectError.from(failed.reason).code, Code.FailedPrecondition);
+    assert.equal((await outboxRows(form.id)).length, 1);
+    assert.equal(form.responseCount, 1);
+  });
+});
+
+describe("SaveResponse: hidden fields and country", () => {
+  it("stores declared hidden fields as HIDDEN_FIELDS answers and refuses others", async () => {
+    const form = addForm();
+    await rejectsWith(
+      save(form.id, { answers: { q_name: "A" }, hidden: { other: "x" } }),
+      Code.InvalidArgument,
+      "hidden.other: is not a hidden field of this form",
+    );
+    const res = await save(form.id, { answers: { q_name: "A" }, hidden: { utm_source: "newsletter" } });
+    const sub = await submission(form.id, res.responseId);
+    assert.equal(valueOf(sub, "hidden:utm_source"), "newsletter");
+    assert.equal(sub.answers["hidden:utm_source"].type, "HIDDEN_FIELDS");
+    assert.equal(sub.answers["hidden:utm_source"].label, "utm_source");
+    // Kept through later saves that do not send them.
+    await save(form.id, { responseId: res.responseId, answers: { age: 3 }, completed: true });
+    assert.equal(valueOf(await submission(form.id, res.responseId), "hidden:utm_source"), "newsletter");
+  });
+
+  it("stores the country the gateway gives, and none when it gives none", async () => {
+    const form = addForm();
+    const withCountry = await save(form.id, { answers: { q_name: "A" }, country: "gb", completed: true });
+    const sub = await submission(form.id, withCountry.responseId);
+    assert.equal(valueOf(sub, "meta:country"), "GB");
+    assert.equal(sub.answers["meta:country"].type, "RESPONDENT_COUNTRY");
+    const without = await save(form.id, { answers: { q_name: "B" }, completed: true });
+    assert.equal((await submission(form.id, without.responseId)).answers["meta:country"], undefined);
+    const rows = await responseRows(form.id);
+    assert.deepEqual(rows.map((r) => r.country).sort(), ["GB", null]);
+
+    // Given on a partial save, it stays when the completing save has none.
+    const partial = await save(form.id, { answers: { q_name: "C" }, country: "DE" });
+    await save(form.id, { responseId: partial.responseId, completed: true });
+    assert.equal(valueOf(await submission(form.id, partial.responseId), "meta:country"), "DE");
+  });
+});
+
+describe("SaveResponse: form status and versions", () => {
+  it("refuses closed forms with FAILED_PRECONDITION, drafts, the Trash and unknown ids with NOT_FOUND", async () => {
+    const closed = addForm({ status: "closed" });
+    await rejectsWith(save(closed.id, { answers: { q_name: "x" }, completed: true }), Code.FailedPrecondition, "this form is closed");
+    await rejectsWith(upload(closed.id, "x"), Code.FailedPrecondition, "this form is closed");
+    const draft = addForm({ status: "draft" });
+    const trashed = addForm({ trashed: true });
+    for (const id of [draft.id, trashed.id, "unknown-form", ""]) {
+      await rejectsWith(save(id, { answers: { q_name: "x" } }), Code.NotFound, "form not found");
+      await rejectsWith(upload(id, "x"), Code.NotFound, "form not found");
+    }
+  });
+
+  it("refuses to continue a partial response once its form is closed", async () => {
+    const form = addForm();
+    const partial = await save(form.id, { answers: { q_name: "x" } });
+    form.status = "closed";
+    await rejectsWith(save(form.id, { responseId: partial.responseId, completed: true }), Code.FailedPrecondition, "this form is closed");
+  });
+
+  it("records the version the respondent saw and labels answers as in that version", async () => {
+    const v1: FormDocument = { blocks: [{ id: "q", key: "q", type: "SHORT_TEXT", question: "Old question" }] };
+    const v2: FormDocument = {
+      blocks: [
+        { id: "q", key: "q", type: "SHORT_TEXT", question: "Renamed question" },
+        { id: "q2", key: "q2", type: "LONG_TEXT", question: "New question", required: true },
+      ],
+    };
+    const form = addForm({ document: v1 });
+    const old = await save(form.id, { answers: { q: "old answer" }, completed: true });
+    form.versions.push(v2);
+
+    // The current version (0 = current) needs the new question; the old page does not.
+    const fresh = await save(form.id, { answers: { q: "new", q2: "more" }, completed: true });
+    versionCalls.length = 0;
+    const late = await save(form.id, { version: 1, answers: { q: "late" }, completed: true });
+    const later = await save(form.id, { version: 1, answers: { q: "later" }, completed: true });
+    assert.deepEqual(versionCalls, [], "version 1 was kept from when it was current");
+    // A form whose older version was never seen here: fetched once, then cached.
+    const twoVersions = addForm({ versions: [v1, v2] });
+    await save(twoVersions.id, { version: 1, answers: { q: "x" } });
+    await save(twoVersions.id, { version: 1, answers: { q: "y" } });
+    assert.deepEqual(versionCalls, [`${twoVersions.id}@1`], "a version is fetched once, then cached");
+    await rejectsWith(save(form.id, { version: 1, answers: { q2: "not in v1" } }), Code.InvalidArgument, "answers.q2: is not a question of this form");
+
+    const oldSub = await submission(form.id, old.responseId);
+    const freshSub = await submission(form.id, fresh.responseId);
+    const lateSub = await submission(form.id, late.responseId);
+    assert.deepEqual([oldSub.version, oldSub.answers.q.label, valueOf(oldSub, "q")], [1, "Old question", "old answer"]);
+    assert.deepEqual([freshSub.version, freshSub.answers.q.label, freshSub.answers.q2.label], [2, "Renamed question", "New question"]);
+    assert.deepEqual([lateSub.version, lateSub.answers.q.label], [1, "Old question"]);
+    assert.ok(later.completed);
+
+    // Versions that do not exist (yet).
+    await rejectsWith(save(form.id, { version: 3, answers: {} }), Code.InvalidArgument, "version: 3 is not a version of this form");
+    await rejectsWith(save(form.id, { version: -1, answers: {} }), Code.InvalidArgument, "version: -1 is not a version of this form");
+  });
+
+  it("keeps a partial response on its version: 0 continues it, another version is refused", async () => {
+    const v1: FormDocument = { blocks: [{ id: "q", key: "q", type: "SHORT_TEXT", question: "Q1" }] };
+    const form = addForm({ document: v1 });
+    const partial = await save(form.id, { answers: { q: "a" } });
+    form.versions.push({ blocks: [{ id: "r", key: "r", type: "SHORT_TEXT", question: "R" }] });
+    await rejectsWith(
+      save(form.id, { responseId: partial.responseId, version: 2, answers: { r: "b" } }),
+      Code.InvalidArgument,
+      "version: this response was started on version 1 of the form, not 2",
+    );
+    const done = await save(form.id, { responseId: partial.responseId, answers: { q: "b" }, completed: true });
+    const sub = await submission(form.id, done.responseId);
+    assert.deepEqual([sub.version, valueOf(sub, "q"), sub.answers.q.label], [1, "b", "Q1"]);
+  });
+});
+
+describe("uploads and files", () => {
+  it("stores an upload: sanitised name, given or default content type, size limits", async () => {
+    const form = addForm();
+    const res = await upload(form.id, "hello", "../../secret/My CV.pdf", "");
+    assert.equal(res.name, "My CV.pdf");
+    assert.equal(res.contentType, "application/octet-stream");
+    assert.equal(res.size, 5n);
+    assert.equal(readFileSync(join(filesDir, "files", res.uploadId), "utf8"), "hello");
+    const rows = await uploadRows("id = ?", [res.uploadId]);
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0].response_id, null);
+    assert.equal(rows[0].form_id, form.id);
+
+    await rejectsWith(client.createUpload({ formId: form.id, name: "e.txt", content: new Uint8Array() }), Code.InvalidArgument, "file: is empty");
+    await rejectsWith(
+      client.createUpload({ formId: form.id, name: "big.bin", content: new Uint8Array(maxUploadBytes + 1) }),
+      Code.InvalidArgument,
+      "file: is larger than 10 MiB",
+    );
+    const exact = await client.createUpload({ formId: form.id, name: "max.bin", contentType: "application/x-thing", content: new Uint8Array(maxUploadBytes) });
+    assert.equal(exact.size, BigInt(maxUploadBytes));
+    assert.equal(exact.contentType, "application/x-thing");
+  });
+
+  it("attaches uploads to one response of the same form; ReadFile serves attached files only", async () => {
+    const form = addForm();
+    const other = addForm();
+    const cv = await upload(form.id, "my cv");
+    await rejectsWith(client.readFile({ fileId: cv.uploadId }), Code.NotFound, "file not found");
+
+    const foreign = await upload(other.id, "other form's file");
+    await rejectsWith(
+      save(form.id, { answers: { cv: [foreign.uploadId] } }),
+      Code.InvalidArgument,
+      `answers.cv (Upload your CV): "${foreign.uploadId}" is not an upload of this form`,
+    );
+    await rejectsWith(
+      save(form.id, { answers: { cv: [cv.uploadId], sig: [cv.uploadId] } }),
+      Code.InvalidArgument,
+      /is already in answers\.cv/,
+    );
+
+    const res = await save(form.id, { answers: { q_name: "A", cv: [cv.uploadId] } });
+    const read = await client.readFile({ fileId: cv.uploadId });
+    assert.equal(new TextDecoder().decode(read.content), "my cv");
+    assert.deepEqual(
+      [read.file?.id, read.file?.name, read.file?.contentType, read.file?.size],
+      [cv.uploadId, "cv.pdf", "application/pdf", 5n],
+    );
+    // Saving again with the same upload is fine; another response cannot take it.
+    await save(form.id, { responseId: res.responseId, answers: { cv: [cv.uploadId] } });
+    await rejectsWith(
+      save(form.id, { answers: { cv: [cv.uploadId] } }),
+      Code.InvalidArgument,
+      `answers.cv (Upload your CV): "${cv.uploadId}" is not an upload of this form`,
+    );
+    await rejectsWith(client.readFile({ fileId: "NoSuchFile000000" }), Code.NotFound, "file not found");
+    await rejectsWith(client.readFile({ fileId: "" }), Code.NotFound, "file not found");
+  });
+
+  it("removes the files a later save takes out of the response", async () => {
+    const form = addForm();
+    const a = await upload(form.id, "first");
+    const b = await upload(form.id, "second");
+    const res = await save(form.id, { answers: { cv: [a.uploadId] } });
+    await save(form.id, { responseId: res.responseId, answers: { cv: [b.uploadId] } });
+    await rejectsWith(client.readFile({ fileId: a.uploadId }), Code.NotFound);
+    assert.equal(existsSync(join(filesDir, "files", a.uploadId)), false);
+    assert.deepEqual(await uploadRows("id = ?", [a.uploadId]), []);
+    const sub = await submission(form.id, res.responseId);
+    assert.deepEqual(sub.answers.cv.files.map((f) => f.id), [b.uploadId]);
+    await save(form.id, { responseId: res.responseId, answers: { cv: null } });
+    assert.equal((await submission(form.id, res.responseId)).answers.cv, undefined);
+    assert.equal(existsSync(join(filesDir, "files", b.uploadId)), false);
+  });
+});
+
+describe("the outbox", () => {
+  it("gets one ResponseCompleted row with the completion only, in the same transaction", async () => {
+    const form = addForm({ name: "Sign-up" });
+    const partial = await save(form.id, { answers: { q_name: "Ada" } });
+    assert.deepEqual(await outboxRows(form.id), [], "a partial save writes no event");
+    await runWithRequestId("req-123", () => save(form.id, { responseId: partial.responseId, answers: { age: 30 }, completed: true }));
+    const rows = await outboxRows(form.id);
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0].form_id, form.id);
+    assert.equal(rows[0].request_id, "req-123");
+    const event = fromBinary(ResponseCompletedSchema, rows[0].payload);
+    assert.equal(event.eventId, rows[0].event_id);
+    assert.equal(event.responseId, partial.responseId);
+    assert.equal(event.formId, form.id);
+    assert.equal(event.workspaceId, "ws-ada");
+    assert.equal(event.formVersion, 1);
+    assert.equal(event.formName, "Sign-up");
+    const sub = await submission(form.id, partial.responseId);
+    assert.deepEqual(event.submittedAt && timestampDate(event.submittedAt), sub.submittedAt && timestampDate(sub.submittedAt));
+    // Every input block of the version, by question text, unanswered ones null.
+    assert.deepEqual(
+      event.fields.map((f) => [f.questionId, f.type, f.label, f.value ? toJson(ValueSchema, f.value) : undefined]),
+      [
+        ["b_name", "SHORT_TEXT", "Your full name", "Ada"],
+        ["b_email", "EMAIL", "Email address", null],
+        ["b_age", "NUMBER", "Age", 30],
+        ["b_phone", "PHONE", "Phone", null],
+        ["b_site", "URL", "Website", null],
+        ["b_when", "DATE", "Date", null],
+        ["b_plan", "MULTIPLE_CHOICE", "Plan", null],
+        ["b_tags", "CHECKBOXES", "Tags", null],
+        ["b_size", "DROPDOWN", "Size", null],
+        ["b_stars", "RATING", "Stars", null],
+        ["b_cv", "FILE", "Upload your CV", null],
+        ["b_sig", "SIGNATURE", "Sign", null],
+      ],
+    );
+    // A refused completion writes nothing.
+    await rejectsWith(save(form.id, { answers: {}, completed: true }), Code.InvalidArgument);
+    assert.equal((await outboxRows(form.id)).length, 1);
+  });
+
+  it("keeps the submission when the response count cannot be adjusted (logged)", async () => {
+    const form = addForm();
+    adjustFails = true;
+    logged.length = 0;
+    const res = await save(form.id, { answers: { q_name: "A" }, completed: true });
+    assert.equal(res.completed, true);
+    assert.equal(form.responseCount, 0);
+    assert.deepEqual(logged, [{ level: "error", msg: "response count not adjusted" }]);
+    assert.equal((await outboxRows(form.id)).length, 1);
+  });
+
+  it("streams completions from a cursor, then new ones as they commit", async () => {
+    const form = addForm();
+    const before = await save(form.id, { answers: { q_name: "first" }, completed: true });
+    const [row] = await outboxRows(form.id);
+    const abort = new AbortController();
+    const stream = client.streamCompletions({ afterCursor: BigInt(row.id) - 1n }, { signal: abort.signal });
+    const iterator = stream[Symbol.asyncIterator]();
+    const first = await iterator.next();
+    assert.ok(!first.done);
+    assert.equal(first.value.cursor, BigInt(row.id));
+    assert.equal(first.value.event?.responseId, before.responseId);
+
+    const pending = iterator.next();
+    const after = await save(form.id, { answers: { q_name: "second" }, completed: true });
+    const second = await pending;
+    assert.ok(!second.done);
+    assert.equal(second.value.event?.responseId, after.responseId);
+    assert.ok(second.value.cursor > first.value.cursor);
+    abort.abort();
+    await iterator.return?.();
+  });
+});
+
+describe("ListSubmissions, GetSubmission, DeleteSubmission", () => {
+  it("lists newest first, filtered and paged", async () => {
+    const form = addForm();
+    const a = await save(form.id, { answers: { q_name: "a" }, completed: true });
+    const b = await save(form.id, { answers: { q_name: "b" } });
+    const c = await save(form.id, { answers: { q_name: "c" }, completed: true });
+    const ids = async (filter: SubmissionFilter, page = 0, limit = 0) => {
+      const res = await client.listSubmissions({ formId: form.id, filter, page, limit }, ada);
+      return { ids: res.submissions.map((s) => s.id), hasMore: res.hasMore };
+    };
+    assert.deepEqual(await ids(SubmissionFilter.UNSPECIFIED), { ids: [c.responseId, b.responseId, a.responseId], hasMore: false });
+    assert.deepEqual(await ids(SubmissionFilter.ALL), { ids: [c.responseId, b.responseId, a.responseId], hasMore: false });
+    assert.deepEqual(await ids(SubmissionFilter.COMPLETED), { ids: [c.responseId, a.responseId], hasMore: false });
+    assert.deepEqual(await ids(SubmissionFilter.PARTIAL), { ids: [b.responseId], hasMore: false });
+    assert.deepEqual(await ids(SubmissionFilter.ALL, 1, 2), { ids: [c.responseId, b.responseId], hasMore: true });
+    assert.deepEqual(await ids(SubmissionFilter.ALL, 2, 2), { ids: [a.responseId], hasMore: false });
+    const listed = (await client.listSubmissions({ formId: form.id, filter: SubmissionFilter.COMPLETED }, ada)).submissions[0];
+    assert.equal(listed.answers.q_name.value && toJson(ValueSchema, listed.answers.q_name.value), "c");
+    await rejectsWith(client.listSubmissions({ formId: form.id, filter: 9 as SubmissionFilter }, ada), Code.InvalidArgument);
+    await rejectsWith(client.listSubmissions({ formId: form.id, limit: 501 }, ada), Code.InvalidArgument);
+  });
+
+  it("masks forms the caller cannot see: forms' NOT_FOUND passes through unchanged", async () => {
+    const form = addForm();
+    const res = await save(form.id, { answers: { q_name: "secret" }, completed: true });
+    const calls = [
+      (who: ReturnType<typeof as>, formId: string) => client.listSubmissions({ formId }, who),
+      (who: ReturnType<typeof as>, formId: string) => client.getSubmission({ formId, submissionId: res.responseId }, who),
+      (who: ReturnType<typeof as>, formId: string) => client.deleteSubmission({ formId, submissionId: res.responseId }, who),
+    ];
+    for (const call of calls) {
+      await rejectsWith(call(bob, form.id), Code.NotFound, "form not found");
+      await rejectsWith(call(bob, "unknown-form"), Code.NotFound, "form not found");
+      await rejectsWith(client.listSubmissions({ formId: form.id }), Code.Unauthenticated);
+    }
+    form.trashed = true;
+    await rejectsWith(client.getSubmission({ formId: form.id, submissionId: res.responseId }, ada), Code.NotFound, "form not found");
+    form.trashed = false;
+    assert.equal((await submission(form.id, res.responseId)).id, res.responseId, "nothing was deleted");
+    assert.equal(form.responseCount, 1);
+  });
+
+  it("answers NOT_FOUND for a submission of another form or none", async () => {
+    const form = addForm();
+    const other = addForm();
+    const res = await save(other.id, { answers: { q_name: "x" } });
+    await rejectsWith(client.getSubmission({ formId: form.id, submissionId: res.responseId }, ada), Code.NotFound, "submission not found");
+    await rejectsWith(client.deleteSubmission({ formId: form.id, submissionId: res.responseId }, ada), Code.NotFound, "submission not found");
+    await rejectsWith(client.getSubmission({ formId: form.id, submissionId: "" }, ada), Code.NotFound, "submission not found");
+  });
+
+  it("deletes a completed submission with every file, and lowers the count", async () => {
+    const form = addForm();
+    const cv = await upload(form.id, "cv bytes");
+    const sig = await upload(form.id, "sig bytes");
+    const res = await save(form.id, { answers: { q_name: "A", cv: [cv.uploadId], sig: [sig.uploadId] }, completed: true });
+    const keep = await save(form.id, { answers: { q_name: "B" }, completed: true });
+    assert.equal(form.responseCount, 2);
+    assert.ok(existsSync(join(filesDir, "files", cv.uploadId)));
+
+    await client.deleteSubmission({ formId: form.id, submissionId: res.responseId }, ada);
+    await rejectsWith(client.getSubmission({ formId: form.id, submissionId: res.responseId }, ada), Code.NotFound, "submission not found");
+    for (const id of [cv.uploadId, sig.uploadId]) {
+      await rejectsWith(client.readFile({ fileId: id }), Code.NotFound, "file not found");
+      assert.equal(existsSync(join(filesDir, "files", id)), false, "bytes are gone from disk");
+    }
+    assert.deepEqual(await uploadRows("response_id = ?", [res.responseId]), []);
+    assert.equal(form.responseCount, 1);
+    assert.equal((await submission(form.id, keep.responseId)).id, keep.responseId);
+    // Twice: NOT_FOUND, and the count is lowered once only.
+    await rejectsWith(client.deleteSubmission({ formId: form.id, submissionId: res.responseId }, ada), Code.NotFound, "submission not found");
+    assert.equal(form.responseCount, 1);
+  });
+
+  it("deletes a partial submission without touching the count", async () => {
+    const form = addForm();
+    await save(form.id, { answers: { q_name: "done" }, completed: true });
+    const partial = await save(form.id, { answers: { q_name: "partial" } });
+    await client.deleteSubmission({ formId: form.id, submissionId: partial.responseId }, ada);
+    assert.equal(form.responseCount, 1);
+    await rejectsWith(client.getSubmission({ formId: form.id, submissionId: partial.responseId }, ada), Code.NotFound);
+  });
+});
+
+describe("files left behind", () => {
+  it("a store failing to remove bytes after a delete leaves an unreachable orphan, logged; the submission is gone", async () => {
+    const store = createLocalFileStore(join(filesDir, "files"));
+    const failing: FileStore = { ...store, delete: async () => Promise.reject(new Error("disk on fire")) };
+    const handlers = createSubmissionsHandlers({ orm, forms: fakeFormsClient, files: failing, logger: testLogger });
+    const flaky = createClient(SubmissionsService, createRouterTransport((router) => routes(router, handlers)));
+    const form = addForm();
+    const cv = await flaky.createUpload({ formId: form.id, name: "cv.pdf", content: new TextEncoder().encode("cv") });
+    const res = await flaky.saveResponse({ formId: form.id, answers: { q_name: "A", cv: [cv.uploadId] }, completed: true });
+    logged.length = 0;
+    await flaky.deleteSubmission({ formId: form.id, submissionId: res.responseId }, ada);
+    assert.deepEqual(logged, [{ level: "error", msg: "orphan file left in the store" }]);
+    await rejectsWith(flaky.readFile({ fileId: cv.uploadId }), Code.NotFound, "file not found");
+    await rejectsWith(flaky.getSubmission({ formId: form.id, submissionId: res.responseId }, ada), Code.NotFound);
+    assert.ok(existsSync(join(filesDir, "files", cv.uploadId)), "the bytes are still there, but nothing reaches them");
+    assert.equal(form.responseCount, 0);
+  });
+
+  it("sweeps uploads no save attached within the time-to-live, and only those", async () => {
+    const form = addForm();
+    const attached = await upload(form.id, "kept");
+    const stale = await upload(form.id, "stale");
+    await save(form.id, { answers: { cv: [attached.uploadId] } });
+    const fresh = await upload(form.id, "fresh");
+    const files = createLocalFileStore(join(filesDir, "files"));
+    const cutoff = new Date(clock - 500);
+    // Everything older than `fresh` that is unattached goes (earlier tests leave some too).
+    const swept = await sweepUnattachedUploads({ orm, files, createdBefore: cutoff, batchSize: 2 });
+    assert.ok(swept >= 1);
+    assert.deepEqual(await uploadRows("id = ?", [stale.uploadId]), []);
+    assert.equal(existsSync(join(filesDir, "files", stale.uploadId)), false);
+    assert.equal((await uploadRows("id = ?", [attached.uploadId])).length, 1);
+    assert.equal((await uploadRows("id = ?", [fresh.uploadId])).length, 1);
+    assert.deepEqual(await uploadRows("response_id is null and created_at < ?", [cutoff]), []);
+    assert.equal(new TextDecoder().decode((await client.readFile({ fileId: attached.uploadId })).content), "kept");
+    await rejectsWith(save(form.id, { answers: { sig: [stale.uploadId] } }), Code.InvalidArgument, /is not an upload of this form/);
+  });
+});

@@ -1,0 +1,502 @@
+import { create, fromBinary, fromJson, toBinary, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
+import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, type Client, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
+import { LockMode } from "@mikro-orm/core";
+import { isInputBlock, type FormDocument, type InputBlock } from "@formsvc/form-document";
+import { asCaller, requireCaller } from "@formsvc/platform/caller.ts";
+import type { MikroORM } from "@formsvc/platform/database.ts";
+import { newId } from "@formsvc/platform/ids.ts";
+import type { Logger } from "@formsvc/platform/logger.ts";
+import { pageOf, pageWindow } from "@formsvc/platform/paging.ts";
+import { currentRequestId } from "@formsvc/platform/request-context.ts";
+import { ResponseCompletedSchema, type ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
+import { FormStatus, type Form, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import {
+  SubmissionFilter,
+  SubmissionsService,
+  type SubmissionSchema,
+} from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import type { StoredAnswers, StoredFile } from "../answers/stored-answer.ts";
+import {
+  answerPath,
+  countryAnswer,
+  describeErrors,
+  normalizeCountry,
+  takesUploads,
+  validateAnswers,
+  validateHidden,
+} from "../answers/validate-answers.ts";
+import { evaluateCalculatedFields } from "../calculated-fields.ts";
+import type { FileStore } from "../files/file-store.ts";
+import { maxUploadBytes, normalizeContentType, sanitizeFileName } from "../files/uploads.ts";
+import { OutboxEntity, ResponseEntity, UploadEntity, type Response, type Upload } from "../entities/index.ts";
+
+export interface SubmissionsHandlersDeps {
+  orm: MikroORM;
+  /** The forms service: form status and versions, caller checks, response counts. */
+  forms: Client<typeof FormsService>;
+  /** Where the bytes of uploads live. */
+  files: FileStore;
+  logger?: Logger;
+  now?: () => Date;
+  /** How many form versions to keep in memory (a version's document never changes). */
+  versionCacheSize?: number;
+  /**
+   * How often an idle StreamCompletions looks for rows committed by other replicas (milliseconds);
+   * completions of this process wake it at once.
+   */
+  streamPollMs?: number;
+}
+
+/** Outbox rows read per query by StreamCompletions. */
+const streamBatch = 100;
+
+/** One version of a form, as respondents of that version saw it. */
+interface FormVersionInfo {
+  workspaceId: string;
+  version: number;
+  document: FormDocument;
+}
+
+const formNotFound = () => new ConnectError("form not found", Code.NotFound);
+const submissionNotFound = () => new ConnectError("submission not found", Code.NotFound);
+const fileNotFound = () => new ConnectError("file not found", Code.NotFound);
+
+/**
+ * What a failed call to forms becomes: its NOT_FOUND, UNAUTHENTICATED and PERMISSION_DENIED pass
+ * through with forms' message (no metadata), anything else is UNAVAILABLE (the cause is logged).
+ */
+function formsFailure(err: unknown, logger: Logger | undefined): never {
+  const connectErr = ConnectError.from(err);
+  switch (connectErr.code) {
+    case Code.NotFound:
+    case Code.Unauthenticated:
+    case Code.PermissionDenied:
+      throw new ConnectError(connectErr.rawMessage, connectErr.code);
+    default:
+      logger?.warn({ err: connectErr, code: Code[connectErr.code] }, "forms call failed");
+      throw new ConnectError("forms is unavailable", Code.Unavailable, undefined, undefined, connectErr);
+  }
+}
+
+/** The Submission message of a stored response. */
+export function submissionMessage(response: Response): MessageInitShape<typeof SubmissionSchema> {
+  return {
+    id: response.id,
+    formId: response.formId,
+    version: response.version,
+    completed: response.completed,
+    createdAt: timestampFromDate(response.createdAt),
+    updatedAt: timestampFromDate(response.updatedAt),
+    submittedAt: response.submittedAt ? timestampFromDate(response.submittedAt) : undefined,
+    answers: Object.fromEntries(
+      Object.entries(response.answers).map(([key, answer]) => [
+        key,
+        {
+          questionId: answer.questionId,
+          type: answer.type,
+          label: answer.label,
+          value: fromJson(ValueSchema, answer.value),
+          files: (answer.files ?? []).map((f) => ({ id: f.id, name: f.name, contentType: f.contentType, size: BigInt(f.size) })),
+        },
+      ]),
+    ),
+  };
+}
+
+/**
+ * The event of a completed response: everything a webhook payload needs, so delivery never reads the
+ * response back. `fields` are the input blocks of the version the respondent saw, by question text,
+ * with the answer (null when unanswered).
+ */
+export function completionEvent(response: Response, formName: string, document: FormDocument): ResponseCompleted {
+  return create(ResponseCompletedSchema, {
+    eventId: newId(),
+    responseId: response.id,
+    formId: response.formId,
+    workspaceId: response.workspaceId,
+    formVersion: response.version,
+    submittedAt: timestampFromDate(response.submittedAt ?? response.updatedAt),
+    formName,
+    fields: document.blocks.filter(isInputBlock).map((block) => {
+      const answer = block.key ? response.answers[block.key] : undefined;
+      return { questionId: block.id ?? "", type: block.type, label: block.question, value: fromJson(ValueSchema, answer?.value ?? null) };
+    }),
+  });
+}
+
+function fileRef(upload: Upload): StoredFile {
+  return { id: upload.id, name: upload.name, contentType: upload.contentType, size: upload.size };
+}
+
+/** The questions' raw values of stored answers (what a respondent sent), to merge a later save into. */
+function rawValues(document: FormDocument, answers: StoredAnswers): JsonObject {
+  const raw: JsonObject = {};
+  for (const block of document.blocks) {
+    if (isInputBlock(block) && block.key && answers[block.key]) raw[block.key] = answers[block.key].value;
+  }
+  return raw;
+}
+
+function questionOf(document: FormDocument, key: string): InputBlock | undefined {
+  return document.blocks.find((b): b is InputBlock => isInputBlock(b) && b.key === key);
+}
+
+export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): ServiceImpl<typeof SubmissionsService> {
+  const { orm, forms, files, logger } = deps;
+  const now = deps.now ?? (() => new Date());
+  const versionCacheSize = deps.versionCacheSize ?? 1_000;
+  const streamPollMs = deps.streamPollMs ?? 1_000;
+  /** Idle streams waiting for a completion of this process. */
+  const completionWaiters = new Set<() => void>();
+  const completionCommitted = () => {
+    for (const wake of completionWaiters) wake();
+    completionWaiters.clear();
+  };
+  /** Settles on the next completion of this process, after `ms`, or when `signal` aborts. */
+  const nextCompletion = (ms: number, signal: AbortSignal) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        completionWaiters.delete(done);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      completionWaiters.add(done);
+      signal.addEventListener("abort", done, { once: true });
+    });
+  /** Versions by `<formId> <version>`, least recently used first. */
+  const versions = new Map<string, FormVersionInfo>();
+
+  function remember(formId: string, info: FormVersionInfo): void {
+    const key = `${formId} ${info.version}`;
+    versions.delete(key);
+    versions.set(key, info);
+    while (versions.size > versionCacheSize) versions.delete(versions.keys().next().value!);
+  }
+
+  /** The form as respondents see it, when it takes responses: published. Closed: FAILED_PRECONDITION. */
+  async function openForm(formId: string): Promise<Form> {
+    if (!formId) throw formNotFound();
+    const res = await forms.getPublicForm({ id: formId }).catch((err: unknown) => formsFailure(err, logger));
+    const form = res.form;
+    if (!form || form.id !== formId) throw formNotFound();
+    if (form.status === FormStatus.CLOSED) throw new ConnectError("this form is closed", Code.FailedPrecondition);
+    if (form.status !== FormStatus.PUBLISHED) throw formNotFound();
+    // The current version of a published form is final: edits make a new one.
+    remember(formId, { workspaceId: form.workspaceId, version: form.version, document: form.document as unknown as FormDocument });
+    return form;
+  }
+
+  /** One version of the form (cached: a published version never changes). Unknown: INVALID_ARGUMENT. */
+  async function versionOf(form: Form, version: number): Promise<FormVersionInfo> {
+    if (!Number.isInteger(version) || version < 1 || version > form.version) {
+      throw new ConnectError(`version: ${version} is not a version of this form`, Code.InvalidArgument);
+    }
+    const key = `${form.id} ${version}`;
+    const cached = versions.get(key);
+    if (cached) {
+      remember(form.id, cached);
+      return cached;
+    }
+    const res = await forms.getFormVersion({ formId: form.id, version }).catch((err: unknown) => {
+      if (ConnectError.from(err).code === Code.NotFound) {
+        throw new ConnectError(`version: ${version} is not a version of this form`, Code.InvalidArgument);
+      }
+      return formsFailure(err, logger);
+    });
+    if (!res.document || res.version !== version) {
+      throw new ConnectError(`version: ${version} is not a version of this form`, Code.InvalidArgument);
+    }
+    const info = { workspaceId: res.workspaceId || form.workspaceId, version, document: res.document as unknown as FormDocument };
+    remember(form.id, info);
+    return info;
+  }
+
+  /** Checks the caller may see the form (forms' own check); its NOT_FOUND passes through. */
+  async function checkCallerForm(caller: string, formId: string): Promise<void> {
+    if (!formId) throw formNotFound();
+    await forms.getForm({ id: formId }, asCaller(caller)).catch((err: unknown) => formsFailure(err, logger));
+  }
+
+  /**
+   * Adds `delta` to the form's response count. Runs after the change has committed, so it cannot undo
+   * it; a failure is logged (the count is then off by one until recounted), never the caller's problem.
+   */
+  async function adjustResponseCount(formId: string, delta: number): Promise<void> {
+    try {
+      await forms.adjustResponseCount({ formId, delta: BigInt(delta) });
+    } catch (err) {
+      logger?.error({ err, formId, delta }, "response count not adjusted");
+    }
+  }
+
+  /** Removes stored bytes whose rows are gone (committed). A failure leaves an unreachable blob: logged. */
+  async function removeBlobs(storageKeys: string[]): Promise<void> {
+    for (const storageKey of storageKeys) {
+      try {
+        await files.delete(storageKey);
+      } catch (err) {
+        logger?.error({ err, storageKey }, "orphan file left in the store");
+      }
+    }
+  }
+
+  return {
+    async saveResponse(req) {
+      const form = await openForm(req.formId);
+
+      // The response continued, if any, and the version its respondent saw.
+      let version = req.version || form.version;
+      if (req.responseId) {
+        const existing = await orm.em.fork().findOne(ResponseEntity, { id: req.responseId, formId: form.id });
+        if (!existing) throw new ConnectError("response not found", Code.NotFound);
+        if (existing.completed) throw new ConnectError("this response is already completed", Code.FailedPrecondition);
+        if (req.version === 0) version = existing.version;
+        else if (req.version !== existing.version) {
+          throw new ConnectError(
+            `version: this response was started on version ${existing.version} of the form, not ${req.version}`,
+            Code.InvalidArgument,
+          );
+        }
+      }
+      const { document, workspaceId } = await versionOf(form, version);
+      const country = normalizeCountry(req.country);
+      const blobsToRemove: string[] = [];
+
+      const result = await orm.em.fork().transactional(async (em) => {
+        const at = now();
+        let response: Response | null = null;
+        if (req.responseId) {
+          response = await em.findOne(ResponseEntity, { id: req.responseId, formId: form.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+          if (!response) throw new ConnectError("response not found", Code.NotFound);
+          if (response.completed) throw new ConnectError("this response is already completed", Code.FailedPrecondition);
+        }
+        const responseId = response?.id ?? newId();
+
+        // Answers: the earlier ones with the new ones over them, checked as a whole.
+        const merged: JsonObject = { ...(response ? rawValues(document, response.answers) : {}), ...(req.answers ?? {}) };
+        const checked = validateAnswers(document, merged, { completed: req.completed });
+        const hidden = { ...(response?.hidden ?? {}), ...req.hidden };
+        const checkedHidden = validateHidden(document, hidden);
+        const errors = [...(checked.ok ? [] : checked.errors), ...(checkedHidden.ok ? [] : checkedHidden.errors)];
+        if (!checked.ok || !checkedHidden.ok) throw new ConnectError(describeErrors(errors), Code.InvalidArgument);
+        const answers: StoredAnswers = { ...checked.answers, ...checkedHidden.answers };
+
+        // Uploads: those named must be this form's, unattached or already this response's; those this
+        // response no longer names go (rows now, bytes after commit).
+        const named = new Map<string, string>();
+        for (const [key, answer] of Object.entries(answers)) {
+          if (!takesUploads(answer.type)) continue;
+          for (const uploadId of answer.value as string[]) {
+            const question = questionOf(document, key);
+            if (named.has(uploadId)) {
+              errors.push(`${answerPath(key)} (${question?.question ?? key}): upload "${uploadId}" is already in ${answerPath(named.get(uploadId)!)}`);
+            }
+            named.set(uploadId, key);
+          }
+        }
+        const uploads = new Map<string, Upload>();
+        if (named.size > 0) {
+          const rows = await em.find(UploadEntity, { id: { $in: [...named.keys()] } }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+          for (const row of rows) uploads.set(row.id, row);
+        }
+        for (const [uploadId, key] of named) {
+          const upload = uploads.get(uploadId);
+          if (!upload || upload.formId !== form.id || (upload.responseId !== null && upload.responseId !== responseId)) {
+            errors.push(`${answerPath(key)} (${questionOf(document, key)?.question ?? key}): "${uploadId}" is not an upload of this form`);
+          }
+        }
+        if (errors.length > 0) throw new ConnectError(describeErrors(errors), Code.InvalidArgument);
+        for (const answer of Object.values(answers)) {
+          if (!takesUploads(answer.type)) continue;
+          answer.files = (answer.value as string[]).map((id) => fileRef(uploads.get(id)!));
+        }
+        for (const upload of uploads.values()) upload.responseId = responseId;
+        if (response) {
+          const released = await em.find(
+            UploadEntity,
+            named.size > 0 ? { responseId, id: { $nin: [...named.keys()] } } : { responseId },
+          );
+          for (const upload of released) {
+            blobsToRemove.push(upload.storageKey);
+            em.remove(upload);
+          }
+        }
+
+        const keptCountry = country ?? response?.country ?? null;
+        if (keptCountry) answers["meta:country"] = countryAnswer(keptCountry);
+        if (req.completed) Object.assign(answers, evaluateCalculatedFields(document, answers));
+
+        if (response) {
+          response.answers = answers;
+          response.hidden = hidden;
+          response.country = keptCountry;
+          response.updatedAt = at;
+        } else {
+          response = em.create(ResponseEntity, {
+            id: responseId,
+            formId: form.id,
+            workspaceId,
+            version,
+            completed: false,
+            answers,
+            hidden,
+            country: keptCountry,
+            createdAt: at,
+            updatedAt: at,
+            submittedAt: null,
+          });
+        }
+        if (req.completed) {
+          response.completed = true;
+          response.submittedAt = at;
+          // Outbox rows must commit in id order, so a reader following the ids misses none: the row
+          // is written last, under a lock held until commit.
+          await em.flush();
+          await em.execute("select pg_advisory_xact_lock(hashtext('formsvc:submissions:outbox'))");
+          const event = completionEvent(response, form.name, document);
+          em.create(OutboxEntity, {
+            eventId: event.eventId,
+            formId: form.id,
+            payload: toBinary(ResponseCompletedSchema, event),
+            requestId: currentRequestId() ?? null,
+            createdAt: at,
+          });
+        }
+        return { responseId, completed: response.completed };
+      });
+
+      await removeBlobs(blobsToRemove);
+      if (result.completed) {
+        completionCommitted();
+        await adjustResponseCount(form.id, +1);
+      }
+      return result;
+    },
+
+    async createUpload(req) {
+      const form = await openForm(req.formId);
+      if (req.content.length === 0) throw new ConnectError("file: is empty", Code.InvalidArgument);
+      if (req.content.length > maxUploadBytes) {
+        throw new ConnectError(`file: is larger than ${maxUploadBytes / (1024 * 1024)} MiB`, Code.InvalidArgument);
+      }
+      const id = newId();
+      const name = sanitizeFileName(req.name);
+      const contentType = normalizeContentType(req.contentType);
+      // Bytes first: a row never points at nothing. A failed insert removes them again.
+      await files.put(id, req.content);
+      try {
+        const em = orm.em.fork();
+        em.create(UploadEntity, {
+          id,
+          formId: form.id,
+          responseId: null,
+          name,
+          contentType,
+          size: req.content.length,
+          storageKey: id,
+          createdAt: now(),
+        });
+        await em.flush();
+      } catch (err) {
+        await removeBlobs([id]);
+        throw err;
+      }
+      return { uploadId: id, name, size: BigInt(req.content.length), contentType };
+    },
+
+    async listSubmissions(req, ctx) {
+      const caller = requireCaller(ctx);
+      const window = pageWindow(req.page, req.limit);
+      let completed: boolean | undefined;
+      switch (req.filter) {
+        case SubmissionFilter.UNSPECIFIED:
+        case SubmissionFilter.ALL:
+          completed = undefined;
+          break;
+        case SubmissionFilter.COMPLETED:
+          completed = true;
+          break;
+        case SubmissionFilter.PARTIAL:
+          completed = false;
+          break;
+        default:
+          throw new ConnectError("filter must be one of all, completed, partial", Code.InvalidArgument);
+      }
+      await checkCallerForm(caller, req.formId);
+      const rows = await orm.em.fork().find(
+        ResponseEntity,
+        completed === undefined ? { formId: req.formId } : { formId: req.formId, completed },
+        { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit: window.fetch, offset: window.offset },
+      );
+      const page = pageOf(rows, window.limit);
+      return { submissions: page.items.map(submissionMessage), hasMore: page.hasMore };
+    },
+
+    async getSubmission(req, ctx) {
+      await checkCallerForm(requireCaller(ctx), req.formId);
+      const response = req.submissionId
+        ? await orm.em.fork().findOne(ResponseEntity, { id: req.submissionId, formId: req.formId })
+        : null;
+      if (!response) throw submissionNotFound();
+      return { submission: submissionMessage(response) };
+    },
+
+    async deleteSubmission(req, ctx) {
+      await checkCallerForm(requireCaller(ctx), req.formId);
+      if (!req.submissionId) throw submissionNotFound();
+      // Rows first, in one transaction: from its commit on, neither the submission nor its files are
+      // served. The bytes go after; one left behind by a failure is unreachable (and logged).
+      const { wasCompleted, storageKeys } = await orm.em.fork().transactional(async (em) => {
+        const response = await em.findOne(
+          ResponseEntity,
+          { id: req.submissionId, formId: req.formId },
+          { lockMode: LockMode.PESSIMISTIC_WRITE },
+        );
+        if (!response) throw submissionNotFound();
+        const uploads = await em.find(UploadEntity, { responseId: response.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        await em.nativeDelete(UploadEntity, { responseId: response.id });
+        await em.nativeDelete(ResponseEntity, { id: response.id });
+        return { wasCompleted: response.completed, storageKeys: uploads.map((u) => u.storageKey) };
+      });
+      await removeBlobs(storageKeys);
+      if (wasCompleted) await adjustResponseCount(req.formId, -1);
+      return {};
+    },
+
+    async readFile(req) {
+      // Only files of a response are served: an upload nobody submitted, or one whose response was
+      // deleted, is not found.
+      const upload = req.fileId
+        ? await orm.em.fork().findOne(UploadEntity, { id: req.fileId, responseId: { $ne: null } })
+        : null;
+      if (!upload) throw fileNotFound();
+      const content = await files.get(upload.storageKey);
+      // Gone between the two reads: the submission was deleted meanwhile.
+      if (!content) throw fileNotFound();
+      return { file: { ...fileRef(upload), size: BigInt(upload.size) }, content };
+    },
+
+    async *streamCompletions(req, ctx) {
+      // Outbox rows commit in id order (see saveResponse), so following the ids misses none.
+      let cursor = req.afterCursor < 0n ? 0n : req.afterCursor;
+      while (!ctx.signal.aborted) {
+        const rows = await orm.em
+          .fork()
+          .find(OutboxEntity, { id: { $gt: cursor.toString() } }, { orderBy: { id: "asc" }, limit: streamBatch });
+        for (const row of rows) {
+          if (ctx.signal.aborted) return;
+          cursor = BigInt(row.id);
+          yield { cursor, event: fromBinary(ResponseCompletedSchema, row.payload), requestId: row.requestId ?? "" };
+        }
+        if (rows.length < streamBatch) await nextCompletion(streamPollMs, ctx.signal);
+      }
+    },
+  };
+}
+
+export function routes(router: ConnectRouter, handlers: ServiceImpl<typeof SubmissionsService>): void {
+  router.service(SubmissionsService, handlers);
+}
