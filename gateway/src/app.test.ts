@@ -54,6 +54,7 @@ const app = createApp({
   fileLinks: fileLinks("test-secret", "http://localhost:8080"),
   rateLimits: { store, perKey: 5, perIp: 1000 },
   publicUrl: "http://localhost:8080",
+  countryHeader: "cf-ipcountry",
   trustProxy: false,
 });
 let base = "";

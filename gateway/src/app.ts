@@ -19,6 +19,7 @@ import { workspaceRoutes } from "./api/routes/workspaces.ts";
 import { buildOpenApiDocument } from "./developers/openapi.ts";
 import { developersRoutes } from "./developers/routes.ts";
 import { fileRoutes } from "./files/routes.ts";
+import { hostedFormRoutes } from "./hosted/routes.ts";
 import type { FileLinks } from "./files/signed-links.ts";
 import { errorHandler, jsonNotFound } from "./http-errors.ts";
 import { rateLimit } from "./rate-limit/rate-limit-middleware.ts";
@@ -34,6 +35,8 @@ export interface GatewayDeps {
   fileLinks: FileLinks;
   rateLimits: { store: RateLimitStore; perKey: number; perIp: number };
   publicUrl: string;
+  /** Header carrying the respondent's country (COUNTRY_HEADER). */
+  countryHeader: string;
   trustProxy: boolean | number | string;
 }
 
@@ -82,6 +85,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.locals.apiRouter = api;
 
   app.use("/files", fileRoutes(deps.submissions, deps.fileLinks));
+  app.use("/f", hostedFormRoutes(deps));
   app.use("/developers", developersRoutes(buildOpenApiDocument(routes, deps.publicUrl)));
 
   app.use(errorHandler(deps.logger));

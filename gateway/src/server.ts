@@ -27,6 +27,7 @@ const app = createApp({
   fileLinks: fileLinks(resolveSecretKey(config), config.publicUrl),
   rateLimits: { store, perKey: config.rateLimitPerKey, perIp: config.rateLimitPerIp },
   publicUrl: config.publicUrl,
+  countryHeader: config.countryHeader,
   trustProxy: config.trustProxy,
 });
 

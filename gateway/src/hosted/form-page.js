@@ -21,6 +21,8 @@
   let current = 0;
   let busy = false;
   let responseId = "";
+  let finished = false; // submitted: nothing more is remembered
+  let rememberTimer = 0;
 
   // ---- questions, read from the page ----------------------------------------------------------
   const questions = $$(".hf-q[data-key]", form).map((el) => ({
@@ -191,7 +193,7 @@
     buttons.back.hidden = current === 0;
     buttons.next.hidden = last;
     buttons.submit.hidden = !last;
-    if (config.showProgressBar && pages.length > 1) {
+    if (progress && config.showProgressBar) {
       progress.hidden = false;
       $("#hf-progress-label").textContent = `Page ${current + 1} of ${pages.length}`;
       $(".hf-progress-track", progress).setAttribute("aria-valuenow", String(current + 1));
@@ -220,7 +222,7 @@
   }
 
   function remember() {
-    if (!config.saveProgress) return;
+    if (!config.saveProgress || finished) return;
     const signatures = {};
     for (const q of questions) {
       if (q.type === "SIGNATURE" && q.pad.uploadId) signatures[q.key] = { uploadId: q.pad.uploadId, image: q.pad.image, typed: q.pad.typed.value };
@@ -236,6 +238,7 @@
   }
 
   function forget() {
+    clearTimeout(rememberTimer);
     try {
       localStorage.removeItem(storageKey);
     } catch {
@@ -494,7 +497,10 @@
     if (result.ok) {
       responseId = result.data.responseId || responseId;
       showSummary("");
-      if (completed) forget();
+      if (completed) {
+        finished = true;
+        forget();
+      }
       else remember();
       return true;
     }
@@ -534,7 +540,7 @@
         return;
       }
       $(".hf-card", document).hidden = true;
-      progress.hidden = true;
+      if (progress) progress.hidden = true;
       const thanks = $("#hf-thanks");
       thanks.hidden = false;
       thanks.focus();
@@ -548,7 +554,6 @@
     if (q.type === "FILE") setupFile(q);
     if (q.type === "SIGNATURE") setupPad(q);
   }
-  let rememberTimer = 0;
   form.addEventListener("input", (event) => {
     const q = questions.find((x) => x.el.contains(event.target));
     if (q && q.error.textContent) clearError(q);

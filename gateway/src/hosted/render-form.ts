@@ -129,6 +129,7 @@ function shell(title: string, body: string, options: { showBranding?: boolean; b
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 ${options.noindex ? '<meta name="robots" content="noindex">\n' : ""}<title>${escapeHtml(title)}</title>
 <style>${styles}</style>
 </head>
@@ -248,7 +249,7 @@ function renderQuestion(block: InputBlock, ctx: QuestionContext): string {
       return group(
         `<canvas class="hf-pad" id="${escapeHtml(id)}-pad" width="900" height="300" role="img" aria-label="Signature pad: draw with a mouse, pen or finger"></canvas>
 <div class="hf-pad-actions"><button type="button" class="hf-pad-clear">Clear signature</button></div>
-<label class="hf-label" for="${escapeHtml(id)}">Or type your full name to sign</label>
+<label class="hf-label" for="${escapeHtml(id)}">Or type your name to sign instead</label>
 <input${attrs({ type: "text", id, class: "hf-pad-typed", autocomplete: "name", "aria-required": required ? "true" : undefined, "aria-describedby": `${id}-note ${describedBy}`, "aria-invalid": invalid })}>
 <p class="hf-note" id="${escapeHtml(id)}-note">Keyboard users: typing your name here signs the form with it.</p>`,
       );
@@ -304,7 +305,7 @@ export function renderFormPage(input: FormPageInput): string {
   const pageSections = pages
     .map(
       (blocks, i) =>
-        `<section class="hf-page${i === 0 ? " hf-current" : ""}" data-page="${i}" tabindex="-1" aria-label="Page ${i + 1} of ${pages.length}">\n${blocks.map((b) => renderBlock(b, ctx)).join("\n")}\n</section>`,
+        `<section class="hf-page${i === 0 ? " hf-current" : ""}" data-page="${i}" tabindex="-1"${pages.length > 1 ? ` aria-label="Page ${i + 1} of ${pages.length}"` : ""}>\n${blocks.map((b) => renderBlock(b, ctx)).join("\n")}\n</section>`,
     )
     .join("\n");
   const config = {
@@ -326,11 +327,7 @@ export function renderFormPage(input: FormPageInput): string {
 <form id="hf-form" class="hf-form" method="post" action="${escapeHtml(action)}" accept-charset="utf-8" aria-labelledby="hf-title">
 <h1 id="hf-title">${escapeHtml(title)}</h1>
 ${scriptNote}<p class="hf-resume" id="hf-resume" hidden>Welcome back: your earlier answers are filled in. <button type="button" class="hf-link" id="hf-restart">Start over</button></p>
-<div class="hf-progress" id="hf-progress" hidden>
-<div class="hf-progress-label" id="hf-progress-label" aria-live="polite">Page 1 of ${pages.length}</div>
-<div class="hf-progress-track" role="progressbar" aria-labelledby="hf-progress-label" aria-valuemin="1" aria-valuemax="${pages.length}" aria-valuenow="1"><div class="hf-progress-fill"></div></div>
-</div>
-<div class="hf-summary" id="hf-summary" role="alert" tabindex="-1">${errorSummary(input)}</div>
+${pages.length > 1 ? progressBar(pages.length) : ""}<div class="hf-summary" id="hf-summary" role="alert" tabindex="-1">${errorSummary(input)}</div>
 <input type="hidden" name="${versionField}" value="${escapeHtml(input.version)}">
 ${hiddenInputs}
 ${pageSections}
@@ -344,6 +341,14 @@ ${pageSections}
 ${thankYouSection(true)}
 <script type="application/json" id="hf-config">${jsonForScript(config)}</script>`;
   return shell(title, body, { showBranding: input.showBranding, brandingUrl: input.urls.branding, script: input.urls.script });
+}
+
+function progressBar(pages: number): string {
+  return `<div class="hf-progress" id="hf-progress" hidden>
+<div class="hf-progress-label" id="hf-progress-label" aria-live="polite">Page 1 of ${pages}</div>
+<div class="hf-progress-track" role="progressbar" aria-labelledby="hf-progress-label" aria-valuemin="1" aria-valuemax="${pages}" aria-valuenow="1"><div class="hf-progress-fill"></div></div>
+</div>
+`;
 }
 
 function thankYouSection(hidden: boolean): string {

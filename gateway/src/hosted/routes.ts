@@ -45,8 +45,8 @@ export interface HostedFormDeps {
     /** Posts (responses, uploads) a minute per address, bucket "public"; a fifth of `perIp` by default. */
     publicWritesPerIp?: number;
   };
-  /** Header carrying the respondent's two-letter country (COUNTRY_HEADER). */
-  countryHeader: string;
+  /** Header carrying the respondent's two-letter country (COUNTRY_HEADER); `cf-ipcountry` by default. */
+  countryHeader?: string;
   /** Where "Made with Formsvc" links to; `/` by default. */
   publicUrl?: string;
   /** Offline country of a client address; geoip-country by default. */
@@ -137,15 +137,13 @@ function sendHtml(res: Response, status: number, html: string, redirectUrl?: str
   res.status(status).type("html").send(html);
 }
 
-/** Marks a route as answered with HTML, so its errors become HTML pages. */
-const htmlRoute: RequestHandler = (_req, res, next) => {
-  res.locals.hostedHtml = true;
-  next();
-};
+/** The JSON endpoints; every other path under /f is answered with HTML, errors included. */
+const jsonPath = /^\/[^/]+\/(definition|uploads|responses)\/?$/;
 
 export function hostedFormRoutes(deps: HostedFormDeps): Router {
   const router = express.Router();
   const lookupCountry = deps.lookupCountry ?? defaultLookupCountry;
+  const countryHeader = deps.countryHeader || "cf-ipcountry";
   const brandingUrl = deps.publicUrl ? `${deps.publicUrl.replace(/\/+$/, "")}/` : "/";
   const { store, perIp } = deps.rateLimits;
   const writesPerIp = deps.rateLimits.publicWritesPerIp ?? Math.max(1, Math.floor(perIp / 5));
@@ -179,7 +177,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   router.use(rateLimit(store, "address", perIp, address));
   const writeLimit = rateLimit(store, "public", writesPerIp, address);
 
-  router.get("/:formId", htmlRoute, async (req, res) => {
+  router.get("/:formId", async (req, res) => {
     const { form, showBranding, document, settings } = await publicForm(formIdOf(req));
     const info = { name: form.name, document, showBranding, brandingUrl };
     if (form.status === FormStatus.CLOSED) {
@@ -204,7 +202,6 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   // Without JavaScript: the whole form posted at once, completed.
   router.post(
     "/:formId",
-    htmlRoute,
     writeLimit,
     express.urlencoded({ extended: false, limit: maxResponseBodyBytes, parameterLimit: 5000 }),
     async (req, res) => {
@@ -244,7 +241,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
           hidden: posted.hidden,
           completed: true,
           responseId: "",
-          country: countryOf(req, deps.countryHeader, lookupCountry),
+          country: countryOf(req, countryHeader, lookupCountry),
         });
       } catch (err) {
         const connectErr = err instanceof ConnectError ? err : undefined;
@@ -299,7 +296,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       contentType: file.mimetype || "application/octet-stream",
       content: file.buffer,
     });
-    res.status(201).json({ uploadId: created.uploadId, name: created.name, size: Number(created.size), contentType: created.contentType });
+    res.json({ uploadId: created.uploadId, name: created.name, size: Number(created.size), contentType: created.contentType });
   });
 
   router.post("/:formId/responses", writeLimit, express.json({ limit: maxResponseBodyBytes }), async (req, res) => {
@@ -315,17 +312,17 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       hidden: body.hidden ?? {},
       completed: body.completed ?? false,
       responseId: body.responseId ?? "",
-      country: countryOf(req, deps.countryHeader, lookupCountry),
+      country: countryOf(req, countryHeader, lookupCountry),
     });
     res.json({ responseId: saved.responseId, completed: saved.completed });
   });
 
   // Anything else under /f: the not-found page.
-  router.use(htmlRoute, (_req, res) => sendHtml(res, 404, renderNotFoundPage()));
+  router.use((_req, res) => sendHtml(res, 404, renderNotFoundPage()));
 
   // HTML routes answer their errors with a page; JSON routes leave them to the app's error handler.
   const htmlErrors: ErrorRequestHandler = (err, req, res, next) => {
-    if (!res.locals.hostedHtml || res.headersSent) return next(err);
+    if (jsonPath.test(req.path) || res.headersSent) return next(err);
     const answer = errorAnswer(err);
     if (answer.status >= 500) deps.logger.error({ err, method: req.method, path: req.path, requestId: res.locals.requestId }, "hosted form page failed");
     for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);

@@ -1,0 +1,261 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { defaultSettings, inputBlockTypes, normalizeDocument, type FormDocument } from "@formsvc/form-document";
+import { answersFromFields, pagesOf, questionNamedBy, messageForQuestion } from "./form-fields.ts";
+import {
+  escapeHtml,
+  jsonForScript,
+  renderClosedPage,
+  renderErrorPage,
+  renderFormPage,
+  renderNotFoundPage,
+  renderThankYouPage,
+  type FormPageInput,
+} from "./render-form.ts";
+
+const everyBlock: FormDocument = normalizeDocument({
+  title: "Every block",
+  blocks: [
+    { type: "HEADING", text: "Welcome & hello" },
+    { type: "PARAGRAPH", text: "Line one\nLine two" },
+    { type: "SHORT_TEXT", key: "short", question: "Short text", required: true, description: "Your name" },
+    { type: "LONG_TEXT", key: "long", question: "Long text" },
+    { type: "EMAIL", key: "email", question: "Email" },
+    { type: "NUMBER", key: "number", question: "Number", min: 1, max: 9 },
+    { type: "PHONE", key: "phone", question: "Phone" },
+    { type: "URL", key: "url", question: "Website" },
+    { type: "DATE", key: "date", question: "Date" },
+    { type: "PAGE_BREAK" },
+    { type: "MULTIPLE_CHOICE", key: "plan", question: "Plan", required: true, options: [{ id: "free", text: "Free" }, { id: "pro", text: "Pro" }] },
+    { type: "CHECKBOXES", key: "topics", question: "Topics", options: [{ id: "t1", text: "One" }, { id: "t2", text: "Two" }] },
+    { type: "DROPDOWN", key: "size", question: "Size", options: [{ id: "s", text: "Small" }, { id: "l", text: "Large" }] },
+    { type: "RATING", key: "rating", question: "Rating", max: 4 },
+    { type: "FILE", key: "cv", question: "CV", required: true },
+    { type: "SIGNATURE", key: "sig", question: "Signature" },
+  ],
+  hiddenFields: [{ name: "utm_source" }, { name: "ref" }],
+}).document;
+
+const urls = { base: "/f", script: "/f/assets/form-page.js?v=abc", branding: "https://forms.example.com/" };
+
+function page(overrides: Partial<FormPageInput> = {}): string {
+  return renderFormPage({
+    formId: "form_1",
+    name: "Sign-up",
+    version: 3,
+    document: everyBlock,
+    settings: { ...defaultSettings },
+    showBranding: true,
+    hidden: {},
+    urls,
+    ...overrides,
+  });
+}
+
+/** Every `id="..."` of the page. */
+function ids(html: string): Set<string> {
+  return new Set([...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]));
+}
+
+/** The tags of every form control except hidden inputs and buttons. */
+function controls(html: string): string[] {
+  return [...html.matchAll(/<(input|select|textarea)\b[^>]*>/g)].map((m) => m[0]).filter((tag) => !/type="hidden"/.test(tag));
+}
+
+describe("renderFormPage", () => {
+  it("renders every block type, each control with a label for it", () => {
+    const html = page();
+    const present = ids(html);
+    const labelled = new Set([...html.matchAll(/<label[^>]*\sfor="([^"]+)"/g)].map((m) => m[1]));
+    const found = controls(html);
+    assert.ok(found.length >= 16, `found ${found.length} controls`);
+    for (const tag of found) {
+      const id = /\sid="([^"]+)"/.exec(tag)?.[1];
+      assert.ok(id, `control without id: ${tag}`);
+      assert.ok(labelled.has(id), `control without <label for>: ${tag}`);
+    }
+    for (const target of labelled) assert.ok(present.has(target), `label for a missing id ${target}`);
+    // Every input type shows up with its question.
+    for (const type of inputBlockTypes) assert.match(html, new RegExp(`data-type="${type}"`), type);
+    assert.match(html, /<h2>Welcome &amp; hello<\/h2>/);
+    assert.match(html, /<p>Line one<br>Line two<\/p>/);
+    assert.match(html, /<input type="email" id="q-[^"]+" name="email"/);
+    assert.match(html, /<input type="number"[^>]*step="any" min="1" max="9"/);
+    assert.match(html, /<input type="tel"/);
+    assert.match(html, /<input type="url"/);
+    assert.match(html, /<input type="date"/);
+    assert.match(html, /<textarea[^>]*name="long"/);
+    assert.match(html, /<select[^>]*name="size"[^>]*><option value="">Choose…<\/option><option value="s">Small<\/option>/);
+    assert.equal((html.match(/type="radio"[^>]*name="rating"/g) ?? []).length, 4);
+    assert.match(html, /<input type="file"[^>]*multiple[^>]*data-upload/);
+    assert.doesNotMatch(html, /<input type="file"[^>]*\sname=/, "files are uploaded by the script, never posted");
+    assert.match(html, /<canvas class="hf-pad"[^>]*role="img"[^>]*aria-label="Signature pad/);
+    assert.match(html, /<button type="button" class="hf-pad-clear">Clear signature<\/button>/);
+    assert.match(html, /type your name to sign instead/);
+  });
+
+  it("marks required questions with text and aria-required, and has an alert region per question", () => {
+    const html = page();
+    assert.match(html, /<label class="hf-label" for="q-[^"]+">Short text <span class="hf-required">\(required\)<\/span><\/label>/);
+    assert.match(html, /<input type="text" id="q-[^"]+" name="short" value="" required aria-required="true"/);
+    assert.match(html, /<fieldset[^>]*data-key="plan"[^>]*role="radiogroup" aria-required="true"/);
+    assert.match(html, /<legend class="hf-label">Plan <span class="hf-required">\(required\)<\/span><\/legend>/);
+    assert.match(html, /<input type="file"[^>]*aria-required="true"/);
+    assert.doesNotMatch(html, /name="long"[^>]*aria-required/, "optional questions are not marked");
+    const alerts = html.match(/class="hf-error" id="[^"]+" role="alert"/g) ?? [];
+    assert.equal(alerts.length, 13, "one error line per question");
+    assert.match(html, /id="hf-summary" role="alert"/);
+  });
+
+  it("groups choices in fieldsets with legends, one option per label", () => {
+    const html = page();
+    for (const key of ["plan", "topics", "rating", "sig"]) {
+      assert.match(html, new RegExp(`<fieldset[^>]*data-key="${key}"[^>]*>\\n<legend`), key);
+    }
+    assert.match(html, /<input type="radio" id="(q-[^"]+-free)" name="plan" value="free" required><label for="\1">Free<\/label>/);
+    assert.match(html, /<input type="checkbox" id="(q-[^"]+-t2)" name="topics" value="t2"><label for="\1">Two<\/label>/);
+  });
+
+  it("splits pages at PAGE_BREAK, the first one current, and shows the submit label", () => {
+    const html = page({ settings: { ...defaultSettings, submitLabel: "Send it <now>" } });
+    assert.equal(pagesOf(everyBlock).length, 2);
+    assert.match(html, /<section class="hf-page hf-current" data-page="0"[^>]*aria-label="Page 1 of 2">/);
+    assert.match(html, /<section class="hf-page" data-page="1"[^>]*aria-label="Page 2 of 2">/);
+    assert.match(html, /<button type="submit" class="hf-submit" id="hf-submit">Send it &lt;now&gt;<\/button>/);
+    assert.match(html, /<form id="hf-form" class="hf-form" method="post" action="\/f\/form_1"/);
+    assert.match(html, /<input type="hidden" name="_version" value="3">/);
+    assert.match(html, /<script src="\/f\/assets\/form-page.js\?v=abc"><\/script>/);
+    assert.match(html, /<noscript>.*needs JavaScript/, "file questions explain they need JavaScript");
+    assert.match(html, /<meta name="viewport" content="width=device-width, initial-scale=1">/);
+    assert.doesNotMatch(html, /https?:\/\/(?!forms\.example\.com)/, "nothing loaded from elsewhere (no CDN, no fonts)");
+  });
+
+  it("escapes question text, options, descriptions and titles", () => {
+    const evil = "<script>alert('x')</script>";
+    const doc = normalizeDocument({
+      title: `T ${evil}`,
+      blocks: [
+        { type: "HEADING", text: evil },
+        { type: "SHORT_TEXT", key: "q", question: `Q ${evil}`, description: `D ${evil}`, placeholder: `"><script>` },
+        { type: "MULTIPLE_CHOICE", key: "c", question: "C", options: [{ id: "o1", text: evil }] },
+      ],
+      hiddenFields: [{ name: "h" }],
+    }).document;
+    const html = page({ document: doc, name: evil, hidden: { h: `"><script>alert(1)</script>` }, formError: evil });
+    const scripts = html.match(/<script\b[^>]*>/g) ?? [];
+    assert.deepEqual(scripts, ['<script type="application/json" id="hf-config">', '<script src="/f/assets/form-page.js?v=abc">']);
+    assert.match(html, /<title>T &lt;script&gt;alert\(&#39;x&#39;\)&lt;\/script&gt;<\/title>/);
+    assert.match(html, /Q &lt;script&gt;alert\(&#39;x&#39;\)&lt;\/script&gt;/);
+    assert.match(html, /D &lt;script&gt;/);
+    assert.match(html, /placeholder="&quot;&gt;&lt;script&gt;"/);
+    assert.match(html, /value="&quot;&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt;"/);
+  });
+
+  it("keeps hidden field values from the query string in hidden inputs", () => {
+    const html = page({ hidden: { utm_source: "newsletter", other: "ignored" } });
+    assert.match(html, /<input type="hidden" name="_hidden.utm_source" value="newsletter">/);
+    assert.match(html, /<input type="hidden" name="_hidden.ref" value="">/);
+    assert.doesNotMatch(html, /ignored/);
+  });
+
+  it("shows branding unless showBranding is false", () => {
+    assert.match(page(), /<footer class="hf-branding"><a href="https:\/\/forms.example.com\/">Made with Formsvc<\/a><\/footer>/);
+    assert.doesNotMatch(page({ showBranding: false }), /Made with Formsvc/);
+  });
+
+  it("carries the page's settings to the script as inert JSON", () => {
+    const html = page({ settings: { ...defaultSettings, redirectUrl: "https://example.com/</script><script>x()</script>", saveProgress: false } });
+    const json = /<script type="application\/json" id="hf-config">(.*?)<\/script>/s.exec(html)?.[1] ?? "";
+    assert.doesNotMatch(json, /<\/script>/);
+    const config = JSON.parse(json);
+    assert.equal(config.formId, "form_1");
+    assert.equal(config.version, 3);
+    assert.equal(config.pages, 2);
+    assert.equal(config.saveProgress, false);
+    assert.equal(config.showProgressBar, true);
+    assert.equal(config.redirectUrl, "https://example.com/</script><script>x()</script>");
+    assert.equal(config.responsesUrl, "/f/form_1/responses");
+    assert.equal(config.uploadsUrl, "/f/form_1/uploads");
+    assert.deepEqual(config.hiddenFields, ["utm_source", "ref"]);
+    assert.equal(jsonForScript("\u2028<&>"), '"\\u2028\\u003c\\u0026\\u003e"');
+  });
+
+  it("shows posted values and errors again, with a summary linking to the questions", () => {
+    const html = page({
+      values: { short: "Ada <L>", plan: "pro", topics: ["t1", "t2"], size: "l", rating: "3", long: "x</textarea>" },
+      errors: { email: "Enter a valid email address." },
+    });
+    assert.match(html, /name="short" value="Ada &lt;L&gt;"/);
+    assert.match(html, /name="plan" value="pro" checked/);
+    assert.match(html, /name="topics" value="t1" checked/);
+    assert.match(html, /name="topics" value="t2" checked/);
+    assert.match(html, /<option value="l" selected>Large<\/option>/);
+    assert.match(html, /name="rating" value="3" checked/);
+    assert.match(html, />x&lt;\/textarea&gt;<\/textarea>/);
+    assert.match(html, /name="email"[^>]*aria-invalid="true"/);
+    assert.match(html, /role="alert">Enter a valid email address.<\/p>/);
+    assert.match(html, /<li><a href="#q-[^"]+-field">Email: Enter a valid email address.<\/a><\/li>/);
+  });
+});
+
+describe("other pages", () => {
+  const info = { name: "Sign-up", document: everyBlock, showBranding: true, brandingUrl: "/" };
+
+  it("a closed form shows its message and takes nothing", () => {
+    const html = renderClosedPage({ ...info, closedMessage: "We are full <sorry>" });
+    assert.match(html, /We are full &lt;sorry&gt;/);
+    assert.match(html, /<h1>Every block<\/h1>/);
+    assert.doesNotMatch(html, /<(form|input|select|textarea)\b/);
+    assert.match(html, /Made with Formsvc/);
+    assert.doesNotMatch(renderClosedPage({ ...info, showBranding: false, closedMessage: "x" }), /Made with Formsvc/);
+  });
+
+  it("thank-you, not-found and error pages", () => {
+    assert.match(renderThankYouPage(info), /Thank you!/);
+    assert.doesNotMatch(renderThankYouPage(info), /<section[^>]*hidden/);
+    const notFound = renderNotFoundPage();
+    assert.match(notFound, /<h1>Form not found<\/h1>/);
+    assert.match(notFound, /noindex/);
+    assert.match(renderErrorPage(429, "<slow down>"), /Too many requests[\s\S]*&lt;slow down&gt;/);
+    assert.equal(escapeHtml(`<a href="x">'&'</a>`), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+  });
+});
+
+describe("plain form posts", () => {
+  it("turns fields into answers: text, numbers, option ids, checkbox arrays, hidden fields", () => {
+    const posted = answersFromFields(everyBlock, {
+      _version: "3",
+      "_hidden.utm_source": "newsletter",
+      "_hidden.nope": "x",
+      short: "  Ada  ",
+      long: "",
+      number: "4.5",
+      plan: "pro",
+      topics: ["t1", "t2"],
+      size: "s",
+      rating: "3",
+    });
+    assert.deepEqual(posted.answers, { short: "Ada", number: 4.5, plan: "pro", topics: ["t1", "t2"], size: "s", rating: 3 });
+    assert.deepEqual(posted.hidden, { utm_source: "newsletter" });
+    assert.equal(posted.version, 3);
+    assert.deepEqual(posted.errors, { cv: "This question needs JavaScript: please enable it and try again." });
+  });
+
+  it("names missing required questions and bad numbers", () => {
+    const posted = answersFromFields(everyBlock, { number: "lots", topics: "t1" });
+    assert.equal(posted.errors.short, "This question is required.");
+    assert.equal(posted.errors.plan, "This question is required.");
+    assert.equal(posted.errors.number, "Enter a number.");
+    assert.deepEqual(posted.answers.topics, ["t1"]);
+    assert.equal(posted.version, 0);
+  });
+
+  it("finds the question a service error names", () => {
+    assert.equal(questionNamedBy(everyBlock, "answers.email: must be an email address")?.key, "email");
+    assert.equal(questionNamedBy(everyBlock, 'question "plan" is required')?.key, "plan");
+    assert.equal(questionNamedBy(everyBlock, "Website: not a URL")?.key, "url");
+    assert.equal(questionNamedBy(everyBlock, "something else broke"), undefined);
+    const email = questionNamedBy(everyBlock, "answers.email: must be an email address")!;
+    assert.equal(messageForQuestion("answers.email: must be an email address", email), "Must be an email address");
+  });
+});
