@@ -55,6 +55,7 @@ const app = createApp({
   rateLimits: { store, perKey: 5, perIp: 1000 },
   publicUrl: "http://localhost:8080",
   countryHeader: "cf-ipcountry",
+  health: {},
   trustProxy: false,
 });
 let base = "";
@@ -159,5 +160,12 @@ describe("gateway over an in-memory transport", () => {
     assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60);
     assert.equal(last!.headers.get("ratelimit-remaining"), "0");
     assert.equal(last!.headers.get("ratelimit-limit"), "5");
+  });
+
+  it("answers /healthz, /readyz and /metrics", async () => {
+    assert.deepEqual((await call("GET", "/healthz")).body, { status: "ok" });
+    assert.equal((await call("GET", "/readyz")).status, 200);
+    const text = await (await fetch(`${base}/metrics`)).text();
+    assert.match(text, /http_request_duration_seconds_count\{[^}]*route="\/api\/v1\/users\/me"[^}]*code="200"/);
   });
 });

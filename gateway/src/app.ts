@@ -9,6 +9,7 @@ import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import type { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import type { DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
+import type { Health } from "@formsvc/proto/grpc/health/v1/health_pb.js";
 import { authenticateApiKey, type Caller } from "./api/authenticate.ts";
 import { mountRoutes, type ApiRoute } from "./api/route-table.ts";
 import { formRoutes } from "./api/routes/forms.ts";
@@ -22,6 +23,7 @@ import { fileRoutes } from "./files/routes.ts";
 import { hostedFormRoutes } from "./hosted/routes.ts";
 import type { FileLinks } from "./files/signed-links.ts";
 import { errorHandler, jsonNotFound } from "./http-errors.ts";
+import { observabilityRoutes, recordHttpMetrics } from "./observability.ts";
 import { rateLimit } from "./rate-limit/rate-limit-middleware.ts";
 import type { RateLimitStore } from "./rate-limit/sliding-window.ts";
 
@@ -33,6 +35,8 @@ export interface GatewayDeps {
   webhooks: Client<typeof WebhooksService>;
   delivery: Client<typeof DeliveryService>;
   fileLinks: FileLinks;
+  /** Health clients of the services the gateway needs, for /readyz. */
+  health: Record<string, Client<typeof Health>>;
   rateLimits: { store: RateLimitStore; perKey: number; perIp: number };
   publicUrl: string;
   /** Header carrying the respondent's country (COUNTRY_HEADER). */
@@ -66,9 +70,8 @@ export function createApp(deps: GatewayDeps): Express {
     runWithRequestId(requestId, next);
   });
 
-  app.get("/healthz", (_req, res) => {
-    res.json({ status: "ok" });
-  });
+  app.use(recordHttpMetrics);
+  app.use(observabilityRoutes(deps.health));
 
   const routes = apiRoutes(deps);
   const { store, perKey, perIp } = deps.rateLimits;

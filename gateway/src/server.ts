@@ -1,5 +1,7 @@
 import type { AddressInfo } from "node:net";
-import { loadConfig } from "@formsvc/platform/config.ts";
+import { loadConfig, serviceNames } from "@formsvc/platform/config.ts";
+import { setMetricsService } from "@formsvc/platform/metrics.ts";
+import { Health } from "@formsvc/proto/grpc/health/v1/health_pb.js";
 import { createLogger } from "@formsvc/platform/logger.ts";
 import { createServiceClient } from "@formsvc/platform/rpc.ts";
 import { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
@@ -15,6 +17,7 @@ import { MemorySlidingWindow, type RateLimitStore } from "./rate-limit/sliding-w
 
 const config = loadConfig();
 const logger = createLogger("gateway", config.logLevel);
+setMetricsService("gateway");
 const store: RateLimitStore = config.redisUrl ? new RedisSlidingWindow(config.redisUrl) : new MemorySlidingWindow();
 
 const app = createApp({
@@ -25,6 +28,7 @@ const app = createApp({
   webhooks: createServiceClient(WebhooksService, config.services.webhooks),
   delivery: createServiceClient(DeliveryService, config.services.delivery),
   fileLinks: fileLinks(resolveSecretKey(config), config.publicUrl),
+  health: Object.fromEntries(serviceNames.map((name) => [name, createServiceClient(Health, config.services[name])])),
   rateLimits: { store, perKey: config.rateLimitPerKey, perIp: config.rateLimitPerIp },
   publicUrl: config.publicUrl,
   countryHeader: config.countryHeader,

@@ -17,6 +17,8 @@ export interface Config {
   /** Express "trust proxy" setting; false unless TRUST_PROXY is set. */
   trustProxy: boolean | number | string;
   logLevel: string;
+  /** Interface the RPC services listen on: 127.0.0.1 on one machine, 0.0.0.0 in a cluster. */
+  listenHost: string;
   /** Addresses of the internal RPC services. */
   services: Record<ServiceName, string>;
 }
@@ -102,6 +104,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey: value(env, "SECRET_KEY"),
     trustProxy: trustProxy(env),
     logLevel: value(env, "LOG_LEVEL") ?? "info",
+    listenHost: value(env, "LISTEN_HOST") ?? "127.0.0.1",
     services,
   };
 }
@@ -109,4 +112,13 @@ export function loadConfig(env: Env = process.env): Config {
 /** The port a service listens on: the port of its configured address. */
 export function servicePort(config: Config, name: ServiceName): number {
   return Number(new URL(config.services[name]).port) || defaultServicePorts[name];
+}
+
+/**
+ * Where a service serves /metrics over HTTP/1.1: `<NAME>_METRICS_PORT`, else its RPC port + 1000
+ * (identity 9081, forms 9082, ...).
+ */
+export function metricsPortOf(config: Config, name: ServiceName, env: Env = process.env): number {
+  const raw = value(env, `${name.toUpperCase()}_METRICS_PORT`);
+  return raw ? Number(raw) : servicePort(config, name) + 1000;
 }

@@ -12,6 +12,8 @@ import {
 import { connectNodeAdapter, createGrpcTransport } from "@connectrpc/connect-node";
 import { requestIdHeader } from "./caller.ts";
 import type { Logger } from "./logger.ts";
+import { healthRoutes, HealthState } from "./health.ts";
+import { rpcClientMetrics, rpcServerMetrics } from "./metrics.ts";
 import { currentRequestId, runWithRequestId } from "./request-context.ts";
 
 /** Server side: adopts the caller's request id and logs failures that are not deliberate answers. */
@@ -41,6 +43,7 @@ const propagateRequestId: Interceptor = (next) => (req) => {
 
 export interface RpcServer {
   port: number;
+  health: HealthState;
   close(): Promise<void>;
 }
 
@@ -51,8 +54,15 @@ export async function startRpcServer(options: {
   logger: Logger;
   routes: (router: ConnectRouter) => void;
 }): Promise<RpcServer> {
+  const health = new HealthState();
   const server = http2.createServer(
-    connectNodeAdapter({ routes: options.routes, interceptors: [serverInterceptor(options.logger)] }),
+    connectNodeAdapter({
+      routes: (router) => {
+        options.routes(router);
+        healthRoutes(router, health);
+      },
+      interceptors: [rpcServerMetrics, serverInterceptor(options.logger)],
+    }),
   );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -66,10 +76,15 @@ export async function startRpcServer(options: {
     sessions.add(session);
     session.on("close", () => sessions.delete(session));
   });
+  health.set(true);
   return {
     port: (server.address() as AddressInfo).port,
+    health,
     close: () =>
       new Promise<void>((resolve) => {
+        health.set(false);
+        // Streams that never end (watches, completion streams) must not hold shutdown forever.
+        setTimeout(() => sessions.forEach((session) => session.destroy()), 5_000).unref();
         server.close(() => resolve());
         // Let in-flight calls finish, then stop accepting new streams on open sessions.
         for (const session of sessions) session.close();
@@ -82,7 +97,7 @@ export function createServiceClient<T extends DescService>(service: T, baseUrl: 
   const url = new URL(baseUrl);
   const transport = createGrpcTransport({
     baseUrl,
-    interceptors: [propagateRequestId],
+    interceptors: [propagateRequestId, rpcClientMetrics],
     nodeOptions: {
       createConnection: () =>
         net.connect({ host: url.hostname.replace(/^\[|\]$/g, ""), port: Number(url.port) || 80, noDelay: true }),

@@ -1,4 +1,5 @@
-import { loadConfig, servicePort, type Config, type ServiceName } from "./config.ts";
+import { loadConfig, metricsPortOf, servicePort, type Config, type ServiceName } from "./config.ts";
+import { setMetricsService, startMetricsServer } from "./metrics.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { openDatabase, type DatabaseOptions, type MikroORM } from "./database.ts";
@@ -14,6 +15,7 @@ export async function runService(
 ): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(name, config.logLevel);
+  setMetricsService(name);
   let started: Awaited<ReturnType<typeof start>>;
   try {
     started = await start({ config, logger, port: servicePort(config, name) });
@@ -22,7 +24,9 @@ export async function runService(
     process.exit(1);
   }
   const { server, close } = started;
-  logger.info({ port: server.port }, `${name} listening`);
+  const metricsPort = metricsPortOf(config, name);
+  const metricsServer = startMetricsServer(metricsPort, logger);
+  logger.info({ port: server.port, metricsPort }, `${name} listening`);
   process.send?.({ ready: name, port: server.port });
 
   let stopping = false;
@@ -32,6 +36,7 @@ export async function runService(
     logger.info({ reason }, `${name} stopping`);
     await server.close();
     await close();
+    metricsServer.close();
     process.exit(0);
   };
   process.on("SIGINT", () => void stop("SIGINT"));
@@ -40,25 +45,41 @@ export async function runService(
   process.on("disconnect", () => void stop("launcher gone"));
 }
 
+type Routes = (router: ConnectRouter) => void;
+
 /**
  * Runs a service that owns a Postgres schema: opens its database (migrations applied), then
- * serves the routes `makeRoutes` builds over it; the database closes with the server.
+ * serves the routes `makeRoutes` builds over it; the database closes with the server. `makeRoutes`
+ * may also return `{ routes, close }`: `close` (background work of the service) then runs after the
+ * server has closed and before the database does.
  */
 export async function runDatabaseService(
   name: ServiceName,
   database: Pick<DatabaseOptions, "schema" | "entities" | "migrations">,
-  makeRoutes: (ctx: { config: Config; logger: Logger; orm: MikroORM }) => (router: ConnectRouter) => void,
+  makeRoutes: (ctx: { config: Config; logger: Logger; orm: MikroORM }) => Routes | { routes: Routes; close(): Promise<void> },
 ): Promise<void> {
   await runService(name, async ({ config, logger, port }) => {
     if (!config.databaseUrl) {
       throw new Error(`${name} needs DATABASE_URL (a Postgres connection string); none is configured`);
     }
     const orm = await openDatabase({ databaseUrl: config.databaseUrl, ...database });
-    try {
-      const server = await startRpcServer({ port, logger, routes: makeRoutes({ config, logger, orm }) });
-      return { server, close: () => orm.close() };
-    } catch (err) {
+    let closeWork = async () => {};
+    const close = async () => {
+      try {
+        await closeWork();
+      } catch (err) {
+        logger.error({ err }, `${name}: stopping its background work failed`);
+      }
       await orm.close();
+    };
+    try {
+      const made = makeRoutes({ config, logger, orm });
+      const routes = typeof made === "function" ? made : made.routes;
+      if (typeof made !== "function") closeWork = () => made.close();
+      const server = await startRpcServer({ port, host: config.listenHost, logger, routes });
+      return { server, close };
+    } catch (err) {
+      await close();
       throw err;
     }
   });

@@ -1,11 +1,13 @@
 import { createServiceClient } from "@formsvc/platform/rpc.ts";
 import { runDatabaseService } from "@formsvc/platform/service-main.ts";
 import { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import { createCompletionNotifier } from "./completion-notifier.ts";
 import { entities } from "./entities/index.ts";
 import { createLocalFileStore, defaultFilesDir } from "./files/local-file-store.ts";
 import { sweepUnattachedUploads, unattachedUploadTtlMs } from "./files/sweep-uploads.ts";
 import { createSubmissionsHandlers, routes } from "./handlers/submissions-handlers.ts";
 import { migrations } from "./migrations/index.ts";
+import { startKafkaRelay } from "./relay/kafka-relay.ts";
 
 /** How often uploads that no response took are swept. */
 const sweepEveryMs = 60 * 60 * 1000;
@@ -14,7 +16,10 @@ await runDatabaseService("submissions", { schema: "submissions", entities, migra
   const forms = createServiceClient(FormsService, config.services.forms);
   // The embedded default: files in a directory under DATA_DIR. An S3 store (S3_*) plugs in here.
   const files = createLocalFileStore(defaultFilesDir(config.dataDir));
-  const handlers = createSubmissionsHandlers({ orm, forms, files, logger });
+  const completions = createCompletionNotifier();
+  const handlers = createSubmissionsHandlers({ orm, forms, files, logger, completions });
+  // With Kafka, the outbox goes to `formsvc.responses`; without, delivery reads it by StreamCompletions.
+  const relay = config.kafkaBrokers.length > 0 ? startKafkaRelay({ orm, brokers: config.kafkaBrokers, logger, completions }) : undefined;
 
   const sweep = () =>
     sweepUnattachedUploads({ orm, files, logger, createdBefore: new Date(Date.now() - unattachedUploadTtlMs) })
@@ -22,5 +27,6 @@ await runDatabaseService("submissions", { schema: "submissions", entities, migra
       .catch((err: unknown) => logger.warn({ err }, "sweeping unattached uploads failed"));
   setInterval(sweep, sweepEveryMs).unref();
 
-  return (router) => routes(router, handlers);
+  // After the RPC server has closed (no completion comes in any more): the in-flight batch finishes.
+  return { routes: (router) => routes(router, handlers), close: async () => relay?.stop() };
 });

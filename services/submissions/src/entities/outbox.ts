@@ -2,8 +2,9 @@ import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 
 /**
  * An event waiting to be published, written in the same transaction as the change it reports (the
- * completion of a response). `payload` is a protobuf `formsvc.events.v1.ResponseCompleted`; the relay
- * publishes rows in `id` order, keyed by `formId`, with `requestId` as the `x-request-id` header.
+ * completion of a response). `payload` is a protobuf `formsvc.events.v1.ResponseCompleted`; the Kafka
+ * relay publishes rows in `id` order (per relay), keyed by `formId`, with `requestId` as the
+ * `x-request-id` header, and sets `publishedAt` once the broker acknowledged them.
  */
 export const OutboxEntity = defineEntity({
   name: "Outbox",
@@ -15,6 +16,8 @@ export const OutboxEntity = defineEntity({
     payload: p.uint8array(),
     requestId: p.string().nullable(),
     createdAt: p.datetime(),
+    /** When the Kafka relay's broker acknowledged the row; null until then (and always, on the embedded bus). */
+    publishedAt: p.datetime().nullable(),
   },
 });
 

@@ -21,6 +21,7 @@ import {
 } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Logger } from "@formsvc/platform/logger.ts";
+import { createCompletionNotifier } from "../completion-notifier.ts";
 import { entities } from "../entities/index.ts";
 import { createLocalFileStore } from "../files/local-file-store.ts";
 import type { FileStore } from "../files/file-store.ts";
@@ -104,6 +105,7 @@ let orm: MikroORM;
 let filesDir: string;
 let client: Client<typeof SubmissionsService>;
 let clock = Date.parse("2026-01-01T00:00:00Z");
+const completions = createCompletionNotifier();
 const logged: { level: string; msg: string }[] = [];
 const testLogger = {
   warn: (_obj: unknown, msg: string) => logged.push({ level: "warn", msg }),
@@ -219,6 +221,7 @@ before(async () => {
     logger: testLogger,
     now: () => new Date((clock += 1000)),
     streamPollMs: 50,
+    completions,
   });
   client = createClient(SubmissionsService, createRouterTransport((router) => routes(router, handlers)));
 });
@@ -237,6 +240,7 @@ describe("migrations", () => {
   it("apply once: a second replica opening the same database finds nothing to do", async () => {
     await assertMigrationsApplyOnce({ databaseUrl: database.databaseUrl, schema: "submissions", entities, migrations }, [
       "Migration20261123000000_initial",
+      "Migration20261201000000_outbox_published_at",
     ]);
   });
 });
@@ -631,6 +635,23 @@ describe("the outbox", () => {
     assert.equal(form.responseCount, 0);
     assert.deepEqual(logged, [{ level: "error", msg: "response count not adjusted" }]);
     assert.equal((await outboxRows(form.id)).length, 1);
+  });
+
+  it("tells the completion notifier once each completion has committed, and only then", async () => {
+    const form = addForm();
+    const told: number[] = [];
+    const unsubscribe = completions.subscribe(() => told.push(1));
+    try {
+      const partial = await save(form.id, { answers: { q_name: "A" } });
+      assert.equal(told.length, 0, "a partial save is no completion");
+      await rejectsWith(save(form.id, { answers: {}, completed: true }), Code.InvalidArgument);
+      assert.equal(told.length, 0, "a refused completion neither");
+      await save(form.id, { responseId: partial.responseId, answers: { q_name: "A" }, completed: true });
+      assert.equal(told.length, 1);
+      assert.equal((await outboxRows(form.id)).length, 1);
+    } finally {
+      unsubscribe();
+    }
   });
 
   it("streams completions from a cursor, then new ones as they commit", async () => {

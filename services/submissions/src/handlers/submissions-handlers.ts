@@ -27,6 +27,7 @@ import {
   validateHidden,
 } from "../answers/validate-answers.ts";
 import { evaluateCalculatedFields } from "../calculated-fields.ts";
+import { createCompletionNotifier, type CompletionNotifier } from "../completion-notifier.ts";
 import type { FileStore } from "../files/file-store.ts";
 import { maxUploadBytes, normalizeContentType, sanitizeFileName } from "../files/uploads.ts";
 import { OutboxEntity, ResponseEntity, UploadEntity, type Response, type Upload } from "../entities/index.ts";
@@ -46,6 +47,11 @@ export interface SubmissionsHandlersDeps {
    * completions of this process wake it at once.
    */
   streamPollMs?: number;
+  /**
+   * Told of every completion of this process once it has committed; StreamCompletions waits on it, and
+   * so may others (the Kafka relay). A private one when absent.
+   */
+  completions?: CompletionNotifier;
 }
 
 /** Outbox rows read per query by StreamCompletions. */
@@ -147,25 +153,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
   const now = deps.now ?? (() => new Date());
   const versionCacheSize = deps.versionCacheSize ?? 1_000;
   const streamPollMs = deps.streamPollMs ?? 1_000;
-  /** Idle streams waiting for a completion of this process. */
-  const completionWaiters = new Set<() => void>();
-  const completionCommitted = () => {
-    for (const wake of completionWaiters) wake();
-    completionWaiters.clear();
-  };
-  /** Settles on the next completion of this process, after `ms`, or when `signal` aborts. */
-  const nextCompletion = (ms: number, signal: AbortSignal) =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        completionWaiters.delete(done);
-        signal.removeEventListener("abort", done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      completionWaiters.add(done);
-      signal.addEventListener("abort", done, { once: true });
-    });
+  const completions = deps.completions ?? createCompletionNotifier();
   /** Versions by `<formId> <version>`, least recently used first. */
   const versions = new Map<string, FormVersionInfo>();
 
@@ -370,7 +358,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
 
       await removeBlobs(blobsToRemove);
       if (result.completed) {
-        completionCommitted();
+        completions.notify();
         await adjustResponseCount(form.id, +1);
       }
       return result;
@@ -491,7 +479,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
           cursor = BigInt(row.id);
           yield { cursor, event: fromBinary(ResponseCompletedSchema, row.payload), requestId: row.requestId ?? "" };
         }
-        if (rows.length < streamBatch) await nextCompletion(streamPollMs, ctx.signal);
+        if (rows.length < streamBatch) await completions.next(streamPollMs, ctx.signal);
       }
     },
   };

@@ -1,7 +1,9 @@
 import type { MigrationObject } from "@mikro-orm/core";
 import { Migration20261123000000_initial } from "./Migration20261123000000_initial.ts";
+import { Migration20261201000000_outbox_published_at } from "./Migration20261201000000_outbox_published_at.ts";
 
 /** The submissions schema's migrations, oldest first. Never edit one that has shipped; add a new one. */
 export const migrations: MigrationObject[] = [
   { name: "Migration20261123000000_initial", class: Migration20261123000000_initial },
+  { name: "Migration20261201000000_outbox_published_at", class: Migration20261201000000_outbox_published_at },
 ];

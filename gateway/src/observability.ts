@@ -1,0 +1,48 @@
+import type { Client } from "@connectrpc/connect";
+import express, { type RequestHandler, type Router } from "express";
+import { Health, HealthCheckResponse_ServingStatus } from "@formsvc/proto/grpc/health/v1/health_pb.js";
+import { Histogram, metrics } from "@formsvc/platform/metrics.ts";
+
+const httpDuration = new Histogram({
+  name: "http_request_duration_seconds",
+  help: "Time to answer an HTTP request, by method, route and status code",
+  labelNames: ["method", "route", "code"] as const,
+  buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+  registers: [metrics],
+});
+
+/** Records every request under its route pattern (never the raw path, which holds ids). */
+export const recordHttpMetrics: RequestHandler = (req, res, next) => {
+  const end = httpDuration.startTimer({ method: req.method });
+  res.on("finish", () => {
+    const route = req.route?.path ? `${req.baseUrl}${req.route.path}` : req.baseUrl || "unmatched";
+    end({ route, code: String(res.statusCode) });
+  });
+  next();
+};
+
+/** `/healthz` (the process answers), `/readyz` (every service it needs is SERVING), `/metrics`. */
+export function observabilityRoutes(services: Record<string, Client<typeof Health>>): Router {
+  const router = express.Router();
+  router.get("/healthz", (_req, res) => {
+    res.json({ status: "ok" });
+  });
+  router.get("/readyz", async (_req, res) => {
+    const entries = await Promise.all(
+      Object.entries(services).map(async ([name, client]) => {
+        try {
+          const { status } = await client.check({}, { timeoutMs: 1_000 });
+          return [name, status === HealthCheckResponse_ServingStatus.SERVING ? "serving" : "not serving"] as const;
+        } catch {
+          return [name, "unreachable"] as const;
+        }
+      }),
+    );
+    const ready = entries.every(([, state]) => state === "serving");
+    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "not ready", services: Object.fromEntries(entries) });
+  });
+  router.get("/metrics", async (_req, res) => {
+    res.type(metrics.contentType).send(await metrics.metrics());
+  });
+  return router;
+}

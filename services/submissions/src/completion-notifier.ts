@@ -1,0 +1,47 @@
+/**
+ * Completions of this process, as they commit: what wakes an idle StreamCompletions and the Kafka relay
+ * at once instead of at their next poll (rows of other replicas are only found by polling).
+ */
+export interface CompletionNotifier {
+  /** A completion (its outbox row) has committed. Synchronous and cheap: listeners only set flags. */
+  notify(): void;
+  /** Calls `listener` on every completion until the returned function is called. */
+  subscribe(listener: () => void): () => void;
+  /** Settles on the next completion, after `ms`, or when `signal` aborts, whichever comes first. */
+  next(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export function createCompletionNotifier(): CompletionNotifier {
+  const listeners = new Set<() => void>();
+  const notifier: CompletionNotifier = {
+    notify() {
+      for (const listener of [...listeners]) {
+        try {
+          listener();
+        } catch {
+          // A listener must never fail the completion that told it.
+        }
+      }
+    },
+    subscribe(listener) {
+      const entry = () => listener();
+      listeners.add(entry);
+      return () => void listeners.delete(entry);
+    },
+    next(ms, signal) {
+      return new Promise<void>((resolve) => {
+        if (signal?.aborted) return resolve();
+        const done = () => {
+          clearTimeout(timer);
+          unsubscribe();
+          signal?.removeEventListener("abort", done);
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        const unsubscribe = notifier.subscribe(done);
+        signal?.addEventListener("abort", done, { once: true });
+      });
+    },
+  };
+  return notifier;
+}
