@@ -1,0 +1,41 @@
+import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+
+export const deliveryStatuses = ["pending", "retrying", "succeeded", "failed"] as const;
+export type DeliveryStatusName = (typeof deliveryStatuses)[number];
+
+/**
+ * One event to send to one webhook (unique per webhook and event, so an event delivered twice to this
+ * service creates nothing twice). `payload` is the body exactly as sent on every attempt.
+ *
+ * pending (never tried) and retrying (tried, waiting for `nextAttemptAt`) are due once `nextAttemptAt`
+ * has passed; succeeded and failed are final. `lockedUntil`/`leaseId` mark the row as being attempted
+ * by one worker; a lease that runs out (its worker was killed) lets another worker take the row.
+ * `scheduleStep` counts the automatic retries scheduled so far (an attempt by hand leaves it alone);
+ * `origin` is the receiver's scheme://host:port, to spread work over receivers.
+ */
+export const DeliveryEntity = defineEntity({
+  name: "Delivery",
+  tableName: "deliveries",
+  properties: {
+    id: p.string().primary(),
+    webhookId: p.string(),
+    eventId: p.string(),
+    eventType: p.string(),
+    formId: p.string(),
+    submissionId: p.string(),
+    origin: p.string(),
+    payload: p.text(),
+    status: p.enum(deliveryStatuses),
+    attempts: p.integer(),
+    lastError: p.text(),
+    lastStatusCode: p.integer(),
+    nextAttemptAt: p.datetime().nullable(),
+    lockedUntil: p.datetime().nullable(),
+    leaseId: p.string().nullable(),
+    scheduleStep: p.integer(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+
+export type Delivery = InferEntity<typeof DeliveryEntity>;

@@ -1,0 +1,11 @@
+import { AttemptEntity } from "./attempt.ts";
+import { CursorEntity } from "./cursor.ts";
+import { DeliveryEntity } from "./delivery.ts";
+
+export { AttemptEntity, CursorEntity, DeliveryEntity };
+export { deliveryStatuses, type Delivery, type DeliveryStatusName } from "./delivery.ts";
+export type { Attempt } from "./attempt.ts";
+export type { Cursor } from "./cursor.ts";
+
+/** Every entity of the delivery schema, for openDatabase. */
+export const entities = [DeliveryEntity, AttemptEntity, CursorEntity];

@@ -1,0 +1,70 @@
+// Raw SQL helpers shared by the intake, the worker and the handlers: the schema-qualified table names
+// and the mapping of a raw `deliveries` row to the entity's shape.
+import type { MikroORM } from "@formsvc/platform/database.ts";
+import type { Delivery, DeliveryStatusName } from "./delivery.ts";
+
+export interface Tables {
+  deliveries: string;
+  attempts: string;
+  cursor: string;
+}
+
+/** `"<schema>"."<table>"` of every table, for raw SQL. */
+export function tablesOf(orm: MikroORM): Tables {
+  const schema = orm.config.get("schema") ?? "public";
+  const q = (table: string) => `"${schema}"."${table}"`;
+  return { deliveries: q("deliveries"), attempts: q("attempts"), cursor: q("cursor") };
+}
+
+/** A timestamp column of a raw row: the driver gives timestamptz as text ("2026-01-01 10:00:00.123456+00"). */
+export function toDate(value: Date | string): Date;
+export function toDate(value: Date | string | null): Date | null;
+export function toDate(value: Date | string | null): Date | null {
+  if (value === null || value instanceof Date) return value;
+  return new Date(value);
+}
+
+/** A `deliveries` row as the driver returns it (timestamps as text). */
+export interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  form_id: string;
+  submission_id: string;
+  origin: string;
+  payload: string;
+  status: DeliveryStatusName;
+  attempts: number;
+  last_error: string;
+  last_status_code: number;
+  next_attempt_at: Date | string | null;
+  locked_until: Date | string | null;
+  lease_id: string | null;
+  schedule_step: number;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+export function deliveryFromRow(row: DeliveryRow): Delivery {
+  return {
+    id: row.id,
+    webhookId: row.webhook_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    formId: row.form_id,
+    submissionId: row.submission_id,
+    origin: row.origin,
+    payload: row.payload,
+    status: row.status,
+    attempts: row.attempts,
+    lastError: row.last_error,
+    lastStatusCode: row.last_status_code,
+    nextAttemptAt: toDate(row.next_attempt_at),
+    lockedUntil: toDate(row.locked_until),
+    leaseId: row.lease_id,
+    scheduleStep: row.schedule_step,
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
+  } as Delivery;
+}

@@ -1,0 +1,253 @@
+import assert from "node:assert/strict";
+import { after, afterEach, before, beforeEach, describe, it } from "node:test";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
+import { callerHeader } from "@formsvc/platform/caller.ts";
+import { DeliveryService, DeliveryStatus } from "@formsvc/proto/delivery/v1/delivery_pb.js";
+import { createAcceptEvent, type AcceptEvent } from "../intake/accept-event.ts";
+import { serializePayload } from "../sender/payload.ts";
+import { openTestDatabase, type DeliveryTestDatabase } from "../testing/database.ts";
+import { eventually, FakeWebhooks, quietLogger, sampleEvent, startReceiver, type Receiver } from "../testing/fixtures.ts";
+import { DeliveryWorker, type WorkerOptions } from "../worker/worker.ts";
+import { createDeliveryHandlers, routes } from "./delivery-handlers.ts";
+
+let db: DeliveryTestDatabase;
+const webhooks = new FakeWebhooks();
+let acceptEvent: AcceptEvent;
+let client: Client<typeof DeliveryService>;
+let guardedClient: Client<typeof DeliveryService>;
+const receivers: Receiver[] = [];
+const ada = { headers: { [callerHeader]: "user-ada" } };
+const mallory = { headers: { [callerHeader]: "user-mallory" } };
+
+async function receiver(answer?: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
+  const r = await startReceiver(answer);
+  receivers.push(r);
+  return r;
+}
+
+async function rejectsWith(promise: Promise<unknown>, code: Code, message?: string): Promise<void> {
+  let caught: unknown;
+  try {
+    await promise;
+  } catch (err) {
+    caught = err;
+  }
+  assert.ok(caught instanceof ConnectError, `expected a ConnectError, got ${String(caught)}`);
+  assert.equal(caught.code, code, `expected ${Code[code]}, got ${Code[caught.code]}: ${caught.rawMessage}`);
+  if (message !== undefined) assert.equal(caught.rawMessage, message);
+}
+
+/** Runs a worker until `done` holds for the deliveries, then stops it. */
+async function runWorker(options: Partial<WorkerOptions>, done: () => Promise<boolean>): Promise<void> {
+  const worker = new DeliveryWorker({
+    orm: db.orm,
+    webhooks: webhooks.client,
+    logger: quietLogger,
+    retrySchedule: [600],
+    allowPrivateUrls: true,
+    timeoutMs: 1_000,
+    pollIntervalMs: 20,
+    ...options,
+  });
+  worker.start();
+  try {
+    await eventually(done, 10_000, "the worker's deliveries");
+  } finally {
+    await worker.stop();
+  }
+}
+
+before(async () => {
+  db = await openTestDatabase("delivery_handlers_test");
+  acceptEvent = createAcceptEvent({ orm: db.orm, webhooks: webhooks.client, logger: quietLogger });
+  const deps = { orm: db.orm, webhooks: webhooks.client, logger: quietLogger, retrySchedule: [600], timeoutMs: 1_000 };
+  client = createClient(DeliveryService, createRouterTransport((router) => routes(router, createDeliveryHandlers({ ...deps, allowPrivateUrls: true }))));
+  guardedClient = createClient(DeliveryService, createRouterTransport((router) => routes(router, createDeliveryHandlers({ ...deps, allowPrivateUrls: false }))));
+});
+
+beforeEach(async () => {
+  webhooks.clear();
+  await db.reset();
+});
+
+afterEach(async () => {
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
+});
+
+after(async () => {
+  await db?.close();
+});
+
+describe("ListDeliveries", () => {
+  it("needs a caller, and answers NOT_FOUND for a webhook that is not theirs or does not exist", async () => {
+    webhooks.add({ id: "wh_1", url: "https://a.example/hook" });
+    await rejectsWith(client.listDeliveries({ webhookId: "wh_1" }), Code.Unauthenticated);
+    await rejectsWith(client.listDeliveries({ webhookId: "wh_1" }, mallory), Code.NotFound, "webhook not found");
+    await rejectsWith(client.listDeliveries({ webhookId: "wh_nope" }, ada), Code.NotFound, "webhook not found");
+    await rejectsWith(client.listDeliveries({ webhookId: "" }, ada), Code.NotFound, "webhook not found");
+    assert.deepEqual(
+      webhooks.calls.filter((c) => c.method === "getWebhook").map((c) => [c.caller, c.id]),
+      [["user-mallory", "wh_1"], ["user-ada", "wh_nope"]],
+      "asked as the caller",
+    );
+    await rejectsWith(client.listDeliveries({ webhookId: "wh_1", limit: 501 }, ada), Code.InvalidArgument);
+  });
+
+  it("lists the webhook's receipts newest first, by page", async () => {
+    webhooks.add({ id: "wh_1", url: "https://a.example/hook" });
+    webhooks.add({ id: "wh_2", url: "https://b.example/hook" });
+    const events = [sampleEvent(), sampleEvent(), sampleEvent()];
+    for (const e of events) {
+      await acceptEvent(e);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const all = await client.listDeliveries({ webhookId: "wh_1" }, ada);
+    assert.equal(all.hasMore, false);
+    assert.deepEqual(all.deliveries.map((d) => d.eventId), events.map((e) => e.eventId).reverse());
+    const [newest] = all.deliveries;
+    assert.equal(newest.webhookId, "wh_1");
+    assert.equal(newest.status, DeliveryStatus.PENDING);
+    assert.equal(newest.attempts, 0);
+    assert.equal(newest.submissionId, events[2].responseId);
+    assert.equal(newest.eventType, "FORM_RESPONSE");
+    assert.ok(newest.nextAttemptAt && newest.createdAt && newest.updatedAt);
+
+    const page1 = await client.listDeliveries({ webhookId: "wh_1", page: 1, limit: 2 }, ada);
+    const page2 = await client.listDeliveries({ webhookId: "wh_1", page: 2, limit: 2 }, ada);
+    assert.deepEqual([page1.deliveries.length, page1.hasMore, page2.deliveries.length, page2.hasMore], [2, true, 1, false]);
+    assert.equal(page2.deliveries[0].eventId, events[0].eventId);
+  });
+});
+
+describe("ListAttempts and RetryDelivery", () => {
+  it("lists attempts oldest first; a delivery of another webhook is not found", async () => {
+    const r = await receiver(() => ({ status: 503, body: "busy" }));
+    webhooks.add({ id: "wh_1", url: r.url });
+    webhooks.add({ id: "wh_2", url: "https://b.example/hook" });
+    await acceptEvent(sampleEvent());
+    await runWorker({ retrySchedule: [0.05] }, async () => (await db.deliveries("wh_1"))[0].status === "failed");
+    const [d] = await db.deliveries("wh_1");
+    const { attempts } = await client.listAttempts({ webhookId: "wh_1", deliveryId: d.id }, ada);
+    assert.deepEqual(attempts.map((a) => [a.number, a.statusCode, a.responseBody, a.manual]), [
+      [1, 503, "busy", false],
+      [2, 503, "busy", false],
+    ]);
+    assert.ok(attempts.every((a) => a.id && a.createdAt && a.error === ""));
+    await rejectsWith(client.listAttempts({ webhookId: "wh_2", deliveryId: d.id }, ada), Code.NotFound, "delivery not found");
+    await rejectsWith(client.listAttempts({ webhookId: "wh_1", deliveryId: "nope" }, ada), Code.NotFound, "delivery not found");
+    await rejectsWith(client.listAttempts({ webhookId: "wh_1", deliveryId: d.id }, mallory), Code.NotFound, "webhook not found");
+    await rejectsWith(client.retryDelivery({ webhookId: "wh_1", deliveryId: d.id }, mallory), Code.NotFound, "webhook not found");
+    await rejectsWith(client.retryDelivery({ webhookId: "wh_1", deliveryId: d.id }), Code.Unauthenticated);
+    assert.equal(r.received.length, 2, "refused calls sent nothing");
+  });
+
+  it("a manual retry of a retrying delivery sends the same eventId and bytes and does not reset its schedule", async () => {
+    let status = 500;
+    const r = await receiver(() => ({ status }));
+    webhooks.add({ id: "wh_1", url: r.url, secret: "s" });
+    const event = sampleEvent();
+    await acceptEvent(event);
+    await runWorker({}, async () => (await db.deliveries("wh_1"))[0].status === "retrying");
+    const [before] = await db.deliveries("wh_1");
+    assert.deepEqual([before.attempts, before.scheduleStep], [1, 1]);
+
+    const failed = await client.retryDelivery({ webhookId: "wh_1", deliveryId: before.id }, ada);
+    assert.equal(failed.delivery!.status, DeliveryStatus.RETRYING);
+    assert.equal(failed.delivery!.attempts, 2);
+    assert.equal(failed.delivery!.lastStatusCode, 500);
+    assert.equal(timestampDate(failed.delivery!.nextAttemptAt!).getTime(), before.nextAttemptAt!.getTime(), "next automatic attempt unchanged");
+    const [afterFailure] = await db.deliveries("wh_1");
+    assert.equal(afterFailure.scheduleStep, 1, "schedule step unchanged");
+    assert.equal(afterFailure.status, "retrying");
+
+    status = 200;
+    const succeeded = await client.retryDelivery({ webhookId: "wh_1", deliveryId: before.id }, ada);
+    assert.equal(succeeded.delivery!.status, DeliveryStatus.SUCCEEDED);
+    assert.equal(succeeded.delivery!.attempts, 3);
+    assert.equal(succeeded.delivery!.nextAttemptAt, undefined);
+    assert.equal(succeeded.delivery!.eventId, event.eventId);
+
+    assert.equal(r.received.length, 3);
+    assert.deepEqual(new Set(r.received.map((g) => g.headers["webhook-id"])), new Set([event.eventId]));
+    assert.deepEqual(new Set(r.received.map((g) => g.raw.toString("utf8"))), new Set([serializePayload(event)]));
+    assert.deepEqual(new Set(r.received.map((g) => g.body.eventId)), new Set([event.eventId]));
+    const { attempts } = await client.listAttempts({ webhookId: "wh_1", deliveryId: before.id }, ada);
+    assert.deepEqual(attempts.map((a) => [a.number, a.statusCode, a.manual]), [
+      [1, 500, false],
+      [2, 500, true],
+      [3, 200, true],
+    ]);
+  });
+
+  it("a failed delivery stays failed when a manual retry fails, and succeeds when one does", async () => {
+    let status = 503;
+    const r = await receiver(() => ({ status }));
+    webhooks.add({ id: "wh_1", url: r.url });
+    await acceptEvent(sampleEvent());
+    await runWorker({ retrySchedule: [0.05, 0.05] }, async () => (await db.deliveries("wh_1"))[0].status === "failed");
+    const [d] = await db.deliveries("wh_1");
+    assert.equal(d.attempts, 3);
+    const again = await client.retryDelivery({ webhookId: "wh_1", deliveryId: d.id }, ada);
+    assert.deepEqual([again.delivery!.status, again.delivery!.attempts, again.delivery!.lastStatusCode], [DeliveryStatus.FAILED, 4, 503]);
+    status = 204;
+    const ok = await client.retryDelivery({ webhookId: "wh_1", deliveryId: d.id }, ada);
+    assert.deepEqual([ok.delivery!.status, ok.delivery!.attempts, ok.delivery!.lastStatusCode], [DeliveryStatus.SUCCEEDED, 5, 204]);
+  });
+
+  it("sends at once even while the receiver's breaker is open", async () => {
+    let healthy = false;
+    const r = await receiver(() => ({ status: healthy ? 200 : 500 }));
+    for (let i = 0; i < 12; i++) webhooks.add({ id: `wh_${String(i).padStart(2, "0")}`, url: r.url });
+    await acceptEvent(sampleEvent());
+    await runWorker(
+      { perOriginConcurrency: 1, breakers: { resetTimeoutMs: 60_000 } },
+      async () => {
+        const rows = await db.deliveries();
+        return rows.filter((d) => d.status === "pending").length === 2 && rows.every((d) => d.lockedUntil === null);
+      },
+    );
+    const deferred = (await db.deliveries()).find((d) => d.status === "pending")!;
+    healthy = true;
+    const res = await client.retryDelivery({ webhookId: deferred.webhookId, deliveryId: deferred.id }, ada);
+    assert.deepEqual([res.delivery!.status, res.delivery!.attempts], [DeliveryStatus.SUCCEEDED, 1]);
+    assert.equal(r.received.length, 11);
+  });
+
+  it("refuses to send for a disabled webhook, and reports a deleted one as not found", async () => {
+    const r = await receiver();
+    webhooks.add({ id: "wh_1", url: r.url, enabled: true });
+    await acceptEvent(sampleEvent());
+    const [d] = await db.deliveries("wh_1");
+    webhooks.hooks.get("wh_1")!.webhook.enabled = false;
+    await rejectsWith(
+      client.retryDelivery({ webhookId: "wh_1", deliveryId: d.id }, ada),
+      Code.FailedPrecondition,
+      "the webhook is disabled; enable it to send its deliveries again",
+    );
+    webhooks.remove("wh_1");
+    await rejectsWith(client.retryDelivery({ webhookId: "wh_1", deliveryId: d.id }, ada), Code.NotFound, "webhook not found");
+    await rejectsWith(client.listDeliveries({ webhookId: "wh_1" }, ada), Code.NotFound, "webhook not found");
+    assert.equal(r.received.length, 0);
+  });
+
+  it("answers UNAVAILABLE when webhooks does not answer", async () => {
+    webhooks.add({ id: "wh_1", url: "https://a.example/hook" });
+    await acceptEvent(sampleEvent());
+    const [d] = await db.deliveries("wh_1");
+    // The fake's GetWebhook still answers; GetWebhookForDelivery fails.
+    webhooks.failWith = Code.Unavailable;
+    await rejectsWith(client.retryDelivery({ webhookId: "wh_1", deliveryId: d.id }, ada), Code.Unavailable, "webhooks is unavailable");
+  });
+
+  it("records a refused private target as a manual attempt when those are not allowed", async () => {
+    const r = await receiver();
+    webhooks.add({ id: "wh_1", url: r.url });
+    await acceptEvent(sampleEvent());
+    const [d] = await db.deliveries("wh_1");
+    const res = await guardedClient.retryDelivery({ webhookId: "wh_1", deliveryId: d.id }, ada);
+    assert.deepEqual([res.delivery!.status, res.delivery!.attempts], [DeliveryStatus.PENDING, 1]);
+    assert.equal(res.delivery!.lastError, "127.0.0.1 is a loopback address; webhooks may only reach public addresses");
+    assert.equal(r.received.length, 0);
+  });
+});

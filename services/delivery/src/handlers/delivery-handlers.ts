@@ -1,0 +1,172 @@
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, type Client, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
+import { asCaller, requireCaller } from "@formsvc/platform/caller.ts";
+import type { MikroORM } from "@formsvc/platform/database.ts";
+import type { Logger } from "@formsvc/platform/logger.ts";
+import { pageOf, pageWindow } from "@formsvc/platform/paging.ts";
+import {
+  AttemptSchema,
+  DeliverySchema,
+  DeliveryService,
+  DeliveryStatus,
+} from "@formsvc/proto/delivery/v1/delivery_pb.js";
+import type { Webhook, WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
+import { AttemptEntity, DeliveryEntity, type Attempt, type Delivery, type DeliveryStatusName } from "../entities/index.ts";
+import { webhooksCallTimeoutMs } from "../intake/accept-event.ts";
+import { originOf } from "../sender/breaker.ts";
+import { postWebhook } from "../sender/http-client.ts";
+import { recordAttempt } from "../worker/record.ts";
+import { logAttempt, webhookRequest } from "../worker/worker.ts";
+
+export interface DeliveryHandlersDeps {
+  orm: MikroORM;
+  /** GetWebhook as the caller (is the webhook theirs?), GetWebhookForDelivery for the URL and secret. */
+  webhooks: Pick<Client<typeof WebhooksService>, "getWebhook" | "getWebhookForDelivery">;
+  logger?: Logger;
+  /** WEBHOOK_RETRY_SCHEDULE (a manual attempt never uses it, but records through the same path). */
+  retrySchedule: readonly number[];
+  allowPrivateUrls: boolean;
+  /** The hard limit of one exchange; 10 s. */
+  timeoutMs?: number;
+}
+
+const statusNames: Record<DeliveryStatusName, DeliveryStatus> = {
+  pending: DeliveryStatus.PENDING,
+  retrying: DeliveryStatus.RETRYING,
+  succeeded: DeliveryStatus.SUCCEEDED,
+  failed: DeliveryStatus.FAILED,
+};
+
+const webhookNotFound = () => new ConnectError("webhook not found", Code.NotFound);
+const deliveryNotFound = () => new ConnectError("delivery not found", Code.NotFound);
+
+/** The receipt. `nextAttemptAt` only while another automatic attempt is to come. */
+export type Receipt = Pick<
+  Delivery,
+  "id" | "webhookId" | "eventId" | "status" | "attempts" | "lastError" | "lastStatusCode" | "nextAttemptAt" | "submissionId" | "eventType" | "createdAt" | "updatedAt"
+>;
+
+export function deliveryMessage(d: Receipt): MessageInitShape<typeof DeliverySchema> {
+  const waiting = d.status === "pending" || d.status === "retrying";
+  return {
+    id: d.id,
+    webhookId: d.webhookId,
+    eventId: d.eventId,
+    status: statusNames[d.status],
+    attempts: d.attempts,
+    lastError: d.lastError,
+    lastStatusCode: d.lastStatusCode,
+    nextAttemptAt: waiting && d.nextAttemptAt ? timestampFromDate(d.nextAttemptAt) : undefined,
+    submissionId: d.submissionId,
+    eventType: d.eventType,
+    createdAt: timestampFromDate(d.createdAt),
+    updatedAt: timestampFromDate(d.updatedAt),
+  };
+}
+
+export function attemptMessage(a: Attempt): MessageInitShape<typeof AttemptSchema> {
+  return {
+    id: a.id,
+    number: a.number,
+    statusCode: a.statusCode,
+    durationMs: a.durationMs,
+    error: a.error,
+    responseBody: a.responseBody,
+    manual: a.manual,
+    createdAt: timestampFromDate(a.createdAt),
+  };
+}
+
+/**
+ * A failed call to webhooks: its NOT_FOUND is "webhook not found", an unknown caller stays
+ * UNAUTHENTICATED, anything else is UNAVAILABLE without webhooks' details.
+ */
+function webhooksFailure(err: unknown, logger: Logger | undefined): never {
+  const connectErr = ConnectError.from(err);
+  switch (connectErr.code) {
+    case Code.NotFound:
+      throw webhookNotFound();
+    case Code.Unauthenticated:
+    case Code.PermissionDenied:
+      throw connectErr;
+    default:
+      logger?.warn({ err: connectErr, code: Code[connectErr.code] }, "webhooks call failed");
+      throw new ConnectError("webhooks is unavailable", Code.Unavailable, undefined, undefined, connectErr);
+  }
+}
+
+export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<typeof DeliveryService> {
+  const { orm, webhooks } = deps;
+
+  /** The webhook, when the caller may see it (webhooks checks the form); NOT_FOUND otherwise. */
+  async function callerWebhook(caller: string, webhookId: string): Promise<void> {
+    if (!webhookId) throw webhookNotFound();
+    const res = await webhooks.getWebhook({ id: webhookId }, { ...asCaller(caller), timeoutMs: webhooksCallTimeoutMs }).catch((err: unknown) => webhooksFailure(err, deps.logger));
+    if (!res.webhook) throw webhookNotFound();
+  }
+
+  async function webhookDelivery(webhookId: string, deliveryId: string): Promise<Delivery> {
+    const delivery = deliveryId ? await orm.em.fork().findOne(DeliveryEntity, { id: deliveryId, webhookId }) : null;
+    if (!delivery) throw deliveryNotFound();
+    return delivery;
+  }
+
+  return {
+    async listDeliveries(req, ctx) {
+      const caller = requireCaller(ctx);
+      const window = pageWindow(req.page, req.limit);
+      await callerWebhook(caller, req.webhookId);
+      const rows = await orm.em.fork().find(
+        DeliveryEntity,
+        { webhookId: req.webhookId },
+        { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit: window.fetch, offset: window.offset, exclude: ["payload"] },
+      );
+      const page = pageOf(rows, window.limit);
+      return { deliveries: page.items.map((d) => deliveryMessage(d)), hasMore: page.hasMore };
+    },
+
+    async listAttempts(req, ctx) {
+      const caller = requireCaller(ctx);
+      await callerWebhook(caller, req.webhookId);
+      const delivery = await webhookDelivery(req.webhookId, req.deliveryId);
+      const rows = await orm.em.fork().find(AttemptEntity, { deliveryId: delivery.id }, { orderBy: { number: "asc" } });
+      return { attempts: rows.map(attemptMessage) };
+    },
+
+    async retryDelivery(req, ctx) {
+      const caller = requireCaller(ctx);
+      await callerWebhook(caller, req.webhookId);
+      const delivery = await webhookDelivery(req.webhookId, req.deliveryId);
+      let webhook: Webhook | undefined;
+      try {
+        webhook = (await webhooks.getWebhookForDelivery({ id: req.webhookId }, { timeoutMs: webhooksCallTimeoutMs })).webhook;
+      } catch (err) {
+        webhooksFailure(err, deps.logger);
+      }
+      if (!webhook) throw webhookNotFound();
+      if (!webhook.enabled) {
+        throw new ConnectError("the webhook is disabled; enable it to send its deliveries again", Code.FailedPrecondition);
+      }
+      // Sent at once, past the origin's breaker: someone asked for exactly this attempt.
+      const origin = originOf(webhook.url);
+      const result = await postWebhook(webhookRequest(delivery, webhook), { allowPrivateUrls: deps.allowPrivateUrls, timeoutMs: deps.timeoutMs });
+      const updated = await recordAttempt(orm, {
+        deliveryId: delivery.id,
+        result,
+        manual: true,
+        origin,
+        retrySchedule: deps.retrySchedule,
+      });
+      if (!updated) throw deliveryNotFound();
+      if (deps.logger) {
+        logAttempt(deps.logger, { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId: delivery.eventId, origin, manual: true }, result, updated.status, updated.attempts);
+      }
+      return { delivery: deliveryMessage(updated) };
+    },
+  };
+}
+
+export function routes(router: ConnectRouter, handlers: ServiceImpl<typeof DeliveryService>): void {
+  router.service(DeliveryService, handlers);
+}

@@ -1,0 +1,158 @@
+// Kafka (KAFKA_BROKERS set): consumer group `formsvc-delivery` on `formsvc.responses` (keyed by form id,
+// so one form's events stay in order on one partition). Offsets are committed by hand, each one only
+// after its event's deliveries are stored: a delivery process killed at any point loses nothing, and
+// sees again at most the events whose commit it did not reach (which then create nothing twice).
+import { fromBinary } from "@bufbuild/protobuf";
+import { Kafka, logLevel, type Consumer, type EachMessageHandler, type LogEntry, type TopicPartitionOffsetAndMetadata } from "kafkajs";
+import type { Logger } from "@formsvc/platform/logger.ts";
+import { requestIdHeader } from "@formsvc/platform/caller.ts";
+import { runWithRequestId } from "@formsvc/platform/request-context.ts";
+import { ResponseCompletedSchema, type ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
+import type { AcceptEvent } from "./accept-event.ts";
+
+export const responsesTopic = "formsvc.responses";
+export const consumerGroupId = "formsvc-delivery";
+
+export interface MessageHandlerOptions {
+  acceptEvent: AcceptEvent;
+  logger: Logger;
+  /** Commits offsets (the consumer's commitOffsets). */
+  commit: (offsets: TopicPartitionOffsetAndMetadata[]) => Promise<void>;
+  /** False once the consumer is stopping: an event that keeps failing is then left uncommitted. */
+  isRunning: () => boolean;
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+/**
+ * The consumer's eachMessage: decode, accept (again and again, with a growing pause and heartbeats,
+ * while webhooks or the database do not answer: a partition's order is kept), then commit the next
+ * offset. A message that is not a ResponseCompleted can never be delivered: it is logged and committed.
+ */
+export function kafkaMessageHandler(options: MessageHandlerOptions): EachMessageHandler {
+  const { logger } = options;
+  const minBackoff = options.minBackoffMs ?? 200;
+  const maxBackoff = options.maxBackoffMs ?? 30_000;
+  return async ({ topic, partition, message, heartbeat }) => {
+    const next = [{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }];
+    let event: ResponseCompleted;
+    try {
+      if (!message.value || message.value.length === 0) throw new Error("empty message");
+      event = fromBinary(ResponseCompletedSchema, message.value);
+    } catch (err) {
+      logger.error({ err, topic, partition, offset: message.offset }, "undecodable event passed over");
+      await options.commit(next);
+      return;
+    }
+    const rawRequestId = message.headers?.[requestIdHeader];
+    const requestId = (Array.isArray(rawRequestId) ? rawRequestId[0] : rawRequestId)?.toString() || undefined;
+    for (let backoff = minBackoff; ; backoff = Math.min(backoff * 2, maxBackoff)) {
+      try {
+        await runWithRequestId(requestId, () => options.acceptEvent(event));
+        break;
+      } catch (err) {
+        if (!options.isRunning()) throw err;
+        logger.warn(
+          { error: err instanceof Error ? err.message : String(err), eventId: event.eventId, partition, offset: message.offset, retryInMs: backoff },
+          "accepting an event failed: trying again",
+        );
+        await new Promise((resolve) => setTimeout(resolve, backoff));
+        await heartbeat();
+      }
+    }
+    await options.commit(next);
+  };
+}
+
+/** kafkajs's own log lines, through pino. */
+function kafkaLogCreator(logger: Logger) {
+  return () =>
+    ({ level, log }: LogEntry) => {
+      const { message, ...rest } = log;
+      const line = { kafka: rest };
+      if (level === logLevel.ERROR) logger.error(line, message);
+      else if (level === logLevel.WARN) logger.warn(line, message);
+      else logger.debug(line, message);
+    };
+}
+
+export interface KafkaIntakeOptions {
+  brokers: string[];
+  acceptEvent: AcceptEvent;
+  logger: Logger;
+  topic?: string;
+  groupId?: string;
+  /** Partitions handled at once (each in order). */
+  partitionsConsumedConcurrently?: number;
+  /** Pauses of the accept retries. */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+export interface KafkaIntake {
+  consumer: Consumer;
+  stop(): Promise<void>;
+}
+
+/**
+ * Joins the group and consumes until stopped. A new group starts at the earliest offset, so events
+ * published before delivery first ran are delivered too. Connecting is retried until it succeeds.
+ */
+export function startKafkaIntake(options: KafkaIntakeOptions): KafkaIntake {
+  const { logger } = options;
+  const topic = options.topic ?? responsesTopic;
+  const kafka = new Kafka({
+    clientId: "formsvc-delivery",
+    brokers: options.brokers,
+    logLevel: logLevel.WARN,
+    logCreator: kafkaLogCreator(logger),
+  });
+  const consumer = kafka.consumer({ groupId: options.groupId ?? consumerGroupId });
+  let running = true;
+  let pause: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
+
+  const eachMessage = kafkaMessageHandler({
+    acceptEvent: options.acceptEvent,
+    logger,
+    commit: (offsets) => consumer.commitOffsets(offsets),
+    isRunning: () => running,
+    minBackoffMs: options.minBackoffMs,
+    maxBackoffMs: options.maxBackoffMs,
+  });
+
+  const started = (async () => {
+    for (let backoff = 500; running; backoff = Math.min(backoff * 2, 30_000)) {
+      try {
+        await consumer.connect();
+        await consumer.subscribe({ topics: [topic], fromBeginning: true });
+        await consumer.run({
+          autoCommit: false,
+          partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
+          eachMessage,
+        });
+        logger.info({ topic, groupId: options.groupId ?? consumerGroupId }, "consuming response events from Kafka");
+        return;
+      } catch (err) {
+        if (!running) return;
+        logger.warn({ error: err instanceof Error ? err.message : String(err), retryInMs: backoff }, "joining the Kafka consumer group failed: trying again");
+        await consumer.disconnect().catch(() => undefined);
+        await new Promise<void>((resolve) => {
+          pause = { timer: setTimeout(resolve, backoff), resolve };
+        });
+      }
+    }
+  })();
+
+  return {
+    consumer,
+    async stop() {
+      running = false;
+      if (pause) {
+        clearTimeout(pause.timer);
+        pause.resolve();
+      }
+      await started;
+      await consumer.disconnect();
+    },
+  };
+}

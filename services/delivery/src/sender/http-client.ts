@@ -1,0 +1,192 @@
+// One webhook POST over node:http(s): a hard limit on the whole exchange (connect, TLS, answer), no
+// redirect followed, the address guard at connect time, and at most a few KiB of the answer kept.
+// Never throws: every end is a SendResult (outcome.ts classifies it).
+import http from "node:http";
+import https from "node:https";
+import { assertPublicLiteral, guardedLookup, AddressBlockedError } from "./address-guard.ts";
+import { signatureHeaders } from "./sign.ts";
+
+export const userAgent = "formsvc-webhooks/1";
+/** The spec's receiver time-out. */
+export const defaultTimeoutMs = 10_000;
+/** How much of a receiver's answer is kept with the attempt. */
+export const maxResponseBytes = 4096;
+
+/** Why no HTTP answer came. */
+export type SendErrorKind = "timeout" | "refused" | "network" | "blocked" | "invalid";
+
+export interface SendResult {
+  /** 0 when no HTTP answer came. */
+  statusCode: number;
+  durationMs: number;
+  /** At most maxResponseBytes of the answer, as UTF-8 text. */
+  responseBody: string;
+  /** Set when no HTTP answer came. */
+  errorKind?: SendErrorKind;
+  error?: string;
+}
+
+export interface WebhookRequest {
+  url: string;
+  /** The exact bytes to send, as stored with the delivery. */
+  body: string;
+  eventId: string;
+  /** Empty when the webhook has none. */
+  secret: string;
+  /** The webhook's own headers. */
+  headers: Record<string, string>;
+}
+
+export interface HttpClientOptions {
+  /** The hard limit on the whole exchange; 10 s unless a test says otherwise. */
+  timeoutMs?: number;
+  /** WEBHOOK_ALLOW_PRIVATE_URLS: when true, loopback and private addresses may be reached. */
+  allowPrivateUrls: boolean;
+  /** The clock of the signature timestamp. */
+  now?: () => Date;
+}
+
+/**
+ * Headers the service sets itself; a webhook's own header of one of these names is left out (the
+ * webhooks service refuses them anyway), so nobody can forge a signature or break the framing.
+ */
+const ownHeaders = new Set([
+  "content-type",
+  "content-length",
+  "transfer-encoding",
+  "connection",
+  "host",
+  "user-agent",
+  "x-service-signature",
+  "webhook-id",
+  "webhook-timestamp",
+  "webhook-signature",
+]);
+
+/** Every header of the request: the webhook's own, then the service's. */
+export function requestHeaders(request: WebhookRequest, now: Date): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (!ownHeaders.has(name.toLowerCase())) headers[name] = value;
+  }
+  return {
+    ...headers,
+    ...signatureHeaders({ eventId: request.eventId, body: request.body, secret: request.secret, now }),
+    "Content-Type": "application/json",
+    "User-Agent": userAgent,
+  };
+}
+
+function describeError(err: NodeJS.ErrnoException, timeoutMs: number): { errorKind: SendErrorKind; error: string } {
+  if (err instanceof AddressBlockedError) return { errorKind: "blocked", error: err.message };
+  switch (err.code) {
+    case "ETIMEDOUT_TOTAL":
+      return { errorKind: "timeout", error: `no complete answer within ${timeoutMs / 1000} s` };
+    case "ECONNREFUSED":
+      return { errorKind: "refused", error: "connection refused" };
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return { errorKind: "network", error: "the host name could not be resolved" };
+    case "ECONNRESET":
+      return { errorKind: "network", error: "connection reset by the receiver" };
+    case "EHOSTUNREACH":
+    case "ENETUNREACH":
+      return { errorKind: "network", error: "the receiver's network is unreachable" };
+    case "ERR_INVALID_HTTP_TOKEN":
+    case "ERR_INVALID_CHAR":
+      return { errorKind: "invalid", error: "a header of the webhook is not a valid HTTP header" };
+    default:
+      return { errorKind: "network", error: err.message || String(err.code ?? "network error") };
+  }
+}
+
+/** The kept part of an answer: UTF-8, without NUL (Postgres text cannot hold it). */
+function excerpt(chunks: Buffer[]): string {
+  return Buffer.concat(chunks).subarray(0, maxResponseBytes).toString("utf8").replaceAll("\u0000", "");
+}
+
+/** POSTs the request once. */
+export function postWebhook(request: WebhookRequest, options: HttpClientOptions): Promise<SendResult> {
+  const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+
+  let url: URL;
+  try {
+    url = new URL(request.url);
+  } catch {
+    return Promise.resolve({ statusCode: 0, durationMs: 0, responseBody: "", errorKind: "invalid", error: "the webhook URL is not a valid URL" });
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return Promise.resolve({ statusCode: 0, durationMs: 0, responseBody: "", errorKind: "invalid", error: "the webhook URL must be http or https" });
+  }
+  if (!options.allowPrivateUrls) {
+    try {
+      assertPublicLiteral(url.hostname);
+    } catch (err) {
+      return Promise.resolve({ statusCode: 0, durationMs: 0, responseBody: "", ...describeError(err as NodeJS.ErrnoException, timeoutMs) });
+    }
+  }
+
+  const body = Buffer.from(request.body, "utf8");
+  return new Promise<SendResult>((resolve) => {
+    let settled = false;
+    let statusCode = 0;
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (result: Omit<SendResult, "durationMs">) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ ...result, durationMs: elapsed() });
+    };
+    const fail = (err: NodeJS.ErrnoException) => {
+      // An answer whose status came in time counts, even if its body did not finish.
+      if (statusCode) finish({ statusCode, responseBody: excerpt(chunks) });
+      else finish({ statusCode: 0, responseBody: "", ...describeError(err, timeoutMs) });
+    };
+
+    let req: http.ClientRequest;
+    try {
+      const transport = url.protocol === "https:" ? https : http;
+      req = transport.request(url, {
+        method: "POST",
+        headers: { ...requestHeaders(request, options.now?.() ?? new Date()), "Content-Length": String(body.length) },
+        // A fresh connection each time: the guard sees every connect, and no socket outlives its attempt.
+        agent: false,
+        lookup: options.allowPrivateUrls ? undefined : guardedLookup(),
+      });
+    } catch (err) {
+      finish({ statusCode: 0, responseBody: "", ...describeError(err as NodeJS.ErrnoException, timeoutMs) });
+      return;
+    }
+
+    timer = setTimeout(() => {
+      const err: NodeJS.ErrnoException = new Error("time-out");
+      err.code = "ETIMEDOUT_TOTAL";
+      fail(err);
+      req.destroy();
+    }, timeoutMs);
+
+    req.on("error", (err) => fail(err));
+    req.on("response", (res) => {
+      statusCode = res.statusCode ?? 0;
+      res.on("data", (chunk: Buffer) => {
+        if (kept < maxResponseBytes) {
+          chunks.push(chunk);
+          kept += chunk.length;
+        }
+        // Enough kept: the rest of the answer is not waited for.
+        if (kept >= maxResponseBytes) {
+          finish({ statusCode, responseBody: excerpt(chunks) });
+          res.destroy();
+        }
+      });
+      res.on("end", () => finish({ statusCode, responseBody: excerpt(chunks) }));
+      res.on("error", (err) => fail(err));
+      res.on("close", () => finish({ statusCode, responseBody: excerpt(chunks) }));
+    });
+    req.end(body);
+  });
+}

@@ -1,0 +1,51 @@
+// Signatures of a webhook request. Two schemes, both over the exact bytes sent:
+//
+// - `X-Service-Signature: base64(HMAC-SHA256(body, secret))` (the spec), the key being the secret
+//   string's UTF-8 bytes, whatever it looks like.
+// - Standard Webhooks (https://www.standardwebhooks.com, what Svix sends): `webhook-id` (the eventId,
+//   the same on every attempt), `webhook-timestamp` (unix seconds of this attempt) and
+//   `webhook-signature: v1,base64(HMAC-SHA256("<id>.<timestamp>.<body>", key))`. The standardwebhooks
+//   libraries take a secret `whsec_<base64>` and sign with the bytes it decodes to, so for a secret of
+//   that form the key is those bytes; for any other secret the key is its UTF-8 bytes (a receiver then
+//   verifies with `new Webhook(Buffer.from(secret), { format: "raw" })`).
+//
+// Without a secret only `webhook-id` and `webhook-timestamp` are sent.
+import { createHmac } from "node:crypto";
+
+export const serviceSignatureHeader = "X-Service-Signature";
+
+const standardPrefix = "whsec_";
+
+export function serviceSignature(body: string | Buffer, secret: string): string {
+  return createHmac("sha256", Buffer.from(secret, "utf8")).update(body).digest("base64");
+}
+
+/** The HMAC key of the Standard Webhooks signature for `secret` (see above). */
+export function standardWebhookKey(secret: string): Buffer {
+  if (secret.startsWith(standardPrefix)) {
+    const decoded = Buffer.from(secret.slice(standardPrefix.length), "base64");
+    if (decoded.length > 0) return decoded;
+  }
+  return Buffer.from(secret, "utf8");
+}
+
+export function standardWebhookSignature(id: string, timestamp: number, body: string | Buffer, secret: string): string {
+  const mac = createHmac("sha256", standardWebhookKey(secret));
+  mac.update(`${id}.${timestamp}.`);
+  mac.update(body);
+  return `v1,${mac.digest("base64")}`;
+}
+
+/** The signature headers of one attempt. `now` gives the attempt's time. */
+export function signatureHeaders(options: { eventId: string; body: string; secret: string; now?: Date }): Record<string, string> {
+  const timestamp = Math.floor((options.now ?? new Date()).getTime() / 1000);
+  const headers: Record<string, string> = {
+    "webhook-id": options.eventId,
+    "webhook-timestamp": String(timestamp),
+  };
+  if (options.secret) {
+    headers[serviceSignatureHeader] = serviceSignature(options.body, options.secret);
+    headers["webhook-signature"] = standardWebhookSignature(options.eventId, timestamp, options.body, options.secret);
+  }
+  return headers;
+}

@@ -1,0 +1,47 @@
+import { createServiceClient } from "@formsvc/platform/rpc.ts";
+import { runDatabaseService } from "@formsvc/platform/service-main.ts";
+import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
+import { entities } from "./entities/index.ts";
+import { createDeliveryHandlers, routes } from "./handlers/delivery-handlers.ts";
+import { createAcceptEvent } from "./intake/accept-event.ts";
+import { startEmbeddedStream } from "./intake/embedded-stream.ts";
+import { startKafkaIntake } from "./intake/kafka-consumer.ts";
+import { migrations } from "./migrations/index.ts";
+import { DeliveryWorker } from "./worker/worker.ts";
+
+await runDatabaseService("delivery", { schema: "delivery", entities, migrations }, ({ config, logger, orm }) => {
+  const webhooks = createServiceClient(WebhooksService, config.services.webhooks);
+  const settings = { retrySchedule: config.webhookRetrySchedule, allowPrivateUrls: config.webhookAllowPrivateUrls };
+  if (settings.allowPrivateUrls) logger.warn("WEBHOOK_ALLOW_PRIVATE_URLS is on: webhooks may reach loopback and private addresses");
+
+  const worker = new DeliveryWorker({ orm, webhooks, logger, ...settings });
+  const acceptEvent = createAcceptEvent({ orm, webhooks, logger, onAccepted: () => worker.wake() });
+  const intake =
+    config.kafkaBrokers.length > 0
+      ? startKafkaIntake({ brokers: config.kafkaBrokers, acceptEvent, logger })
+      : startEmbeddedStream({
+          orm,
+          submissions: createServiceClient(SubmissionsService, config.services.submissions),
+          acceptEvent,
+          logger,
+        });
+  logger.info({ bus: config.kafkaBrokers.length > 0 ? "kafka" : "embedded", retrySchedule: settings.retrySchedule }, "delivery intake started");
+  worker.start();
+
+  // Take no new work once asked to stop (the service then closes the RPC server and the database). An
+  // attempt still under way when the process exits is not lost: its lease runs out and it is made again.
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    void Promise.allSettled([intake.stop(), worker.stop()]).then((results) => {
+      for (const r of results) if (r.status === "rejected") logger.warn({ err: r.reason }, "stopping delivery work failed");
+    });
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  process.once("disconnect", stop);
+
+  return (router) => routes(router, createDeliveryHandlers({ orm, webhooks, logger, ...settings }));
+});

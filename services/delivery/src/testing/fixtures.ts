@@ -1,0 +1,201 @@
+// Test helpers of the delivery service: sample events, receivers on loopback, a fake webhooks service.
+// Imported by tests only.
+import assert from "node:assert/strict";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { create, fromJson } from "@bufbuild/protobuf";
+import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
+import { callerHeader } from "@formsvc/platform/caller.ts";
+import { createLogger } from "@formsvc/platform/logger.ts";
+import { ResponseCompletedSchema, type ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
+import { WebhookSchema, WebhooksService, type Webhook } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
+
+export const quietLogger = createLogger("delivery-test", "silent");
+
+let eventCounter = 0;
+
+/** A ResponseCompleted with a few answers; a new event id each time unless given. */
+export function sampleEvent(overrides: { eventId?: string; formId?: string; responseId?: string } = {}): ResponseCompleted {
+  eventCounter += 1;
+  return create(ResponseCompletedSchema, {
+    eventId: overrides.eventId ?? `evt_${process.pid}_${eventCounter}`,
+    responseId: overrides.responseId ?? `resp_${eventCounter}`,
+    formId: overrides.formId ?? "form_1",
+    workspaceId: "ws_1",
+    formVersion: 2,
+    submittedAt: timestampFromDate(new Date("2026-03-01T10:20:30.456Z")),
+    formName: "Event sign-up",
+    fields: [
+      { questionId: "q1", type: "SHORT_TEXT", label: "Your full name", value: fromJson(ValueSchema, "Ada Lovelace") },
+      { questionId: "q2", type: "NUMBER", label: "Age", value: fromJson(ValueSchema, 36) },
+      { questionId: "q3", type: "CHECKBOXES", label: "Interests", value: fromJson(ValueSchema, ["o1", "o2"]) },
+      { questionId: "q4", type: "FILE", label: "CV", value: fromJson(ValueSchema, [{ name: "cv.pdf", url: "https://x/y" }]) },
+      { questionId: "q5", type: "EMAIL", label: "Email" },
+    ],
+  });
+}
+
+export interface Received {
+  headers: http.IncomingHttpHeaders;
+  raw: Buffer;
+  body: any;
+  url: string;
+}
+
+export interface Answer {
+  status?: number;
+  body?: string;
+  headers?: Record<string, string>;
+  /** Milliseconds to wait before answering. */
+  delayMs?: number;
+}
+
+export interface Receiver {
+  url: string;
+  port: number;
+  received: Received[];
+  /** Requests being answered right now, by webhook-id, and the most seen at once. */
+  concurrentByEvent: Map<string, number>;
+  maxConcurrentPerEvent: number;
+  maxConcurrent: number;
+  answer: (req: Received) => Answer;
+  close(): Promise<void>;
+}
+
+/** A webhook receiver on 127.0.0.1 answering what `answer` says (200 by default). */
+export async function startReceiver(answer: (req: Received) => Answer = () => ({ status: 200 })): Promise<Receiver> {
+  let current = 0;
+  const receiver: Receiver = {
+    url: "",
+    port: 0,
+    received: [],
+    concurrentByEvent: new Map(),
+    maxConcurrentPerEvent: 0,
+    maxConcurrent: 0,
+    answer,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const raw = Buffer.concat(chunks);
+      let body: unknown;
+      try {
+        body = JSON.parse(raw.toString("utf8"));
+      } catch {
+        body = undefined;
+      }
+      const got: Received = { headers: req.headers, raw, body, url: req.url ?? "" };
+      receiver.received.push(got);
+      const id = String(req.headers["webhook-id"] ?? "");
+      const n = (receiver.concurrentByEvent.get(id) ?? 0) + 1;
+      receiver.concurrentByEvent.set(id, n);
+      receiver.maxConcurrentPerEvent = Math.max(receiver.maxConcurrentPerEvent, n);
+      current += 1;
+      receiver.maxConcurrent = Math.max(receiver.maxConcurrent, current);
+      const a = receiver.answer(got);
+      const respond = () => {
+        receiver.concurrentByEvent.set(id, (receiver.concurrentByEvent.get(id) ?? 1) - 1);
+        current -= 1;
+        if (res.destroyed) return;
+        res.writeHead(a.status ?? 200, { "content-type": "text/plain", ...a.headers });
+        res.end(a.body ?? "ok");
+      };
+      if (a.delayMs) setTimeout(respond, a.delayMs);
+      else respond();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  receiver.port = (server.address() as AddressInfo).port;
+  receiver.url = `http://127.0.0.1:${receiver.port}/hook`;
+  return receiver;
+}
+
+/** A loopback port nobody listens on (connections to it are refused). */
+export async function closedPort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Waits until `check` returns a truthy value (which it returns), or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 10_000, what = "condition"): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  while (Date.now() < deadline) {
+    last = await check();
+    if (last) return last as NonNullable<T>;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  assert.fail(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
+}
+
+/** An in-memory webhooks service answering delivery's calls as the real one does. */
+export class FakeWebhooks {
+  readonly hooks = new Map<string, { webhook: Webhook; owner: string }>();
+  /** Calls seen, by method. */
+  readonly calls: { method: string; caller: string | null; id: string }[] = [];
+  /** When set, GetWebhookForDelivery fails with this code. */
+  failWith: Code | undefined;
+  readonly client: Client<typeof WebhooksService>;
+
+  constructor() {
+    this.client = createClient(
+      WebhooksService,
+      createRouterTransport((router) =>
+        router.service(WebhooksService, {
+          listEnabledWebhooks: (req, ctx) => {
+            this.calls.push({ method: "listEnabledWebhooks", caller: ctx.requestHeader.get(callerHeader), id: req.formId });
+            if (this.failWith !== undefined) throw new ConnectError("webhooks down", this.failWith);
+            return { webhooks: [...this.hooks.values()].map((h) => h.webhook).filter((w) => w.formId === req.formId && w.enabled) };
+          },
+          getWebhookForDelivery: (req, ctx) => {
+            this.calls.push({ method: "getWebhookForDelivery", caller: ctx.requestHeader.get(callerHeader), id: req.id });
+            if (this.failWith !== undefined) throw new ConnectError("webhooks down", this.failWith);
+            const found = this.hooks.get(req.id);
+            if (!found) throw new ConnectError("webhook not found", Code.NotFound);
+            return { webhook: found.webhook };
+          },
+          getWebhook: (req, ctx) => {
+            const caller = ctx.requestHeader.get(callerHeader);
+            this.calls.push({ method: "getWebhook", caller, id: req.id });
+            if (!caller) throw new ConnectError("this call needs a caller", Code.Unauthenticated);
+            const found = this.hooks.get(req.id);
+            if (!found || found.owner !== caller) throw new ConnectError("webhook not found", Code.NotFound);
+            return { webhook: { ...found.webhook, secret: "" } };
+          },
+        }),
+      ),
+    );
+  }
+
+  add(init: { id: string; formId?: string; url: string; secret?: string; headers?: Record<string, string>; enabled?: boolean; owner?: string }): Webhook {
+    const webhook = create(WebhookSchema, {
+      id: init.id,
+      formId: init.formId ?? "form_1",
+      url: init.url,
+      secret: init.secret ?? "",
+      headers: init.headers ?? {},
+      enabled: init.enabled ?? true,
+    });
+    this.hooks.set(init.id, { webhook, owner: init.owner ?? "user-ada" });
+    return webhook;
+  }
+
+  remove(id: string): void {
+    this.hooks.delete(id);
+  }
+
+  clear(): void {
+    this.hooks.clear();
+    this.calls.length = 0;
+    this.failWith = undefined;
+  }
+}

@@ -1,0 +1,393 @@
+import assert from "node:assert/strict";
+import { createHmac, randomBytes } from "node:crypto";
+import { after, afterEach, before, beforeEach, describe, it } from "node:test";
+import { Code } from "@connectrpc/connect";
+import { Webhook as StandardWebhook } from "standardwebhooks";
+import { assertMigrationsApplyOnce } from "@formsvc/platform/test-database.ts";
+import { createAcceptEvent, type AcceptEvent } from "../intake/accept-event.ts";
+import { serializePayload } from "../sender/payload.ts";
+import { openTestDatabase, type DeliveryTestDatabase } from "../testing/database.ts";
+import { closedPort, eventually, FakeWebhooks, quietLogger, sampleEvent, startReceiver, type Receiver } from "../testing/fixtures.ts";
+import { claimDue } from "./claim.ts";
+import { DeliveryWorker, type WorkerOptions } from "./worker.ts";
+
+let db: DeliveryTestDatabase;
+const webhooks = new FakeWebhooks();
+let acceptEvent: AcceptEvent;
+const workers: DeliveryWorker[] = [];
+const receivers: Receiver[] = [];
+
+function startWorker(options: Partial<WorkerOptions> = {}): DeliveryWorker {
+  const worker = new DeliveryWorker({
+    orm: db.orm,
+    webhooks: webhooks.client,
+    logger: quietLogger,
+    retrySchedule: [0.1, 0.1],
+    allowPrivateUrls: true,
+    timeoutMs: 300,
+    pollIntervalMs: 20,
+    ...options,
+  });
+  workers.push(worker);
+  worker.start();
+  return worker;
+}
+
+async function receiver(answer?: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
+  const r = await startReceiver(answer);
+  receivers.push(r);
+  return r;
+}
+
+/** The webhook's only delivery, once `done` says it is there. */
+async function deliveryOf(webhookId: string, done: (status: string) => boolean = (s) => s === "succeeded" || s === "failed", timeoutMs = 10_000) {
+  return eventually(async () => {
+    const [d] = await db.deliveries(webhookId);
+    return d && done(d.status) ? d : undefined;
+  }, timeoutMs, `a delivery of ${webhookId}`);
+}
+
+before(async () => {
+  db = await openTestDatabase("delivery_worker_test");
+  acceptEvent = createAcceptEvent({ orm: db.orm, webhooks: webhooks.client, logger: quietLogger });
+});
+
+beforeEach(async () => {
+  webhooks.clear();
+  await db.reset();
+});
+
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((w) => w.stop()));
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
+});
+
+after(async () => {
+  await db?.close();
+});
+
+describe("migrations", () => {
+  it("apply once: a second replica opening the same database finds nothing to do", async () => {
+    await assertMigrationsApplyOnce(db.options, ["Migration20261125000000_initial"]);
+  });
+});
+
+describe("accepting events", () => {
+  it("stores one pending delivery per enabled webhook, due now, with the body serialised once", async () => {
+    webhooks.add({ id: "wh_a", url: "https://a.example/hook" });
+    webhooks.add({ id: "wh_b", url: "https://b.example:8443/in" });
+    webhooks.add({ id: "wh_off", url: "https://c.example/hook", enabled: false });
+    webhooks.add({ id: "wh_other", formId: "form_2", url: "https://d.example/hook" });
+    const event = sampleEvent();
+    const before = Date.now();
+    assert.deepEqual(await acceptEvent(event), { created: 2 });
+    const rows = await db.deliveries();
+    assert.deepEqual(rows.map((d) => d.webhookId).sort(), ["wh_a", "wh_b"]);
+    for (const d of rows) {
+      assert.equal(d.status, "pending");
+      assert.equal(d.attempts, 0);
+      assert.equal(d.eventId, event.eventId);
+      assert.equal(d.eventType, "FORM_RESPONSE");
+      assert.equal(d.submissionId, event.responseId);
+      assert.equal(d.formId, "form_1");
+      assert.equal(d.payload, serializePayload(event));
+      assert.ok(Math.abs(d.nextAttemptAt!.getTime() - before) < 5_000);
+    }
+    assert.deepEqual(rows.map((d) => d.origin).sort(), ["https://a.example", "https://b.example:8443"]);
+    assert.deepEqual(webhooks.calls.map((c) => [c.method, c.caller]), [["listEnabledWebhooks", null]]);
+  });
+
+  it("creates nothing twice for an event seen again, and nothing for a form without webhooks", async () => {
+    webhooks.add({ id: "wh_a", url: "https://a.example/hook" });
+    const event = sampleEvent();
+    assert.deepEqual(await acceptEvent(event), { created: 1 });
+    assert.deepEqual(await acceptEvent(event), { created: 0 });
+    assert.deepEqual(await acceptEvent(sampleEvent({ formId: "form_none" })), { created: 0 });
+    assert.equal((await db.deliveries()).length, 1);
+    // A webhook added since gets its delivery when the event comes again; the first stays one.
+    webhooks.add({ id: "wh_b", url: "https://b.example/hook" });
+    assert.deepEqual(await acceptEvent(event), { created: 1 });
+    assert.equal((await db.deliveries()).length, 2);
+  });
+
+  it("fails (so the bus hands the event again) when webhooks does not answer", async () => {
+    webhooks.failWith = Code.Unavailable;
+    await assert.rejects(acceptEvent(sampleEvent()), /webhooks down/);
+    assert.equal((await db.deliveries()).length, 0);
+  });
+});
+
+describe("the worker", () => {
+  it("delivers a 2xx: exact bytes, both signatures, the webhook's headers; succeeded after one attempt", async () => {
+    const r = await receiver(() => ({ status: 202, body: "thanks" }));
+    const secret = `whsec_${randomBytes(24).toString("base64")}`;
+    webhooks.add({ id: "wh_ok", url: r.url, secret, headers: { "X-Tenant": "acme", "X-Other": "1" } });
+    const event = sampleEvent();
+    await acceptEvent(event);
+    startWorker();
+    const d = await deliveryOf("wh_ok");
+    assert.equal(d.status, "succeeded");
+    assert.equal(d.attempts, 1);
+    assert.equal(d.lastStatusCode, 202);
+    assert.equal(d.lastError, "");
+    assert.equal(d.lockedUntil, null);
+
+    assert.equal(r.received.length, 1);
+    const [got] = r.received;
+    assert.equal(got.raw.toString("utf8"), serializePayload(event));
+    assert.equal(got.headers["content-type"], "application/json");
+    assert.equal(got.headers["user-agent"], "formsvc-webhooks/1");
+    assert.equal(got.headers["x-tenant"], "acme");
+    assert.equal(got.headers["x-other"], "1");
+    assert.equal(got.headers["x-service-signature"], createHmac("sha256", secret).update(got.raw).digest("base64"));
+    assert.doesNotThrow(() => new StandardWebhook(secret).verify(got.raw.toString("utf8"), got.headers as Record<string, string>));
+    assert.doesNotThrow(() => new StandardWebhook(secret.slice("whsec_".length)).verify(got.raw, got.headers as Record<string, string>));
+    assert.equal(got.headers["webhook-id"], event.eventId);
+    assert.equal(got.body.eventId, event.eventId);
+    assert.equal(got.body.data.responseId, event.responseId);
+
+    const [attempt] = await db.attempts(d.id);
+    assert.deepEqual([attempt.number, attempt.statusCode, attempt.error, attempt.responseBody, attempt.manual], [1, 202, "", "thanks", false]);
+    assert.ok(attempt.durationMs >= 0);
+  });
+
+  it("sends no signature header without a secret", async () => {
+    const r = await receiver();
+    webhooks.add({ id: "wh_plain", url: r.url });
+    await acceptEvent(sampleEvent());
+    startWorker();
+    await deliveryOf("wh_plain");
+    assert.equal(r.received[0].headers["x-service-signature"], undefined);
+    assert.equal(r.received[0].headers["webhook-signature"], undefined);
+  });
+
+  it("fails a 4xx after one attempt, without retrying", async () => {
+    const r = await receiver(() => ({ status: 410, body: "gone" }));
+    webhooks.add({ id: "wh_410", url: r.url });
+    await acceptEvent(sampleEvent());
+    startWorker();
+    const d = await deliveryOf("wh_410");
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    assert.deepEqual([d.status, d.attempts, d.lastStatusCode, d.lastError, d.nextAttemptAt], ["failed", 1, 410, "the receiver answered 410", null]);
+    assert.equal(r.received.length, 1);
+    assert.equal((await db.attempts(d.id))[0].responseBody, "gone");
+  });
+
+  it("retries a 5xx on the schedule, with the same eventId and bytes, then fails", async () => {
+    const r = await receiver(() => ({ status: 503 }));
+    webhooks.add({ id: "wh_503", url: r.url });
+    const event = sampleEvent();
+    await acceptEvent(event);
+    startWorker();
+    const retrying = await deliveryOf("wh_503", (s) => s === "retrying");
+    assert.equal(retrying.attempts, 1);
+    assert.equal(retrying.scheduleStep, 1);
+    assert.ok(retrying.nextAttemptAt);
+    const d = await deliveryOf("wh_503");
+    assert.deepEqual([d.status, d.attempts, d.lastStatusCode, d.scheduleStep, d.nextAttemptAt], ["failed", 3, 503, 2, null]);
+    assert.equal(r.received.length, 3, "the first attempt and the two of the schedule");
+    assert.deepEqual(new Set(r.received.map((g) => g.headers["webhook-id"])), new Set([event.eventId]));
+    assert.deepEqual(new Set(r.received.map((g) => g.raw.toString("utf8"))), new Set([serializePayload(event)]));
+    const attempts = await db.attempts(d.id);
+    assert.deepEqual(attempts.map((a) => [a.number, a.statusCode]), [[1, 503], [2, 503], [3, 503]]);
+    // Roughly 100 ms (+-20 %) apart.
+    for (let i = 1; i < attempts.length; i++) {
+      assert.ok(attempts[i].createdAt.getTime() - attempts[i - 1].createdAt.getTime() >= 70, "waits for the schedule");
+    }
+  });
+
+  it("retries a time-out", async () => {
+    const r = await receiver(() => ({ status: 200, delayMs: 1_000 }));
+    webhooks.add({ id: "wh_slow", url: r.url });
+    await acceptEvent(sampleEvent());
+    startWorker({ timeoutMs: 300 });
+    const retrying = await deliveryOf("wh_slow", (s) => s === "retrying");
+    assert.equal(retrying.lastError, "no complete answer within 0.3 s");
+    assert.equal(retrying.lastStatusCode, 0);
+    const d = await deliveryOf("wh_slow");
+    assert.deepEqual([d.status, d.attempts], ["failed", 3]);
+    const attempts = await db.attempts(d.id);
+    assert.ok(attempts.every((a) => a.statusCode === 0 && a.error === "no complete answer within 0.3 s" && a.durationMs >= 250 && a.durationMs < 1_000));
+  });
+
+  it("retries a refused connection", async () => {
+    webhooks.add({ id: "wh_refused", url: `http://127.0.0.1:${await closedPort()}/hook` });
+    await acceptEvent(sampleEvent());
+    startWorker();
+    const d = await deliveryOf("wh_refused");
+    assert.deepEqual([d.status, d.attempts, d.lastError], ["failed", 3, "connection refused"]);
+  });
+
+  it("recovers: a 5xx, then a 2xx on the retry", async () => {
+    let calls = 0;
+    const r = await receiver(() => ({ status: ++calls === 1 ? 500 : 200 }));
+    webhooks.add({ id: "wh_flaky", url: r.url });
+    await acceptEvent(sampleEvent());
+    startWorker();
+    const d = await deliveryOf("wh_flaky");
+    assert.deepEqual([d.status, d.attempts, d.lastStatusCode, d.lastError], ["succeeded", 2, 200, "the receiver answered 500"]);
+  });
+
+  it("stops a deleted webhook's delivery and a disabled one's, without an attempt", async () => {
+    let healthy = false;
+    const r = await receiver(() => ({ status: healthy ? 200 : 500 }));
+    webhooks.add({ id: "wh_doomed", url: r.url });
+    webhooks.add({ id: "wh_paused", url: `${r.url}/paused` });
+    await acceptEvent(sampleEvent());
+    startWorker({ retrySchedule: [0.5] });
+    await eventually(() => r.received.length === 2);
+    webhooks.remove("wh_doomed");
+    webhooks.hooks.get("wh_paused")!.webhook.enabled = false;
+    healthy = true;
+    const deleted = await deliveryOf("wh_doomed");
+    const disabled = await deliveryOf("wh_paused");
+    assert.deepEqual([deleted.status, deleted.attempts, deleted.lastError], ["failed", 1, "webhook deleted"]);
+    assert.deepEqual([disabled.status, disabled.attempts, disabled.lastError], ["failed", 1, "webhook disabled"]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(r.received.length, 2, "no attempt after deletion or disabling");
+  });
+
+  it("puts a delivery off without an attempt while webhooks does not answer", async () => {
+    const r = await receiver();
+    webhooks.add({ id: "wh_wait", url: r.url });
+    await acceptEvent(sampleEvent());
+    webhooks.failWith = Code.Unavailable;
+    startWorker({ webhooksUnavailableDelayMs: 200 });
+    await eventually(() => webhooks.calls.filter((c) => c.method === "getWebhookForDelivery").length >= 2);
+    const [waiting] = await db.deliveries("wh_wait");
+    assert.deepEqual([waiting.status, waiting.attempts], ["pending", 0]);
+    webhooks.failWith = undefined;
+    const d = await deliveryOf("wh_wait");
+    assert.deepEqual([d.status, d.attempts], ["succeeded", 1]);
+  });
+
+  it("refuses private targets when they are not allowed, with a clear error", async () => {
+    const r = await receiver();
+    webhooks.add({ id: "wh_loop", url: r.url });
+    webhooks.add({ id: "wh_localhost", url: `http://localhost:${r.port}/hook` });
+    await acceptEvent(sampleEvent());
+    startWorker({ allowPrivateUrls: false });
+    const literal = await deliveryOf("wh_loop");
+    const named = await deliveryOf("wh_localhost");
+    assert.deepEqual([literal.status, literal.attempts, literal.lastStatusCode], ["failed", 1, 0]);
+    assert.equal(literal.lastError, "127.0.0.1 is a loopback address; webhooks may only reach public addresses");
+    assert.equal(named.status, "failed");
+    assert.match(named.lastError, /^localhost resolves to (127\.0\.0\.1|::1), a loopback address; webhooks may only reach public addresses$/);
+    assert.equal(r.received.length, 0);
+  });
+
+  it("looks at once when woken by a new event", async () => {
+    const r = await receiver();
+    webhooks.add({ id: "wh_wake", url: r.url });
+    const worker = startWorker({ pollIntervalMs: 60_000 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const woken = createAcceptEvent({ orm: db.orm, webhooks: webhooks.client, onAccepted: () => worker.wake() });
+    const started = Date.now();
+    await woken(sampleEvent());
+    await deliveryOf("wh_wake");
+    assert.ok(Date.now() - started < 5_000);
+  });
+});
+
+describe("spreading work", () => {
+  it("caps attempts per origin so a slow receiver holds back no other", async () => {
+    const slow = await receiver(() => ({ status: 200, delayMs: 400 }));
+    const fast = await receiver();
+    for (let i = 0; i < 6; i++) {
+      webhooks.add({ id: `wh_slow_${i}`, formId: "form_busy", url: slow.url });
+      webhooks.add({ id: `wh_fast_${i}`, formId: "form_busy", url: fast.url });
+    }
+    await acceptEvent(sampleEvent({ formId: "form_busy" }));
+    await acceptEvent(sampleEvent({ formId: "form_busy" }));
+    const started = Date.now();
+    startWorker({ perOriginConcurrency: 4, timeoutMs: 5_000 });
+    await eventually(() => fast.received.length === 12, 5_000, "the fast receiver's deliveries");
+    const fastDone = Date.now() - started;
+    assert.ok(slow.received.length <= 8, "the fast receiver was served while the slow one still had work waiting");
+    await eventually(async () => (await db.deliveries()).every((d) => d.status === "succeeded"), 10_000);
+    const slowDone = Date.now() - started;
+    assert.equal(slow.received.length, 12);
+    assert.equal(slow.maxConcurrent, 4, "never more than 4 at once to one origin");
+    assert.ok(slowDone >= 1_150, "12 answers of 400 ms, 4 at a time");
+    assert.ok(fastDone < slowDone - 400, `the fast receiver was not held up (${fastDone} ms vs ${slowDone} ms)`);
+  });
+
+  it("two workers on one database never attempt the same delivery at once", async () => {
+    const r = await receiver(() => ({ status: 200, delayMs: 30 }));
+    webhooks.add({ id: "wh_pair", formId: "form_pair", url: r.url });
+    for (let i = 0; i < 40; i++) await acceptEvent(sampleEvent({ formId: "form_pair" }));
+    // A generous time limit: a slow machine must not turn this into a test of retries.
+    const lookups = [0, 0];
+    for (const n of [0, 1]) {
+      const counting: WorkerOptions["webhooks"] = {
+        getWebhookForDelivery: (req, options) => {
+          lookups[n] += 1;
+          return webhooks.client.getWebhookForDelivery(req, options);
+        },
+      };
+      startWorker({ webhooks: counting, perOriginConcurrency: 8, timeoutMs: 10_000 });
+    }
+    await eventually(async () => (await db.deliveries()).every((d) => d.status === "succeeded"), 20_000, "all delivered");
+    assert.equal(r.maxConcurrentPerEvent, 1, "never two requests of one event at once");
+    assert.equal(r.received.length, 40, "each delivery sent exactly once");
+    assert.equal(new Set(r.received.map((g) => g.headers["webhook-id"])).size, 40);
+    assert.ok((await db.deliveries()).every((d) => d.attempts === 1));
+    assert.equal(lookups[0] + lookups[1], 40, "one attempt per delivery in all");
+    assert.ok(lookups[0] > 0 && lookups[1] > 0, `both workers took part (${lookups.join(" + ")})`);
+  });
+
+  it("a killed worker's claimed deliveries come back once its lease runs out", async () => {
+    const r = await receiver();
+    webhooks.add({ id: "wh_lease", url: r.url });
+    await acceptEvent(sampleEvent());
+    // A worker claims the delivery and dies before attempting it.
+    const [claimed] = await claimDue(db.orm, { limit: 10, leaseMs: 600 });
+    assert.equal(claimed.webhookId, "wh_lease");
+    const claimedAt = Date.now();
+    assert.deepEqual(await claimDue(db.orm, { limit: 10 }), [], "a leased delivery is nobody else's");
+    startWorker();
+    const d = await deliveryOf("wh_lease");
+    assert.equal(d.status, "succeeded");
+    assert.ok(Date.now() - claimedAt >= 550, "taken again only after the lease ran out");
+    assert.equal(r.received.length, 1);
+  });
+});
+
+describe("the receiver's breaker", () => {
+  it("opens after 10 calls failing, and puts the origin's deliveries off without counting attempts", async () => {
+    const r = await receiver(() => ({ status: 500 }));
+    const other = await receiver();
+    for (let i = 0; i < 15; i++) webhooks.add({ id: `wh_br_${String(i).padStart(2, "0")}`, formId: "form_br", url: r.url });
+    webhooks.add({ id: "wh_br_other", formId: "form_br", url: other.url });
+    await acceptEvent(sampleEvent({ formId: "form_br" }));
+    startWorker({ perOriginConcurrency: 1, retrySchedule: [600], breakers: { resetTimeoutMs: 60_000 } });
+    await eventually(async () => (await db.deliveries()).filter((d) => d.status === "pending").length === 5 && (await db.deliveries()).every((d) => d.lockedUntil === null), 10_000, "the breaker to open");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const rows = await db.deliveries();
+    const failing = rows.filter((d) => d.webhookId !== "wh_br_other");
+    assert.equal(r.received.length, 10, "10 calls, then nothing");
+    assert.equal(failing.filter((d) => d.status === "retrying" && d.attempts === 1).length, 10);
+    const deferred = failing.filter((d) => d.status === "pending");
+    assert.equal(deferred.length, 5);
+    for (const d of deferred) {
+      assert.equal(d.attempts, 0, "no attempt counted");
+      const wait = d.nextAttemptAt!.getTime() - Date.now();
+      assert.ok(wait > 50_000 && wait <= 60_000, `put off until the breaker half-opens (${wait} ms)`);
+    }
+    assert.equal(rows.find((d) => d.webhookId === "wh_br_other")!.status, "succeeded", "another origin is unaffected");
+  });
+
+  it("half-opens, lets one call through, and closes when it succeeds", async () => {
+    let healthy = false;
+    const r = await receiver(() => ({ status: healthy ? 200 : 503 }));
+    for (let i = 0; i < 14; i++) webhooks.add({ id: `wh_ho_${i}`, formId: "form_ho", url: r.url });
+    await acceptEvent(sampleEvent({ formId: "form_ho" }));
+    startWorker({ perOriginConcurrency: 1, retrySchedule: [600], breakers: { resetTimeoutMs: 400 } });
+    await eventually(() => r.received.length === 10, 10_000);
+    healthy = true;
+    await eventually(async () => (await db.deliveries()).filter((d) => d.status === "succeeded").length === 4, 10_000, "the rest delivered");
+    const rows = await db.deliveries();
+    assert.equal(rows.filter((d) => d.status === "retrying").length, 10, "the failed ones wait for their own schedule");
+    assert.equal(r.received.length, 14);
+  });
+});
