@@ -7,6 +7,8 @@ export interface Received {
   raw: Buffer;
   body: any;
   at: number;
+  /** The status this receiver answered with. */
+  status?: number;
 }
 
 /** A real HTTP receiver on loopback; `answer` decides each reply (status, or a delay to time out). */
@@ -26,10 +28,11 @@ export async function startReceiver(
       } catch {
         body = undefined;
       }
-      const entry = { headers: req.headers, raw, body, at: Date.now() };
+      const entry: Received = { headers: req.headers, raw, body, at: Date.now() };
       received.push(entry);
       for (const w of waiters.filter((w) => received.length >= w.count)) w.resolve();
       const reply = answer(entry, received.length);
+      entry.status = reply.status;
       const send = () => {
         if (!res.destroyed) res.writeHead(reply.status, { "content-type": "text/plain" }).end(reply.body ?? "ok");
       };

@@ -5,6 +5,7 @@ import { asCaller, requireCaller } from "@formsvc/platform/caller.ts";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { pageOf, pageWindow } from "@formsvc/platform/paging.ts";
+import { newId } from "@formsvc/platform/ids.ts";
 import {
   AttemptSchema,
   DeliverySchema,
@@ -13,9 +14,11 @@ import {
 } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 import type { Webhook, WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { AttemptEntity, DeliveryEntity, type Attempt, type Delivery, type DeliveryStatusName } from "../entities/index.ts";
+import { deliveryFromRow, tablesOf, type DeliveryRow } from "../entities/rows.ts";
 import { webhooksCallTimeoutMs } from "../intake/accept-event.ts";
 import { originOf } from "../sender/breaker.ts";
 import { postWebhook } from "../sender/http-client.ts";
+import { testEventType, testPayload } from "../sender/payload.ts";
 import { recordAttempt } from "../worker/record.ts";
 import { logAttempt, webhookRequest } from "../worker/worker.ts";
 
@@ -106,6 +109,19 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
     if (!res.webhook) throw webhookNotFound();
   }
 
+  /** The webhook as it is now (URL, secret, headers), for an attempt asked for by hand. */
+  async function enabledWebhook(webhookId: string, what: string): Promise<Webhook> {
+    let webhook: Webhook | undefined;
+    try {
+      webhook = (await webhooks.getWebhookForDelivery({ id: webhookId }, { timeoutMs: webhooksCallTimeoutMs })).webhook;
+    } catch (err) {
+      webhooksFailure(err, deps.logger);
+    }
+    if (!webhook) throw webhookNotFound();
+    if (!webhook.enabled) throw new ConnectError(`the webhook is disabled; enable it to ${what}`, Code.FailedPrecondition);
+    return webhook;
+  }
+
   async function webhookDelivery(webhookId: string, deliveryId: string): Promise<Delivery> {
     const delivery = deliveryId ? await orm.em.fork().findOne(DeliveryEntity, { id: deliveryId, webhookId }) : null;
     if (!delivery) throw deliveryNotFound();
@@ -138,16 +154,7 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
       const caller = requireCaller(ctx);
       await callerWebhook(caller, req.webhookId);
       const delivery = await webhookDelivery(req.webhookId, req.deliveryId);
-      let webhook: Webhook | undefined;
-      try {
-        webhook = (await webhooks.getWebhookForDelivery({ id: req.webhookId }, { timeoutMs: webhooksCallTimeoutMs })).webhook;
-      } catch (err) {
-        webhooksFailure(err, deps.logger);
-      }
-      if (!webhook) throw webhookNotFound();
-      if (!webhook.enabled) {
-        throw new ConnectError("the webhook is disabled; enable it to send its deliveries again", Code.FailedPrecondition);
-      }
+      const webhook = await enabledWebhook(req.webhookId, "send its deliveries again");
       // Sent at once, past the origin's breaker: someone asked for exactly this attempt.
       const origin = originOf(webhook.url);
       const result = await postWebhook(webhookRequest(delivery, webhook), { allowPrivateUrls: deps.allowPrivateUrls, timeoutMs: deps.timeoutMs });
@@ -161,6 +168,44 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
       if (!updated) throw deliveryNotFound();
       if (deps.logger) {
         logAttempt(deps.logger, { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId: delivery.eventId, origin, manual: true }, result, updated.status, updated.attempts);
+      }
+      return { delivery: deliveryMessage(updated) };
+    },
+
+    async sendTestEvent(req, ctx) {
+      const caller = requireCaller(ctx);
+      await callerWebhook(caller, req.webhookId);
+      const webhook = await enabledWebhook(req.webhookId, "send a test event");
+      const { deliveries } = tablesOf(orm);
+      const eventId = `test_${newId()}`;
+      const responseId = `test_${newId()}`;
+      const origin = originOf(webhook.url);
+      const payload = JSON.stringify(testPayload({ eventId, formId: webhook.formId, responseId, at: new Date() }));
+      // Stored before it is sent, without a due time: no worker ever claims it; only this call and a
+      // retry by hand send it.
+      const [row]: DeliveryRow[] = await orm.em.fork().execute(
+        `insert into ${deliveries} ("id", "webhook_id", "event_id", "event_type", "form_id", "submission_id", "origin", "payload",
+           "status", "attempts", "last_error", "last_status_code", "next_attempt_at", "schedule_step", "created_at", "updated_at")
+         values (?, ?, ?, ?, ?, '', ?, ?, 'pending', 0, '', 0, null, 0, now(), now())
+         returning *`,
+        [newId(), webhook.id, eventId, testEventType, webhook.formId, origin, payload],
+        "all",
+      );
+      const delivery = deliveryFromRow(row);
+      const result = await postWebhook(webhookRequest(delivery, webhook), { allowPrivateUrls: deps.allowPrivateUrls, timeoutMs: deps.timeoutMs });
+      let updated = await recordAttempt(orm, { deliveryId: delivery.id, result, manual: true, origin, retrySchedule: deps.retrySchedule });
+      if (!updated) throw deliveryNotFound();
+      if (updated.status === "pending") {
+        // Sent once: a test that did not succeed has failed.
+        const [failed]: DeliveryRow[] = await orm.em.fork().execute(
+          `update ${deliveries} set "status" = 'failed', "updated_at" = now() where "id" = ? and "status" = 'pending' returning *`,
+          [delivery.id],
+          "all",
+        );
+        if (failed) updated = deliveryFromRow(failed);
+      }
+      if (deps.logger) {
+        logAttempt(deps.logger, { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId, origin, manual: true }, result, updated.status, updated.attempts);
       }
       return { delivery: deliveryMessage(updated) };
     },

@@ -52,3 +52,31 @@ export function webhookPayload(event: ResponseCompleted): WebhookPayload {
 export function serializePayload(event: ResponseCompleted): string {
   return JSON.stringify(webhookPayload(event));
 }
+
+/** The event_type of a delivery made by SendTestEvent (its body says FORM_RESPONSE, with `test: true`). */
+export const testEventType = "TEST";
+
+/**
+ * The body of a test event: shaped like a FORM_RESPONSE, flagged `test: true`, with made-up answers, so a
+ * receiver can be checked end to end (signature included) before a real response arrives.
+ */
+export function testPayload(init: { eventId: string; formId: string; responseId: string; at: Date }): WebhookPayload & { test: true } {
+  const at = init.at.toISOString();
+  return {
+    eventId: init.eventId,
+    eventType: formResponseEventType,
+    createdAt: at,
+    test: true,
+    data: {
+      responseId: init.responseId,
+      formId: init.formId,
+      formName: "Test event",
+      submittedAt: at,
+      fields: [
+        { questionId: "test_name", type: "SHORT_TEXT", label: "Your full name", value: "Ada Lovelace" },
+        { questionId: "test_email", type: "EMAIL", label: "Email address", value: "ada@example.com" },
+        { questionId: "test_rating", type: "RATING", label: "How did we do?", value: 5 },
+      ],
+    },
+  };
+}

@@ -230,11 +230,17 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
         workspaceIds = res.workspaces.map((w) => w.id);
       }
       if (workspaceIds.length === 0) return { forms: [], hasMore: false };
-      const rows = await orm.em.fork().find(
-        FormEntity,
-        { workspaceId: { $in: workspaceIds }, trashedAt: null },
-        { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit: window.fetch, offset: window.offset },
-      );
+      const rows = req.trashed
+        ? await orm.em.fork().find(
+            FormEntity,
+            { workspaceId: { $in: workspaceIds }, trashedAt: { $ne: null } },
+            { orderBy: [{ trashedAt: "desc" }, { id: "desc" }], limit: window.fetch, offset: window.offset },
+          )
+        : await orm.em.fork().find(
+            FormEntity,
+            { workspaceId: { $in: workspaceIds }, trashedAt: null },
+            { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit: window.fetch, offset: window.offset },
+          );
       const page = pageOf(rows, window.limit);
       return { forms: page.items.map(formMessage), hasMore: page.hasMore };
     },

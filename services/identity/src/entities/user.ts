@@ -9,6 +9,8 @@ export const UserEntity = defineEntity({
     email: p.string().unique(),
     name: p.string(),
     createdAt: p.datetime(),
+    /** scrypt hash (see passwords.ts); null for users without a password (made by the CLI). */
+    passwordHash: p.string().nullable(),
   },
 });
 

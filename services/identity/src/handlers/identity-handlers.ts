@@ -10,7 +10,9 @@ import {
   ApiKeySchema,
   EntitlementsSchema,
   IdentityService,
+  MemberSchema,
   Plan,
+  Role,
   UserSchema,
   WorkspaceSchema,
   type ApiKey as ApiKeyMessage,
@@ -19,6 +21,7 @@ import {
   type Workspace as WorkspaceMessage,
 } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { apiKeyMatches, apiKeyPrefix, generateApiKey, hashSecret, isWellFormedApiKey } from "../api-keys.ts";
+import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from "../passwords.ts";
 import { ApiKeyEntity, type ApiKey } from "../entities/api-key.ts";
 import { MembershipEntity } from "../entities/membership.ts";
 import { SessionEntity } from "../entities/session.ts";
@@ -49,6 +52,8 @@ const apiKeyNotFound = () => new ConnectError("API key not found", Code.NotFound
 const invalidApiKey = () => new ConnectError("invalid API key", Code.Unauthenticated);
 const invalidSession = () => new ConnectError("invalid or expired session", Code.Unauthenticated);
 const unknownCaller = () => new ConnectError("unknown caller", Code.Unauthenticated);
+/** One answer for an unknown email, a user without a password and a wrong password. */
+const wrongCredentials = () => new ConnectError("email or password is wrong", Code.Unauthenticated);
 
 export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandlers {
   const now = deps.now ?? (() => new Date());
@@ -76,6 +81,23 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
     return user;
   }
 
+  /** The workspace, when the caller is a member of it; the same NOT_FOUND as a missing one otherwise. */
+  async function memberWorkspace(em: EntityManager, caller: string, workspaceId: string): Promise<Workspace> {
+    if (!workspaceId) throw workspaceNotFound();
+    const membership = await em.findOne(MembershipEntity, { workspaceId, userId: caller });
+    if (!membership) throw workspaceNotFound();
+    const workspace = await em.findOne(WorkspaceEntity, { id: workspaceId });
+    if (!workspace) throw workspaceNotFound();
+    return workspace;
+  }
+
+  /** A new user with a personal workspace (not yet flushed). */
+  function newUser(em: EntityManager, email: string, name: string, plan: PlanName, passwordHash: string | null): { user: User; workspace: Workspace } {
+    const user = em.create(UserEntity, { id: newId(), email, name, createdAt: now(), passwordHash });
+    const workspace = newWorkspace(em, user, `${name}'s workspace`, plan, true);
+    return { user, workspace };
+  }
+
   function newWorkspace(em: EntityManager, owner: User, name: string, plan: PlanName, personal: boolean): Workspace {
     const createdAt = now();
     const workspace = em.create(WorkspaceEntity, { id: newId(), name, plan, ownerId: owner.id, personal, createdAt });
@@ -92,8 +114,7 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
       const plan = planFromProto(req.plan, false);
       const em = fork();
       if (await em.findOne(UserEntity, { email })) throw userExists();
-      const user = em.create(UserEntity, { id: newId(), email, name, createdAt: now() });
-      const workspace = newWorkspace(em, user, `${name}'s workspace`, plan, true);
+      const { user, workspace } = newUser(em, email, name, plan, null);
       try {
         await em.flush();
       } catch (err) {
@@ -103,10 +124,19 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
       return { user: toUserMessage(user), workspace: toWorkspaceMessage(workspace) };
     },
 
-    async createWorkspace(req) {
+    async createWorkspace(req, ctx) {
       const name = req.name.trim();
       validateName("name", name);
       const plan = planFromProto(req.plan, false);
+      const caller = callerOf(ctx);
+      if (caller) {
+        // A person makes free workspaces only; plans change by the operator.
+        if (plan !== "free") throw new ConnectError("a workspace you create starts on the free plan", Code.PermissionDenied);
+        const em = fork();
+        const workspace = newWorkspace(em, await callerUser(em, caller), name, plan, false);
+        await em.flush();
+        return { workspace: toWorkspaceMessage(workspace) };
+      }
       if (!req.ownerEmail.trim()) throw new ConnectError("owner_email is required", Code.InvalidArgument);
       const em = fork();
       const owner = await em.findOne(UserEntity, { email: normaliseEmail(req.ownerEmail) });
@@ -116,10 +146,16 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
       return { workspace: toWorkspaceMessage(workspace) };
     },
 
-    async addMember(req) {
+    async addMember(req, ctx) {
       if (!req.email.trim()) throw new ConnectError("email is required", Code.InvalidArgument);
       const em = fork();
-      const workspace = req.workspaceId ? await em.findOne(WorkspaceEntity, { id: req.workspaceId }) : null;
+      const caller = callerOf(ctx);
+      // A caller may add people only to a workspace they are a member of.
+      const workspace = caller
+        ? await memberWorkspace(em, caller, req.workspaceId)
+        : req.workspaceId
+          ? await em.findOne(WorkspaceEntity, { id: req.workspaceId })
+          : null;
       if (!workspace) throw workspaceNotFound();
       const user = await findUserByEmail(em, req.email);
       const existing = await em.findOne(MembershipEntity, { workspaceId: workspace.id, userId: user.id });
@@ -141,7 +177,68 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
       return { workspace: toWorkspaceMessage(workspace), user: toUserMessage(user) };
     },
 
-    async setPlan(req) {
+    async listMembers(req, ctx) {
+      const caller = requireCaller(ctx);
+      const em = fork();
+      const workspace = await memberWorkspace(em, caller, req.workspaceId);
+      const memberships = await em.find(MembershipEntity, { workspaceId: workspace.id }, { orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+      const users = await em.find(UserEntity, { id: { $in: memberships.map((m) => m.userId) } });
+      const byId = new Map(users.map((u) => [u.id, u]));
+      const members = memberships
+        .filter((m) => byId.has(m.userId))
+        .sort((a, b) => Number(b.role === "owner") - Number(a.role === "owner"))
+        .map((m) =>
+          create(MemberSchema, {
+            user: toUserMessage(byId.get(m.userId)!),
+            role: m.role === "owner" ? Role.OWNER : Role.MEMBER,
+            joinedAt: timestampFromDate(m.createdAt),
+          }),
+        );
+      return { members };
+    },
+
+    async signUp(req) {
+      const email = normaliseEmail(req.email);
+      validateEmail(email);
+      const name = req.name.trim() || email.slice(0, email.indexOf("@"));
+      validateName("name", name);
+      const problem = passwordProblem(req.password);
+      if (problem) throw new ConnectError(problem, Code.InvalidArgument);
+      const em = fork();
+      if (await em.findOne(UserEntity, { email })) throw userExists();
+      const { user, workspace } = newUser(em, email, name, "free", await hashPassword(req.password));
+      try {
+        await em.flush();
+      } catch (err) {
+        if (err instanceof UniqueConstraintViolationException) throw userExists();
+        throw err;
+      }
+      return { user: toUserMessage(user), workspace: toWorkspaceMessage(workspace) };
+    },
+
+    async verifyPassword(req) {
+      const email = normaliseEmail(req.email);
+      const user = email && req.password ? await fork().findOne(UserEntity, { email }) : null;
+      // A hash is checked whatever happens, so the time taken does not tell whether the email exists.
+      const matches = await verifyPassword(req.password, user?.passwordHash ?? (await decoyPasswordHash()));
+      if (!user || !user.passwordHash || !matches) throw wrongCredentials();
+      return { user: toUserMessage(user) };
+    },
+
+    async setPassword(req, ctx) {
+      if (callerOf(ctx)) throw new ConnectError("only the operator sets a password by email", Code.PermissionDenied);
+      const problem = passwordProblem(req.password);
+      if (problem) throw new ConnectError(problem, Code.InvalidArgument);
+      if (!req.email.trim()) throw new ConnectError("email is required", Code.InvalidArgument);
+      const em = fork();
+      const user = await findUserByEmail(em, req.email);
+      user.passwordHash = await hashPassword(req.password);
+      await em.flush();
+      return { user: toUserMessage(user) };
+    },
+
+    async setPlan(req, ctx) {
+      if (callerOf(ctx)) throw new ConnectError("plans are changed by the operator", Code.PermissionDenied);
       const plan = planFromProto(req.plan, true);
       const em = fork();
       const workspace = req.workspaceId ? await em.findOne(WorkspaceEntity, { id: req.workspaceId }) : null;
@@ -185,12 +282,7 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
 
     async getWorkspace(req, ctx) {
       const caller = requireCaller(ctx);
-      if (!req.workspaceId) throw workspaceNotFound();
-      const em = fork();
-      const membership = await em.findOne(MembershipEntity, { workspaceId: req.workspaceId, userId: caller });
-      if (!membership) throw workspaceNotFound();
-      const workspace = await em.findOne(WorkspaceEntity, { id: req.workspaceId });
-      if (!workspace) throw workspaceNotFound();
+      const workspace = await memberWorkspace(fork(), caller, req.workspaceId);
       return { workspace: toWorkspaceMessage(workspace) };
     },
 

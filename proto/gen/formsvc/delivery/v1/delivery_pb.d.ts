@@ -259,6 +259,38 @@ export declare type RetryDeliveryResponse = Message<"formsvc.delivery.v1.RetryDe
 export declare const RetryDeliveryResponseSchema: GenMessage<RetryDeliveryResponse>;
 
 /**
+ * @generated from message formsvc.delivery.v1.SendTestEventRequest
+ */
+export declare type SendTestEventRequest = Message<"formsvc.delivery.v1.SendTestEventRequest"> & {
+  /**
+   * @generated from field: string webhook_id = 1;
+   */
+  webhookId: string;
+};
+
+/**
+ * Describes the message formsvc.delivery.v1.SendTestEventRequest.
+ * Use `create(SendTestEventRequestSchema)` to create a new message.
+ */
+export declare const SendTestEventRequestSchema: GenMessage<SendTestEventRequest>;
+
+/**
+ * @generated from message formsvc.delivery.v1.SendTestEventResponse
+ */
+export declare type SendTestEventResponse = Message<"formsvc.delivery.v1.SendTestEventResponse"> & {
+  /**
+   * @generated from field: formsvc.delivery.v1.Delivery delivery = 1;
+   */
+  delivery?: Delivery | undefined;
+};
+
+/**
+ * Describes the message formsvc.delivery.v1.SendTestEventResponse.
+ * Use `create(SendTestEventResponseSchema)` to create a new message.
+ */
+export declare const SendTestEventResponseSchema: GenMessage<SendTestEventResponse>;
+
+/**
  * @generated from enum formsvc.delivery.v1.DeliveryStatus
  */
 export enum DeliveryStatus {
@@ -326,6 +358,19 @@ export declare const DeliveryService: GenService<{
     methodKind: "unary";
     input: typeof RetryDeliveryRequestSchema;
     output: typeof RetryDeliveryResponseSchema;
+  },
+  /**
+   * Caller: sends a sample FORM_RESPONSE body (with `"test": true` and made-up answers) to the webhook
+   * once, now, and records it as a delivery whose event_type is TEST. It is never retried
+   * automatically; a failed one can be sent again with RetryDelivery. FAILED_PRECONDITION when the
+   * webhook is disabled.
+   *
+   * @generated from rpc formsvc.delivery.v1.DeliveryService.SendTestEvent
+   */
+  sendTestEvent: {
+    methodKind: "unary";
+    input: typeof SendTestEventRequestSchema;
+    output: typeof SendTestEventResponseSchema;
   },
 }>;
 

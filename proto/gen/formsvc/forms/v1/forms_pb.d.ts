@@ -209,6 +209,13 @@ export declare type ListFormsRequest = Message<"formsvc.forms.v1.ListFormsReques
    * @generated from field: int32 limit = 3;
    */
   limit: number;
+
+  /**
+   * Lists the forms in the Trash instead (most recently trashed first), for the app's Trash view.
+   *
+   * @generated from field: bool trashed = 4;
+   */
+  trashed: boolean;
 };
 
 /**

@@ -276,6 +276,189 @@ export declare type AddMemberResponse = Message<"formsvc.identity.v1.AddMemberRe
 export declare const AddMemberResponseSchema: GenMessage<AddMemberResponse>;
 
 /**
+ * @generated from message formsvc.identity.v1.Member
+ */
+export declare type Member = Message<"formsvc.identity.v1.Member"> & {
+  /**
+   * @generated from field: formsvc.identity.v1.User user = 1;
+   */
+  user?: User | undefined;
+
+  /**
+   * @generated from field: formsvc.identity.v1.Role role = 2;
+   */
+  role: Role;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp joined_at = 3;
+   */
+  joinedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.Member.
+ * Use `create(MemberSchema)` to create a new message.
+ */
+export declare const MemberSchema: GenMessage<Member>;
+
+/**
+ * @generated from message formsvc.identity.v1.ListMembersRequest
+ */
+export declare type ListMembersRequest = Message<"formsvc.identity.v1.ListMembersRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.ListMembersRequest.
+ * Use `create(ListMembersRequestSchema)` to create a new message.
+ */
+export declare const ListMembersRequestSchema: GenMessage<ListMembersRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.ListMembersResponse
+ */
+export declare type ListMembersResponse = Message<"formsvc.identity.v1.ListMembersResponse"> & {
+  /**
+   * Owner first, then by the time they joined.
+   *
+   * @generated from field: repeated formsvc.identity.v1.Member members = 1;
+   */
+  members: Member[];
+};
+
+/**
+ * Describes the message formsvc.identity.v1.ListMembersResponse.
+ * Use `create(ListMembersResponseSchema)` to create a new message.
+ */
+export declare const ListMembersResponseSchema: GenMessage<ListMembersResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.SignUpRequest
+ */
+export declare type SignUpRequest = Message<"formsvc.identity.v1.SignUpRequest"> & {
+  /**
+   * @generated from field: string email = 1;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * At least 8 characters, at most 200.
+   *
+   * @generated from field: string password = 3;
+   */
+  password: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.SignUpRequest.
+ * Use `create(SignUpRequestSchema)` to create a new message.
+ */
+export declare const SignUpRequestSchema: GenMessage<SignUpRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.SignUpResponse
+ */
+export declare type SignUpResponse = Message<"formsvc.identity.v1.SignUpResponse"> & {
+  /**
+   * @generated from field: formsvc.identity.v1.User user = 1;
+   */
+  user?: User | undefined;
+
+  /**
+   * @generated from field: formsvc.identity.v1.Workspace workspace = 2;
+   */
+  workspace?: Workspace | undefined;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.SignUpResponse.
+ * Use `create(SignUpResponseSchema)` to create a new message.
+ */
+export declare const SignUpResponseSchema: GenMessage<SignUpResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.VerifyPasswordRequest
+ */
+export declare type VerifyPasswordRequest = Message<"formsvc.identity.v1.VerifyPasswordRequest"> & {
+  /**
+   * @generated from field: string email = 1;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string password = 2;
+   */
+  password: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.VerifyPasswordRequest.
+ * Use `create(VerifyPasswordRequestSchema)` to create a new message.
+ */
+export declare const VerifyPasswordRequestSchema: GenMessage<VerifyPasswordRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.VerifyPasswordResponse
+ */
+export declare type VerifyPasswordResponse = Message<"formsvc.identity.v1.VerifyPasswordResponse"> & {
+  /**
+   * @generated from field: formsvc.identity.v1.User user = 1;
+   */
+  user?: User | undefined;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.VerifyPasswordResponse.
+ * Use `create(VerifyPasswordResponseSchema)` to create a new message.
+ */
+export declare const VerifyPasswordResponseSchema: GenMessage<VerifyPasswordResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.SetPasswordRequest
+ */
+export declare type SetPasswordRequest = Message<"formsvc.identity.v1.SetPasswordRequest"> & {
+  /**
+   * @generated from field: string email = 1;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string password = 2;
+   */
+  password: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.SetPasswordRequest.
+ * Use `create(SetPasswordRequestSchema)` to create a new message.
+ */
+export declare const SetPasswordRequestSchema: GenMessage<SetPasswordRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.SetPasswordResponse
+ */
+export declare type SetPasswordResponse = Message<"formsvc.identity.v1.SetPasswordResponse"> & {
+  /**
+   * @generated from field: formsvc.identity.v1.User user = 1;
+   */
+  user?: User | undefined;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.SetPasswordResponse.
+ * Use `create(SetPasswordResponseSchema)` to create a new message.
+ */
+export declare const SetPasswordResponseSchema: GenMessage<SetPasswordResponse>;
+
+/**
  * @generated from message formsvc.identity.v1.SetPlanRequest
  */
 export declare type SetPlanRequest = Message<"formsvc.identity.v1.SetPlanRequest"> & {
@@ -725,6 +908,31 @@ export enum Plan {
 export declare const PlanSchema: GenEnum<Plan>;
 
 /**
+ * @generated from enum formsvc.identity.v1.Role
+ */
+export enum Role {
+  /**
+   * @generated from enum value: ROLE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: ROLE_OWNER = 1;
+   */
+  OWNER = 1,
+
+  /**
+   * @generated from enum value: ROLE_MEMBER = 2;
+   */
+  MEMBER = 2,
+}
+
+/**
+ * Describes the enum formsvc.identity.v1.Role.
+ */
+export declare const RoleSchema: GenEnum<Role>;
+
+/**
  * Identity owns people, workspaces, memberships, plans, API keys and app sessions.
  * Calls made on behalf of a person carry the caller's user id in the
  * `x-caller-user-id` metadata header; operator calls (the CLI) carry none.
@@ -743,7 +951,9 @@ export declare const IdentityService: GenService<{
     output: typeof CreateUserResponseSchema;
   },
   /**
-   * Operator: creates a workspace owned by an existing user.
+   * Operator: creates a workspace owned by the user of `owner_email`, on any plan.
+   * Caller: creates a free workspace owned by the caller (`owner_email` is ignored; a plan other
+   * than free is PERMISSION_DENIED).
    *
    * @generated from rpc formsvc.identity.v1.IdentityService.CreateWorkspace
    */
@@ -754,6 +964,7 @@ export declare const IdentityService: GenService<{
   },
   /**
    * Operator: adds an existing user to a workspace.
+   * Caller: the same, when the caller is a member of the workspace (NOT_FOUND otherwise).
    *
    * @generated from rpc formsvc.identity.v1.IdentityService.AddMember
    */
@@ -763,7 +974,17 @@ export declare const IdentityService: GenService<{
     output: typeof AddMemberResponseSchema;
   },
   /**
-   * Operator: changes a workspace's plan.
+   * Caller: the members of a workspace the caller is a member of; NOT_FOUND otherwise.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.ListMembers
+   */
+  listMembers: {
+    methodKind: "unary";
+    input: typeof ListMembersRequestSchema;
+    output: typeof ListMembersResponseSchema;
+  },
+  /**
+   * Operator only (a call with a caller is PERMISSION_DENIED): changes a workspace's plan.
    *
    * @generated from rpc formsvc.identity.v1.IdentityService.SetPlan
    */
@@ -771,6 +992,39 @@ export declare const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof SetPlanRequestSchema;
     output: typeof SetPlanResponseSchema;
+  },
+  /**
+   * App (no caller): creates a user with a personal free workspace and a password (stored as a
+   * scrypt hash). ALREADY_EXISTS when the email is taken.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.SignUp
+   */
+  signUp: {
+    methodKind: "unary";
+    input: typeof SignUpRequestSchema;
+    output: typeof SignUpResponseSchema;
+  },
+  /**
+   * App (no caller): the user whose email and password these are; UNAUTHENTICATED otherwise, with
+   * the same message whether the email is unknown, has no password, or the password is wrong.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.VerifyPassword
+   */
+  verifyPassword: {
+    methodKind: "unary";
+    input: typeof VerifyPasswordRequestSchema;
+    output: typeof VerifyPasswordResponseSchema;
+  },
+  /**
+   * Operator: sets the password of the user of `email` (users made by the CLI have none and cannot
+   * sign in until one is set).
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.SetPassword
+   */
+  setPassword: {
+    methodKind: "unary";
+    input: typeof SetPasswordRequestSchema;
+    output: typeof SetPasswordResponseSchema;
   },
   /**
    * Caller: the calling user.
