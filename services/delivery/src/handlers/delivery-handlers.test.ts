@@ -6,6 +6,7 @@ import { callerHeader } from "@formsvc/platform/caller.ts";
 import { DeliveryService, DeliveryStatus } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 import { createAcceptEvent, type AcceptEvent } from "../intake/accept-event.ts";
 import { serializePayload } from "../sender/payload.ts";
+import { serviceSignature } from "../sender/sign.ts";
 import { openTestDatabase, type DeliveryTestDatabase } from "../testing/database.ts";
 import { eventually, FakeWebhooks, quietLogger, sampleEvent, startReceiver, type Receiver } from "../testing/fixtures.ts";
 import { DeliveryWorker, type WorkerOptions } from "../worker/worker.ts";
@@ -248,6 +249,63 @@ describe("ListAttempts and RetryDelivery", () => {
     const res = await guardedClient.retryDelivery({ webhookId: "wh_1", deliveryId: d.id }, ada);
     assert.deepEqual([res.delivery!.status, res.delivery!.attempts], [DeliveryStatus.PENDING, 1]);
     assert.equal(res.delivery!.lastError, "127.0.0.1 is a loopback address; webhooks may only reach public addresses");
+    assert.equal(r.received.length, 0);
+  });
+});
+
+describe("SendTestEvent", () => {
+  it("sends one signed sample FORM_RESPONSE now and records it as a TEST delivery the worker never retries", async () => {
+    let status = 200;
+    const r = await receiver(() => ({ status, body: "got it" }));
+    webhooks.add({ id: "wh_1", url: r.url, secret: "s3cret", headers: { "X-Team": "forms" } });
+    const sent = await client.sendTestEvent({ webhookId: "wh_1" }, ada);
+    const d = sent.delivery!;
+    assert.deepEqual([d.status, d.attempts, d.lastStatusCode, d.eventType, d.submissionId], [DeliveryStatus.SUCCEEDED, 1, 200, "TEST", ""]);
+    assert.equal(r.received.length, 1);
+    const [got] = r.received;
+    assert.equal(got.body.eventType, "FORM_RESPONSE");
+    assert.equal(got.body.test, true);
+    assert.equal(got.body.eventId, d.eventId);
+    assert.equal(got.body.data.formId, "form_1");
+    assert.ok(got.body.data.fields.length > 0);
+    assert.equal(got.headers["x-team"], "forms");
+    assert.equal(got.headers["x-service-signature"], serviceSignature(got.raw, "s3cret"), "signed like any delivery");
+
+    const listed = await client.listDeliveries({ webhookId: "wh_1" }, ada);
+    assert.deepEqual(listed.deliveries.map((x) => [x.id, x.eventType]), [[d.id, "TEST"]]);
+    const { attempts } = await client.listAttempts({ webhookId: "wh_1", deliveryId: d.id }, ada);
+    assert.deepEqual(attempts.map((a) => [a.number, a.statusCode, a.responseBody, a.manual]), [[1, 200, "got it", true]]);
+
+    // A failing receiver: the test fails at once, is not scheduled, and can be sent again by hand.
+    status = 500;
+    const failed = (await client.sendTestEvent({ webhookId: "wh_1" }, ada)).delivery!;
+    assert.deepEqual([failed.status, failed.attempts, failed.lastStatusCode], [DeliveryStatus.FAILED, 1, 500]);
+    assert.equal(failed.nextAttemptAt, undefined);
+    const worker = new DeliveryWorker({ orm: db.orm, webhooks: webhooks.client, logger: quietLogger, retrySchedule: [0], allowPrivateUrls: true, pollIntervalMs: 20 });
+    worker.start();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await worker.stop();
+    assert.equal(r.received.length, 2, "the worker sent nothing");
+    status = 200;
+    const resent = (await client.retryDelivery({ webhookId: "wh_1", deliveryId: failed.id }, ada)).delivery!;
+    assert.deepEqual([resent.status, resent.attempts], [DeliveryStatus.SUCCEEDED, 2]);
+    assert.equal(r.received[2].raw.toString("utf8"), r.received[1].raw.toString("utf8"), "the same bytes again");
+  });
+
+  it("is refused for a stranger, without a caller, for a disabled webhook, and to a private address when those are not allowed", async () => {
+    const r = await receiver();
+    webhooks.add({ id: "wh_1", url: r.url });
+    webhooks.add({ id: "wh_off", url: r.url, enabled: false });
+    await rejectsWith(client.sendTestEvent({ webhookId: "wh_1" }, mallory), Code.NotFound, "webhook not found");
+    await rejectsWith(client.sendTestEvent({ webhookId: "wh_nope" }, ada), Code.NotFound, "webhook not found");
+    await rejectsWith(client.sendTestEvent({ webhookId: "wh_1" }), Code.Unauthenticated);
+    await rejectsWith(client.sendTestEvent({ webhookId: "wh_off" }, ada), Code.FailedPrecondition);
+    assert.equal(r.received.length, 0);
+    assert.equal((await db.deliveries()).length, 0, "nothing recorded for refused calls");
+
+    const guarded = (await guardedClient.sendTestEvent({ webhookId: "wh_1" }, ada)).delivery!;
+    assert.equal(guarded.status, DeliveryStatus.FAILED);
+    assert.match(guarded.lastError, /private|loopback|address/i);
     assert.equal(r.received.length, 0);
   });
 });

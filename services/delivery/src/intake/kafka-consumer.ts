@@ -107,7 +107,14 @@ export function startKafkaIntake(options: KafkaIntakeOptions): KafkaIntake {
     logLevel: logLevel.WARN,
     logCreator: kafkaLogCreator(logger),
   });
-  const consumer = kafka.consumer({ groupId: options.groupId ?? consumerGroupId });
+  // A replica killed without leaving the group holds its partitions until its session times out:
+  // 10 s (not kafkajs's 30 s) bounds how long its share of events waits.
+  const consumer = kafka.consumer({
+    groupId: options.groupId ?? consumerGroupId,
+    sessionTimeout: 10_000,
+    heartbeatInterval: 1_000,
+    rebalanceTimeout: 20_000,
+  });
   let running = true;
   let pause: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
 
