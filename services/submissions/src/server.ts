@@ -8,6 +8,7 @@ import { sweepUnattachedUploads, unattachedUploadTtlMs } from "./files/sweep-upl
 import { createSubmissionsHandlers, routes } from "./handlers/submissions-handlers.ts";
 import { migrations } from "./migrations/index.ts";
 import { startKafkaRelay } from "./relay/kafka-relay.ts";
+import { registerOutboxBacklog } from "./relay/outbox-metrics.ts";
 
 /** How often uploads that no response took are swept. */
 const sweepEveryMs = 60 * 60 * 1000;
@@ -20,6 +21,7 @@ await runDatabaseService("submissions", { schema: "submissions", entities, migra
   const handlers = createSubmissionsHandlers({ orm, forms, files, logger, completions });
   // With Kafka, the outbox goes to `formsvc.responses`; without, delivery reads it by StreamCompletions.
   const relay = config.kafkaBrokers.length > 0 ? startKafkaRelay({ orm, brokers: config.kafkaBrokers, logger, completions }) : undefined;
+  registerOutboxBacklog(orm, logger);
 
   const sweep = () =>
     sweepUnattachedUploads({ orm, files, logger, createdBefore: new Date(Date.now() - unattachedUploadTtlMs) })

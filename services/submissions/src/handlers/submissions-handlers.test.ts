@@ -241,6 +241,7 @@ describe("migrations", () => {
     await assertMigrationsApplyOnce({ databaseUrl: database.databaseUrl, schema: "submissions", entities, migrations }, [
       "Migration20261123000000_initial",
       "Migration20261201000000_outbox_published_at",
+      "Migration20261202000000_outbox_txid",
     ]);
   });
 });
@@ -658,12 +659,13 @@ describe("the outbox", () => {
     const form = addForm();
     const before = await save(form.id, { answers: { q_name: "first" }, completed: true });
     const [row] = await outboxRows(form.id);
+    const txid = BigInt((await orm.em.getConnection().execute(`select "txid"::text as txid from "submissions"."outbox" where id = ?`, [row.id]))[0].txid);
     const abort = new AbortController();
-    const stream = client.streamCompletions({ afterCursor: BigInt(row.id) - 1n }, { signal: abort.signal });
+    const stream = client.streamCompletions({ afterCursor: txid - 1n }, { signal: abort.signal });
     const iterator = stream[Symbol.asyncIterator]();
     const first = await iterator.next();
     assert.ok(!first.done);
-    assert.equal(first.value.cursor, BigInt(row.id));
+    assert.equal(first.value.cursor, txid);
     assert.equal(first.value.event?.responseId, before.responseId);
 
     const pending = iterator.next();

@@ -340,10 +340,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
         if (req.completed) {
           response.completed = true;
           response.submittedAt = at;
-          // Outbox rows must commit in id order, so a reader following the ids misses none: the row
-          // is written last, under a lock held until commit.
-          await em.flush();
-          await em.execute("select pg_advisory_xact_lock(hashtext('formsvc:submissions:outbox'))");
+          // The row's txid (a column default) orders it for the completion stream.
           const event = completionEvent(response, form.name, document);
           em.create(OutboxEntity, {
             eventId: event.eventId,
@@ -468,16 +465,23 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
     },
 
     async *streamCompletions(req, ctx) {
-      // Outbox rows commit in id order (see saveResponse), so following the ids misses none.
+      // The cursor is a transaction id. Only rows of transactions older than the oldest one still
+      // running are read: any row committed later belongs to a newer transaction, so it sorts after
+      // the cursor and is never skipped, while completions commit concurrently.
       let cursor = req.afterCursor < 0n ? 0n : req.afterCursor;
       while (!ctx.signal.aborted) {
-        const rows = await orm.em
-          .fork()
-          .find(OutboxEntity, { id: { $gt: cursor.toString() } }, { orderBy: { id: "asc" }, limit: streamBatch });
-        for (const row of rows) {
+        const rows = (await orm.em.getConnection().execute(
+          `select "payload", "request_id", "txid"::text as "txid" from "submissions"."outbox"
+            where "txid" > ?::text::xid8 and "txid" < pg_snapshot_xmin(pg_current_snapshot())
+            order by "txid", "id" limit ?`,
+          [cursor.toString(), streamBatch],
+        )) as { payload: Buffer; request_id: string | null; txid: string }[];
+        // One completion per transaction; should a batch end inside one, read that one again whole.
+        const whole = rows.length === streamBatch ? rows.filter((r) => r.txid !== rows.at(-1)!.txid) : rows;
+        for (const row of whole.length ? whole : rows) {
           if (ctx.signal.aborted) return;
-          cursor = BigInt(row.id);
-          yield { cursor, event: fromBinary(ResponseCompletedSchema, row.payload), requestId: row.requestId ?? "" };
+          cursor = BigInt(row.txid);
+          yield { cursor, event: fromBinary(ResponseCompletedSchema, row.payload), requestId: row.request_id ?? "" };
         }
         if (rows.length < streamBatch) await completions.next(streamPollMs, ctx.signal);
       }
