@@ -53,7 +53,8 @@ function stop(reason: string): void {
   // Finish in-flight requests, then close idle keep-alive connections.
   server.close(() => void store.close().finally(() => process.exit(0)));
   server.closeIdleConnections();
-  setTimeout(() => process.exit(0), 10_000).unref();
+  // Within Kubernetes' default 30 s grace period, long enough for slow requests to finish.
+  setTimeout(() => process.exit(0), 25_000).unref();
 }
 process.on("SIGINT", () => stop("SIGINT"));
 process.on("SIGTERM", () => stop("SIGTERM"));

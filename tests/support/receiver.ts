@@ -17,6 +17,9 @@ export async function startReceiver(
 ) {
   const received: Received[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
+  // Requests being answered, per eventId: the most ever at once says whether two senders overlapped.
+  const inFlight = new Map<string, number>();
+  let maxInFlightPerEvent = 0;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c) => chunks.push(c));
@@ -29,6 +32,17 @@ export async function startReceiver(
         body = undefined;
       }
       const entry: Received = { headers: req.headers, raw, body, at: Date.now() };
+      const eventId = (body as { eventId?: string } | undefined)?.eventId;
+      if (eventId) {
+        const now = (inFlight.get(eventId) ?? 0) + 1;
+        inFlight.set(eventId, now);
+        maxInFlightPerEvent = Math.max(maxInFlightPerEvent, now);
+        res.once("close", () => {
+          const left = (inFlight.get(eventId) ?? 1) - 1;
+          if (left) inFlight.set(eventId, left);
+          else inFlight.delete(eventId);
+        });
+      }
       received.push(entry);
       for (const w of waiters.filter((w) => received.length >= w.count)) w.resolve();
       const reply = answer(entry, received.length);
@@ -45,6 +59,10 @@ export async function startReceiver(
   return {
     url,
     received,
+    /** The most requests ever in flight at once for one eventId (1 when no two attempts overlapped). */
+    get maxInFlightPerEvent() {
+      return maxInFlightPerEvent;
+    },
     /** Resolves once `count` requests have arrived, or rejects after `timeoutMs`. */
     waitFor(count: number, timeoutMs = 30_000): Promise<void> {
       if (received.length >= count) return Promise.resolve();

@@ -22,7 +22,11 @@ export interface TestSystem {
  * The whole system as `npm start` runs it, on free ports, over a fresh database on the machine's
  * real Postgres; dropped again by `stop()`.
  */
-export async function startTestSystem(name: string, env: Record<string, string> = {}): Promise<TestSystem> {
+export async function startTestSystem(
+  name: string,
+  env: Record<string, string> = {},
+  options: { replicas?: Partial<Record<string, number>> } = {},
+): Promise<TestSystem> {
   const database = await createTestDatabase(`formsvc_e2e_${name.replace(/\W/g, "_")}`);
   const fullEnv = {
     ...(await freeSystemPorts()),
@@ -36,7 +40,7 @@ export async function startTestSystem(name: string, env: Record<string, string> 
     KAFKA_BROKERS: "",
     ...env,
   };
-  const system = await startSystem({ env: fullEnv, logDir: join(repoRoot, "test-output", database.name) });
+  const system = await startSystem({ env: fullEnv, logDir: join(repoRoot, "test-output", database.name), replicas: options.replicas });
   return {
     url: system.gatewayUrl,
     system,

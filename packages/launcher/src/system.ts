@@ -3,6 +3,7 @@ import { createWriteStream, existsSync, mkdirSync, type WriteStream } from "node
 import { join, relative, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { loadConfig, serviceNames } from "@formsvc/platform/config.ts";
+import { freePorts } from "./ports.ts";
 
 /** The root of the repository (this file is packages/launcher/src/system.ts). */
 export const repoRoot = resolve(import.meta.dirname, "../../..");
@@ -27,11 +28,19 @@ export interface SystemOptions {
   onUnexpectedExit?: (name: string, code: number | null, signal: NodeJS.Signals | null) => void;
   /** Aborting stops whatever has been started and makes a pending `startSystem` reject. */
   signal?: AbortSignal;
+  /**
+   * Processes per name (1 when absent), e.g. `{ gateway: 2, submissions: 2, delivery: 2 }`. Replica k > 1
+   * is named `<name>#k` and listens on a free port of its own (its metrics on that port + 1000). Gateway
+   * replica k reaches replica k of each replicated service (wrapping around), the only one at its address.
+   */
+  replicas?: Partial<Record<string, number>>;
 }
 
 export interface RunningSystem {
   /** Where the gateway listens, e.g. `http://127.0.0.1:8080`. */
   gatewayUrl: string;
+  /** Where each gateway replica listens: `gateway`, `gateway#2`, ... in order. */
+  gatewayUrls: string[];
   /** The current process of each name (every service name, then "gateway"). */
   processes: Map<string, ChildProcess>;
   /** The port each process reported when it became ready. */
@@ -48,8 +57,14 @@ export interface RunningSystem {
   outputTail(name: string): string;
 }
 
+/** The name of a process without its replica number: `delivery#2` -> `delivery`. */
+export function baseNameOf(name: string): string {
+  return name.split("#")[0];
+}
+
 /** The entry file of a process: `services/<name>/src/server.ts` or `gateway/src/server.ts`. */
 export function entryOf(name: string, root = repoRoot): string {
+  name = baseNameOf(name);
   return name === "gateway" ? join(root, "gateway/src/server.ts") : join(root, "services", name, "src/server.ts");
 }
 
@@ -91,6 +106,28 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   // A system started from a test file must not think it is a test process itself.
   delete env.NODE_TEST_CONTEXT;
   const config = loadConfig(env);
+  // Each replica's own environment: its address, and for a gateway the replicas it talks to.
+  const replicaCount = (name: string) => Math.max(1, Math.floor(options.replicas?.[name] ?? 1));
+  const namesOf = (name: string) => Array.from({ length: replicaCount(name) }, (_, i) => (i === 0 ? name : `${name}#${i + 1}`));
+  const serviceProcesses = serviceNames.flatMap(namesOf);
+  const gatewayProcesses = namesOf("gateway");
+  const envOf = new Map<string, Record<string, string>>();
+  const extra = [...serviceProcesses, ...gatewayProcesses].filter((n) => n.includes("#"));
+  const extraPorts = extra.length ? await freePorts(extra.length) : [];
+  extra.forEach((name, i) => {
+    const base = baseNameOf(name);
+    const own = base === "gateway" ? { PORT: String(extraPorts[i]) } : { [`${base.toUpperCase()}_URL`]: `http://127.0.0.1:${extraPorts[i]}` };
+    envOf.set(name, own);
+  });
+  const addressOf = (name: string) => envOf.get(name)?.[`${baseNameOf(name).toUpperCase()}_URL`] ?? config.services[baseNameOf(name) as (typeof serviceNames)[number]];
+  gatewayProcesses.forEach((gateway, k) => {
+    const own = { ...envOf.get(gateway) };
+    for (const service of serviceNames) {
+      const replicas = namesOf(service);
+      if (replicas.length > 1) own[`${service.toUpperCase()}_URL`] = addressOf(replicas[k % replicas.length]);
+    }
+    envOf.set(gateway, own);
+  });
   if (options.logDir) mkdirSync(options.logDir, { recursive: true });
 
   const processes = new Map<string, ChildProcess>();
@@ -129,7 +166,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     }
     const child = fork(entry, [], {
       cwd: options.cwd ?? root,
-      env,
+      env: { ...env, ...envOf.get(name) },
       execPath: process.execPath,
       execArgv: [],
       stdio: ["ignore", "pipe", "pipe", "ipc"],
@@ -166,7 +203,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       };
       const onMessage = (message: unknown) => {
         const m = message as { ready?: string; port?: number } | null;
-        if (m?.ready !== name) return;
+        if (m?.ready !== baseNameOf(name)) return;
         if (typeof m.port === "number") ports.set(name, m.port);
         settle();
       };
@@ -197,14 +234,14 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       await terminate(child);
     };
     // The edge first, so nothing new comes in while the services finish what they are doing.
-    await stopOne("gateway");
-    await Promise.all(serviceNames.map(stopOne));
+    await Promise.all(gatewayProcesses.map(stopOne));
+    await Promise.all(serviceProcesses.map(stopOne));
     await Promise.all([...logFiles.values()].map((file) => new Promise((done) => file.end(done))));
   };
 
   try {
-    await Promise.all(serviceNames.map(spawnProcess));
-    await spawnProcess("gateway");
+    await Promise.all(serviceProcesses.map(spawnProcess));
+    await Promise.all(gatewayProcesses.map(spawnProcess));
   } catch (err) {
     await stopAll();
     throw err;
@@ -227,6 +264,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   let stopped: Promise<void> | undefined;
   return {
     gatewayUrl: `http://127.0.0.1:${ports.get("gateway") ?? config.port}`,
+    gatewayUrls: gatewayProcesses.map((g) => `http://127.0.0.1:${ports.get(g) ?? envOf.get(g)?.PORT ?? config.port}`),
     processes,
     ports,
     stop: () => (stopped ??= stopAll()),

@@ -88,6 +88,17 @@ export class OriginBreakers {
     return this.entries.size;
   }
 
+  /** How many breakers are in each state, for metrics. */
+  states(): { closed: number; open: number; half_open: number } {
+    const counts = { closed: 0, open: 0, half_open: 0 };
+    for (const { breaker } of this.entries.values()) {
+      if (breaker.opened) counts.open++;
+      else if (breaker.halfOpen) counts.half_open++;
+      else counts.closed++;
+    }
+    return counts;
+  }
+
   /** When the origin's breaker lets a call through again; undefined when it does now. */
   blockedUntil(origin: string): Date | undefined {
     const entry = this.entries.get(origin);

@@ -19,6 +19,7 @@ import { OriginBreakers, originOf, type BreakerOptions } from "../sender/breaker
 import { postWebhook, type SendResult, type WebhookRequest } from "../sender/http-client.ts";
 import { claimDue, defaultLeaseMs, releaseClaim, type ClaimedDelivery } from "./claim.ts";
 import { classify } from "./outcome.ts";
+import { observeAttempt, watchBreakers } from "../delivery-metrics.ts";
 import { deferDelivery, failWithoutAttempt, recordAttempt } from "./record.ts";
 
 export interface WorkerOptions {
@@ -62,6 +63,7 @@ export class DeliveryWorker {
   private loopDone: Promise<void> | undefined;
   private woken = false;
   private wakeUp: (() => void) | undefined;
+  private unwatchBreakers: (() => void) | undefined;
 
   constructor(options: WorkerOptions) {
     this.options = options;
@@ -71,6 +73,7 @@ export class DeliveryWorker {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.unwatchBreakers = watchBreakers(this.breakers);
     this.loopDone = this.loop();
   }
 
@@ -87,6 +90,7 @@ export class DeliveryWorker {
     await this.loopDone;
     await Promise.allSettled([...this.inFlight]);
     this.breakers.shutdown();
+    this.unwatchBreakers?.();
   }
 
   private get pollIntervalMs(): number {
@@ -212,6 +216,7 @@ export class DeliveryWorker {
       retrySchedule: this.options.retrySchedule,
       random: this.options.random,
     });
+    observeAttempt(classify(verdict.result), delivery.payload);
     logAttempt(logger, { ...log, origin }, verdict.result, updated?.status, updated?.attempts);
   }
 }
