@@ -1,0 +1,55 @@
+// `npm run bench [-- scenario...] [--out name]`: every scenario and its ceiling, side by side on this
+// machine; writes benchmarks/<name>.json (latest by default) and BENCHMARKS.md. Not part of `npm test`.
+// Scenarios: api-read ingest delivery-embedded delivery-kafka isolation (all when none is named).
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { join } from "node:path";
+import { repoRoot } from "@formsvc/launcher/system.ts";
+import { apiRead } from "./bench/api-read.ts";
+import { delivery } from "./bench/delivery.ts";
+import { ingest } from "./bench/ingest.ts";
+import { isolation } from "./bench/isolation.ts";
+import { renderMarkdown } from "./bench/report.ts";
+
+const scenarios: Record<string, () => Promise<object>> = {
+  "api-read": () => apiRead(),
+  ingest: () => ingest(),
+  "delivery-embedded": () => delivery("embedded"),
+  "delivery-kafka": () => delivery("kafka"),
+  isolation: () => isolation(),
+};
+
+const args = process.argv.slice(2);
+const outAt = args.indexOf("--out");
+const out = outAt >= 0 ? args.splice(outAt, 2)[1] : "latest";
+const noMarkdown = args.includes("--no-markdown") ? (args.splice(args.indexOf("--no-markdown"), 1), true) : false;
+const chosen = args.length > 0 ? args : Object.keys(scenarios);
+for (const name of chosen) if (!scenarios[name]) throw new Error(`unknown scenario ${name}; known: ${Object.keys(scenarios).join(" ")}`);
+
+const dir = join(repoRoot, "benchmarks");
+mkdirSync(dir, { recursive: true });
+const file = join(dir, `${out}.json`);
+// Scenarios not run this time keep their previous figures.
+const previous = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : { scenarios: {} };
+const report = {
+  commit: execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot, encoding: "utf8" }).trim(),
+  date: new Date().toISOString(),
+  machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
+  scenarios: previous.scenarios as Record<string, unknown>,
+};
+for (const name of chosen) {
+  const t = Date.now();
+  console.error(`bench: ${name} ...`);
+  try {
+    report.scenarios[name] = { ...(await scenarios[name]()), date: new Date().toISOString(), commit: report.commit };
+  } catch (err) {
+    console.error(`bench: ${name} failed:`, err);
+    report.scenarios[name] = { error: String(err), date: new Date().toISOString(), commit: report.commit };
+  }
+  console.error(`bench: ${name} done in ${Math.round((Date.now() - t) / 1000)} s`);
+  writeFileSync(file, JSON.stringify(report, null, 2) + "\n");
+}
+console.log(JSON.stringify(report, null, 2));
+if (!noMarkdown) writeFileSync(join(repoRoot, "BENCHMARKS.md"), renderMarkdown(dir));
+process.exit(0);

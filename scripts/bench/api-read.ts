@@ -1,0 +1,60 @@
+// Scenario 1: authenticated GET /api/v1/forms/:id at 64 connections against (a) a bare Express 5 handler
+// serving the same JSON from memory and (b) a direct-Postgres Express handler with no RPC hop.
+// Also scenario 5's idle RSS and RSS under this load.
+import { createUserWithKey, startTestSystem } from "../../tests/support/system.ts";
+import { cpuOf, load, ratio, rssMiB, rssOf, sampleRss, sleep, startBaselineServer } from "./common.ts";
+
+export async function apiRead(opts: { connections?: number; seconds?: number } = {}) {
+  const connections = opts.connections ?? 64;
+  const duration = opts.seconds ?? 8;
+  const sys = await startTestSystem("bench_api_read");
+  try {
+    const ada = await createUserWithKey(sys, "bench@example.com");
+    const form = await ada.api("POST", "/forms", {
+      workspaceId: ada.workspace.id,
+      name: "Bench",
+      document: { blocks: [{ id: "a", key: "a", type: "SHORT_TEXT", question: "Name" }] },
+    });
+    const path = `/api/v1/forms/${form.body.id}`;
+    const headers = { authorization: `Bearer ${ada.key}` };
+    const body = JSON.stringify((await ada.api("GET", `/forms/${form.body.id}`)).body);
+    await sleep(1000);
+    const idleRss = rssOf(sys);
+    // A short warm-up so the JIT and connection pools are not measured cold.
+    await load({ url: sys.url + path, headers, connections, duration: 2 });
+    const sampler = sampleRss(sys);
+    const cpuBefore = cpuOf(sys);
+    const system = await load({ url: sys.url + path, headers, connections, duration });
+    const cpuAfter = cpuOf(sys);
+    const loadRss = sampler.stop();
+    // CPU time each process spent per request: unlike req/s, hardly moved by other work on a shared machine.
+    const requests = system.total;
+    const cpuMsPerRequest: Record<string, number> = {};
+    for (const name of Object.keys(cpuAfter)) cpuMsPerRequest[name] = Math.round(((cpuAfter[name] - cpuBefore[name]) / Math.max(1, requests)) * 100) / 100;
+
+    const bare = await startBaselineServer("static", { BENCH_BODY: body, BENCH_KEY: ada.key });
+    await load({ url: bare.url + path, headers, connections, duration: 1 });
+    const bareResult = await load({ url: bare.url + path, headers, connections, duration });
+    const bareRss = rssMiB(bare.pid);
+    await bare.stop();
+
+    const direct = await startBaselineServer("pg", { DATABASE_URL: sys.databaseUrl });
+    await load({ url: direct.url + path, headers, connections, duration: 1 });
+    const directResult = await load({ url: direct.url + path, headers, connections, duration });
+    const directRss = rssMiB(direct.pid);
+    await direct.stop();
+
+    return {
+      connections,
+      durationSeconds: duration,
+      system: { ...system, cpuMsPerRequest },
+      bareExpress: bareResult,
+      directPostgres: directResult,
+      ratioToBare: ratio(system.requestsPerSecond, bareResult.requestsPerSecond),
+      ratioToDirectPostgres: ratio(system.requestsPerSecond, directResult.requestsPerSecond),
+      rss: { idle: idleRss, underLoad: loadRss, baselines: { bareExpress: bareRss, directPostgres: directRss } },
+    };
+  } finally {
+    await sys.stop();
+  }
+}

@@ -1,0 +1,149 @@
+// Scenario 3: lag from stored response to received POST (p50, p99) at 100 and 500 responses a second,
+// on the embedded bus and on Kafka; deliveries per second to a fast receiver against raw undici POSTs to
+// the same receiver. Also scenario 5's RSS under delivery load (embedded bus).
+import { join } from "node:path";
+import { Pool } from "undici";
+import { repoRoot } from "@formsvc/launcher/system.ts";
+import { startKafka } from "../../deploy/kafka/kafka-runner.ts";
+import { eventually, startReceiver, type Received } from "../../tests/support/receiver.ts";
+import { createUserWithKey, startTestSystem, type TestSystem } from "../../tests/support/system.ts";
+import { quantile, ratio, rssOf, sampleRss, sleep } from "./common.ts";
+
+async function post(sys: TestSystem, formId: string, n: number) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const res = await fetch(`${sys.url}/f/${formId}/responses`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ answers: { n }, completed: true }),
+      });
+      await res.arrayBuffer();
+      if (res.status >= 300) throw new Error(`submission answered ${res.status}`);
+      return;
+    } catch (err) {
+      // A kept-alive socket the gateway closed just as it was reused ("other side closed"): send again.
+      if (attempt >= 3 || (err as Error).message.startsWith("submission answered")) throw err;
+    }
+  }
+}
+
+/** Open-loop: `total` submissions at `perSecond`, spread over `formIds` round robin, whatever the latency. */
+export async function submitPaced(sys: TestSystem, formIds: string[], total: number, perSecond: number) {
+  const start = performance.now();
+  const pending = new Set<Promise<void>>();
+  for (let n = 0; n < total; n++) {
+    const due = start + (n * 1000) / perSecond;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+    // At most 256 submissions in flight: past that the system is saturated and the lag says so anyway.
+    while (pending.size >= 256) await Promise.race(pending);
+    const p: Promise<void> = post(sys, formIds[n % formIds.length], n).finally(() => pending.delete(p));
+    pending.add(p);
+  }
+  await Promise.all(pending);
+}
+
+/** Closed-loop: `total` submissions as fast as `concurrency` clients go. */
+export async function submitBurst(sys: TestSystem, formIds: string[], total: number, concurrency = 32) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        const n = next++;
+        await post(sys, formIds[n % formIds.length], n);
+      }
+    }),
+  );
+}
+
+export function lagStats(received: Received[], sentAt?: number) {
+  const lags = received.map((r) => r.at - Date.parse(r.body.data.submittedAt)).sort((a, b) => a - b);
+  const times = received.map((r) => r.at).sort((a, b) => a - b);
+  const seconds = (times.at(-1)! - (sentAt ?? times[0])) / 1000;
+  return {
+    deliveries: received.length,
+    deliveriesPerSecond: Math.round(received.length / seconds),
+    p50LagMs: quantile(lags, 0.5),
+    p99LagMs: quantile(lags, 0.99),
+  };
+}
+
+export async function makeHookedForm(sys: TestSystem, ada: Awaited<ReturnType<typeof createUserWithKey>>, url: string, name = "Delivery") {
+  const form = await ada.api("POST", "/forms", {
+    workspaceId: ada.workspace.id,
+    name,
+    document: { blocks: [{ id: "n", key: "n", type: "NUMBER", question: "Number" }] },
+  });
+  await sys.cli("form:publish", "--id", form.body.id);
+  const hook = await ada.api("POST", "/webhooks", { formId: form.body.id, url });
+  if (hook.status >= 300) throw new Error(`webhook: ${JSON.stringify(hook.body)}`);
+  return form.body.id as string;
+}
+
+export async function delivery(bus: "embedded" | "kafka", opts: { burst?: number; rates?: [number, number][] } = {}) {
+  const burst = opts.burst ?? 1000;
+  const rates = opts.rates ?? [
+    [100, 500],
+    [500, 1000],
+  ];
+  const kafka = bus === "kafka" ? await startKafka({ dataDir: join(repoRoot, "test-output", `kafka-bench-${process.pid}`) }) : undefined;
+  const sys = await startTestSystem(`bench_delivery_${bus}`, { WEBHOOK_ALLOW_PRIVATE_URLS: "true", KAFKA_BROKERS: kafka?.brokers ?? "" });
+  const receiver = await startReceiver();
+  try {
+    const ada = await createUserWithKey(sys, "bench@example.com");
+    const formId = await makeHookedForm(sys, ada, receiver.url);
+    // Warm-up: a few deliveries so the first measured one does not pay for connections and topic creation.
+    await submitBurst(sys, [formId], 50, 8);
+    await eventually(async () => receiver.received.length, (n) => n >= 50, 120_000, 100);
+    await sleep(500);
+    receiver.received.length = 0;
+    const idleRss = rssOf(sys);
+    const sampler = sampleRss(sys);
+
+    const lag: Record<string, ReturnType<typeof lagStats> & { perSecond: number }> = {};
+    for (const [perSecond, total] of rates) {
+      await submitPaced(sys, [formId], total, perSecond);
+      await eventually(async () => receiver.received.length, (n) => n >= total, 300_000, 100);
+      lag[`${perSecond}/s`] = { perSecond, ...lagStats(receiver.received) };
+      receiver.received.length = 0;
+    }
+
+    await submitBurst(sys, [formId], burst);
+    await eventually(async () => receiver.received.length, (n) => n >= burst, 600_000, 100);
+    const throughput = lagStats(receiver.received);
+    const loadRss = sampler.stop();
+    receiver.received.length = 0;
+
+    // Ceiling: the same number of signed-size POSTs straight from undici to the same receiver.
+    const body = JSON.stringify({ type: "response.completed", data: { submittedAt: new Date().toISOString(), answers: { n: 1 }, pad: "x".repeat(400) } });
+    const pool = new Pool(new URL(receiver.url).origin, { connections: 32 });
+    const path = new URL(receiver.url).pathname;
+    let next = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (next < burst) {
+          next++;
+          const res = await pool.request({ method: "POST", path, headers: { "content-type": "application/json" }, body });
+          await res.body.dump();
+        }
+      }),
+    );
+    const rawPerSecond = Math.round(burst / ((performance.now() - t0) / 1000));
+    await pool.close();
+    receiver.received.length = 0;
+
+    return {
+      bus,
+      lag,
+      throughput,
+      rawUndici: { deliveriesPerSecond: rawPerSecond },
+      throughputRatio: ratio(throughput.deliveriesPerSecond, rawPerSecond),
+      rss: { idle: idleRss, underLoad: loadRss },
+    };
+  } finally {
+    await receiver.close();
+    await sys.stop();
+    await kafka?.stop();
+  }
+}

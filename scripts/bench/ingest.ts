@@ -1,0 +1,79 @@
+// Scenario 2: POST /f/:id/responses (five answers, completed) against raw single-row INSERTs of the same
+// data with `pg` at the same concurrency.
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { createUserWithKey, startTestSystem } from "../../tests/support/system.ts";
+import { load, quantile, ratio } from "./common.ts";
+
+export const fiveBlocks = [
+  { id: "a", key: "a", type: "SHORT_TEXT", question: "Name" },
+  { id: "b", key: "b", type: "EMAIL", question: "Email" },
+  { id: "c", key: "c", type: "NUMBER", question: "Age" },
+  { id: "d", key: "d", type: "MULTIPLE_CHOICE", question: "Plan", options: [{ id: "p", text: "Pro" }] },
+  { id: "e", key: "e", type: "LONG_TEXT", question: "Notes" },
+];
+export const fiveAnswers = { a: "Ada Lovelace", b: "ada@example.com", c: 36, d: "p", e: "Engines of analysis" };
+
+export async function ingest(opts: { connections?: number; seconds?: number } = {}) {
+  const connections = opts.connections ?? 50;
+  const duration = opts.seconds ?? 8;
+  const sys = await startTestSystem("bench_ingest");
+  try {
+    const ada = await createUserWithKey(sys, "bench@example.com");
+    const form = await ada.api("POST", "/forms", { workspaceId: ada.workspace.id, name: "Ingest", document: { blocks: fiveBlocks } });
+    await sys.cli("form:publish", "--id", form.body.id);
+    const body = JSON.stringify({ answers: fiveAnswers, completed: true });
+    const url = `${sys.url}/f/${form.body.id}/responses`;
+    const headers = { "content-type": "application/json" };
+    await load({ url, method: "POST", headers, body, connections, duration: 2 });
+    const before = (await ada.api("GET", `/forms/${form.body.id}`)).body.responseCount;
+    const system = await load({ url, method: "POST", headers, body, connections, duration });
+    const stored = (await ada.api("GET", `/forms/${form.body.id}`)).body.responseCount - before;
+
+    // Ceiling: the same row inserted directly, `connections` clients at once.
+    const pool = new pg.Pool({ connectionString: sys.databaseUrl, max: connections });
+    const answers = JSON.stringify(fiveAnswers);
+    const insert = async () => {
+      const at = new Date();
+      await pool.query(
+        `insert into submissions.responses (id, form_id, workspace_id, version, completed, answers, hidden, country, created_at, updated_at, submitted_at)
+         values ($1, $2, $3, 1, true, $4, '{}', null, $5, $5, $5)`,
+        [randomUUID(), form.body.id, ada.workspace.id, answers, at],
+      );
+    };
+    const latencies: number[] = [];
+    const run = async (seconds: number, record: boolean) => {
+      const end = performance.now() + seconds * 1000;
+      let n = 0;
+      await Promise.all(
+        Array.from({ length: connections }, async () => {
+          while (performance.now() < end) {
+            const t = performance.now();
+            await insert();
+            if (record) latencies.push(performance.now() - t);
+            n++;
+          }
+        }),
+      );
+      return n;
+    };
+    await run(1, false);
+    const inserted = await run(duration, true);
+    await pool.end();
+    latencies.sort((a, b) => a - b);
+    const rawInsert = {
+      requestsPerSecond: Math.round(inserted / duration),
+      p50ms: Math.round(quantile(latencies, 0.5) * 10) / 10,
+      p99ms: Math.round(quantile(latencies, 0.99) * 10) / 10,
+    };
+    return {
+      connections,
+      durationSeconds: duration,
+      system: { ...system, storedPerSecond: Math.round(stored / duration) },
+      rawInsert,
+      ratio: ratio(system.requestsPerSecond, rawInsert.requestsPerSecond),
+    };
+  } finally {
+    await sys.stop();
+  }
+}
