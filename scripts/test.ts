@@ -1,4 +1,5 @@
-// `npm test`: the checks (buf lint, generated code up to date, tsc), the services the tests need
+// `npm test`: the checks (buf lint, generated code up to date, tsc), the web app's checks, unit tests
+// and build, the services the tests need
 // (Postgres, Redis), then every *.test.ts with node's test runner, whose summary is printed last.
 //   npm test                      everything
 //   npm test -- launcher cli/src  only test files whose path contains one of the words (checks still run)
@@ -128,6 +129,20 @@ began = step("tsc -p tsconfig.json");
 run(join(bin, "tsc"), ["-p", "tsconfig.json"], "tsc");
 done(began);
 
+// The web app: its own type check, its unit tests (vitest, *.spec.ts(x), never seen by node --test), and
+// a fresh build into app/dist for the browser journeys.
+began = step("tsc -p app/tsconfig.json");
+run(join(bin, "tsc"), ["-p", "app/tsconfig.json"], "tsc of the app");
+done(began);
+
+began = step("vitest run (app)");
+run(join(bin, "vitest"), ["run", "--root", "app"], "the app's unit tests");
+done(began);
+
+began = step("vite build (app)");
+run(join(bin, "vite"), ["build", "app", "--logLevel", "warn"], "building the app");
+done(began);
+
 began = step("services for the tests");
 await ensureServer("Postgres", env.TEST_DATABASE_URL, 5432, () => {
   const versions = readdirSync("/etc/postgresql").filter((v) => statSync(join("/etc/postgresql", v)).isDirectory());
@@ -143,7 +158,7 @@ done(began);
 step(`node --test: ${testFiles.length} file(s)`);
 const tests = spawnSync(
   process.execPath,
-  ["--test", "--test-concurrency=2", "--test-timeout=300000", "--test-reporter=spec", ...testFiles],
+  ["--test", "--test-concurrency=1", "--test-timeout=300000", "--test-reporter=spec", ...testFiles],
   { cwd: root, env, stdio: "inherit" },
 );
 process.exit(tests.status ?? 1);

@@ -11,6 +11,7 @@ import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js"
 import type { DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 import type { Health } from "@formsvc/proto/grpc/health/v1/health_pb.js";
 import { authenticateApiKey, type Caller } from "./api/authenticate.ts";
+import { appRoutes } from "./app-api/index.ts";
 import { mountRoutes, type ApiRoute } from "./api/route-table.ts";
 import { formRoutes } from "./api/routes/forms.ts";
 import { submissionRoutes } from "./api/routes/submissions.ts";
@@ -90,6 +91,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.use("/files", fileRoutes(deps.submissions, deps.fileLinks));
   app.use("/f", hostedFormRoutes(deps));
   app.use("/developers", developersRoutes(buildOpenApiDocument(routes, deps.publicUrl)));
+  app.use("/app", appRoutes(deps));
 
   app.use(errorHandler(deps.logger));
   return app;

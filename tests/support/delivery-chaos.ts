@@ -153,7 +153,8 @@ export function chaosSuite(
   }
 
   describe(`delivery under faults on the ${bus} bus`, () => {
-    it("keeps the healthy receiver's lag while other receivers fail or hang", async () => {
+    // Three runs of 500 responses each, with waits for retries: longer than the default limit.
+    it("keeps the healthy receiver's lag while other receivers fail or hang", { timeout: 900_000 }, async () => {
       const clean = await run("clean", false, []);
       assert.equal(clean.healthyUnique, responses);
       const isolated = await run("isolation", true, []);
@@ -165,7 +166,7 @@ export function chaosSuite(
       );
     });
 
-    it("loses nothing when delivery is killed twice and the bus fails", async () => {
+    it("loses nothing when delivery is killed twice and the bus fails", { timeout: 900_000 }, async () => {
       const killDelivery = async (s: TestSystem) => {
         await s.system.kill("delivery", "SIGKILL");
         await s.system.start("delivery");

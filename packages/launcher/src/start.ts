@@ -5,6 +5,7 @@ import { delimiter, join, relative } from "node:path";
 import { resolveSecretKey } from "@formsvc/platform/secret-key.ts";
 import { ConfigError, loadConfig, type Config } from "@formsvc/platform/config.ts";
 import { createLogger } from "@formsvc/platform/logger.ts";
+import { appNeedsBuild, buildApp } from "./app-build.ts";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "./embedded-postgres.ts";
 import { repoRoot, startSystem, type RunningSystem } from "./system.ts";
 
@@ -45,7 +46,7 @@ export function banner(config: Config, startedInSeconds: number, postgres?: Embe
     `formsvc is running at ${url} (started in ${startedInSeconds.toFixed(1)} s)`,
     `  data: ${config.dataDir}` + (postgres ? ` (embedded Postgres on 127.0.0.1:${postgres.port})` : ""),
     "",
-    "Create a first user and an API key:",
+    `Open the app at ${url}/app to sign up, or create a first user and an API key:`,
     "  npm run -s cli -- user:create --email you@example.com",
     "  npm run -s cli -- key:create --email you@example.com --name first",
     "Then call the API with the key:",
@@ -106,6 +107,10 @@ export async function runLauncher(options: { root?: string } = {}): Promise<void
     if (missing.length > 0) {
       logger.info({ protos: missing }, "generating the code of the protos (buf generate)");
       generateCode(root);
+    }
+    if (appNeedsBuild(root)) {
+      logger.info("building the web app (vite build into app/dist)");
+      buildApp(root);
     }
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
     const env: Record<string, string> = {

@@ -288,6 +288,35 @@ describe("ListForms", () => {
   });
 });
 
+describe("ListForms of the Trash (trashed: true)", () => {
+  it("lists only trashed forms of the caller's workspaces, most recently trashed first", async () => {
+    const x = await newForm(users.bob, "ws-shared", { name: "to trash first" });
+    const y = await newForm(users.bob, "ws-shared", { name: "to trash second" });
+    const kept = await newForm(users.bob, "ws-shared", { name: "kept" });
+    await client.trashForm({ id: x.id }, as(users.bob));
+    await new Promise((r) => setTimeout(r, 5));
+    await client.trashForm({ id: y.id }, as(users.alice));
+
+    const trash = await client.listForms({ workspaceId: "ws-shared", trashed: true }, as(users.alice));
+    const ids = trash.forms.map((f) => f.id);
+    assert.deepEqual(ids.slice(0, 2), [y.id, x.id]);
+    assert.ok(!ids.includes(kept.id));
+    assert.ok(trash.forms.every((f) => f.trashedAt !== undefined));
+    const everywhere = await client.listForms({ trashed: true }, as(users.bob));
+    assert.ok(everywhere.forms.some((f) => f.id === x.id));
+    assert.ok(!(await client.listForms({ workspaceId: "ws-shared" }, as(users.alice))).forms.some((f) => f.id === y.id));
+    assert.deepEqual((await client.listForms({ trashed: true }, as(users.carol))).forms, []);
+    await rejectsWith(client.listForms({ workspaceId: "ws-shared", trashed: true }, as(users.carol)), Code.NotFound, "workspace not found");
+
+    // Restored, it leaves the Trash and comes back in its status.
+    const restored = await client.restoreForm({ id: x.id }, as(users.alice));
+    assert.equal(restored.form?.status, FormStatus.DRAFT);
+    const after = await client.listForms({ workspaceId: "ws-shared", trashed: true }, as(users.alice));
+    assert.ok(!after.forms.some((f) => f.id === x.id));
+    assert.ok(after.forms.some((f) => f.id === y.id));
+  });
+});
+
 describe("GetForm and ListQuestions", () => {
   it("reads the form and its questions", async () => {
     const form = await newForm(users.alice, "ws-shared", { document: signUp });

@@ -6,7 +6,7 @@ import { Code, ConnectError, createClient, createRouterTransport, type Client } 
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
 import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/test-database.ts";
 import { callerHeader } from "@formsvc/platform/caller.ts";
-import { IdentityService, Plan } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { IdentityService, Plan, Role } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { generateApiKey, hashSecret } from "../api-keys.ts";
 import { entities } from "../entities/index.ts";
 import { migrations } from "../migrations/index.ts";
@@ -57,6 +57,7 @@ describe("migrations", () => {
   it("apply once: a second replica opening the same database finds nothing to do", async () => {
     await assertMigrationsApplyOnce({ databaseUrl: database.databaseUrl, schema: "identity", entities, migrations }, [
       "Migration20261122000000_initial",
+      "Migration20261210000000_passwords",
     ]);
   });
 });
@@ -409,5 +410,122 @@ describe("sessions", () => {
     assert.equal((await client.resolveSession({ token })).user?.id, user.id);
     skewMs += 120_000;
     await rejectsWith(client.resolveSession({ token }), Code.Unauthenticated);
+  });
+});
+
+describe("passwords (app sign-up and sign-in)", () => {
+  it("SignUp makes a user, a personal free workspace, and a scrypt hash of the password", async () => {
+    const email = uniqueEmail("Signer");
+    const res = await client.signUp({ email: ` ${email.toUpperCase()} `, name: " Ada ", password: "correct horse battery" });
+    assert.equal(res.user?.email, email.toLowerCase());
+    assert.equal(res.user?.name, "Ada");
+    assert.equal(res.workspace?.personal, true);
+    assert.equal(res.workspace?.plan, Plan.FREE);
+    assert.equal(res.workspace?.ownerId, res.user?.id);
+    const rows = await orm.em.fork().getConnection().execute(`select password_hash from "identity"."users" where id = ?`, [res.user!.id]);
+    const stored: string = rows[0].password_hash;
+    assert.match(stored, /^scrypt\$16384\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{86}$/, "N=16384 r=8 p=1, 16-byte salt, 64-byte key");
+    assert.ok(!stored.includes("correct horse"));
+
+    // The same password gets another salt, so another hash.
+    const other = await client.signUp({ email: uniqueEmail(), name: "", password: "correct horse battery" });
+    const otherRows = await orm.em.fork().getConnection().execute(`select password_hash from "identity"."users" where id = ?`, [other.user!.id]);
+    assert.notEqual(otherRows[0].password_hash, stored);
+    assert.equal(other.user?.name.length ? true : false, true, "the name defaults to the email's local part");
+  });
+
+  it("SignUp refuses a short or long password, a bad email and a taken email", async () => {
+    await rejectsWith(client.signUp({ email: uniqueEmail(), password: "short" }), Code.InvalidArgument, /^password must be at least 8/);
+    await rejectsWith(client.signUp({ email: uniqueEmail(), password: "x".repeat(201) }), Code.InvalidArgument, /^password must be at most 200/);
+    await rejectsWith(client.signUp({ email: "nope", password: "long enough" }), Code.InvalidArgument, /^email /);
+    const email = uniqueEmail();
+    await client.signUp({ email, password: "long enough" });
+    await rejectsWith(client.signUp({ email, password: "long enough" }), Code.AlreadyExists, /already exists/);
+    await newUser().then(async ({ user }) => {
+      await rejectsWith(client.signUp({ email: user.email, password: "long enough" }), Code.AlreadyExists);
+    });
+  });
+
+  it("VerifyPassword answers the user for the right password and one message for every failure", async () => {
+    const email = uniqueEmail();
+    const { user } = await client.signUp({ email, password: "s3cret-enough" });
+    const ok = await client.verifyPassword({ email: email.toUpperCase(), password: "s3cret-enough" });
+    assert.equal(ok.user?.id, user!.id);
+
+    const wrong = await rejectsWith(client.verifyPassword({ email, password: "s3cret-enougH" }), Code.Unauthenticated);
+    const unknown = await rejectsWith(client.verifyPassword({ email: uniqueEmail("ghost"), password: "s3cret-enough" }), Code.Unauthenticated);
+    const { user: cliUser } = await newUser();
+    const noPassword = await rejectsWith(client.verifyPassword({ email: cliUser.email, password: "anything at all" }), Code.Unauthenticated);
+    const empty = await rejectsWith(client.verifyPassword({ email: "", password: "" }), Code.Unauthenticated);
+    for (const err of [wrong, unknown, noPassword, empty]) assert.equal(err.rawMessage, "email or password is wrong");
+  });
+
+  it("SetPassword (operator) lets a user made by the CLI sign in; a caller may not use it", async () => {
+    const { user } = await newUser();
+    await rejectsWith(client.verifyPassword({ email: user.email, password: "operator-set-1" }), Code.Unauthenticated);
+    await rejectsWith(client.setPassword({ email: user.email, password: "short" }), Code.InvalidArgument, /^password /);
+    await rejectsWith(client.setPassword({ email: uniqueEmail("ghost"), password: "operator-set-1" }), Code.NotFound);
+    await rejectsWith(client.setPassword({ email: user.email, password: "operator-set-1" }, as(user.id)), Code.PermissionDenied);
+    const set = await client.setPassword({ email: user.email, password: "operator-set-1" });
+    assert.equal(set.user?.id, user.id);
+    assert.equal((await client.verifyPassword({ email: user.email, password: "operator-set-1" })).user?.id, user.id);
+  });
+});
+
+describe("workspaces as the caller (the app)", () => {
+  it("CreateWorkspace with a caller makes a free workspace the caller owns; other plans are refused", async () => {
+    const { user } = await newUser();
+    const other = await newUser();
+    const res = await client.createWorkspace({ name: " Side project ", ownerEmail: other.user.email }, as(user.id));
+    assert.equal(res.workspace?.name, "Side project");
+    assert.equal(res.workspace?.ownerId, user.id, "the caller owns it, whatever owner_email says");
+    assert.equal(res.workspace?.plan, Plan.FREE);
+    assert.equal(res.workspace?.personal, false);
+    const mine = await client.listWorkspaces({}, as(user.id));
+    assert.ok(mine.workspaces.some((w) => w.id === res.workspace!.id));
+    const theirs = await client.listWorkspaces({}, as(other.user.id));
+    assert.ok(!theirs.workspaces.some((w) => w.id === res.workspace!.id));
+    await rejectsWith(client.createWorkspace({ name: "Pro please", plan: Plan.PRO }, as(user.id)), Code.PermissionDenied);
+    await rejectsWith(client.createWorkspace({ name: " " }, as(user.id)), Code.InvalidArgument, /^name /);
+    await rejectsWith(client.createWorkspace({ name: "X" }, as("nobody-at-all")), Code.Unauthenticated);
+  });
+
+  it("AddMember with a caller needs the caller to be a member; ListMembers shows the owner first", async () => {
+    const owner = await newUser({ name: "Owner" });
+    const invitee = await newUser({ name: "Invitee" });
+    const stranger = await newUser({ name: "Stranger" });
+    const ws = owner.workspace;
+
+    const notMember = await rejectsWith(client.addMember({ workspaceId: ws.id, email: stranger.user.email }, as(stranger.user.id)), Code.NotFound);
+    assert.equal(notMember.rawMessage, "workspace not found");
+    await rejectsWith(client.listMembers({ workspaceId: ws.id }, as(stranger.user.id)), Code.NotFound, /^workspace not found$/);
+    await rejectsWith(client.listMembers({ workspaceId: ws.id }), Code.Unauthenticated);
+
+    const added = await client.addMember({ workspaceId: ws.id, email: invitee.user.email.toUpperCase() }, as(owner.user.id));
+    assert.equal(added.user?.id, invitee.user.id);
+    assert.equal(added.workspace?.id, ws.id);
+    await rejectsWith(client.addMember({ workspaceId: ws.id, email: uniqueEmail("ghost") }, as(owner.user.id)), Code.NotFound, /^user not found$/);
+
+    // The new member may invite too, and sees the workspace.
+    await client.addMember({ workspaceId: ws.id, email: stranger.user.email }, as(invitee.user.id));
+    assert.equal((await client.getWorkspace({ workspaceId: ws.id }, as(stranger.user.id))).workspace?.id, ws.id);
+
+    const { members } = await client.listMembers({ workspaceId: ws.id }, as(invitee.user.id));
+    assert.deepEqual(
+      members.map((m) => [m.user?.name, m.role]),
+      [
+        ["Owner", Role.OWNER],
+        ["Invitee", Role.MEMBER],
+        ["Stranger", Role.MEMBER],
+      ],
+    );
+    assert.ok(members.every((m) => m.joinedAt));
+  });
+
+  it("SetPlan is the operator's: a call with a caller is refused", async () => {
+    const { user, workspace } = await newUser();
+    await rejectsWith(client.setPlan({ workspaceId: workspace.id, plan: Plan.PRO }, as(user.id)), Code.PermissionDenied);
+    assert.equal((await client.getWorkspace({ workspaceId: workspace.id }, as(user.id))).workspace?.plan, Plan.FREE);
+    assert.equal((await client.setPlan({ workspaceId: workspace.id, plan: Plan.PRO })).workspace?.plan, Plan.PRO);
   });
 });

@@ -58,6 +58,9 @@ const wrongCredentials = () => new ConnectError("email or password is wrong", Co
 export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandlers {
   const now = deps.now ?? (() => new Date());
   const fork = (): EntityManager => deps.orm.em.fork();
+  // Raw queries on the hot paths name their tables in the service's own schema.
+  const schema = deps.orm.config.get("schema");
+  const table = (name: string) => (schema ? `"${schema}"."${name}"` : `"${name}"`);
 
   /** The user a call is about: the caller when there is one, else the operator's `email`. */
   async function subjectUser(em: EntityManager, ctx: HandlerContext, email: string): Promise<User> {
@@ -282,8 +285,26 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
 
     async getWorkspace(req, ctx) {
       const caller = requireCaller(ctx);
-      const workspace = await memberWorkspace(fork(), caller, req.workspaceId);
-      return { workspace: toWorkspaceMessage(workspace) };
+      if (!req.workspaceId) throw workspaceNotFound();
+      // On every authenticated API request (forms checks membership through it): one read-only query,
+      // the membership joined to its workspace, without the ORM's unit of work.
+      const [row] = await fork().execute<WorkspaceRow[]>(
+        `select w.id, w.name, w.plan, w.owner_id, w.personal, w.created_at
+           from ${table("workspaces")} w join ${table("memberships")} m on m.workspace_id = w.id
+          where w.id = ? and m.user_id = ?`,
+        [req.workspaceId, caller],
+      );
+      if (!row) throw workspaceNotFound();
+      return {
+        workspace: toWorkspaceMessage({
+          id: row.id,
+          name: row.name,
+          plan: row.plan,
+          ownerId: row.owner_id,
+          personal: row.personal,
+          createdAt: new Date(row.created_at),
+        } as Workspace),
+      };
     },
 
     async getWorkspaceEntitlements(req) {
@@ -334,17 +355,24 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
       if (!isWellFormedApiKey(key)) throw invalidApiKey();
       const em = fork();
       // Always read the database: a deleted key is refused on the next request, on every replica.
-      const candidates = await em.find(ApiKeyEntity, { prefix: apiKeyPrefix(key) });
-      let match: ApiKey | undefined;
+      // One read-only query (the keys with this prefix joined to their user), without the ORM's unit
+      // of work: this runs on every API request.
+      const candidates = await em.execute<ApiKeyUserRow[]>(
+        `select k.id, k.key_hash, k.last_used_at, u.id as user_id, u.email, u.name, u.created_at
+           from ${table("api_keys")} k join ${table("users")} u on u.id = k.user_id
+          where k.prefix = ?`,
+        [apiKeyPrefix(key)],
+      );
+      let match: ApiKeyUserRow | undefined;
       for (const candidate of candidates) {
-        if (apiKeyMatches(key, candidate.keyHash)) match = candidate;
+        if (apiKeyMatches(key, candidate.key_hash)) match = candidate;
       }
       if (!match) throw invalidApiKey();
-      const user = await em.findOne(UserEntity, { id: match.userId });
-      if (!user) throw invalidApiKey();
+      const user = { id: match.user_id, email: match.email, name: match.name, createdAt: new Date(match.created_at) } as User;
+      const lastUsedAt = match.last_used_at === null ? null : new Date(match.last_used_at);
       const at = now();
       const staleBefore = new Date(at.getTime() - lastUsedResolutionMs);
-      if (!match.lastUsedAt || match.lastUsedAt <= staleBefore) {
+      if (!lastUsedAt || lastUsedAt <= staleBefore) {
         // Conditional, so replicas racing on the same key write once.
         await em.nativeUpdate(
           ApiKeyEntity,
@@ -431,6 +459,27 @@ function planToProto(plan: PlanName): Plan {
 }
 
 // --- messages ---------------------------------------------------------------
+
+/** A row of authenticateApiKey's query: a key joined to its user. */
+interface ApiKeyUserRow {
+  id: string;
+  key_hash: string;
+  last_used_at: Date | string | null;
+  user_id: string;
+  email: string;
+  name: string;
+  created_at: Date | string;
+}
+
+/** A row of getWorkspace's query. */
+interface WorkspaceRow {
+  id: string;
+  name: string;
+  plan: PlanName;
+  owner_id: string;
+  personal: boolean;
+  created_at: Date | string;
+}
 
 export function toUserMessage(user: User): UserMessage {
   return create(UserSchema, {

@@ -1,0 +1,82 @@
+// The one way the app talks to the server: JSON over /app/api with the session cookie, and the CSRF
+// token (from its cookie) in X-CSRF-Token on every request that changes something.
+export const apiBase = "/app/api";
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+let csrfFallback = "";
+let onSignedOut: (() => void) | undefined;
+
+/** Called when a request finds the session gone (401), so the app can show the sign-in page. */
+export function setSignedOutHandler(handler: (() => void) | undefined): void {
+  onSignedOut = handler;
+}
+
+export function rememberCsrfToken(token: string | undefined): void {
+  if (token) csrfFallback = token;
+}
+
+/** A cookie's value from a `document.cookie` string. */
+export function cookieValue(cookies: string, name: string): string | undefined {
+  for (const part of cookies.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return undefined;
+}
+
+function csrfToken(): string {
+  const fromCookie = typeof document === "undefined" ? undefined : cookieValue(document.cookie, "formsvc_csrf");
+  return fromCookie || csrfFallback;
+}
+
+/** Message of an error answer: the server's `{error}`, or a plain description of the status. */
+export function errorMessage(status: number, body: unknown): string {
+  const error = (body as { error?: unknown } | null)?.error;
+  if (typeof error === "string" && error) return error;
+  if (status === 0) return "The server cannot be reached. Check your connection and try again.";
+  if (status >= 500) return "Something went wrong on the server. Try again in a moment.";
+  return `The request failed (HTTP ${status}).`;
+}
+
+export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  if (method !== "GET") headers["x-csrf-token"] = csrfToken();
+  let res: Response;
+  try {
+    res = await fetch(apiBase + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: "same-origin",
+    });
+  } catch {
+    throw new ApiError(0, errorMessage(0, null));
+  }
+  const text = await res.text();
+  let parsed: unknown = undefined;
+  if (text) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+  }
+  if (!res.ok) {
+    if (res.status === 401 && !path.startsWith("/auth/")) onSignedOut?.();
+    throw new ApiError(res.status, errorMessage(res.status, parsed));
+  }
+  return parsed as T;
+}
+
+export const get = <T>(path: string) => api<T>("GET", path);
+export const post = <T>(path: string, body?: unknown) => api<T>("POST", path, body ?? {});
+export const patch = <T>(path: string, body: unknown) => api<T>("PATCH", path, body);
+export const del = (path: string) => api<void>("DELETE", path);

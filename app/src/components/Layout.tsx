@@ -1,0 +1,82 @@
+// The frame of every signed-in page: a skip link, the header with navigation, the workspace switcher and
+// sign out, then the page.
+import { useId, type ReactNode } from "react";
+import { Link, useRouter } from "../router.tsx";
+import { useSession } from "../session.tsx";
+import { useNotify } from "./ui.tsx";
+
+const nav = [
+  { to: "/forms", label: "Forms", match: (p: string) => p === "/" || p.startsWith("/forms") },
+  { to: "/trash", label: "Trash", match: (p: string) => p.startsWith("/trash") },
+  { to: "/workspaces", label: "Workspaces", match: (p: string) => p.startsWith("/workspaces") },
+  { to: "/settings/api-keys", label: "API keys", match: (p: string) => p.startsWith("/settings") },
+];
+
+export function Layout({ children }: { children: ReactNode }) {
+  const { user, workspaces, workspace, selectWorkspace, signOut } = useSession();
+  const { location, navigate } = useRouter();
+  const notify = useNotify();
+  const switcherId = useId();
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <Link to="/forms" className="brand">
+          Formsvc
+        </Link>
+        <nav aria-label="Main">
+          <ul>
+            {nav.map((item) => (
+              <li key={item.to}>
+                <Link to={item.to} aria-current={item.match(location.path) ? "page" : undefined}>
+                  {item.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="topbar-end">
+          {workspaces.length > 0 && (
+            <div className="switcher">
+              <label htmlFor={switcherId}>Workspace</label>
+              <select
+                id={switcherId}
+                value={workspace?.id ?? ""}
+                onChange={(e) => {
+                  selectWorkspace(e.target.value);
+                  const chosen = workspaces.find((w) => w.id === e.target.value);
+                  notify(`Switched to ${chosen?.name ?? "the workspace"}.`, "info");
+                  if (location.path.startsWith("/forms/")) navigate("/forms");
+                }}
+              >
+                {workspaces.map((w) => (
+                  <option key={w.id} value={w.id}>
+                    {w.name}
+                  </option>
+                ))}
+              </select>
+            </div>
+          )}
+          <span className="who" title={user?.email}>
+            {user?.name}
+          </span>
+          <button
+            type="button"
+            onClick={async () => {
+              await signOut().catch(() => undefined);
+              navigate("/signin", { replace: true });
+              notify("You are signed out.", "info");
+            }}
+          >
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {children}
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,186 @@
+// Editing the v1 form document in the browser: new blocks of each type, moves, and the small checks the
+// editor makes before saving (the server checks everything again).
+import type { Block, BlockType, CalculatedField, FormDocument, HiddenField } from "../types.ts";
+
+export const inputTypes = [
+  "SHORT_TEXT",
+  "LONG_TEXT",
+  "EMAIL",
+  "NUMBER",
+  "PHONE",
+  "URL",
+  "DATE",
+  "MULTIPLE_CHOICE",
+  "CHECKBOXES",
+  "DROPDOWN",
+  "RATING",
+  "FILE",
+  "SIGNATURE",
+] as const;
+export const layoutTypes = ["HEADING", "PARAGRAPH", "PAGE_BREAK"] as const;
+export const blockTypes: readonly BlockType[] = [...inputTypes, ...layoutTypes];
+
+export const blockTypeLabels: Record<BlockType, string> = {
+  SHORT_TEXT: "Short text",
+  LONG_TEXT: "Long text",
+  EMAIL: "Email",
+  NUMBER: "Number",
+  PHONE: "Phone",
+  URL: "Website (URL)",
+  DATE: "Date",
+  MULTIPLE_CHOICE: "Multiple choice",
+  CHECKBOXES: "Checkboxes",
+  DROPDOWN: "Dropdown",
+  RATING: "Rating",
+  FILE: "File upload",
+  SIGNATURE: "Signature",
+  HEADING: "Heading",
+  PARAGRAPH: "Paragraph",
+  PAGE_BREAK: "Page break",
+};
+
+const choiceTypes: ReadonlySet<string> = new Set(["MULTIPLE_CHOICE", "CHECKBOXES", "DROPDOWN"]);
+const inputTypeSet: ReadonlySet<string> = new Set(inputTypes);
+const placeholderTypes: ReadonlySet<string> = new Set(["SHORT_TEXT", "LONG_TEXT", "EMAIL", "NUMBER", "PHONE", "URL"]);
+
+export const isInputType = (type: string) => inputTypeSet.has(type);
+export const isChoiceType = (type: string) => choiceTypes.has(type);
+export const takesPlaceholder = (type: string) => placeholderTypes.has(type);
+
+/** A loosely typed block for the editor: every property any block type may have. */
+export interface EditableBlock {
+  id?: string;
+  key?: string;
+  type: BlockType;
+  question?: string;
+  fieldName?: string;
+  description?: string;
+  required?: boolean;
+  placeholder?: string;
+  options?: { id?: string; text: string }[];
+  min?: number;
+  max?: number;
+  text?: string;
+}
+
+const defaultQuestions: Partial<Record<BlockType, string>> = {
+  SHORT_TEXT: "Your name",
+  LONG_TEXT: "Tell us more",
+  EMAIL: "Email address",
+  NUMBER: "How many?",
+  PHONE: "Phone number",
+  URL: "Website",
+  DATE: "Date",
+  MULTIPLE_CHOICE: "Pick one",
+  CHECKBOXES: "Pick any",
+  DROPDOWN: "Choose from the list",
+  RATING: "How would you rate it?",
+  FILE: "Upload a file",
+  SIGNATURE: "Sign here",
+};
+
+/** A random id for a new block or option (the server keeps ids it is given, and assigns keys). */
+export function newId(): string {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  let id = "";
+  for (let i = 0; i < 12; i++) id += alphabet[Math.floor(Math.random() * alphabet.length)];
+  return id;
+}
+
+/** A new block of `type` with sensible starting content. */
+export function newBlock(type: BlockType): EditableBlock {
+  const id = newId();
+  if (type === "PAGE_BREAK") return { id, type };
+  if (type === "HEADING") return { id, type, text: "New section" };
+  if (type === "PARAGRAPH") return { id, type, text: "Some explanation for respondents." };
+  const block: EditableBlock = { id, type, question: defaultQuestions[type] ?? "Question", required: false };
+  if (isChoiceType(type)) block.options = [{ id: newId(), text: "Option 1" }, { id: newId(), text: "Option 2" }];
+  if (type === "RATING") block.max = 5;
+  return block;
+}
+
+/** `list` with the item at `index` moved by `delta` places (clamped); the same list when it cannot move. */
+export function moveItem<T>(list: readonly T[], index: number, delta: number): T[] {
+  const target = index + delta;
+  if (index < 0 || index >= list.length || target < 0 || target >= list.length || delta === 0) return [...list];
+  const next = [...list];
+  const [item] = next.splice(index, 1);
+  next.splice(target, 0, item);
+  return next;
+}
+
+export function replaceItem<T>(list: readonly T[], index: number, item: T): T[] {
+  return list.map((x, i) => (i === index ? item : x));
+}
+
+export function removeItem<T>(list: readonly T[], index: number): T[] {
+  return list.filter((_, i) => i !== index);
+}
+
+/** A short description of a block for its heading in the editor. */
+export function blockSummary(block: EditableBlock): string {
+  if (block.type === "PAGE_BREAK") return "Page break";
+  if (block.type === "HEADING" || block.type === "PARAGRAPH") return block.text?.trim() || blockTypeLabels[block.type];
+  return block.question?.trim() || "(no question yet)";
+}
+
+/**
+ * The document to save: properties that mean nothing for a block's type are dropped, blank optional
+ * texts are left out, and numbers are numbers.
+ */
+export function cleanDocument(doc: { title?: string; blocks: EditableBlock[]; hiddenFields?: HiddenField[]; calculatedFields?: CalculatedField[] }): FormDocument {
+  const blocks = doc.blocks.map((b): Block => {
+    if (b.type === "PAGE_BREAK") return { ...(b.id ? { id: b.id } : {}), type: "PAGE_BREAK" } as Block;
+    if (b.type === "HEADING" || b.type === "PARAGRAPH") return { ...(b.id ? { id: b.id } : {}), type: b.type, text: b.text ?? "" } as Block;
+    const out: Record<string, unknown> = { type: b.type, question: b.question ?? "" };
+    if (b.id) out.id = b.id;
+    if (b.key) out.key = b.key;
+    if (b.fieldName?.trim()) out.fieldName = b.fieldName.trim();
+    if (b.description?.trim()) out.description = b.description;
+    if (b.required) out.required = true;
+    if (b.placeholder?.trim() && takesPlaceholder(b.type)) out.placeholder = b.placeholder;
+    if (isChoiceType(b.type)) out.options = (b.options ?? []).map((o) => (o.id ? { id: o.id, text: o.text } : { text: o.text }));
+    if (b.type === "NUMBER") {
+      if (typeof b.min === "number" && Number.isFinite(b.min)) out.min = b.min;
+      if (typeof b.max === "number" && Number.isFinite(b.max)) out.max = b.max;
+    }
+    if (b.type === "RATING" && typeof b.max === "number") out.max = b.max;
+    return out as Block;
+  });
+  const result: FormDocument = { blocks };
+  if (doc.title?.trim()) result.title = doc.title.trim();
+  if (doc.hiddenFields?.length) result.hiddenFields = doc.hiddenFields.map((f) => ({ name: f.name.trim() }));
+  if (doc.calculatedFields?.length) {
+    result.calculatedFields = doc.calculatedFields.map((f) => ({ name: f.name.trim(), type: f.type, expression: f.expression }));
+  }
+  return result;
+}
+
+const fieldNamePattern = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+/** Problems the editor can see before saving, each naming the block or field. */
+export function documentProblems(doc: { blocks: EditableBlock[]; hiddenFields?: HiddenField[]; calculatedFields?: CalculatedField[] }): string[] {
+  const problems: string[] = [];
+  doc.blocks.forEach((b, i) => {
+    const where = `Block ${i + 1} (${blockTypeLabels[b.type]})`;
+    if (isInputType(b.type) && !b.question?.trim()) problems.push(`${where}: the question must not be empty.`);
+    if (isChoiceType(b.type)) {
+      if (!b.options?.length) problems.push(`${where}: add at least one option.`);
+      b.options?.forEach((o, j) => {
+        if (!o.text.trim()) problems.push(`${where}: option ${j + 1} must not be empty.`);
+      });
+    }
+    if (b.type === "NUMBER" && typeof b.min === "number" && typeof b.max === "number" && b.max < b.min) {
+      problems.push(`${where}: the largest answer must not be less than the smallest.`);
+    }
+  });
+  const names = new Set<string>();
+  const checkName = (kind: string, name: string, i: number) => {
+    if (!fieldNamePattern.test(name.trim())) problems.push(`${kind} ${i + 1}: the name must start with a letter or _ and use only letters, digits and _.`);
+    else if (names.has(name.trim())) problems.push(`${kind} ${i + 1}: the name "${name.trim()}" is used twice.`);
+    names.add(name.trim());
+  };
+  doc.hiddenFields?.forEach((f, i) => checkName("Hidden field", f.name, i));
+  doc.calculatedFields?.forEach((f, i) => checkName("Calculated field", f.name, i));
+  return problems;
+}

@@ -1,0 +1,407 @@
+// The editor of the v1 form document: blocks of every type (add, reorder with buttons, edit, delete),
+// question text, field name (the column's name), required, options, hidden fields and calculated fields.
+import { useId, useRef, useState } from "react";
+import { InlineMessage } from "../components/ui.tsx";
+import {
+  blockSummary,
+  blockTypeLabels,
+  blockTypes,
+  isChoiceType,
+  isInputType,
+  moveItem,
+  newBlock,
+  newId,
+  removeItem,
+  replaceItem,
+  takesPlaceholder,
+  type EditableBlock,
+} from "../lib/document.ts";
+import type { BlockType, Form } from "../types.ts";
+import type { Draft } from "./FormPage.tsx";
+
+interface EditorProps {
+  form: Form;
+  draft: Draft;
+  onChange(next: Draft): void;
+  onSave(): void;
+  saving: boolean;
+  dirty: boolean;
+  problems: string[];
+}
+
+export function Editor({ form, draft, onChange, onSave, saving, dirty, problems }: EditorProps) {
+  const [newType, setNewType] = useState<BlockType>("SHORT_TEXT");
+  const listRef = useRef<HTMLOListElement>(null);
+  const ids = useId();
+  const setBlocks = (blocks: EditableBlock[]) => onChange({ ...draft, blocks });
+
+  /** After a move, focus follows the moved block's button so keyboard users keep their place. */
+  const move = (index: number, delta: number, which: "up" | "down") => {
+    setBlocks(moveItem(draft.blocks, index, delta));
+    requestAnimationFrame(() => {
+      const target = listRef.current?.querySelector<HTMLButtonElement>(`[data-block-index="${index + delta}"] [data-move="${which}"]`);
+      (target && !target.disabled ? target : listRef.current?.querySelector<HTMLElement>(`[data-block-index="${index + delta}"] .block-title`))?.focus();
+    });
+  };
+
+  const add = () => {
+    const blocks = [...draft.blocks, newBlock(newType)];
+    setBlocks(blocks);
+    requestAnimationFrame(() => {
+      const last = listRef.current?.querySelector<HTMLElement>(`[data-block-index="${blocks.length - 1}"] input, [data-block-index="${blocks.length - 1}"] textarea`);
+      (last ?? listRef.current?.querySelector<HTMLElement>(`[data-block-index="${blocks.length - 1}"] .block-title`))?.focus();
+    });
+  };
+
+  return (
+    <form
+      className="editor"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSave();
+      }}
+    >
+      <div className="editor-bar">
+        <p className="muted">
+          {form.status === "draft"
+            ? "Changes are kept as a draft until you publish."
+            : "Saving a published form makes a new version that respondents see at once; earlier responses keep theirs."}
+        </p>
+        <button type="submit" className="primary" disabled={saving || !dirty}>
+          {saving ? "Saving…" : dirty ? "Save" : "Saved"}
+        </button>
+      </div>
+
+      {problems.length > 0 && (
+        <InlineMessage kind="error">
+          <p>The form cannot be saved yet:</p>
+          <ul>
+            {problems.map((p) => (
+              <li key={p}>{p}</li>
+            ))}
+          </ul>
+        </InlineMessage>
+      )}
+
+      <fieldset className="card">
+        <legend>Form</legend>
+        <div className="grid-2">
+          <div className="field">
+            <label htmlFor={`${ids}-name`}>Form name</label>
+            <input id={`${ids}-name`} value={draft.name} maxLength={200} required onChange={(e) => onChange({ ...draft, name: e.target.value })} />
+            <p className="hint">Shown in your list of forms.</p>
+          </div>
+          <div className="field">
+            <label htmlFor={`${ids}-title`}>Title on the page</label>
+            <input id={`${ids}-title`} value={draft.title} maxLength={200} onChange={(e) => onChange({ ...draft, title: e.target.value })} />
+            <p className="hint">Respondents see this at the top; the form name when empty.</p>
+          </div>
+        </div>
+      </fieldset>
+
+      <h2 className="section-title">Blocks</h2>
+      {draft.blocks.length === 0 && (
+        <div className="state state-empty">
+          <p>No blocks yet. Choose a block type below and add it.</p>
+        </div>
+      )}
+      <ol className="blocks" ref={listRef}>
+        {draft.blocks.map((block, index) => (
+          <BlockEditor
+            key={block.id ?? `new-${index}`}
+            block={block}
+            index={index}
+            count={draft.blocks.length}
+            onChange={(b) => setBlocks(replaceItem(draft.blocks, index, b))}
+            onMove={(delta, which) => move(index, delta, which)}
+            onDelete={() => {
+              setBlocks(removeItem(draft.blocks, index));
+              requestAnimationFrame(() => document.getElementById(`${ids}-add-type`)?.focus());
+            }}
+          />
+        ))}
+      </ol>
+
+      <div className="card add-block">
+        <div className="field">
+          <label htmlFor={`${ids}-add-type`}>Block type</label>
+          <select id={`${ids}-add-type`} value={newType} onChange={(e) => setNewType(e.target.value as BlockType)}>
+            <optgroup label="Questions">
+              {blockTypes.filter(isInputType).map((t) => (
+                <option key={t} value={t}>
+                  {blockTypeLabels[t]}
+                </option>
+              ))}
+            </optgroup>
+            <optgroup label="Layout">
+              {blockTypes
+                .filter((t) => !isInputType(t))
+                .map((t) => (
+                  <option key={t} value={t}>
+                    {blockTypeLabels[t]}
+                  </option>
+                ))}
+            </optgroup>
+          </select>
+        </div>
+        <button type="button" onClick={add}>
+          Add block
+        </button>
+      </div>
+
+      <HiddenFieldsEditor draft={draft} onChange={onChange} />
+      <CalculatedFieldsEditor draft={draft} onChange={onChange} />
+
+      <div className="editor-bar editor-bar-end">
+        <button type="submit" className="primary" disabled={saving || !dirty}>
+          {saving ? "Saving…" : dirty ? "Save" : "Saved"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function BlockEditor({
+  block,
+  index,
+  count,
+  onChange,
+  onMove,
+  onDelete,
+}: {
+  block: EditableBlock;
+  index: number;
+  count: number;
+  onChange(b: EditableBlock): void;
+  onMove(delta: number, which: "up" | "down"): void;
+  onDelete(): void;
+}) {
+  const id = useId();
+  const label = `Block ${index + 1}: ${blockTypeLabels[block.type]}`;
+  const set = (patch: Partial<EditableBlock>) => onChange({ ...block, ...patch });
+  const input = isInputType(block.type);
+  return (
+    <li className={`card block block-${block.type.toLowerCase()}`} data-block-index={index} data-block-type={block.type}>
+      <fieldset aria-labelledby={`${id}-title`}>
+        <div className="block-head">
+          <h3 className="block-title" id={`${id}-title`} tabIndex={-1}>
+            <span className="block-number">{index + 1}.</span> {blockTypeLabels[block.type]}
+            <span className="block-summary"> — {blockSummary(block)}</span>
+          </h3>
+          <div className="block-tools">
+            <button type="button" data-move="up" onClick={() => onMove(-1, "up")} disabled={index === 0} aria-label={`Move block ${index + 1} up`}>
+              ↑ Up
+            </button>
+            <button type="button" data-move="down" onClick={() => onMove(1, "down")} disabled={index === count - 1} aria-label={`Move block ${index + 1} down`}>
+              ↓ Down
+            </button>
+            <button type="button" className="danger-outline" onClick={onDelete} aria-label={`Delete block ${index + 1}`}>
+              Delete
+            </button>
+          </div>
+        </div>
+        <span className="sr-only">{label}</span>
+
+        {input && (
+          <>
+            <div className="field">
+              <label htmlFor={`${id}-q`}>Question</label>
+              <input id={`${id}-q`} value={block.question ?? ""} maxLength={1000} onChange={(e) => set({ question: e.target.value })} />
+            </div>
+            <div className="grid-2">
+              <div className="field">
+                <label htmlFor={`${id}-fn`}>Field name</label>
+                <input
+                  id={`${id}-fn`}
+                  value={block.fieldName ?? ""}
+                  maxLength={200}
+                  aria-describedby={`${id}-fn-hint`}
+                  onChange={(e) => set({ fieldName: e.target.value })}
+                />
+                <p className="hint" id={`${id}-fn-hint`}>
+                  Names the column in Responses and exports; the question when empty.{block.key && <> Answers are filed under <code>{block.key}</code>, which never changes.</>}
+                </p>
+              </div>
+              <div className="field">
+                <label htmlFor={`${id}-desc`}>Description</label>
+                <input id={`${id}-desc`} value={block.description ?? ""} maxLength={5000} onChange={(e) => set({ description: e.target.value })} />
+              </div>
+            </div>
+            <div className="row">
+              <label className="check">
+                <input type="checkbox" checked={block.required ?? false} onChange={(e) => set({ required: e.target.checked })} /> Required
+              </label>
+              {takesPlaceholder(block.type) && (
+                <div className="field field-inline">
+                  <label htmlFor={`${id}-ph`}>Placeholder</label>
+                  <input id={`${id}-ph`} value={block.placeholder ?? ""} maxLength={500} onChange={(e) => set({ placeholder: e.target.value })} />
+                </div>
+              )}
+            </div>
+          </>
+        )}
+
+        {block.type === "NUMBER" && (
+          <div className="grid-2">
+            <NumberField label="Smallest answer" value={block.min} onChange={(min) => set({ min })} />
+            <NumberField label="Largest answer" value={block.max} onChange={(max) => set({ max })} />
+          </div>
+        )}
+
+        {block.type === "RATING" && (
+          <div className="field field-inline">
+            <label htmlFor={`${id}-max`}>Steps</label>
+            <select id={`${id}-max`} value={block.max ?? 5} onChange={(e) => set({ max: Number(e.target.value) })}>
+              {Array.from({ length: 9 }, (_, i) => i + 2).map((n) => (
+                <option key={n} value={n}>
+                  {n}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
+
+        {isChoiceType(block.type) && <OptionsEditor block={block} blockIndex={index} onChange={onChange} />}
+
+        {(block.type === "HEADING" || block.type === "PARAGRAPH") && (
+          <div className="field">
+            <label htmlFor={`${id}-text`}>{block.type === "HEADING" ? "Heading text" : "Paragraph text"}</label>
+            {block.type === "HEADING" ? (
+              <input id={`${id}-text`} value={block.text ?? ""} maxLength={5000} onChange={(e) => set({ text: e.target.value })} />
+            ) : (
+              <textarea id={`${id}-text`} value={block.text ?? ""} maxLength={5000} rows={3} onChange={(e) => set({ text: e.target.value })} />
+            )}
+          </div>
+        )}
+
+        {block.type === "PAGE_BREAK" && <p className="muted">Respondents continue on a new page after this point.</p>}
+      </fieldset>
+    </li>
+  );
+}
+
+function NumberField({ label, value, onChange }: { label: string; value: number | undefined; onChange(v: number | undefined): void }) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        type="number"
+        value={value ?? ""}
+        onChange={(e) => onChange(e.target.value === "" ? undefined : Number(e.target.value))}
+      />
+    </div>
+  );
+}
+
+function OptionsEditor({ block, blockIndex, onChange }: { block: EditableBlock; blockIndex: number; onChange(b: EditableBlock): void }) {
+  const options = block.options ?? [];
+  const id = useId();
+  const setOptions = (next: EditableBlock["options"]) => onChange({ ...block, options: next });
+  return (
+    <fieldset className="options">
+      <legend>Options</legend>
+      <ol>
+        {options.map((option, i) => (
+          <li key={option.id ?? `new-${i}`} className="option-row">
+            <label className="sr-only" htmlFor={`${id}-${i}`}>
+              Option {i + 1} of block {blockIndex + 1}
+            </label>
+            <input id={`${id}-${i}`} value={option.text} maxLength={1000} onChange={(e) => setOptions(replaceItem(options, i, { ...option, text: e.target.value }))} />
+            <button type="button" onClick={() => setOptions(moveItem(options, i, -1))} disabled={i === 0} aria-label={`Move option ${i + 1} up`}>
+              ↑
+            </button>
+            <button type="button" onClick={() => setOptions(moveItem(options, i, 1))} disabled={i === options.length - 1} aria-label={`Move option ${i + 1} down`}>
+              ↓
+            </button>
+            <button type="button" onClick={() => setOptions(removeItem(options, i))} disabled={options.length <= 1} aria-label={`Remove option ${i + 1}`}>
+              Remove
+            </button>
+          </li>
+        ))}
+      </ol>
+      <button type="button" onClick={() => setOptions([...options, { id: newId(), text: `Option ${options.length + 1}` }])}>
+        Add option
+      </button>
+    </fieldset>
+  );
+}
+
+function HiddenFieldsEditor({ draft, onChange }: { draft: Draft; onChange(d: Draft): void }) {
+  const id = useId();
+  const fields = draft.hiddenFields;
+  return (
+    <fieldset className="card">
+      <legend>Hidden fields</legend>
+      <p className="hint">
+        Values read from the form link&rsquo;s query string, e.g. <code>/f/…?utm_source=newsletter</code>. Each becomes a column of Responses.
+      </p>
+      {fields.length === 0 && <p className="muted">No hidden fields.</p>}
+      <ul className="plain-list">
+        {fields.map((field, i) => (
+          <li key={i} className="option-row">
+            <label htmlFor={`${id}-${i}`}>Hidden field {i + 1} name</label>
+            <input id={`${id}-${i}`} value={field.name} maxLength={64} onChange={(e) => onChange({ ...draft, hiddenFields: replaceItem(fields, i, { name: e.target.value })})} />
+            <button type="button" onClick={() => onChange({ ...draft, hiddenFields: removeItem(fields, i) })} aria-label={`Remove hidden field ${i + 1}`}>
+              Remove
+            </button>
+          </li>
+        ))}
+      </ul>
+      <button type="button" onClick={() => onChange({ ...draft, hiddenFields: [...fields, { name: fields.length === 0 ? "utm_source" : `field_${fields.length + 1}` }] })}>
+        Add hidden field
+      </button>
+    </fieldset>
+  );
+}
+
+function CalculatedFieldsEditor({ draft, onChange }: { draft: Draft; onChange(d: Draft): void }) {
+  const id = useId();
+  const fields = draft.calculatedFields;
+  const keys = draft.blocks.filter((b) => isInputType(b.type) && b.key).map((b) => b.key!);
+  return (
+    <fieldset className="card">
+      <legend>Calculated fields</legend>
+      <p className="hint" id={`${id}-help`}>
+        A CEL expression worked out when a response is completed, e.g. <code>q_rating * 2</code> or <code>q_name + " (" + hidden.utm_source + ")"</code>. Questions are
+        variables by their key{keys.length > 0 && <> ({keys.map((k, i) => <span key={k}>{i > 0 && ", "}<code>{k}</code></span>)})</>}; <code>hidden</code> holds the hidden fields.
+        Keys of new questions appear after saving.
+      </p>
+      {fields.length === 0 && <p className="muted">No calculated fields.</p>}
+      <ul className="plain-list">
+        {fields.map((field, i) => (
+          <li key={i} className="calc-row">
+            <div className="field">
+              <label htmlFor={`${id}-${i}-name`}>Calculated field {i + 1} name</label>
+              <input id={`${id}-${i}-name`} value={field.name} maxLength={64} onChange={(e) => onChange({ ...draft, calculatedFields: replaceItem(fields, i, { ...field, name: e.target.value }) })} />
+            </div>
+            <div className="field">
+              <label htmlFor={`${id}-${i}-type`}>Calculated field {i + 1} type</label>
+              <select id={`${id}-${i}-type`} value={field.type} onChange={(e) => onChange({ ...draft, calculatedFields: replaceItem(fields, i, { ...field, type: e.target.value as "NUMBER" | "TEXT" }) })}>
+                <option value="NUMBER">Number</option>
+                <option value="TEXT">Text</option>
+              </select>
+            </div>
+            <div className="field calc-expression">
+              <label htmlFor={`${id}-${i}-expr`}>Calculated field {i + 1} expression</label>
+              <input
+                id={`${id}-${i}-expr`}
+                value={field.expression}
+                maxLength={5000}
+                aria-describedby={`${id}-help`}
+                onChange={(e) => onChange({ ...draft, calculatedFields: replaceItem(fields, i, { ...field, expression: e.target.value }) })}
+              />
+            </div>
+            <button type="button" onClick={() => onChange({ ...draft, calculatedFields: removeItem(fields, i) })} aria-label={`Remove calculated field ${i + 1}`}>
+              Remove
+            </button>
+          </li>
+        ))}
+      </ul>
+      <button type="button" onClick={() => onChange({ ...draft, calculatedFields: [...fields, { name: `score${fields.length ? fields.length + 1 : ""}`, type: "NUMBER", expression: "" }] })}>
+        Add calculated field
+      </button>
+    </fieldset>
+  );
+}

@@ -1,0 +1,117 @@
+// Who is signed in, their workspaces, and the workspace the app is showing.
+import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
+import { get, post, rememberCsrfToken, setSignedOutHandler } from "./api.ts";
+import type { User, Workspace } from "./types.ts";
+
+const workspaceStorageKey = "formsvc:workspace";
+
+interface SessionState {
+  user: User | null;
+  /** Until the first /session answer. */
+  checking: boolean;
+  /** The /session request failed (not "signed out": the server could not be asked). */
+  error?: string;
+  workspaces: Workspace[];
+  workspace: Workspace | undefined;
+  selectWorkspace(id: string): void;
+  refreshWorkspaces(): Promise<Workspace[]>;
+  signedIn(user: User, csrfToken?: string): void;
+  signOut(): Promise<void>;
+  retry(): void;
+}
+
+const SessionContext = createContext<SessionState | undefined>(undefined);
+
+export function useSession(): SessionState {
+  const value = useContext(SessionContext);
+  if (!value) throw new Error("useSession outside SessionProvider");
+  return value;
+}
+
+function storedWorkspace(): string | null {
+  try {
+    return window.localStorage.getItem(workspaceStorageKey);
+  } catch {
+    return null;
+  }
+}
+
+export function SessionProvider({ children }: { children: ReactNode }) {
+  const [user, setUser] = useState<User | null>(null);
+  const [checking, setChecking] = useState(true);
+  const [error, setError] = useState<string | undefined>();
+  const [workspaces, setWorkspaces] = useState<Workspace[]>([]);
+  const [workspaceId, setWorkspaceId] = useState<string | null>(storedWorkspace);
+  const [attempt, setAttempt] = useState(0);
+
+  const refreshWorkspaces = useCallback(async () => {
+    const { items } = await get<{ items: Workspace[] }>("/workspaces");
+    setWorkspaces(items);
+    return items;
+  }, []);
+
+  useEffect(() => {
+    let live = true;
+    setChecking(true);
+    get<{ user: User | null; csrfToken?: string }>("/session").then(
+      async (res) => {
+        rememberCsrfToken(res.csrfToken);
+        if (!live) return;
+        setUser(res.user);
+        setError(undefined);
+        if (res.user) await refreshWorkspaces().catch(() => undefined);
+        if (live) setChecking(false);
+      },
+      (err: Error) => {
+        if (!live) return;
+        setError(err.message);
+        setChecking(false);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [attempt, refreshWorkspaces]);
+
+  useEffect(() => {
+    setSignedOutHandler(() => {
+      setUser(null);
+      setWorkspaces([]);
+    });
+    return () => setSignedOutHandler(undefined);
+  }, []);
+
+  const workspace = workspaces.find((w) => w.id === workspaceId) ?? workspaces.find((w) => w.personal) ?? workspaces[0];
+
+  const value: SessionState = {
+    user,
+    checking,
+    error,
+    workspaces,
+    workspace,
+    selectWorkspace(id) {
+      setWorkspaceId(id);
+      try {
+        window.localStorage.setItem(workspaceStorageKey, id);
+      } catch {
+        // Private mode: the choice lasts for this page only.
+      }
+    },
+    refreshWorkspaces,
+    signedIn(next, csrfToken) {
+      rememberCsrfToken(csrfToken);
+      setUser(next);
+      void refreshWorkspaces().catch(() => undefined);
+    },
+    async signOut() {
+      try {
+        await post("/auth/signout");
+      } finally {
+        setUser(null);
+        setWorkspaces([]);
+      }
+    },
+    retry: () => setAttempt((a) => a + 1),
+  };
+  return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
+}

@@ -1,0 +1,422 @@
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate, timestampNow } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
+import express from "express";
+import { callerOf } from "@formsvc/platform/caller.ts";
+import { createLogger } from "@formsvc/platform/logger.ts";
+import { DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
+import { FormSchema, FormStatus, FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import { IdentityService, Plan, UserSchema, WorkspaceSchema, type User } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
+import { createApp } from "../app.ts";
+import { fileLinks } from "../files/signed-links.ts";
+import { errorHandler } from "../http-errors.ts";
+import { MemorySlidingWindow } from "../rate-limit/sliding-window.ts";
+import { parseCookies } from "./cookies.ts";
+import { appRouter } from "./routes.ts";
+import { appStaticRoutes } from "./static.ts";
+
+// /app/api over fake services: sessions in cookies, CSRF, the sign-in limit, sign out, the preview,
+// and the built app's static files.
+
+interface FakeUser {
+  user: User;
+  password: string;
+}
+const users = new Map<string, FakeUser>();
+const sessions = new Map<string, string>();
+const calls: string[] = [];
+let tokenCounter = 0;
+
+const transport = createRouterTransport((router) => {
+  router.service(IdentityService, {
+    signUp: (req) => {
+      const email = req.email.trim().toLowerCase();
+      if (users.has(email)) throw new ConnectError("a user with this email already exists", Code.AlreadyExists);
+      const user = create(UserSchema, { id: `u${users.size + 1}`, email, name: req.name || email, createdAt: timestampNow() });
+      users.set(email, { user, password: req.password });
+      return { user, workspace: create(WorkspaceSchema, { id: `ws-${user.id}`, name: "Personal", plan: Plan.FREE, ownerId: user.id, personal: true }) };
+    },
+    verifyPassword: (req) => {
+      calls.push(`verify:${req.email}`);
+      const found = users.get(req.email.trim().toLowerCase());
+      if (!found || found.password !== req.password) throw new ConnectError("email or password is wrong", Code.Unauthenticated);
+      return { user: found.user };
+    },
+    createSession: (req) => {
+      const token = `token-${++tokenCounter}-${req.userId}`;
+      sessions.set(token, req.userId);
+      return { token, expiresAt: timestampFromDate(new Date(Date.now() + 86_400_000)) };
+    },
+    resolveSession: (req) => {
+      const userId = sessions.get(req.token);
+      const found = [...users.values()].find((u) => u.user.id === userId);
+      if (!found) throw new ConnectError("invalid or expired session", Code.Unauthenticated);
+      return { user: found.user };
+    },
+    deleteSession: (req) => {
+      sessions.delete(req.token);
+      return {};
+    },
+    listWorkspaces: (_req, ctx) => {
+      const caller = callerOf(ctx)!;
+      return { workspaces: [create(WorkspaceSchema, { id: `ws-${caller}`, name: "Personal", plan: Plan.FREE, ownerId: caller, personal: true })], hasMore: false };
+    },
+  });
+  router.service(FormsService, {
+    getForm: (req, ctx) => {
+      if (req.id !== "form1" || !callerOf(ctx)) throw new ConnectError("form not found", Code.NotFound);
+      return {
+        form: create(FormSchema, {
+          id: "form1",
+          workspaceId: "ws-u1",
+          name: "Draft <form>",
+          status: FormStatus.DRAFT,
+          version: 1,
+          document: { title: "Sign-up", blocks: [{ id: "b1", key: "q_name", type: "SHORT_TEXT", question: "Your name" }] },
+          settings: {},
+        }),
+      };
+    },
+  });
+});
+
+const logger = createLogger("app-api-test", "silent");
+const store = new MemorySlidingWindow();
+const app = createApp({
+  logger,
+  identity: createClient(IdentityService, transport),
+  forms: createClient(FormsService, transport),
+  submissions: createClient(SubmissionsService, transport),
+  webhooks: createClient(WebhooksService, transport),
+  delivery: createClient(DeliveryService, transport),
+  fileLinks: fileLinks("test-secret", "http://localhost:8080"),
+  rateLimits: { store, perKey: 100, perIp: 1000 },
+  publicUrl: "http://localhost:8080",
+  countryHeader: "cf-ipcountry",
+  health: {},
+  // So that each test can come from its own client address (X-Forwarded-For).
+  trustProxy: true,
+});
+let base = "";
+const server = app.listen(0);
+before(async () => {
+  await new Promise((r) => server.once("listening", r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+after(async () => {
+  server.close();
+  await store.close();
+});
+
+let addressCounter = 0;
+const newAddress = () => `203.0.113.${++addressCounter}`;
+
+/** A browser: a cookie jar and a client address. */
+function browser(address = newAddress()) {
+  const jar = new Map<string, string>();
+  const setCookies: string[] = [];
+  const call = async (method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; csrf?: boolean } = {}) => {
+    const headers: Record<string, string> = { "x-forwarded-for": address, ...init.headers };
+    if (jar.size) headers.cookie = [...jar].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("; ");
+    if (init.body !== undefined) headers["content-type"] ??= "application/json";
+    if (init.csrf !== false && method !== "GET" && jar.has("formsvc_csrf")) headers["x-csrf-token"] ??= jar.get("formsvc_csrf")!;
+    const res = await fetch(base + path, {
+      method,
+      headers,
+      body: init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body),
+    });
+    for (const cookie of res.headers.getSetCookie()) {
+      setCookies.push(cookie);
+      const [pair] = cookie.split(";");
+      const [name, value] = [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)];
+      if (/Max-Age=0/i.test(cookie)) jar.delete(name);
+      else jar.set(name, decodeURIComponent(value));
+    }
+    const text = await res.text();
+    let body: any = text;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      // HTML or CSV
+    }
+    return { status: res.status, headers: res.headers, body };
+  };
+  return { call, jar, setCookies };
+}
+
+let emailCounter = 0;
+const uniqueEmail = () => `person${++emailCounter}@example.com`;
+
+async function signedUp(b = browser()) {
+  await b.call("GET", "/app/api/session");
+  const email = uniqueEmail();
+  const res = await b.call("POST", "/app/api/auth/signup", { body: { email, name: "Ada", password: "long enough" } });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return { b, email, user: res.body.user };
+}
+
+describe("/app/api sessions and CSRF", () => {
+  it("GET /session without a session answers user null and sets a readable CSRF cookie", async () => {
+    const b = browser();
+    const res = await b.call("GET", "/app/api/session");
+    assert.equal(res.status, 200);
+    assert.equal(res.body.user, null);
+    assert.match(res.body.csrfToken, /^[A-Za-z0-9_-]{32}$/);
+    const cookie = b.setCookies.find((c) => c.startsWith("formsvc_csrf="))!;
+    assert.ok(cookie, "a CSRF cookie is set");
+    assert.match(cookie, /; Path=\//);
+    assert.match(cookie, /; SameSite=Lax/);
+    assert.doesNotMatch(cookie, /HttpOnly/, "the page reads it to send it back");
+    assert.equal(b.jar.get("formsvc_csrf"), res.body.csrfToken);
+    assert.equal(res.headers.get("cache-control"), "no-store");
+
+    // Kept on later requests.
+    const again = await b.call("GET", "/app/api/session");
+    assert.equal(again.body.csrfToken, res.body.csrfToken);
+  });
+
+  it("refuses (403) a change without the CSRF header, with a wrong one, or from another origin", async () => {
+    const b = browser();
+    await b.call("GET", "/app/api/session");
+    const body = { email: uniqueEmail(), password: "long enough" };
+    const missing = await b.call("POST", "/app/api/auth/signup", { body, csrf: false });
+    assert.equal(missing.status, 403);
+    assert.match(missing.body.error, /CSRF token/);
+    const wrong = await b.call("POST", "/app/api/auth/signup", { body, headers: { "x-csrf-token": "not-the-cookie-value" } });
+    assert.equal(wrong.status, 403);
+    const foreign = await b.call("POST", "/app/api/auth/signup", { body, headers: { origin: "https://evil.example" } });
+    assert.equal(foreign.status, 403);
+    assert.match(foreign.body.error, /another site/);
+    // Without any cookie at all (a cross-site form post): refused too.
+    const bare = await fetch(`${base}/app/api/auth/signin`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    assert.equal(bare.status, 403);
+    assert.ok(![...users.keys()].includes(body.email), "nobody was signed up");
+
+    // Its own origin and the public URL's are fine.
+    const own = await b.call("POST", "/app/api/auth/signup", { body, headers: { origin: "http://localhost:8080" } });
+    assert.equal(own.status, 201, JSON.stringify(own.body));
+  });
+
+  it("sign up sets an HttpOnly SameSite=Lax session cookie and a new CSRF token; the session then works", async () => {
+    const b = browser();
+    const first = await b.call("GET", "/app/api/session");
+    const { status, body } = await b.call("POST", "/app/api/auth/signup", { body: { email: uniqueEmail(), name: "Ada", password: "long enough" } });
+    assert.equal(status, 201);
+    assert.equal(body.user.name, "Ada");
+    const session = b.setCookies.find((c) => c.startsWith("formsvc_session="))!;
+    assert.match(session, /; Path=\//);
+    assert.match(session, /; SameSite=Lax/);
+    assert.match(session, /; HttpOnly/);
+    assert.match(session, /; Expires=/);
+    assert.doesNotMatch(session, /Secure/, "PUBLIC_URL is http here");
+    assert.notEqual(body.csrfToken, first.body.csrfToken, "a new CSRF token comes with the session");
+    assert.equal(b.jar.get("formsvc_csrf"), body.csrfToken);
+
+    const me = await b.call("GET", "/app/api/session");
+    assert.equal(me.body.user.id, body.user.id);
+    const workspaces = await b.call("GET", "/app/api/workspaces");
+    assert.equal(workspaces.status, 200);
+    assert.equal(workspaces.body.items[0].owned, true);
+
+    const taken = await b.call("POST", "/app/api/auth/signup", { body: { email: body.user.email, password: "long enough" } });
+    assert.equal(taken.status, 409);
+  });
+
+  it("answers 401 without a session, and 404 as JSON for unknown paths with one", async () => {
+    const b = browser();
+    await b.call("GET", "/app/api/session");
+    const res = await b.call("GET", "/app/api/workspaces");
+    assert.equal(res.status, 401);
+    assert.match(res.body.error, /sign in/);
+    const forged = browser();
+    forged.jar.set("formsvc_session", "token-made-up");
+    const refused = await forged.call("GET", "/app/api/forms");
+    assert.equal(refused.status, 401);
+    assert.ok(forged.setCookies.some((c) => c.startsWith("formsvc_session=;") && /Max-Age=0/.test(c)), "a dead session cookie is cleared");
+
+    const { b: signed } = await signedUp();
+    const unknown = await signed.call("GET", "/app/api/nothing-here");
+    assert.equal(unknown.status, 404);
+    assert.deepEqual(unknown.body, { error: "not found" });
+    const notJson = await signed.call("POST", "/app/api/workspaces", { body: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    assert.equal(notJson.status, 415);
+    const invalid = await signed.call("POST", "/app/api/workspaces", { body: { name: "" } });
+    assert.equal(invalid.status, 400);
+    assert.match(invalid.body.error, /^body\.name: /);
+  });
+
+  it("sign in: one message for a wrong password and an unknown email; the right one starts a session", async () => {
+    const { email } = await signedUp();
+    const b = browser();
+    await b.call("GET", "/app/api/session");
+    const wrong = await b.call("POST", "/app/api/auth/signin", { body: { email, password: "wrong password" } });
+    const unknown = await b.call("POST", "/app/api/auth/signin", { body: { email: uniqueEmail(), password: "long enough" } });
+    assert.deepEqual([wrong.status, wrong.body], [401, { error: "email or password is wrong" }]);
+    assert.deepEqual([unknown.status, unknown.body], [401, { error: "email or password is wrong" }]);
+    assert.ok(!b.jar.has("formsvc_session"));
+    const ok = await b.call("POST", "/app/api/auth/signin", { body: { email: email.toUpperCase(), password: "long enough" } });
+    assert.equal(ok.status, 200);
+    assert.equal(ok.body.user.email, email);
+    assert.ok(b.jar.has("formsvc_session"));
+  });
+
+  it("limits sign-in attempts per email (from any address) and per address (for any email) to 10 a minute", async () => {
+    const { email } = await signedUp();
+    for (let i = 0; i < 10; i++) {
+      const b = browser();
+      await b.call("GET", "/app/api/session");
+      const res = await b.call("POST", "/app/api/auth/signin", { body: { email, password: `guess ${i}` } });
+      assert.equal(res.status, 401);
+    }
+    const b = browser();
+    await b.call("GET", "/app/api/session");
+    const limited = await b.call("POST", "/app/api/auth/signin", { body: { email, password: "long enough" } });
+    assert.equal(limited.status, 429, "even the right password waits");
+    assert.match(limited.body.error, /too many attempts/);
+    assert.ok(Number(limited.headers.get("retry-after")) >= 1);
+    const verifies = calls.filter((c) => c === `verify:${email}`).length;
+    assert.equal(verifies, 10, "a limited attempt never reaches identity");
+
+    const one = browser();
+    await one.call("GET", "/app/api/session");
+    for (let i = 0; i < 10; i++) {
+      const res = await one.call("POST", "/app/api/auth/signin", { body: { email: uniqueEmail(), password: "whatever it is" } });
+      assert.equal(res.status, 401);
+    }
+    const fromAddress = await one.call("POST", "/app/api/auth/signin", { body: { email: uniqueEmail(), password: "whatever it is" } });
+    assert.equal(fromAddress.status, 429);
+  });
+
+  it("sign out ends the session at once and clears the cookie", async () => {
+    const { b } = await signedUp();
+    const token = b.jar.get("formsvc_session")!;
+    const out = await b.call("POST", "/app/api/auth/signout", { body: {} });
+    assert.equal(out.status, 204);
+    assert.ok(b.setCookies.some((c) => c.startsWith("formsvc_session=;") && /Max-Age=0/.test(c) && /HttpOnly/.test(c)));
+    assert.ok(!b.jar.has("formsvc_session"));
+    assert.equal(sessions.has(token), false, "identity deleted the session");
+    const replay = browser();
+    replay.jar.set("formsvc_session", token);
+    assert.equal((await replay.call("GET", "/app/api/workspaces")).status, 401, "the old token no longer works");
+    const me = await b.call("GET", "/app/api/session");
+    assert.equal(me.body.user, null);
+  });
+
+  it("marks cookies Secure when PUBLIC_URL is https", async () => {
+    const secureApp = express();
+    secureApp.use(
+      "/app/api",
+      appRouter({
+        identity: createClient(IdentityService, transport),
+        forms: createClient(FormsService, transport),
+        submissions: createClient(SubmissionsService, transport),
+        webhooks: createClient(WebhooksService, transport),
+        delivery: createClient(DeliveryService, transport),
+        fileLinks: fileLinks("x", "https://forms.example.com"),
+        rateLimits: { store, perIp: 1000 },
+        publicUrl: "https://forms.example.com",
+      }),
+    );
+    secureApp.use(errorHandler(logger));
+    const s = secureApp.listen(0);
+    await new Promise((r) => s.once("listening", r));
+    try {
+      const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+      const first = await fetch(`${url}/app/api/session`);
+      const csrf = first.headers.getSetCookie().find((c) => c.startsWith("formsvc_csrf="))!;
+      assert.match(csrf, /; Secure/);
+      const token = parseCookies(csrf.split(";")[0])["formsvc_csrf"];
+      const res = await fetch(`${url}/app/api/auth/signup`, {
+        method: "POST",
+        headers: { "content-type": "application/json", cookie: `formsvc_csrf=${token}`, "x-csrf-token": token, origin: "https://forms.example.com" },
+        body: JSON.stringify({ email: uniqueEmail(), password: "long enough" }),
+      });
+      assert.equal(res.status, 201);
+      const session = res.headers.getSetCookie().find((c) => c.startsWith("formsvc_session="))!;
+      assert.match(session, /; HttpOnly; Secure$/);
+    } finally {
+      s.close();
+    }
+  });
+});
+
+describe("/app/api preview", () => {
+  it("renders a draft as the hosted page for a member, framed by the app only; its posts keep nothing", async () => {
+    const { b } = await signedUp();
+    const page = await b.call("GET", "/app/api/forms/form1/preview");
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get("content-type")!, /text\/html/);
+    assert.match(page.body, /Your name/);
+    assert.match(page.body, /Sign-up/);
+    assert.match(page.body, /&quot;|"responsesUrl":"\/app\/api\/preview\/preview-form1\/responses"/);
+    assert.match(page.headers.get("content-security-policy")!, /frame-ancestors 'self'/);
+    assert.equal(page.headers.get("x-frame-options"), "SAMEORIGIN");
+    assert.equal(page.headers.get("cache-control"), "no-store");
+    assert.equal((await b.call("GET", "/app/api/forms/nope/preview")).status, 404);
+    assert.equal((await browser().call("GET", "/app/api/forms/form1/preview")).status, 401);
+
+    const sink = await fetch(`${base}/app/api/preview/preview-form1/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ answers: { q_name: "x" }, completed: true }),
+    });
+    assert.deepEqual(await sink.json(), { responseId: "preview", completed: true });
+  });
+});
+
+describe("/app: the built app", () => {
+  let dist = "";
+  let url = "";
+  let s: ReturnType<express.Express["listen"]>;
+  before(async () => {
+    dist = mkdtempSync(join(tmpdir(), "formsvc-app-dist-"));
+    mkdirSync(join(dist, "assets"));
+    writeFileSync(join(dist, "index.html"), `<!doctype html><title>App</title><script type="module" src="/app/assets/index-abc123.js"></script>`);
+    writeFileSync(join(dist, "assets/index-abc123.js"), "console.log('app')");
+    const web = express();
+    web.use("/app", appStaticRoutes(dist));
+    web.use("/missing", appStaticRoutes(join(dist, "nothing")));
+    s = web.listen(0);
+    await new Promise((r) => s.once("listening", r));
+    url = `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+  });
+  after(() => {
+    s.close();
+    rmSync(dist, { recursive: true, force: true });
+  });
+
+  it("serves index.html, never cached, for /app and every path under it", async () => {
+    for (const path of ["/app", "/app/", "/app/forms", "/app/forms/abc/edit", "/app/settings/api-keys"]) {
+      const res = await fetch(url + path);
+      assert.equal(res.status, 200, path);
+      assert.match(res.headers.get("content-type")!, /text\/html/);
+      assert.equal(res.headers.get("cache-control"), "no-cache", path);
+      assert.match(res.headers.get("content-security-policy")!, /script-src 'self'/);
+      assert.match(await res.text(), /index-abc123\.js/);
+    }
+  });
+
+  it("serves hashed assets as immutable, and a missing asset as a plain 404", async () => {
+    const res = await fetch(`${url}/app/assets/index-abc123.js`);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get("cache-control")!, /max-age=31536000.*immutable/);
+    assert.match(res.headers.get("content-type")!, /javascript/);
+    const missing = await fetch(`${url}/app/assets/index-gone.js`);
+    assert.equal(missing.status, 404);
+    assert.equal(await missing.text(), "not found");
+  });
+
+  it("says how to build the app when it is not built", async () => {
+    const res = await fetch(`${url}/missing/forms`);
+    assert.equal(res.status, 503);
+    assert.match(await res.text(), /npm run build -w app/);
+  });
+});

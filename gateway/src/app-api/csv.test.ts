@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { csvCell, responseColumns, responsesCsv, type CsvSubmission } from "./csv.ts";
+import { displayValue, optionTexts } from "./display.ts";
+
+describe("CSV of responses", () => {
+  it("quotes what needs quoting and defuses spreadsheet formulas, but not numbers", () => {
+    assert.equal(csvCell("plain"), "plain");
+    assert.equal(csvCell('say "hi", then go'), '"say ""hi"", then go"');
+    assert.equal(csvCell("two\nlines"), '"two\nlines"');
+    assert.equal(csvCell("=HYPERLINK(\"x\")"), '"\'=HYPERLINK(""x"")"');
+    assert.equal(csvCell("@SUM(A1)"), "'@SUM(A1)");
+    assert.equal(csvCell("-5"), "-5");
+    assert.equal(csvCell("+1.5e3"), "+1.5e3");
+    assert.equal(csvCell("-x"), "'-x");
+  });
+
+  it("has the current questions, then older versions' columns, with option texts of each response's version", () => {
+    const questions = [
+      { key: "q_name", label: "Name" },
+      { key: "q_plan", label: "Plan" },
+    ];
+    const subs: CsvSubmission[] = [
+      {
+        id: "r2",
+        completed: true,
+        version: 2,
+        createdAt: "2026-01-02T00:00:00.000Z",
+        submittedAt: "2026-01-02T00:01:00.000Z",
+        answers: {
+          q_name: { questionId: "b1", type: "SHORT_TEXT", label: "Name", value: "Ada, Countess" },
+          q_plan: { questionId: "b2", type: "CHECKBOXES", label: "Plan", value: ["o1", "o2"] },
+          q_cv: { questionId: "b3", type: "FILE", label: "CV", value: ["u1"], files: [{ name: "cv.pdf", url: "http://x/files/1" }] },
+        },
+      },
+      {
+        id: "r1",
+        completed: false,
+        version: 1,
+        createdAt: "2026-01-01T00:00:00.000Z",
+        submittedAt: null,
+        answers: { q_old: { questionId: "b9", type: "NUMBER", label: "Age (removed)", value: 36 } },
+      },
+    ];
+    const columns = responseColumns(questions, subs);
+    assert.deepEqual(columns.map((c) => c.label), ["Name", "Plan", "CV", "Age (removed)"]);
+    const options = new Map([
+      [2, new Map([["o1", "Free"], ["o2", "Pro"]])],
+      [1, new Map()],
+    ]);
+    const csv = responsesCsv(columns, subs, (v) => options.get(v)!);
+    assert.ok(csv.startsWith("\uFEFF"));
+    const lines = csv.slice(1).split("\r\n");
+    assert.equal(lines[0], "Response ID,Status,Submitted at,Started at,Form version,Name,Plan,CV,Age (removed)");
+    assert.equal(lines[1], 'r2,completed,2026-01-02T00:01:00.000Z,2026-01-02T00:00:00.000Z,2,"Ada, Countess","Free, Pro",cv.pdf http://x/files/1,');
+    assert.equal(lines[2], "r1,partial,,2026-01-01T00:00:00.000Z,1,,,,36");
+    assert.equal(lines[3], "");
+  });
+
+  it("shows answers as text: option texts, lists, numbers, nothing for null", () => {
+    const options = optionTexts({ blocks: [{ type: "DROPDOWN", options: [{ id: "a", text: "Apple" }] }, { type: "HEADING", text: "x" }] });
+    assert.deepEqual([...options], [["a", "Apple"]]);
+    assert.equal(displayValue({ questionId: "", type: "DROPDOWN", label: "", value: "a" }, options), "Apple");
+    assert.equal(displayValue({ questionId: "", type: "MULTIPLE_CHOICE", label: "", value: "gone" }, options), "gone");
+    assert.equal(displayValue({ questionId: "", type: "RATING", label: "", value: 4 }, options), "4");
+    assert.equal(displayValue({ questionId: "", type: "SHORT_TEXT", label: "", value: null }, options), "");
+    assert.equal(displayValue({ questionId: "", type: "SIGNATURE", label: "", value: ["u"], files: [{ name: "signature.png", url: "u" }] }, options), "signature.png");
+    assert.deepEqual(optionTexts(null), new Map());
+  });
+});

@@ -1,0 +1,67 @@
+// CSV of a form's responses (RFC 4180, CRLF line ends, a UTF-8 byte order mark so spreadsheets read
+// accents right). Cells that a spreadsheet would run as a formula are prefixed with a quote.
+import { displayValue, type AnswerJson } from "./display.ts";
+
+export interface CsvColumn {
+  key: string;
+  label: string;
+}
+
+export interface CsvSubmission {
+  id: string;
+  completed: boolean;
+  version: number;
+  createdAt: string | null;
+  submittedAt: string | null;
+  answers: Record<string, AnswerJson>;
+}
+
+const formulaStart = /^[=+\-@\t\r]/;
+const plainNumber = /^[+-]?\d+(\.\d+)?([eE][+-]?\d+)?$/;
+
+export function csvCell(value: string): string {
+  let text = value;
+  if (formulaStart.test(text) && !plainNumber.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+export function csvLine(cells: string[]): string {
+  return cells.map(csvCell).join(",") + "\r\n";
+}
+
+/** The header and rows; `optionsOf` gives the option texts of a version. */
+export function responsesCsv(
+  columns: CsvColumn[],
+  submissions: CsvSubmission[],
+  optionsOf: (version: number) => Map<string, string>,
+): string {
+  let out = "\uFEFF" + csvLine(["Response ID", "Status", "Submitted at", "Started at", "Form version", ...columns.map((c) => c.label)]);
+  for (const sub of submissions) {
+    const options = optionsOf(sub.version);
+    const cells = columns.map((c) => {
+      const answer = sub.answers[c.key];
+      if (!answer) return "";
+      if (answer.files) return answer.files.map((f) => `${f.name} ${f.url}`).join("\n");
+      return displayValue(answer, options);
+    });
+    out += csvLine([sub.id, sub.completed ? "completed" : "partial", sub.submittedAt ?? "", sub.createdAt ?? "", String(sub.version), ...cells]);
+  }
+  return out;
+}
+
+/**
+ * Columns of a responses table: the form's current questions, then every other key found in the
+ * responses (questions of older versions, kept under the label they had), in the order first seen.
+ */
+export function responseColumns(questions: CsvColumn[], submissions: { answers: Record<string, { label: string }> }[]): CsvColumn[] {
+  const columns = questions.map((q) => ({ key: q.key, label: q.label }));
+  const seen = new Set(columns.map((c) => c.key));
+  for (const sub of submissions) {
+    for (const [key, answer] of Object.entries(sub.answers)) {
+      if (seen.has(key)) continue;
+      seen.add(key);
+      columns.push({ key, label: answer.label || key });
+    }
+  }
+  return columns;
+}

@@ -1,0 +1,523 @@
+// The web app's API, mounted at /app/api: session-authenticated JSON endpoints over the same services as
+// /api/v1 (never /api/v1 itself, never a key). Errors are `{"error"}` with the one status table.
+//
+//   GET  /session                      {user|null, csrfToken}
+//   POST /auth/signup | /auth/signin   sets the session cookie       POST /auth/signout
+//   GET|POST /workspaces               GET|POST /workspaces/:id/members
+//   GET|POST /forms (?workspaceId, ?trashed=true)                   GET|PATCH /forms/:id
+//   POST /forms/:id/{publish,close,reopen,trash,restore}            GET /forms/:id/questions
+//   GET  /forms/:id/preview            the hosted page of the form as it is now (drafts too), answers not saved
+//   GET  /forms/:id/submissions        (?filter, ?page, ?limit)    GET|DELETE /forms/:id/submissions/:sid
+//   GET  /forms/:id/submissions.csv    (?filter)
+//   GET|POST /forms/:id/webhooks       PATCH|DELETE /webhooks/:id   POST /webhooks/:id/test
+//   GET  /webhooks/:id/deliveries      GET /webhooks/:id/deliveries/:did/attempts
+//   POST /webhooks/:id/deliveries/:did/retry
+//   GET|POST /api-keys                 DELETE /api-keys/:id
+// Every request that changes something needs the CSRF header (see security.ts).
+import type { JsonObject } from "@bufbuild/protobuf";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import express, { type Request, type Response, type Router } from "express";
+import { z } from "zod";
+import { apiKeyJson, attemptJson, deliveryJson, formJson, questionJson, submissionJson, userJson, webhookJson, workspaceJson } from "@formsvc/api-records";
+import { createFormBodySchema, describeZodError, resolveSettings, updateFormBodySchema } from "@formsvc/form-document";
+import { asCaller } from "@formsvc/platform/caller.ts";
+import { maxPageSize } from "@formsvc/platform/paging.ts";
+import type { DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
+import { FormStatus, type Form, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import { Role, type IdentityService, type User, type Workspace } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { SubmissionFilter, type Submission, type SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
+import type { FileLinks } from "../files/signed-links.ts";
+import { documentOf } from "../hosted/form-fields.ts";
+import { renderFormPage, renderThankYouPage } from "../hosted/render-form.ts";
+import { HttpError, jsonNotFound } from "../http-errors.ts";
+import { rateLimit } from "../rate-limit/rate-limit-middleware.ts";
+import type { RateLimitStore } from "../rate-limit/sliding-window.ts";
+import { responseColumns, responsesCsv } from "./csv.ts";
+import { displayValue, optionTexts, type AnswerJson } from "./display.ts";
+import {
+  clearSessionCookie,
+  cookiePolicy,
+  ensureCsrfCookie,
+  issueCsrfToken,
+  requireCsrf,
+  requireSession,
+  sessionTokenOf,
+  sessionUser,
+  setSessionCookie,
+} from "./security.ts";
+
+export interface AppApiDeps {
+  identity: Client<typeof IdentityService>;
+  forms: Client<typeof FormsService>;
+  submissions: Client<typeof SubmissionsService>;
+  webhooks: Client<typeof WebhooksService>;
+  delivery: Client<typeof DeliveryService>;
+  fileLinks: FileLinks;
+  rateLimits: { store: RateLimitStore; perIp: number };
+  publicUrl: string;
+  /** Sign-in attempts a minute per client address and per email; 10 by default. */
+  loginAttemptsPerMinute?: number;
+}
+
+/** Sign-in attempts a minute, per client address and per email. */
+export const defaultLoginAttemptsPerMinute = 10;
+const loginWindowMs = 60_000;
+/** Rows the CSV export reads at most. */
+export const maxCsvRows = 50_000;
+
+const wrongCredentials = "email or password is wrong";
+
+// --- request schemas ------------------------------------------------------------------------------
+
+const email = z.string().trim().min(1, "is required").max(254);
+const signUpSchema = z.strictObject({
+  email,
+  name: z.string().max(100).optional(),
+  password: z.string().min(1, "is required").max(1000),
+});
+const signInSchema = z.strictObject({ email, password: z.string().min(1, "is required").max(1000) });
+const nameSchema = z.strictObject({ name: z.string().trim().min(1, "is required").max(100) });
+const inviteSchema = z.strictObject({ email });
+const listFormsQuery = z.object({
+  workspaceId: z.string().min(1).optional(),
+  trashed: z.enum(["true", "false"]).optional(),
+  page: z.coerce.number().int().min(1).default(1),
+  limit: z.coerce.number().int().min(1).max(maxPageSize).default(maxPageSize),
+});
+const pagingQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  limit: z.coerce.number().int().min(1).max(maxPageSize).default(50),
+});
+const filterQuery = z.object({ filter: z.enum(["all", "completed", "partial"]).default("all") });
+const filters = { all: SubmissionFilter.ALL, completed: SubmissionFilter.COMPLETED, partial: SubmissionFilter.PARTIAL };
+const headersSchema = z.record(z.string().min(1).max(100), z.string().max(1000));
+const createWebhookSchema = z.strictObject({
+  url: z.string().trim().min(1, "is required").max(2000),
+  secret: z.string().max(256).optional(),
+  headers: headersSchema.optional(),
+  enabled: z.boolean().optional(),
+});
+const updateWebhookSchema = z.strictObject({
+  url: z.string().trim().min(1, "is required").max(2000).optional(),
+  secret: z.string().max(256).nullable().optional(),
+  headers: headersSchema.optional(),
+  enabled: z.boolean().optional(),
+});
+
+function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
+  const result = schema.safeParse(value ?? {});
+  if (!result.success) throw new HttpError(400, describeZodError(result.error, where));
+  return result.data;
+}
+
+const param = (req: Request, name: string): string => {
+  const value = String(req.params[name] ?? "");
+  if (!/^[A-Za-z0-9_-]{1,100}$/.test(value)) throw new HttpError(404, "not found");
+  return value;
+};
+
+// --- record shapes --------------------------------------------------------------------------------
+
+function appFormJson(form: Form) {
+  return { ...formJson(form), trashedAt: form.trashedAt ? timestampDate(form.trashedAt).toISOString() : null };
+}
+
+function appWorkspaceJson(ws: Workspace, user: User) {
+  return { ...workspaceJson(ws), ownerId: ws.ownerId, owned: ws.ownerId === user.id };
+}
+
+export function appRouter(deps: AppApiDeps): Router {
+  const router = express.Router();
+  const policy = cookiePolicy(deps.publicUrl);
+  const { store, perIp } = deps.rateLimits;
+  const loginLimit = deps.loginAttemptsPerMinute ?? defaultLoginAttemptsPerMinute;
+  const address = (req: Request) => req.ip ?? "unknown";
+  const userOf = (res: Response) => res.locals.user as User;
+  const as = (res: Response) => asCaller(userOf(res).id);
+  const signedIn = requireSession(deps.identity, policy);
+  const json = express.json({ limit: "1mb" });
+
+  router.use(rateLimit(store, "address", perIp, (_res, req) => address(req)));
+
+  // The preview's own answers go nowhere: these take a post from the previewed page and keep nothing.
+  // They change nothing, so they need neither a session nor the CSRF header.
+  const preview = express.Router();
+  preview.post("/:pid/responses", json, (req, res) => {
+    res.json({ responseId: "preview", completed: Boolean((req.body as { completed?: unknown } | undefined)?.completed) });
+  });
+  preview.post("/:pid/uploads", (req, res) => {
+    req.resume();
+    req.on("end", () => res.json({ uploadId: "preview", name: "file", size: 0, contentType: "application/octet-stream" }));
+  });
+  preview.post("/:pid", (_req, res) => {
+    previewHeaders(res);
+    res.type("html").send(renderThankYouPage({ name: "Preview", document: { blocks: [] }, showBranding: false, brandingUrl: "/" }));
+  });
+  router.use("/preview", preview);
+
+  router.use(ensureCsrfCookie(policy), requireCsrf(policy));
+  router.use((req, _res, next) => {
+    if (req.method !== "GET" && req.method !== "HEAD" && Number(req.get("content-length") ?? 0) > 0 && !req.is("application/json")) {
+      throw new HttpError(415, "Content-Type must be application/json");
+    }
+    next();
+  });
+  router.use(json);
+
+  // --- session ------------------------------------------------------------------------------------
+
+  router.get("/session", async (req, res) => {
+    const user = await sessionUser(deps.identity, req, res, policy);
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ user: user ? userJson(user) : null, csrfToken: res.locals.csrfToken });
+  });
+
+  async function startSession(res: Response, user: User) {
+    const { token, expiresAt } = await deps.identity.createSession({ userId: user.id });
+    setSessionCookie(res, policy, token, expiresAt ? timestampDate(expiresAt) : new Date(Date.now() + 30 * 86400_000));
+    // A new CSRF token with every new session.
+    const csrfToken = issueCsrfToken(res, policy);
+    res.setHeader("Cache-Control", "no-store");
+    return { user: userJson(user), csrfToken };
+  }
+
+  async function limitAttempts(scope: string, bucket: string) {
+    const decision = await store.hit(`${scope}:${bucket}`, loginLimit, loginWindowMs);
+    if (!decision.allowed) {
+      const retryAfter = String(Math.max(1, Math.ceil(decision.resetMs / 1000)));
+      throw new HttpError(429, "too many attempts: wait a minute and try again", { "Retry-After": retryAfter });
+    }
+  }
+
+  router.post("/auth/signup", async (req, res) => {
+    const body = parse(signUpSchema, req.body, "body");
+    await limitAttempts("signup-address", address(req));
+    const { user } = await deps.identity.signUp({ email: body.email, name: body.name ?? "", password: body.password });
+    res.status(201).json(await startSession(res, user!));
+  });
+
+  router.post("/auth/signin", async (req, res) => {
+    const body = parse(signInSchema, req.body, "body");
+    await limitAttempts("login-address", address(req));
+    await limitAttempts("login-email", body.email.toLowerCase());
+    let user: User | undefined;
+    try {
+      user = (await deps.identity.verifyPassword({ email: body.email, password: body.password })).user;
+    } catch (err) {
+      if (ConnectError.from(err).code === Code.Unauthenticated) throw new HttpError(401, wrongCredentials);
+      throw err;
+    }
+    res.json(await startSession(res, user!));
+  });
+
+  router.post("/auth/signout", async (req, res) => {
+    const token = sessionTokenOf(req);
+    if (token) await deps.identity.deleteSession({ token });
+    clearSessionCookie(res, policy);
+    issueCsrfToken(res, policy);
+    res.status(204).end();
+  });
+
+  // Everything below needs a session.
+  router.use(signedIn);
+
+  // --- workspaces ---------------------------------------------------------------------------------
+
+  router.get("/workspaces", async (_req, res) => {
+    const { workspaces } = await deps.identity.listWorkspaces({ limit: 0 }, as(res));
+    res.json({ items: workspaces.map((w) => appWorkspaceJson(w, userOf(res))) });
+  });
+
+  router.post("/workspaces", async (req, res) => {
+    const body = parse(nameSchema, req.body, "body");
+    const { workspace } = await deps.identity.createWorkspace({ name: body.name }, as(res));
+    res.status(201).json(appWorkspaceJson(workspace!, userOf(res)));
+  });
+
+  router.get("/workspaces/:id/members", async (req, res) => {
+    const { members } = await deps.identity.listMembers({ workspaceId: param(req, "id") }, as(res));
+    res.json({
+      items: members.map((m) => ({
+        user: userJson(m.user!),
+        role: m.role === Role.OWNER ? "owner" : "member",
+        joinedAt: m.joinedAt ? timestampDate(m.joinedAt).toISOString() : null,
+      })),
+    });
+  });
+
+  router.post("/workspaces/:id/members", async (req, res) => {
+    const body = parse(inviteSchema, req.body, "body");
+    try {
+      const { user } = await deps.identity.addMember({ workspaceId: param(req, "id"), email: body.email }, as(res));
+      res.status(201).json({ user: userJson(user!) });
+    } catch (err) {
+      const e = ConnectError.from(err);
+      if (e.code === Code.NotFound && e.rawMessage === "user not found") {
+        throw new HttpError(404, "nobody has signed up with this email yet: only existing users can be invited");
+      }
+      throw err;
+    }
+  });
+
+  // --- forms --------------------------------------------------------------------------------------
+
+  router.get("/forms", async (req, res) => {
+    const query = parse(listFormsQuery, req.query, "query");
+    const { forms, hasMore } = await deps.forms.listForms(
+      { workspaceId: query.workspaceId ?? "", trashed: query.trashed === "true", page: query.page, limit: query.limit },
+      as(res),
+    );
+    res.json({ items: forms.map(appFormJson), page: query.page, limit: query.limit, hasMore });
+  });
+
+  router.post("/forms", async (req, res) => {
+    const body = parse(createFormBodySchema, req.body, "body");
+    const { form } = await deps.forms.createForm(
+      { workspaceId: body.workspaceId, name: body.name, document: body.document as JsonObject | undefined },
+      as(res),
+    );
+    res.status(201).json(appFormJson(form!));
+  });
+
+  router.get("/forms/:id", async (req, res) => {
+    res.json(appFormJson((await deps.forms.getForm({ id: param(req, "id") }, as(res))).form!));
+  });
+
+  router.patch("/forms/:id", async (req, res) => {
+    const body = parse(updateFormBodySchema, req.body, "body");
+    const { form } = await deps.forms.updateForm(
+      {
+        id: param(req, "id"),
+        name: body.name,
+        document: body.document as JsonObject | undefined,
+        settings: body.settings as JsonObject | undefined,
+      },
+      as(res),
+    );
+    res.json(appFormJson(form!));
+  });
+
+  const statusActions: Record<string, FormStatus> = { publish: FormStatus.PUBLISHED, close: FormStatus.CLOSED, reopen: FormStatus.PUBLISHED };
+  for (const [action, status] of Object.entries(statusActions)) {
+    router.post(`/forms/:id/${action}`, async (req, res) => {
+      const id = param(req, "id");
+      if (action === "reopen") {
+        // Reopen is for closed forms only; publishing a draft is Publish.
+        const { form } = await deps.forms.getForm({ id }, as(res));
+        if (form?.status !== FormStatus.CLOSED) throw new HttpError(409, "only a closed form can be reopened");
+      }
+      const { form } = await deps.forms.setFormStatus({ id, status }, as(res));
+      res.json(appFormJson(form!));
+    });
+  }
+
+  router.post("/forms/:id/trash", async (req, res) => {
+    await deps.forms.trashForm({ id: param(req, "id") }, as(res));
+    res.status(204).end();
+  });
+
+  router.post("/forms/:id/restore", async (req, res) => {
+    res.json(appFormJson((await deps.forms.restoreForm({ id: param(req, "id") }, as(res))).form!));
+  });
+
+  router.get("/forms/:id/questions", async (req, res) => {
+    const { questions } = await deps.forms.listQuestions({ formId: param(req, "id") }, as(res));
+    res.json({ items: questions.map(questionJson) });
+  });
+
+  router.get("/forms/:id/preview", async (req, res) => {
+    const { form } = await deps.forms.getForm({ id: param(req, "id") }, as(res));
+    const settings = resolveSettings(form!.settings);
+    const html = renderFormPage({
+      formId: `preview-${form!.id}`,
+      name: form!.name,
+      version: form!.version,
+      document: documentOf(form!.document),
+      // A preview never redirects away from the app, and does not keep answers between visits.
+      settings: { ...settings, redirectUrl: null, saveProgress: false },
+      showBranding: settings.branding,
+      hidden: {},
+      urls: { base: `${req.baseUrl}/preview`, script: "/f/assets/form-page.js", branding: "/" },
+    });
+    previewHeaders(res);
+    res.type("html").send(html);
+  });
+
+  // --- responses ----------------------------------------------------------------------------------
+
+  /** Option texts of each version of a form, read once per request (after the caller's access was checked). */
+  function versionOptions(formId: string) {
+    const cache = new Map<number, Promise<Map<string, string>>>();
+    return (version: number) => {
+      let found = cache.get(version);
+      if (!found) {
+        found = deps.forms
+          .getFormVersion({ formId, version })
+          .then((v) => optionTexts(v.document))
+          .catch(() => new Map<string, string>());
+        cache.set(version, found);
+      }
+      return found;
+    };
+  }
+
+  async function presentSubmissions(formId: string, subs: Submission[]) {
+    const optionsOf = versionOptions(formId);
+    return Promise.all(
+      subs.map(async (sub) => {
+        const json = submissionJson(sub, (fileId) => deps.fileLinks.sign(fileId));
+        const options = await optionsOf(sub.version);
+        const answers: Record<string, AnswerJson & { display: string }> = {};
+        for (const [key, answer] of Object.entries(json.answers as Record<string, AnswerJson>)) {
+          answers[key] = { ...answer, display: displayValue(answer, options) };
+        }
+        return { ...json, answers };
+      }),
+    );
+  }
+
+  router.get("/forms/:id/submissions", async (req, res) => {
+    const formId = param(req, "id");
+    const query = { ...parse(pagingQuery, req.query, "query"), ...parse(filterQuery, req.query, "query") };
+    const { submissions, hasMore } = await deps.submissions.listSubmissions(
+      { formId, filter: filters[query.filter], page: query.page, limit: query.limit },
+      as(res),
+    );
+    res.json({ items: await presentSubmissions(formId, submissions), page: query.page, limit: query.limit, hasMore });
+  });
+
+  router.get("/forms/:id/submissions.csv", async (req, res) => {
+    const formId = param(req, "id");
+    const { filter } = parse(filterQuery, req.query, "query");
+    const { form } = await deps.forms.getForm({ id: formId }, as(res));
+    const { questions } = await deps.forms.listQuestions({ formId }, as(res));
+    const all: Submission[] = [];
+    for (let page = 1; all.length < maxCsvRows; page++) {
+      const { submissions, hasMore } = await deps.submissions.listSubmissions(
+        { formId, filter: filters[filter], page, limit: maxPageSize },
+        as(res),
+      );
+      all.push(...submissions);
+      if (!hasMore) break;
+    }
+    const rows = all.slice(0, maxCsvRows).map((s) => submissionJson(s, (fileId) => deps.fileLinks.sign(fileId)));
+    const optionsOf = versionOptions(formId);
+    const options = new Map<number, Map<string, string>>();
+    for (const version of new Set(rows.map((r) => r.version))) options.set(version, await optionsOf(version));
+    const typed = rows as unknown as Parameters<typeof responsesCsv>[1];
+    const csv = responsesCsv(responseColumns(questions, typed), typed, (v) => options.get(v) ?? new Map());
+    const fileName = `${(form!.name || "responses").replace(/[^\w.-]+/g, "_").slice(0, 80)}-responses.csv`;
+    res.setHeader("Content-Type", "text/csv; charset=utf-8");
+    res.setHeader("Content-Disposition", `attachment; filename="${fileName}"`);
+    res.setHeader("Cache-Control", "no-store");
+    res.send(csv);
+  });
+
+  router.get("/forms/:id/submissions/:sid", async (req, res) => {
+    const formId = param(req, "id");
+    const { submission } = await deps.submissions.getSubmission({ formId, submissionId: param(req, "sid") }, as(res));
+    const [presented] = await presentSubmissions(formId, [submission!]);
+    const version = await deps.forms.getFormVersion({ formId, version: submission!.version }).catch(() => undefined);
+    res.json({ submission: presented, document: version?.document ?? null });
+  });
+
+  router.delete("/forms/:id/submissions/:sid", async (req, res) => {
+    await deps.submissions.deleteSubmission({ formId: param(req, "id"), submissionId: param(req, "sid") }, as(res));
+    res.status(204).end();
+  });
+
+  // --- webhooks and deliveries --------------------------------------------------------------------
+
+  router.get("/forms/:id/webhooks", async (req, res) => {
+    const { webhooks } = await deps.webhooks.listWebhooks({ formId: param(req, "id"), page: 1, limit: maxPageSize }, as(res));
+    res.json({ items: webhooks.map(webhookJson) });
+  });
+
+  router.post("/forms/:id/webhooks", async (req, res) => {
+    const body = parse(createWebhookSchema, req.body, "body");
+    const { webhook } = await deps.webhooks.createWebhook(
+      { formId: param(req, "id"), url: body.url, secret: body.secret ?? "", headers: body.headers ?? {}, enabled: body.enabled },
+      as(res),
+    );
+    res.status(201).json(webhookJson(webhook!));
+  });
+
+  router.patch("/webhooks/:id", async (req, res) => {
+    const body = parse(updateWebhookSchema, req.body, "body");
+    const { webhook } = await deps.webhooks.updateWebhook(
+      {
+        id: param(req, "id"),
+        url: body.url,
+        secret: body.secret === null ? "" : body.secret,
+        headers: body.headers ? { values: body.headers } : undefined,
+        enabled: body.enabled,
+      },
+      as(res),
+    );
+    res.json(webhookJson(webhook!));
+  });
+
+  router.delete("/webhooks/:id", async (req, res) => {
+    await deps.webhooks.deleteWebhook({ id: param(req, "id") }, as(res));
+    res.status(204).end();
+  });
+
+  router.post("/webhooks/:id/test", async (req, res) => {
+    const { delivery } = await deps.delivery.sendTestEvent({ webhookId: param(req, "id") }, as(res));
+    res.json(deliveryJson(delivery!));
+  });
+
+  router.get("/webhooks/:id/deliveries", async (req, res) => {
+    const query = parse(pagingQuery, req.query, "query");
+    const { deliveries, hasMore } = await deps.delivery.listDeliveries(
+      { webhookId: param(req, "id"), page: query.page, limit: query.limit },
+      as(res),
+    );
+    res.json({ items: deliveries.map(deliveryJson), page: query.page, limit: query.limit, hasMore });
+  });
+
+  router.get("/webhooks/:id/deliveries/:did/attempts", async (req, res) => {
+    const { attempts } = await deps.delivery.listAttempts({ webhookId: param(req, "id"), deliveryId: param(req, "did") }, as(res));
+    res.json({ items: attempts.map(attemptJson) });
+  });
+
+  router.post("/webhooks/:id/deliveries/:did/retry", async (req, res) => {
+    const { delivery } = await deps.delivery.retryDelivery({ webhookId: param(req, "id"), deliveryId: param(req, "did") }, as(res));
+    res.json(deliveryJson(delivery!));
+  });
+
+  // --- API keys -----------------------------------------------------------------------------------
+
+  router.get("/api-keys", async (_req, res) => {
+    const { apiKeys } = await deps.identity.listApiKeys({}, as(res));
+    res.json({ items: apiKeys.map(apiKeyJson) });
+  });
+
+  router.post("/api-keys", async (req, res) => {
+    const body = parse(nameSchema, req.body, "body");
+    const { apiKey, key } = await deps.identity.createApiKey({ name: body.name }, as(res));
+    res.setHeader("Cache-Control", "no-store");
+    res.status(201).json({ ...apiKeyJson(apiKey!), key });
+  });
+
+  router.delete("/api-keys/:id", async (req, res) => {
+    await deps.identity.deleteApiKey({ id: param(req, "id") }, as(res));
+    res.status(204).end();
+  });
+
+  router.use(jsonNotFound);
+  return router;
+}
+
+/** The preview is shown in a frame of the app only, runs only our script, and is never stored. */
+function previewHeaders(res: Response): void {
+  res.setHeader(
+    "Content-Security-Policy",
+    "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'self'",
+  );
+  res.setHeader("X-Frame-Options", "SAMEORIGIN");
+  res.setHeader("X-Content-Type-Options", "nosniff");
+  res.setHeader("Cache-Control", "no-store");
+}

@@ -1,0 +1,583 @@
+import assert from "node:assert/strict";
+import { createHmac } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { after, before, describe, it } from "node:test";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
+import { launchBrowser, screenshot } from "./support/browser.ts";
+import { startReceiver } from "./support/receiver.ts";
+import { apiClient, startTestSystem, type TestSystem } from "./support/system.ts";
+
+// The web app at /app in Chromium, against the whole running system: a person signs up, builds a form
+// with every question type, publishes it, a respondent fills it in at /f/:id in a second browser
+// context, the response shows in the table; an API key made on the page works on /api/v1 until it is
+// deleted; a webhook to a local receiver gets the delivery, which is resent; the form goes to the Trash
+// and comes back. Each main page is saved as test-output/screenshots/app-*.png.
+
+let sys: TestSystem;
+let browser: Browser;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+before(async () => {
+  ensureAppBuilt(undefined, { quiet: true });
+  [sys, browser, receiver] = await Promise.all([
+    // TRUST_PROXY: the API checks below come from several client addresses (X-Forwarded-For), so each
+    // has its own sign-in limit; the browser sends none and is 127.0.0.1.
+    startTestSystem("app_journeys", { WEBHOOK_ALLOW_PRIVATE_URLS: "true", WEBHOOK_RETRY_SCHEDULE: "0.5,0.5", TRUST_PROXY: "true" }),
+    launchBrowser(),
+    startReceiver(),
+  ]);
+});
+after(async () => {
+  await browser?.close();
+  await receiver?.close();
+  await sys?.stop();
+});
+
+/** Fails the test on any script error or failed request the page logs. */
+function watch(page: Page): string[] {
+  const problems: string[] = [];
+  page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
+  page.on("console", (msg) => {
+    // A 401 from /session checks and refused keys is expected; anything else is a problem.
+    if (msg.type() === "error" && !/status of 40[134]/.test(msg.text())) problems.push(`console: ${msg.text()}`);
+  });
+  return problems;
+}
+
+const block = (page: Page, index: number) => page.locator(`[data-block-index="${index}"]`);
+
+/** Saves the editor and waits until it says Saved. */
+async function save(page: Page) {
+  await page.getByRole("button", { name: "Save", exact: true }).first().click();
+  await page.getByRole("button", { name: "Saved", exact: true }).first().waitFor();
+}
+
+/** Waits for a notice (toast or inline) with this text. */
+const notice = (page: Page, text: string | RegExp) => page.locator(".notice, .inline").filter({ hasText: text }).first().waitFor();
+
+async function drawSignature(page: Page) {
+  const pad = page.locator("canvas.hf-pad");
+  await pad.scrollIntoViewIfNeeded();
+  const box = (await pad.boundingBox())!;
+  await page.mouse.move(box.x + box.width * 0.1, box.y + box.height * 0.6);
+  await page.mouse.down();
+  for (let i = 1; i <= 8; i++) await page.mouse.move(box.x + box.width * (0.1 + i * 0.1), box.y + box.height * (i % 2 ? 0.3 : 0.7), { steps: 3 });
+  await page.mouse.up();
+}
+
+/** The blocks of the journey's form, in order: every block type there is. */
+const plan: { type: string; question?: string; text?: string; options?: string[] }[] = [
+  { type: "HEADING", text: "Welcome to the conference" },
+  { type: "SHORT_TEXT", question: "Your full name" },
+  { type: "EMAIL", question: "Email address" },
+  { type: "LONG_TEXT", question: "About you" },
+  { type: "NUMBER", question: "Age" },
+  { type: "PHONE", question: "Phone number" },
+  { type: "URL", question: "Your website" },
+  { type: "DATE", question: "Arrival date" },
+  { type: "MULTIPLE_CHOICE", question: "Ticket", options: ["Standard", "VIP"] },
+  { type: "CHECKBOXES", question: "Interests", options: ["Talks", "Workshops", "Party"] },
+  { type: "DROPDOWN", question: "T-shirt size", options: ["S", "M"] },
+  { type: "RATING", question: "How excited are you?" },
+  { type: "PARAGRAPH", text: "Nearly done: two more things." },
+  { type: "PAGE_BREAK" },
+  { type: "FILE", question: "Upload your CV" },
+  { type: "SIGNATURE", question: "Sign here" },
+];
+const typeLabels: Record<string, string> = {
+  SHORT_TEXT: "Short text",
+  LONG_TEXT: "Long text",
+  EMAIL: "Email",
+  NUMBER: "Number",
+  PHONE: "Phone",
+  URL: "Website (URL)",
+  DATE: "Date",
+  MULTIPLE_CHOICE: "Multiple choice",
+  CHECKBOXES: "Checkboxes",
+  DROPDOWN: "Dropdown",
+  RATING: "Rating",
+  FILE: "File upload",
+  SIGNATURE: "Signature",
+  HEADING: "Heading",
+  PARAGRAPH: "Paragraph",
+  PAGE_BREAK: "Page break",
+};
+
+describe("the app in Chromium: one person's journey", () => {
+  const email = `ada.${Date.now()}@example.com`;
+  const password = "analytical-engine-1843";
+  let context: BrowserContext;
+  let page: Page;
+  let problems: string[];
+  let formId = "";
+  let apiKey = "";
+
+  before(async () => {
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: sys.url });
+    page = await context.newPage();
+    problems = watch(page);
+  });
+  after(async () => {
+    await context?.close();
+  });
+
+  it("signs up with email and password and lands on an empty forms list", async () => {
+    await page.goto(`${sys.url}/app`);
+    await page.waitForURL(/\/app\/signin$/);
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    await screenshot(page, "app-signin");
+    await page.getByRole("link", { name: "Create an account" }).click();
+    await page.getByLabel("Name").fill("Ada Lovelace");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(password);
+    await screenshot(page, "app-signup");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.getByRole("heading", { name: "Forms", level: 1 }).waitFor();
+    await page.getByRole("heading", { name: "No forms yet" }).waitFor();
+    assert.match(page.url(), /\/app\/forms$/);
+    const cookies = await context.cookies(sys.url);
+    const session = cookies.find((c) => c.name === "formsvc_session")!;
+    assert.equal(session.httpOnly, true);
+    assert.equal(session.sameSite, "Lax");
+    assert.ok(cookies.find((c) => c.name === "formsvc_csrf" && !c.httpOnly));
+    assert.equal(await page.getByLabel("Workspace", { exact: true }).inputValue() !== "", true, "the personal workspace is selected");
+    await screenshot(page, "app-forms-empty");
+  });
+
+  it("builds a form with every block type, reorders, renames a column, adds hidden and calculated fields, and saves", async () => {
+    await page.getByRole("button", { name: "New form" }).first().click();
+    await page.getByLabel("Form name").waitFor();
+    formId = /\/app\/forms\/([^/]+)\/edit/.exec(page.url())![1];
+    await page.getByLabel("Form name").fill("Conference sign-up");
+    await page.getByLabel("Title on the page").fill("Conference sign-up");
+
+    // Every block, in the plan's order, except the paragraph, added last and moved into place with the keyboard.
+    const addOrder = plan.filter((b) => b.type !== "PARAGRAPH").concat(plan.filter((b) => b.type === "PARAGRAPH"));
+    for (const b of addOrder) {
+      await page.getByLabel("Block type").selectOption({ label: typeLabels[b.type] });
+      await page.getByRole("button", { name: "Add block" }).click();
+    }
+    assert.equal(await page.locator("[data-block-index]").count(), plan.length);
+    // The paragraph is last: move it up above the page break and the two questions after it.
+    const last = plan.length - 1;
+    const focusedOn = (label: string) =>
+      page.waitForFunction((l) => document.activeElement?.getAttribute("aria-label") === l, label, { timeout: 5_000 });
+    await block(page, last).getByRole("button", { name: `Move block ${last + 1} up` }).click();
+    // Focus follows the moved block's "up" button, so the keyboard carries on from there.
+    await focusedOn(`Move block ${last} up`);
+    await page.keyboard.press("Enter");
+    await focusedOn(`Move block ${last - 1} up`);
+    await page.keyboard.press("Enter");
+    await focusedOn(`Move block ${last - 2} up`);
+    const types = await page.locator("[data-block-index]").evaluateAll((els) => els.map((e) => e.getAttribute("data-block-type")));
+    assert.deepEqual(types, plan.map((b) => b.type), "the paragraph now sits before the page break");
+
+    for (const [i, b] of plan.entries()) {
+      const card = block(page, i);
+      if (b.question) await card.getByLabel("Question").fill(b.question);
+      if (b.text) await card.getByLabel(b.type === "HEADING" ? "Heading text" : "Paragraph text").fill(b.text);
+      if (b.options) {
+        for (let j = 2; j < b.options.length; j++) await card.getByRole("button", { name: "Add option" }).click();
+        for (const [j, text] of b.options.entries()) await card.getByLabel(`Option ${j + 1} of block ${i + 1}`).fill(text);
+      }
+    }
+    // The name question: required, and its column renamed.
+    await block(page, 1).getByLabel("Required").check();
+    await block(page, 1).getByLabel("Field name").fill("full_name");
+    await block(page, 4).getByLabel("Smallest answer").fill("0");
+    await block(page, 11).getByLabel("Steps").selectOption("5");
+
+    await page.getByRole("button", { name: "Add hidden field" }).click();
+    assert.equal(await page.getByLabel("Hidden field 1 name").inputValue(), "utm_source");
+    await page.getByRole("button", { name: "Add calculated field" }).click();
+    await page.getByLabel("Calculated field 1 name").fill("excitement_doubled");
+    await page.getByLabel("Calculated field 1 expression").fill("0");
+    await screenshot(page, "app-editor");
+    await save(page);
+
+    // Keys exist now: the calculated field uses the rating's.
+    const questions = await page.evaluate(async (id) => (await (await fetch(`/app/api/forms/${id}/questions`)).json()).items, formId);
+    const ratingKey = questions.find((q: { type: string }) => q.type === "RATING").key;
+    assert.deepEqual(
+      questions.map((q: { label: string }) => q.label).slice(0, 4),
+      ["Your full name".replace("Your full name", "full_name"), "Email address", "About you", "Age"],
+    );
+    await page.getByLabel("Calculated field 1 expression").fill(`${ratingKey} * 2`);
+    await save(page);
+    const saved = await page.evaluate(async (id) => (await fetch(`/app/api/forms/${id}`)).json(), formId);
+    assert.equal(saved.document.blocks.length, plan.length);
+    assert.equal(saved.document.blocks[1].fieldName, "full_name");
+    assert.equal(saved.document.blocks[1].required, true);
+    assert.deepEqual(saved.document.blocks[9].options.map((o: { text: string }) => o.text), ["Talks", "Workshops", "Party"]);
+    assert.deepEqual(saved.document.hiddenFields, [{ name: "utm_source" }]);
+    assert.equal(saved.document.calculatedFields[0].expression, `${ratingKey} * 2`);
+    assert.equal(saved.status, "draft");
+  });
+
+  it("previews the draft, publishes it, and is refused hiding the branding on the free plan, with the reason", async () => {
+    await page.getByRole("link", { name: "Preview", exact: true }).click();
+    const frame = page.frameLocator("iframe.preview-frame");
+    await frame.getByLabel("Your full name").waitFor();
+    assert.equal(await frame.getByRole("heading", { level: 1 }).textContent(), "Conference sign-up");
+    await screenshot(page, "app-preview");
+    assert.equal((await fetch(`${sys.url}/f/${formId}`)).status, 404, "a draft has no public page");
+
+    await page.getByRole("button", { name: "Publish" }).click();
+    await page.locator(".page-head .badge").filter({ hasText: "Published" }).waitFor();
+    await page.getByRole("link", { name: "Open public page" }).waitFor();
+    assert.equal((await fetch(`${sys.url}/f/${formId}`)).status, 200);
+
+    await page.getByRole("link", { name: "Settings", exact: true }).click();
+    const branding = page.getByLabel("Show “Made with Formsvc” on the form");
+    assert.equal(await branding.isChecked(), true);
+    await branding.uncheck();
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Branding was not changed.").waitFor();
+    assert.match(await page.locator(".inline-error").textContent() ?? "", /Free plan, which does not include it/);
+    assert.equal(await branding.isChecked(), true, "the toggle shows what is in force");
+    await screenshot(page, "app-settings");
+    await page.getByLabel("Submit button label").fill("Register");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await notice(page, "Settings saved.");
+  });
+
+  it("a respondent fills in the form at /f/:id in a second browser context", async () => {
+    const respondent = await browser.newContext();
+    try {
+      const r = await respondent.newPage();
+      const rProblems = watch(r);
+      await r.goto(`${sys.url}/f/${formId}?utm_source=newsletter`);
+      await r.getByLabel("Your full name").fill("Ada Lovelace");
+      await r.getByLabel("Email address", { exact: true }).fill("ada@example.com");
+      await r.getByLabel("About you", { exact: true }).fill("I program the Analytical Engine.");
+      await r.getByLabel("Age", { exact: true }).fill("36");
+      await r.getByLabel("Phone number", { exact: true }).fill("+44 20 7946 0000");
+      await r.getByLabel("Your website", { exact: true }).fill("https://ada.example.com");
+      await r.getByLabel("Arrival date", { exact: true }).fill("2026-06-01");
+      await r.getByLabel("VIP", { exact: true }).check();
+      await r.getByLabel("Talks", { exact: true }).check();
+      await r.getByLabel("Party", { exact: true }).check();
+      await r.getByLabel("T-shirt size", { exact: true }).selectOption({ label: "M" });
+      await r.getByRole("radio", { name: "4 of 5" }).check();
+      await r.getByRole("button", { name: "Next" }).click();
+      await r.getByLabel("Upload your CV").setInputFiles({ name: "cv.txt", mimeType: "text/plain", buffer: Buffer.from("Ada Lovelace, CV\n") });
+      await r.getByText("cv.txt", { exact: false }).waitFor();
+      await drawSignature(r);
+      await r.getByRole("button", { name: "Register" }).click();
+      await r.getByRole("heading", { name: "Thank you!" }).waitFor();
+      assert.deepEqual(rProblems, []);
+    } finally {
+      await respondent.close();
+    }
+  });
+
+  it("sees the response in the table, opens it against its version, and exports CSV", async () => {
+    await page.getByRole("link", { name: "Responses", exact: true }).click();
+    const row = page.locator("tbody tr[data-response-id]").first();
+    await row.waitFor();
+    const heads = await page.locator(".responses-table thead th").allTextContents();
+    for (const label of ["full_name", "Email address", "Ticket", "Interests", "T-shirt size", "How excited are you?", "Upload your CV", "Sign here", "utm_source", "Respondent country", "excitement_doubled"]) {
+      assert.ok(heads.includes(label), `column ${label} in ${heads.join(" | ")}`);
+    }
+    const text = await row.textContent();
+    for (const shown of ["Ada Lovelace", "ada@example.com", "VIP", "Talks, Party", "M", "newsletter", "Completed"]) assert.ok(text!.includes(shown), `${shown} in ${text}`);
+    const cvLink = row.getByRole("link", { name: "cv.txt" });
+    assert.match((await cvLink.getAttribute("href"))!, /\/files\/[^?]+\?expires=\d+&signature=/);
+    const cv = await fetch((await cvLink.getAttribute("href"))!);
+    assert.equal(await cv.text(), "Ada Lovelace, CV\n");
+    const doubled = heads.indexOf("excitement_doubled");
+    assert.equal((await row.locator("td, th").nth(doubled).textContent())?.trim(), "8");
+    await screenshot(page, "app-responses");
+
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Export CSV" }).click()]);
+    const csv = readFileSync((await download.path())!, "utf8");
+    assert.match(download.suggestedFilename(), /^Conference_sign-up-responses\.csv$/);
+    assert.match(csv, /full_name/);
+    assert.match(csv, /Ada Lovelace/);
+    assert.match(csv, /"Talks, Party"/);
+
+    await row.getByRole("link", { name: /View response/ }).click();
+    await page.getByRole("heading", { name: "Response" }).waitFor();
+    assert.match((await page.locator(".response .muted").first().textContent())!, /answered version \d+/);
+    assert.ok(await page.locator(".answers").getByText("I program the Analytical Engine.").isVisible());
+    assert.ok(await page.locator(".answers").getByRole("link", { name: "signature.png" }).isVisible());
+    await screenshot(page, "app-response");
+    await page.getByRole("link", { name: "← All responses" }).click();
+    await row.waitFor();
+  });
+
+  it("creates an API key shown once with a copy button, and uses it on /api/v1/forms", async () => {
+    await page.getByRole("link", { name: "API keys", exact: true }).click();
+    await page.getByRole("heading", { name: "No API keys" }).waitFor();
+    await page.getByLabel("Key name").fill("journey");
+    await page.getByRole("button", { name: "Create API key" }).click();
+    const field = page.getByLabel("New API key");
+    await field.waitFor();
+    apiKey = await field.inputValue();
+    assert.match(apiKey, /^fk-[A-Za-z0-9_-]{43,}$/);
+    await page.getByRole("button", { name: "Copy" }).click();
+    await page.getByText("Copied to the clipboard.").waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), apiKey);
+    await page.locator("tbody tr").filter({ hasText: "journey" }).waitFor();
+    assert.ok((await page.locator("tbody tr").first().textContent())!.includes(apiKey.slice(0, 12)), "the list shows the prefix");
+    await screenshot(page, "app-api-keys");
+
+    // From this test's own code, as an integrator would.
+    const api = apiClient(sys.url, apiKey);
+    const forms = await api("GET", "/forms");
+    assert.equal(forms.status, 200);
+    assert.ok(forms.body.items.some((f: { id: string; status: string }) => f.id === formId && f.status === "published"));
+    const subs = await api("GET", `/forms/${formId}/submissions?filter=completed`);
+    assert.equal(subs.body.items.length, 1);
+
+    await page.getByRole("button", { name: "Done" }).click();
+    await page.reload();
+    await page.locator("tbody tr").filter({ hasText: "journey" }).waitFor();
+    assert.equal(await page.getByLabel("New API key").count(), 0, "the key is never shown again");
+    assert.doesNotMatch((await page.content()), new RegExp(apiKey.slice(12)));
+    assert.match((await page.locator("tbody tr").first().textContent())!, /just now|minute/, "last used is shown");
+  });
+
+  it("adds a webhook to a local receiver, sees the delivery, its attempts, resends it, and sends a test event", async () => {
+    await page.goto(`${sys.url}/app/forms/${formId}/integrations`);
+    await page.getByRole("heading", { name: "No webhooks yet" }).waitFor();
+    await page.getByRole("button", { name: "Add webhook" }).click();
+    await page.getByLabel("Endpoint URL").fill(receiver.url);
+    await page.getByLabel("Signing secret").fill("journey-secret");
+    await page.getByRole("button", { name: "Add header" }).click();
+    await page.getByLabel("Header 1 name").fill("X-Journey");
+    await page.getByLabel("Header 1 value").fill("yes");
+    await page.getByRole("button", { name: "Add webhook" }).click();
+    await notice(page, "Webhook added.");
+    await page.locator(".webhook").filter({ hasText: receiver.url }).waitFor();
+
+    // A response completed from this test's code is delivered to the receiver.
+    const sent = await fetch(`${sys.url}/f/${formId}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ answers: {}, completed: false }),
+    });
+    const { responseId } = await sent.json();
+    const questions = (await apiClient(sys.url, apiKey)("GET", `/forms/${formId}/questions`)).body.items;
+    const nameKey = questions.find((q: { label: string }) => q.label === "full_name").key;
+    const done = await fetch(`${sys.url}/f/${formId}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ responseId, answers: { [nameKey]: "Charles Babbage" }, completed: true }),
+    });
+    assert.equal(done.status, 200);
+    await receiver.waitFor(1);
+    const first = receiver.received[0];
+    assert.equal(first.body.eventType, "FORM_RESPONSE");
+    assert.equal(first.body.data.responseId, responseId);
+    assert.equal(first.headers["x-journey"], "yes");
+    assert.equal(first.headers["x-service-signature"], createHmac("sha256", "journey-secret").update(first.raw).digest("base64"));
+
+    const deliveries = page.locator(".deliveries-table tbody tr[data-delivery-id]");
+    await page.getByRole("button", { name: "Refresh deliveries" }).click();
+    await deliveries.filter({ hasText: "Succeeded" }).first().waitFor();
+    const row = deliveries.first();
+    assert.match((await row.textContent())!, /FORM_RESPONSE.*Succeeded.*HTTP 200/);
+    await row.getByRole("button", { name: "Attempts" }).click();
+    await page.getByText("Attempt 1", { exact: false }).waitFor();
+
+    await row.getByRole("button", { name: "Resend" }).click();
+    await notice(page, "Sent again: the receiver accepted it.");
+    await receiver.waitFor(2);
+    assert.equal(receiver.received[1].body.eventId, first.body.eventId, "the same event again");
+    assert.equal(receiver.received[1].raw.toString(), first.raw.toString());
+    await deliveries.first().locator("td.num").filter({ hasText: "2" }).waitFor();
+
+    await page.getByRole("button", { name: "Send test event" }).click();
+    await notice(page, "Test event delivered.");
+    await receiver.waitFor(3);
+    assert.equal(receiver.received[2].body.test, true);
+    await deliveries.filter({ hasText: "Test event" }).first().waitFor();
+    await deliveries.filter({ hasText: "Test event" }).first().getByRole("button", { name: "Attempts" }).click();
+    await page.locator(".attempts").filter({ hasText: "sent by hand" }).first().waitFor();
+    await screenshot(page, "app-integrations");
+
+    // Edit: disable, and the webhook says so; enable again.
+    await page.getByRole("button", { name: "Edit" }).click();
+    await page.getByLabel("Enabled").uncheck();
+    await page.getByRole("button", { name: "Save webhook" }).click();
+    await notice(page, "Webhook saved.");
+    await page.locator(".webhook .badge").filter({ hasText: "Disabled" }).waitFor();
+    const hooks = (await apiClient(sys.url, apiKey)("GET", `/webhooks?formId=${formId}`)).body.items;
+    assert.deepEqual([hooks[0].enabled, hooks[0].headers, hooks[0].secret], [false, { "X-Journey": "yes" }, "journey-secret"]);
+  });
+
+  it("deletes the API key on the page, and /api/v1 answers 401 at once", async () => {
+    await page.getByRole("link", { name: "API keys", exact: true }).click();
+    await page.getByRole("button", { name: "Delete key journey" }).click();
+    const dialog = page.getByRole("dialog", { name: "Delete the key “journey”?" });
+    await dialog.waitFor();
+    await dialog.getByRole("button", { name: "Delete key" }).click();
+    await page.getByRole("heading", { name: "No API keys" }).waitFor();
+    const refused = await apiClient(sys.url, apiKey)("GET", "/forms");
+    assert.equal(refused.status, 401);
+    assert.deepEqual(refused.body, { error: "invalid API key" });
+  });
+
+  it("closes and reopens the form, moves it to the Trash and restores it", async () => {
+    await page.goto(`${sys.url}/app/forms/${formId}/edit`);
+    await page.getByRole("button", { name: "Close" }).click();
+    await page.locator(".page-head .badge").filter({ hasText: "Closed" }).waitFor();
+    assert.match(await (await fetch(`${sys.url}/f/${formId}`)).text(), /This form is closed/);
+    await page.getByRole("button", { name: "Reopen" }).click();
+    await page.locator(".page-head .badge").filter({ hasText: "Published" }).waitFor();
+
+    await page.getByRole("button", { name: "Move to Trash" }).click();
+    await page.getByRole("dialog", { name: "Move to Trash?" }).getByRole("button", { name: "Move to Trash" }).click();
+    await page.getByRole("heading", { name: "Forms", level: 1 }).waitFor();
+    await page.getByRole("heading", { name: "No forms yet" }).waitFor();
+    assert.equal((await fetch(`${sys.url}/f/${formId}`)).status, 404);
+
+    await page.getByRole("link", { name: "Trash", exact: true }).click();
+    await page.getByRole("row").filter({ hasText: "Conference sign-up" }).waitFor();
+    await screenshot(page, "app-trash");
+    await page.getByRole("button", { name: "Restore Conference sign-up" }).click();
+    await page.getByRole("heading", { name: "The Trash is empty" }).waitFor();
+    await page.getByRole("link", { name: "Forms", exact: true }).click();
+    const listed = page.getByRole("row").filter({ hasText: "Conference sign-up" });
+    await listed.waitFor();
+    assert.match((await listed.textContent())!, /Published\s*2/, "back as published, with its two responses");
+    assert.equal((await fetch(`${sys.url}/f/${formId}`)).status, 200);
+    await screenshot(page, "app-forms");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, "app-forms-mobile");
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it("creates a workspace, invites an existing user by email, switches back, and shows the plan", async () => {
+    const other = `grace.${Date.now()}@example.com`;
+    await sys.cli("user:create", "--email", other, "--name", "Grace Hopper");
+    await page.getByRole("link", { name: "Workspaces", exact: true }).click();
+    await page.getByText("Not included: forms show “Made with Formsvc”").first().waitFor();
+    await page.getByLabel("Workspace name").fill("Analytical team");
+    await page.getByRole("button", { name: "Create workspace" }).click();
+    await notice(page, "Workspace “Analytical team” created; it is now the current one.");
+    const team = page.locator(".workspace").filter({ hasText: "Analytical team" });
+    await team.locator(".badge").filter({ hasText: "Current" }).waitFor();
+    await team.getByLabel("Invite by email").fill("nobody.yet@example.com");
+    await team.getByRole("button", { name: "Invite" }).click();
+    await team.getByText("only existing users can be invited").waitFor();
+    await team.getByLabel("Invite by email").fill(other);
+    await team.getByRole("button", { name: "Invite" }).click();
+    await team.getByText("Grace Hopper").waitFor();
+    await screenshot(page, "app-workspaces");
+
+    await page.getByRole("link", { name: "Forms", exact: true }).click();
+    await page.getByRole("heading", { name: "No forms yet" }).waitFor();
+    await page.getByLabel("Workspace", { exact: true }).selectOption({ label: "Ada Lovelace's workspace" });
+    await page.getByRole("row").filter({ hasText: "Conference sign-up" }).waitFor();
+  });
+
+  it("signs out, is refused a wrong password, and signs in again", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    assert.equal((await page.evaluate(async () => (await fetch("/app/api/forms")).status)), 401);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill("not the password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByText("email or password is wrong").waitFor();
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("row").filter({ hasText: "Conference sign-up" }).waitFor();
+    assert.deepEqual(problems, []);
+  });
+});
+
+/** A client of /app/api as the page is: cookies kept, the CSRF header sent back on changes. */
+function appClient(baseUrl: string, address: string) {
+  const jar = new Map<string, string>();
+  return async (method: string, path: string, body?: unknown) => {
+    const headers: Record<string, string> = { "x-forwarded-for": address };
+    if (jar.size) headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
+    if (body !== undefined) headers["content-type"] = "application/json";
+    if (method !== "GET" && jar.has("formsvc_csrf")) headers["x-csrf-token"] = decodeURIComponent(jar.get("formsvc_csrf")!);
+    const res = await fetch(`${baseUrl}/app/api${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    for (const cookie of res.headers.getSetCookie()) {
+      const pair = cookie.split(";")[0];
+      const name = pair.slice(0, pair.indexOf("="));
+      if (/Max-Age=0/.test(cookie)) jar.delete(name);
+      else jar.set(name, pair.slice(pair.indexOf("=") + 1));
+    }
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  };
+}
+
+describe("the app's API against the running services", () => {
+  let n = 0;
+  const person = async (label: string) => {
+    const call = appClient(sys.url, `198.51.100.${++n}`);
+    await call("GET", "/session");
+    const email = `${label}.${Date.now()}.${n}@example.com`;
+    const signedUp = await call("POST", "/auth/signup", { email, name: label, password: "correct horse battery" });
+    assert.equal(signedUp.status, 201, JSON.stringify(signedUp.body));
+    const workspace = (await call("GET", "/workspaces")).body.items[0];
+    return { call, email, workspace, user: signedUp.body.user };
+  };
+
+  it("keeps people's forms apart, and checks status moves, invites and test events", async () => {
+    const ada = await person("ada");
+    const eve = await person("eve");
+    const form = (await ada.call("POST", "/forms", { workspaceId: ada.workspace.id, name: "Private" })).body;
+    for (const path of [`/forms/${form.id}`, `/forms/${form.id}/submissions`, `/forms/${form.id}/webhooks`, `/forms/${form.id}/preview`]) {
+      assert.equal((await eve.call("GET", path)).status, 404, path);
+    }
+    assert.equal((await eve.call("POST", `/forms/${form.id}/publish`, {})).status, 404);
+    assert.equal((await eve.call("POST", "/forms", { workspaceId: ada.workspace.id })).status, 404);
+    assert.equal((await eve.call("POST", `/workspaces/${ada.workspace.id}/members`, { email: eve.email })).status, 404, "only members invite");
+
+    const reopen = await ada.call("POST", `/forms/${form.id}/reopen`, {});
+    assert.deepEqual([reopen.status, reopen.body.error], [409, "only a closed form can be reopened"]);
+    assert.equal((await ada.call("POST", `/forms/${form.id}/close`, {})).status, 409, "a draft cannot be closed");
+    assert.equal((await ada.call("POST", `/forms/${form.id}/publish`, {})).body.status, "published");
+
+    const invited = await ada.call("POST", `/workspaces/${ada.workspace.id}/members`, { email: eve.email.toUpperCase() });
+    assert.equal(invited.status, 201);
+    assert.equal((await eve.call("GET", `/forms/${form.id}`)).body.name, "Private", "a member sees the workspace's forms");
+    const members = (await eve.call("GET", `/workspaces/${ada.workspace.id}/members`)).body.items;
+    assert.deepEqual(members.map((m: { role: string }) => m.role), ["owner", "member"]);
+
+    const hook = (await ada.call("POST", `/forms/${form.id}/webhooks`, { url: receiver.url, enabled: false })).body;
+    const refused = await ada.call("POST", `/webhooks/${hook.id}/test`, {});
+    assert.equal(refused.status, 409);
+    assert.match(refused.body.error, /disabled/);
+    assert.equal((await ada.call("PATCH", `/webhooks/${hook.id}`, { enabled: true })).body.enabled, true);
+    const before = receiver.received.length;
+    const test = await ada.call("POST", `/webhooks/${hook.id}/test`, {});
+    assert.deepEqual([test.status, test.body.status, test.body.eventType, test.body.attempts], [200, "succeeded", "TEST", 1]);
+    await receiver.waitFor(before + 1);
+    assert.equal(receiver.received[before].body.data.formId, form.id);
+    const attempts = (await ada.call("GET", `/webhooks/${hook.id}/deliveries/${test.body.id}/attempts`)).body.items;
+    assert.deepEqual(attempts.map((a: { statusCode: number; manual: boolean }) => [a.statusCode, a.manual]), [[200, true]]);
+    assert.equal((await ada.call("DELETE", `/webhooks/${hook.id}`)).status, 204);
+  });
+
+  it("signs in with the password only, limits attempts per email and address, and keeps out a CLI-made user without one", async () => {
+    const ada = await person("limited");
+    const guesser = appClient(sys.url, "198.51.100.200");
+    await guesser("GET", "/session");
+    for (let i = 0; i < 10; i++) {
+      const res = await guesser("POST", "/auth/signin", { email: ada.email, password: `guess number ${i}` });
+      assert.deepEqual([res.status, res.body.error], [401, "email or password is wrong"]);
+    }
+    const limited = await guesser("POST", "/auth/signin", { email: ada.email, password: "correct horse battery" });
+    assert.equal(limited.status, 429);
+
+    const { user } = await sys.cli("user:create", "--email", `cli.${Date.now()}@example.com`);
+    const other = appClient(sys.url, "198.51.100.201");
+    await other("GET", "/session");
+    const noPassword = await other("POST", "/auth/signin", { email: user.email, password: "anything at all" });
+    assert.deepEqual([noPassword.status, noPassword.body.error], [401, "email or password is wrong"]);
+    // The right password from another address still waits out the email's limit.
+    const elsewhere = appClient(sys.url, "198.51.100.202");
+    await elsewhere("GET", "/session");
+    assert.equal((await elsewhere("POST", "/auth/signin", { email: ada.email, password: "correct horse battery" })).status, 429);
+  });
+});
