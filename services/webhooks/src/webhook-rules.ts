@@ -1,6 +1,7 @@
 // What a webhook may be: its url, secret and headers. Each check throws INVALID_ARGUMENT with a message
 // that starts with the field it is about ("url: ...", "headers.<Name>: ...").
-import { isIPv4, isIPv6 } from "node:net";
+import { isIP } from "node:net";
+import { blockedKind } from "@formsvc/platform/blocked-addresses.ts";
 import { Code, ConnectError } from "@connectrpc/connect";
 
 export const maxUrlLength = 2000;
@@ -97,69 +98,6 @@ export function parseHeaders(raw: Record<string, string>): Record<string, string
 
 // --- Private addresses ---
 
-/** IPv4 ranges no webhook may target: [first address, prefix length]. */
-const privateIPv4: readonly [string, number][] = [
-  ["0.0.0.0", 8], // "this network"
-  ["10.0.0.0", 8], // private
-  ["100.64.0.0", 10], // carrier-grade NAT
-  ["127.0.0.0", 8], // loopback
-  ["169.254.0.0", 16], // link-local, cloud metadata
-  ["172.16.0.0", 12], // private
-  ["192.0.0.0", 24], // IETF protocol assignments
-  ["192.168.0.0", 16], // private
-  ["198.18.0.0", 15], // benchmarking
-  ["224.0.0.0", 4], // multicast
-  ["240.0.0.0", 4], // reserved, broadcast
-];
-
-function ipv4Number(address: string): number {
-  return address.split(".").reduce((n, part) => n * 256 + Number(part), 0);
-}
-
-function inIPv4Range(n: number, [first, bits]: readonly [string, number]): boolean {
-  const size = 2 ** (32 - bits);
-  const start = ipv4Number(first);
-  return n >= start && n < start + size;
-}
-
-function isPrivateIPv4Number(n: number): boolean {
-  return privateIPv4.some((range) => inIPv4Range(n, range));
-}
-
-/** The eight 16-bit groups of an IPv6 address (which `isIPv6` accepted). */
-function ipv6Groups(address: string): number[] {
-  let text = address.split("%")[0];
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    const n = ipv4Number(dotted[1]);
-    text = `${text.slice(0, dotted.index)}${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
-  }
-  const [head, tail] = text.split("::");
-  const parse = (part: string | undefined) => (part ? part.split(":").map((g) => parseInt(g, 16)) : []);
-  const front = parse(head);
-  const back = parse(tail);
-  const zeros = tail === undefined ? [] : new Array<number>(8 - front.length - back.length).fill(0);
-  return [...front, ...zeros, ...back];
-}
-
-function isPrivateIPv6(address: string): boolean {
-  const g = ipv6Groups(address);
-  const embedded = (hi: number, lo: number) => isPrivateIPv4Number(hi * 65536 + lo);
-  const zeroPrefix = (count: number) => g.slice(0, count).every((x) => x === 0);
-  // ::/96 (unspecified, loopback, IPv4-compatible) and ::ffff:0:0/96 (IPv4-mapped): the IPv4 address decides.
-  if (zeroPrefix(6) || (zeroPrefix(5) && g[5] === 0xffff)) return zeroPrefix(8) || embedded(g[6], g[7]);
-  // 64:ff9b::/96 (NAT64): the IPv4 address decides; 64:ff9b:1::/48 is local-use NAT64.
-  if (g[0] === 0x64 && g[1] === 0xff9b) return g[2] === 1 || (g.slice(2, 6).every((x) => x === 0) && embedded(g[6], g[7]));
-  // 2002::/16 (6to4): the IPv4 address in groups 1 and 2 decides.
-  if (g[0] === 0x2002) return embedded(g[1], g[2]);
-  if (g[0] === 0x100 && g.slice(1, 4).every((x) => x === 0)) return true; // 100::/64 discard-only
-  if ((g[0] & 0xfe00) === 0xfc00) return true; // fc00::/7 unique local
-  if ((g[0] & 0xffc0) === 0xfe80) return true; // fe80::/10 link-local
-  if ((g[0] & 0xffc0) === 0xfec0) return true; // fec0::/10 site-local (deprecated)
-  if ((g[0] & 0xff00) === 0xff00) return true; // ff00::/8 multicast
-  return false;
-}
-
 /**
  * Whether a URL's hostname (as `URL.hostname` gives it: IPv4 normalized to dotted decimal, IPv6 in
  * brackets) is a literal address in a non-public range, or `localhost` (RFC 6761).
@@ -168,7 +106,5 @@ export function isPrivateHost(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/\.$/, "");
   if (host === "localhost" || host.endsWith(".localhost")) return true;
   const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
-  if (isIPv4(bare)) return isPrivateIPv4Number(ipv4Number(bare));
-  if (isIPv6(bare)) return isPrivateIPv6(bare);
-  return false;
+  return isIP(bare) !== 0 && blockedKind(bare) !== undefined;
 }
