@@ -34,8 +34,8 @@ const gatewayName = "gateway";
 const autoscaled = ["gateway", "submissions", "delivery"];
 /** Address ranges delivery must never reach (webhook URLs are chosen by integrators). */
 const privateRanges = ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "169.254.0.0/16"];
-/** Ports delivery may reach on any address: DNS, Postgres, Kafka. */
-const infrastructurePorts = new Set([53, 5432, 9092, 9093]);
+/** Ports delivery may reach on any address: DNS, Postgres, Kafka, OTLP/HTTP (the trace collector). */
+const infrastructurePorts = new Set([53, 5432, 9092, 9093, 4318]);
 /** Environment that must come from the Secret, never from a literal in a manifest. */
 const secretVariables = /^(DATABASE_URL|REDIS_URL|SECRET_KEY|S3_.*)$/;
 
@@ -327,7 +327,7 @@ function checkNetworkPolicies(objects: Obj[]): void {
   for (const rule of rules) {
     if (!rule.to || rule.to.length === 0) {
       const ports = (rule.ports ?? []).flatMap((p: Obj) => resolvePort(p.port, deployments));
-      assert.ok(ports.length > 0 && ports.every((p: number) => infrastructurePorts.has(p)), `delivery reaches any address only on DNS, Postgres or Kafka ports, not ${JSON.stringify(rule.ports ?? "all ports")}`);
+      assert.ok(ports.length > 0 && ports.every((p: number) => infrastructurePorts.has(p)), `delivery reaches any address only on DNS, Postgres, Kafka or OTLP ports, not ${JSON.stringify(rule.ports ?? "all ports")}`);
       continue;
     }
     for (const peer of rule.to) {

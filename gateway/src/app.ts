@@ -24,7 +24,7 @@ import { fileRoutes } from "./files/routes.ts";
 import { hostedFormRoutes } from "./hosted/routes.ts";
 import type { FileLinks } from "./files/signed-links.ts";
 import { errorHandler, jsonNotFound } from "./http-errors.ts";
-import { observabilityRoutes, recordHttpMetrics } from "./observability.ts";
+import { observabilityRoutes, recordHttpMetrics, traceHttpRequests } from "./observability.ts";
 import { rateLimit } from "./rate-limit/rate-limit-middleware.ts";
 import type { RateLimitStore } from "./rate-limit/sliding-window.ts";
 
@@ -73,6 +73,8 @@ export function createApp(deps: GatewayDeps): Express {
 
   app.use(recordHttpMetrics);
   app.use(observabilityRoutes(deps.health));
+  // After the probes and /metrics, which are not worth a trace.
+  app.use(traceHttpRequests);
 
   const routes = apiRoutes(deps);
   const { store, perKey, perIp } = deps.rateLimits;

@@ -1,7 +1,8 @@
 import type { Client } from "@connectrpc/connect";
-import express, { type RequestHandler, type Router } from "express";
+import express, { type Request, type RequestHandler, type Router } from "express";
 import { Health, HealthCheckResponse_ServingStatus } from "@formsvc/proto/grpc/health/v1/health_pb.js";
 import { Histogram, metrics } from "@formsvc/platform/metrics.ts";
+import { extractTraceContext, markFailed, SpanKind, startSpan } from "@formsvc/platform/tracing.ts";
 
 const httpDuration = new Histogram({
   name: "http_request_duration_seconds",
@@ -11,14 +12,41 @@ const httpDuration = new Histogram({
   registers: [metrics],
 });
 
-/** Records every request under its route pattern (never the raw path, which holds ids). */
+/** The route pattern that answered (never the raw path, which holds ids); known once the response is sent. */
+function routeOf(req: Request): string {
+  return req.route?.path ? `${req.baseUrl}${req.route.path}` : req.baseUrl || "unmatched";
+}
+
+/** Records every request under its route pattern. */
 export const recordHttpMetrics: RequestHandler = (req, res, next) => {
   const end = httpDuration.startTimer({ method: req.method });
-  res.on("finish", () => {
-    const route = req.route?.path ? `${req.baseUrl}${req.route.path}` : req.baseUrl || "unmatched";
-    end({ route, code: String(res.statusCode) });
-  });
+  res.on("finish", () => end({ route: routeOf(req), code: String(res.statusCode) }));
   next();
+};
+
+/**
+ * The SERVER span of each request, the root of everything it causes (or a child of the caller's
+ * `traceparent`). Its attributes hold the path but never the query string (hidden fields ride there).
+ */
+export const traceHttpRequests: RequestHandler = (req, res, next) => {
+  const { span, run } = startSpan(req.method, {
+    kind: SpanKind.SERVER,
+    parent: extractTraceContext((name) => req.get(name)),
+    attributes: { "http.request.method": req.method, "url.path": req.path, "formsvc.request_id": String(res.locals.requestId ?? "") },
+  });
+  const end = () => {
+    const route = routeOf(req);
+    span.updateName(`${req.method} ${route}`);
+    span.setAttributes({ "http.route": route, "http.response.status_code": res.statusCode });
+    if (res.statusCode >= 500) markFailed(span);
+    span.end();
+  };
+  // `close` covers a client that went away before the answer was sent.
+  res.once("finish", end);
+  res.once("close", () => {
+    if (!res.writableFinished) end();
+  });
+  run(next);
 };
 
 /** `/healthz` (the process answers), `/readyz` (every service it needs is SERVING), `/metrics`. */

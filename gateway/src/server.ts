@@ -4,6 +4,7 @@ import { setMetricsService } from "@formsvc/platform/metrics.ts";
 import { Health } from "@formsvc/proto/grpc/health/v1/health_pb.js";
 import { createLogger } from "@formsvc/platform/logger.ts";
 import { createServiceClient } from "@formsvc/platform/rpc.ts";
+import { startTracing } from "@formsvc/platform/tracing.ts";
 import { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
@@ -18,6 +19,7 @@ import { MemorySlidingWindow, type RateLimitStore } from "./rate-limit/sliding-w
 const config = loadConfig();
 const logger = createLogger("gateway", config.logLevel);
 setMetricsService("gateway");
+const tracing = startTracing("gateway");
 const store: RateLimitStore = config.redisUrl ? new RedisSlidingWindow(config.redisUrl) : new MemorySlidingWindow();
 
 const app = createApp({
@@ -37,7 +39,7 @@ const app = createApp({
 
 const server = app.listen(config.port, () => {
   const { port } = server.address() as AddressInfo;
-  logger.info({ port, rateLimits: config.redisUrl ? "redis" : "memory" }, "gateway listening");
+  logger.info({ port, rateLimits: config.redisUrl ? "redis" : "memory", tracing: tracing ? "otlp" : "off" }, "gateway listening");
   process.send?.({ ready: "gateway", port });
 });
 server.on("error", (err) => {
@@ -51,7 +53,9 @@ function stop(reason: string): void {
   stopping = true;
   logger.info({ reason }, "gateway stopping");
   // Finish in-flight requests, then close idle keep-alive connections.
-  server.close(() => void store.close().finally(() => process.exit(0)));
+  server.close(() =>
+    void Promise.allSettled([store.close(), tracing?.shutdown()]).finally(() => process.exit(0)),
+  );
   server.closeIdleConnections();
   // Within Kubernetes' default 30 s grace period, long enough for slow requests to finish.
   setTimeout(() => process.exit(0), 25_000).unref();

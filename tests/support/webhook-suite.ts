@@ -3,25 +3,31 @@ import { createHmac, randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { deliverySchema, envelopeOf, webhookSchema } from "../../gateway/src/api/schemas.ts";
+import { spanKinds, startOtlpCollector, type CollectedSpan } from "./otlp-collector.ts";
 import { eventually, startReceiver } from "./receiver.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./system.ts";
 
 /**
  * Webhooks end to end, as an integrator sees them: real receivers on loopback, responses sent
- * through the public endpoint, receipts read over /api/v1. `busEnv` chooses the event bus.
+ * through the public endpoint, receipts read over /api/v1. `busEnv` chooses the event bus. Tracing is
+ * on (exported to a real OTLP/HTTP receiver), so this suite also runs the traced code paths.
  */
 export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<string, string>; stop(): Promise<void> }>) {
   let sys: TestSystem;
   let stopBus: () => Promise<void>;
   let ada: Awaited<ReturnType<typeof createUserWithKey>>;
   let mallory: Awaited<ReturnType<typeof createUserWithKey>>;
+  let collector: Awaited<ReturnType<typeof startOtlpCollector>>;
 
   before(async () => {
     const busSetup = await busEnv();
     stopBus = busSetup.stop;
+    collector = await startOtlpCollector();
     sys = await startTestSystem(`webhooks_${bus}`, {
       WEBHOOK_ALLOW_PRIVATE_URLS: "true",
       WEBHOOK_RETRY_SCHEDULE: "0.5,0.5",
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_BSP_SCHEDULE_DELAY: "100",
       ...busSetup.env,
     });
     ada = await createUserWithKey(sys, "ada@example.com");
@@ -30,6 +36,7 @@ export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<st
   after(async () => {
     await sys?.stop();
     await stopBus?.();
+    await collector?.close();
   });
 
   async function publishedForm() {
@@ -47,10 +54,10 @@ export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<st
     return res.body.id as string;
   }
 
-  async function respond(formId: string, answers: object, completed = true) {
+  async function respond(formId: string, answers: object, completed = true, headers: Record<string, string> = {}) {
     const res = await fetch(`${sys.url}/f/${formId}/responses`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...headers },
       body: JSON.stringify({ answers, completed }),
     });
     assert.equal(res.status, 200);
@@ -147,6 +154,67 @@ export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<st
       assert.equal((await receipts(disabled.id)).length, 0);
       assert.equal((await ada.api("GET", `/webhooks/${doomed.id}/deliveries`)).status, 404);
       await receiver.close();
+    });
+
+    it("traces one response from the gateway through the RPCs and the bus to the receiver call", async () => {
+      const receiver = await startReceiver();
+      try {
+        const formId = await publishedForm();
+        await addWebhook(formId, receiver.url);
+        // The test is the caller: its traceparent makes the gateway's span a child of ours.
+        const traceId = randomBytes(16).toString("hex");
+        const callerSpanId = randomBytes(8).toString("hex");
+        await respond(formId, { name: "Traced" }, true, { traceparent: `00-${traceId}-${callerSpanId}-01` });
+        await eventually(async () => receiver.received.length, (n) => n === 1, 30_000, 50);
+        // Our trace ids stay ours: the receiver gets no trace context.
+        assert.equal(receiver.received[0].headers.traceparent, undefined);
+
+        const find = (spans: CollectedSpan[], service: string, name: string) => spans.find((s) => s.service === `formsvc-${service}` && s.name === name);
+        const spans = await eventually(
+          async () => collector.trace(traceId),
+          (all) => Boolean(find(all, "delivery", "POST")),
+          30_000,
+          100,
+        );
+        const expected: [string, string, number][] = [
+          ["gateway", "POST /f/:formId/responses", spanKinds.server],
+          ["gateway", "formsvc.submissions.v1.SubmissionsService/SaveResponse", spanKinds.client],
+          ["submissions", "formsvc.submissions.v1.SubmissionsService/SaveResponse", spanKinds.server],
+          ["submissions", "formsvc.forms.v1.FormsService/GetPublicForm", spanKinds.client],
+          ["forms", "formsvc.forms.v1.FormsService/GetPublicForm", spanKinds.server],
+          ...(bus === "kafka"
+            ? ([
+                ["submissions", "send formsvc.responses", spanKinds.producer],
+                ["delivery", "process formsvc.responses", spanKinds.consumer],
+              ] as [string, string, number][])
+            : ([["delivery", "process submissions outbox", spanKinds.consumer]] as [string, string, number][])),
+          ["webhooks", "formsvc.webhooks.v1.WebhooksService/ListEnabledWebhooks", spanKinds.server],
+          ["delivery", "deliver webhook", spanKinds.internal],
+          ["webhooks", "formsvc.webhooks.v1.WebhooksService/GetWebhookForDelivery", spanKinds.server],
+          ["delivery", "POST", spanKinds.client],
+        ];
+        for (const [service, name, kind] of expected) {
+          const span = find(spans, service, name);
+          assert.ok(span, `a ${service} span "${name}" in the trace; got ${spans.map((s) => `${s.service}:${s.name}`).join(", ")}`);
+          assert.equal(span.kind, kind, `${service} ${name}`);
+        }
+        // One tree: every span hangs from another span of the trace, or from the caller's.
+        const ids = new Set([callerSpanId, ...spans.map((s) => s.spanId)]);
+        for (const s of spans) assert.ok(ids.has(s.parentSpanId), `${s.service}:${s.name} has its parent in the trace`);
+        assert.equal(find(spans, "gateway", "POST /f/:formId/responses")!.parentSpanId, callerSpanId);
+        // The chain from the receiver call back up to the gateway's request.
+        const byId = new Map(spans.map((s) => [s.spanId, s]));
+        const chain: string[] = [];
+        for (let s: CollectedSpan | undefined = find(spans, "delivery", "POST"); s; s = byId.get(s.parentSpanId)) chain.push(`${s.service}:${s.name}`);
+        assert.equal(chain.at(-1), "formsvc-gateway:POST /f/:formId/responses");
+        const post = find(spans, "delivery", "POST")!;
+        assert.equal(post.attributes["http.response.status_code"], 200);
+        assert.equal(post.attributes["server.address"], "127.0.0.1");
+        assert.equal(post.attributes["url.full"], undefined);
+        assert.equal(find(spans, "gateway", "POST /f/:formId/responses")!.attributes["http.response.status_code"], 200);
+      } finally {
+        await receiver.close();
+      }
     });
 
     it("validates webhooks and masks other people's", async () => {

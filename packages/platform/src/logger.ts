@@ -1,4 +1,5 @@
 import { pino, type Logger } from "pino";
+import { traceIds } from "./tracing.ts";
 
 export type { Logger };
 
@@ -11,6 +12,8 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL || "
     name: service,
     level,
     base: { service },
+    // Each line written inside a traced request carries its trace and span ids.
+    mixin: () => traceIds() ?? {},
     redact: {
       paths: [
         "key",

@@ -14,6 +14,7 @@ import { requestIdHeader } from "./caller.ts";
 import type { Logger } from "./logger.ts";
 import { healthRoutes, HealthState } from "./health.ts";
 import { rpcClientMetrics, rpcServerMetrics } from "./metrics.ts";
+import { traceRpcClient, traceRpcServer } from "./rpc-tracing.ts";
 import { currentRequestId, runWithRequestId } from "./request-context.ts";
 
 /** Server side: adopts the caller's request id and logs failures that are not deliberate answers. */
@@ -61,7 +62,7 @@ export async function startRpcServer(options: {
         options.routes(router);
         healthRoutes(router, health);
       },
-      interceptors: [rpcServerMetrics, serverInterceptor(options.logger)],
+      interceptors: [rpcServerMetrics, traceRpcServer, serverInterceptor(options.logger)],
     }),
   );
   await new Promise<void>((resolve, reject) => {
@@ -97,7 +98,7 @@ export function createServiceClient<T extends DescService>(service: T, baseUrl: 
   const url = new URL(baseUrl);
   const transport = createGrpcTransport({
     baseUrl,
-    interceptors: [propagateRequestId, rpcClientMetrics],
+    interceptors: [propagateRequestId, rpcClientMetrics, traceRpcClient],
     nodeOptions: {
       createConnection: () =>
         net.connect({ host: url.hostname.replace(/^\[|\]$/g, ""), port: Number(url.port) || 80, noDelay: true }),

@@ -4,6 +4,7 @@ import { createLogger, type Logger } from "./logger.ts";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { openDatabase, type DatabaseOptions, type MikroORM } from "./database.ts";
 import { startRpcServer, type RpcServer } from "./rpc.ts";
+import { startTracing } from "./tracing.ts";
 
 /**
  * Runs one service process: builds it from the configuration, reports readiness to a parent
@@ -16,8 +17,10 @@ export async function runService(
   const config = loadConfig();
   const logger = createLogger(name, config.logLevel);
   setMetricsService(name);
+  let tracing: ReturnType<typeof startTracing>;
   let started: Awaited<ReturnType<typeof start>>;
   try {
+    tracing = startTracing(name);
     started = await start({ config, logger, port: servicePort(config, name) });
   } catch (err) {
     logger.fatal({ err }, `${name} failed to start`);
@@ -26,7 +29,7 @@ export async function runService(
   const { server, close } = started;
   const metricsPort = metricsPortOf(config, name);
   const metricsServer = startMetricsServer(metricsPort, logger);
-  logger.info({ port: server.port, metricsPort }, `${name} listening`);
+  logger.info({ port: server.port, metricsPort, tracing: tracing ? "otlp" : "off" }, `${name} listening`);
   process.send?.({ ready: name, port: server.port });
 
   let stopping = false;
@@ -37,6 +40,7 @@ export async function runService(
     await server.close();
     await close();
     metricsServer.close();
+    await tracing?.shutdown().catch((err: unknown) => logger.warn({ err }, "exporting the last spans failed"));
     process.exit(0);
   };
   process.on("SIGINT", () => void stop("SIGINT"));

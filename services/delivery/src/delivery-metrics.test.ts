@@ -6,7 +6,7 @@ import { OriginBreakers } from "./sender/breaker.ts";
 import { classify } from "./worker/outcome.ts";
 
 describe("delivery metrics", () => {
-  it("counts attempts by outcome, the lag of a success and the breakers by state", async () => {
+  it("counts attempts by outcome and trigger, the lag of an automatic success and the breakers by state", async () => {
     const breakers = new OriginBreakers();
     const unwatch = watchBreakers(breakers);
     try {
@@ -14,12 +14,15 @@ describe("delivery metrics", () => {
       const payload = JSON.stringify({ eventId: "e1", data: { submittedAt } });
       const verdict = await breakers.run("http://receiver.test", async () => ({ statusCode: 200, durationMs: 3, responseBody: "ok" }));
       assert.equal(verdict.kind, "sent");
-      if (verdict.kind === "sent") observeAttempt(classify(verdict.result), payload);
-      observeAttempt(classify({ statusCode: 503 }), payload);
+      if (verdict.kind === "sent") observeAttempt(classify(verdict.result), "automatic", payload);
+      observeAttempt(classify({ statusCode: 503 }), "manual", payload);
+      // A success by hand is counted, but its lag (it may come days later) is not.
+      observeAttempt(classify({ statusCode: 204 }), "manual", payload);
 
       const text = await metrics.metrics();
-      assert.match(text, /delivery_attempts_total\{outcome="succeeded"[^}]*\} 1/);
-      assert.match(text, /delivery_attempts_total\{outcome="retry"[^}]*\} 1/);
+      assert.match(text, /delivery_attempts_total\{outcome="succeeded",trigger="automatic"[^}]*\} 1/);
+      assert.match(text, /delivery_attempts_total\{outcome="retry",trigger="manual"[^}]*\} 1/);
+      assert.match(text, /delivery_attempts_total\{outcome="succeeded",trigger="manual"[^}]*\} 1/);
       assert.match(text, /delivery_lag_seconds_count(\{[^}]*\})? 1/);
       // 1.5 s ago: in the 2.5 s bucket, not the 1 s one.
       assert.match(text, /delivery_lag_seconds_bucket\{le="1"[^}]*\} 0/);

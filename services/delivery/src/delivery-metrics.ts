@@ -3,13 +3,18 @@ import { Counter, Gauge, Histogram, metrics } from "@formsvc/platform/metrics.ts
 import type { OriginBreakers } from "./sender/breaker.ts";
 import type { Outcome } from "./worker/outcome.ts";
 
-/** Attempts by outcome: succeeded, failed (not retried), retry (retried on schedule). */
+/**
+ * Attempts by outcome (succeeded, failed: not retried, retry: retried on schedule) and by trigger
+ * (automatic: the worker; manual: a retry asked for through the API; test: a test event).
+ */
 export const deliveryAttempts = new Counter({
   name: "delivery_attempts_total",
-  help: "Webhook delivery attempts, by outcome",
-  labelNames: ["outcome"] as const,
+  help: "Webhook delivery attempts, by outcome and trigger",
+  labelNames: ["outcome", "trigger"] as const,
   registers: [metrics],
 });
+
+export type AttemptTrigger = "automatic" | "manual" | "test";
 
 /** From the response's submittedAt to the receiver's 2xx answer. */
 export const deliveryLag = new Histogram({
@@ -43,10 +48,13 @@ export function watchBreakers(breakers: OriginBreakers): () => void {
   return () => watched.delete(breakers);
 }
 
-/** Records one attempt's outcome and, for a success, the lag from the payload's submittedAt. */
-export function observeAttempt(outcome: Outcome, payload: string, now = Date.now()): void {
-  deliveryAttempts.inc({ outcome });
-  if (outcome !== "succeeded") return;
+/**
+ * Records one attempt's outcome and, for an automatic success, the lag from the payload's submittedAt
+ * (an attempt by hand may come days later: its lag says nothing about the pipeline).
+ */
+export function observeAttempt(outcome: Outcome, trigger: AttemptTrigger, payload: string, now = Date.now()): void {
+  deliveryAttempts.inc({ outcome, trigger });
+  if (outcome !== "succeeded" || trigger !== "automatic") return;
   try {
     const submittedAt = Date.parse((JSON.parse(payload) as { data?: { submittedAt?: string } }).data?.submittedAt ?? "");
     if (Number.isFinite(submittedAt)) deliveryLag.observe(Math.max(0, (now - submittedAt) / 1000));

@@ -33,6 +33,8 @@ export const DeliveryEntity = defineEntity({
     lockedUntil: p.datetime().nullable(),
     leaseId: p.string().nullable(),
     scheduleStep: p.integer(),
+    /** The W3C traceparent of the event's trace, which every attempt continues; null while tracing is off. */
+    traceParent: p.string().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

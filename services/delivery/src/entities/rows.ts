@@ -42,6 +42,7 @@ export interface DeliveryRow {
   locked_until: Date | string | null;
   lease_id: string | null;
   schedule_step: number;
+  trace_parent: string | null;
   created_at: Date | string;
   updated_at: Date | string;
 }
@@ -64,6 +65,7 @@ export function deliveryFromRow(row: DeliveryRow): Delivery {
     lockedUntil: toDate(row.locked_until),
     leaseId: row.lease_id,
     scheduleStep: row.schedule_step,
+    traceParent: row.trace_parent,
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
   } as Delivery;

@@ -4,6 +4,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { callerHeader } from "@formsvc/platform/caller.ts";
 import { DeliveryService, DeliveryStatus } from "@formsvc/proto/delivery/v1/delivery_pb.js";
+import { deliveryAttempts } from "../delivery-metrics.ts";
 import { createAcceptEvent, type AcceptEvent } from "../intake/accept-event.ts";
 import { serializePayload } from "../sender/payload.ts";
 import { serviceSignature } from "../sender/sign.ts";
@@ -181,7 +182,10 @@ describe("ListAttempts and RetryDelivery", () => {
     ]);
   });
 
-  it("a failed delivery stays failed when a manual retry fails, and succeeds when one does", async () => {
+  it("a failed delivery stays failed when a manual retry fails, and succeeds when one does; both are counted", async () => {
+    const manualAttempts = async (outcome: string) =>
+      (await deliveryAttempts.get()).values.find((v) => v.labels.outcome === outcome && v.labels.trigger === "manual")?.value ?? 0;
+    const [retriesBefore, successesBefore] = [await manualAttempts("retry"), await manualAttempts("succeeded")];
     let status = 503;
     const r = await receiver(() => ({ status }));
     webhooks.add({ id: "wh_1", url: r.url });
@@ -194,6 +198,8 @@ describe("ListAttempts and RetryDelivery", () => {
     status = 204;
     const ok = await client.retryDelivery({ webhookId: "wh_1", deliveryId: d.id }, ada);
     assert.deepEqual([ok.delivery!.status, ok.delivery!.attempts, ok.delivery!.lastStatusCode], [DeliveryStatus.SUCCEEDED, 5, 204]);
+    assert.equal(await manualAttempts("retry"), retriesBefore + 1);
+    assert.equal(await manualAttempts("succeeded"), successesBefore + 1);
   });
 
   it("sends at once even while the receiver's breaker is open", async () => {

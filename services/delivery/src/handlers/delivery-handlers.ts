@@ -19,6 +19,8 @@ import { webhooksCallTimeoutMs } from "../intake/accept-event.ts";
 import { originOf } from "../sender/breaker.ts";
 import { postWebhook } from "../sender/http-client.ts";
 import { testEventType, testPayload } from "../sender/payload.ts";
+import { observeAttempt } from "../delivery-metrics.ts";
+import { classify } from "../worker/outcome.ts";
 import { recordAttempt } from "../worker/record.ts";
 import { logAttempt, webhookRequest } from "../worker/worker.ts";
 
@@ -128,6 +130,20 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
     return delivery;
   }
 
+  /** One attempt asked for by hand: sent, recorded (never changing the schedule), counted and logged. */
+  async function attemptByHand(delivery: Delivery, webhook: Webhook, trigger: "manual" | "test"): Promise<{ updated: Delivery }> {
+    const origin = originOf(webhook.url);
+    const result = await postWebhook(webhookRequest(delivery, webhook), { allowPrivateUrls: deps.allowPrivateUrls, timeoutMs: deps.timeoutMs });
+    const updated = await recordAttempt(orm, { deliveryId: delivery.id, result, manual: true, origin, retrySchedule: deps.retrySchedule });
+    if (!updated) throw deliveryNotFound();
+    observeAttempt(classify(result), trigger, delivery.payload);
+    if (deps.logger) {
+      const fields = { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId: delivery.eventId, origin, manual: true };
+      logAttempt(deps.logger, fields, result, updated.status, updated.attempts);
+    }
+    return { updated };
+  }
+
   return {
     async listDeliveries(req, ctx) {
       const caller = requireCaller(ctx);
@@ -156,19 +172,7 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
       const delivery = await webhookDelivery(req.webhookId, req.deliveryId);
       const webhook = await enabledWebhook(req.webhookId, "send its deliveries again");
       // Sent at once, past the origin's breaker: someone asked for exactly this attempt.
-      const origin = originOf(webhook.url);
-      const result = await postWebhook(webhookRequest(delivery, webhook), { allowPrivateUrls: deps.allowPrivateUrls, timeoutMs: deps.timeoutMs });
-      const updated = await recordAttempt(orm, {
-        deliveryId: delivery.id,
-        result,
-        manual: true,
-        origin,
-        retrySchedule: deps.retrySchedule,
-      });
-      if (!updated) throw deliveryNotFound();
-      if (deps.logger) {
-        logAttempt(deps.logger, { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId: delivery.eventId, origin, manual: true }, result, updated.status, updated.attempts);
-      }
+      const { updated } = await attemptByHand(delivery, webhook, "manual");
       return { delivery: deliveryMessage(updated) };
     },
 
@@ -191,21 +195,15 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
         [newId(), webhook.id, eventId, testEventType, webhook.formId, origin, payload],
         "all",
       );
-      const delivery = deliveryFromRow(row);
-      const result = await postWebhook(webhookRequest(delivery, webhook), { allowPrivateUrls: deps.allowPrivateUrls, timeoutMs: deps.timeoutMs });
-      let updated = await recordAttempt(orm, { deliveryId: delivery.id, result, manual: true, origin, retrySchedule: deps.retrySchedule });
-      if (!updated) throw deliveryNotFound();
+      let { updated } = await attemptByHand(deliveryFromRow(row), webhook, "test");
       if (updated.status === "pending") {
         // Sent once: a test that did not succeed has failed.
         const [failed]: DeliveryRow[] = await orm.em.fork().execute(
           `update ${deliveries} set "status" = 'failed', "updated_at" = now() where "id" = ? and "status" = 'pending' returning *`,
-          [delivery.id],
+          [updated.id],
           "all",
         );
         if (failed) updated = deliveryFromRow(failed);
-      }
-      if (deps.logger) {
-        logAttempt(deps.logger, { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId, origin, manual: true }, result, updated.status, updated.attempts);
       }
       return { delivery: deliveryMessage(updated) };
     },

@@ -1,11 +1,13 @@
 // The one way events come in, whichever bus brings them (Kafka or the embedded stream): ask webhooks for
 // the form's enabled webhooks and store one pending delivery per webhook, due at once. The unique
-// (webhook_id, event_id) makes a redelivered event create nothing twice. The caller acknowledges the
+// (webhook_id, event_id) makes a redelivered event create nothing twice. Each delivery keeps the
+// current trace context, which its attempts continue. The caller acknowledges the
 // event to its bus (Kafka offset, stream cursor) only after this has returned.
 import type { Client } from "@connectrpc/connect";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import { newId } from "@formsvc/platform/ids.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
+import { currentTraceparent } from "@formsvc/platform/tracing.ts";
 import type { ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
 import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { tablesOf } from "../entities/rows.ts";
@@ -49,15 +51,16 @@ export function createAcceptEvent(deps: AcceptEventDeps): AcceptEvent {
     } else {
       const { webhooks } = await deps.webhooks.listEnabledWebhooks({ formId: event.formId }, { timeoutMs: webhooksCallTimeoutMs });
       const payload = serializePayload(event);
-      rows = webhooks.map((w) => [newId(), w.id, event.eventId, formResponseEventType, event.formId, event.responseId, originOf(w.url), payload]);
+      const traceParent = currentTraceparent();
+      rows = webhooks.map((w) => [newId(), w.id, event.eventId, formResponseEventType, event.formId, event.responseId, originOf(w.url), payload, traceParent]);
     }
     const created = await orm.em.fork().transactional(async (em) => {
       let inserted = 0;
       if (rows.length > 0) {
         const result: { id: string }[] = await em.execute(
-          `insert into ${deliveries} ("id", "webhook_id", "event_id", "event_type", "form_id", "submission_id", "origin", "payload",
+          `insert into ${deliveries} ("id", "webhook_id", "event_id", "event_type", "form_id", "submission_id", "origin", "payload", "trace_parent",
              "status", "attempts", "last_error", "last_status_code", "next_attempt_at", "schedule_step", "created_at", "updated_at")
-           values ${rows.map(() => `(?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, '', 0, now(), 0, now(), now())`).join(", ")}
+           values ${rows.map(() => `(?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, '', 0, now(), 0, now(), now())`).join(", ")}
            on conflict ("webhook_id", "event_id") do nothing
            returning "id"`,
           rows.flat(),

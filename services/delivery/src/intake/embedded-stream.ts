@@ -7,6 +7,7 @@ import type { Client } from "@connectrpc/connect";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { runWithRequestId } from "@formsvc/platform/request-context.ts";
+import { contextOf, inSpan, SpanKind } from "@formsvc/platform/tracing.ts";
 import type { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { tablesOf } from "../entities/rows.ts";
 import type { AcceptEvent, TransactionEm } from "./accept-event.ts";
@@ -69,7 +70,10 @@ export function startEmbeddedStream(options: EmbeddedStreamOptions): EmbeddedStr
       const store = (em: TransactionEm) => saveCursor(em, orm, name, message.cursor);
       if (message.event) {
         const event = message.event;
-        await runWithRequestId(message.requestId || undefined, () => options.acceptEvent(event, { inTransaction: store }));
+        const attributes = { "messaging.system": "formsvc-outbox", "messaging.operation.type": "process", "messaging.message.id": event.eventId };
+        await inSpan("process submissions outbox", { kind: SpanKind.CONSUMER, parent: contextOf(message.traceParent), attributes }, () =>
+          runWithRequestId(message.requestId || undefined, () => options.acceptEvent(event, { inTransaction: store })),
+        );
       } else {
         await orm.em.fork().transactional((em) => store(em));
       }

@@ -7,6 +7,7 @@ import { Kafka, logLevel, type Consumer, type EachMessageHandler, type LogEntry,
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { requestIdHeader } from "@formsvc/platform/caller.ts";
 import { runWithRequestId } from "@formsvc/platform/request-context.ts";
+import { extractTraceContext, inSpan, SpanKind } from "@formsvc/platform/tracing.ts";
 import { ResponseCompletedSchema, type ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
 import type { AcceptEvent } from "./accept-event.ts";
 
@@ -44,22 +45,28 @@ export function kafkaMessageHandler(options: MessageHandlerOptions): EachMessage
       await options.commit(next);
       return;
     }
-    const rawRequestId = message.headers?.[requestIdHeader];
-    const requestId = (Array.isArray(rawRequestId) ? rawRequestId[0] : rawRequestId)?.toString() || undefined;
-    for (let backoff = minBackoff; ; backoff = Math.min(backoff * 2, maxBackoff)) {
-      try {
-        await runWithRequestId(requestId, () => options.acceptEvent(event));
-        break;
-      } catch (err) {
-        if (!options.isRunning()) throw err;
-        logger.warn(
-          { error: err instanceof Error ? err.message : String(err), eventId: event.eventId, partition, offset: message.offset, retryInMs: backoff },
-          "accepting an event failed: trying again",
-        );
-        await new Promise((resolve) => setTimeout(resolve, backoff));
-        await heartbeat();
+    const header = (name: string) => {
+      const raw = message.headers?.[name];
+      return (Array.isArray(raw) ? raw[0] : raw)?.toString() || undefined;
+    };
+    // The CONSUMER span continues the trace of the request that completed the response.
+    const attributes = { "messaging.system": "kafka", "messaging.destination.name": topic, "messaging.operation.type": "process", "messaging.message.id": event.eventId };
+    await inSpan(`process ${topic}`, { kind: SpanKind.CONSUMER, parent: extractTraceContext(header), attributes }, async () => {
+      for (let backoff = minBackoff; ; backoff = Math.min(backoff * 2, maxBackoff)) {
+        try {
+          await runWithRequestId(header(requestIdHeader), () => options.acceptEvent(event));
+          return;
+        } catch (err) {
+          if (!options.isRunning()) throw err;
+          logger.warn(
+            { error: err instanceof Error ? err.message : String(err), eventId: event.eventId, partition, offset: message.offset, retryInMs: backoff },
+            "accepting an event failed: trying again",
+          );
+          await new Promise((resolve) => setTimeout(resolve, backoff));
+          await heartbeat();
+        }
       }
-    }
+    });
     await options.commit(next);
   };
 }

@@ -5,6 +5,8 @@ import http from "node:http";
 import https from "node:https";
 import { assertPublicLiteral, guardedLookup, AddressBlockedError } from "./address-guard.ts";
 import { signatureHeaders } from "./sign.ts";
+import { inSpan, markFailed, SpanKind } from "@formsvc/platform/tracing.ts";
+import { classify } from "../worker/outcome.ts";
 
 export const userAgent = "formsvc-webhooks/1";
 /** The spec's receiver time-out. */
@@ -105,8 +107,29 @@ function excerpt(chunks: Buffer[]): string {
   return Buffer.concat(chunks).subarray(0, maxResponseBytes).toString("utf8").replaceAll("\u0000", "");
 }
 
-/** POSTs the request once. */
+/**
+ * POSTs the request once, as a CLIENT span of the current trace: receiver host and port, status code,
+ * and the error kind when no answer came; never the URL's path or query (they may hold a token). The
+ * trace context is not sent to the receiver: our trace ids are ours.
+ */
 export function postWebhook(request: WebhookRequest, options: HttpClientOptions): Promise<SendResult> {
+  let target: Record<string, string | number> = {};
+  try {
+    const url = new URL(request.url);
+    target = { "server.address": url.hostname, "server.port": Number(url.port) || (url.protocol === "https:" ? 443 : 80), "url.scheme": url.protocol.slice(0, -1) };
+  } catch {
+    // sendOnce answers an invalid URL.
+  }
+  return inSpan("POST", { kind: SpanKind.CLIENT, attributes: { "http.request.method": "POST", ...target } }, async (span) => {
+    const result = await sendOnce(request, options);
+    if (result.statusCode) span.setAttribute("http.response.status_code", result.statusCode);
+    if (result.errorKind) span.setAttribute("error.type", result.errorKind);
+    if (classify(result) !== "succeeded") markFailed(span, result.error ?? `the receiver answered ${result.statusCode}`);
+    return result;
+  });
+}
+
+function sendOnce(request: WebhookRequest, options: HttpClientOptions): Promise<SendResult> {
   const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);

@@ -68,7 +68,7 @@ after(async () => {
 
 describe("migrations", () => {
   it("apply once: a second replica opening the same database finds nothing to do", async () => {
-    await assertMigrationsApplyOnce(db.options, ["Migration20261125000000_initial"]);
+    await assertMigrationsApplyOnce(db.options, ["Migration20261125000000_initial", "Migration20261204000000_delivery_trace_parent"]);
   });
 });
 

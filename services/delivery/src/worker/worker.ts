@@ -13,6 +13,7 @@
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
+import { contextOf, inSpan } from "@formsvc/platform/tracing.ts";
 import type { Webhook, WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { webhooksCallTimeoutMs } from "../intake/accept-event.ts";
 import { OriginBreakers, originOf, type BreakerOptions } from "../sender/breaker.ts";
@@ -170,7 +171,13 @@ export class DeliveryWorker {
     this.inFlight.add(tracked);
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  /** One attempt, as a span of the event's trace (the one that made the delivery). */
+  private attempt(delivery: ClaimedDelivery): Promise<void> {
+    const attributes = { "formsvc.delivery.id": delivery.id, "formsvc.webhook.id": delivery.webhookId, "formsvc.event.id": delivery.eventId };
+    return inSpan("deliver webhook", { parent: contextOf(delivery.traceParent), attributes }, () => this.attemptOnce(delivery));
+  }
+
+  private async attemptOnce(delivery: ClaimedDelivery): Promise<void> {
     const { orm, logger } = this.options;
     const log = { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId: delivery.eventId };
 
@@ -216,7 +223,7 @@ export class DeliveryWorker {
       retrySchedule: this.options.retrySchedule,
       random: this.options.random,
     });
-    observeAttempt(classify(verdict.result), delivery.payload);
+    observeAttempt(classify(verdict.result), "automatic", delivery.payload);
     logAttempt(logger, { ...log, origin }, verdict.result, updated?.status, updated?.attempts);
   }
 }

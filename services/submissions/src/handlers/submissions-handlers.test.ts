@@ -242,6 +242,7 @@ describe("migrations", () => {
       "Migration20261123000000_initial",
       "Migration20261201000000_outbox_published_at",
       "Migration20261202000000_outbox_txid",
+      "Migration20261203000000_outbox_trace_parent",
     ]);
   });
 });

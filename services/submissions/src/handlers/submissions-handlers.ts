@@ -9,6 +9,7 @@ import { newId } from "@formsvc/platform/ids.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { pageOf, pageWindow } from "@formsvc/platform/paging.ts";
 import { currentRequestId } from "@formsvc/platform/request-context.ts";
+import { currentTraceparent } from "@formsvc/platform/tracing.ts";
 import { ResponseCompletedSchema, type ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
 import { FormStatus, type Form, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import {
@@ -347,6 +348,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
             formId: form.id,
             payload: toBinary(ResponseCompletedSchema, event),
             requestId: currentRequestId() ?? null,
+            traceParent: currentTraceparent(),
             createdAt: at,
           });
         }
@@ -471,17 +473,22 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       let cursor = req.afterCursor < 0n ? 0n : req.afterCursor;
       while (!ctx.signal.aborted) {
         const rows = (await orm.em.getConnection().execute(
-          `select "payload", "request_id", "txid"::text as "txid" from "submissions"."outbox"
+          `select "payload", "request_id", "trace_parent", "txid"::text as "txid" from "submissions"."outbox"
             where "txid" > ?::text::xid8 and "txid" < pg_snapshot_xmin(pg_current_snapshot())
             order by "txid", "id" limit ?`,
           [cursor.toString(), streamBatch],
-        )) as { payload: Buffer; request_id: string | null; txid: string }[];
+        )) as { payload: Buffer; request_id: string | null; trace_parent: string | null; txid: string }[];
         // One completion per transaction; should a batch end inside one, read that one again whole.
         const whole = rows.length === streamBatch ? rows.filter((r) => r.txid !== rows.at(-1)!.txid) : rows;
         for (const row of whole.length ? whole : rows) {
           if (ctx.signal.aborted) return;
           cursor = BigInt(row.txid);
-          yield { cursor, event: fromBinary(ResponseCompletedSchema, row.payload), requestId: row.request_id ?? "" };
+          yield {
+            cursor,
+            event: fromBinary(ResponseCompletedSchema, row.payload),
+            requestId: row.request_id ?? "",
+            traceParent: row.trace_parent ?? "",
+          };
         }
         if (rows.length < streamBatch) await completions.next(streamPollMs, ctx.signal);
       }

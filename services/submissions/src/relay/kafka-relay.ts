@@ -1,6 +1,6 @@
 // The outbox relay (KAFKA_BROKERS set): publishes every committed outbox row to `formsvc.responses`,
 // keyed by form id (one form's events stay on one partition), the stored protobuf bytes as the value,
-// `x-request-id` and `event-id` as headers. At least once: a batch is claimed (`for update skip locked`,
+// `x-request-id`, `event-id` and (while tracing) `traceparent` as headers. At least once: a batch is claimed (`for update skip locked`,
 // so replicas never publish the same rows at the same time), sent, and marked published in the same
 // transaction, only after the broker acknowledged it (acks all, idempotent producer). A crash between
 // the acknowledgement and the commit publishes the batch again later; consumers dedupe by event id.
@@ -11,6 +11,7 @@ import { Kafka, logLevel, Partitioners, type IHeaders, type LogEntry, type Messa
 import { requestIdHeader } from "@formsvc/platform/caller.ts";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
+import { contextOf, injectTraceContext, markFailed, SpanKind, startSpan, type Context, type Span } from "@formsvc/platform/tracing.ts";
 import type { CompletionNotifier } from "../completion-notifier.ts";
 import { OutboxEntity, type Outbox } from "../entities/index.ts";
 
@@ -55,9 +56,12 @@ export async function outboxBacklog(orm: MikroORM): Promise<number> {
   return orm.em.fork().count(OutboxEntity, { publishedAt: null });
 }
 
-/** The Kafka message of an outbox row; never logged (the payload holds the answers). */
-export function outboxMessage(row: Pick<Outbox, "eventId" | "formId" | "payload" | "requestId">): Message {
-  const headers: IHeaders = {};
+/**
+ * The Kafka message of an outbox row; never logged (the payload holds the answers). `traceHeaders`
+ * (the publishing span's `traceparent`) continue the row's trace.
+ */
+export function outboxMessage(row: Pick<Outbox, "eventId" | "formId" | "payload" | "requestId">, traceHeaders: Record<string, string> = {}): Message {
+  const headers: IHeaders = { ...traceHeaders };
   if (row.requestId) headers[requestIdHeader] = row.requestId;
   headers[eventIdHeader] = row.eventId;
   const payload = row.payload;
@@ -66,6 +70,16 @@ export function outboxMessage(row: Pick<Outbox, "eventId" | "formId" | "payload"
     value: Buffer.isBuffer(payload) ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength),
     headers,
   };
+}
+
+/** The PRODUCER span of publishing one row, under the trace of the request that wrote it (none while off). */
+function publishSpan(topic: string, row: Outbox): { span: Span; context: Context } | undefined {
+  if (!row.traceParent) return undefined;
+  return startSpan(`send ${topic}`, {
+    kind: SpanKind.PRODUCER,
+    parent: contextOf(row.traceParent),
+    attributes: { "messaging.system": "kafka", "messaging.destination.name": topic, "messaging.operation.type": "send", "messaging.message.id": row.eventId },
+  });
 }
 
 /**
@@ -188,7 +202,15 @@ export function startKafkaRelay(options: KafkaRelayOptions): KafkaRelay {
         { orderBy: { id: "asc" }, limit: batchSize, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
       );
       if (rows.length === 0) return { count: 0 };
-      await sender.send({ topic, acks: -1, messages: rows.map(outboxMessage) });
+      const spans = rows.map((row) => publishSpan(topic, row));
+      try {
+        await sender.send({ topic, acks: -1, messages: rows.map((row, i) => outboxMessage(row, spans[i] ? injectTraceContext({}, spans[i].context) : {})) });
+      } catch (err) {
+        for (const s of spans) if (s) markFailed(s.span, err instanceof Error ? err.message : String(err));
+        throw err;
+      } finally {
+        for (const s of spans) s?.span.end();
+      }
       const ids = rows.map((row) => row.id);
       await em.nativeUpdate(OutboxEntity, { id: { $in: ids } }, { publishedAt: new Date() });
       return { count: rows.length, firstId: ids[0], lastId: ids.at(-1) };

@@ -470,6 +470,13 @@ export declare type StreamCompletionsResponse = Message<"formsvc.submissions.v1.
    * @generated from field: string request_id = 3;
    */
   requestId: string;
+
+  /**
+   * The W3C traceparent of the request that completed the response; empty while tracing is off.
+   *
+   * @generated from field: string trace_parent = 4;
+   */
+  traceParent: string;
 };
 
 /**
