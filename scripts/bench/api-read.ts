@@ -2,7 +2,7 @@
 // serving the same JSON from memory and (b) a direct-Postgres Express handler with no RPC hop.
 // Also scenario 5's idle RSS and RSS under this load.
 import { createUserWithKey, startTestSystem } from "../../tests/support/system.ts";
-import { cpuOf, load, ratio, rssMiB, rssOf, sampleRss, sleep, startBaselineServer } from "./common.ts";
+import { cpuMeter, load, ratio, rssMiB, rssOf, sampleRss, sleep, startBaselineServer } from "./common.ts";
 
 export async function apiRead(opts: { connections?: number; seconds?: number } = {}) {
   const connections = opts.connections ?? 64;
@@ -23,14 +23,10 @@ export async function apiRead(opts: { connections?: number; seconds?: number } =
     // A short warm-up so the JIT and connection pools are not measured cold.
     await load({ url: sys.url + path, headers, connections, duration: 2 });
     const sampler = sampleRss(sys);
-    const cpuBefore = cpuOf(sys);
+    const cpu = cpuMeter(sys);
     const system = await load({ url: sys.url + path, headers, connections, duration });
-    const cpuAfter = cpuOf(sys);
+    const cpuMsPerRequest = cpu.perUnit(system.total);
     const loadRss = sampler.stop();
-    // CPU time each process spent per request: unlike req/s, hardly moved by other work on a shared machine.
-    const requests = system.total;
-    const cpuMsPerRequest: Record<string, number> = {};
-    for (const name of Object.keys(cpuAfter)) cpuMsPerRequest[name] = Math.round(((cpuAfter[name] - cpuBefore[name]) / Math.max(1, requests)) * 100) / 100;
 
     const bare = await startBaselineServer("static", { BENCH_BODY: body, BENCH_KEY: ada.key });
     await load({ url: bare.url + path, headers, connections, duration: 1 });

@@ -44,6 +44,22 @@ export function cpuOf(sys: TestSystem): Record<string, number> {
   return out;
 }
 
+/**
+ * Starts counting every process's CPU time; `perUnit(n)` is each one's ms per unit of work (request,
+ * delivery) since then. Unlike rates, hardly moved by other work on a shared machine.
+ */
+export function cpuMeter(sys: TestSystem) {
+  const before = cpuOf(sys);
+  return {
+    perUnit(units: number): Record<string, number> {
+      const after = cpuOf(sys);
+      const out: Record<string, number> = {};
+      for (const name of Object.keys(after)) out[name] = Math.round(((after[name] - before[name]) / Math.max(1, units)) * 100) / 100;
+      return out;
+    },
+  };
+}
+
 /** RSS of every process of a running system now. */
 export function rssOf(sys: TestSystem): Record<string, number> {
   const out: Record<string, number> = {};

@@ -7,7 +7,7 @@ import { repoRoot } from "@formsvc/launcher/system.ts";
 import { startKafka } from "../../deploy/kafka/kafka-runner.ts";
 import { eventually, startReceiver, type Received } from "../../tests/support/receiver.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "../../tests/support/system.ts";
-import { quantile, ratio, rssOf, sampleRss, sleep } from "./common.ts";
+import { cpuMeter, quantile, ratio, rssOf, sampleRss, sleep } from "./common.ts";
 
 async function post(sys: TestSystem, formId: string, n: number) {
   for (let attempt = 1; ; attempt++) {
@@ -108,9 +108,11 @@ export async function delivery(bus: "embedded" | "kafka", opts: { burst?: number
       receiver.received.length = 0;
     }
 
+    const cpu = cpuMeter(sys);
     await submitBurst(sys, [formId], burst);
     await eventually(async () => receiver.received.length, (n) => n >= burst, 600_000, 100);
-    const throughput = lagStats(receiver.received);
+    // Each process's CPU per response taken in and delivered.
+    const throughput = { ...lagStats(receiver.received), cpuMsPerDelivery: cpu.perUnit(burst) };
     const loadRss = sampler.stop();
     receiver.received.length = 0;
 

@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { createUserWithKey, startTestSystem } from "../../tests/support/system.ts";
-import { load, quantile, ratio } from "./common.ts";
+import { cpuMeter, load, quantile, ratio } from "./common.ts";
 
 export const fiveBlocks = [
   { id: "a", key: "a", type: "SHORT_TEXT", question: "Name" },
@@ -27,7 +27,9 @@ export async function ingest(opts: { connections?: number; seconds?: number } = 
     const headers = { "content-type": "application/json" };
     await load({ url, method: "POST", headers, body, connections, duration: 2 });
     const before = (await ada.api("GET", `/forms/${form.body.id}`)).body.responseCount;
+    const cpu = cpuMeter(sys);
     const system = await load({ url, method: "POST", headers, body, connections, duration });
+    const cpuMsPerRequest = cpu.perUnit(system.total);
     const stored = (await ada.api("GET", `/forms/${form.body.id}`)).body.responseCount - before;
 
     // Ceiling: the same row inserted directly, `connections` clients at once.
@@ -69,7 +71,7 @@ export async function ingest(opts: { connections?: number; seconds?: number } = 
     return {
       connections,
       durationSeconds: duration,
-      system: { ...system, storedPerSecond: Math.round(stored / duration) },
+      system: { ...system, storedPerSecond: Math.round(stored / duration), cpuMsPerRequest },
       rawInsert,
       ratio: ratio(system.requestsPerSecond, rawInsert.requestsPerSecond),
     };
