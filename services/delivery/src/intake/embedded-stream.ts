@@ -10,7 +10,7 @@ import { runWithRequestId } from "@formsvc/platform/request-context.ts";
 import { contextOf, inSpan, SpanKind } from "@formsvc/platform/tracing.ts";
 import type { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { tablesOf } from "../entities/rows.ts";
-import type { AcceptEvent, TransactionEm } from "./accept-event.ts";
+import { saveCursor, type AcceptEvent } from "./accept-event.ts";
 
 /** The cursor row of the submissions outbox. */
 export const outboxCursorName = "submissions-outbox";
@@ -36,16 +36,6 @@ export async function readCursor(orm: MikroORM, name: string = outboxCursorName)
   return row ? BigInt(row.position) : 0n;
 }
 
-/** Moves the cursor forward (never back) inside the caller's transaction. */
-export async function saveCursor(em: TransactionEm, orm: MikroORM, name: string, position: bigint): Promise<void> {
-  const { cursor } = tablesOf(orm);
-  await em.execute(
-    `insert into ${cursor} ("name", "position") values (?, ?::bigint)
-     on conflict ("name") do update set "position" = greatest(${cursor}."position", excluded."position")`,
-    [name, position.toString()],
-    "run",
-  );
-}
 
 export function startEmbeddedStream(options: EmbeddedStreamOptions): EmbeddedStream {
   const { orm, logger } = options;
@@ -67,15 +57,15 @@ export function startEmbeddedStream(options: EmbeddedStreamOptions): EmbeddedStr
     abort = new AbortController();
     logger.debug({ afterCursor: after.toString() }, "following the submissions outbox");
     for await (const message of options.submissions.streamCompletions({ afterCursor: after }, { signal: abort.signal })) {
-      const store = (em: TransactionEm) => saveCursor(em, orm, name, message.cursor);
+      const cursor = { name, position: message.cursor };
       if (message.event) {
         const event = message.event;
         const attributes = { "messaging.system": "formsvc-outbox", "messaging.operation.type": "process", "messaging.message.id": event.eventId };
         await inSpan("process submissions outbox", { kind: SpanKind.CONSUMER, parent: contextOf(message.traceParent), attributes }, () =>
-          runWithRequestId(message.requestId || undefined, () => options.acceptEvent(event, { inTransaction: store })),
+          runWithRequestId(message.requestId || undefined, () => options.acceptEvent(event, { cursor })),
         );
       } else {
-        await orm.em.fork().transactional((em) => store(em));
+        await saveCursor(orm, cursor);
       }
       handled = true;
       if (!running) break;

@@ -1,14 +1,14 @@
 // Writing down what happened to a delivery. An attempt's row and the delivery's new state go together in
-// one transaction, under the delivery's row lock, so the attempt numbers and the count never drift apart
+// one statement, under the delivery's row lock, so the attempt numbers and the count never drift apart
 // and the next automatic attempt is only due once the result is stored.
 import { newId } from "@formsvc/platform/ids.ts";
 import type { MikroORM } from "@formsvc/platform/database.ts";
-import type { Delivery, DeliveryStatusName } from "../entities/index.ts";
+import type { Delivery } from "../entities/index.ts";
 import { deliveryFromRow, tablesOf, type DeliveryRow } from "../entities/rows.ts";
 import type { SendResult } from "../sender/http-client.ts";
 import { maxResponseBytes } from "../sender/http-client.ts";
 import { classify, describeResult } from "./outcome.ts";
-import { nextRetryDelay } from "./retry-schedule.ts";
+import { withJitter } from "./retry-schedule.ts";
 import type { ClaimedDelivery } from "./claim.ts";
 
 export interface RecordAttemptOptions {
@@ -37,70 +37,61 @@ export interface RecordAttemptOptions {
 export async function recordAttempt(orm: MikroORM, options: RecordAttemptOptions): Promise<Delivery | undefined> {
   const { deliveries, attempts } = tablesOf(orm);
   const { result } = options;
-  return orm.em.fork().transactional(async (em) => {
-    const [row]: DeliveryRow[] = await em.execute(`select * from ${deliveries} where "id" = ? for update`, [options.deliveryId], "all");
-    if (!row) return undefined;
-    const number = row.attempts + 1;
-    await em.execute(
-      `insert into ${attempts} ("id", "delivery_id", "number", "status_code", "duration_ms", "error", "response_body", "manual", "created_at")
-       values (?, ?, ?, ?, ?, ?, ?, ?, now())`,
-      [
-        newId(),
-        row.id,
-        number,
-        result.statusCode,
-        Math.max(0, Math.round(result.durationMs)),
-        result.error ?? "",
-        result.responseBody.slice(0, maxResponseBytes),
-        options.manual,
-      ],
-      "run",
-    );
+  const outcome = classify(result);
+  const error = describeResult(result) || null;
+  // One statement (atomic without a transaction, one round trip): lock the row, add the attempt under
+  // the next number, move the delivery on. What depends on the row (does this attempt still hold the
+  // lease? how far is the schedule?) is decided in SQL; the rest here. `p` adds a parameter in the
+  // order the text reads.
+  const params: unknown[] = [];
+  const p = (value: unknown) => (params.push(value), "?");
+  const holds = options.manual || options.leaseId === undefined ? "false" : `"lease_id" = ${p(options.leaseId)}`;
+  const locked = `select "id", "attempts", "schedule_step", ${holds} as "holds" from ${deliveries} where "id" = ${p(options.deliveryId)} for update`;
+  const attempt = `insert into ${attempts} ("id", "delivery_id", "number", "status_code", "duration_ms", "error", "response_body", "manual", "created_at")
+    select ${p(newId())}, r."id", r."attempts" + 1, ${p(result.statusCode)}, ${p(Math.max(0, Math.round(result.durationMs)))}, ${p(result.error ?? "")},
+      ${p(result.responseBody.slice(0, maxResponseBytes))}, ${p(options.manual)}, now() from "r"`;
 
-    const outcome = classify(result);
-    const error = describeResult(result);
-    const holdsLease = !options.manual && options.leaseId !== undefined && row.lease_id === options.leaseId;
-    // What changes besides the count: [column, value] pairs.
-    const set: [string, unknown][] = [];
-    const setRaw: string[] = [];
-    if (options.manual || holdsLease) {
-      if (error) set.push(["last_error", error]);
-      set.push(["last_status_code", result.statusCode]);
-      if (options.origin) set.push(["origin", options.origin]);
-    }
-    let status: DeliveryStatusName = row.status;
-    if (options.manual) {
-      if (outcome === "succeeded") status = "succeeded";
-    } else if (holdsLease) {
-      setRaw.push(`"locked_until" = null`, `"lease_id" = null`);
-      if (outcome === "succeeded" || outcome === "failed") {
-        status = outcome;
-      } else {
-        const delay = nextRetryDelay(options.retrySchedule, row.schedule_step, options.random);
-        if (delay === undefined) {
-          status = "failed";
-        } else {
-          status = "retrying";
-          setRaw.push(`"next_attempt_at" = now() + make_interval(secs => ${Number(delay.toFixed(3))})`);
-          set.push(["schedule_step", row.schedule_step + 1]);
-        }
-      }
-    }
-    if (status !== row.status) set.push(["status", status]);
-    if (status === "succeeded" || status === "failed") {
-      setRaw.push(`"next_attempt_at" = null`);
-      // A delivery completed by hand is no longer the worker's: its lease is void.
-      if (options.manual) setRaw.push(`"locked_until" = null`, `"lease_id" = null`);
-    }
-
-    const assignments = [`"attempts" = ?`, `"updated_at" = now()`, ...set.map(([column]) => `"${column}" = ?`), ...setRaw];
-    const [updated]: DeliveryRow[] = await em.execute(
-      `update ${deliveries} set ${assignments.join(", ")} where "id" = ? returning *`,
-      [number, ...set.map(([, value]) => value), row.id],
-      "all",
-    );
-    return deliveryFromRow(updated);
-  });
+  // The columns an attempt by hand, or one holding the lease, sets: [column, expression].
+  const reported: [string, string][] = [
+    ["last_error", `coalesce(${p(error)}::text, d."last_error")`],
+    ["last_status_code", p(result.statusCode)],
+    ["origin", `coalesce(${p(options.origin ?? null)}::text, d."origin")`],
+  ];
+  let changes: [string, string][];
+  if (options.manual) {
+    // Success completes the delivery; a failure leaves status and schedule alone. A completed delivery
+    // (succeeded now, or failed before) is no longer the worker's: its lease is void.
+    const status = outcome === "succeeded" ? `'succeeded'` : `d."status"`;
+    const final = `${status} in ('succeeded', 'failed')`;
+    changes = [
+      ...reported,
+      ["status", status],
+      ["next_attempt_at", `case when ${final} then null else d."next_attempt_at" end`],
+      ["locked_until", `case when ${final} then null else d."locked_until" end`],
+      ["lease_id", `case when ${final} then null else d."lease_id" end`],
+    ];
+  } else {
+    // Retried: the schedule's next delay with jitter, or failed once it is used up. Each use of the
+    // delay in the text adds its own parameters.
+    const schedule = `{${options.retrySchedule.join(",")}}`;
+    const jitter = withJitter(1, options.random);
+    const delay = () => `(${p(schedule)}::float8[])[r."schedule_step" + 1] * ${p(jitter)}`;
+    const status = outcome === "retry" ? `case when ${delay()} is null then 'failed' else 'retrying' end` : p(outcome);
+    const next = outcome === "retry" ? `now() + make_interval(secs => round((${delay()})::numeric, 3)::float8)` : "null";
+    const step = outcome === "retry" ? `r."schedule_step" + case when ${delay()} is null then 0 else 1 end` : `r."schedule_step"`;
+    changes = [...reported, ["status", status], ["next_attempt_at", next], ["schedule_step", step], ["locked_until", "null"], ["lease_id", "null"]];
+    // An attempt whose lease was lost is counted, and changes nothing else.
+    changes = changes.map(([column, value]) => [column, `case when r."holds" then ${value} else d."${column}" end`]);
+  }
+  const [updated]: DeliveryRow[] = await orm.em.getConnection().execute(
+    `with "r" as (${locked}), "attempt" as (${attempt})
+     update ${deliveries} d set "attempts" = r."attempts" + 1, "updated_at" = now(), ${changes.map(([column, value]) => `"${column}" = ${value}`).join(", ")}
+     from "r" where d."id" = r."id"
+     returning d.*`,
+    params,
+    "all",
+  );
+  return updated ? deliveryFromRow(updated) : undefined;
 }
 
 /** Ends a claimed delivery as failed without an attempt (its webhook is gone or disabled). */

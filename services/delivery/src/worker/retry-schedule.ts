@@ -1,4 +1,5 @@
-// When a delivery is tried again after a retryable failure. The schedule is data: WEBHOOK_RETRY_SCHEDULE,
+// When a delivery is tried again after a retryable failure (record.ts applies it, step by step, in SQL).
+// The schedule is data: WEBHOOK_RETRY_SCHEDULE,
 // seconds between attempts after the first one (default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h:
 // eight attempts in about 27.5 hours), each delay spread by +-20 % so that the deliveries of one
 // outage do not all come back at the same instant.
@@ -9,13 +10,4 @@ export const jitterFraction = 0.2;
 /** `seconds` spread by +-20 %; `random` in [0, 1). */
 export function withJitter(seconds: number, random: () => number = Math.random): number {
   return seconds * (1 - jitterFraction + 2 * jitterFraction * random());
-}
-
-/**
- * The wait before the next automatic attempt after `step` retries were already scheduled, in seconds,
- * or undefined when the schedule is used up (the delivery then fails).
- */
-export function nextRetryDelay(schedule: readonly number[], step: number, random: () => number = Math.random): number | undefined {
-  if (step < 0 || step >= schedule.length) return undefined;
-  return withJitter(schedule[step], random);
 }

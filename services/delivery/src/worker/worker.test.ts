@@ -8,7 +8,9 @@ import { createAcceptEvent, type AcceptEvent } from "../intake/accept-event.ts";
 import { serializePayload } from "../sender/payload.ts";
 import { openTestDatabase, type DeliveryTestDatabase } from "../testing/database.ts";
 import { closedPort, eventually, FakeWebhooks, quietLogger, sampleEvent, startReceiver, type Receiver } from "../testing/fixtures.ts";
+import { defaultWebhookRetrySchedule } from "@formsvc/platform/config.ts";
 import { claimDue } from "./claim.ts";
+import { recordAttempt } from "./record.ts";
 import { DeliveryWorker, type WorkerOptions } from "./worker.ts";
 
 let db: DeliveryTestDatabase;
@@ -194,6 +196,25 @@ describe("the worker", () => {
     for (let i = 1; i < attempts.length; i++) {
       assert.ok(attempts[i].createdAt.getTime() - attempts[i - 1].createdAt.getTime() >= 70, "waits for the schedule");
     }
+  });
+
+  it("walks the default schedule step by step (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), then fails", async () => {
+    webhooks.add({ id: "wh_walk", url: "http://receiver.test/hook" });
+    await acceptEvent(sampleEvent());
+    const answer = { statusCode: 503, durationMs: 4, responseBody: "busy" };
+    const waits: number[] = [];
+    for (let step = 0; step <= defaultWebhookRetrySchedule.length; step++) {
+      const [claimed] = await claimDue(db.orm, { limit: 1 });
+      assert.ok(claimed, `due at step ${step}`);
+      const d = await recordAttempt(db.orm, { deliveryId: claimed.id, leaseId: claimed.leaseId, result: answer, manual: false, retrySchedule: defaultWebhookRetrySchedule, random: () => 0.5 });
+      if (d!.status === "failed") break;
+      waits.push(Math.round((d!.nextAttemptAt!.getTime() - Date.now()) / 1000));
+      // Due again at once, as if the wait had passed.
+      await db.orm.em.getConnection().execute(`update "delivery"."deliveries" set "next_attempt_at" = now()`);
+    }
+    assert.deepEqual(waits, [5, 300, 1800, 7200, 18000, 36000, 36000]);
+    const [d] = await db.deliveries("wh_walk");
+    assert.deepEqual([d.status, d.attempts, d.scheduleStep, d.nextAttemptAt, d.lockedUntil], ["failed", 8, 7, null, null]);
   });
 
   it("retries a time-out", async () => {
