@@ -32,6 +32,31 @@ export interface WebhooksHandlersDeps {
 const webhookNotFound = () => new ConnectError("webhook not found", Code.NotFound);
 const formIdRequired = () => new ConnectError("formId is required", Code.InvalidArgument);
 
+/** A `webhooks` row as the driver returns it. */
+interface WebhookRow {
+  id: string;
+  form_id: string;
+  url: string;
+  secret: string | null;
+  headers: Record<string, string> | string;
+  enabled: boolean;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+function webhookFromRow(row: WebhookRow): Webhook {
+  return {
+    id: row.id,
+    formId: row.form_id,
+    url: row.url,
+    secret: row.secret,
+    headers: typeof row.headers === "string" ? JSON.parse(row.headers) : row.headers,
+    enabled: row.enabled,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  } as Webhook;
+}
+
 /** The Webhook message; an empty secret when there is none. */
 export function webhookMessage(hook: Webhook): MessageInitShape<typeof WebhookSchema> {
   return {
@@ -55,6 +80,7 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
   const { orm, forms } = deps;
   const allowPrivate = deps.allowPrivateUrls ?? false;
   const now = deps.now ?? (() => new Date());
+  const webhooksTable = `"${orm.config.get("schema") ?? "public"}"."${orm.getMetadata().get(WebhookEntity).tableName}"`;
 
   /**
    * Checks with forms, as the caller, that the form is theirs. Its NOT_FOUND becomes ours with
@@ -174,20 +200,23 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
       return {};
     },
 
+    // The two calls of delivery run once per event and once per attempt: one read-only query each,
+    // without the ORM's unit of work.
+
     async listEnabledWebhooks(req) {
       // Internal (delivery): no caller; secrets and headers included. Oldest first, a stable fan-out order.
       if (!req.formId) throw formIdRequired();
       const rows = await orm.em
-        .fork()
-        .find(WebhookEntity, { formId: req.formId, enabled: true }, { orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
-      return { webhooks: rows.map(webhookMessage) };
+        .getConnection()
+        .execute<WebhookRow[]>(`select * from ${webhooksTable} where "form_id" = ? and "enabled" order by "created_at", "id"`, [req.formId], "all");
+      return { webhooks: rows.map((row) => webhookMessage(webhookFromRow(row))) };
     },
 
     async getWebhookForDelivery(req) {
       // Internal (delivery): no caller; the webhook as it is now, disabled or not; NOT_FOUND once deleted.
-      const hook = req.id ? await orm.em.fork().findOne(WebhookEntity, { id: req.id }) : null;
-      if (!hook) throw webhookNotFound();
-      return { webhook: webhookMessage(hook) };
+      const [row] = req.id ? await orm.em.getConnection().execute<WebhookRow[]>(`select * from ${webhooksTable} where "id" = ?`, [req.id], "all") : [];
+      if (!row) throw webhookNotFound();
+      return { webhook: webhookMessage(webhookFromRow(row)) };
     },
   };
 }
