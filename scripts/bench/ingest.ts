@@ -2,7 +2,7 @@
 // data with `pg` at the same concurrency.
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { createUserWithKey, startTestSystem } from "../../tests/support/system.ts";
+import { createUserWithKey, startTestSystem, type TestSystem } from "../../tests/support/system.ts";
 import { cpuMeter, load, quantile, ratio } from "./common.ts";
 
 export const fiveBlocks = [
@@ -14,23 +14,29 @@ export const fiveBlocks = [
 ];
 export const fiveAnswers = { a: "Ada Lovelace", b: "ada@example.com", c: 36, d: "p", e: "Engines of analysis" };
 
+/** Publishes a five-question form on `sys` and loads its response endpoint: figures, stored/s, CPU per request. */
+export async function loadIngest(sys: TestSystem, connections: number, duration: number) {
+  const ada = await createUserWithKey(sys, "bench@example.com");
+  const form = await ada.api("POST", "/forms", { workspaceId: ada.workspace.id, name: "Ingest", document: { blocks: fiveBlocks } });
+  await sys.cli("form:publish", "--id", form.body.id);
+  const body = JSON.stringify({ answers: fiveAnswers, completed: true });
+  const url = `${sys.url}/f/${form.body.id}/responses`;
+  const headers = { "content-type": "application/json" };
+  await load({ url, method: "POST", headers, body, connections, duration: 2 });
+  const before = (await ada.api("GET", `/forms/${form.body.id}`)).body.responseCount;
+  const cpu = cpuMeter(sys);
+  const system = await load({ url, method: "POST", headers, body, connections, duration });
+  const cpuMsPerRequest = cpu.perUnit(system.total);
+  const stored = (await ada.api("GET", `/forms/${form.body.id}`)).body.responseCount - before;
+  return { formId: form.body.id as string, workspaceId: ada.workspace.id as string, system: { ...system, storedPerSecond: Math.round(stored / duration), cpuMsPerRequest } };
+}
+
 export async function ingest(opts: { connections?: number; seconds?: number } = {}) {
   const connections = opts.connections ?? 50;
   const duration = opts.seconds ?? 8;
   const sys = await startTestSystem("bench_ingest");
   try {
-    const ada = await createUserWithKey(sys, "bench@example.com");
-    const form = await ada.api("POST", "/forms", { workspaceId: ada.workspace.id, name: "Ingest", document: { blocks: fiveBlocks } });
-    await sys.cli("form:publish", "--id", form.body.id);
-    const body = JSON.stringify({ answers: fiveAnswers, completed: true });
-    const url = `${sys.url}/f/${form.body.id}/responses`;
-    const headers = { "content-type": "application/json" };
-    await load({ url, method: "POST", headers, body, connections, duration: 2 });
-    const before = (await ada.api("GET", `/forms/${form.body.id}`)).body.responseCount;
-    const cpu = cpuMeter(sys);
-    const system = await load({ url, method: "POST", headers, body, connections, duration });
-    const cpuMsPerRequest = cpu.perUnit(system.total);
-    const stored = (await ada.api("GET", `/forms/${form.body.id}`)).body.responseCount - before;
+    const { formId, workspaceId, system } = await loadIngest(sys, connections, duration);
 
     // Ceiling: the same row inserted directly, `connections` clients at once.
     const pool = new pg.Pool({ connectionString: sys.databaseUrl, max: connections });
@@ -40,7 +46,7 @@ export async function ingest(opts: { connections?: number; seconds?: number } = 
       await pool.query(
         `insert into submissions.responses (id, form_id, workspace_id, version, completed, answers, hidden, country, created_at, updated_at, submitted_at)
          values ($1, $2, $3, 1, true, $4, '{}', null, $5, $5, $5)`,
-        [randomUUID(), form.body.id, ada.workspace.id, answers, at],
+        [randomUUID(), formId, workspaceId, answers, at],
       );
     };
     const latencies: number[] = [];
@@ -71,7 +77,7 @@ export async function ingest(opts: { connections?: number; seconds?: number } = 
     return {
       connections,
       durationSeconds: duration,
-      system: { ...system, storedPerSecond: Math.round(stored / duration), cpuMsPerRequest },
+      system,
       rawInsert,
       ratio: ratio(system.requestsPerSecond, rawInsert.requestsPerSecond),
     };
