@@ -102,6 +102,32 @@ function describeError(err: NodeJS.ErrnoException, timeoutMs: number): { errorKi
   }
 }
 
+/**
+ * Connections are kept alive per receiver origin and reused by the next attempts to it (a new TLS
+ * handshake and TCP connect per webhook POST cost more than the POST). The address guard is the
+ * agents' lookup, so it checks every connection made; a kept connection goes to an address it
+ * checked. Idle connections close after a few seconds, and a few per origin at most are kept.
+ */
+const agents = new Map<string, http.Agent>();
+export const idleConnectionMs = 4_000;
+
+function agentFor(protocol: string, allowPrivateUrls: boolean): http.Agent {
+  const key = `${protocol}${allowPrivateUrls ? " private" : ""}`;
+  let agent = agents.get(key);
+  if (!agent) {
+    const options = {
+      keepAlive: true,
+      maxFreeSockets: 4,
+      timeout: idleConnectionMs,
+      scheduling: "lifo" as const,
+      lookup: allowPrivateUrls ? undefined : guardedLookup(),
+    };
+    agent = protocol === "https:" ? new https.Agent(options) : new http.Agent(options);
+    agents.set(key, agent);
+  }
+  return agent;
+}
+
 /** The kept part of an answer: UTF-8, without NUL (Postgres text cannot hold it). */
 function excerpt(chunks: Buffer[]): string {
   return Buffer.concat(chunks).subarray(0, maxResponseBytes).toString("utf8").replaceAll("\u0000", "");
@@ -176,9 +202,7 @@ function sendOnce(request: WebhookRequest, options: HttpClientOptions): Promise<
       req = transport.request(url, {
         method: "POST",
         headers: { ...requestHeaders(request, options.now?.() ?? new Date()), "Content-Length": String(body.length) },
-        // A fresh connection each time: the guard sees every connect, and no socket outlives its attempt.
-        agent: false,
-        lookup: options.allowPrivateUrls ? undefined : guardedLookup(),
+        agent: agentFor(url.protocol, options.allowPrivateUrls),
       });
     } catch (err) {
       finish({ statusCode: 0, responseBody: "", ...describeError(err as NodeJS.ErrnoException, timeoutMs) });
