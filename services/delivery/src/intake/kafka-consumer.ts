@@ -1,9 +1,10 @@
 // Kafka (KAFKA_BROKERS set): consumer group `formsvc-delivery` on `formsvc.responses` (keyed by form id,
-// so one form's events stay in order on one partition). Offsets are committed by hand, each one only
-// after its event's deliveries are stored: a delivery process killed at any point loses nothing, and
-// sees again at most the events whose commit it did not reach (which then create nothing twice).
+// so one form's events stay in order on one partition). Offsets are committed by hand, once per batch,
+// only after the deliveries of every event before them are stored: a delivery process killed at any
+// point loses nothing, and sees again at most the events whose commit it did not reach (which then
+// create nothing twice).
 import { fromBinary } from "@bufbuild/protobuf";
-import { Kafka, logLevel, type Consumer, type EachMessageHandler, type LogEntry, type TopicPartitionOffsetAndMetadata } from "kafkajs";
+import { Kafka, logLevel, type Consumer, type EachBatchHandler, type KafkaMessage, type LogEntry, type TopicPartitionOffsetAndMetadata } from "kafkajs";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { requestIdHeader } from "@formsvc/platform/caller.ts";
 import { runWithRequestId } from "@formsvc/platform/request-context.ts";
@@ -26,23 +27,25 @@ export interface MessageHandlerOptions {
 }
 
 /**
- * The consumer's eachMessage: decode, accept (again and again, with a growing pause and heartbeats,
- * while webhooks or the database do not answer: a partition's order is kept), then commit the next
- * offset. A message that is not a ResponseCompleted can never be delivered: it is logged and committed.
+ * The consumer's eachBatch: every message of the batch in order (decode, then accept again and again,
+ * with a growing pause and heartbeats, while webhooks or the database do not answer: a partition's
+ * order is kept), then one commit of the next offset: a broker round trip per batch, not per event.
+ * A message that is not a ResponseCompleted can never be delivered: it is logged and passed over.
+ * When the consumer stops or loses the partition mid-batch, what was handled is committed and the rest
+ * is left to whoever consumes the partition next (an event seen twice creates nothing twice).
  */
-export function kafkaMessageHandler(options: MessageHandlerOptions): EachMessageHandler {
+export function kafkaBatchHandler(options: MessageHandlerOptions): EachBatchHandler {
   const { logger } = options;
   const minBackoff = options.minBackoffMs ?? 200;
   const maxBackoff = options.maxBackoffMs ?? 30_000;
-  return async ({ topic, partition, message, heartbeat }) => {
-    const next = [{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }];
+
+  async function handle(topic: string, partition: number, message: KafkaMessage, heartbeat: () => Promise<void>): Promise<void> {
     let event: ResponseCompleted;
     try {
       if (!message.value || message.value.length === 0) throw new Error("empty message");
       event = fromBinary(ResponseCompletedSchema, message.value);
     } catch (err) {
       logger.error({ err, topic, partition, offset: message.offset }, "undecodable event passed over");
-      await options.commit(next);
       return;
     }
     const header = (name: string) => {
@@ -67,7 +70,21 @@ export function kafkaMessageHandler(options: MessageHandlerOptions): EachMessage
         }
       }
     });
-    await options.commit(next);
+  }
+
+  return async ({ batch, heartbeat, resolveOffset, isStale }) => {
+    const { topic, partition } = batch;
+    let next: string | undefined;
+    try {
+      for (const message of batch.messages) {
+        if (!options.isRunning() || isStale()) break;
+        await handle(topic, partition, message, heartbeat);
+        resolveOffset(message.offset);
+        next = (BigInt(message.offset) + 1n).toString();
+      }
+    } finally {
+      if (next !== undefined) await options.commit([{ topic, partition, offset: next }]);
+    }
   };
 }
 
@@ -125,7 +142,7 @@ export function startKafkaIntake(options: KafkaIntakeOptions): KafkaIntake {
   let running = true;
   let pause: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
 
-  const eachMessage = kafkaMessageHandler({
+  const eachBatch = kafkaBatchHandler({
     acceptEvent: options.acceptEvent,
     logger,
     commit: (offsets) => consumer.commitOffsets(offsets),
@@ -141,8 +158,9 @@ export function startKafkaIntake(options: KafkaIntakeOptions): KafkaIntake {
         await consumer.subscribe({ topics: [topic], fromBeginning: true });
         await consumer.run({
           autoCommit: false,
+          eachBatchAutoResolve: false,
           partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
-          eachMessage,
+          eachBatch,
         });
         logger.info({ topic, groupId: options.groupId ?? consumerGroupId }, "consuming response events from Kafka");
         return;
