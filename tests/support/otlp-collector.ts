@@ -19,6 +19,9 @@ export interface CollectedSpan {
   attributes: Record<string, string | number | boolean>;
   /** 0 unset, 1 ok, 2 error. */
   statusCode: number;
+  /** Start and end, in nanoseconds since the epoch. */
+  start: number;
+  end: number;
 }
 
 export const spanKinds = { internal: 1, server: 2, client: 3, producer: 4, consumer: 5 } as const;
@@ -57,6 +60,8 @@ export async function startOtlpCollector() {
               kind: s.kind,
               attributes: attributesOf(s.attributes),
               statusCode: s.status?.code ?? 0,
+              start: Number(s.startTimeUnixNano),
+              end: Number(s.endTimeUnixNano),
             });
           }
         }

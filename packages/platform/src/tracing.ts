@@ -92,9 +92,18 @@ export function injectTraceContext(carrier: Record<string, string>, from: Contex
   return carrier;
 }
 
-/** The current trace context as one `traceparent` value, to store with work done later; null while off. */
+/** A trace context (the current one by default) as one `traceparent` value, to store with work done later; null while off. */
+export function traceparentOf(from: Context = context.active()): string | null {
+  return injectTraceContext({}, from)[traceparentHeader] ?? null;
+}
+
 export function currentTraceparent(): string | null {
-  return injectTraceContext({})[traceparentHeader] ?? null;
+  return traceparentOf();
+}
+
+/** Runs `fn` with `ctx` as the current trace context. */
+export function withContext<T>(ctx: Context, fn: () => T): T {
+  return context.with(ctx, fn);
 }
 
 /** The context a stored or received `traceparent` continues (the current one when there is none). */

@@ -4,7 +4,7 @@ import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb
 import { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { entities } from "./entities/index.ts";
 import { createDeliveryHandlers, routes } from "./handlers/delivery-handlers.ts";
-import { createAcceptEvent } from "./intake/accept-event.ts";
+import { createAcceptEvents } from "./intake/accept-event.ts";
 import { startEmbeddedStream } from "./intake/embedded-stream.ts";
 import { startKafkaIntake } from "./intake/kafka-consumer.ts";
 import { migrations } from "./migrations/index.ts";
@@ -16,14 +16,14 @@ await runDatabaseService("delivery", { schema: "delivery", entities, migrations 
   if (settings.allowPrivateUrls) logger.warn("WEBHOOK_ALLOW_PRIVATE_URLS is on: webhooks may reach loopback and private addresses");
 
   const worker = new DeliveryWorker({ orm, webhooks, logger, ...settings });
-  const acceptEvent = createAcceptEvent({ orm, webhooks, logger, onAccepted: () => worker.wake() });
+  const acceptEvents = createAcceptEvents({ orm, webhooks, logger, onAccepted: () => worker.wake() });
   const intake =
     config.kafkaBrokers.length > 0
-      ? startKafkaIntake({ brokers: config.kafkaBrokers, acceptEvent, logger })
+      ? startKafkaIntake({ brokers: config.kafkaBrokers, acceptEvents, logger })
       : startEmbeddedStream({
           orm,
           submissions: createServiceClient(SubmissionsService, config.services.submissions),
-          acceptEvent,
+          acceptEvents,
           logger,
         });
   logger.info({ bus: config.kafkaBrokers.length > 0 ? "kafka" : "embedded", retrySchedule: settings.retrySchedule }, "delivery intake started");

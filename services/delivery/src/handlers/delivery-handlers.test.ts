@@ -5,11 +5,10 @@ import { Code, ConnectError, createClient, createRouterTransport, type Client } 
 import { callerHeader } from "@formsvc/platform/caller.ts";
 import { DeliveryService, DeliveryStatus } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 import { deliveryAttempts } from "../delivery-metrics.ts";
-import { createAcceptEvent, type AcceptEvent } from "../intake/accept-event.ts";
 import { serializePayload } from "../sender/payload.ts";
 import { serviceSignature } from "../sender/sign.ts";
 import { openTestDatabase, type DeliveryTestDatabase } from "../testing/database.ts";
-import { eventually, FakeWebhooks, quietLogger, sampleEvent, startReceiver, type Receiver } from "../testing/fixtures.ts";
+import { createAcceptEvent, eventually, FakeWebhooks, quietLogger, sampleEvent, startReceiver, type AcceptEvent, type Receiver } from "../testing/fixtures.ts";
 import { DeliveryWorker, type WorkerOptions } from "../worker/worker.ts";
 import { createDeliveryHandlers, routes } from "./delivery-handlers.ts";
 

@@ -1,16 +1,17 @@
-// The one way events come in, whichever bus brings them (Kafka or the embedded stream): ask webhooks for
-// the form's enabled webhooks and store one pending delivery per webhook, due at once. The unique
-// (webhook_id, event_id) makes a redelivered event create nothing twice. Each delivery keeps the
-// current trace context, which its attempts continue. The caller acknowledges the
-// event to its bus (Kafka offset, stream cursor) only after this has returned; the embedded stream's
-// cursor moves in the same statement that stores the deliveries.
+// The one way events come in, whichever bus brings them (Kafka or the embedded stream), a batch at a
+// time: ask webhooks for each form's enabled webhooks (once per form in the batch) and store one
+// pending delivery per event and webhook, due at once, in one statement. The unique (webhook_id,
+// event_id) makes a redelivered event create nothing twice. Each delivery keeps its event's trace
+// context, which its attempts continue. The caller acknowledges the batch to its bus (Kafka offset,
+// stream cursor) only after this has returned; the embedded stream's cursor moves in the same
+// statement that stores the deliveries.
 import type { Client } from "@connectrpc/connect";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import { newId } from "@formsvc/platform/ids.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
-import { currentTraceparent } from "@formsvc/platform/tracing.ts";
+import { traceparentOf, withContext, type Context } from "@formsvc/platform/tracing.ts";
 import type { ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
-import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
+import type { Webhook, WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { tablesOf } from "../entities/rows.ts";
 import { originOf } from "../sender/breaker.ts";
 import { formResponseEventType, serializePayload } from "../sender/payload.ts";
@@ -18,16 +19,27 @@ import { formResponseEventType, serializePayload } from "../sender/payload.ts";
 /** A call to webhooks that takes longer fails (and is tried again), so a hung call holds nothing for long. */
 export const webhooksCallTimeoutMs = 5_000;
 
+/** Events stored per statement (9 parameters per delivery stay far below Postgres' 65,535). */
+export const maxEventsPerStatement = 200;
+
 export interface AcceptOptions {
   /** A cursor moved forward (never back) atomically with storing the deliveries: the embedded stream's. */
   cursor?: { name: string; position: bigint };
 }
 
-export type AcceptEvent = (event: ResponseCompleted, options?: AcceptOptions) => Promise<{ created: number }>;
+/** An event as its bus hands it over. */
+export interface IncomingEvent {
+  event: ResponseCompleted;
+  requestId?: string;
+  /** The context of the bus's span of this event (its trace continues in the deliveries). */
+  trace?: Context;
+}
+
+export type AcceptEvents = (events: IncomingEvent[], options?: AcceptOptions) => Promise<{ created: number }>;
 
 export interface AcceptEventDeps {
   orm: MikroORM;
-  /** Asked, without a caller, for the form's enabled webhooks. */
+  /** Asked, without a caller, for each form's enabled webhooks. */
   webhooks: Pick<Client<typeof WebhooksService>, "listEnabledWebhooks">;
   logger?: Logger;
   /** Called after deliveries were stored: the worker of this process looks at once. */
@@ -67,30 +79,46 @@ export async function saveCursor(orm: MikroORM, cursor: NonNullable<AcceptOption
 }
 
 /**
- * Builds acceptEvent. It throws when webhooks or the database fails; the bus then hands the event
+ * Builds acceptEvents. It throws when webhooks or the database fails; the bus then hands the batch
  * again later. An event without an id or a form cannot be delivered and is passed over (logged).
  */
-export function createAcceptEvent(deps: AcceptEventDeps): AcceptEvent {
-  const { orm } = deps;
-  const { deliveries } = tablesOf(orm);
+export function createAcceptEvents(deps: AcceptEventDeps): AcceptEvents {
+  const { orm, logger } = deps;
 
-  return async (event, options = {}) => {
-    let rows: unknown[][] = [];
-    if (!event.eventId || !event.formId) {
-      deps.logger?.error({ eventId: event.eventId, formId: event.formId }, "event without an id or a form: passed over");
-    } else {
-      const { webhooks } = await deps.webhooks.listEnabledWebhooks({ formId: event.formId }, { timeoutMs: webhooksCallTimeoutMs });
+  return async (events, options = {}) => {
+    const deliverable = events.filter(({ event }) => {
+      if (event.eventId && event.formId) return true;
+      logger?.error({ eventId: event.eventId, formId: event.formId }, "event without an id or a form: passed over");
+      return false;
+    });
+    // Each form's webhooks, asked once, in the trace of the form's first event in the batch.
+    const forms = new Map<string, IncomingEvent>();
+    for (const incoming of deliverable) if (!forms.has(incoming.event.formId)) forms.set(incoming.event.formId, incoming);
+    const hooks = new Map<string, Webhook[]>(
+      await Promise.all(
+        [...forms].map(async ([formId, first]) => {
+          const ask = () => deps.webhooks.listEnabledWebhooks({ formId }, { timeoutMs: webhooksCallTimeoutMs });
+          const { webhooks } = await (first.trace ? withContext(first.trace, ask) : ask());
+          return [formId, webhooks] as const;
+        }),
+      ),
+    );
+    const rows = deliverable.flatMap(({ event, trace }) => {
       const payload = serializePayload(event);
-      const traceParent = currentTraceparent();
-      rows = webhooks.map((w) => [newId(), w.id, event.eventId, formResponseEventType, event.formId, event.responseId, originOf(w.url), payload, traceParent]);
+      const traceParent = trace ? traceparentOf(trace) : null;
+      return hooks.get(event.formId)!.map((w) => [newId(), w.id, event.eventId, formResponseEventType, event.formId, event.responseId, originOf(w.url), payload, traceParent]);
+    });
+    let created = 0;
+    for (let i = 0; i < rows.length || i === 0; i += maxEventsPerStatement) {
+      // The cursor moves with the last part, once everything before it is stored.
+      const last = i + maxEventsPerStatement >= rows.length;
+      created += await storeDeliveries(orm, rows.slice(i, i + maxEventsPerStatement), last ? options.cursor : undefined);
     }
-    const created = await storeDeliveries(orm, rows, options.cursor);
-    if (created > 0) {
-      deps.logger?.info({ eventId: event.eventId, formId: event.formId, deliveries: created }, "event accepted");
-      deps.onAccepted?.();
-    } else if (rows.length > 0) {
-      deps.logger?.info({ eventId: event.eventId, formId: event.formId }, "event seen before: no new delivery");
+    if (created > 0) deps.onAccepted?.();
+    for (const { event, requestId } of deliverable) {
+      logger?.info({ eventId: event.eventId, formId: event.formId, requestId, webhooks: hooks.get(event.formId)!.length }, "event accepted");
     }
+    if (deliverable.length > 0 && created === 0 && rows.length > 0) logger?.info({ events: deliverable.length }, "events seen before: no new delivery");
     return { created };
   };
 }

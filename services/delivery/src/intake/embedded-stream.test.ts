@@ -5,7 +5,7 @@ import type { ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
 import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { openTestDatabase, type DeliveryTestDatabase } from "../testing/database.ts";
 import { eventually, FakeWebhooks, quietLogger, sampleEvent } from "../testing/fixtures.ts";
-import { createAcceptEvent } from "./accept-event.ts";
+import { createAcceptEvents } from "./accept-event.ts";
 import { outboxCursorName, readCursor, startEmbeddedStream, type EmbeddedStream } from "./embedded-stream.ts";
 
 let db: DeliveryTestDatabase;
@@ -58,8 +58,8 @@ class FakeOutbox {
 let outbox: FakeOutbox;
 
 function start(): EmbeddedStream {
-  const acceptEvent = createAcceptEvent({ orm: db.orm, webhooks: webhooks.client, logger: quietLogger });
-  const stream = startEmbeddedStream({ orm: db.orm, submissions: outbox.client, acceptEvent, logger: quietLogger, minBackoffMs: 20, maxBackoffMs: 100 });
+  const acceptEvents = createAcceptEvents({ orm: db.orm, webhooks: webhooks.client, logger: quietLogger });
+  const stream = startEmbeddedStream({ orm: db.orm, submissions: outbox.client, acceptEvents, logger: quietLogger, minBackoffMs: 20, maxBackoffMs: 100 });
   streams.push(stream);
   return stream;
 }

@@ -1,16 +1,17 @@
 // The embedded bus (no KAFKA_BROKERS): submissions streams its outbox from a cursor on
-// (StreamCompletions). Each event's deliveries are stored in the same transaction as the new cursor,
-// so a restart resumes right after the last event handled, and an event is never skipped (at worst
+// (StreamCompletions). What has arrived is handled as one batch (one statement stores its deliveries
+// and the new cursor), so a restart resumes right after the last batch handled, and an event is never skipped (at worst
 // seen twice, which creates nothing twice). When the stream ends or fails (submissions restarting,
 // webhooks not answering), it is opened again from the durable cursor after a growing pause.
 import type { Client } from "@connectrpc/connect";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
-import { runWithRequestId } from "@formsvc/platform/request-context.ts";
-import { contextOf, inSpan, SpanKind } from "@formsvc/platform/tracing.ts";
+import { contextOf } from "@formsvc/platform/tracing.ts";
 import type { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { tablesOf } from "../entities/rows.ts";
-import { saveCursor, type AcceptEvent } from "./accept-event.ts";
+import { maxEventsPerStatement, saveCursor, type AcceptEvents } from "./accept-event.ts";
+import { withConsumerSpans } from "./consumer-spans.ts";
+import { inBatches } from "./in-batches.ts";
 
 /** The cursor row of the submissions outbox. */
 export const outboxCursorName = "submissions-outbox";
@@ -18,7 +19,7 @@ export const outboxCursorName = "submissions-outbox";
 export interface EmbeddedStreamOptions {
   orm: MikroORM;
   submissions: Pick<Client<typeof SubmissionsService>, "streamCompletions">;
-  acceptEvent: AcceptEvent;
+  acceptEvents: AcceptEvents;
   logger: Logger;
   cursorName?: string;
   minBackoffMs?: number;
@@ -40,6 +41,7 @@ export async function readCursor(orm: MikroORM, name: string = outboxCursorName)
 export function startEmbeddedStream(options: EmbeddedStreamOptions): EmbeddedStream {
   const { orm, logger } = options;
   const name = options.cursorName ?? outboxCursorName;
+  const batchSize = maxEventsPerStatement;
   const minBackoff = options.minBackoffMs ?? 200;
   const maxBackoff = options.maxBackoffMs ?? 10_000;
   let running = true;
@@ -56,16 +58,19 @@ export function startEmbeddedStream(options: EmbeddedStreamOptions): EmbeddedStr
     const after = await readCursor(orm, name);
     abort = new AbortController();
     logger.debug({ afterCursor: after.toString() }, "following the submissions outbox");
-    for await (const message of options.submissions.streamCompletions({ afterCursor: after }, { signal: abort.signal })) {
-      const cursor = { name, position: message.cursor };
-      if (message.event) {
-        const event = message.event;
-        const attributes = { "messaging.system": "formsvc-outbox", "messaging.operation.type": "process", "messaging.message.id": event.eventId };
-        await inSpan("process submissions outbox", { kind: SpanKind.CONSUMER, parent: contextOf(message.traceParent), attributes }, () =>
-          runWithRequestId(message.requestId || undefined, () => options.acceptEvent(event, { cursor })),
-        );
-      } else {
+    const stream = options.submissions.streamCompletions({ afterCursor: after }, { signal: abort.signal });
+    for await (const messages of inBatches(stream, batchSize)) {
+      const cursor = { name, position: messages.at(-1)!.cursor };
+      const incoming = messages.flatMap((m) => (m.event ? [{ event: m.event, eventId: m.event.eventId, requestId: m.requestId || undefined, parent: contextOf(m.traceParent) }] : []));
+      if (incoming.length === 0) {
         await saveCursor(orm, cursor);
+      } else {
+        await withConsumerSpans("process submissions outbox", "formsvc-outbox", incoming, (traces) =>
+          options.acceptEvents(
+            incoming.map(({ event, requestId }, i) => ({ event, requestId, trace: traces[i] })),
+            { cursor },
+          ),
+        );
       }
       handled = true;
       if (!running) break;

@@ -4,19 +4,19 @@
 // point loses nothing, and sees again at most the events whose commit it did not reach (which then
 // create nothing twice).
 import { fromBinary } from "@bufbuild/protobuf";
-import { Kafka, logLevel, type Consumer, type EachBatchHandler, type KafkaMessage, type LogEntry, type TopicPartitionOffsetAndMetadata } from "kafkajs";
+import { Kafka, logLevel, type Consumer, type EachBatchHandler, type LogEntry, type TopicPartitionOffsetAndMetadata } from "kafkajs";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { requestIdHeader } from "@formsvc/platform/caller.ts";
-import { runWithRequestId } from "@formsvc/platform/request-context.ts";
-import { extractTraceContext, inSpan, SpanKind } from "@formsvc/platform/tracing.ts";
-import { ResponseCompletedSchema, type ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
-import type { AcceptEvent } from "./accept-event.ts";
+import { extractTraceContext } from "@formsvc/platform/tracing.ts";
+import { ResponseCompletedSchema } from "@formsvc/proto/events/v1/events_pb.js";
+import type { AcceptEvents, IncomingEvent } from "./accept-event.ts";
+import { withConsumerSpans, type TracedEvent } from "./consumer-spans.ts";
 
 export const responsesTopic = "formsvc.responses";
 export const consumerGroupId = "formsvc-delivery";
 
 export interface MessageHandlerOptions {
-  acceptEvent: AcceptEvent;
+  acceptEvents: AcceptEvents;
   logger: Logger;
   /** Commits offsets (the consumer's commitOffsets). */
   commit: (offsets: TopicPartitionOffsetAndMetadata[]) => Promise<void>;
@@ -27,64 +27,57 @@ export interface MessageHandlerOptions {
 }
 
 /**
- * The consumer's eachBatch: every message of the batch in order (decode, then accept again and again,
- * with a growing pause and heartbeats, while webhooks or the database do not answer: a partition's
- * order is kept), then one commit of the next offset: a broker round trip per batch, not per event.
- * A message that is not a ResponseCompleted can never be delivered: it is logged and passed over.
- * When the consumer stops or loses the partition mid-batch, what was handled is committed and the rest
- * is left to whoever consumes the partition next (an event seen twice creates nothing twice).
+ * The consumer's eachBatch: the batch's events decoded and accepted together (again and again, with a
+ * growing pause and heartbeats, while webhooks or the database do not answer: a partition's order is
+ * kept), then one commit of the next offset: a broker round trip and one insert per batch, not per
+ * event. A message that is not a ResponseCompleted can never be delivered: it is logged and passed over.
+ * A consumer stopping while the batch still fails leaves it uncommitted for whoever consumes the
+ * partition next (an event seen twice creates nothing twice).
  */
 export function kafkaBatchHandler(options: MessageHandlerOptions): EachBatchHandler {
   const { logger } = options;
   const minBackoff = options.minBackoffMs ?? 200;
   const maxBackoff = options.maxBackoffMs ?? 30_000;
 
-  async function handle(topic: string, partition: number, message: KafkaMessage, heartbeat: () => Promise<void>): Promise<void> {
-    let event: ResponseCompleted;
-    try {
-      if (!message.value || message.value.length === 0) throw new Error("empty message");
-      event = fromBinary(ResponseCompletedSchema, message.value);
-    } catch (err) {
-      logger.error({ err, topic, partition, offset: message.offset }, "undecodable event passed over");
-      return;
-    }
-    const header = (name: string) => {
-      const raw = message.headers?.[name];
-      return (Array.isArray(raw) ? raw[0] : raw)?.toString() || undefined;
-    };
-    // The CONSUMER span continues the trace of the request that completed the response.
-    const attributes = { "messaging.system": "kafka", "messaging.destination.name": topic, "messaging.operation.type": "process", "messaging.message.id": event.eventId };
-    await inSpan(`process ${topic}`, { kind: SpanKind.CONSUMER, parent: extractTraceContext(header), attributes }, async () => {
-      for (let backoff = minBackoff; ; backoff = Math.min(backoff * 2, maxBackoff)) {
-        try {
-          await runWithRequestId(header(requestIdHeader), () => options.acceptEvent(event));
-          return;
-        } catch (err) {
-          if (!options.isRunning()) throw err;
-          logger.warn(
-            { error: err instanceof Error ? err.message : String(err), eventId: event.eventId, partition, offset: message.offset, retryInMs: backoff },
-            "accepting an event failed: trying again",
-          );
-          await new Promise((resolve) => setTimeout(resolve, backoff));
-          await heartbeat();
-        }
-      }
-    });
-  }
-
   return async ({ batch, heartbeat, resolveOffset, isStale }) => {
     const { topic, partition } = batch;
-    let next: string | undefined;
-    try {
-      for (const message of batch.messages) {
-        if (!options.isRunning() || isStale()) break;
-        await handle(topic, partition, message, heartbeat);
-        resolveOffset(message.offset);
-        next = (BigInt(message.offset) + 1n).toString();
+    const last = batch.messages.at(-1);
+    if (!last || !options.isRunning() || isStale()) return;
+    const incoming: (IncomingEvent & TracedEvent)[] = [];
+    for (const message of batch.messages) {
+      const header = (name: string) => {
+        const raw = message.headers?.[name];
+        return (Array.isArray(raw) ? raw[0] : raw)?.toString() || undefined;
+      };
+      try {
+        if (!message.value || message.value.length === 0) throw new Error("empty message");
+        const event = fromBinary(ResponseCompletedSchema, message.value);
+        incoming.push({ event, eventId: event.eventId, requestId: header(requestIdHeader), parent: extractTraceContext(header) });
+      } catch (err) {
+        logger.error({ err, topic, partition, offset: message.offset }, "undecodable event passed over");
       }
-    } finally {
-      if (next !== undefined) await options.commit([{ topic, partition, offset: next }]);
     }
+    if (incoming.length > 0) {
+      await withConsumerSpans(`process ${topic}`, "kafka", incoming, async (traces) => {
+        const events = incoming.map(({ event, requestId }, i) => ({ event, requestId, trace: traces[i] }));
+        for (let backoff = minBackoff; ; backoff = Math.min(backoff * 2, maxBackoff)) {
+          try {
+            await options.acceptEvents(events);
+            return;
+          } catch (err) {
+            if (!options.isRunning()) throw err;
+            logger.warn(
+              { error: err instanceof Error ? err.message : String(err), events: events.length, partition, firstOffset: batch.messages[0].offset, retryInMs: backoff },
+              "accepting events failed: trying again",
+            );
+            await new Promise((resolve) => setTimeout(resolve, backoff));
+            await heartbeat();
+          }
+        }
+      });
+    }
+    resolveOffset(last.offset);
+    await options.commit([{ topic, partition, offset: (BigInt(last.offset) + 1n).toString() }]);
   };
 }
 
@@ -102,7 +95,7 @@ function kafkaLogCreator(logger: Logger) {
 
 export interface KafkaIntakeOptions {
   brokers: string[];
-  acceptEvent: AcceptEvent;
+  acceptEvents: AcceptEvents;
   logger: Logger;
   topic?: string;
   groupId?: string;
@@ -143,7 +136,7 @@ export function startKafkaIntake(options: KafkaIntakeOptions): KafkaIntake {
   let pause: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
 
   const eachBatch = kafkaBatchHandler({
-    acceptEvent: options.acceptEvent,
+    acceptEvents: options.acceptEvents,
     logger,
     commit: (offsets) => consumer.commitOffsets(offsets),
     isRunning: () => running,

@@ -8,7 +8,7 @@ import { ResponseCompletedSchema } from "@formsvc/proto/events/v1/events_pb.js";
 import { startKafka, type KafkaBroker } from "../../../../deploy/kafka/kafka-runner.ts";
 import { openTestDatabase, type DeliveryTestDatabase } from "../testing/database.ts";
 import { eventually, FakeWebhooks, quietLogger, sampleEvent } from "../testing/fixtures.ts";
-import { createAcceptEvent } from "./accept-event.ts";
+import { createAcceptEvents } from "./accept-event.ts";
 import { consumerGroupId, responsesTopic, startKafkaIntake, type KafkaIntake } from "./kafka-consumer.ts";
 
 let kafka: KafkaBroker;
@@ -25,8 +25,8 @@ async function publish(events: ResponseCompleted[]): Promise<void> {
 }
 
 function startIntake(): KafkaIntake {
-  const acceptEvent = createAcceptEvent({ orm: db.orm, webhooks: webhooks.client, logger: quietLogger });
-  return startKafkaIntake({ brokers: [kafka.brokers], acceptEvent, logger: quietLogger });
+  const acceptEvents = createAcceptEvents({ orm: db.orm, webhooks: webhooks.client, logger: quietLogger });
+  return startKafkaIntake({ brokers: [kafka.brokers], acceptEvents, logger: quietLogger });
 }
 
 /** Offsets the group has committed on the topic, summed over partitions. */

@@ -10,8 +10,16 @@ import { callerHeader } from "@formsvc/platform/caller.ts";
 import { createLogger } from "@formsvc/platform/logger.ts";
 import { ResponseCompletedSchema, type ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
 import { WebhookSchema, WebhooksService, type Webhook } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
+import { createAcceptEvents, type AcceptEventDeps, type AcceptOptions } from "../intake/accept-event.ts";
 
 export const quietLogger = createLogger("delivery-test", "silent");
+
+/** acceptEvents one event at a time, as most tests hand them over. */
+export function createAcceptEvent(deps: AcceptEventDeps) {
+  const acceptEvents = createAcceptEvents(deps);
+  return (event: ResponseCompleted, options?: AcceptOptions) => acceptEvents([{ event }], options);
+}
+export type AcceptEvent = ReturnType<typeof createAcceptEvent>;
 
 let eventCounter = 0;
 
