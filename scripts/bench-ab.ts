@@ -1,0 +1,66 @@
+// `node scripts/bench-ab.ts <before-commit> [--rounds N] [--out name] [scenario...]`: an interleaved A/B of
+// a performance change. Each round runs the scenarios once with services/ as of <before-commit> and once
+// as committed now (the bench code is the current one both times), so a machine that speeds up or slows
+// down during the runs moves both sides alike. Writes benchmarks/<name>.json (ab-latest by default).
+// Scenarios: ingest delivery-embedded delivery-kafka (ingest and delivery-embedded when none is named).
+import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { repoRoot } from "@formsvc/launcher/system.ts";
+import { delivery } from "./bench/delivery.ts";
+import { ingest } from "./bench/ingest.ts";
+
+const scenarios: Record<string, () => Promise<any>> = {
+  ingest: () => ingest(),
+  "delivery-embedded": () => delivery("embedded"),
+  "delivery-kafka": () => delivery("kafka"),
+};
+
+const args = process.argv.slice(2);
+const option = (name: string, fallback: string) => {
+  const at = args.indexOf(name);
+  return at >= 0 ? args.splice(at, 2)[1] : fallback;
+};
+const rounds = Number(option("--rounds", "2"));
+const out = option("--out", "ab-latest");
+const [before, ...named] = args;
+if (!before) throw new Error("usage: node scripts/bench-ab.ts <before-commit> [--rounds N] [--out name] [scenario...]");
+const chosen = named.length > 0 ? named : ["ingest", "delivery-embedded"];
+for (const name of chosen) if (!scenarios[name]) throw new Error(`unknown scenario ${name}; known: ${Object.keys(scenarios).join(" ")}`);
+
+const git = (...a: string[]) => execFileSync("git", a, { cwd: repoRoot, encoding: "utf8" }).trim();
+if (git("status", "--porcelain", "--", "services")) throw new Error("services/ has uncommitted changes: commit them first");
+const after = git("rev-parse", "--short", "HEAD");
+const beforeCommit = git("rev-parse", "--short", before);
+
+/** The figures worth comparing: throughput, latency or lag, and CPU per unit of work. */
+function summary(name: string, r: any) {
+  if (name === "ingest") return { requestsPerSecond: r.system.requestsPerSecond, p99ms: r.system.p99ms, rawInsertPerSecond: r.rawInsert.requestsPerSecond, ratio: r.ratio, cpuMsPerRequest: r.system.cpuMsPerRequest };
+  return {
+    deliveriesPerSecond: r.throughput.deliveriesPerSecond,
+    lag100: r.lag["100/s"],
+    rawUndiciPerSecond: r.rawUndici.deliveriesPerSecond,
+    ratio: r.throughputRatio,
+    cpuMsPerDelivery: r.throughput.cpuMsPerDelivery,
+  };
+}
+
+const runs: { run: string; side: "before" | "after"; scenario: string; figures: object }[] = [];
+try {
+  for (let round = 1; round <= rounds; round++) {
+    for (const side of ["before", "after"] as const) {
+      git("checkout", side === "before" ? beforeCommit : "HEAD", "--", "services");
+      for (const name of chosen) {
+        console.error(`ab: round ${round}, ${side}, ${name} ...`);
+        runs.push({ run: `${side}${round}`, side, scenario: name, figures: summary(name, await scenarios[name]()) });
+      }
+    }
+  }
+} finally {
+  git("checkout", "HEAD", "--", "services");
+  git("reset", "-q", "--", "services");
+}
+const report = { before: beforeCommit, after, date: new Date().toISOString(), rounds, runs };
+writeFileSync(join(repoRoot, "benchmarks", `${out}.json`), JSON.stringify(report, null, 2) + "\n");
+console.log(JSON.stringify(report, null, 2));
+process.exit(0);
