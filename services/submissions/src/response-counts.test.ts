@@ -45,4 +45,17 @@ describe("coalesced response-count adjustments", () => {
     await Promise.all(all);
     assert.deepEqual(sent, [["a", 1], ["b", 1]]);
   });
+
+  it("lets every caller go and keeps working when the sender throws", async () => {
+    let fail = true;
+    const sent: number[] = [];
+    const adjust = coalescedAdjustments(async (_formId, delta) => {
+      sent.push(delta);
+      if (fail) throw new Error("forms is down");
+    });
+    await adjust("f", +1);
+    fail = false;
+    await adjust("f", +1);
+    assert.deepEqual(sent, [1, 1]);
+  });
 });

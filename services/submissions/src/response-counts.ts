@@ -18,7 +18,11 @@ export function coalescedAdjustments(send: SendAdjustment): SendAdjustment {
 
   async function drain(formId: string, first: Pending): Promise<void> {
     for (let batch: Pending | undefined = first; batch; ) {
-      if (batch.delta !== 0) await send(formId, batch.delta);
+      try {
+        if (batch.delta !== 0) await send(formId, batch.delta);
+      } catch {
+        // Senders log their own failures; one that throws after all still lets its callers go.
+      }
       for (const done of batch.waiters) done();
       const next = inFlight.get(formId)!;
       batch = next.waiters.length > 0 ? { ...next } : undefined;

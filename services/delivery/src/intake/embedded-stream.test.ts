@@ -16,6 +16,8 @@ let streams: EmbeddedStream[] = [];
 class FakeOutbox {
   rows: { cursor: bigint; event?: ResponseCompleted }[] = [];
   asked: bigint[] = [];
+  /** Stream calls still open. */
+  open = 0;
   /** Fail the stream once after this many messages of one call. */
   failAfter: number | undefined;
   private waiters: (() => void)[] = [];
@@ -31,6 +33,8 @@ class FakeOutbox {
       router.service(SubmissionsService, {
         streamCompletions: async function* (this: void, req, ctx) {
           outbox.asked.push(req.afterCursor);
+          outbox.open += 1;
+          ctx.signal.addEventListener("abort", () => (outbox.open -= 1), { once: true });
           let cursor = req.afterCursor;
           let sent = 0;
           while (!ctx.signal.aborted) {
@@ -122,6 +126,7 @@ describe("embedded stream", () => {
     outbox.add(blocked);
     await eventually(() => outbox.asked.length >= 4, 5_000, "reconnects");
     assert.equal(await readCursor(db.orm), 30n, "the cursor did not pass the event");
+    assert.ok(outbox.open <= 1, `each failed batch ends its stream call: ${outbox.open} open`);
     webhooks.failWith = undefined;
     await eventually(async () => (await readCursor(db.orm)) === 40n);
     const rows = await db.deliveries();

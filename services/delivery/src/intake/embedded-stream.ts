@@ -7,7 +7,7 @@ import type { Client } from "@connectrpc/connect";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { contextOf } from "@formsvc/platform/tracing.ts";
-import type { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import type { StreamCompletionsResponse, SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { tablesOf } from "../entities/rows.ts";
 import { maxEventsPerStatement, saveCursor, type AcceptEvents } from "./accept-event.ts";
 import { withConsumerSpans } from "./consumer-spans.ts";
@@ -54,11 +54,20 @@ export function startEmbeddedStream(options: EmbeddedStreamOptions): EmbeddedStr
     });
 
   async function follow(): Promise<boolean> {
-    let handled = false;
     const after = await readCursor(orm, name);
-    abort = new AbortController();
+    const call = (abort = new AbortController());
     logger.debug({ afterCursor: after.toString() }, "following the submissions outbox");
-    const stream = options.submissions.streamCompletions({ afterCursor: after }, { signal: abort.signal });
+    const stream = options.submissions.streamCompletions({ afterCursor: after }, { signal: call.signal });
+    try {
+      return await handleBatches(stream);
+    } finally {
+      // However the batches end (a failure to store one included), the call ends with them.
+      call.abort();
+    }
+  }
+
+  async function handleBatches(stream: AsyncIterable<StreamCompletionsResponse>): Promise<boolean> {
+    let handled = false;
     for await (const messages of inBatches(stream, batchSize)) {
       const cursor = { name, position: messages.at(-1)!.cursor };
       const incoming = messages.flatMap((m) => (m.event ? [{ event: m.event, eventId: m.event.eventId, requestId: m.requestId || undefined, parent: contextOf(m.traceParent) }] : []));

@@ -58,8 +58,10 @@ describe("kafka consumer", () => {
   it("decodes the batch's events, accepts them together with their request ids, then commits the next offset once", async () => {
     const [a, b] = [sampleEvent(), sampleEvent()];
     const seen: IncomingEvent[] = [];
-    const h = harness(async (events) => {
+    const h = harness(async (events, options) => {
       seen.push(...events);
+      // Between the statements of a long batch, the consumer heartbeats.
+      await options?.between?.();
       return { created: events.length };
     });
     await h.handle(message("41", encoded(a), { "x-request-id": Buffer.from("req-7") }), message("42", encoded(b)));
@@ -68,6 +70,7 @@ describe("kafka consumer", () => {
     assert.equal(seen[0].event.formName, "Event sign-up");
     assert.equal(seen[0].event.fields.length, 5);
     assert.deepEqual(seen.map((e) => e.requestId), ["req-7", undefined]);
+    assert.equal(h.heartbeats(), 1);
   });
 
   it("keeps trying a batch that cannot be accepted yet, heartbeating, and commits only once it is", async () => {

@@ -62,7 +62,7 @@ export function kafkaBatchHandler(options: MessageHandlerOptions): EachBatchHand
         const events = incoming.map(({ event, requestId }, i) => ({ event, requestId, trace: traces[i] }));
         for (let backoff = minBackoff; ; backoff = Math.min(backoff * 2, maxBackoff)) {
           try {
-            await options.acceptEvents(events);
+            await options.acceptEvents(events, { between: heartbeat });
             return;
           } catch (err) {
             if (!options.isRunning()) throw err;

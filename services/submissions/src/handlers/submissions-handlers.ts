@@ -150,6 +150,9 @@ function questionOf(document: FormDocument, key: string): InputBlock | undefined
   return document.blocks.find((b): b is InputBlock => isInputBlock(b) && b.key === key);
 }
 
+/** How long a response-count adjustment may take before it is given up (and logged). */
+const formsCallTimeoutMs = 5_000;
+
 export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): ServiceImpl<typeof SubmissionsService> {
   const { orm, forms, files, logger } = deps;
   const now = deps.now ?? (() => new Date());
@@ -217,7 +220,8 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
    */
   const adjustResponseCount = coalescedAdjustments(async (formId, delta) => {
     try {
-      await forms.adjustResponseCount({ formId, delta: BigInt(delta) });
+      // Bounded: the next adjustments of the form wait for this one.
+      await forms.adjustResponseCount({ formId, delta: BigInt(delta) }, { timeoutMs: formsCallTimeoutMs });
     } catch (err) {
       logger?.error({ err, formId, delta }, "response count not adjusted");
     }
@@ -238,7 +242,8 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
    * The answers of a save merged over the earlier ones of `previous` and checked as a whole (required
    * questions only on completion), with the hidden fields, the respondent's country and, on completion,
    * the calculated fields. `uploads` maps each upload id named to its answer's key; `errors` lists what
-   * is wrong so far (the caller adds what only the database can tell, then throws).
+   * is wrong with them so far (an upload named twice): the caller adds what only the database can tell
+   * (whose uploads they are), then throws them all at once.
    */
   function checkAnswers(document: FormDocument, previous: Response | null, req: { answers?: JsonObject; hidden: Record<string, string>; completed: boolean }, country: string | null) {
     const merged: JsonObject = { ...(previous ? rawValues(document, previous.answers) : {}), ...(req.answers ?? {}) };
@@ -260,7 +265,6 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
         uploads.set(uploadId, key);
       }
     }
-    if (errors.length > 0) throw new ConnectError(describeErrors(errors), Code.InvalidArgument);
 
     const keptCountry = country ?? previous?.country ?? null;
     if (keptCountry) answers["meta:country"] = countryAnswer(keptCountry);
