@@ -347,28 +347,31 @@ export function appRouter(deps: AppApiDeps): Router {
 
   // --- responses ----------------------------------------------------------------------------------
 
-  /** Option texts of each version of a form, read once per request (after the caller's access was checked). */
-  function versionOptions(formId: string) {
-    const cache = new Map<number, Promise<Map<string, string>>>();
+  /**
+   * Each version of a form (its document, null when it cannot be read, and its option texts), read once
+   * per request (after the caller's access was checked).
+   */
+  function formVersions(formId: string) {
+    const cache = new Map<number, Promise<{ document: unknown; options: Map<string, string> }>>();
     return (version: number) => {
       let found = cache.get(version);
       if (!found) {
         found = deps.forms
           .getFormVersion({ formId, version })
-          .then((v) => optionTexts(v.document))
-          .catch(() => new Map<string, string>());
+          .then((v) => v.document ?? null)
+          .catch(() => null)
+          .then((document) => ({ document, options: optionTexts(document) }));
         cache.set(version, found);
       }
       return found;
     };
   }
 
-  async function presentSubmissions(formId: string, subs: Submission[]) {
-    const optionsOf = versionOptions(formId);
+  async function presentSubmissions(subs: Submission[], versionOf: ReturnType<typeof formVersions>) {
     return Promise.all(
       subs.map(async (sub) => {
         const json = submissionJson(sub, (fileId) => deps.fileLinks.sign(fileId));
-        const options = await optionsOf(sub.version);
+        const { options } = await versionOf(sub.version);
         const answers: Record<string, AnswerJson & { display: string }> = {};
         for (const [key, answer] of Object.entries(json.answers as Record<string, AnswerJson>)) {
           answers[key] = { ...answer, display: displayValue(answer, options) };
@@ -385,14 +388,13 @@ export function appRouter(deps: AppApiDeps): Router {
       { formId, filter: filters[query.filter], page: query.page, limit: query.limit },
       as(res),
     );
-    res.json({ items: await presentSubmissions(formId, submissions), page: query.page, limit: query.limit, hasMore });
+    res.json({ items: await presentSubmissions(submissions, formVersions(formId)), page: query.page, limit: query.limit, hasMore });
   });
 
   router.get("/forms/:id/submissions.csv", async (req, res) => {
     const formId = param(req, "id");
     const { filter } = parse(filterQuery, req.query, "query");
-    const { form } = await deps.forms.getForm({ id: formId }, as(res));
-    const { questions } = await deps.forms.listQuestions({ formId }, as(res));
+    const [{ form }, { questions }] = await Promise.all([deps.forms.getForm({ id: formId }, as(res)), deps.forms.listQuestions({ formId }, as(res))]);
     const all: Submission[] = [];
     for (let page = 1; all.length < maxCsvRows; page++) {
       const { submissions, hasMore } = await deps.submissions.listSubmissions(
@@ -403,9 +405,9 @@ export function appRouter(deps: AppApiDeps): Router {
       if (!hasMore) break;
     }
     const rows = all.slice(0, maxCsvRows).map((s) => submissionJson(s, (fileId) => deps.fileLinks.sign(fileId)));
-    const optionsOf = versionOptions(formId);
+    const versionOf = formVersions(formId);
     const options = new Map<number, Map<string, string>>();
-    for (const version of new Set(rows.map((r) => r.version))) options.set(version, await optionsOf(version));
+    for (const version of new Set(rows.map((r) => r.version))) options.set(version, (await versionOf(version)).options);
     const typed = rows as unknown as Parameters<typeof responsesCsv>[1];
     const csv = responsesCsv(responseColumns(questions, typed), typed, (v) => options.get(v) ?? new Map());
     const fileName = `${(form!.name || "responses").replace(/[^\w.-]+/g, "_").slice(0, 80)}-responses.csv`;
@@ -418,9 +420,9 @@ export function appRouter(deps: AppApiDeps): Router {
   router.get("/forms/:id/submissions/:sid", async (req, res) => {
     const formId = param(req, "id");
     const { submission } = await deps.submissions.getSubmission({ formId, submissionId: param(req, "sid") }, as(res));
-    const [presented] = await presentSubmissions(formId, [submission!]);
-    const version = await deps.forms.getFormVersion({ formId, version: submission!.version }).catch(() => undefined);
-    res.json({ submission: presented, document: version?.document ?? null });
+    const versionOf = formVersions(formId);
+    const [presented] = await presentSubmissions([submission!], versionOf);
+    res.json({ submission: presented, document: (await versionOf(submission!.version)).document });
   });
 
   router.delete("/forms/:id/submissions/:sid", async (req, res) => {

@@ -8,6 +8,7 @@ import {
   type Client,
   type ConnectRouter,
   type Interceptor,
+  type Transport,
 } from "@connectrpc/connect";
 import { connectNodeAdapter, createGrpcTransport } from "@connectrpc/connect-node";
 import { requestIdHeader } from "./caller.ts";
@@ -93,16 +94,27 @@ export async function startRpcServer(options: {
   };
 }
 
-/** A gRPC client of another service, over one reused HTTP/2 connection. */
+/** One transport per address in a process: every client of a service (its health client too) shares its connection. */
+const transports = new Map<string, Transport>();
+
+function transportTo(baseUrl: string): Transport {
+  let transport = transports.get(baseUrl);
+  if (!transport) {
+    const url = new URL(baseUrl);
+    transport = createGrpcTransport({
+      baseUrl,
+      interceptors: [propagateRequestId, rpcClientMetrics, traceRpcClient],
+      nodeOptions: {
+        createConnection: () =>
+          net.connect({ host: url.hostname.replace(/^\[|\]$/g, ""), port: Number(url.port) || 80, noDelay: true }),
+      },
+    });
+    transports.set(baseUrl, transport);
+  }
+  return transport;
+}
+
+/** A gRPC client of another service, over the one reused HTTP/2 connection to its address. */
 export function createServiceClient<T extends DescService>(service: T, baseUrl: string): Client<T> {
-  const url = new URL(baseUrl);
-  const transport = createGrpcTransport({
-    baseUrl,
-    interceptors: [propagateRequestId, rpcClientMetrics, traceRpcClient],
-    nodeOptions: {
-      createConnection: () =>
-        net.connect({ host: url.hostname.replace(/^\[|\]$/g, ""), port: Number(url.port) || 80, noDelay: true }),
-    },
-  });
-  return createClient(service, transport);
+  return createClient(service, transportTo(baseUrl));
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { currentTraceparent, inSpan, samplerFromEnv, tracingConfigured } from "./tracing.ts";
+import { traceparentOf, inSpan, samplerFromEnv, tracingConfigured } from "./tracing.ts";
 
 describe("tracing", () => {
   it("is off unless an OTLP endpoint is configured", () => {
@@ -14,7 +14,7 @@ describe("tracing", () => {
   it("while off, runs spans' work and stores no trace context", async () => {
     const answer = await inSpan("work", {}, async (span) => {
       assert.equal(span.isRecording(), false);
-      return currentTraceparent();
+      return traceparentOf();
     });
     assert.equal(answer, null);
     await assert.rejects(inSpan("failing", {}, async () => Promise.reject(new Error("boom"))), /boom/);

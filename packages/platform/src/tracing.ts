@@ -32,10 +32,10 @@ import {
 
 export { SpanKind, type Context, type Span };
 
-export const traceparentHeader = "traceparent";
+const traceparentHeader = "traceparent";
 
 /** The tracer of every span this system makes (a no-op until startTracing registered a provider). */
-export const tracer = trace.getTracer("formsvc");
+const tracer = trace.getTracer("formsvc");
 
 export interface Tracing {
   /** Exports the spans still buffered, then stops. */
@@ -95,10 +95,6 @@ export function injectTraceContext(carrier: Record<string, string>, from: Contex
 /** A trace context (the current one by default) as one `traceparent` value, to store with work done later; null while off. */
 export function traceparentOf(from: Context = context.active()): string | null {
   return injectTraceContext({}, from)[traceparentHeader] ?? null;
-}
-
-export function currentTraceparent(): string | null {
-  return traceparentOf();
 }
 
 /** Runs `fn` with `ctx` as the current trace context. */

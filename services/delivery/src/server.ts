@@ -29,19 +29,13 @@ await runDatabaseService("delivery", { schema: "delivery", entities, migrations 
   logger.info({ bus: config.kafkaBrokers.length > 0 ? "kafka" : "embedded", retrySchedule: settings.retrySchedule }, "delivery intake started");
   worker.start();
 
-  // Take no new work once asked to stop (the service then closes the RPC server and the database). An
-  // attempt still under way when the process exits is not lost: its lease runs out and it is made again.
-  let stopping = false;
-  const stop = () => {
-    if (stopping) return;
-    stopping = true;
-    void Promise.allSettled([intake.stop(), worker.stop()]).then((results) => {
+  return {
+    routes: (router) => routes(router, createDeliveryHandlers({ orm, webhooks, logger, ...settings })),
+    // On stop, after the RPC server: stop taking events (offsets committed), let the attempts under way be
+    // recorded, then the database closes. An attempt cut short anyway is not lost: its lease runs out.
+    close: async () => {
+      const results = await Promise.allSettled([intake.stop(), worker.stop()]);
       for (const r of results) if (r.status === "rejected") logger.warn({ err: r.reason }, "stopping delivery work failed");
-    });
+    },
   };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
-  process.once("disconnect", stop);
-
-  return (router) => routes(router, createDeliveryHandlers({ orm, webhooks, logger, ...settings }));
 });

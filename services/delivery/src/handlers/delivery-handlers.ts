@@ -187,7 +187,7 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
       const payload = JSON.stringify(testPayload({ eventId, formId: webhook.formId, responseId, at: new Date() }));
       // Stored before it is sent, without a due time: no worker ever claims it; only this call and a
       // retry by hand send it.
-      const [row]: DeliveryRow[] = await orm.em.fork().execute(
+      const [row]: DeliveryRow[] = await orm.em.getConnection().execute(
         `insert into ${deliveries} ("id", "webhook_id", "event_id", "event_type", "form_id", "submission_id", "origin", "payload",
            "status", "attempts", "last_error", "last_status_code", "next_attempt_at", "schedule_step", "created_at", "updated_at")
          values (?, ?, ?, ?, ?, '', ?, ?, 'pending', 0, '', 0, null, 0, now(), now())
@@ -198,7 +198,7 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
       let { updated } = await attemptByHand(deliveryFromRow(row), webhook, "test");
       if (updated.status === "pending") {
         // Sent once: a test that did not succeed has failed.
-        const [failed]: DeliveryRow[] = await orm.em.fork().execute(
+        const [failed]: DeliveryRow[] = await orm.em.getConnection().execute(
           `update ${deliveries} set "status" = 'failed', "updated_at" = now() where "id" = ? and "status" = 'pending' returning *`,
           [updated.id],
           "all",

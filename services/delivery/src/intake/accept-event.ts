@@ -11,7 +11,7 @@ import { newId } from "@formsvc/platform/ids.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { traceparentOf, withContext, type Context } from "@formsvc/platform/tracing.ts";
 import type { ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
-import type { Webhook, WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
+import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { tablesOf } from "../entities/rows.ts";
 import { originOf } from "../sender/breaker.ts";
 import { formResponseEventType, serializePayload } from "../sender/payload.ts";
@@ -96,19 +96,19 @@ export function createAcceptEvents(deps: AcceptEventDeps): AcceptEvents {
     // Each form's webhooks, asked once, in the trace of the form's first event in the batch.
     const forms = new Map<string, IncomingEvent>();
     for (const incoming of deliverable) if (!forms.has(incoming.event.formId)) forms.set(incoming.event.formId, incoming);
-    const hooks = new Map<string, Webhook[]>(
+    const hooks = new Map<string, { id: string; origin: string }[]>(
       await Promise.all(
         [...forms].map(async ([formId, first]) => {
           const ask = () => deps.webhooks.listEnabledWebhooks({ formId }, { timeoutMs: webhooksCallTimeoutMs });
           const { webhooks } = await (first.trace ? withContext(first.trace, ask) : ask());
-          return [formId, webhooks] as const;
+          return [formId, webhooks.map((w) => ({ id: w.id, origin: originOf(w.url) }))] as const;
         }),
       ),
     );
     const rows = deliverable.flatMap(({ event, trace }) => {
       const payload = serializePayload(event);
       const traceParent = trace ? traceparentOf(trace) : null;
-      return hooks.get(event.formId)!.map((w) => [newId(), w.id, event.eventId, formResponseEventType, event.formId, event.responseId, originOf(w.url), payload, traceParent]);
+      return hooks.get(event.formId)!.map((w) => [newId(), w.id, event.eventId, formResponseEventType, event.formId, event.responseId, w.origin, payload, traceParent]);
     });
     let created = 0;
     for (let i = 0; i < rows.length || i === 0; i += maxEventsPerStatement) {

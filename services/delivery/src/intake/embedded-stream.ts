@@ -33,7 +33,7 @@ export interface EmbeddedStream {
 /** The last cursor handled durably; 0 before the first event. */
 export async function readCursor(orm: MikroORM, name: string = outboxCursorName): Promise<bigint> {
   const { cursor } = tablesOf(orm);
-  const [row]: { position: string }[] = await orm.em.fork().execute(`select "position" from ${cursor} where "name" = ?`, [name], "all");
+  const [row]: { position: string }[] = await orm.em.getConnection().execute(`select "position" from ${cursor} where "name" = ?`, [name], "all");
   return row ? BigInt(row.position) : 0n;
 }
 

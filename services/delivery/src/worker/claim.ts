@@ -30,7 +30,7 @@ export async function claimDue(orm: MikroORM, options: ClaimOptions): Promise<Cl
   const params: unknown[] = [(options.leaseMs ?? defaultLeaseMs) / 1000, leaseId];
   if (exclude) params.push([...options.excludeOrigins!]);
   params.push(options.limit);
-  const rows: DeliveryRow[] = await orm.em.fork().execute(
+  const rows: DeliveryRow[] = await orm.em.getConnection().execute(
     `update ${deliveries} set "locked_until" = now() + make_interval(secs => ?), "lease_id" = ?
      where "id" in (
        select "id" from ${deliveries}
@@ -49,7 +49,7 @@ export async function claimDue(orm: MikroORM, options: ClaimOptions): Promise<Cl
 /** Gives a claimed delivery back untouched, due as before. */
 export async function releaseClaim(orm: MikroORM, delivery: ClaimedDelivery): Promise<void> {
   const { deliveries } = tablesOf(orm);
-  await orm.em.fork().execute(
+  await orm.em.getConnection().execute(
     `update ${deliveries} set "locked_until" = null, "lease_id" = null where "id" = ? and "lease_id" = ?`,
     [delivery.id, delivery.leaseId],
     "run",

@@ -46,7 +46,13 @@ export async function recordAttempt(orm: MikroORM, options: RecordAttemptOptions
   const params: unknown[] = [];
   const p = (value: unknown) => (params.push(value), "?");
   const holds = options.manual || options.leaseId === undefined ? "false" : `"lease_id" = ${p(options.leaseId)}`;
-  const locked = `select "id", "attempts", "schedule_step", ${holds} as "holds" from ${deliveries} where "id" = ${p(options.deliveryId)} for update`;
+  // The wait before the next automatic attempt: the schedule's next delay with jitter; null once the
+  // schedule is used up (and for attempts by hand, which never touch the schedule).
+  const delay = options.manual
+    ? "null::float8"
+    : `(${p(`{${options.retrySchedule.join(",")}}`)}::float8[])["schedule_step" + 1] * ${p(withJitter(1, options.random))}`;
+  const locked = `select "id", "attempts", "schedule_step", ${holds} as "holds", ${delay} as "delay"
+    from ${deliveries} where "id" = ${p(options.deliveryId)} for update`;
   const attempt = `insert into ${attempts} ("id", "delivery_id", "number", "status_code", "duration_ms", "error", "response_body", "manual", "created_at")
     select ${p(newId())}, r."id", r."attempts" + 1, ${p(result.statusCode)}, ${p(Math.max(0, Math.round(result.durationMs)))}, ${p(result.error ?? "")},
       ${p(result.responseBody.slice(0, maxResponseBytes))}, ${p(options.manual)}, now() from "r"`;
@@ -71,14 +77,10 @@ export async function recordAttempt(orm: MikroORM, options: RecordAttemptOptions
       ["lease_id", `case when ${final} then null else d."lease_id" end`],
     ];
   } else {
-    // Retried: the schedule's next delay with jitter, or failed once it is used up. Each use of the
-    // delay in the text adds its own parameters.
-    const schedule = `{${options.retrySchedule.join(",")}}`;
-    const jitter = withJitter(1, options.random);
-    const delay = () => `(${p(schedule)}::float8[])[r."schedule_step" + 1] * ${p(jitter)}`;
-    const status = outcome === "retry" ? `case when ${delay()} is null then 'failed' else 'retrying' end` : p(outcome);
-    const next = outcome === "retry" ? `now() + make_interval(secs => round((${delay()})::numeric, 3)::float8)` : "null";
-    const step = outcome === "retry" ? `r."schedule_step" + case when ${delay()} is null then 0 else 1 end` : `r."schedule_step"`;
+    // Retried: after the next delay, or failed once the schedule is used up.
+    const status = outcome === "retry" ? `case when r."delay" is null then 'failed' else 'retrying' end` : p(outcome);
+    const next = outcome === "retry" ? `now() + make_interval(secs => round(r."delay"::numeric, 3)::float8)` : "null";
+    const step = outcome === "retry" ? `r."schedule_step" + case when r."delay" is null then 0 else 1 end` : `r."schedule_step"`;
     changes = [...reported, ["status", status], ["next_attempt_at", next], ["schedule_step", step], ["locked_until", "null"], ["lease_id", "null"]];
     // An attempt whose lease was lost is counted, and changes nothing else.
     changes = changes.map(([column, value]) => [column, `case when r."holds" then ${value} else d."${column}" end`]);
@@ -97,7 +99,7 @@ export async function recordAttempt(orm: MikroORM, options: RecordAttemptOptions
 /** Ends a claimed delivery as failed without an attempt (its webhook is gone or disabled). */
 export async function failWithoutAttempt(orm: MikroORM, delivery: ClaimedDelivery, error: string): Promise<void> {
   const { deliveries } = tablesOf(orm);
-  await orm.em.fork().execute(
+  await orm.em.getConnection().execute(
     `update ${deliveries} set "status" = 'failed', "last_error" = ?, "next_attempt_at" = null,
        "locked_until" = null, "lease_id" = null, "updated_at" = now()
      where "id" = ? and "lease_id" = ?`,
@@ -109,7 +111,7 @@ export async function failWithoutAttempt(orm: MikroORM, delivery: ClaimedDeliver
 /** Pushes a claimed delivery back by `delayMs` without counting an attempt, and releases it. */
 export async function deferDelivery(orm: MikroORM, delivery: ClaimedDelivery, delayMs: number, origin?: string): Promise<void> {
   const { deliveries } = tablesOf(orm);
-  await orm.em.fork().execute(
+  await orm.em.getConnection().execute(
     `update ${deliveries} set "next_attempt_at" = now() + make_interval(secs => ?), "origin" = ?,
        "locked_until" = null, "lease_id" = null, "updated_at" = now()
      where "id" = ? and "lease_id" = ?`,

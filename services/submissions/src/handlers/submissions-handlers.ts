@@ -9,7 +9,7 @@ import { newId } from "@formsvc/platform/ids.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { pageOf, pageWindow } from "@formsvc/platform/paging.ts";
 import { currentRequestId } from "@formsvc/platform/request-context.ts";
-import { currentTraceparent } from "@formsvc/platform/tracing.ts";
+import { traceparentOf } from "@formsvc/platform/tracing.ts";
 import { ResponseCompletedSchema, type ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
 import { FormStatus, type Form, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import {
@@ -258,9 +258,8 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
     for (const [key, answer] of Object.entries(answers)) {
       if (!takesUploads(answer.type)) continue;
       for (const uploadId of answer.value as string[]) {
-        const question = questionOf(document, key);
         if (uploads.has(uploadId)) {
-          errors.push(`${answerPath(key)} (${question?.question ?? key}): upload "${uploadId}" is already in ${answerPath(uploads.get(uploadId)!)}`);
+          errors.push(`${answerPath(key)} (${questionOf(document, key)?.question ?? key}): upload "${uploadId}" is already in ${answerPath(uploads.get(uploadId)!)}`);
         }
         uploads.set(uploadId, key);
       }
@@ -280,7 +279,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       formId: response.formId,
       payload: toBinary(ResponseCompletedSchema, event),
       requestId: currentRequestId() ?? null,
-      traceParent: currentTraceparent(),
+      traceParent: traceparentOf(),
       createdAt: response.updatedAt,
     };
   }
@@ -343,29 +342,28 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       const country = normalizeCountry(req.country);
       const blobsToRemove: string[] = [];
 
-      // A new response naming no uploads (the common case) is one INSERT statement: nothing to read or
-      // lock, so no transaction and one round trip to Postgres instead of four.
-      if (!req.responseId) {
-        const checked = checkAnswers(document, null, req, country);
-        if (checked.uploads.size === 0) {
-          const at = now();
-          const response: Response = {
-            id: newId(),
-            formId: form.id,
-            workspaceId,
-            version,
-            completed: req.completed,
-            answers: checked.answers,
-            hidden: checked.hidden,
-            country: checked.country,
-            createdAt: at,
-            updatedAt: at,
-            submittedAt: req.completed ? at : null,
-          };
-          await insertResponse(response, req.completed ? outboxRow(response, form.name, document) : null);
-          if (req.completed) await completed(form.id);
-          return { responseId: response.id, completed: response.completed };
-        }
+      // A new response's answers are checked once, here; a continued one's in the transaction, against
+      // its locked row. A new response naming no uploads (the common case) is one INSERT statement:
+      // nothing to read or lock, so no transaction and one round trip to Postgres instead of four.
+      const checkedNew = req.responseId ? undefined : checkAnswers(document, null, req, country);
+      if (checkedNew && checkedNew.uploads.size === 0) {
+        const at = now();
+        const response: Response = {
+          id: newId(),
+          formId: form.id,
+          workspaceId,
+          version,
+          completed: req.completed,
+          answers: checkedNew.answers,
+          hidden: checkedNew.hidden,
+          country: checkedNew.country,
+          createdAt: at,
+          updatedAt: at,
+          submittedAt: req.completed ? at : null,
+        };
+        await insertResponse(response, req.completed ? outboxRow(response, form.name, document) : null);
+        if (req.completed) await completed(form.id);
+        return { responseId: response.id, completed: response.completed };
       }
 
       const result = await orm.em.fork().transactional(async (em) => {
@@ -377,7 +375,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
           if (response.completed) throw new ConnectError("this response is already completed", Code.FailedPrecondition);
         }
         const responseId = response?.id ?? newId();
-        const { answers, hidden, country: keptCountry, uploads: named, errors } = checkAnswers(document, response, req, country);
+        const { answers, hidden, country: keptCountry, uploads: named, errors } = checkedNew ?? checkAnswers(document, response, req, country);
 
         // Uploads: those named must be this form's, unattached or already this response's; those this
         // response no longer names go (rows now, bytes after commit).
