@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
-import { callerHeader } from "@formsvc/platform/caller.ts";
+import { Code, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
+import { asCaller } from "@formsvc/platform/caller.ts";
 import { DeliveryService, DeliveryStatus } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 import { deliveryAttempts } from "../delivery-metrics.ts";
 import { serializePayload } from "../sender/payload.ts";
@@ -11,6 +11,7 @@ import { openTestDatabase, type DeliveryTestDatabase } from "../testing/database
 import { createAcceptEvent, eventually, FakeWebhooks, quietLogger, sampleEvent, startReceiver, type AcceptEvent, type Receiver } from "../testing/fixtures.ts";
 import { DeliveryWorker, type WorkerOptions } from "../worker/worker.ts";
 import { createDeliveryHandlers, routes } from "./delivery-handlers.ts";
+import { rejectsWith } from "@formsvc/platform/rpc-assertions.ts";
 
 let db: DeliveryTestDatabase;
 const webhooks = new FakeWebhooks();
@@ -18,25 +19,13 @@ let acceptEvent: AcceptEvent;
 let client: Client<typeof DeliveryService>;
 let guardedClient: Client<typeof DeliveryService>;
 const receivers: Receiver[] = [];
-const ada = { headers: { [callerHeader]: "user-ada" } };
-const mallory = { headers: { [callerHeader]: "user-mallory" } };
+const ada = asCaller("user-ada");
+const mallory = asCaller("user-mallory");
 
 async function receiver(answer?: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
   const r = await startReceiver(answer);
   receivers.push(r);
   return r;
-}
-
-async function rejectsWith(promise: Promise<unknown>, code: Code, message?: string): Promise<void> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (err) {
-    caught = err;
-  }
-  assert.ok(caught instanceof ConnectError, `expected a ConnectError, got ${String(caught)}`);
-  assert.equal(caught.code, code, `expected ${Code[code]}, got ${Code[caught.code]}: ${caught.rawMessage}`);
-  if (message !== undefined) assert.equal(caught.rawMessage, message);
 }
 
 /** Runs a worker until `done` holds for the deliveries, then stops it. */

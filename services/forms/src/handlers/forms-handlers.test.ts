@@ -4,7 +4,7 @@ import { create, type JsonObject } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { formDocumentExample } from "@formsvc/form-document";
-import { callerHeader } from "@formsvc/platform/caller.ts";
+import { asCaller, callerHeader } from "@formsvc/platform/caller.ts";
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
 import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/test-database.ts";
 import { FormStatus, FormsService, TrashFormResponseSchema, type Form } from "@formsvc/proto/forms/v1/forms_pb.js";
@@ -18,6 +18,7 @@ import {
 import { entities } from "../entities/index.ts";
 import { migrations } from "../migrations/index.ts";
 import { createFormsHandlers, routes } from "./forms-handlers.ts";
+import { rejectsWith } from "@formsvc/platform/rpc-assertions.ts";
 
 // --- A fake identity service: a few users and workspaces, answering as the real one does. ---
 
@@ -95,21 +96,7 @@ let client: Client<typeof FormsService>;
 /** The handlers' clock: one second later at every reading, so creation order is unambiguous. */
 let clock = Date.parse("2026-01-01T00:00:00Z");
 
-const as = (userId: string) => ({ headers: { [callerHeader]: userId } });
-
-async function rejectsWith(promise: Promise<unknown>, code: Code, message?: RegExp | string): Promise<ConnectError> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (err) {
-    caught = err;
-  }
-  assert.ok(caught instanceof ConnectError, `expected a ConnectError, got ${String(caught)}`);
-  assert.equal(caught.code, code, `expected ${Code[code]}, got ${Code[caught.code]}: ${caught.rawMessage}`);
-  if (typeof message === "string") assert.equal(caught.rawMessage, message);
-  else if (message) assert.match(caught.rawMessage, message);
-  return caught;
-}
+const as = asCaller;
 
 async function newForm(user: string, workspaceId: string, init: { name?: string; document?: JsonObject } = {}): Promise<Form> {
   const res = await client.createForm({ workspaceId, ...init }, as(user));

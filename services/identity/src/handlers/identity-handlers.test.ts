@@ -2,15 +2,16 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
+import { Code, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
 import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/test-database.ts";
-import { callerHeader } from "@formsvc/platform/caller.ts";
+import { asCaller } from "@formsvc/platform/caller.ts";
 import { IdentityService, Plan, Role } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { generateApiKey, hashSecret } from "../api-keys.ts";
 import { entities } from "../entities/index.ts";
 import { migrations } from "../migrations/index.ts";
 import { createIdentityHandlers, routes, sessionLifetimeMs } from "./identity-handlers.ts";
+import { rejectsWith } from "@formsvc/platform/rpc-assertions.ts";
 
 let database: TestDatabase;
 let orm: MikroORM;
@@ -18,22 +19,9 @@ let client: Client<typeof IdentityService>;
 /** Added to the real time by the handlers' clock. */
 let skewMs = 0;
 
-const as = (userId: string) => ({ headers: { [callerHeader]: userId } });
+const as = asCaller;
 let emailCounter = 0;
 const uniqueEmail = (local = "person") => `${local}.${Date.now()}.${emailCounter++}@example.com`;
-
-async function rejectsWith(promise: Promise<unknown>, code: Code, message?: RegExp): Promise<ConnectError> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (err) {
-    caught = err;
-  }
-  assert.ok(caught instanceof ConnectError, `expected a ConnectError, got ${String(caught)}`);
-  assert.equal(caught.code, code, `expected ${Code[code]}, got ${Code[caught.code]}: ${caught.rawMessage}`);
-  if (message) assert.match(caught.rawMessage, message);
-  return caught;
-}
 
 async function newUser(init: { email?: string; name?: string; plan?: Plan } = {}) {
   const res = await client.createUser({ email: init.email ?? uniqueEmail(), name: init.name ?? "", plan: init.plan });

@@ -7,7 +7,7 @@ import { create, fromBinary, toJson, type JsonObject } from "@bufbuild/protobuf"
 import { timestampDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import type { FormDocument } from "@formsvc/form-document";
-import { callerHeader } from "@formsvc/platform/caller.ts";
+import { asCaller, callerHeader } from "@formsvc/platform/caller.ts";
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
 import { runWithRequestId } from "@formsvc/platform/request-context.ts";
 import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/test-database.ts";
@@ -29,6 +29,7 @@ import { sweepUnattachedUploads } from "../files/sweep-uploads.ts";
 import { maxUploadBytes } from "../files/uploads.ts";
 import { migrations } from "../migrations/index.ts";
 import { createSubmissionsHandlers, routes } from "./submissions-handlers.ts";
+import { rejectsWith } from "@formsvc/platform/rpc-assertions.ts";
 
 // --- A fake forms service: forms in memory, answering as the real one does. ---
 
@@ -112,23 +113,9 @@ const testLogger = {
   error: (_obj: unknown, msg: string) => logged.push({ level: "error", msg }),
 } as unknown as Logger;
 
-const as = (userId: string) => ({ headers: { [callerHeader]: userId } });
+const as = asCaller;
 const ada = as("user-ada");
 const bob = as("user-bob");
-
-async function rejectsWith(promise: Promise<unknown>, code: Code, message?: RegExp | string): Promise<ConnectError> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (err) {
-    caught = err;
-  }
-  assert.ok(caught instanceof ConnectError, `expected a ConnectError, got ${String(caught)}`);
-  assert.equal(caught.code, code, `expected ${Code[code]}, got ${Code[caught.code]}: ${caught.rawMessage}`);
-  if (typeof message === "string") assert.equal(caught.rawMessage, message);
-  else if (message) assert.match(caught.rawMessage, message);
-  return caught;
-}
 
 const survey: FormDocument = {
   title: "Survey",

@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
-import { callerHeader } from "@formsvc/platform/caller.ts";
+import { asCaller, callerHeader } from "@formsvc/platform/caller.ts";
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/test-database.ts";
@@ -12,6 +12,7 @@ import { DeleteWebhookResponseSchema, WebhooksService, type Webhook } from "@for
 import { entities } from "../entities/index.ts";
 import { migrations } from "../migrations/index.ts";
 import { createWebhooksHandlers, routes } from "./webhooks-handlers.ts";
+import { rejectsWith } from "@formsvc/platform/rpc-assertions.ts";
 
 // --- A fake forms service: a few forms and who may see them, answering GetForm as the real one does. ---
 
@@ -78,21 +79,7 @@ let permissive: Client<typeof WebhooksService>;
 /** The handlers' clock: one second later at every reading, so creation order is unambiguous. */
 let clock = Date.parse("2026-01-01T00:00:00Z");
 
-const as = (userId: string) => ({ headers: { [callerHeader]: userId } });
-
-async function rejectsWith(promise: Promise<unknown>, code: Code, message?: RegExp | string): Promise<ConnectError> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (err) {
-    caught = err;
-  }
-  assert.ok(caught instanceof ConnectError, `expected a ConnectError, got ${String(caught)}`);
-  assert.equal(caught.code, code, `expected ${Code[code]}, got ${Code[caught.code]}: ${caught.rawMessage}`);
-  if (typeof message === "string") assert.equal(caught.rawMessage, message);
-  else if (message) assert.match(caught.rawMessage, message);
-  return caught;
-}
+const as = asCaller;
 
 async function newHook(
   formId: string,
