@@ -4,7 +4,9 @@ import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
-import { launchBrowser, screenshot } from "./support/browser.ts";
+import type { BlockType } from "@formsvc/form-document";
+import { blockTypeLabels } from "../app/src/lib/document.ts";
+import { drawSignature, launchBrowser, screenshot } from "./support/browser.ts";
 import { startReceiver } from "./support/receiver.ts";
 import { apiClient, startTestSystem, type TestSystem } from "./support/system.ts";
 
@@ -56,16 +58,6 @@ async function save(page: Page) {
 /** Waits for a notice (toast or inline) with this text. */
 const notice = (page: Page, text: string | RegExp) => page.locator(".notice, .inline").filter({ hasText: text }).first().waitFor();
 
-async function drawSignature(page: Page) {
-  const pad = page.locator("canvas.hf-pad");
-  await pad.scrollIntoViewIfNeeded();
-  const box = (await pad.boundingBox())!;
-  await page.mouse.move(box.x + box.width * 0.1, box.y + box.height * 0.6);
-  await page.mouse.down();
-  for (let i = 1; i <= 8; i++) await page.mouse.move(box.x + box.width * (0.1 + i * 0.1), box.y + box.height * (i % 2 ? 0.3 : 0.7), { steps: 3 });
-  await page.mouse.up();
-}
-
 /** The blocks of the journey's form, in order: every block type there is. */
 const plan: { type: string; question?: string; text?: string; options?: string[] }[] = [
   { type: "HEADING", text: "Welcome to the conference" },
@@ -85,25 +77,6 @@ const plan: { type: string; question?: string; text?: string; options?: string[]
   { type: "FILE", question: "Upload your CV" },
   { type: "SIGNATURE", question: "Sign here" },
 ];
-const typeLabels: Record<string, string> = {
-  SHORT_TEXT: "Short text",
-  LONG_TEXT: "Long text",
-  EMAIL: "Email",
-  NUMBER: "Number",
-  PHONE: "Phone",
-  URL: "Website (URL)",
-  DATE: "Date",
-  MULTIPLE_CHOICE: "Multiple choice",
-  CHECKBOXES: "Checkboxes",
-  DROPDOWN: "Dropdown",
-  RATING: "Rating",
-  FILE: "File upload",
-  SIGNATURE: "Signature",
-  HEADING: "Heading",
-  PARAGRAPH: "Paragraph",
-  PAGE_BREAK: "Page break",
-};
-
 describe("the app in Chromium: one person's journey", () => {
   const email = `ada.${Date.now()}@example.com`;
   const password = "analytical-engine-1843";
@@ -156,7 +129,7 @@ describe("the app in Chromium: one person's journey", () => {
     // Every block, in the plan's order, except the paragraph, added last and moved into place with the keyboard.
     const addOrder = plan.filter((b) => b.type !== "PARAGRAPH").concat(plan.filter((b) => b.type === "PARAGRAPH"));
     for (const b of addOrder) {
-      await page.getByLabel("Block type").selectOption({ label: typeLabels[b.type] });
+      await page.getByLabel("Block type").selectOption({ label: blockTypeLabels[b.type as BlockType] });
       await page.getByRole("button", { name: "Add block" }).click();
     }
     assert.equal(await page.locator("[data-block-index]").count(), plan.length);
@@ -264,7 +237,7 @@ describe("the app in Chromium: one person's journey", () => {
       await r.getByRole("button", { name: "Next" }).click();
       await r.getByLabel("Upload your CV").setInputFiles({ name: "cv.txt", mimeType: "text/plain", buffer: Buffer.from("Ada Lovelace, CV\n") });
       await r.getByText("cv.txt", { exact: false }).waitFor();
-      await drawSignature(r);
+      await drawSignature(r, 3);
       await r.getByRole("button", { name: "Register" }).click();
       await r.getByRole("heading", { name: "Thank you!" }).waitFor();
       assert.deepEqual(rProblems, []);

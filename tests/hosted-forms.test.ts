@@ -12,7 +12,7 @@ import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb
 import { errorHandler } from "../gateway/src/http-errors.ts";
 import { hostedFormRoutes } from "../gateway/src/hosted/routes.ts";
 import { MemorySlidingWindow } from "../gateway/src/rate-limit/sliding-window.ts";
-import { launchBrowser, screenshot } from "./support/browser.ts";
+import { drawSignature, launchBrowser, screenshot } from "./support/browser.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
 // A respondent in Chromium: the hosted form page, its script, partial saves and resuming, uploads and
@@ -50,18 +50,6 @@ function nextPost(page: Page, suffix: string): Promise<Response> {
 }
 
 /** Draws a zigzag on the signature pad with the mouse. */
-async function drawSignature(page: Page) {
-  const pad = page.locator("canvas.hf-pad");
-  await pad.scrollIntoViewIfNeeded();
-  const box = (await pad.boundingBox())!;
-  await page.mouse.move(box.x + box.width * 0.1, box.y + box.height * 0.6);
-  await page.mouse.down();
-  for (let i = 1; i <= 8; i++) {
-    await page.mouse.move(box.x + box.width * (0.1 + i * 0.1), box.y + box.height * (i % 2 ? 0.3 : 0.7), { steps: 4 });
-  }
-  await page.mouse.up();
-}
-
 /** The text of a question's error line. */
 const errorOf = (page: Page, key: string) => page.locator(`[data-key="${key}"] .hf-error`).textContent();
 

@@ -31,3 +31,16 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path, fullPage: true });
   return path;
 }
+
+/** Draws a zigzag on the form page's signature pad; `steps` mouse moves per stroke. */
+export async function drawSignature(page: Page, steps = 4): Promise<void> {
+  const pad = page.locator("canvas.hf-pad");
+  await pad.scrollIntoViewIfNeeded();
+  const box = (await pad.boundingBox())!;
+  await page.mouse.move(box.x + box.width * 0.1, box.y + box.height * 0.6);
+  await page.mouse.down();
+  for (let i = 1; i <= 8; i++) {
+    await page.mouse.move(box.x + box.width * (0.1 + i * 0.1), box.y + box.height * (i % 2 ? 0.3 : 0.7), { steps });
+  }
+  await page.mouse.up();
+}

@@ -1,24 +1,9 @@
 // Editing the v1 form document in the browser: new blocks of each type, moves, and the small checks the
 // editor makes before saving (the server checks everything again).
+import { blockTypes, choiceBlockTypes, defaultRatingMax, fieldNamePattern, inputBlockTypes } from "@formsvc/form-document/block-types";
 import type { Block, BlockType, CalculatedField, FormDocument, HiddenField } from "../types.ts";
 
-export const inputTypes = [
-  "SHORT_TEXT",
-  "LONG_TEXT",
-  "EMAIL",
-  "NUMBER",
-  "PHONE",
-  "URL",
-  "DATE",
-  "MULTIPLE_CHOICE",
-  "CHECKBOXES",
-  "DROPDOWN",
-  "RATING",
-  "FILE",
-  "SIGNATURE",
-] as const;
-export const layoutTypes = ["HEADING", "PARAGRAPH", "PAGE_BREAK"] as const;
-export const blockTypes: readonly BlockType[] = [...inputTypes, ...layoutTypes];
+export { blockTypes };
 
 export const blockTypeLabels: Record<BlockType, string> = {
   SHORT_TEXT: "Short text",
@@ -39,8 +24,8 @@ export const blockTypeLabels: Record<BlockType, string> = {
   PAGE_BREAK: "Page break",
 };
 
-const choiceTypes: ReadonlySet<string> = new Set(["MULTIPLE_CHOICE", "CHECKBOXES", "DROPDOWN"]);
-const inputTypeSet: ReadonlySet<string> = new Set(inputTypes);
+const choiceTypes: ReadonlySet<string> = new Set(choiceBlockTypes);
+const inputTypeSet: ReadonlySet<string> = new Set(inputBlockTypes);
 const placeholderTypes: ReadonlySet<string> = new Set(["SHORT_TEXT", "LONG_TEXT", "EMAIL", "NUMBER", "PHONE", "URL"]);
 
 export const isInputType = (type: string) => inputTypeSet.has(type);
@@ -95,7 +80,7 @@ export function newBlock(type: BlockType): EditableBlock {
   if (type === "PARAGRAPH") return { id, type, text: "Some explanation for respondents." };
   const block: EditableBlock = { id, type, question: defaultQuestions[type] ?? "Question", required: false };
   if (isChoiceType(type)) block.options = [{ id: newId(), text: "Option 1" }, { id: newId(), text: "Option 2" }];
-  if (type === "RATING") block.max = 5;
+  if (type === "RATING") block.max = defaultRatingMax;
   return block;
 }
 
@@ -156,7 +141,6 @@ export function cleanDocument(doc: { title?: string; blocks: EditableBlock[]; hi
   return result;
 }
 
-const fieldNamePattern = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 /** Problems the editor can see before saving, each naming the block or field. */
 export function documentProblems(doc: { blocks: EditableBlock[]; hiddenFields?: HiddenField[]; calculatedFields?: CalculatedField[] }): string[] {

@@ -3,54 +3,19 @@
 // generates the OpenAPI document from them with `z.toJSONSchema`.
 import { z } from "zod";
 
-/** Question types: blocks that take an answer and have a `key`. */
-export const inputBlockTypes = [
-  "SHORT_TEXT",
-  "LONG_TEXT",
-  "EMAIL",
-  "NUMBER",
-  "PHONE",
-  "URL",
-  "DATE",
-  "MULTIPLE_CHOICE",
-  "CHECKBOXES",
-  "DROPDOWN",
-  "RATING",
-  "FILE",
-  "SIGNATURE",
-] as const;
-/** Input types whose answers are option ids. */
-export const choiceBlockTypes = ["MULTIPLE_CHOICE", "CHECKBOXES", "DROPDOWN"] as const;
-/** Blocks that only lay the form out; they take no answer and have no `key`. */
-export const layoutBlockTypes = ["HEADING", "PARAGRAPH", "PAGE_BREAK"] as const;
-export const blockTypes = [...inputBlockTypes, ...layoutBlockTypes] as const;
-
-export type InputBlockType = (typeof inputBlockTypes)[number];
-export type ChoiceBlockType = (typeof choiceBlockTypes)[number];
-export type LayoutBlockType = (typeof layoutBlockTypes)[number];
-export type BlockType = (typeof blockTypes)[number];
-
-export const limits = {
-  blocks: 500,
-  options: 500,
-  hiddenFields: 100,
-  calculatedFields: 100,
-  title: 200,
-  question: 1000,
-  fieldName: 200,
-  description: 5000,
-  placeholder: 500,
-  optionText: 1000,
-  text: 5000,
-  expression: 5000,
-} as const;
-
-/** Default of a RATING block's `max`. */
-export const defaultRatingMax = 5;
-
-export const idPattern = /^[A-Za-z0-9_-]{1,64}$/;
-export const keyPattern = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
-export const fieldNamePattern = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+export * from "./block-types.ts";
+import {
+  choiceBlockTypes,
+  defaultRatingMax,
+  fieldNamePattern,
+  idPattern,
+  inputBlockTypes,
+  keyPattern,
+  limits,
+  type ChoiceBlockType,
+  type InputBlockType,
+  type LayoutBlockType,
+} from "./block-types.ts";
 
 const notBlank = /\S/;
 
