@@ -36,7 +36,8 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
   return route as unknown as ApiRoute;
 }
 
-function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, where: string): z.output<T> {
+/** `value` checked against `schema` (none: undefined); a mismatch is a 400 naming the field under `where`. */
+export function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, where: string): z.output<T> {
   if (!schema) return undefined as z.output<T>;
   const result = schema.safeParse(value);
   if (!result.success) throw new HttpError(400, describeZodError(result.error, where));

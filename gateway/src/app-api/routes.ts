@@ -20,14 +20,18 @@ import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import express, { type Request, type Response, type Router } from "express";
 import { z } from "zod";
 import { apiKeyJson, attemptJson, deliveryJson, formJson, questionJson, submissionJson, userJson, webhookJson, workspaceJson } from "@formsvc/api-records";
-import { createFormBodySchema, describeZodError, resolveSettings, updateFormBodySchema } from "@formsvc/form-document";
+import { createFormBodySchema, resolveSettings, updateFormBodySchema } from "@formsvc/form-document";
 import { asCaller } from "@formsvc/platform/caller.ts";
 import { maxPageSize } from "@formsvc/platform/paging.ts";
 import type { DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 import { FormStatus, type Form, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { Role, type IdentityService, type User, type Workspace } from "@formsvc/proto/identity/v1/identity_pb.js";
-import { SubmissionFilter, type Submission, type SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import type { Submission, SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
+import { parse as parseInput } from "../api/route-table.ts";
+import { submissionFilterQuerySchema, submissionFilters } from "../api/routes/submissions.ts";
+import { webhookHeadersSchema, webhookSecretSchema } from "../api/routes/webhooks.ts";
+import { pagingQuerySchema } from "../api/schemas.ts";
 import type { FileLinks } from "../files/signed-links.ts";
 import { documentOf } from "../hosted/form-fields.ts";
 import { renderFormPage, renderThankYouPage } from "../hosted/render-form.ts";
@@ -86,31 +90,21 @@ const listFormsQuery = z.object({
   page: z.coerce.number().int().min(1).default(1),
   limit: z.coerce.number().int().min(1).max(maxPageSize).default(maxPageSize),
 });
-const pagingQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  limit: z.coerce.number().int().min(1).max(maxPageSize).default(50),
-});
-const filterQuery = z.object({ filter: z.enum(["all", "completed", "partial"]).default("all") });
-const filters = { all: SubmissionFilter.ALL, completed: SubmissionFilter.COMPLETED, partial: SubmissionFilter.PARTIAL };
-const headersSchema = z.record(z.string().min(1).max(100), z.string().max(1000));
 const createWebhookSchema = z.strictObject({
   url: z.string().trim().min(1, "is required").max(2000),
-  secret: z.string().max(256).optional(),
-  headers: headersSchema.optional(),
+  secret: webhookSecretSchema.optional(),
+  headers: webhookHeadersSchema.optional(),
   enabled: z.boolean().optional(),
 });
 const updateWebhookSchema = z.strictObject({
   url: z.string().trim().min(1, "is required").max(2000).optional(),
-  secret: z.string().max(256).nullable().optional(),
-  headers: headersSchema.optional(),
+  secret: webhookSecretSchema.nullable().optional(),
+  headers: webhookHeadersSchema.optional(),
   enabled: z.boolean().optional(),
 });
 
-function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
-  const result = schema.safeParse(value ?? {});
-  if (!result.success) throw new HttpError(400, describeZodError(result.error, where));
-  return result.data;
-}
+/** The API's parse, with a missing body or query taken as empty. */
+const parse = <T extends z.ZodType>(schema: T, value: unknown, where: string) => parseInput(schema, value ?? {}, where);
 
 const param = (req: Request, name: string): string => {
   const value = String(req.params[name] ?? "");
@@ -383,9 +377,9 @@ export function appRouter(deps: AppApiDeps): Router {
 
   router.get("/forms/:id/submissions", async (req, res) => {
     const formId = param(req, "id");
-    const query = { ...parse(pagingQuery, req.query, "query"), ...parse(filterQuery, req.query, "query") };
+    const query = { ...parse(pagingQuerySchema, req.query, "query"), ...parse(submissionFilterQuerySchema, req.query, "query") };
     const { submissions, hasMore } = await deps.submissions.listSubmissions(
-      { formId, filter: filters[query.filter], page: query.page, limit: query.limit },
+      { formId, filter: submissionFilters[query.filter], page: query.page, limit: query.limit },
       as(res),
     );
     res.json({ items: await presentSubmissions(submissions, formVersions(formId)), page: query.page, limit: query.limit, hasMore });
@@ -393,12 +387,12 @@ export function appRouter(deps: AppApiDeps): Router {
 
   router.get("/forms/:id/submissions.csv", async (req, res) => {
     const formId = param(req, "id");
-    const { filter } = parse(filterQuery, req.query, "query");
+    const { filter } = parse(submissionFilterQuerySchema, req.query, "query");
     const [{ form }, { questions }] = await Promise.all([deps.forms.getForm({ id: formId }, as(res)), deps.forms.listQuestions({ formId }, as(res))]);
     const all: Submission[] = [];
     for (let page = 1; all.length < maxCsvRows; page++) {
       const { submissions, hasMore } = await deps.submissions.listSubmissions(
-        { formId, filter: filters[filter], page, limit: maxPageSize },
+        { formId, filter: submissionFilters[filter], page, limit: maxPageSize },
         as(res),
       );
       all.push(...submissions);
@@ -472,7 +466,7 @@ export function appRouter(deps: AppApiDeps): Router {
   });
 
   router.get("/webhooks/:id/deliveries", async (req, res) => {
-    const query = parse(pagingQuery, req.query, "query");
+    const query = parse(pagingQuerySchema, req.query, "query");
     const { deliveries, hasMore } = await deps.delivery.listDeliveries(
       { webhookId: param(req, "id"), page: query.page, limit: query.limit },
       as(res),

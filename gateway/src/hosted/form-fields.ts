@@ -53,11 +53,6 @@ function all(value: FieldValue | undefined): string[] {
   return (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((v) => v !== "");
 }
 
-/** The name a question is shown with in messages. */
-export function questionTitle(block: InputBlock): string {
-  return block.question;
-}
-
 export interface PostedForm {
   /** By question key: the JSON values of DESIGN.md. */
   answers: Record<string, string | number | string[]>;

@@ -23,7 +23,7 @@ import type { SubmissionsService } from "@formsvc/proto/submissions/v1/submissio
 import { errorAnswer, HttpError } from "../http-errors.ts";
 import { rateLimit } from "../rate-limit/rate-limit-middleware.ts";
 import type { RateLimitStore } from "../rate-limit/sliding-window.ts";
-import { answersFromFields, documentOf, hiddenFieldPrefix, messageForQuestion, questionNamedBy, type FieldValues } from "./form-fields.ts";
+import { answersFromFields, documentOf, messageForQuestion, questionNamedBy, type FieldValues } from "./form-fields.ts";
 import {
   maxUploadBytes,
   renderClosedPage,
@@ -100,16 +100,6 @@ function hiddenFromQuery(req: Request, names: string[]): Record<string, string> 
     const raw = req.query[name];
     const value = Array.isArray(raw) ? raw[0] : raw;
     if (typeof value === "string" && value !== "") hidden[name] = value.slice(0, 10_000);
-  }
-  return hidden;
-}
-
-function hiddenFromFields(fields: FieldValues, names: string[]): Record<string, string> {
-  const hidden: Record<string, string> = {};
-  for (const name of names) {
-    const raw = fields[hiddenFieldPrefix + name];
-    const value = Array.isArray(raw) ? raw[0] : raw;
-    if (value) hidden[name] = value;
   }
   return hidden;
 }
@@ -223,7 +213,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
             document,
             settings,
             showBranding,
-            hidden: hiddenFromFields(fields, (document.hiddenFields ?? []).map((f) => f.name)),
+            hidden: posted.hidden,
             values: fields,
             errors,
             formError,

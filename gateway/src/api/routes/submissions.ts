@@ -7,11 +7,13 @@ import type { FileLinks } from "../../files/signed-links.ts";
 import { defineRoute } from "../route-table.ts";
 import { envelopeOf, idParamsSchema, pagingQuerySchema, submissionSchema } from "../schemas.ts";
 
-const filters = { all: SubmissionFilter.ALL, completed: SubmissionFilter.COMPLETED, partial: SubmissionFilter.PARTIAL };
-
-const listQuerySchema = pagingQuerySchema.extend({
+/** `?filter=` of submission lists (also the app's), and what each value asks submissions for. */
+export const submissionFilterQuerySchema = z.object({
   filter: z.enum(["all", "completed", "partial"]).default("all").describe("completed, partial (incomplete) or all"),
 });
+export const submissionFilters = { all: SubmissionFilter.ALL, completed: SubmissionFilter.COMPLETED, partial: SubmissionFilter.PARTIAL };
+
+const listQuerySchema = pagingQuerySchema.extend(submissionFilterQuerySchema.shape);
 const submissionParamsSchema = idParamsSchema.extend({ sid: z.string().min(1).describe("Submission id") });
 
 export function submissionRoutes(submissions: Client<typeof SubmissionsService>, links: FileLinks) {
@@ -29,7 +31,7 @@ export function submissionRoutes(submissions: Client<typeof SubmissionsService>,
       errors: [400, 404],
       handle: async ({ params, query, caller }) => {
         const { submissions: items, hasMore } = await submissions.listSubmissions(
-          { formId: params.id, filter: filters[query.filter], page: query.page, limit: query.limit },
+          { formId: params.id, filter: submissionFilters[query.filter], page: query.page, limit: query.limit },
           asCaller(caller.userId),
         );
         return { items: items.map(present), page: query.page, limit: query.limit, hasMore };

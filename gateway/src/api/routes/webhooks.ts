@@ -8,22 +8,22 @@ import { defineRoute } from "../route-table.ts";
 import { attemptSchema, deliverySchema, envelopeOf, idParamsSchema, pagingQuerySchema, webhookSchema } from "../schemas.ts";
 
 const url = z.string().min(1).max(2000).describe("http or https URL, without credentials");
-const secret = z.string().max(256).describe("Signs each body: X-Service-Signature = base64(HMAC-SHA256(raw body, secret))");
-const headers = z
+export const webhookSecretSchema = z.string().max(256).describe("Signs each body: X-Service-Signature = base64(HMAC-SHA256(raw body, secret))");
+export const webhookHeadersSchema = z
   .record(z.string().min(1).max(100), z.string().max(1000))
   .describe("Sent with every request; content type, host and signature headers are reserved");
 
 const createWebhookBodySchema = z.strictObject({
   formId: z.string().min(1).describe("The form whose completed responses are pushed"),
   url,
-  secret: secret.optional(),
-  headers: headers.optional(),
+  secret: webhookSecretSchema.optional(),
+  headers: webhookHeadersSchema.optional(),
   enabled: z.boolean().optional().describe("Default true"),
 });
 const updateWebhookBodySchema = z.strictObject({
   url: url.optional(),
-  secret: secret.nullable().optional().describe("null or an empty string removes the secret"),
-  headers: headers.optional().describe("Replaces every header"),
+  secret: webhookSecretSchema.nullable().optional().describe("null or an empty string removes the secret"),
+  headers: webhookHeadersSchema.optional().describe("Replaces every header"),
   enabled: z.boolean().optional(),
 });
 const listWebhooksQuerySchema = pagingQuerySchema.extend({ formId: z.string().min(1).describe("The form (required)") });
