@@ -4,7 +4,8 @@
 // point loses nothing, and sees again at most the events whose commit it did not reach (which then
 // create nothing twice).
 import { fromBinary } from "@bufbuild/protobuf";
-import { Kafka, logLevel, type Consumer, type EachBatchHandler, type LogEntry, type TopicPartitionOffsetAndMetadata } from "kafkajs";
+import { Kafka, logLevel, type Consumer, type EachBatchHandler, type TopicPartitionOffsetAndMetadata } from "kafkajs";
+import { kafkaLogCreator, responsesTopic } from "@formsvc/platform/kafka.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { requestIdHeader } from "@formsvc/platform/caller.ts";
 import { extractTraceContext } from "@formsvc/platform/tracing.ts";
@@ -12,7 +13,7 @@ import { ResponseCompletedSchema } from "@formsvc/proto/events/v1/events_pb.js";
 import type { AcceptEvents, IncomingEvent } from "./accept-event.ts";
 import { withConsumerSpans, type TracedEvent } from "./consumer-spans.ts";
 
-export const responsesTopic = "formsvc.responses";
+export { responsesTopic };
 export const consumerGroupId = "formsvc-delivery";
 
 export interface MessageHandlerOptions {
@@ -79,18 +80,6 @@ export function kafkaBatchHandler(options: MessageHandlerOptions): EachBatchHand
     resolveOffset(last.offset);
     await options.commit([{ topic, partition, offset: (BigInt(last.offset) + 1n).toString() }]);
   };
-}
-
-/** kafkajs's own log lines, through pino. */
-function kafkaLogCreator(logger: Logger) {
-  return () =>
-    ({ level, log }: LogEntry) => {
-      const { message, ...rest } = log;
-      const line = { kafka: rest };
-      if (level === logLevel.ERROR) logger.error(line, message);
-      else if (level === logLevel.WARN) logger.warn(line, message);
-      else logger.debug(line, message);
-    };
 }
 
 export interface KafkaIntakeOptions {

@@ -7,15 +7,16 @@
 // While Kafka (or Postgres) fails, rows stay unpublished and the relay retries with a growing pause.
 // Submissions never wait for it: a completion only sets a flag that wakes the relay.
 import { LockMode } from "@mikro-orm/core";
-import { Kafka, logLevel, Partitioners, type IHeaders, type LogEntry, type Message, type Producer } from "kafkajs";
+import { Kafka, logLevel, Partitioners, type IHeaders, type Message, type Producer } from "kafkajs";
 import { requestIdHeader } from "@formsvc/platform/caller.ts";
 import type { MikroORM } from "@formsvc/platform/database.ts";
+import { kafkaLogCreator, responsesTopic } from "@formsvc/platform/kafka.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { contextOf, injectTraceContext, markFailed, SpanKind, startSpan, type Context, type Span } from "@formsvc/platform/tracing.ts";
 import type { CompletionNotifier } from "../completion-notifier.ts";
 import { OutboxEntity, type Outbox } from "../entities/index.ts";
 
-export const responsesTopic = "formsvc.responses";
+export { responsesTopic };
 /** How `responsesTopic` is created when missing. */
 export const responsesTopicPartitions = 3;
 export const responsesTopicReplication = 1;
@@ -82,18 +83,6 @@ function publishSpan(topic: string, row: Outbox): { span: Span; context: Context
   });
 }
 
-/**
- * kafkajs's own log lines, through pino at debug: while the broker is away it logs several lines a second
- * (every refused connection), and each failure reaches the relay anyway, which logs it once per attempt.
- */
-function kafkaLogCreator(logger: Logger) {
-  return () =>
-    ({ label, log }: LogEntry) => {
-      const { message, ...rest } = log;
-      logger.debug({ kafka: rest, kafkaLevel: label }, message);
-    };
-}
-
 /** Creates `topic` (3 partitions, replication 1) unless it exists; true when this call created it. */
 export async function ensureTopic(kafka: Kafka, topic: string): Promise<boolean> {
   const admin = kafka.admin();
@@ -130,7 +119,8 @@ export function startKafkaRelay(options: KafkaRelayOptions): KafkaRelay {
     // rows stay unpublished meanwhile (kafkajs's default for an idempotent producer retries forever).
     retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1_000 },
     logLevel: logLevel.WARN,
-    logCreator: kafkaLogCreator(logger),
+    // Every kafkajs line at debug: each failure reaches the relay, which logs it once per attempt.
+    logCreator: kafkaLogCreator(logger, { allDebug: true }),
   });
 
   let running = true;
