@@ -59,3 +59,8 @@ async function migrate(options: DatabaseOptions): Promise<void> {
     await lock.end();
   }
 }
+
+/** `"<schema>"."<table>"` of one of the service's entities, for the raw SQL of hot paths. */
+export function qualifiedTable(orm: MikroORM, entity: EntitySchema<any, any>): string {
+  return `"${orm.config.get("schema") ?? "public"}"."${orm.getMetadata().get(entity).tableName}"`;
+}

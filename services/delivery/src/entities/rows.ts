@@ -1,7 +1,9 @@
 // Raw SQL helpers shared by the intake, the worker and the handlers: the schema-qualified table names
 // and the mapping of a raw `deliveries` row to the entity's shape.
-import type { MikroORM } from "@formsvc/platform/database.ts";
-import type { Delivery, DeliveryStatusName } from "./delivery.ts";
+import { qualifiedTable, type MikroORM } from "@formsvc/platform/database.ts";
+import { AttemptEntity } from "./attempt.ts";
+import { CursorEntity } from "./cursor.ts";
+import { DeliveryEntity, type Delivery, type DeliveryStatusName } from "./delivery.ts";
 
 export interface Tables {
   deliveries: string;
@@ -11,9 +13,11 @@ export interface Tables {
 
 /** `"<schema>"."<table>"` of every table, for raw SQL. */
 export function tablesOf(orm: MikroORM): Tables {
-  const schema = orm.config.get("schema") ?? "public";
-  const q = (table: string) => `"${schema}"."${table}"`;
-  return { deliveries: q("deliveries"), attempts: q("attempts"), cursor: q("cursor") };
+  return {
+    deliveries: qualifiedTable(orm, DeliveryEntity),
+    attempts: qualifiedTable(orm, AttemptEntity),
+    cursor: qualifiedTable(orm, CursorEntity),
+  };
 }
 
 /** A timestamp column of a raw row: the driver gives timestamptz as text ("2026-01-01 10:00:00.123456+00"). */

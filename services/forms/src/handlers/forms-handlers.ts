@@ -17,7 +17,7 @@ import {
   type FormSettingsPatch,
 } from "@formsvc/form-document";
 import { asCaller, callerOf, requireCaller } from "@formsvc/platform/caller.ts";
-import type { MikroORM } from "@formsvc/platform/database.ts";
+import { qualifiedTable, type MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { newId } from "@formsvc/platform/ids.ts";
 import { pageOf, pageWindow } from "@formsvc/platform/paging.ts";
@@ -136,7 +136,7 @@ export function formMessage(form: Form): MessageInitShape<typeof FormSchema> {
 export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof FormsService> {
   const { orm, identity } = deps;
   const now = deps.now ?? (() => new Date());
-  const formsTable = `"${orm.config.get("schema") ?? "public"}"."${orm.getMetadata().get(FormEntity).tableName}"`;
+  const formsTable = qualifiedTable(orm, FormEntity);
 
   /** The workspace, when the caller is a member of it; NOT_FOUND with `message` otherwise. */
   async function callerWorkspace(caller: string, workspaceId: string, message: string): Promise<Workspace> {

@@ -3,6 +3,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ConnectRouter, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
+import { qualifiedTable } from "@formsvc/platform/database.ts";
 import { callerOf, requireCaller } from "@formsvc/platform/caller.ts";
 import { newId, randomToken } from "@formsvc/platform/ids.ts";
 import { pageOf, pageWindow } from "@formsvc/platform/paging.ts";
@@ -59,8 +60,7 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
   const now = deps.now ?? (() => new Date());
   const fork = (): EntityManager => deps.orm.em.fork();
   // Raw queries on the hot paths name their tables in the service's own schema.
-  const schema = deps.orm.config.get("schema");
-  const table = (name: string) => (schema ? `"${schema}"."${name}"` : `"${name}"`);
+  const table = (entity: Parameters<typeof qualifiedTable>[1]) => qualifiedTable(deps.orm, entity);
 
   /** The user a call is about: the caller when there is one, else the operator's `email`. */
   async function subjectUser(em: EntityManager, ctx: HandlerContext, email: string): Promise<User> {
@@ -290,7 +290,7 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
       // the membership joined to its workspace, without the ORM's unit of work.
       const [row] = await fork().execute<WorkspaceRow[]>(
         `select w.id, w.name, w.plan, w.owner_id, w.personal, w.created_at
-           from ${table("workspaces")} w join ${table("memberships")} m on m.workspace_id = w.id
+           from ${table(WorkspaceEntity)} w join ${table(MembershipEntity)} m on m.workspace_id = w.id
           where w.id = ? and m.user_id = ?`,
         [req.workspaceId, caller],
       );
@@ -359,7 +359,7 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
       // of work: this runs on every API request.
       const candidates = await em.execute<ApiKeyUserRow[]>(
         `select k.id, k.key_hash, k.last_used_at, u.id as user_id, u.email, u.name, u.created_at
-           from ${table("api_keys")} k join ${table("users")} u on u.id = k.user_id
+           from ${table(ApiKeyEntity)} k join ${table(UserEntity)} u on u.id = k.user_id
           where k.prefix = ?`,
         [apiKeyPrefix(key)],
       );

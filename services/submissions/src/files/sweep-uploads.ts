@@ -1,4 +1,4 @@
-import type { MikroORM } from "@formsvc/platform/database.ts";
+import { qualifiedTable, type MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { UploadEntity } from "../entities/index.ts";
 import type { FileStore } from "./file-store.ts";
@@ -20,8 +20,7 @@ export async function sweepUnattachedUploads(options: {
   batchSize?: number;
 }): Promise<number> {
   const { orm, files, logger } = options;
-  const meta = orm.getMetadata().get(UploadEntity);
-  const table = `"${orm.config.get("schema") ?? "public"}"."${meta.tableName}"`;
+  const table = qualifiedTable(orm, UploadEntity);
   let swept = 0;
   for (;;) {
     const rows: { storage_key: string }[] = await orm.em.fork().execute(

@@ -4,7 +4,7 @@ import { Code, ConnectError, type Client, type ConnectRouter, type ServiceImpl }
 import { LockMode } from "@mikro-orm/core";
 import { isInputBlock, type FormDocument, type InputBlock } from "@formsvc/form-document";
 import { asCaller, requireCaller } from "@formsvc/platform/caller.ts";
-import type { MikroORM } from "@formsvc/platform/database.ts";
+import { qualifiedTable, type MikroORM } from "@formsvc/platform/database.ts";
 import { newId } from "@formsvc/platform/ids.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { pageOf, pageWindow } from "@formsvc/platform/paging.ts";
@@ -161,6 +161,8 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
   const completions = deps.completions ?? createCompletionNotifier();
   /** Versions by `<formId> <version>`, least recently used first. */
   const versions = new Map<string, FormVersionInfo>();
+  const responsesTable = qualifiedTable(orm, ResponseEntity);
+  const outboxTable = qualifiedTable(orm, OutboxEntity);
 
   function remember(formId: string, info: FormVersionInfo): void {
     const key = `${formId} ${info.version}`;
@@ -286,7 +288,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
 
   /** Stores a new response and, for a completion, its outbox row, atomically in one statement. */
   async function insertResponse(response: Response, outbox: ReturnType<typeof outboxRow> | null): Promise<void> {
-    const insert = `insert into "submissions"."responses" ("id", "form_id", "workspace_id", "version", "completed", "answers", "hidden", "country", "created_at", "updated_at", "submitted_at")
+    const insert = `insert into ${responsesTable} ("id", "form_id", "workspace_id", "version", "completed", "answers", "hidden", "country", "created_at", "updated_at", "submitted_at")
       values (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?)`;
     const params: unknown[] = [
       response.id,
@@ -307,7 +309,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
     }
     await orm.em.getConnection().execute(
       `with "response" as (${insert} returning "id")
-       insert into "submissions"."outbox" ("event_id", "form_id", "payload", "request_id", "trace_parent", "created_at")
+       insert into ${outboxTable} ("event_id", "form_id", "payload", "request_id", "trace_parent", "created_at")
        select ?, ?, ?, ?, ?, ? from "response"`,
       [...params, outbox.eventId, outbox.formId, Buffer.from(outbox.payload), outbox.requestId, outbox.traceParent, outbox.createdAt],
       "run",
@@ -550,7 +552,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       let cursor = req.afterCursor < 0n ? 0n : req.afterCursor;
       while (!ctx.signal.aborted) {
         const rows = (await orm.em.getConnection().execute(
-          `select "payload", "request_id", "trace_parent", "txid"::text as "txid" from "submissions"."outbox"
+          `select "payload", "request_id", "trace_parent", "txid"::text as "txid" from ${outboxTable}
             where "txid" > ?::text::xid8 and "txid" < pg_snapshot_xmin(pg_current_snapshot())
             order by "txid", "id" limit ?`,
           [cursor.toString(), streamBatch],

@@ -3,7 +3,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
 import { LockMode } from "@mikro-orm/core";
 import { asCaller, requireCaller } from "@formsvc/platform/caller.ts";
-import type { MikroORM } from "@formsvc/platform/database.ts";
+import { qualifiedTable, type MikroORM } from "@formsvc/platform/database.ts";
 import { newId } from "@formsvc/platform/ids.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { pageOf, pageWindow } from "@formsvc/platform/paging.ts";
@@ -80,7 +80,7 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
   const { orm, forms } = deps;
   const allowPrivate = deps.allowPrivateUrls ?? false;
   const now = deps.now ?? (() => new Date());
-  const webhooksTable = `"${orm.config.get("schema") ?? "public"}"."${orm.getMetadata().get(WebhookEntity).tableName}"`;
+  const webhooksTable = qualifiedTable(orm, WebhookEntity);
 
   /**
    * Checks with forms, as the caller, that the form is theirs. Its NOT_FOUND becomes ours with
