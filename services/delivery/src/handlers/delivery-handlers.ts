@@ -1,6 +1,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
+import { upstreamFailure } from "@formsvc/platform/upstream-failure.ts";
 import { asCaller, requireCaller } from "@formsvc/platform/caller.ts";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
@@ -43,7 +44,8 @@ const statusNames: Record<DeliveryStatusName, DeliveryStatus> = {
   failed: DeliveryStatus.FAILED,
 };
 
-const webhookNotFound = () => new ConnectError("webhook not found", Code.NotFound);
+const webhookNotFoundMessage = "webhook not found";
+const webhookNotFound = () => new ConnectError(webhookNotFoundMessage, Code.NotFound);
 const deliveryNotFound = () => new ConnectError("delivery not found", Code.NotFound);
 
 /** The receipt. `nextAttemptAt` only while another automatic attempt is to come. */
@@ -83,31 +85,15 @@ export function attemptMessage(a: Attempt): MessageInitShape<typeof AttemptSchem
   };
 }
 
-/**
- * A failed call to webhooks: its NOT_FOUND is "webhook not found", an unknown caller stays
- * UNAUTHENTICATED, anything else is UNAVAILABLE without webhooks' details.
- */
-function webhooksFailure(err: unknown, logger: Logger | undefined): never {
-  const connectErr = ConnectError.from(err);
-  switch (connectErr.code) {
-    case Code.NotFound:
-      throw webhookNotFound();
-    case Code.Unauthenticated:
-    case Code.PermissionDenied:
-      throw connectErr;
-    default:
-      logger?.warn({ err: connectErr, code: Code[connectErr.code] }, "webhooks call failed");
-      throw new ConnectError("webhooks is unavailable", Code.Unavailable, undefined, undefined, connectErr);
-  }
-}
-
 export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<typeof DeliveryService> {
   const { orm, webhooks } = deps;
 
   /** The webhook, when the caller may see it (webhooks checks the form); NOT_FOUND otherwise. */
   async function callerWebhook(caller: string, webhookId: string): Promise<void> {
     if (!webhookId) throw webhookNotFound();
-    const res = await webhooks.getWebhook({ id: webhookId }, { ...asCaller(caller), timeoutMs: webhooksCallTimeoutMs }).catch((err: unknown) => webhooksFailure(err, deps.logger));
+    const res = await webhooks
+      .getWebhook({ id: webhookId }, { ...asCaller(caller), timeoutMs: webhooksCallTimeoutMs })
+      .catch((err: unknown) => upstreamFailure("webhooks", err, { notFoundMessage: webhookNotFoundMessage, logger: deps.logger }));
     if (!res.webhook) throw webhookNotFound();
   }
 
@@ -117,7 +103,7 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
     try {
       webhook = (await webhooks.getWebhookForDelivery({ id: webhookId }, { timeoutMs: webhooksCallTimeoutMs })).webhook;
     } catch (err) {
-      webhooksFailure(err, deps.logger);
+      upstreamFailure("webhooks", err, { notFoundMessage: webhookNotFoundMessage, logger: deps.logger });
     }
     if (!webhook) throw webhookNotFound();
     if (!webhook.enabled) throw new ConnectError(`the webhook is disabled; enable it to ${what}`, Code.FailedPrecondition);

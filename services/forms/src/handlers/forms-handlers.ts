@@ -16,6 +16,7 @@ import {
   type FormDocument,
   type FormSettingsPatch,
 } from "@formsvc/form-document";
+import { upstreamFailure } from "@formsvc/platform/upstream-failure.ts";
 import { asCaller, callerOf, requireCaller } from "@formsvc/platform/caller.ts";
 import { qualifiedTable, type MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
@@ -89,24 +90,6 @@ function normalize(document: FormDocument, blockKeys: Record<string, string>) {
   }
 }
 
-/**
- * What a failed call to identity becomes: its NOT_FOUND is ours (with our message), an unknown caller stays
- * UNAUTHENTICATED, and anything else is UNAVAILABLE without identity's details (kept as the cause).
- */
-function identityFailure(err: unknown, notFoundMessage: string, logger: Logger | undefined): never {
-  const connectErr = ConnectError.from(err);
-  switch (connectErr.code) {
-    case Code.NotFound:
-      throw new ConnectError(notFoundMessage, Code.NotFound);
-    case Code.Unauthenticated:
-    case Code.PermissionDenied:
-      throw connectErr;
-    default:
-      logger?.warn({ err: connectErr, code: Code[connectErr.code] }, "identity call failed");
-      throw new ConnectError("identity is unavailable", Code.Unavailable, undefined, undefined, connectErr);
-  }
-}
-
 /** JSON with object keys sorted: equal for equal documents whatever the key order (jsonb reorders them). */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
@@ -143,7 +126,7 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
     if (!workspaceId) throw new ConnectError(message, Code.NotFound);
     const res = await identity
       .getWorkspace({ workspaceId }, asCaller(caller))
-      .catch((err: unknown) => identityFailure(err, message, deps.logger));
+      .catch((err: unknown) => upstreamFailure("identity", err, { notFoundMessage: message, logger: deps.logger }));
     if (!res.workspace) throw new ConnectError(message, Code.NotFound);
     return res.workspace;
   }
@@ -226,7 +209,7 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
       } else {
         const res = await identity
           .listWorkspaces({ limit: 0 }, asCaller(caller))
-          .catch((err: unknown) => identityFailure(err, "workspace not found", deps.logger));
+          .catch((err: unknown) => upstreamFailure("identity", err, { notFoundMessage: "workspace not found", logger: deps.logger }));
         workspaceIds = res.workspaces.map((w) => w.id);
       }
       if (workspaceIds.length === 0) return { forms: [], hasMore: false };
@@ -351,7 +334,7 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
         // Branding was removed when the plan allowed it; it shows again once the plan no longer does.
         const res = await identity
           .getWorkspaceEntitlements({ workspaceId: form.workspaceId })
-          .catch((err: unknown) => identityFailure(err, "form not found", deps.logger));
+          .catch((err: unknown) => upstreamFailure("identity", err, { notFoundMessage: "form not found", logger: deps.logger }));
         showBranding = !res.entitlements?.removeBranding;
       }
       return { form: formMessage(form), showBranding };

@@ -8,6 +8,7 @@ import { qualifiedTable, type MikroORM } from "@formsvc/platform/database.ts";
 import { newId } from "@formsvc/platform/ids.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { pageOf, pageWindow } from "@formsvc/platform/paging.ts";
+import { upstreamFailure } from "@formsvc/platform/upstream-failure.ts";
 import { currentRequestId } from "@formsvc/platform/request-context.ts";
 import { traceparentOf } from "@formsvc/platform/tracing.ts";
 import { ResponseCompletedSchema, type ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
@@ -69,23 +70,6 @@ interface FormVersionInfo {
 const formNotFound = () => new ConnectError("form not found", Code.NotFound);
 const submissionNotFound = () => new ConnectError("submission not found", Code.NotFound);
 const fileNotFound = () => new ConnectError("file not found", Code.NotFound);
-
-/**
- * What a failed call to forms becomes: its NOT_FOUND, UNAUTHENTICATED and PERMISSION_DENIED pass
- * through with forms' message (no metadata), anything else is UNAVAILABLE (the cause is logged).
- */
-function formsFailure(err: unknown, logger: Logger | undefined): never {
-  const connectErr = ConnectError.from(err);
-  switch (connectErr.code) {
-    case Code.NotFound:
-    case Code.Unauthenticated:
-    case Code.PermissionDenied:
-      throw new ConnectError(connectErr.rawMessage, connectErr.code);
-    default:
-      logger?.warn({ err: connectErr, code: Code[connectErr.code] }, "forms call failed");
-      throw new ConnectError("forms is unavailable", Code.Unavailable, undefined, undefined, connectErr);
-  }
-}
 
 /** The Submission message of a stored response. */
 export function submissionMessage(response: Response): MessageInitShape<typeof SubmissionSchema> {
@@ -174,7 +158,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
   /** The form as respondents see it, when it takes responses: published. Closed: FAILED_PRECONDITION. */
   async function openForm(formId: string): Promise<Form> {
     if (!formId) throw formNotFound();
-    const res = await forms.getPublicForm({ id: formId }).catch((err: unknown) => formsFailure(err, logger));
+    const res = await forms.getPublicForm({ id: formId }).catch((err: unknown) => upstreamFailure("forms", err, { logger }));
     const form = res.form;
     if (!form || form.id !== formId) throw formNotFound();
     if (form.status === FormStatus.CLOSED) throw new ConnectError("this form is closed", Code.FailedPrecondition);
@@ -199,7 +183,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       if (ConnectError.from(err).code === Code.NotFound) {
         throw new ConnectError(`version: ${version} is not a version of this form`, Code.InvalidArgument);
       }
-      return formsFailure(err, logger);
+      return upstreamFailure("forms", err, { logger });
     });
     if (!res.document || res.version !== version) {
       throw new ConnectError(`version: ${version} is not a version of this form`, Code.InvalidArgument);
@@ -212,7 +196,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
   /** Checks the caller may see the form (forms' own check); its NOT_FOUND passes through. */
   async function checkCallerForm(caller: string, formId: string): Promise<void> {
     if (!formId) throw formNotFound();
-    await forms.getForm({ id: formId }, asCaller(caller)).catch((err: unknown) => formsFailure(err, logger));
+    await forms.getForm({ id: formId }, asCaller(caller)).catch((err: unknown) => upstreamFailure("forms", err, { logger }));
   }
 
   /**

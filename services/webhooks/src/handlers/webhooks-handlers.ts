@@ -2,6 +2,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
 import { LockMode } from "@mikro-orm/core";
+import { upstreamFailure } from "@formsvc/platform/upstream-failure.ts";
 import { asCaller, requireCaller } from "@formsvc/platform/caller.ts";
 import { qualifiedTable, type MikroORM } from "@formsvc/platform/database.ts";
 import { newId } from "@formsvc/platform/ids.ts";
@@ -92,10 +93,7 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
       const res = await forms.getForm({ id: formId }, asCaller(caller));
       found = res.form?.id === formId;
     } catch (err) {
-      const connectErr = ConnectError.from(err);
-      if (connectErr.code === Code.NotFound) throw new ConnectError(notFoundMessage, Code.NotFound);
-      deps.logger?.warn({ err: connectErr, code: Code[connectErr.code] }, "forms call failed");
-      throw new ConnectError("forms is unavailable", Code.Unavailable, undefined, undefined, connectErr);
+      upstreamFailure("forms", err, { notFoundMessage, passThrough: [], logger: deps.logger });
     }
     if (!found) throw new ConnectError(notFoundMessage, Code.NotFound);
   }
