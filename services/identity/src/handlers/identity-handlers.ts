@@ -108,24 +108,32 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
     return workspace;
   }
 
+  /**
+   * A new user with their personal workspace; ALREADY_EXISTS for a taken email. `password` is null for
+   * the operator's users (they sign in once one is set), and hashed only once the email is known free.
+   */
+  async function registerUser(req: { email: string; name: string; plan: Plan }, password: string | null) {
+    const email = normaliseEmail(req.email);
+    validateEmail(email);
+    const name = req.name.trim() || email.slice(0, email.indexOf("@"));
+    validateName("name", name);
+    const plan = planFromProto(req.plan, false);
+    const problem = password === null ? undefined : passwordProblem(password);
+    if (problem) throw new ConnectError(problem, Code.InvalidArgument);
+    const em = fork();
+    if (await em.findOne(UserEntity, { email })) throw userExists();
+    const { user, workspace } = newUser(em, email, name, plan, password === null ? null : await hashPassword(password));
+    try {
+      await em.flush();
+    } catch (err) {
+      if (err instanceof UniqueConstraintViolationException) throw userExists();
+      throw err;
+    }
+    return { user: toUserMessage(user), workspace: toWorkspaceMessage(workspace) };
+  }
+
   return {
-    async createUser(req) {
-      const email = normaliseEmail(req.email);
-      validateEmail(email);
-      const name = req.name.trim() || email.slice(0, email.indexOf("@"));
-      validateName("name", name);
-      const plan = planFromProto(req.plan, false);
-      const em = fork();
-      if (await em.findOne(UserEntity, { email })) throw userExists();
-      const { user, workspace } = newUser(em, email, name, plan, null);
-      try {
-        await em.flush();
-      } catch (err) {
-        if (err instanceof UniqueConstraintViolationException) throw userExists();
-        throw err;
-      }
-      return { user: toUserMessage(user), workspace: toWorkspaceMessage(workspace) };
-    },
+    createUser: (req) => registerUser(req, null),
 
     async createWorkspace(req, ctx) {
       const name = req.name.trim();
@@ -200,24 +208,8 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
       return { members };
     },
 
-    async signUp(req) {
-      const email = normaliseEmail(req.email);
-      validateEmail(email);
-      const name = req.name.trim() || email.slice(0, email.indexOf("@"));
-      validateName("name", name);
-      const problem = passwordProblem(req.password);
-      if (problem) throw new ConnectError(problem, Code.InvalidArgument);
-      const em = fork();
-      if (await em.findOne(UserEntity, { email })) throw userExists();
-      const { user, workspace } = newUser(em, email, name, "free", await hashPassword(req.password));
-      try {
-        await em.flush();
-      } catch (err) {
-        if (err instanceof UniqueConstraintViolationException) throw userExists();
-        throw err;
-      }
-      return { user: toUserMessage(user), workspace: toWorkspaceMessage(workspace) };
-    },
+    // Whoever signs up starts on the free plan.
+    signUp: (req) => registerUser({ ...req, plan: Plan.FREE }, req.password),
 
     async verifyPassword(req) {
       const email = normaliseEmail(req.email);
