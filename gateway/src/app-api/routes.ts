@@ -16,28 +16,25 @@
 // Every request that changes something needs the CSRF header (see security.ts).
 import type { JsonObject } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import express, { type Request, type Response, type Router } from "express";
 import { z } from "zod";
 import { apiKeyJson, attemptJson, deliveryJson, formJson, questionJson, submissionJson, userJson, webhookJson, workspaceJson } from "@formsvc/api-records";
 import { createFormBodySchema, resolveSettings, updateFormBodySchema } from "@formsvc/form-document";
 import { asCaller } from "@formsvc/platform/caller.ts";
 import { maxPageSize } from "@formsvc/platform/paging.ts";
-import type { DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
-import { FormStatus, type Form, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
-import { Role, type IdentityService, type User, type Workspace } from "@formsvc/proto/identity/v1/identity_pb.js";
-import type { Submission, SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
-import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
+import { FormStatus, type Form } from "@formsvc/proto/forms/v1/forms_pb.js";
+import { Role, type User, type Workspace } from "@formsvc/proto/identity/v1/identity_pb.js";
+import type { Submission } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { parse as parseInput } from "../api/route-table.ts";
 import { submissionFilterQuerySchema, submissionFilters } from "../api/routes/submissions.ts";
 import { webhookHeadersSchema, webhookSecretSchema } from "../api/routes/webhooks.ts";
 import { pagingQuerySchema } from "../api/schemas.ts";
-import type { FileLinks } from "../files/signed-links.ts";
+import type { GatewayDeps } from "../app.ts";
 import { documentOf } from "../hosted/form-fields.ts";
 import { renderFormPage, renderThankYouPage } from "../hosted/render-form.ts";
 import { HttpError, jsonNotFound } from "../http-errors.ts";
 import { rateLimit } from "../rate-limit/rate-limit-middleware.ts";
-import type { RateLimitStore } from "../rate-limit/sliding-window.ts";
 import { responseColumns, responsesCsv } from "./csv.ts";
 import { displayValue, optionTexts, type AnswerJson } from "./display.ts";
 import {
@@ -52,18 +49,11 @@ import {
   setSessionCookie,
 } from "./security.ts";
 
-export interface AppApiDeps {
-  identity: Client<typeof IdentityService>;
-  forms: Client<typeof FormsService>;
-  submissions: Client<typeof SubmissionsService>;
-  webhooks: Client<typeof WebhooksService>;
-  delivery: Client<typeof DeliveryService>;
-  fileLinks: FileLinks;
-  rateLimits: { store: RateLimitStore; perIp: number };
-  publicUrl: string;
+export type AppApiDeps = Pick<GatewayDeps, "identity" | "forms" | "submissions" | "webhooks" | "delivery" | "fileLinks" | "publicUrl"> & {
+  rateLimits: Pick<GatewayDeps["rateLimits"], "store" | "perIp">;
   /** Sign-in attempts a minute per client address and per email; 10 by default. */
   loginAttemptsPerMinute?: number;
-}
+};
 
 /** Sign-in attempts a minute, per client address and per email. */
 export const defaultLoginAttemptsPerMinute = 10;
