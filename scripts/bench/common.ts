@@ -27,7 +27,7 @@ export function rssMiB(pid: number | undefined): number {
 }
 
 /** CPU time (user + system) a process has used so far, in ms, from /proc/<pid>/stat. */
-export function cpuMs(pid: number | undefined): number {
+function cpuMs(pid: number | undefined): number {
   if (!pid) return 0;
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
@@ -38,7 +38,7 @@ export function cpuMs(pid: number | undefined): number {
 }
 
 /** CPU ms of every process of a running system so far. */
-export function cpuOf(sys: TestSystem): Record<string, number> {
+function cpuOf(sys: TestSystem): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [name, child] of sys.system.processes) out[name] = cpuMs(child.pid);
   return out;

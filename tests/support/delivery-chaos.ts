@@ -4,7 +4,7 @@ import { eventually, startReceiver } from "./receiver.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./system.ts";
 
 /** Faults injected into a run while its responses are sent. */
-export interface Faults {
+interface Faults {
   /** Called once a fraction of the responses have been sent. */
   at: { fraction: number; inject(sys: TestSystem): Promise<void> }[];
 }

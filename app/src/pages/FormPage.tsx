@@ -20,7 +20,7 @@ export interface Draft {
   calculatedFields: CalculatedField[];
 }
 
-export function draftOf(form: Form): Draft {
+function draftOf(form: Form): Draft {
   const doc = form.document;
   return {
     name: form.name,

@@ -30,7 +30,7 @@ export function cookiesOf(req: Request): Record<string, string> {
   return parseCookies(req.get("cookie"));
 }
 
-export interface CookieOptions {
+interface CookieOptions {
   httpOnly: boolean;
   secure: boolean;
   /** Absent: a browser-session cookie; 0: delete it now. */

@@ -2,7 +2,7 @@
 // accents right). Cells that a spreadsheet would run as a formula are prefixed with a quote.
 import { displayValue, type AnswerJson } from "./display.ts";
 
-export interface CsvColumn {
+interface CsvColumn {
   key: string;
   label: string;
 }
@@ -25,7 +25,7 @@ export function csvCell(value: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-export function csvLine(cells: string[]): string {
+function csvLine(cells: string[]): string {
   return cells.map(csvCell).join(",") + "\r\n";
 }
 

@@ -56,10 +56,10 @@ export type AppApiDeps = Pick<GatewayDeps, "identity" | "forms" | "submissions" 
 };
 
 /** Sign-in attempts a minute, per client address and per email. */
-export const defaultLoginAttemptsPerMinute = 10;
+const defaultLoginAttemptsPerMinute = 10;
 const loginWindowMs = 60_000;
 /** Rows the CSV export reads at most. */
-export const maxCsvRows = 50_000;
+const maxCsvRows = 50_000;
 
 const wrongCredentials = "email or password is wrong";
 

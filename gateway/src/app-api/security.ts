@@ -14,7 +14,7 @@ import { appendCookie, cookiesOf, csrfCookie, csrfHeader, serializeCookie, sessi
 
 const safeMethods = new Set(["GET", "HEAD", "OPTIONS"]);
 
-export interface CookiePolicy {
+interface CookiePolicy {
   /** Secure cookies: when PUBLIC_URL is https. */
   secure: boolean;
   /** Origins allowed to send requests that change something (PUBLIC_URL's, and the request's own host). */
@@ -26,7 +26,7 @@ export function cookiePolicy(publicUrl: string): CookiePolicy {
   return { secure: url.protocol === "https:", publicOrigin: url.origin };
 }
 
-export function newCsrfToken(): string {
+function newCsrfToken(): string {
   return randomBytes(24).toString("base64url");
 }
 

@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import express, { type Response, type Router } from "express";
 
 /** app/dist of the repository (this file is gateway/src/app-api/static.ts). */
-export const defaultAppDist = resolve(import.meta.dirname, "../../../app/dist");
+const defaultAppDist = resolve(import.meta.dirname, "../../../app/dist");
 
 const appCsp = [
   "default-src 'self'",

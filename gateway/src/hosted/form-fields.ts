@@ -12,7 +12,7 @@ export type FieldValue = string | string[];
 export type FieldValues = Record<string, FieldValue>;
 
 /** Input types whose answers are files uploaded by the browser script: no plain HTML fallback. */
-export const uploadTypes: ReadonlySet<string> = new Set(["FILE", "SIGNATURE"]);
+const uploadTypes: ReadonlySet<string> = new Set(["FILE", "SIGNATURE"]);
 
 /** The document as stored: normalized, but read defensively so an odd document never breaks the page. */
 export function documentOf(raw: unknown): FormDocument {
@@ -25,7 +25,7 @@ export function documentOf(raw: unknown): FormDocument {
 }
 
 /** Input blocks that can take an answer (they have a key). */
-export function questionsOf(doc: FormDocument): InputBlock[] {
+function questionsOf(doc: FormDocument): InputBlock[] {
   return doc.blocks.filter((b): b is InputBlock => isInputBlock(b) && typeof b.key === "string" && b.key !== "");
 }
 
@@ -53,7 +53,7 @@ function all(value: FieldValue | undefined): string[] {
   return (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((v) => v !== "");
 }
 
-export interface PostedForm {
+interface PostedForm {
   /** By question key: the JSON values of DESIGN.md. */
   answers: Record<string, string | number | string[]>;
   /** Hidden field values, by name (only names the document declares). */

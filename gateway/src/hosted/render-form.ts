@@ -358,7 +358,7 @@ function thankYouSection(hidden: boolean): string {
 </section>`;
 }
 
-export interface FormInfo {
+interface FormInfo {
   name: string;
   document: FormDocument;
   showBranding: boolean;

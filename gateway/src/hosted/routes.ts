@@ -54,13 +54,13 @@ export interface HostedFormDeps {
 }
 
 /** Largest JSON body of POST /f/:formId/responses. */
-export const maxResponseBodyBytes = 256 * 1024;
+const maxResponseBodyBytes = 256 * 1024;
 
 const formIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
 const scriptFile = join(import.meta.dirname, "form-page.js");
 
 /** Body of POST /f/:formId/responses (DESIGN.md "Hosted forms"). The service checks the answers themselves. */
-export const responseBodySchema = z.strictObject({
+const responseBodySchema = z.strictObject({
   version: z.number().int().min(0).optional(),
   answers: z.record(z.string().min(1).max(200), z.json()),
   hidden: z.record(z.string().min(1).max(200), z.string().max(10_000)).optional(),
@@ -68,13 +68,13 @@ export const responseBodySchema = z.strictObject({
   responseId: z.string().min(1).max(100).optional(),
 });
 
-export function defaultLookupCountry(ip: string): string | undefined {
+function defaultLookupCountry(ip: string): string | undefined {
   const address = ip.startsWith("::ffff:") ? ip.slice(7) : ip;
   return geoip.lookup(address)?.country || undefined;
 }
 
 /** The respondent's country: the configured header (two letters), else GeoIP of the client address. */
-export function countryOf(req: Request, header: string, lookup: (ip: string) => string | undefined): string {
+function countryOf(req: Request, header: string, lookup: (ip: string) => string | undefined): string {
   const sent = req.get(header)?.trim();
   // Cloudflare sends XX for unknown and T1 for Tor; neither is a country.
   if (sent && /^[A-Za-z]{2}$/.test(sent) && sent.toUpperCase() !== "XX") return sent.toUpperCase();

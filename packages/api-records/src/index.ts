@@ -108,7 +108,7 @@ export function webhookJson(hook: Webhook) {
   };
 }
 
-export const deliveryStatusNames: Record<DeliveryStatus, string> = {
+const deliveryStatusNames: Record<DeliveryStatus, string> = {
   [DeliveryStatus.UNSPECIFIED]: "pending",
   [DeliveryStatus.PENDING]: "pending",
   [DeliveryStatus.RETRYING]: "retrying",

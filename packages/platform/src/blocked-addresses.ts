@@ -3,7 +3,7 @@
 import net from "node:net";
 
 /** Address ranges a webhook may not reach, each with the name used in the error. */
-export const blockedRanges: readonly { range: string; family: 4 | 6; kind: string }[] = [
+const blockedRanges: readonly { range: string; family: 4 | 6; kind: string }[] = [
   { range: "0.0.0.0/8", family: 4, kind: "unspecified" },
   { range: "10.0.0.0/8", family: 4, kind: "private" },
   { range: "100.64.0.0/10", family: 4, kind: "carrier-grade NAT" },

@@ -17,7 +17,7 @@ export const deliveryAttempts = new Counter({
 export type AttemptTrigger = "automatic" | "manual" | "test";
 
 /** From the response's submittedAt to the receiver's 2xx answer. */
-export const deliveryLag = new Histogram({
+const deliveryLag = new Histogram({
   name: "delivery_lag_seconds",
   help: "Time from a response's submission to its webhook's 2xx answer",
   buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 36000],

@@ -3,12 +3,12 @@
 // without losing the ability to check older hashes.
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from "node:crypto";
 
-export const scryptParams = { N: 16384, r: 8, p: 1 } as const;
-export const passwordKeyLength = 64;
+const scryptParams = { N: 16384, r: 8, p: 1 } as const;
+const passwordKeyLength = 64;
 const saltBytes = 16;
 
-export const minPasswordLength = 8;
-export const maxPasswordLength = 200;
+const minPasswordLength = 8;
+const maxPasswordLength = 200;
 
 function scrypt(password: string, salt: Buffer, keyLength: number, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>

@@ -4,11 +4,11 @@ import { isIP } from "node:net";
 import { blockedKind } from "@formsvc/platform/blocked-addresses.ts";
 import { Code, ConnectError } from "@connectrpc/connect";
 
-export const maxUrlLength = 2000;
-export const maxSecretLength = 256;
-export const maxHeaders = 20;
-export const maxHeaderNameLength = 256;
-export const maxHeaderValueLength = 1000;
+const maxUrlLength = 2000;
+const maxSecretLength = 256;
+const maxHeaders = 20;
+const maxHeaderNameLength = 256;
+const maxHeaderValueLength = 1000;
 /** Webhooks a form may have at most. */
 export const maxWebhooksPerForm = 20;
 

@@ -31,7 +31,7 @@ export interface BreakerOptions {
   logger?: Logger;
 }
 
-export const defaultBreakerOptions = {
+const defaultBreakerOptions = {
   volumeThreshold: 10,
   errorThresholdPercentage: 50,
   resetTimeoutMs: 30_000,

@@ -10,7 +10,7 @@ import { classify } from "../worker/outcome.ts";
 
 export const userAgent = "formsvc-webhooks/1";
 /** The spec's receiver time-out. */
-export const defaultTimeoutMs = 10_000;
+const defaultTimeoutMs = 10_000;
 /** How much of a receiver's answer is kept with the attempt. */
 export const maxResponseBytes = 4096;
 
@@ -66,7 +66,7 @@ const ownHeaders = new Set([
 ]);
 
 /** Every header of the request: the webhook's own, then the service's. */
-export function requestHeaders(request: WebhookRequest, now: Date): Record<string, string> {
+function requestHeaders(request: WebhookRequest, now: Date): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
     if (!ownHeaders.has(name.toLowerCase())) headers[name] = value;
@@ -109,7 +109,7 @@ function describeError(err: NodeJS.ErrnoException, timeoutMs: number): { errorKi
  * checked. Idle connections close after a few seconds, and a few per origin at most are kept.
  */
 const agents = new Map<string, http.Agent>();
-export const idleConnectionMs = 4_000;
+const idleConnectionMs = 4_000;
 
 function agentFor(protocol: string, allowPrivateUrls: boolean): http.Agent {
   const key = `${protocol}${allowPrivateUrls ? " private" : ""}`;

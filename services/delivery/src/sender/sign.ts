@@ -12,7 +12,7 @@
 // Without a secret only `webhook-id` and `webhook-timestamp` are sent.
 import { createHmac } from "node:crypto";
 
-export const serviceSignatureHeader = "X-Service-Signature";
+const serviceSignatureHeader = "X-Service-Signature";
 
 const standardPrefix = "whsec_";
 

@@ -43,7 +43,7 @@ export interface WorkerOptions {
   random?: () => number;
 }
 
-export const workerDefaults = {
+const workerDefaults = {
   pollIntervalMs: 200,
   perOriginConcurrency: 4,
   maxInFlight: 32,

@@ -16,7 +16,7 @@ export interface FileStore {
 
 const storageKeyPattern = /^[A-Za-z0-9_-]{1,128}$/;
 
-export function isStorageKey(key: string): boolean {
+function isStorageKey(key: string): boolean {
   return storageKeyPattern.test(key);
 }
 

@@ -72,7 +72,7 @@ const submissionNotFound = () => new ConnectError("submission not found", Code.N
 const fileNotFound = () => new ConnectError("file not found", Code.NotFound);
 
 /** The Submission message of a stored response. */
-export function submissionMessage(response: Response): MessageInitShape<typeof SubmissionSchema> {
+function submissionMessage(response: Response): MessageInitShape<typeof SubmissionSchema> {
   return {
     id: response.id,
     formId: response.formId,
@@ -101,7 +101,7 @@ export function submissionMessage(response: Response): MessageInitShape<typeof S
  * response back. `fields` are the input blocks of the version the respondent saw, by question text,
  * with the answer (null when unanswered).
  */
-export function completionEvent(response: Response, formName: string, document: FormDocument): ResponseCompleted {
+function completionEvent(response: Response, formName: string, document: FormDocument): ResponseCompleted {
   return create(ResponseCompletedSchema, {
     eventId: newId(),
     responseId: response.id,

@@ -18,10 +18,10 @@ import { OutboxEntity, type Outbox } from "../entities/index.ts";
 
 export { responsesTopic };
 /** How `responsesTopic` is created when missing. */
-export const responsesTopicPartitions = 3;
-export const responsesTopicReplication = 1;
+const responsesTopicPartitions = 3;
+const responsesTopicReplication = 1;
 /** The header with the event's id (also inside the payload), for consumers that dedupe before decoding. */
-export const eventIdHeader = "event-id";
+const eventIdHeader = "event-id";
 
 export interface KafkaRelayOptions {
   orm: MikroORM;
@@ -61,7 +61,7 @@ export async function outboxBacklog(orm: MikroORM): Promise<number> {
  * The Kafka message of an outbox row; never logged (the payload holds the answers). `traceHeaders`
  * (the publishing span's `traceparent`) continue the row's trace.
  */
-export function outboxMessage(row: Pick<Outbox, "eventId" | "formId" | "payload" | "requestId">, traceHeaders: Record<string, string> = {}): Message {
+function outboxMessage(row: Pick<Outbox, "eventId" | "formId" | "payload" | "requestId">, traceHeaders: Record<string, string> = {}): Message {
   const headers: IHeaders = { ...traceHeaders };
   if (row.requestId) headers[requestIdHeader] = row.requestId;
   headers[eventIdHeader] = row.eventId;
@@ -84,7 +84,7 @@ function publishSpan(topic: string, row: Outbox): { span: Span; context: Context
 }
 
 /** Creates `topic` (3 partitions, replication 1) unless it exists; true when this call created it. */
-export async function ensureTopic(kafka: Kafka, topic: string): Promise<boolean> {
+async function ensureTopic(kafka: Kafka, topic: string): Promise<boolean> {
   const admin = kafka.admin();
   await admin.connect();
   try {

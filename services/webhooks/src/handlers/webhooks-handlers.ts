@@ -59,7 +59,7 @@ function webhookFromRow(row: WebhookRow): Webhook {
 }
 
 /** The Webhook message; an empty secret when there is none. */
-export function webhookMessage(hook: Webhook): MessageInitShape<typeof WebhookSchema> {
+function webhookMessage(hook: Webhook): MessageInitShape<typeof WebhookSchema> {
   return {
     id: hook.id,
     formId: hook.formId,
