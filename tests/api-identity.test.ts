@@ -28,7 +28,7 @@ describe("users, workspaces and keys over /api/v1", () => {
 
     const list = await bob.api("GET", "/workspaces");
     assert.equal(list.status, 200);
-    assert.deepEqual(Object.keys(list.body).sort(), ["hasMore", "items", "limit", "page"]);
+    assert.deepEqual(Object.keys(list.body).sort(), ["hasMore", "items", "limit", "nextCursor", "page"]);
     assert.deepEqual(list.body.items.map((w: { id: string }) => w.id).sort(), [bob.workspace.id, shared.workspace.id].sort());
     for (const w of list.body.items) workspaceSchema.parse(w);
     assert.equal(list.body.items.find((w: { id: string }) => w.id === bob.workspace.id).entitlements.removeBranding, true);

@@ -41,8 +41,8 @@ function watch(page: Page): string[] {
   const problems: string[] = [];
   page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
   page.on("console", (msg) => {
-    // A 401 from /session checks and refused keys is expected; anything else is a problem.
-    if (msg.type() === "error" && !/status of 40[134]/.test(msg.text())) problems.push(`console: ${msg.text()}`);
+    // A 401 from /session checks and refused keys, and a 400 for a refused password, are expected; anything else is a problem.
+    if (msg.type() === "error" && !/status of 40[0134]/.test(msg.text())) problems.push(`console: ${msg.text()}`);
   });
   return problems;
 }
@@ -104,6 +104,12 @@ describe("the app in Chromium: one person's journey", () => {
     await page.getByRole("link", { name: "Create an account" }).click();
     await page.getByLabel("Name").fill("Ada Lovelace");
     await page.getByLabel("Email").fill(email);
+    // A common password is refused with the reason, shown at the field.
+    await page.getByLabel("Password").fill("12345678");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.getByText("Password is too easy to guess: This is one of the ten most used passwords.").waitFor();
+    assert.equal(await page.getByLabel("Password").getAttribute("aria-invalid"), "true");
+    await screenshot(page, "app-signup-weak-password");
     await page.getByLabel("Password").fill(password);
     await screenshot(page, "app-signup");
     await page.getByRole("button", { name: "Create account" }).click();
@@ -281,6 +287,16 @@ describe("the app in Chromium: one person's journey", () => {
     await row.waitFor();
   });
 
+  it("shows on the Settings tab the files the form's responses hold against its storage quota", async () => {
+    await page.getByRole("link", { name: "Settings", exact: true }).click();
+    const card = page.locator("section.card").filter({ has: page.getByRole("heading", { name: "Files" }) });
+    await card.getByText("Responses hold").waitFor();
+    // The CV and the signature's PNG.
+    assert.match((await card.textContent())!, /Responses hold 2 files, [\d.]+ (bytes|KB) of this form's 1 GB of storage\./);
+    assert.ok(await card.getByRole("meter", { name: "Storage used" }).isVisible());
+    await screenshot(page, "app-settings-files");
+  });
+
   it("creates an API key shown once with a copy button, and uses it on /api/v1/forms", async () => {
     await page.getByRole("link", { name: "API keys", exact: true }).click();
     await page.getByRole("heading", { name: "No API keys" }).waitFor();
@@ -325,6 +341,9 @@ describe("the app in Chromium: one person's journey", () => {
     await page.getByRole("button", { name: "Add webhook" }).click();
     await notice(page, "Webhook added.");
     await page.locator(".webhook").filter({ hasText: receiver.url }).waitFor();
+    assert.equal(await page.locator(".webhook-secret").textContent(), "journey-secret", "the secret is shown whole once");
+    await page.getByRole("button", { name: "Done" }).click();
+    assert.equal(await page.locator(".webhook-secret").count(), 0);
 
     // A response completed from this test's code is delivered to the receiver.
     const sent = await fetch(`${sys.url}/f/${formId}/responses`, {
@@ -367,6 +386,11 @@ describe("the app in Chromium: one person's journey", () => {
     await notice(page, "Test event delivered.");
     await receiver.waitFor(3);
     assert.equal(receiver.received[2].body.test, true);
+    // Built from the form's real questions: the same questionIds as the real response's fields.
+    assert.deepEqual(
+      receiver.received[2].body.data.fields.map((f: { questionId: string }) => f.questionId),
+      receiver.received[0].body.data.fields.map((f: { questionId: string }) => f.questionId),
+    );
     await deliveries.filter({ hasText: "Test event" }).first().waitFor();
     await deliveries.filter({ hasText: "Test event" }).first().getByRole("button", { name: "Attempts" }).click();
     await page.locator(".attempts").filter({ hasText: "sent by hand" }).first().waitFor();
@@ -379,7 +403,8 @@ describe("the app in Chromium: one person's journey", () => {
     await notice(page, "Webhook saved.");
     await page.locator(".webhook .badge").filter({ hasText: "Disabled" }).waitFor();
     const hooks = (await apiClient(sys.url, apiKey)("GET", `/webhooks?formId=${formId}`)).body.items;
-    assert.deepEqual([hooks[0].enabled, hooks[0].headers, hooks[0].secret], [false, { "X-Journey": "yes" }, "journey-secret"]);
+    // Saving without typing a secret keeps it; reads show it masked.
+    assert.deepEqual([hooks[0].enabled, hooks[0].headers, hooks[0].secret], [false, { "X-Journey": "yes" }, "…"]);
   });
 
   it("deletes the API key on the page, and /api/v1 answers 401 at once", async () => {
@@ -424,7 +449,7 @@ describe("the app in Chromium: one person's journey", () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
-  it("creates a workspace, invites an existing user by email, switches back, and shows the plan", async () => {
+  it("creates a workspace, invites by email (mailed to someone new, added at once when they have an account), switches back, and shows the plan", async () => {
     const other = `grace.${Date.now()}@example.com`;
     await sys.cli("user:create", "--email", other, "--name", "Grace Hopper");
     await page.getByRole("link", { name: "Workspaces", exact: true }).click();
@@ -436,10 +461,12 @@ describe("the app in Chromium: one person's journey", () => {
     await team.locator(".badge").filter({ hasText: "Current" }).waitFor();
     await team.getByLabel("Invite by email").fill("nobody.yet@example.com");
     await team.getByRole("button", { name: "Invite" }).click();
-    await team.getByText("only existing users can be invited").waitFor();
+    await notice(page, "Invitation mailed to nobody.yet@example.com.");
     await team.getByLabel("Invite by email").fill(other);
     await team.getByRole("button", { name: "Invite" }).click();
-    await team.getByText("Grace Hopper").waitFor();
+    await team.getByRole("button", { name: "Remove Grace Hopper" }).waitFor();
+    await team.getByLabel("Role of Grace Hopper").selectOption("admin");
+    await notice(page, "Grace Hopper is now an admin of Analytical team.");
     await screenshot(page, "app-workspaces");
 
     await page.getByRole("link", { name: "Forms", exact: true }).click();
@@ -448,14 +475,32 @@ describe("the app in Chromium: one person's journey", () => {
     await page.getByRole("row").filter({ hasText: "Conference sign-up" }).waitFor();
   });
 
-  it("signs out, is refused a wrong password, and signs in again", async () => {
-    await page.getByRole("button", { name: "Sign out" }).click();
+  it("signs out, is refused a wrong password, signs in again, and signs out everywhere", async () => {
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
     assert.equal((await page.evaluate(async () => (await fetch("/app/api/forms")).status)), 401);
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill("not the password");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByText("email or password is wrong").waitFor();
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("row").filter({ hasText: "Conference sign-up" }).waitFor();
+
+    // Signed in in a second browser too; Sign out everywhere ends both.
+    const other = await browser.newContext();
+    const otherPage = await other.newPage();
+    await otherPage.goto(`${sys.url}/app/signin`);
+    await otherPage.getByLabel("Email").fill(email);
+    await otherPage.getByLabel("Password").fill(password);
+    await otherPage.getByRole("button", { name: "Sign in" }).click();
+    await otherPage.getByRole("heading", { name: "Forms", level: 1 }).waitFor();
+    await page.getByRole("button", { name: "Sign out everywhere" }).click();
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    await notice(page, "You are signed out everywhere (2 sessions ended).");
+    assert.equal(await otherPage.evaluate(async () => (await fetch("/app/api/workspaces")).status), 401);
+    await other.close();
+    await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(password);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("row").filter({ hasText: "Conference sign-up" }).waitFor();
@@ -524,7 +569,7 @@ describe("the app's API against the running services", () => {
     assert.equal((await ada.call("PATCH", `/webhooks/${hook.id}`, { enabled: true })).body.enabled, true);
     const before = receiver.received.length;
     const test = await ada.call("POST", `/webhooks/${hook.id}/test`, {});
-    assert.deepEqual([test.status, test.body.status, test.body.eventType, test.body.attempts], [200, "succeeded", "TEST", 1]);
+    assert.deepEqual([test.status, test.body.status, test.body.eventType, test.body.trigger, test.body.attempts], [200, "succeeded", "FORM_RESPONSE", "test", 1]);
     await receiver.waitFor(before + 1);
     assert.equal(receiver.received[before].body.data.formId, form.id);
     const attempts = (await ada.call("GET", `/webhooks/${hook.id}/deliveries/${test.body.id}/attempts`)).body.items;
@@ -532,7 +577,7 @@ describe("the app's API against the running services", () => {
     assert.equal((await ada.call("DELETE", `/webhooks/${hook.id}`)).status, 204);
   });
 
-  it("signs in with the password only, limits attempts per email and address, and keeps out a CLI-made user without one", async () => {
+  it("signs in with the password only, limits a guesser without locking the owner out, refuses weak passwords, and keeps out a CLI-made user", async () => {
     const ada = await person("limited");
     const guesser = appClient(sys.url, "198.51.100.200");
     await guesser("GET", "/session");
@@ -541,16 +586,19 @@ describe("the app's API against the running services", () => {
       assert.deepEqual([res.status, res.body.error], [401, "email or password is wrong"]);
     }
     const limited = await guesser("POST", "/auth/signin", { email: ada.email, password: "correct horse battery" });
-    assert.equal(limited.status, 429);
+    assert.equal(limited.status, 429, "the guesser's address waits, even with the right password");
+    // The owner, from their own address, is not locked out by the guesser.
+    const owner = appClient(sys.url, "198.51.100.202");
+    await owner("GET", "/session");
+    assert.equal((await owner("POST", "/auth/signin", { email: ada.email, password: "correct horse battery" })).status, 200);
+
+    const weak = await owner("POST", "/auth/signup", { email: `weak.${Date.now()}@example.com`, password: "12345678" });
+    assert.deepEqual([weak.status, weak.body.error], [400, "password is too easy to guess: This is one of the ten most used passwords. Add another word or two; uncommon words are better."]);
 
     const { user } = await sys.cli("user:create", "--email", `cli.${Date.now()}@example.com`);
     const other = appClient(sys.url, "198.51.100.201");
     await other("GET", "/session");
     const noPassword = await other("POST", "/auth/signin", { email: user.email, password: "anything at all" });
     assert.deepEqual([noPassword.status, noPassword.body.error], [401, "email or password is wrong"]);
-    // The right password from another address still waits out the email's limit.
-    const elsewhere = appClient(sys.url, "198.51.100.202");
-    await elsewhere("GET", "/session");
-    assert.equal((await elsewhere("POST", "/auth/signin", { email: ada.email, password: "correct horse battery" })).status, 429);
   });
 });

@@ -18,6 +18,7 @@ import { Deployment } from "kubernetes-models/apps/v1";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
 import { Ingress, NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
+import { livenessService } from "@formsvc/platform/health.ts";
 
 // Parsed YAML: plain JSON-like data.
 type Obj = Record<string, any>;
@@ -37,7 +38,7 @@ const privateRanges = ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.
 /** Ports delivery may reach on any address: DNS, Postgres, Kafka, OTLP/HTTP (the trace collector). */
 const infrastructurePorts = new Set([53, 5432, 9092, 9093, 4318]);
 /** Environment that must come from the Secret, never from a literal in a manifest. */
-const secretVariables = /^(DATABASE_URL|REDIS_URL|SECRET_KEY|S3_.*)$/;
+const secretVariables = /^(DATABASE_URL|REDIS_URL|SECRET_KEY|SMTP_URL|S3_.*)$/;
 
 const models: Record<string, new (data: any) => { validate(): void }> = {
   "v1/Namespace": Namespace,
@@ -260,6 +261,9 @@ function checkServices(objects: Obj[]): void {
     for (const probe of ["livenessProbe", "readinessProbe"]) {
       assert.equal(container[probe].grpc?.port, grpc.containerPort, `${id(d)}: ${probe} is grpc.health.v1 on port ${grpc.containerPort}`);
     }
+    // Not ready while the database is down, but not restarted for it either.
+    assert.equal(container.livenessProbe.grpc.service, livenessService, `${id(d)}: livenessProbe asks for "${livenessService}"`);
+    assert.equal(container.readinessProbe.grpc.service, undefined, `${id(d)}: readinessProbe asks for readiness`);
     // A service listens on the port of its own *_URL; the others call it there.
     const configMap = ofKind(objects, "ConfigMap").find((m) => container.envFrom?.some((e: Obj) => e.configMapRef?.name === m.metadata.name));
     const address = configMap?.data?.[`${d.metadata.name.toUpperCase()}_URL`];
@@ -460,6 +464,21 @@ describe("Kubernetes manifests (kubectl kustomize)", () => {
     checkCommon(objects);
     assert.deepEqual(ofKind(objects, "HorizontalPodAutoscaler").map(id), [], "dev has no HorizontalPodAutoscaler");
     for (const d of ofKind(objects, "Deployment")) assert.equal(d.spec.replicas, 1, `${id(d)}: 1 replica`);
+  });
+
+  test("every overlay keeps files in S3: S3_BUCKET required from the Secret, no volume for files in submissions", () => {
+    for (const name of ["base", ...overlayNames]) {
+      const submissions = ofKind(rendered(name), "Deployment").find((d) => d.metadata.name === "submissions");
+      assert.ok(submissions, `${name}: the submissions Deployment`);
+      const pod = submissions.spec.template.spec;
+      const env = new Map<string, Obj>(pod.containers[0].env.map((e: Obj) => [e.name, e]));
+      assert.equal(env.get("S3_BUCKET")?.valueFrom?.secretKeyRef?.optional, false, `${name}: S3_BUCKET is required`);
+      for (const key of ["S3_ENDPOINT", "S3_REGION", "S3_FORCE_PATH_STYLE", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY"]) {
+        assert.equal(env.get(key)?.valueFrom?.secretKeyRef?.key, key, `${name}: ${key} from the Secret`);
+      }
+      const mounts = pod.containers.flatMap((c: Obj) => c.volumeMounts ?? []).map((m: Obj) => m.mountPath);
+      assert.deepEqual(mounts, ["/tmp"], `${name}: submissions mounts /tmp only (files are in the bucket)`);
+    }
   });
 
   for (const name of overlayNames.filter((n) => n !== "dev")) {

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { idempotentRequests } from "../gateway/src/idempotency.ts";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { create, type JsonObject } from "@bufbuild/protobuf";
@@ -7,12 +9,14 @@ import express from "express";
 import type { Browser, Page, Response } from "playwright-core";
 import { normalizeDocument } from "@formsvc/form-document";
 import { createLogger } from "@formsvc/platform/logger.ts";
+import { receiveUpload } from "@formsvc/platform/upload-stream.ts";
 import { FormSchema, FormStatus, FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { errorHandler } from "../gateway/src/http-errors.ts";
 import { hostedFormRoutes } from "../gateway/src/hosted/routes.ts";
 import { MemorySlidingWindow } from "../gateway/src/rate-limit/sliding-window.ts";
 import { drawSignature, launchBrowser, screenshot } from "./support/browser.ts";
+import { fileStores, type FileStoreSetup } from "./support/file-stores.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
 // A respondent in Chromium: the hosted form page, its script, partial saves and resuming, uploads and
@@ -109,7 +113,8 @@ function fakeSystem() {
         responses.set(id, next);
         return { responseId: id, completed: req.completed };
       },
-      createUpload: (req) => {
+      createUpload: async (requests) => {
+        const req = await receiveUpload(requests);
         const id = `up${uploads.size + 1}`;
         uploads.set(id, { name: req.name, contentType: req.contentType, content: Buffer.from(req.content) });
         return { uploadId: id, name: req.name, size: BigInt(req.content.length), contentType: req.contentType };
@@ -124,6 +129,8 @@ function fakeSystem() {
       logger: createLogger("hosted-browser-test", "silent"),
       forms: createClient(FormsService, transport),
       submissions: createClient(SubmissionsService, transport),
+      // No request here sends an Idempotency-Key.
+      idempotency: idempotentRequests(createClient(IdentityService, createRouterTransport(() => {})), "test-secret"),
       rateLimits: { store, perIp: 10_000 },
     }),
   );
@@ -289,14 +296,20 @@ describe("the hosted form page in Chromium, over fake services", () => {
 
 // ---- part two: the whole system ------------------------------------------------------------------
 
-describe("hosted forms end to end", () => {
+// Once with files in the local directory, once in a real S3-compatible server (S3Mock).
+for (const store of ["local", "s3"] as const) describe(`hosted forms end to end (files: ${store})`, () => {
   let sys: TestSystem;
+  let files: FileStoreSetup;
   let owner: Awaited<ReturnType<typeof createUserWithKey>>;
   before(async () => {
-    sys = await startTestSystem("hosted");
+    files = await fileStores[store]();
+    sys = await startTestSystem(`hosted_${store}`, files.env);
     owner = await createUserWithKey(sys, "owner@example.com");
   });
-  after(() => sys?.stop());
+  after(async () => {
+    await sys?.stop();
+    await files?.stop();
+  });
 
   it("a respondent leaves after page one, comes back, uploads, signs and submits; the owner reads and deletes it", async () => {
     const created = await owner.api("POST", "/forms", { workspaceId: owner.workspace.id, name: "Conference", document: twoPages });
@@ -379,6 +392,8 @@ describe("hosted forms end to end", () => {
     const cvUrl = new URL(sub.answers.cv.files[0].url, sys.url).href;
     const cvFile = await fetch(cvUrl);
     assert.equal(cvFile.status, 200);
+    // S3: the browser is sent to the object store, which serves the file as an attachment.
+    if (files.s3Endpoint) assert.equal(new URL(cvFile.url).origin, files.s3Endpoint);
     assert.deepEqual(Buffer.from(await cvFile.arrayBuffer()), cvBytes);
     assert.equal(sub.answers.signature.files.length, 1);
     const signatureUrl = new URL(sub.answers.signature.files[0].url, sys.url).href;

@@ -16,6 +16,8 @@ before(async () => {
     RATE_LIMIT_PER_KEY: "20",
     RATE_LIMIT_PER_IP: "30",
     TRUST_PROXY: "true",
+    UPLOAD_RATE_PER_IP: "4",
+    UPLOAD_BYTES_PER_IP: "300000",
   });
   const port = await freePort();
   second = fork(entryOf("gateway"), [], { env: { ...process.env, ...sys.env, PORT: String(port) }, stdio: "inherit" });
@@ -66,5 +68,28 @@ describe("rate limits", () => {
     assert.deepEqual([statuses.filter((s) => s === 401).length, statuses.slice(30)], [30, [429, 429]]);
     const other = await anonymous("GET", "/users/me", undefined, { "x-forwarded-for": freshAddress() });
     assert.equal(other.status, 401);
+  });
+
+  it("holds one upload budget per address (files and bytes received) across two gateways sharing Redis", async () => {
+    const ada = await createUserWithKey(sys, `ada-${randomBytes(3).toString("hex")}@example.com`);
+    const document = { title: "CV", blocks: [{ id: "cv", key: "cv", type: "FILE", question: "CV" }] };
+    // From an address of its own: the earlier tests spent loopback's per-address allowance.
+    const created = await ada.api("POST", "/forms", { workspaceId: ada.workspace.id, name: "CV", document }, { "x-forwarded-for": freshAddress() });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    await sys.cli("form:publish", "--id", created.body.id);
+    const address = freshAddress();
+    const upload = async (gateway: string, bytes: number) => {
+      const body = new FormData();
+      body.set("file", new Blob([new Uint8Array(bytes)], { type: "application/pdf" }), "cv.pdf");
+      const res = await fetch(`${gateway}/f/${created.body.id}/uploads`, { method: "POST", headers: { "x-forwarded-for": address }, body });
+      return { status: res.status, retryAfter: res.headers.get("retry-after"), body: (await res.json()) as { error?: string } };
+    };
+    // 300,000 bytes in all: three of 100,000 fit exactly, whichever gateway takes them.
+    assert.deepEqual([(await upload(sys.url, 100_000)).status, (await upload(secondUrl, 100_000)).status, (await upload(sys.url, 100_000)).status], [200, 200, 200]);
+    const overBytes = await upload(secondUrl, 1_000);
+    assert.deepEqual([overBytes.status, overBytes.body.error], [429, "upload limit of 0.3 MiB per address in 10 minutes exceeded"]);
+    assert.ok(Number(overBytes.retryAfter) >= 1 && Number(overBytes.retryAfter) <= 600);
+    const overFiles = await upload(sys.url, 1_000);
+    assert.deepEqual([overFiles.status, overFiles.body.error], [429, "upload limit of 4 files per address in 10 minutes exceeded"]);
   });
 });

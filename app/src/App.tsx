@@ -3,7 +3,7 @@ import { useEffect } from "react";
 import { Layout } from "./components/Layout.tsx";
 import { ConfirmProvider, ErrorState, Loading, NoticeProvider } from "./components/ui.tsx";
 import { ApiKeysPage } from "./pages/ApiKeys.tsx";
-import { SignInPage, SignUpPage } from "./pages/Auth.tsx";
+import { AcceptInvitePage, ForgotPasswordPage, ResetPasswordPage, SignInPage, SignUpPage, VerifyEmailPage } from "./pages/Auth.tsx";
 import { FormPage, type TabId } from "./pages/FormPage.tsx";
 import { FormsPage, TrashPage } from "./pages/Forms.tsx";
 import { WorkspacesPage } from "./pages/Workspaces.tsx";
@@ -13,6 +13,10 @@ import { SessionProvider, useSession } from "./session.tsx";
 const titles: [string, string][] = [
   ["/signin", "Sign in"],
   ["/signup", "Create your account"],
+  ["/forgot-password", "Set a new password"],
+  ["/reset-password", "Choose a new password"],
+  ["/verify-email", "Confirm your email address"],
+  ["/accept-invite", "Join a workspace"],
   ["/forms", "Forms"],
   ["/trash", "Trash"],
   ["/workspaces", "Workspaces"],
@@ -58,7 +62,12 @@ function Routes() {
       </main>
     );
   }
+  // The pages of mailed links work signed in or out.
+  if (path === "/reset-password") return <ResetPasswordPage />;
+  if (path === "/verify-email") return <VerifyEmailPage />;
+  if (path === "/accept-invite") return <AcceptInvitePage />;
   if (!user) {
+    if (path === "/forgot-password") return <ForgotPasswordPage />;
     if (path === "/signup") return <SignUpPage />;
     if (path === "/signin") return <SignInPage />;
     return <Redirect to="/signin" />;

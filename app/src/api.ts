@@ -31,8 +31,13 @@ export function cookieValue(cookies: string, name: string): string | undefined {
   return undefined;
 }
 
+/** The CSRF cookie's name: the server gives it the __Host- prefix when the app is served over https. */
+export function csrfCookieName(protocol: string): string {
+  return protocol === "https:" ? "__Host-formsvc_csrf" : "formsvc_csrf";
+}
+
 function csrfToken(): string {
-  const fromCookie = typeof document === "undefined" ? undefined : cookieValue(document.cookie, "formsvc_csrf");
+  const fromCookie = typeof document === "undefined" ? undefined : cookieValue(document.cookie, csrfCookieName(location.protocol));
   return fromCookie || csrfFallback;
 }
 

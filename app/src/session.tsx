@@ -1,6 +1,6 @@
 // Who is signed in, their workspaces, and the workspace the app is showing.
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
-import { get, post, rememberCsrfToken, setSignedOutHandler } from "./api.ts";
+import { ApiError, get, post, rememberCsrfToken, setSignedOutHandler } from "./api.ts";
 import type { User, Workspace } from "./types.ts";
 
 const workspaceStorageKey = "formsvc:workspace";
@@ -11,12 +11,16 @@ interface SessionState {
   checking: boolean;
   /** The /session request failed (not "signed out": the server could not be asked). */
   error?: string;
+  /** Why the person was signed out, when the server said so (e.g. a cookie planted by another site). */
+  signedOutReason?: string;
   workspaces: Workspace[];
   workspace: Workspace | undefined;
   selectWorkspace(id: string): void;
   refreshWorkspaces(): Promise<Workspace[]>;
   signedIn(user: User, csrfToken?: string): void;
   signOut(): Promise<void>;
+  /** Ends every session of the person, in every browser; resolves with how many ended. */
+  signOutEverywhere(): Promise<number>;
   retry(): void;
 }
 
@@ -40,6 +44,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const [user, setUser] = useState<User | null>(null);
   const [checking, setChecking] = useState(true);
   const [error, setError] = useState<string | undefined>();
+  const [signedOutReason, setSignedOutReason] = useState<string | undefined>();
   const [workspaces, setWorkspaces] = useState<Workspace[]>([]);
   const [workspaceId, setWorkspaceId] = useState<string | null>(storedWorkspace);
   const [attempt, setAttempt] = useState(0);
@@ -64,7 +69,12 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       },
       (err: Error) => {
         if (!live) return;
-        setError(err.message);
+        // A refused session (401: the server has cleared its cookies) is signed out, not a failure.
+        if (err instanceof ApiError && err.status === 401) {
+          setUser(null);
+          setError(undefined);
+          setSignedOutReason(err.message);
+        } else setError(err.message);
         setChecking(false);
       },
     );
@@ -87,6 +97,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     user,
     checking,
     error,
+    signedOutReason,
     workspaces,
     workspace,
     selectWorkspace(id) {
@@ -100,6 +111,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     refreshWorkspaces,
     signedIn(next, csrfToken) {
       rememberCsrfToken(csrfToken);
+      setSignedOutReason(undefined);
       setUser(next);
       void refreshWorkspaces().catch(() => undefined);
     },
@@ -110,6 +122,13 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         setUser(null);
         setWorkspaces([]);
       }
+    },
+    async signOutEverywhere() {
+      // A failure leaves every session valid, this one too: the person stays signed in.
+      const { signedOutSessions } = await post<{ signedOutSessions: number }>("/session/sign-out-all");
+      setUser(null);
+      setWorkspaces([]);
+      return signedOutSessions;
     },
     retry: () => setAttempt((a) => a + 1),
   };

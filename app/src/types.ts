@@ -19,11 +19,16 @@ export interface Workspace {
   createdAt: string;
   ownerId: string;
   owned: boolean;
+  /** The signed-in person's role in it. */
+  role: Role;
 }
+
+/** Owner (one, who made it; changes the plan), admin (manages members, deletes forms), member. */
+export type Role = "owner" | "admin" | "member";
 
 export interface Member {
   user: User;
-  role: "owner" | "member";
+  role: Role;
   joinedAt: string | null;
 }
 
@@ -84,7 +89,12 @@ export interface Webhook {
   url: string;
   secret: string | null;
   headers: Record<string, string>;
+  /** The events it receives (FORM_RESPONSE, ...). */
+  eventTypes: string[];
   enabled: boolean;
+  /** Why and when it was disabled; null while enabled. */
+  disabledReason: string | null;
+  disabledAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -100,6 +110,8 @@ export interface Delivery {
   nextAttemptAt: string | null;
   submissionId: string;
   eventType: string;
+  /** `event`: an event of the form; `test`: a test event, never retried automatically. */
+  trigger: "event" | "test";
   createdAt: string;
   updatedAt: string;
 }

@@ -10,13 +10,14 @@
 //   await kafka.stop();
 //
 // Needs `java` (17+) and `mvn` on PATH. KAFKA_VERSION overrides the default broker version.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, connect } from "node:net";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { exited, freePort, logTail, run, spawnDaemon, tail, terminate } from "../jvm-process.ts";
 
 /** The broker version used when none is given: the newest 4.x whose artifacts are all on Maven Central. */
 export const DEFAULT_KAFKA_VERSION = process.env.KAFKA_VERSION || "4.3.1";
@@ -25,7 +26,6 @@ const here = import.meta.dirname;
 const pom = join(here, "pom.xml");
 const cacheRoot = join(homedir(), ".m2", "formsvc-kafka");
 const readyTimeoutMs = 60_000;
-const stopGraceMs = 15_000;
 
 export interface KafkaOptions {
   /** Where the broker keeps its data and, by default, its log; a fresh temporary directory when absent
@@ -235,53 +235,11 @@ async function format(classpath: string, properties: string, logFile: string): P
   if (code !== 0) throw new Error(`formatting Kafka's storage failed (exit ${code}):\n${tail(output, 30)}`);
 }
 
-const setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].some((path) => existsSync(path));
-const running = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
 function spawnBroker(classpath: string, properties: string, logFile: string): ChildProcess {
-  const fd = openSync(logFile, "a");
-  try {
-    // KAFKA_OPTS (as Kafka's own scripts read it) adds JVM options, after and so over the defaults.
-    const extra = (process.env.KAFKA_OPTS ?? "").split(/\s+/).filter(Boolean);
-    const gc = extra.some((option) => /^-XX:\+Use\w+GC$/.test(option)) ? [] : ["-XX:+UseG1GC"];
-    const java = ["java", ...jvmOptions, ...gc, ...extra, "-cp", classpath, "kafka.Kafka", properties];
-    // setpriv (util-linux) makes the kernel SIGKILL the broker when this process dies, even by SIGKILL
-    // or an unhandled signal, which no exit handler sees; without it, the exit handler below is all.
-    const command = setpriv ? ["setpriv", "--pdeathsig", "SIGKILL", "--", ...java] : java;
-    const child = spawn(command[0], command.slice(1), {
-      stdio: ["ignore", fd, fd],
-    });
-    // A broker left running must not keep the test process alive, and dies with it (see below).
-    child.unref();
-    running.add(child);
-    child.once("exit", () => running.delete(child));
-    if (!exitHookInstalled) {
-      exitHookInstalled = true;
-      process.once("exit", () => {
-        for (const orphan of running) orphan.kill("SIGKILL");
-      });
-    }
-    return child;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function exited(child: ChildProcess): boolean {
-  return child.exitCode !== null || child.signalCode !== null;
-}
-
-async function terminate(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (exited(child)) return;
-  const gone = new Promise<void>((resolveGone) => child.once("exit", () => resolveGone()));
-  child.kill(signal);
-  const timer = setTimeout(() => child.kill("SIGKILL"), signal === "SIGKILL" ? 5_000 : stopGraceMs);
-  try {
-    await gone;
-  } finally {
-    clearTimeout(timer);
-  }
+  // KAFKA_OPTS (as Kafka's own scripts read it) adds JVM options, after and so over the defaults.
+  const extra = (process.env.KAFKA_OPTS ?? "").split(/\s+/).filter(Boolean);
+  const gc = extra.some((option) => /^-XX:\+Use\w+GC$/.test(option)) ? [] : ["-XX:+UseG1GC"];
+  return spawnDaemon(["java", ...jvmOptions, ...gc, ...extra, "-cp", classpath, "kafka.Kafka", properties], logFile);
 }
 
 async function waitReady(child: ChildProcess, port: number, logFile: string): Promise<void> {
@@ -358,42 +316,6 @@ export function requestMetadata(port: number, host = "127.0.0.1", timeoutMs = 2_
       }
     });
   });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
-}
-
-function run(command: string, args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
-    const chunks: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => chunks.push(chunk));
-    child.once("error", (err) => reject(new Error(`could not run ${command}: ${err.message}`)));
-    child.once("close", (code) => resolveRun({ code, output: Buffer.concat(chunks).toString("utf8") }));
-  });
-}
-
-function tail(text: string, lines: number): string {
-  return text.replace(/\x1b\[[0-9;]*m/g, "").trimEnd().split("\n").slice(-lines).join("\n");
-}
-
-function logTail(file: string, lines = 40): string {
-  try {
-    return tail(readFileSync(file, "utf8"), lines);
-  } catch {
-    return "(no log)";
-  }
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -11,7 +11,8 @@ import { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
-import { fileLinks } from "./files/signed-links.ts";
+import { fileLinks } from "@formsvc/platform/file-links.ts";
+import { idempotentRequests } from "./idempotency.ts";
 import { createApp } from "./app.ts";
 import { MemorySlidingWindow } from "./rate-limit/sliding-window.ts";
 
@@ -52,6 +53,7 @@ const app = createApp({
   webhooks: createClient(WebhooksService, transport),
   delivery: createClient(DeliveryService, transport),
   fileLinks: fileLinks("test-secret", "http://localhost:8080"),
+  idempotency: idempotentRequests(createClient(IdentityService, transport), "test-secret"),
   rateLimits: { store, perKey: 5, perIp: 1000 },
   publicUrl: "http://localhost:8080",
   countryHeader: "cf-ipcountry",
@@ -145,8 +147,9 @@ describe("gateway over an in-memory transport", () => {
     }
     assert.ok(doc.webhooks.FORM_RESPONSE.post.requestBody);
     const page = await fetch(`${base}/developers`);
-    assert.match(await page.text(), /scalar\/standalone\.js/);
-    const bundle = await fetch(`${base}/developers/scalar/standalone.js`);
+    const script = /<script src="(\/developers\/scalar\/[^"]+\/standalone\.js)"/.exec(await page.text())?.[1];
+    assert.ok(script, "the page loads Scalar's script");
+    const bundle = await fetch(base + script);
     assert.equal(bundle.status, 200);
     await bundle.arrayBuffer();
   });

@@ -21,12 +21,12 @@ import { workspaceRoutes } from "./api/routes/workspaces.ts";
 import { buildOpenApiDocument } from "./developers/openapi.ts";
 import { developersRoutes } from "./developers/routes.ts";
 import { fileRoutes } from "./files/routes.ts";
-import { hostedFormRoutes } from "./hosted/routes.ts";
-import type { FileLinks } from "./files/signed-links.ts";
+import { hostedFormRoutes, type HostedFormDeps } from "./hosted/routes.ts";
+import type { FileLinks } from "@formsvc/platform/file-links.ts";
 import { errorHandler, jsonNotFound } from "./http-errors.ts";
+import type { IdempotentRequests } from "./idempotency.ts";
 import { observabilityRoutes, recordHttpMetrics, traceHttpRequests } from "./observability.ts";
 import { rateLimit } from "./rate-limit/rate-limit-middleware.ts";
-import type { RateLimitStore } from "./rate-limit/sliding-window.ts";
 
 export interface GatewayDeps {
   logger: Logger;
@@ -36,9 +36,12 @@ export interface GatewayDeps {
   webhooks: Client<typeof WebhooksService>;
   delivery: Client<typeof DeliveryService>;
   fileLinks: FileLinks;
+  /** Where POSTs with an Idempotency-Key are run once (identity's store). */
+  idempotency: IdempotentRequests;
   /** Health clients of the services the gateway needs, for /readyz. */
   health: Record<string, Client<typeof Health>>;
-  rateLimits: { store: RateLimitStore; perKey: number; perIp: number };
+  /** The hosted forms' limits (per address, uploads) and the API's per key. */
+  rateLimits: HostedFormDeps["rateLimits"] & { perKey: number };
   publicUrl: string;
   /** Header carrying the respondent's country (COUNTRY_HEADER). */
   countryHeader: string;
@@ -84,7 +87,7 @@ export function createApp(deps: GatewayDeps): Express {
     authenticateApiKey(deps.identity),
     rateLimit(store, "key", perKey, (res) => (res.locals.caller as Caller).apiKeyId),
     express.json({ limit: "1mb" }),
-  ]);
+  ], deps.idempotency);
   api.use(jsonNotFound);
   app.use("/api/v1", api);
   // Kept so a test can prove every served route is in the reference.
@@ -94,6 +97,8 @@ export function createApp(deps: GatewayDeps): Express {
   app.use("/f", hostedFormRoutes(deps));
   app.use("/developers", developersRoutes(buildOpenApiDocument(routes, deps.publicUrl)));
   app.use("/app", appRoutes(deps));
+  // The address `npm start` prints is where people land: the app.
+  app.get("/", (_req, res) => res.redirect(302, "/app"));
 
   app.use(errorHandler(deps.logger));
   return app;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { errorAnswer, HttpError } from "./http-errors.ts";
+import { errorAnswer, HttpError, retryAfterSeconds } from "./http-errors.ts";
 
 describe("errorAnswer", () => {
   it("maps RPC codes through the one table", () => {
@@ -28,7 +28,31 @@ describe("errorAnswer", () => {
     });
   });
 
-  it("answers unreachable services with 503", () => {
-    assert.equal(errorAnswer(new ConnectError("connect ECONNREFUSED", Code.Unavailable)).status, 503);
+  it("answers a call that got no answer with 503 and Retry-After, never 409, 500 or 504", () => {
+    const retry = { status: 503, message: "service temporarily unavailable, try again shortly", headers: { "Retry-After": String(retryAfterSeconds) } };
+    assert.deepEqual(errorAnswer(new ConnectError("connect ECONNREFUSED", Code.Unavailable)), retry);
+    assert.deepEqual(errorAnswer(new ConnectError("deadline exceeded", Code.DeadlineExceeded)), retry);
+    // What connect-node makes of a service that died mid-call (the probe's "409 read ECONNRESET").
+    const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET", syscall: "read" });
+    assert.deepEqual(errorAnswer(new ConnectError("read ECONNRESET", Code.Aborted, undefined, undefined, reset)), retry);
+    assert.deepEqual(errorAnswer(new HttpError(503, "not ready")).headers, { "Retry-After": String(retryAfterSeconds) });
+  });
+
+  it("keeps the 4xx status any Express, router or body-parser error carries, in words of its own", () => {
+    const bodyError = (status: number, type?: string, extra: object = {}) => Object.assign(new Error("library detail"), { status, statusCode: status, expose: true, type, ...extra });
+    assert.deepEqual(errorAnswer(bodyError(400, "entity.parse.failed")), { status: 400, message: "request body is not valid JSON" });
+    assert.deepEqual(errorAnswer(bodyError(413, "entity.too.large")), { status: 413, message: "request body is too large" });
+    assert.deepEqual(errorAnswer(bodyError(415, "encoding.unsupported")), { status: 415, message: "unsupported body encoding" });
+    assert.deepEqual(errorAnswer(bodyError(413, "parameters.too.many")), { status: 413, message: "request body has too many fields" });
+    // Garbage under Content-Encoding: gzip: zlib's error, given 400 by body-parser.
+    assert.deepEqual(errorAnswer(bodyError(400, undefined, { code: "Z_DATA_ERROR" })), {
+      status: 400,
+      message: "request body cannot be decoded with its Content-Encoding",
+    });
+    // The router's failed decodeURIComponent of a path parameter.
+    const uriError = Object.assign(new URIError("Failed to decode param '%E0%A4%A'"), { status: 400, statusCode: 400 });
+    assert.deepEqual(errorAnswer(uriError), { status: 400, message: "path is not valid percent-encoding" });
+    assert.deepEqual(errorAnswer({ statusCode: 416 }), { status: 416, message: "range not satisfiable" });
+    assert.deepEqual(errorAnswer(bodyError(500, "stream.not.readable")), { status: 500, message: "internal server error" });
   });
 });

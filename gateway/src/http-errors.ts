@@ -1,8 +1,13 @@
+import { STATUS_CODES } from "node:http";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import type { Logger } from "@formsvc/platform/logger.ts";
+import { isTransportFailure } from "@formsvc/platform/upstream-failure.ts";
 
-/** The one table from RPC codes to HTTP statuses (google.rpc's mapping). */
+/**
+ * The one table from RPC codes to HTTP statuses (google.rpc's mapping). A call that got no answer
+ * (UNAVAILABLE, DEADLINE_EXCEEDED, a reset) is a 503 by `isTransportFailure` before this table is read.
+ */
 export const httpStatusOfCode: Partial<Record<Code, number>> = {
   [Code.InvalidArgument]: 400,
   [Code.OutOfRange]: 400,
@@ -15,8 +20,6 @@ export const httpStatusOfCode: Partial<Record<Code, number>> = {
   [Code.ResourceExhausted]: 429,
   [Code.Canceled]: 499,
   [Code.Unimplemented]: 501,
-  [Code.Unavailable]: 503,
-  [Code.DeadlineExceeded]: 504,
 };
 
 /** An error answered with its own status and message. */
@@ -32,21 +35,56 @@ export class HttpError extends Error {
 
 const unavailableMessage = "service temporarily unavailable, try again shortly";
 const internalMessage = "internal server error";
+/** Seconds a client is asked to wait after a 503: long enough for a restarted service to be back. */
+export const retryAfterSeconds = 2;
 
-/** Status and message an error is answered with; a 500 says nothing more. */
+/** Messages of body-parser's (and raw-body's) errors, by their `type`. */
+const bodyErrorMessages: Record<string, string> = {
+  "entity.parse.failed": "request body is not valid JSON",
+  "entity.too.large": "request body is too large",
+  "encoding.unsupported": "unsupported body encoding",
+  "charset.unsupported": "unsupported body encoding",
+  "parameters.too.many": "request body has too many fields",
+  "request.size.invalid": "request body size does not match Content-Length",
+  "request.aborted": "request aborted",
+};
+
+/** The 4xx status an Express, router or body-parser error carries (`status` or `statusCode`), if any. */
+function clientErrorStatus(err: unknown): number | undefined {
+  if (!err || typeof err !== "object") return undefined;
+  const { status, statusCode } = err as { status?: unknown; statusCode?: unknown };
+  const found = typeof status === "number" ? status : statusCode;
+  return typeof found === "number" && Number.isInteger(found) && found >= 400 && found < 500 ? found : undefined;
+}
+
+/** What went wrong with the request, in words of our own (library messages may echo the input). */
+function clientErrorMessage(err: object, status: number): string {
+  const { type, code } = err as { type?: unknown; code?: unknown };
+  if (typeof type === "string" && bodyErrorMessages[type]) return bodyErrorMessages[type];
+  // The router's decodeURIComponent of a path parameter.
+  if (err instanceof URIError) return "path is not valid percent-encoding";
+  // zlib's errors: the body does not decode with its Content-Encoding.
+  if (typeof code === "string" && code.startsWith("Z_")) return "request body cannot be decoded with its Content-Encoding";
+  return (STATUS_CODES[status] ?? "bad request").toLowerCase();
+}
+
+/** Status and message an error is answered with; a 500 says nothing more, a 503 asks to retry. */
 export function errorAnswer(err: unknown): { status: number; message: string; headers?: Record<string, string> } {
+  const answer = statusAndMessage(err);
+  if (answer.status === 503 && !answer.headers?.["Retry-After"]) answer.headers = { ...answer.headers, "Retry-After": String(retryAfterSeconds) };
+  return answer;
+}
+
+function statusAndMessage(err: unknown): { status: number; message: string; headers?: Record<string, string> } {
   if (err instanceof HttpError) return { status: err.status, message: err.message, headers: err.headers };
-  const bodyParserError = err as { type?: string; status?: number; message?: string };
-  if (bodyParserError?.type === "entity.parse.failed") return { status: 400, message: "request body is not valid JSON" };
-  if (bodyParserError?.type === "entity.too.large") return { status: 413, message: "request body is too large" };
-  if (bodyParserError?.type === "encoding.unsupported" || bodyParserError?.type === "charset.unsupported") {
-    return { status: 415, message: "unsupported body encoding" };
-  }
   if (err instanceof ConnectError) {
+    if (isTransportFailure(err)) return { status: 503, message: unavailableMessage };
     const status = httpStatusOfCode[err.code];
-    if (status === 503) return { status, message: unavailableMessage };
     if (status !== undefined && status < 500) return { status, message: err.rawMessage };
+    return { status: 500, message: internalMessage };
   }
+  const status = clientErrorStatus(err);
+  if (status !== undefined) return { status, message: clientErrorMessage(err as object, status) };
   return { status: 500, message: internalMessage };
 }
 

@@ -3,6 +3,7 @@ import express, { type Request, type RequestHandler, type Router } from "express
 import { Health, HealthCheckResponse_ServingStatus } from "@formsvc/proto/grpc/health/v1/health_pb.js";
 import { Histogram, metrics } from "@formsvc/platform/metrics.ts";
 import { extractTraceContext, markFailed, SpanKind, startSpan } from "@formsvc/platform/tracing.ts";
+import { retryAfterSeconds } from "./http-errors.ts";
 
 const httpDuration = new Histogram({
   name: "http_request_duration_seconds",
@@ -67,6 +68,7 @@ export function observabilityRoutes(services: Record<string, Client<typeof Healt
       }),
     );
     const ready = entries.every(([, state]) => state === "serving");
+    if (!ready) res.setHeader("Retry-After", String(retryAfterSeconds));
     res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "not ready", services: Object.fromEntries(entries) });
   });
   router.get("/metrics", async (_req, res) => {

@@ -11,8 +11,9 @@ import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb
 import { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 import { resolveSecretKey } from "@formsvc/platform/secret-key.ts";
-import { fileLinks } from "./files/signed-links.ts";
+import { fileLinks } from "@formsvc/platform/file-links.ts";
 import { createApp } from "./app.ts";
+import { idempotentRequests } from "./idempotency.ts";
 import { RedisSlidingWindow } from "./rate-limit/redis-sliding-window.ts";
 import { MemorySlidingWindow, type RateLimitStore } from "./rate-limit/sliding-window.ts";
 
@@ -20,30 +21,46 @@ const config = loadConfig();
 const logger = createLogger("gateway", config.logLevel);
 setMetricsService("gateway");
 const tracing = startTracing("gateway");
+const identity = createServiceClient(IdentityService, config.services.identity);
+const secretKey = resolveSecretKey(config);
 const store: RateLimitStore = config.redisUrl ? new RedisSlidingWindow(config.redisUrl) : new MemorySlidingWindow();
 
 const app = createApp({
   logger,
-  identity: createServiceClient(IdentityService, config.services.identity),
+  identity,
   forms: createServiceClient(FormsService, config.services.forms),
   submissions: createServiceClient(SubmissionsService, config.services.submissions),
   webhooks: createServiceClient(WebhooksService, config.services.webhooks),
   delivery: createServiceClient(DeliveryService, config.services.delivery),
-  fileLinks: fileLinks(resolveSecretKey(config), config.publicUrl),
+  fileLinks: fileLinks(secretKey, config.publicUrl),
+  idempotency: idempotentRequests(identity, secretKey),
   health: Object.fromEntries(serviceNames.map((name) => [name, createServiceClient(Health, config.services[name])])),
-  rateLimits: { store, perKey: config.rateLimitPerKey, perIp: config.rateLimitPerIp },
+  rateLimits: {
+    store,
+    perKey: config.rateLimitPerKey,
+    perIp: config.rateLimitPerIp,
+    uploadsPerIp: config.uploadRatePerIp,
+    uploadBytesPerIp: config.uploadBytesPerIp,
+    publicWritesPerIp: config.responseRatePerIp,
+  },
   publicUrl: config.publicUrl,
   countryHeader: config.countryHeader,
   trustProxy: config.trustProxy,
 });
 
-const server = app.listen(config.port, () => {
+// Express 5 calls back with the listen error too (a busy port): one line naming the variable to change.
+const server = app.listen(config.port, (err?: Error) => {
+  if (err) {
+    const busy = (err as NodeJS.ErrnoException).code === "EADDRINUSE";
+    logger.fatal({ err }, busy ? `port ${config.port} is already in use: set PORT to another port` : "gateway cannot listen");
+    process.exit(1);
+  }
   const { port } = server.address() as AddressInfo;
   logger.info({ port, rateLimits: config.redisUrl ? "redis" : "memory", tracing: tracing ? "otlp" : "off" }, "gateway listening");
   process.send?.({ ready: "gateway", port });
 });
 server.on("error", (err) => {
-  logger.fatal({ err }, "gateway cannot listen");
+  logger.fatal({ err }, "gateway server failed");
   process.exit(1);
 });
 

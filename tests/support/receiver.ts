@@ -11,9 +11,9 @@ export interface Received {
   status?: number;
 }
 
-/** A real HTTP receiver on loopback; `answer` decides each reply (status, or a delay to time out). */
+/** A real HTTP receiver on loopback; `answer` decides each reply (status and headers, or a delay to time out). */
 export async function startReceiver(
-  answer: (req: Received, n: number) => { status: number; delayMs?: number; body?: string } = () => ({ status: 200 }),
+  answer: (req: Received, n: number) => { status: number; delayMs?: number; body?: string; headers?: Record<string, string> } = () => ({ status: 200 }),
 ) {
   const received: Received[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
@@ -48,7 +48,7 @@ export async function startReceiver(
       const reply = answer(entry, received.length);
       entry.status = reply.status;
       const send = () => {
-        if (!res.destroyed) res.writeHead(reply.status, { "content-type": "text/plain" }).end(reply.body ?? "ok");
+        if (!res.destroyed) res.writeHead(reply.status, { "content-type": "text/plain", ...reply.headers }).end(reply.body ?? "ok");
       };
       if (reply.delayMs) setTimeout(send, reply.delayMs).unref();
       else send();

@@ -5,6 +5,7 @@ import { promisify } from "node:util";
 import { freeSystemPorts } from "@formsvc/launcher/ports.ts";
 import { repoRoot, startSystem, type RunningSystem } from "@formsvc/launcher/system.ts";
 import { createTestDatabase } from "@formsvc/platform/test-database.ts";
+import { servedResponseValidator } from "./openapi-validator.ts";
 
 export const testRedisUrl = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -36,6 +37,13 @@ export async function startTestSystem(
     DATA_DIR: join(repoRoot, "test-output", database.name, "data"),
     RATE_LIMIT_PER_IP: "100000",
     RATE_LIMIT_PER_KEY: "100000",
+    RESPONSE_RATE_PER_IP: "100000",
+    // Every test respondent is 127.0.0.1: the per-address upload budget would otherwise be shared by all.
+    UPLOAD_RATE_PER_IP: "100000",
+    UPLOAD_BYTES_PER_IP: String(100 * 1024 ** 3),
+    // Calculated fields that expect a value get time enough on a loaded 2-core CI machine; the cost test
+    // sets the production default (100 ms) to see the cut-off.
+    CALCULATED_FIELD_TIMEOUT_MS: "2000",
     REDIS_URL: "",
     KAFKA_BROKERS: "",
     ...env,
@@ -70,7 +78,7 @@ export interface ApiAnswer {
   body: any;
 }
 
-/** A small client of /api/v1 as an integrator would write it. */
+/** A small client of /api/v1 as an integrator would write it; every answer is checked against the served OpenAPI document. */
 export function apiClient(baseUrl: string, key?: string) {
   return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer> => {
     const res = await fetch(`${baseUrl}/api/v1${path}`, {
@@ -89,6 +97,8 @@ export function apiClient(baseUrl: string, key?: string) {
     } catch {
       // Left as text: the assertion on content type will say what came back.
     }
+    const problems = (await servedResponseValidator(baseUrl)).check(method, `/api/v1${path}`, res.status, parsed, res.headers.get("content-type"));
+    if (problems.length > 0) throw new Error(`the answer differs from /developers/openapi.json:\n${problems.join("\n")}`);
     return { status: res.status, headers: res.headers, body: parsed };
   };
 }

@@ -2,8 +2,11 @@ import assert from "node:assert/strict";
 import { createHmac, randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { Webhook as StandardWebhook } from "standardwebhooks";
+import { Webhook as SvixWebhook } from "svix";
+import { loadConfig } from "@formsvc/platform/config.ts";
 import { deliverySchema, envelopeOf, webhookSchema } from "../../gateway/src/api/schemas.ts";
 import { spanKinds, startOtlpCollector, type CollectedSpan } from "./otlp-collector.ts";
+import { servedResponseValidator } from "./openapi-validator.ts";
 import { eventually, startReceiver } from "./receiver.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./system.ts";
 
@@ -12,6 +15,10 @@ import { createUserWithKey, startTestSystem, type TestSystem } from "./system.ts
  * through the public endpoint, receipts read over /api/v1. `busEnv` chooses the event bus. Tracing is
  * on (exported to a real OTLP/HTTP receiver), so this suite also runs the traced code paths.
  */
+/** WEBHOOK_DISABLE_AFTER_FAILING_SECONDS of the suite: longer than any one test's failing receiver fails for, but one. */
+const disableAfterFailingSeconds = 8;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
 export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<string, string>; stop(): Promise<void> }>) {
   let sys: TestSystem;
   let stopBus: () => Promise<void>;
@@ -25,7 +32,13 @@ export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<st
     collector = await startOtlpCollector();
     sys = await startTestSystem(`webhooks_${bus}`, {
       WEBHOOK_ALLOW_PRIVATE_URLS: "true",
-      WEBHOOK_RETRY_SCHEDULE: "0.5,0.5",
+      // The longest step (2.5 s) is where a Retry-After is capped.
+      WEBHOOK_RETRY_SCHEDULE: "0.5,2.5",
+      // Shortened rules: disabled after 8 s of failures (5 days by default); a rotated-out secret signs for 6 s (24 h).
+      WEBHOOK_DISABLE_AFTER_FAILING_SECONDS: String(disableAfterFailingSeconds),
+      WEBHOOK_SECRET_OVERLAP_SECONDS: "6",
+      // The respondent's country comes from COUNTRY_HEADER only behind a trusted proxy.
+      TRUST_PROXY: "loopback",
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
       OTEL_BSP_SCHEDULE_DELAY: "100",
       ...busSetup.env,
@@ -71,8 +84,8 @@ export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<st
     return res.body as { id: string };
   }
 
-  const receipts = async (webhookId: string) => {
-    const res = await ada.api("GET", `/webhooks/${webhookId}/deliveries`);
+  const receipts = async (webhookId: string, query = "") => {
+    const res = await ada.api("GET", `/webhooks/${webhookId}/deliveries${query}`);
     assert.equal(res.status, 200);
     return envelopeOf(deliverySchema, "D").parse(res.body).items;
   };
@@ -104,12 +117,73 @@ export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<st
       assert.ok(Date.parse(got.body.data.submittedAt));
       assert.deepEqual(got.body.data.fields, [
         { questionId: "name", type: "SHORT_TEXT", label: "Your name", value: "Ada" },
-        { questionId: "plan", type: "MULTIPLE_CHOICE", label: "Plan", value: "pro" },
+        { questionId: "plan", type: "MULTIPLE_CHOICE", label: "Plan", value: "pro", options: [{ id: "pro", text: "Pro" }] },
       ]);
       const [receipt] = await eventually(() => receipts(hook.id), (r) => r[0]?.status === "succeeded");
       assert.deepEqual([receipt.attempts, receipt.submissionId, receipt.eventType, receipt.eventId], [1, responseId, "FORM_RESPONSE", got.body.eventId]);
       const attempts = await ada.api("GET", `/webhooks/${hook.id}/deliveries/${receipt.id}/attempts`);
       assert.equal(attempts.body.items[0].statusCode, 200);
+      await receiver.close();
+    });
+
+    it("sends values a receiver can use without another call: option texts, file links, hidden and calculated fields; verified by svix, standardwebhooks and by hand", async () => {
+      const receiver = await startReceiver();
+      const created = await ada.api("POST", "/forms", {
+        workspaceId: ada.workspace.id,
+        name: "Usable",
+        document: {
+          blocks: [
+            { id: "plan", key: "plan", type: "MULTIPLE_CHOICE", question: "Plan", options: [{ id: "free", text: "Free" }, { id: "pro", text: "Pro" }] },
+            { id: "cv", key: "cv", type: "FILE", question: "Your CV" },
+          ],
+          hiddenFields: [{ name: "utm_source" }],
+          calculatedFields: [{ name: "is_pro", type: "TEXT", expression: 'plan == "pro" ? "yes" : "no"' }],
+        },
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const formId = created.body.id as string;
+      await sys.cli("form:publish", "--id", formId);
+      // No secret given: one is generated, shown whole in this answer only.
+      const hook = await ada.api("POST", "/webhooks", { formId, url: receiver.url });
+      assert.equal(hook.status, 201);
+      const secret = hook.body.secret as string;
+      assert.match(secret, /^whsec_[A-Za-z0-9+/]{32}$/);
+      assert.equal((await ada.api("GET", `/webhooks/${hook.body.id}`)).body.secret, `whsec_…${secret.slice(-4)}`);
+
+      const bytes = randomBytes(2048);
+      const form = new FormData();
+      form.append("file", new Blob([bytes], { type: "application/pdf" }), "cv.pdf");
+      const upload = await fetch(`${sys.url}/f/${formId}/uploads`, { method: "POST", body: form });
+      assert.equal(upload.status, 200);
+      const { uploadId } = (await upload.json()) as { uploadId: string };
+      const res = await fetch(`${sys.url}/f/${formId}/responses?utm_source=newsletter`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "cf-ipcountry": "DE" },
+        body: JSON.stringify({ answers: { plan: "pro", cv: [uploadId] }, hidden: { utm_source: "newsletter" }, completed: true }),
+      });
+      assert.equal(res.status, 200, await res.clone().text());
+
+      await receiver.waitFor(1);
+      const [got] = receiver.received;
+      const headers = got.headers as Record<string, string>;
+      assert.doesNotThrow(() => new SvixWebhook(secret).verify(got.raw.toString("utf8"), headers), "svix verifies it");
+      assert.doesNotThrow(() => new StandardWebhook(secret).verify(got.raw.toString("utf8"), headers), "standardwebhooks verifies it");
+      const key = Buffer.from(secret.slice("whsec_".length), "base64");
+      assert.ok(headers["webhook-signature"].split(" ").includes(`v1,${createHmac("sha256", key).update(`${headers["webhook-id"]}.${headers["webhook-timestamp"]}.`).update(got.raw).digest("base64")}`), "by hand: Standard Webhooks");
+      assert.equal(headers["x-service-signature"], createHmac("sha256", secret).update(got.raw).digest("base64"), "by hand: X-Service-Signature");
+
+      const [plan, cv] = got.body.data.fields;
+      assert.deepEqual(plan, { questionId: "plan", type: "MULTIPLE_CHOICE", label: "Plan", value: "pro", options: [{ id: "free", text: "Free" }, { id: "pro", text: "Pro" }] });
+      assert.deepEqual([cv.value, cv.files.map((f: { id: string; name: string; mimeType: string; size: number }) => [f.id, f.name, f.mimeType, f.size])], [[uploadId], [[uploadId, "cv.pdf", "application/pdf", 2048]]]);
+      // Links name the configured public address (PUBLIC_URL, by default http://localhost:PORT), not the loopback one the test uses.
+      assert.ok(cv.files[0].url.startsWith(`${loadConfig(sys.env).publicUrl}/files/${uploadId}?expires=`), cv.files[0].url);
+      const file = await fetch(cv.files[0].url.replace(/^https?:\/\/[^/]+/, sys.url));
+      assert.equal(file.status, 200);
+      assert.deepEqual(Buffer.from(await file.arrayBuffer()), bytes, "the link serves the uploaded bytes");
+      assert.deepEqual(got.body.data.hiddenFields, { utm_source: "newsletter" });
+      assert.deepEqual(got.body.data.calculatedFields, { is_pro: "yes" });
+      assert.equal(got.body.data.respondentCountry, "DE");
+
       await receiver.close();
     });
 
@@ -123,6 +197,12 @@ export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<st
 
       const [failed] = await eventually(() => receipts(gone.id), (r) => r[0]?.status === "failed");
       assert.deepEqual([failed.attempts, failed.lastStatusCode], [1, 410]);
+      // 410 Gone disables the webhook at once; enabling it again clears the reason.
+      const disabled = (await ada.api("GET", `/webhooks/${gone.id}`)).body;
+      assert.deepEqual([disabled.enabled, disabled.disabledReason], [false, "the receiver answered 410 Gone"]);
+      assert.ok(Date.parse(disabled.disabledAt));
+      const enabled = await ada.api("PATCH", `/webhooks/${gone.id}`, { enabled: true });
+      assert.deepEqual([enabled.body.enabled, enabled.body.disabledReason, enabled.body.disabledAt], [true, null, null]);
       const [exhausted] = await eventually(() => receipts(flaky.id), (r) => r[0]?.status === "failed", 30_000);
       assert.equal(exhausted.attempts, 3, "the first attempt and the two of the schedule");
       assert.equal(exhausted.lastStatusCode, 503);
@@ -217,6 +297,198 @@ export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<st
       }
     });
 
+    it("delivers each event type to the webhooks subscribed to it and to no other, each payload as documented", async () => {
+      const validator = await servedResponseValidator(sys.url);
+      const [all, responses, forms, partials] = await Promise.all([startReceiver(), startReceiver(), startReceiver(), startReceiver()]);
+      try {
+        const created = await ada.api("POST", "/forms", {
+          workspaceId: ada.workspace.id,
+          name: "Paged",
+          document: {
+            blocks: [
+              { id: "name", key: "name", type: "SHORT_TEXT", question: "Your name" },
+              { id: "pb", type: "PAGE_BREAK" },
+              { id: "age", key: "age", type: "NUMBER", question: "Age" },
+            ],
+          },
+        });
+        const formId = created.body.id as string;
+        const everything = ["FORM_RESPONSE", "FORM_RESPONSE_PARTIAL", "FORM_PUBLISHED", "FORM_CLOSED", "FORM_DELETED"];
+        await addWebhook(formId, all.url, { eventTypes: everything });
+        const defaults = await addWebhook(formId, responses.url);
+        assert.deepEqual((await ada.api("GET", `/webhooks/${defaults.id}`)).body.eventTypes, ["FORM_RESPONSE"]);
+        await addWebhook(formId, forms.url, { eventTypes: ["FORM_PUBLISHED", "FORM_CLOSED", "FORM_DELETED"] });
+        await addWebhook(formId, partials.url, { eventTypes: ["FORM_RESPONSE_PARTIAL"] });
+        assert.equal((await ada.api("POST", "/webhooks", { formId, url: all.url, eventTypes: ["FORM_CHANGED"] })).status, 400);
+
+        await sys.cli("form:publish", "--id", formId);
+        const { responseId } = await respond(formId, { name: "Ada" }, false);
+        const again = async (answers: object, completed: boolean) => {
+          const res = await fetch(`${sys.url}/f/${formId}/responses`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ responseId, answers, completed }),
+          });
+          assert.equal(res.status, 200, await res.clone().text());
+        };
+        await again({ name: "Ada L." }, false);
+        await again({ name: "Ada L.", age: 36 }, false);
+        await again({ name: "Ada L.", age: 36 }, true);
+        await sys.cli("form:close", "--id", formId);
+        assert.equal((await ada.api("DELETE", `/forms/${formId}`)).status, 204);
+
+        await all.waitFor(6);
+        await forms.waitFor(3);
+        await partials.waitFor(2);
+        await responses.waitFor(1);
+        await sleep(1_000);
+        const types = (r: typeof all) => r.received.map((g) => g.body.eventType as string);
+        assert.deepEqual(types(all).sort(), ["FORM_CLOSED", "FORM_DELETED", "FORM_PUBLISHED", "FORM_RESPONSE", "FORM_RESPONSE_PARTIAL", "FORM_RESPONSE_PARTIAL"]);
+        assert.deepEqual(types(responses), ["FORM_RESPONSE"]);
+        assert.deepEqual(types(forms), ["FORM_PUBLISHED", "FORM_CLOSED", "FORM_DELETED"]);
+        assert.deepEqual(partials.received.map((g) => [g.body.eventType, g.body.data.page, g.body.data.responseId]), [
+          ["FORM_RESPONSE_PARTIAL", 1, responseId],
+          ["FORM_RESPONSE_PARTIAL", 2, responseId],
+        ]);
+        assert.deepEqual(forms.received.map((g) => [g.body.data.formId, g.body.data.status]), [
+          [formId, "published"],
+          [formId, "closed"],
+          [formId, "closed"],
+        ]);
+        for (const got of all.received) assert.deepEqual(validator.checkWebhook(got.body.eventType, got.body), [], got.body.eventType);
+        assert.equal(new Set(all.received.map((g) => g.body.eventId)).size, 6);
+      } finally {
+        await Promise.all([all, responses, forms, partials].map((r) => r.close()));
+      }
+    });
+
+    it("retries a 429 no sooner than its Retry-After", async () => {
+      const receiver = await startReceiver((_req, n) => (n === 1 ? { status: 429, headers: { "Retry-After": "2" } } : { status: 200 }));
+      const formId = await publishedForm();
+      const hook = await addWebhook(formId, receiver.url);
+      await respond(formId, { name: "Limited" });
+      const [receipt] = await eventually(() => receipts(hook.id), (r) => r[0]?.status === "succeeded", 30_000);
+      assert.equal(receipt.attempts, 2);
+      const [first, second] = receiver.received;
+      assert.equal(first.body.eventId, second.body.eventId);
+      assert.ok(second.at - first.at >= 2_000, `the retry waited for Retry-After (2 s), not the 0.5 s step: ${second.at - first.at} ms`);
+      await receiver.close();
+    });
+
+    it("disables a webhook whose deliveries have all failed for WEBHOOK_DISABLE_AFTER_FAILING_SECONDS, and PATCH enabled: true enables it", async () => {
+      const receiver = await startReceiver(() => ({ status: 500 }));
+      const formId = await publishedForm();
+      const hook = await addWebhook(formId, receiver.url);
+      await respond(formId, { name: "Dee" });
+      await eventually(() => receipts(hook.id), (r) => r[0]?.status === "failed", 30_000);
+      assert.equal((await ada.api("GET", `/webhooks/${hook.id}`)).body.enabled, true, "failing for less than the setting: still enabled");
+      // The next event's first failed attempt comes after the setting has passed since the first failure.
+      await sleep(receiver.received[0].at + disableAfterFailingSeconds * 1000 + 500 - Date.now());
+      await respond(formId, { name: "Eve" });
+      const disabled = await eventually(
+        async () => (await ada.api("GET", `/webhooks/${hook.id}`)).body,
+        (w) => w.enabled === false,
+        30_000,
+      );
+      assert.equal(disabled.disabledReason, `every delivery attempt failed for ${disableAfterFailingSeconds} seconds`);
+      assert.equal((await ada.api("POST", `/webhooks/${hook.id}/test`)).status, 409, "a disabled webhook takes no test event");
+      const enabled = await ada.api("PATCH", `/webhooks/${hook.id}`, { enabled: true });
+      assert.deepEqual([enabled.body.enabled, enabled.body.disabledReason], [true, null]);
+      await receiver.close();
+    });
+
+    it("recovers exactly the failed deliveries of a window, with their eventIds, and filters receipts by status", async () => {
+      let healthy = false;
+      const receiver = await startReceiver(() => ({ status: healthy ? 200 : 400 }));
+      const formId = await publishedForm();
+      const hook = await addWebhook(formId, receiver.url);
+      const allFailed = (n: number) => eventually(() => receipts(hook.id), (r) => r.length === n && r.every((d) => d.status === "failed"), 30_000);
+      await respond(formId, { name: "Before" });
+      await allFailed(1);
+      const since = new Date().toISOString();
+      await respond(formId, { name: "In 1" });
+      await respond(formId, { name: "In 2" });
+      const inWindow = (await allFailed(3)).slice(0, 2).map((d) => d.eventId);
+      const until = new Date().toISOString();
+      await respond(formId, { name: "After" });
+      await allFailed(4);
+      const sent = receiver.received.length;
+
+      assert.equal((await ada.api("POST", `/webhooks/${hook.id}/recover`, {})).status, 400);
+      assert.equal((await ada.api("POST", `/webhooks/${hook.id}/recover`, { since: until, until: since })).status, 400);
+      healthy = true;
+      const recovered = await ada.api("POST", `/webhooks/${hook.id}/recover`, { since, until });
+      assert.deepEqual([recovered.status, recovered.body], [200, { recovered: 2 }]);
+      const succeeded = await eventually(() => receipts(hook.id, "?status=succeeded"), (r) => r.length === 2, 30_000);
+      assert.deepEqual(succeeded.map((d) => d.eventId).sort(), [...inWindow].sort());
+      assert.deepEqual(receiver.received.slice(sent).map((r) => r.body.eventId).sort(), [...inWindow].sort(), "sent again with the same eventIds");
+      const failed = await receipts(hook.id, "?status=failed");
+      assert.equal(failed.length, 2);
+      assert.ok(failed.every((d) => !inWindow.includes(d.eventId)));
+      assert.equal((await ada.api("GET", `/webhooks/${hook.id}/deliveries?status=lost`)).status, 400);
+      await receiver.close();
+    });
+
+    it("sends a signed test event through the public API, recorded with trigger test", async () => {
+      const receiver = await startReceiver();
+      const formId = await publishedForm();
+      const created = await ada.api("POST", "/webhooks", { formId, url: receiver.url });
+      const test = await ada.api("POST", `/webhooks/${created.body.id}/test`);
+      assert.equal(test.status, 200, JSON.stringify(test.body));
+      assert.deepEqual([test.body.trigger, test.body.eventType, test.body.status, test.body.attempts], ["test", "FORM_RESPONSE", "succeeded", 1]);
+      const [got] = receiver.received;
+      assert.equal(got.body.test, true);
+      assert.equal(got.body.eventId, test.body.eventId);
+      assert.doesNotThrow(() => new StandardWebhook(created.body.secret).verify(got.raw.toString("utf8"), got.headers as Record<string, string>));
+      const [listed] = await receipts(created.body.id);
+      assert.deepEqual([listed.id, listed.trigger], [test.body.id, "test"]);
+      // Of another type the webhook receives, on request; not of one it does not.
+      await ada.api("PATCH", `/webhooks/${created.body.id}`, { eventTypes: ["FORM_RESPONSE", "FORM_CLOSED"] });
+      const closed = await ada.api("POST", `/webhooks/${created.body.id}/test`, { eventType: "FORM_CLOSED" });
+      assert.deepEqual([closed.status, closed.body.eventType], [200, "FORM_CLOSED"]);
+      assert.deepEqual([receiver.received[1].body.eventType, receiver.received[1].body.test, receiver.received[1].body.data.formId], ["FORM_CLOSED", true, formId]);
+      assert.equal((await ada.api("POST", `/webhooks/${created.body.id}/test`, { eventType: "FORM_DELETED" })).status, 400);
+      await receiver.close();
+    });
+
+    it("rotates a secret: both verify through standardwebhooks during the overlap, only the new one after it", async () => {
+      const receiver = await startReceiver();
+      const formId = await publishedForm();
+      const created = await ada.api("POST", "/webhooks", { formId, url: receiver.url });
+      const oldSecret = created.body.secret as string;
+      const rotated = await ada.api("POST", `/webhooks/${created.body.id}/rotate-secret`);
+      assert.equal(rotated.status, 200);
+      const newSecret = rotated.body.secret as string;
+      assert.match(newSecret, /^whsec_[A-Za-z0-9+/]{32}$/);
+      assert.notEqual(newSecret, oldSecret);
+      const expiresAt = Date.parse(rotated.body.previousSecretExpiresAt);
+      assert.equal((await ada.api("GET", `/webhooks/${created.body.id}`)).body.secret, `whsec_…${newSecret.slice(-4)}`);
+      const verifies = (secret: string, got: (typeof receiver.received)[number]) => {
+        try {
+          new StandardWebhook(secret).verify(got.raw.toString("utf8"), got.headers as Record<string, string>);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+
+      await respond(formId, { name: "During" });
+      await receiver.waitFor(1);
+      const during = receiver.received[0];
+      assert.ok(during.at < expiresAt, "sent within the overlap");
+      assert.equal(String(during.headers["webhook-signature"]).split(" ").length, 2);
+      assert.deepEqual([verifies(newSecret, during), verifies(oldSecret, during)], [true, true]);
+      assert.equal(during.headers["x-service-signature"], createHmac("sha256", newSecret).update(during.raw).digest("base64"));
+
+      await sleep(expiresAt + 200 - Date.now());
+      await respond(formId, { name: "After" });
+      await receiver.waitFor(2);
+      const afterwards = receiver.received[1];
+      assert.deepEqual([verifies(newSecret, afterwards), verifies(oldSecret, afterwards)], [true, false]);
+      assert.equal((await ada.api("GET", `/webhooks/${created.body.id}`)).body.previousSecretExpiresAt, null);
+      await receiver.close();
+    });
+
     it("validates webhooks and masks other people's", async () => {
       const formId = await publishedForm();
       assert.equal((await ada.api("GET", "/webhooks")).status, 400);
@@ -244,6 +516,9 @@ export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<st
         ["DELETE", `/webhooks/${hook.id}`],
         ["GET", `/webhooks/${hook.id}/deliveries`],
         ["POST", `/webhooks/${hook.id}/deliveries/nope/retry`],
+        ["POST", `/webhooks/${hook.id}/test`],
+        ["POST", `/webhooks/${hook.id}/recover`, { since: new Date().toISOString() }],
+        ["POST", `/webhooks/${hook.id}/rotate-secret`],
       ] as [string, string, object?][]) {
         const res = await mallory.api(method, path, body);
         assert.equal(res.status, 404, `${method} ${path}`);

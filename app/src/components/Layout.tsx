@@ -13,7 +13,7 @@ const nav = [
 ];
 
 export function Layout({ children }: { children: ReactNode }) {
-  const { user, workspaces, workspace, selectWorkspace, signOut } = useSession();
+  const { user, workspaces, workspace, selectWorkspace, signOut, signOutEverywhere } = useSession();
   const { location, navigate } = useRouter();
   const notify = useNotify();
   const switcherId = useId();
@@ -71,6 +71,24 @@ export function Layout({ children }: { children: ReactNode }) {
             }}
           >
             Sign out
+          </button>
+          <button
+            type="button"
+            title="Ends your session in every browser and device"
+            onClick={async () => {
+              let ended: number;
+              try {
+                ended = await signOutEverywhere();
+              } catch (err) {
+                // Every session is still valid: say so, and stay.
+                notify(`Signing out everywhere failed: ${(err as Error).message}`, "error");
+                return;
+              }
+              navigate("/signin", { replace: true });
+              notify(`You are signed out everywhere (${ended} ${ended === 1 ? "session" : "sessions"} ended).`, "info");
+            }}
+          >
+            Sign out everywhere
           </button>
         </div>
       </header>

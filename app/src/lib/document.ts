@@ -1,6 +1,7 @@
 // Editing the v1 form document in the browser: new blocks of each type, moves, and the small checks the
 // editor makes before saving (the server checks everything again).
 import { blockTypes, choiceBlockTypes, defaultRatingMax, fieldNamePattern, inputBlockTypes } from "@formsvc/form-document/block-types";
+import { calculatedFieldProblems } from "@formsvc/form-document/expression-cost";
 import type { Block, BlockType, CalculatedField, FormDocument, HiddenField } from "../types.ts";
 
 export { blockTypes };
@@ -166,5 +167,9 @@ export function documentProblems(doc: { blocks: EditableBlock[]; hiddenFields?: 
   };
   doc.hiddenFields?.forEach((f, i) => checkName("Hidden field", f.name, i));
   doc.calculatedFields?.forEach((f, i) => checkName("Calculated field", f.name, i));
+  // The server's own check of expressions (parse and cost), so a broken formula is named before saving.
+  for (const { index, message } of calculatedFieldProblems(doc.calculatedFields ?? [])) {
+    problems.push(`Calculated field ${index + 1} expression: ${message}.`);
+  }
   return problems;
 }

@@ -87,7 +87,12 @@ describe("document editing", () => {
         { type: "NUMBER", question: "N", min: 5, max: 1 },
       ],
       hiddenFields: [{ name: "ok" }, { name: "1bad" }],
-      calculatedFields: [{ name: "ok", type: "TEXT", expression: "" }],
+      calculatedFields: [
+        { name: "ok", type: "TEXT", expression: "" },
+        { name: "broken", type: "NUMBER", expression: "stars * (" },
+        { name: "costly", type: "NUMBER", expression: "l.all(a, l.all(b, l.all(c, a + b + c > 0)))" },
+        { name: "fine", type: "NUMBER", expression: "l.exists(a, l.exists(b, a == b)) ? 1.0 : 0.0" },
+      ],
     });
     expect(problems).toEqual([
       "Block 1 (Email): the question must not be empty.",
@@ -95,6 +100,9 @@ describe("document editing", () => {
       "Block 3 (Number): the largest answer must not be less than the smallest.",
       "Hidden field 2: the name must start with a letter or _ and use only letters, digits and _.",
       'Calculated field 1: the name "ok" is used twice.',
+      "Calculated field 1 expression: is empty.",
+      "Calculated field 2 expression: does not parse: 1:7: found * but expecting end of input.",
+      "Calculated field 3 expression: runs 3 comprehensions inside one another; at most 2.",
     ]);
   });
 });

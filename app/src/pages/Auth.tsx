@@ -1,5 +1,5 @@
 // Sign up and sign in: email and password; the server sets the session cookie.
-import { useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { ApiError, post } from "../api.ts";
 import { InlineMessage } from "../components/ui.tsx";
 import { Link, useRouter } from "../router.tsx";
@@ -18,16 +18,56 @@ function AuthFrame({ title, children }: { title: string; children: React.ReactNo
   );
 }
 
+/** The server's reason for refusing a new password (a 400 about the password), to show at the field. */
+/** A new password's field: the browser's password manager offers one, and identity's reason shows below it. */
+function NewPasswordField({ id, label, error, hint }: { id: string; label: string; error?: string; hint?: boolean }) {
+  const describedBy = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(" ") || undefined;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        name="password"
+        type="password"
+        autoComplete="new-password"
+        minLength={8}
+        maxLength={200}
+        required
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy}
+      />
+      {hint && (
+        <p className="hint" id={`${id}-hint`}>
+          At least 8 characters and hard to guess: a few uncommon words work well. Common passwords and your own name are refused.
+        </p>
+      )}
+      {error && (
+        <div id={`${id}-error`}>
+          <InlineMessage kind="error">{error}</InlineMessage>
+        </div>
+      )}
+    </div>
+  );
+}
+
+export function passwordRefusal(err: unknown): string | undefined {
+  if (!(err instanceof ApiError) || err.status !== 400) return undefined;
+  const message = err.message.replace(/^body\./, "");
+  return message.startsWith("password") ? `P${message.slice(1)}` : undefined;
+}
+
 export function SignUpPage() {
   const { signedIn } = useSession();
   const { navigate } = useRouter();
   const [error, setError] = useState<string>();
+  const [passwordError, setPasswordError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
     setBusy(true);
     setError(undefined);
+    setPasswordError(undefined);
     try {
       const res = await post<{ user: User; csrfToken: string }>("/auth/signup", {
         name: String(data.get("name") ?? ""),
@@ -37,7 +77,9 @@ export function SignUpPage() {
       signedIn(res.user, res.csrfToken);
       navigate("/forms", { replace: true });
     } catch (err) {
-      setError(err instanceof ApiError && err.status === 409 ? "An account with this email exists already. Sign in instead." : (err as Error).message);
+      const refusal = passwordRefusal(err);
+      if (refusal) setPasswordError(refusal);
+      else setError(err instanceof ApiError && err.status === 409 ? "An account with this email exists already. Sign in instead." : (err as Error).message);
     } finally {
       setBusy(false);
     }
@@ -53,13 +95,7 @@ export function SignUpPage() {
           <label htmlFor="signup-email">Email</label>
           <input id="signup-email" name="email" type="email" autoComplete="email" required />
         </div>
-        <div className="field">
-          <label htmlFor="signup-password">Password</label>
-          <input id="signup-password" name="password" type="password" autoComplete="new-password" minLength={8} required aria-describedby="signup-password-hint" />
-          <p className="hint" id="signup-password-hint">
-            At least 8 characters.
-          </p>
-        </div>
+        <NewPasswordField id="signup-password" label="Password" error={passwordError} hint />
         {error && (
           <div id="auth-error">
             <InlineMessage kind="error">{error}</InlineMessage>
@@ -77,7 +113,7 @@ export function SignUpPage() {
 }
 
 export function SignInPage() {
-  const { signedIn } = useSession();
+  const { signedIn, signedOutReason } = useSession();
   const { navigate } = useRouter();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -101,6 +137,7 @@ export function SignInPage() {
   };
   return (
     <AuthFrame title="Sign in">
+      {signedOutReason && <InlineMessage kind="info">You were signed out: {signedOutReason}</InlineMessage>}
       <form onSubmit={submit} className="stack">
         <div className="field">
           <label htmlFor="signin-email">Email</label>
@@ -116,8 +153,182 @@ export function SignInPage() {
         </button>
       </form>
       <p className="auth-switch">
-        New here? <Link to="/signup">Create an account</Link>
+        New here? <Link to="/signup">Create an account</Link> · <Link to="/forgot-password">Forgot your password?</Link>
       </p>
+    </AuthFrame>
+  );
+}
+
+/** The token of a mailed link (`?token=…`). */
+function linkToken(): string {
+  return new URLSearchParams(window.location.search).get("token") ?? "";
+}
+
+export function ForgotPasswordPage() {
+  const [sent, setSent] = useState<string>();
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const res = await post<{ message: string }>("/auth/password-reset", { email: String(new FormData(event.currentTarget).get("email") ?? "") });
+      setSent(res.message);
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <AuthFrame title="Set a new password">
+      {sent ? (
+        <InlineMessage kind="info">{sent[0].toUpperCase() + sent.slice(1)}.</InlineMessage>
+      ) : (
+        <form onSubmit={submit} className="stack">
+          <div className="field">
+            <label htmlFor="forgot-email">Email</label>
+            <input id="forgot-email" name="email" type="email" autoComplete="username" required />
+          </div>
+          {error && <InlineMessage kind="error">{error}</InlineMessage>}
+          <button type="submit" className="primary" disabled={busy}>
+            {busy ? "Sending…" : "Mail me a link"}
+          </button>
+        </form>
+      )}
+      <p className="auth-switch">
+        <Link to="/signin">Back to sign in</Link>
+      </p>
+    </AuthFrame>
+  );
+}
+
+export function ResetPasswordPage() {
+  const { signedIn } = useSession();
+  const { navigate } = useRouter();
+  const [error, setError] = useState<string>();
+  const [passwordError, setPasswordError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    setPasswordError(undefined);
+    try {
+      const res = await post<{ user: User; csrfToken: string }>("/auth/password-reset/complete", {
+        token: linkToken(),
+        password: String(new FormData(event.currentTarget).get("password") ?? ""),
+      });
+      signedIn(res.user, res.csrfToken);
+      navigate("/forms", { replace: true });
+    } catch (err) {
+      const refusal = passwordRefusal(err);
+      if (refusal) setPasswordError(refusal);
+      else setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <AuthFrame title="Choose a new password">
+      <form onSubmit={submit} className="stack">
+        <NewPasswordField id="reset-password" label="New password" error={passwordError} />
+        {error && <InlineMessage kind="error">{error}</InlineMessage>}
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? "Saving…" : "Set password and sign in"}
+        </button>
+      </form>
+    </AuthFrame>
+  );
+}
+
+export function VerifyEmailPage() {
+  const [state, setState] = useState<{ done?: boolean; error?: string }>({});
+  // The link works once: a second run of the effect (React's development mode) must not use it again.
+  const sent = useRef(false);
+  useEffect(() => {
+    if (sent.current) return;
+    sent.current = true;
+    post("/auth/verify-email", { token: linkToken() }).then(
+      () => setState({ done: true }),
+      (err: unknown) => setState({ error: (err as Error).message }),
+    );
+  }, []);
+  return (
+    <AuthFrame title="Confirm your email address">
+      {state.done && <InlineMessage kind="info">Thank you: your email address is confirmed.</InlineMessage>}
+      {state.error && <InlineMessage kind="error">{state.error}</InlineMessage>}
+      {!state.done && !state.error && <p>Confirming…</p>}
+      <p className="auth-switch">
+        <Link to="/forms">Go to the app</Link>
+      </p>
+    </AuthFrame>
+  );
+}
+
+/** The mailed invitation's page: signs the invited person up into the workspace, or adds them when signed in. */
+export function AcceptInvitePage() {
+  const { user, signedIn } = useSession();
+  const { navigate } = useRouter();
+  const [invitation, setInvitation] = useState<{ email: string; workspaceName: string; inviterName: string; role: string; accountExists: boolean }>();
+  const [error, setError] = useState<string>();
+  const [passwordError, setPasswordError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    post<NonNullable<typeof invitation>>("/invitations/lookup", { token: linkToken() }).then(setInvitation, (err: Error) => setError(err.message));
+  }, []);
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setBusy(true);
+    setError(undefined);
+    setPasswordError(undefined);
+    try {
+      const res = await post<{ user: User; csrfToken?: string }>("/invitations/accept", {
+        token: linkToken(),
+        ...(user ? {} : { name: String(form.get("name") ?? ""), password: String(form.get("password") ?? "") }),
+      });
+      if (res.csrfToken) signedIn(res.user, res.csrfToken);
+      navigate("/workspaces", { replace: true });
+    } catch (err) {
+      const refusal = passwordRefusal(err);
+      if (refusal) setPasswordError(refusal);
+      else setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const canSignUp = invitation && !user && !invitation.accountExists;
+  return (
+    <AuthFrame title="Join a workspace">
+      {invitation && (
+        <p>
+          {invitation.inviterName} invited {invitation.email} to “{invitation.workspaceName}” as {invitation.role === "admin" ? "an admin" : "a member"}.
+        </p>
+      )}
+      {invitation && !user && invitation.accountExists && (
+        <p>
+          An account has this email: <Link to="/signin">sign in</Link>, then open the link again.
+        </p>
+      )}
+      {invitation && (user || canSignUp) && (
+        <form onSubmit={submit} className="stack">
+          {canSignUp && (
+            <>
+              <div className="field">
+                <label htmlFor="invite-name">Your name</label>
+                <input id="invite-name" name="name" autoComplete="name" maxLength={100} />
+              </div>
+              <NewPasswordField id="invite-password" label="Password" error={passwordError} />
+            </>
+          )}
+          <button type="submit" className="primary" disabled={busy}>
+            {busy ? "Joining…" : user ? `Join ${invitation.workspaceName}` : "Create account and join"}
+          </button>
+        </form>
+      )}
+      {error && <InlineMessage kind="error">{error}</InlineMessage>}
     </AuthFrame>
   );
 }

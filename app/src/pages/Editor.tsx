@@ -1,7 +1,11 @@
 // The editor of the v1 form document: blocks of every type (add, reorder with buttons, edit, delete),
 // question text, field name (the column's name), required, options, hidden fields and calculated fields.
 import { useId, useRef, useState } from "react";
-import { InlineMessage } from "../components/ui.tsx";
+import { expressionLimits } from "@formsvc/form-document/block-types";
+import { expressionProblem } from "@formsvc/form-document/expression-cost";
+import { get } from "../api.ts";
+import { InlineMessage, useLoad } from "../components/ui.tsx";
+import { formatDateTime } from "../lib/format.ts";
 import {
   blockSummary,
   blockTypeLabels,
@@ -151,6 +155,7 @@ export function Editor({ form, draft, onChange, onSave, saving, dirty, problems 
 
       <HiddenFieldsEditor draft={draft} onChange={onChange} />
       <CalculatedFieldsEditor draft={draft} onChange={onChange} />
+      <CalculatedFieldProblems formId={form.id} />
 
       <div className="editor-bar editor-bar-end">
         <button type="submit" className="primary" disabled={saving || !dirty}>
@@ -356,6 +361,43 @@ function HiddenFieldsEditor({ draft, onChange }: { draft: Draft; onChange(d: Dra
   );
 }
 
+interface CalculatedFieldProblem {
+  field: string;
+  reason: "deadline" | "queued" | "busy" | "unavailable";
+  count: number;
+  lastAt: string;
+}
+
+const cutOffReasons: Record<CalculatedFieldProblem["reason"], string> = {
+  deadline: "ran out of time",
+  queued: "waited too long for its turn",
+  busy: "was skipped while too many of this workspace's responses were waiting",
+  unavailable: "could not be worked out (the service had no worker for it)",
+};
+
+/** Calculated fields that stored null on some responses, and why (reported by submissions). */
+function CalculatedFieldProblems({ formId }: { formId: string }) {
+  const problems = useLoad(() => get<{ items: CalculatedFieldProblem[] }>(`/forms/${formId}/calculated-field-problems`), [formId]);
+  const items = problems.data?.items ?? [];
+  if (items.length === 0) return null;
+  return (
+    <InlineMessage kind="error">
+      <p>
+        <strong>Some calculated fields stored no value (null):</strong>
+      </p>
+      <ul className="calc-problems">
+        {items.map((p) => (
+          <li key={`${p.field}:${p.reason}`}>
+            {p.field === "*" ? "All calculated fields" : <code>{p.field}</code>} {cutOffReasons[p.reason]} on {p.count} {p.count === 1 ? "response" : "responses"}, last{" "}
+            {formatDateTime(p.lastAt)}.
+          </li>
+        ))}
+      </ul>
+      <p>Each response's calculated fields have a short time to run (100 ms unless the operator set another): make the expression simpler, e.g. without a comprehension inside another.</p>
+    </InlineMessage>
+  );
+}
+
 function CalculatedFieldsEditor({ draft, onChange }: { draft: Draft; onChange(d: Draft): void }) {
   const id = useId();
   const fields = draft.calculatedFields;
@@ -370,34 +412,44 @@ function CalculatedFieldsEditor({ draft, onChange }: { draft: Draft; onChange(d:
       </p>
       {fields.length === 0 && <p className="muted">No calculated fields.</p>}
       <ul className="plain-list">
-        {fields.map((field, i) => (
-          <li key={i} className="calc-row">
-            <div className="field">
-              <label htmlFor={`${id}-${i}-name`}>Calculated field {i + 1} name</label>
-              <input id={`${id}-${i}-name`} value={field.name} maxLength={64} onChange={(e) => onChange({ ...draft, calculatedFields: replaceItem(fields, i, { ...field, name: e.target.value }) })} />
-            </div>
-            <div className="field">
-              <label htmlFor={`${id}-${i}-type`}>Calculated field {i + 1} type</label>
-              <select id={`${id}-${i}-type`} value={field.type} onChange={(e) => onChange({ ...draft, calculatedFields: replaceItem(fields, i, { ...field, type: e.target.value as "NUMBER" | "TEXT" }) })}>
-                <option value="NUMBER">Number</option>
-                <option value="TEXT">Text</option>
-              </select>
-            </div>
-            <div className="field calc-expression">
-              <label htmlFor={`${id}-${i}-expr`}>Calculated field {i + 1} expression</label>
-              <input
-                id={`${id}-${i}-expr`}
-                value={field.expression}
-                maxLength={5000}
-                aria-describedby={`${id}-help`}
-                onChange={(e) => onChange({ ...draft, calculatedFields: replaceItem(fields, i, { ...field, expression: e.target.value }) })}
-              />
-            </div>
-            <button type="button" onClick={() => onChange({ ...draft, calculatedFields: removeItem(fields, i) })} aria-label={`Remove calculated field ${i + 1}`}>
-              Remove
-            </button>
-          </li>
-        ))}
+        {fields.map((field, i) => {
+          // The save check, as it is typed (an empty one is named when saving).
+          const problem = field.expression.trim() ? expressionProblem(field.expression) : undefined;
+          return (
+            <li key={i} className="calc-row">
+              <div className="field">
+                <label htmlFor={`${id}-${i}-name`}>Calculated field {i + 1} name</label>
+                <input id={`${id}-${i}-name`} value={field.name} maxLength={64} onChange={(e) => onChange({ ...draft, calculatedFields: replaceItem(fields, i, { ...field, name: e.target.value }) })} />
+              </div>
+              <div className="field">
+                <label htmlFor={`${id}-${i}-type`}>Calculated field {i + 1} type</label>
+                <select id={`${id}-${i}-type`} value={field.type} onChange={(e) => onChange({ ...draft, calculatedFields: replaceItem(fields, i, { ...field, type: e.target.value as "NUMBER" | "TEXT" }) })}>
+                  <option value="NUMBER">Number</option>
+                  <option value="TEXT">Text</option>
+                </select>
+              </div>
+              <div className="field calc-expression">
+                <label htmlFor={`${id}-${i}-expr`}>Calculated field {i + 1} expression</label>
+                <input
+                  id={`${id}-${i}-expr`}
+                  value={field.expression}
+                  maxLength={expressionLimits.chars}
+                  aria-invalid={problem ? true : undefined}
+                  aria-describedby={problem ? `${id}-help ${id}-${i}-problem` : `${id}-help`}
+                  onChange={(e) => onChange({ ...draft, calculatedFields: replaceItem(fields, i, { ...field, expression: e.target.value }) })}
+                />
+                {problem && (
+                  <p className="error-text" id={`${id}-${i}-problem`}>
+                    The expression {problem}.
+                  </p>
+                )}
+              </div>
+              <button type="button" onClick={() => onChange({ ...draft, calculatedFields: removeItem(fields, i) })} aria-label={`Remove calculated field ${i + 1}`}>
+                Remove
+              </button>
+            </li>
+          );
+        })}
       </ul>
       <button type="button" onClick={() => onChange({ ...draft, calculatedFields: [...fields, { name: `score${fields.length ? fields.length + 1 : ""}`, type: "NUMBER", expression: "" }] })}>
         Add calculated field

@@ -1,4 +1,4 @@
-// Integrations: the form's webhooks (add, edit url/secret/headers/enabled, delete, send a test event),
+// Integrations: the form's webhooks (add, edit url/secret/headers/events/enabled, delete, send a test event),
 // their deliveries (status, attempts, last error), each attempt's details, and Resend.
 import { Fragment, useId, useState, type FormEvent } from "react";
 import { del, get, patch, post } from "../api.ts";
@@ -11,6 +11,15 @@ interface HeaderRow {
   value: string;
 }
 
+/** The events a webhook can receive, in the order the API lists them, with what each means. */
+export const eventTypeChoices: { type: string; label: string }[] = [
+  { type: "FORM_RESPONSE", label: "A response is completed" },
+  { type: "FORM_RESPONSE_PARTIAL", label: "A respondent reaches another page (partial response)" },
+  { type: "FORM_PUBLISHED", label: "The form is published" },
+  { type: "FORM_CLOSED", label: "The form is closed" },
+  { type: "FORM_DELETED", label: "The form is moved to the Trash" },
+];
+
 /** The headers object of the editor's rows; rows without a name are left out. */
 export function headersOf(rows: HeaderRow[]): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -21,9 +30,11 @@ export function headersOf(rows: HeaderRow[]): Record<string, string> {
 function WebhookForm({ initial, onSubmit, onCancel, submitLabel }: { initial?: Webhook; onSubmit(body: object): Promise<void>; onCancel?(): void; submitLabel: string }) {
   const id = useId();
   const [url, setUrl] = useState(initial?.url ?? "");
-  const [secret, setSecret] = useState(initial?.secret ?? "");
+  // Reads show the secret masked: the field starts empty, and stays so to keep the current one.
+  const [secret, setSecret] = useState("");
   const [showSecret, setShowSecret] = useState(false);
   const [enabled, setEnabled] = useState(initial?.enabled ?? true);
+  const [eventTypes, setEventTypes] = useState<string[]>(initial?.eventTypes ?? ["FORM_RESPONSE"]);
   const [rows, setRows] = useState<HeaderRow[]>(Object.entries(initial?.headers ?? {}).map(([name, value]) => ({ name, value })));
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -32,7 +43,11 @@ function WebhookForm({ initial, onSubmit, onCancel, submitLabel }: { initial?: W
     setBusy(true);
     setError(undefined);
     try {
-      await onSubmit({ url: url.trim(), secret: initial ? (secret ? secret : null) : secret || undefined, headers: headersOf(rows), enabled });
+      if (eventTypes.length === 0) {
+        setError("Choose at least one event.");
+        return;
+      }
+      await onSubmit({ url: url.trim(), secret: secret || undefined, headers: headersOf(rows), eventTypes, enabled });
     } catch (err) {
       setError((err as Error).message);
     } finally {
@@ -61,7 +76,11 @@ function WebhookForm({ initial, onSubmit, onCancel, submitLabel }: { initial?: W
           </button>
         </div>
         <p className="hint" id={`${id}-secret-hint`}>
-          Optional. When set, each request carries <code>X-Service-Signature</code>: base64 of HMAC-SHA256 of the raw body with this secret.
+          {initial
+            ? `Now ${initial.secret || "none"}. Leave empty to keep it; type a new one to replace it.`
+            : "Optional: one starting whsec_ is made when you leave it empty, and shown once."}{" "}
+          Each request carries <code>X-Service-Signature</code> (base64 of HMAC-SHA256 of the raw body with this secret) and the Standard Webhooks{" "}
+          <code>webhook-signature</code>.
         </p>
       </div>
       <fieldset className="headers">
@@ -85,6 +104,19 @@ function WebhookForm({ initial, onSubmit, onCancel, submitLabel }: { initial?: W
         <button type="button" onClick={() => setRows([...rows, { name: "", value: "" }])}>
           Add header
         </button>
+      </fieldset>
+      <fieldset className="event-types">
+        <legend>Events</legend>
+        {eventTypeChoices.map(({ type, label }) => (
+          <label key={type} className="check">
+            <input
+              type="checkbox"
+              checked={eventTypes.includes(type)}
+              onChange={(e) => setEventTypes(e.target.checked ? eventTypeChoices.map((c) => c.type).filter((t) => t === type || eventTypes.includes(t)) : eventTypes.filter((t) => t !== type))}
+            />{" "}
+            {label} <code>{type}</code>
+          </label>
+        ))}
       </fieldset>
       <label className="check">
         <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} /> Enabled
@@ -201,7 +233,7 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
                 <Fragment key={d.id}>
                   <tr data-delivery-id={d.id}>
                     <td>{formatDateTime(d.createdAt)}</td>
-                    <td>{d.eventType === "TEST" ? "Test event" : d.eventType}</td>
+                    <td>{d.trigger === "test" ? `Test event (${d.eventType})` : d.eventType}</td>
                     <td>
                       <span className={`badge badge-delivery-${d.status}`}>{statusText[d.status]}</span>
                       {d.lastStatusCode ? <span className="muted"> HTTP {d.lastStatusCode}</span> : null}
@@ -248,6 +280,8 @@ export function IntegrationsTab({ form }: { form: Form }) {
   const hooks = useLoad(() => get<{ items: Webhook[] }>(`/forms/${form.id}/webhooks`), [form.id]);
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<string>();
+  /** The secret of the webhook just added: its only whole showing. */
+  const [newSecret, setNewSecret] = useState<string>();
   const notify = useNotify();
   const confirm = useConfirm();
 
@@ -277,7 +311,7 @@ export function IntegrationsTab({ form }: { form: Form }) {
       <div className="page-head">
         <div>
           <h2>Webhooks</h2>
-          <p className="muted">Every completed response is POSTed as JSON to each enabled webhook, retried when the receiver fails.</p>
+          <p className="muted">The events each enabled webhook chooses (by default every completed response) are POSTed to it as JSON, retried when the receiver fails.</p>
         </div>
         {!adding && (
           <button type="button" className="primary" onClick={() => setAdding(true)}>
@@ -290,12 +324,24 @@ export function IntegrationsTab({ form }: { form: Form }) {
           submitLabel="Add webhook"
           onCancel={() => setAdding(false)}
           onSubmit={async (body) => {
-            await post(`/forms/${form.id}/webhooks`, body);
+            const created = await post<Webhook>(`/forms/${form.id}/webhooks`, body);
             setAdding(false);
+            setNewSecret(created.secret ?? undefined);
             notify("Webhook added.");
             hooks.reload();
           }}
         />
+      )}
+      {newSecret && (
+        <InlineMessage kind="info">
+          <p>
+            <strong>Signing secret, shown only this once:</strong> <code className="webhook-secret">{newSecret}</code>
+          </p>
+          <p>Keep it with your receiver to verify each request; from now on it shows masked.</p>
+          <button type="button" onClick={() => setNewSecret(undefined)}>
+            Done
+          </button>
+        </InlineMessage>
       )}
       {hooks.loading && !hooks.data ? (
         <Loading what="Loading webhooks" />
@@ -318,8 +364,14 @@ export function IntegrationsTab({ form }: { form: Form }) {
                   </h3>
                   <p className="muted">
                     {hook.enabled ? <span className="badge badge-published">Enabled</span> : <span className="badge badge-closed">Disabled</span>} ·{" "}
-                    {hook.secret ? "signed" : "not signed"} · {Object.keys(hook.headers).length} extra {Object.keys(hook.headers).length === 1 ? "header" : "headers"}
+                    {hook.secret ? "signed" : "not signed"} · {Object.keys(hook.headers).length} extra {Object.keys(hook.headers).length === 1 ? "header" : "headers"} ·{" "}
+                    {(hook.eventTypes ?? []).join(", ")}
                   </p>
+                  {!hook.enabled && hook.disabledReason && (
+                    <p className="muted webhook-disabled-reason">
+                      Disabled {hook.disabledAt ? formatDateTime(hook.disabledAt) : ""}: {hook.disabledReason}. Edit it and tick Enabled to send again.
+                    </p>
+                  )}
                 </div>
                 <div className="actions">
                   <button type="button" onClick={() => setEditing(editing === hook.id ? undefined : hook.id)} aria-expanded={editing === hook.id}>

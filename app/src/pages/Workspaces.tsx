@@ -1,26 +1,29 @@
-// Workspaces: switch, create, invite an existing user by email; the plan and its branding entitlement.
+// Workspaces: switch, create; members with their roles (the owner and admins change roles, remove
+// members and invite by email, people without an account too); the plan and its branding entitlement.
 import { useId, useState, type FormEvent } from "react";
-import { get, post } from "../api.ts";
+import { del, get, patch, post } from "../api.ts";
 import { ErrorState, InlineMessage, Loading, useLoad, useNotify } from "../components/ui.tsx";
 import { formatDateTime } from "../lib/format.ts";
 import { useSession } from "../session.tsx";
-import type { Member, Workspace } from "../types.ts";
+import type { Member, Role, User, Workspace } from "../types.ts";
+
+const roleLabels: Record<Role, string> = { owner: "Owner", admin: "Admin", member: "Member" };
 
 function Members({ workspace }: { workspace: Workspace }) {
   const members = useLoad(() => get<{ items: Member[] }>(`/workspaces/${workspace.id}/members`), [workspace.id]);
   const [email, setEmail] = useState("");
+  const [role, setRole] = useState<Role>("member");
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const notify = useNotify();
   const id = useId();
-  const invite = async (e: FormEvent) => {
-    e.preventDefault();
+  const manages = workspace.role === "owner" || workspace.role === "admin";
+  /** Runs a change, shows its message, reloads the list; an error is shown under the list. */
+  const change = async (work: () => Promise<string>) => {
     setBusy(true);
     setError(undefined);
     try {
-      const res = await post<{ user: { name: string; email: string } }>(`/workspaces/${workspace.id}/members`, { email });
-      notify(`${res.user.name} (${res.user.email}) is now a member of ${workspace.name}.`);
-      setEmail("");
+      notify(await work());
       members.reload();
     } catch (err) {
       setError((err as Error).message);
@@ -28,6 +31,24 @@ function Members({ workspace }: { workspace: Workspace }) {
       setBusy(false);
     }
   };
+  const invite = (e: FormEvent) => {
+    e.preventDefault();
+    void change(async () => {
+      const res = await post<{ invited: boolean; email?: string; user?: User }>(`/workspaces/${workspace.id}/invites`, { email, role });
+      setEmail("");
+      return res.invited ? `Invitation mailed to ${res.email}.` : `${res.user!.name} (${res.user!.email}) is now a member of ${workspace.name}.`;
+    });
+  };
+  const setMemberRole = (m: Member, next: Role) =>
+    change(async () => {
+      await patch(`/workspaces/${workspace.id}/members/${m.user.id}`, { role: next });
+      return `${m.user.name} is now ${next === "admin" ? "an admin" : "a member"} of ${workspace.name}.`;
+    });
+  const remove = (m: Member) =>
+    change(async () => {
+      await del(`/workspaces/${workspace.id}/members/${m.user.id}`);
+      return `${m.user.name} no longer has access to ${workspace.name}.`;
+    });
   return (
     <div className="members">
       <h4>Members</h4>
@@ -38,24 +59,50 @@ function Members({ workspace }: { workspace: Workspace }) {
       ) : (
         <ul className="plain-list">
           {members.data!.items.map((m) => (
-            <li key={m.user.id}>
-              {m.user.name} <span className="muted">&lt;{m.user.email}&gt; · {m.role === "owner" ? "owner" : `member since ${formatDateTime(m.joinedAt)}`}</span>
+            <li key={m.user.id} className="row">
+              <span>
+                {m.user.name} <span className="muted">&lt;{m.user.email}&gt; · {m.role === "owner" ? "owner" : `since ${formatDateTime(m.joinedAt)}`}</span>
+              </span>
+              {manages && m.role !== "owner" ? (
+                <>
+                  <select aria-label={`Role of ${m.user.name}`} value={m.role} disabled={busy} onChange={(e) => void setMemberRole(m, e.target.value as Role)}>
+                    <option value="member">Member</option>
+                    <option value="admin">Admin</option>
+                  </select>
+                  <button type="button" disabled={busy} onClick={() => void remove(m)}>
+                    Remove {m.user.name}
+                  </button>
+                </>
+              ) : (
+                <span className="badge">{roleLabels[m.role]}</span>
+              )}
             </li>
           ))}
         </ul>
       )}
-      <form className="row invite" onSubmit={invite}>
-        <div className="field field-inline">
-          <label htmlFor={`${id}-email`}>Invite by email</label>
-          <input id={`${id}-email`} type="email" required value={email} onChange={(e) => setEmail(e.target.value)} aria-describedby={`${id}-hint`} />
-        </div>
-        <button type="submit" disabled={busy}>
-          {busy ? "Inviting…" : "Invite"}
-        </button>
-      </form>
-      <p className="hint" id={`${id}-hint`}>
-        The person needs an account already; they see this workspace&rsquo;s forms at once.
-      </p>
+      {manages && (
+        <>
+          <form className="row invite" onSubmit={invite}>
+            <div className="field field-inline">
+              <label htmlFor={`${id}-email`}>Invite by email</label>
+              <input id={`${id}-email`} type="email" required value={email} onChange={(e) => setEmail(e.target.value)} aria-describedby={`${id}-hint`} />
+            </div>
+            <div className="field field-inline">
+              <label htmlFor={`${id}-role`}>as</label>
+              <select id={`${id}-role`} value={role} onChange={(e) => setRole(e.target.value as Role)}>
+                <option value="member">Member</option>
+                <option value="admin">Admin</option>
+              </select>
+            </div>
+            <button type="submit" disabled={busy}>
+              {busy ? "Inviting…" : "Invite"}
+            </button>
+          </form>
+          <p className="hint" id={`${id}-hint`}>
+            Someone with an account joins at once; anyone else gets an email with a link that signs them up into this workspace. Removing someone ends their access at once, by key or session.
+          </p>
+        </>
+      )}
       {error && <InlineMessage kind="error">{error}</InlineMessage>}
     </div>
   );
@@ -98,7 +145,7 @@ export function WorkspacesPage() {
                   {ws.name} {ws.id === current?.id && <span className="badge badge-published">Current</span>}
                 </h2>
                 <p className="muted">
-                  {ws.personal ? "Personal workspace" : ws.owned ? "You own it" : "Shared with you"} · created {formatDateTime(ws.createdAt)}
+                  {ws.personal ? "Personal workspace" : ws.owned ? "You own it" : "Shared with you"} · your role: {roleLabels[ws.role]} · created {formatDateTime(ws.createdAt)}
                 </p>
                 <dl className="facts">
                   <div>

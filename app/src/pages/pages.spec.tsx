@@ -1,11 +1,13 @@
 // Components rendered to HTML (react-dom/server): what they show and how they are labelled.
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
+import { ApiError, csrfCookieName } from "../api.ts";
 import { EmptyState, ErrorState, StatusBadge } from "../components/ui.tsx";
 import { blockTypes, newBlock } from "../lib/document.ts";
 import type { Form } from "../types.ts";
+import { passwordRefusal } from "./Auth.tsx";
 import { Editor } from "./Editor.tsx";
-import { brandingRefusal } from "./FormSettings.tsx";
+import { brandingRefusal, formatBytes } from "./FormSettings.tsx";
 import { headersOf } from "./Integrations.tsx";
 
 const form: Form = {
@@ -14,7 +16,7 @@ const form: Form = {
   name: "Survey",
   status: "draft",
   document: { blocks: [] },
-  settings: { branding: true, closedMessage: "Closed", redirectUrl: null, submitLabel: "Submit", showProgressBar: true, saveProgress: true },
+  settings: { branding: true, closedMessage: "Closed", redirectUrl: null, submitLabel: "Submit", showProgressBar: true, saveProgress: true, notifications: { owner: false, members: [], receiptQuestionId: null } },
   version: 1,
   responseCount: 0,
   createdAt: "2026-01-01T00:00:00Z",
@@ -32,6 +34,10 @@ describe("small components", () => {
   it("explain a branding refusal by the plan", () => {
     expect(brandingRefusal("free")).toMatch(/Free plan, which does not include it/);
     expect(brandingRefusal("free")).toMatch(/workspace:set-plan/);
+  });
+
+  it("show the bytes a form's files hold as people read them", () => {
+    expect([0, 1, 512, 1536, 12.34 * 1024 * 1024, 1024 ** 3].map(formatBytes)).toEqual(["0 bytes", "1 byte", "512 bytes", "1.5 KB", "12.3 MB", "1 GB"]);
   });
 
   it("turn header rows into headers, leaving out rows without a name", () => {
@@ -66,5 +72,47 @@ describe("the editor", () => {
     expect(html).toContain("Calculated field 1 expression");
     expect(html).toContain('role="alert"');
     expect(html).toContain(">Save</button>");
+  });
+
+  it("names a calculated field's expression problem at the field as it is typed, before saving", () => {
+    const html = renderToStaticMarkup(
+      <Editor
+        form={form}
+        draft={{
+          name: "Survey",
+          title: "",
+          blocks: [],
+          hiddenFields: [],
+          calculatedFields: [
+            { name: "fine", type: "NUMBER", expression: "1.0" },
+            { name: "costly", type: "NUMBER", expression: "l.all(a, l.all(b, l.all(c, a + b + c > 0)))" },
+          ],
+        }}
+        onChange={() => {}}
+        onSave={() => {}}
+        saving={false}
+        dirty={true}
+        problems={[]}
+      />,
+    );
+    expect(html.match(/aria-invalid="true"/g)).toHaveLength(1);
+    expect(html).toContain("The expression runs 3 comprehensions inside one another; at most 2.");
+  });
+});
+
+describe("sign up", () => {
+  it("shows the server's reason for refusing a password at the field, and nothing for other errors", () => {
+    const reason = "password is too easy to guess: This is one of the ten most used passwords. Add another word or two; uncommon words are better.";
+    expect(passwordRefusal(new ApiError(400, reason))).toBe(`P${reason.slice(1)}`);
+    expect(passwordRefusal(new ApiError(400, "password must be at least 8 characters"))).toBe("Password must be at least 8 characters");
+    expect(passwordRefusal(new ApiError(400, "body.password: is required"))).toBe("Password: is required");
+    expect(passwordRefusal(new ApiError(400, "email must be a valid email address"))).toBeUndefined();
+    expect(passwordRefusal(new ApiError(409, "password"))).toBeUndefined();
+    expect(passwordRefusal(new Error("password"))).toBeUndefined();
+  });
+
+  it("reads the CSRF cookie by the name the server gives it: __Host- on https", () => {
+    expect(csrfCookieName("https:")).toBe("__Host-formsvc_csrf");
+    expect(csrfCookieName("http:")).toBe("formsvc_csrf");
   });
 });

@@ -1,7 +1,9 @@
 // Response shapes of the REST API. They document what `@formsvc/api-records` produces and back
 // the OpenAPI reference; the end-to-end tests parse real answers with them.
 import { z } from "zod";
+import { cursorPattern, defaultSettings, formDocumentSchema, formSettingsSchema, inputBlockTypes, maxInt32, recordIdPattern } from "@formsvc/form-document";
 import { maxPageSize } from "@formsvc/platform/paging.ts";
+import { eventTypeNames, eventTypes, formResponseEventType } from "@formsvc/platform/events.ts";
 
 const timestamp = z.iso.datetime().describe("ISO 8601 UTC timestamp");
 const id = z.string().describe("Random, URL-safe identifier");
@@ -23,7 +25,22 @@ export const workspaceSchema = z
     entitlements: z.object({ removeBranding: z.boolean().describe("Forms may set settings.branding to false") }),
     createdAt: timestamp,
   })
-  .meta({ id: "Workspace" });
+  .meta({
+    id: "Workspace",
+    examples: [
+      {
+        id: "Wk8Qm3Rz1TbX9aLc",
+        name: "Ada's workspace",
+        plan: "free",
+        personal: true,
+        entitlements: { removeBranding: false },
+        createdAt: "2026-11-22T10:00:00.000Z",
+      },
+    ],
+  });
+
+/** The settings as a form answers them: every property present. */
+const formSettings = formSettingsSchema.meta({ id: "FormSettings" });
 
 export const formSchema = z
   .object({
@@ -31,23 +48,63 @@ export const formSchema = z
     workspaceId: id,
     name: z.string(),
     status: z.enum(["draft", "published", "closed"]),
-    document: z.record(z.string(), z.unknown()).describe("The form document, version 1: see FormDocument"),
-    settings: z.record(z.string(), z.unknown()).describe("See FormSettings"),
-    version: z.number().int().describe("Current version; each document change of a published form adds one"),
-    responseCount: z.number().int().describe("Completed responses"),
+    document: formDocumentSchema,
+    settings: formSettings,
+    version: z.number().int().min(0).describe("Current version; each document change of a published form adds one"),
+    responseCount: z.number().int().min(0).describe("Completed responses"),
     createdAt: timestamp,
     updatedAt: timestamp,
   })
-  .meta({ id: "Form" });
+  .meta({
+    id: "Form",
+    examples: [
+      {
+        id: "F1a2B3c4D5e6F7g8",
+        workspaceId: "Wk8Qm3Rz1TbX9aLc",
+        name: "Event sign-up",
+        status: "published",
+        document: {
+          title: "Event sign-up",
+          blocks: [
+            { id: "b1", key: "q_name", type: "SHORT_TEXT", question: "Your full name", required: true },
+            { id: "b2", key: "q_email", type: "EMAIL", question: "Email address", fieldName: "email" },
+          ],
+        },
+        settings: defaultSettings,
+        version: 2,
+        responseCount: 14,
+        createdAt: "2026-11-20T09:30:00.000Z",
+        updatedAt: "2026-11-22T10:00:00.000Z",
+      },
+    ],
+  });
+
+/** Columns beyond the document's questions: one per hidden field, the respondent's country, one per calculated field. */
+const extraQuestionTypes = ["HIDDEN_FIELDS", "RESPONDENT_COUNTRY", "CALCULATED_FIELD"] as const;
+
+export const questionTypeSchema = z
+  .enum([...inputBlockTypes, ...extraQuestionTypes])
+  .meta({ id: "QuestionType", description: "An input block's type, or one of the extra columns HIDDEN_FIELDS, RESPONDENT_COUNTRY, CALCULATED_FIELD" });
 
 export const questionSchema = z
   .object({
     id: z.string(),
-    type: z.string().describe("Question type, or HIDDEN_FIELDS, RESPONDENT_COUNTRY, CALCULATED_FIELD"),
+    type: questionTypeSchema,
     label: z.string().describe("Column head: the field name where one is set, otherwise the question"),
     key: z.string().describe("Where the answer is filed in a submission; never changes"),
   })
-  .meta({ id: "Question" });
+  .meta({ id: "Question", examples: [{ id: "b1", type: "SHORT_TEXT", label: "Your full name", key: "q_name" }] });
+
+/** An answer's value, whatever the question: what a webhook field carries (null when unanswered). */
+export const answerValueSchema = z
+  .xor([z.string(), z.number(), z.boolean(), z.array(z.string()), z.null()])
+  .meta({
+    id: "AnswerValue",
+    description:
+      "A string (text, email, phone, URL, DATE as YYYY-MM-DD, the chosen option's id for MULTIPLE_CHOICE and DROPDOWN, " +
+      "hidden fields, the country), a number (NUMBER, RATING), an array of strings (option ids for CHECKBOXES, upload ids " +
+      "for FILE and SIGNATURE), a number or string for CALCULATED_FIELD, or null when unanswered",
+  });
 
 export function envelopeOf<T extends z.ZodType>(item: T, name: string) {
   return z
@@ -56,36 +113,93 @@ export function envelopeOf<T extends z.ZodType>(item: T, name: string) {
       page: z.number().int().min(1),
       limit: z.number().int().min(1).max(maxPageSize),
       hasMore: z.boolean().describe("True while further pages exist"),
+      nextCursor: z
+        .string()
+        .nullable()
+        .describe("Pass as `cursor` for the page after this one; null on the last page. Stable while records arrive."),
     })
     .meta({ id: name });
 }
 
 export const pagingQuerySchema = z.object({
-  page: z.coerce.number().int().min(1).default(1).describe("Page number, from 1"),
+  page: z.coerce.number().int().min(1).max(maxInt32).default(1).describe("Page number, from 1"),
   limit: z.coerce.number().int().min(1).max(maxPageSize).default(50).describe(`Page size, 1 to ${maxPageSize}`),
 });
 
+/** `page`/`limit` and the opaque `cursor` of /api/v1 lists. */
+export const cursorPagingQuerySchema = pagingQuerySchema.extend({
+  cursor: z
+    .string()
+    .regex(cursorPattern, "must be a nextCursor this list gave")
+    .optional()
+    .describe(
+      "The `nextCursor` of the previous page: the page after it, in the same order, whatever was added or removed meanwhile " +
+        "(keyset paging, as fast at any depth). Not with `page` beyond 1; keep the other parameters of the first request.",
+    ),
+});
+
+/** The list envelope of one page (`page` is 1 when paging by cursor). */
+export function envelope<T>(
+  items: T[],
+  query: { page: number; limit: number },
+  page: { hasMore: boolean; nextCursor?: string },
+): { items: T[]; page: number; limit: number; hasMore: boolean; nextCursor: string | null } {
+  return { items, page: query.page, limit: query.limit, hasMore: page.hasMore, nextCursor: page.nextCursor || null };
+}
+
+/** A list answered in one page: every item, nothing after it. */
+export function wholeList<T>(items: T[]) {
+  return envelope(items, { page: 1, limit: Math.max(1, items.length) }, { hasMore: false });
+}
+
 export const idParamsSchema = z.object({ id: z.string().min(1).describe("Identifier") });
+
+/** An id in a query or body: a malformed one is a 400 naming the field (in a path, the record's 404). */
+export const recordIdSchema = z.string().regex(recordIdPattern, "must be an id: 1 to 64 letters, digits, '_' or '-'");
+
+const eventIdSchema = z.string().describe("Stable across retries of one delivery: use it for idempotency");
+const testFlagSchema = z.literal(true).optional().describe("Present on a test event (the test endpoint, the app); a response's answers are made up");
+const payloadFieldsSchema = z.array(
+        z.object({
+          questionId: z.string(),
+          type: questionTypeSchema,
+          label: z.string().describe("The question text"),
+          value: answerValueSchema,
+          options: z
+            .array(z.object({ id: z.string(), text: z.string() }))
+            .optional()
+            .describe("Choice questions only: every option, so an answer's ids can be read without another call"),
+          files: z
+            .array(
+              z.object({
+                id: z.string(),
+                name: z.string(),
+                url: z.string().describe("Signed /files link, valid seven days from submittedAt"),
+                mimeType: z.string(),
+                size: z.number().int().min(0).describe("Bytes"),
+              }),
+            )
+            .optional()
+            .describe("FILE and SIGNATURE questions only, in the order of `value`"),
+        }),
+      );
 
 /** The JSON POSTed to webhooks for each completed response (eventType FORM_RESPONSE). */
 export const webhookPayloadSchema = z
   .object({
-    eventId: z.string().describe("Stable across retries of one delivery: use it for idempotency"),
-    eventType: z.literal("FORM_RESPONSE"),
+    eventId: eventIdSchema,
+    eventType: z.literal(formResponseEventType),
     createdAt: timestamp,
+    test: testFlagSchema,
     data: z.object({
       responseId: z.string(),
       formId: z.string(),
       formName: z.string(),
       submittedAt: timestamp,
-      fields: z.array(
-        z.object({
-          questionId: z.string(),
-          type: z.string().describe("The question type as /questions reports it"),
-          label: z.string().describe("The question text"),
-          value: z.unknown().describe("The answer"),
-        }),
-      ),
+      fields: payloadFieldsSchema,
+      hiddenFields: z.record(z.string(), answerValueSchema).describe("Hidden field name → value"),
+      calculatedFields: z.record(z.string(), answerValueSchema).describe("Calculated field name → value; null where the expression failed"),
+      respondentCountry: z.string().nullable().describe("ISO 3166-1 alpha-2, or null when unknown"),
     }),
   })
   .meta({
@@ -100,11 +214,108 @@ export const webhookPayloadSchema = z
           formId: "F1a2B3c4D5e6F7g8",
           formName: "Event sign-up",
           submittedAt: "2026-11-22T10:00:00.000Z",
-          fields: [{ questionId: "b1", type: "SHORT_TEXT", label: "Your full name", value: "Ada Lovelace" }],
+          fields: [
+            { questionId: "b1", type: "SHORT_TEXT", label: "Your full name", value: "Ada Lovelace" },
+            { questionId: "b2", type: "MULTIPLE_CHOICE", label: "Plan", value: "o1", options: [{ id: "o1", text: "Free" }, { id: "o2", text: "Pro" }] },
+          ],
+          hiddenFields: { utm_source: "newsletter" },
+          calculatedFields: {},
+          respondentCountry: "GB",
         },
       },
     ],
   });
+
+/** FORM_RESPONSE_PARTIAL: a respondent saved a partial response on reaching another page. */
+export const partialWebhookPayloadSchema = z
+  .object({
+    eventId: eventIdSchema,
+    eventType: z.literal(eventTypeNames.formResponsePartial),
+    createdAt: timestamp.describe("When it was saved"),
+    test: testFlagSchema,
+    data: z.object({
+      responseId: z.string().describe("The same id the completion's FORM_RESPONSE will carry"),
+      formId: z.string(),
+      formName: z.string(),
+      savedAt: timestamp,
+      page: z.number().int().min(1).describe("The page reached, from 1: one more than the page breaks before the furthest answered question"),
+      fields: payloadFieldsSchema.describe("The answers so far (unanswered: null); calculated fields come with the completion"),
+      hiddenFields: z.record(z.string(), answerValueSchema).describe("Hidden field name → value"),
+      respondentCountry: z.string().nullable().describe("ISO 3166-1 alpha-2, or null when unknown"),
+    }),
+  })
+  .meta({
+    id: "PartialResponseWebhookPayload",
+    examples: [
+      {
+        eventId: "evt_8Lq2Wc9Ns1Dx4Vb7",
+        eventType: "FORM_RESPONSE_PARTIAL",
+        createdAt: "2026-11-22T09:58:00.000Z",
+        data: {
+          responseId: "R8kq2Vn0cXs7LmPa",
+          formId: "F1a2B3c4D5e6F7g8",
+          formName: "Event sign-up",
+          savedAt: "2026-11-22T09:58:00.000Z",
+          page: 2,
+          fields: [{ questionId: "b1", type: "SHORT_TEXT", label: "Your full name", value: "Ada Lovelace" }],
+          hiddenFields: {},
+          respondentCountry: "GB",
+        },
+      },
+    ],
+  });
+
+/** FORM_PUBLISHED, FORM_CLOSED, FORM_DELETED: a form changed status or went to the Trash. */
+export const formWebhookPayloadSchema = z
+  .object({
+    eventId: eventIdSchema,
+    eventType: z.enum([eventTypeNames.formPublished, eventTypeNames.formClosed, eventTypeNames.formDeleted]),
+    createdAt: timestamp.describe("When the form changed"),
+    test: testFlagSchema,
+    data: z.object({
+      formId: z.string(),
+      workspaceId: z.string(),
+      formName: z.string(),
+      status: z.enum(["draft", "published", "closed"]).describe("After the change; for FORM_DELETED the status it had when moved to the Trash"),
+      version: z.number().int().describe("The form's current version"),
+      changedAt: timestamp,
+    }),
+  })
+  .meta({
+    id: "FormWebhookPayload",
+    examples: [
+      {
+        eventId: "evt_2Pd7Kx1Mq9Zr4Tn6",
+        eventType: "FORM_CLOSED",
+        createdAt: "2026-11-23T18:00:00.000Z",
+        data: { formId: "F1a2B3c4D5e6F7g8", workspaceId: "Wk8Qm3Rz1TbX9aLc", formName: "Event sign-up", status: "closed", version: 3, changedAt: "2026-11-23T18:00:00.000Z" },
+      },
+    ],
+  });
+
+/** One answer of a submission, its value shaped by the question type (discriminated by `type`). */
+const answerOf = <T extends readonly [string, ...string[]], V extends z.ZodType>(types: T, value: V) =>
+  z.object({
+    questionId: z.string(),
+    type: z.enum(types),
+    label: z.string().describe("The label in the version the respondent saw"),
+    value,
+  });
+const fileLinkSchema = z.object({ name: z.string(), url: z.string().describe("Signed link, valid for seven days") });
+const answerSchema = z
+  .discriminatedUnion("type", [
+    answerOf(
+      ["SHORT_TEXT", "LONG_TEXT", "EMAIL", "PHONE", "URL", "DATE", "MULTIPLE_CHOICE", "DROPDOWN", "HIDDEN_FIELDS", "RESPONDENT_COUNTRY"],
+      z.string().describe("The text; YYYY-MM-DD for DATE; the chosen option's id for MULTIPLE_CHOICE and DROPDOWN"),
+    ),
+    answerOf(["NUMBER", "RATING"], z.number()),
+    answerOf(["CHECKBOXES"], z.array(z.string()).describe("The chosen options' ids")),
+    answerOf(["FILE", "SIGNATURE"], z.array(z.string()).describe("Upload ids")).extend({
+      files: z.array(fileLinkSchema).describe("The files, in the order of `value`"),
+    }),
+    answerOf(["CALCULATED_FIELD"], z.xor([z.number(), z.string(), z.null()]).describe("The expression's result")),
+  ])
+  .meta({ id: "Answer" });
 
 export const submissionSchema = z
   .object({
@@ -115,21 +326,34 @@ export const submissionSchema = z
     createdAt: timestamp,
     updatedAt: timestamp,
     submittedAt: timestamp.nullable().describe("When it was completed; null while partial"),
-    answers: z.record(
-      z.string().describe("The question's key"),
-      z.object({
-        questionId: z.string(),
-        type: z.string(),
-        label: z.string().describe("The label in the version the respondent saw"),
-        value: z.unknown(),
-        files: z
-          .array(z.object({ name: z.string(), url: z.string().describe("Signed link, valid for seven days") }))
-          .optional()
-          .describe("FILE and SIGNATURE answers only"),
-      }),
-    ),
+    answers: z.record(z.string().describe("The question's key"), answerSchema),
   })
-  .meta({ id: "Submission" });
+  .meta({
+    id: "Submission",
+    examples: [
+      {
+        id: "R8kq2Vn0cXs7LmPa",
+        formId: "F1a2B3c4D5e6F7g8",
+        version: 2,
+        completed: true,
+        createdAt: "2026-11-22T10:00:00.000Z",
+        updatedAt: "2026-11-22T10:00:00.000Z",
+        submittedAt: "2026-11-22T10:00:00.000Z",
+        answers: {
+          q_name: { questionId: "b1", type: "SHORT_TEXT", label: "Your full name", value: "Ada Lovelace" },
+          q_rating: { questionId: "b3", type: "RATING", label: "How did we do?", value: 5 },
+          q_cv: {
+            questionId: "b4",
+            type: "FILE",
+            label: "Upload your CV",
+            value: ["Up4Jx7Lq2Wc9Ns1D"],
+            files: [{ name: "cv.pdf", url: "https://forms.example.com/files/Up4Jx7Lq2Wc9Ns1D?expires=1795000000&signature=3q2-7w" }],
+          },
+          "meta:country": { questionId: "meta:country", type: "RESPONDENT_COUNTRY", label: "Respondent country", value: "GB" },
+        },
+      },
+    ],
+  });
 
 export const webhookSchema = z
   .object({
@@ -138,11 +362,40 @@ export const webhookSchema = z
     url: z.string().describe("http(s) URL that receives the POSTs"),
     secret: z.string().nullable().describe("Signs each request's body (X-Service-Signature); null when none"),
     headers: z.record(z.string(), z.string()).describe("Sent with every request"),
+    eventTypes: z.array(z.enum(eventTypes as [string, ...string[]])).describe("The events it receives"),
     enabled: z.boolean(),
+    disabledReason: z
+      .string()
+      .nullable()
+      .describe(
+        "Why the webhook is disabled: `disabled by its owner`, `the receiver answered 410 Gone`, or `every delivery attempt failed for 5 days`; null while enabled. PATCH `enabled: true` enables it again",
+      ),
+    disabledAt: timestamp.nullable().describe("When it was disabled; null while enabled"),
+    previousSecretExpiresAt: timestamp
+      .nullable()
+      .describe("After a secret rotation: until when the previous secret still signs every delivery beside the new one; null otherwise"),
     createdAt: timestamp,
     updatedAt: timestamp,
   })
-  .meta({ id: "Webhook" });
+  .meta({
+    id: "Webhook",
+    examples: [
+      {
+        id: "Wh5Tz8Kq1Lm3Np7R",
+        formId: "F1a2B3c4D5e6F7g8",
+        url: "https://hooks.example.com/forms",
+        secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+        headers: { "X-Tenant": "acme" },
+        eventTypes: ["FORM_RESPONSE"],
+        enabled: true,
+        disabledReason: null,
+        disabledAt: null,
+        previousSecretExpiresAt: null,
+        createdAt: "2026-11-20T09:35:00.000Z",
+        updatedAt: "2026-11-20T09:35:00.000Z",
+      },
+    ],
+  });
 
 export const deliverySchema = z
   .object({
@@ -156,10 +409,30 @@ export const deliverySchema = z
     nextAttemptAt: timestamp.nullable().describe("When the next automatic attempt is due"),
     submissionId: z.string(),
     eventType: z.string(),
+    trigger: z.enum(["event", "test"]).describe("`event`: an event of the form; `test`: sent with the test endpoint (never retried automatically)"),
     createdAt: timestamp,
     updatedAt: timestamp,
   })
-  .meta({ id: "DeliveryReceipt" });
+  .meta({
+    id: "DeliveryReceipt",
+    examples: [
+      {
+        id: "Dl2Xc5Vb8Nm1Qw4E",
+        webhookId: "Wh5Tz8Kq1Lm3Np7R",
+        eventId: "evt_3x9Qm2Lr8TzKcV1a",
+        status: "retrying",
+        attempts: 1,
+        lastError: "receiver answered 503",
+        lastStatusCode: 503,
+        nextAttemptAt: "2026-11-22T10:00:06.000Z",
+        submissionId: "R8kq2Vn0cXs7LmPa",
+        eventType: "FORM_RESPONSE",
+        trigger: "event",
+        createdAt: "2026-11-22T10:00:01.000Z",
+        updatedAt: "2026-11-22T10:00:01.000Z",
+      },
+    ],
+  });
 
 export const attemptSchema = z
   .object({
@@ -172,4 +445,18 @@ export const attemptSchema = z
     manual: z.boolean().describe("Sent by hand with the retry endpoint"),
     createdAt: timestamp,
   })
-  .meta({ id: "DeliveryAttempt" });
+  .meta({
+    id: "DeliveryAttempt",
+    examples: [
+      {
+        id: "At9Rt6Yu3Io0Pa2S",
+        number: 1,
+        statusCode: 503,
+        durationMs: 42,
+        error: "receiver answered 503",
+        responseBody: "Service Unavailable",
+        manual: false,
+        createdAt: "2026-11-22T10:00:01.000Z",
+      },
+    ],
+  });

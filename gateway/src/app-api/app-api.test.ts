@@ -15,8 +15,9 @@ import { FormSchema, FormStatus, FormsService } from "@formsvc/proto/forms/v1/fo
 import { IdentityService, Plan, UserSchema, WorkspaceSchema, type User } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
+import { idempotentRequests } from "../idempotency.ts";
 import { createApp } from "../app.ts";
-import { fileLinks } from "../files/signed-links.ts";
+import { fileLinks } from "@formsvc/platform/file-links.ts";
 import { errorHandler } from "../http-errors.ts";
 import { MemorySlidingWindow } from "../rate-limit/sliding-window.ts";
 import { parseCookies } from "./cookies.ts";
@@ -38,6 +39,10 @@ let tokenCounter = 0;
 const transport = createRouterTransport((router) => {
   router.service(IdentityService, {
     signUp: (req) => {
+      // Identity judges passwords; the gateway passes its reason on.
+      if (req.password === "12345678") {
+        throw new ConnectError("password is too easy to guess: This is one of the ten most used passwords.", Code.InvalidArgument);
+      }
       const email = req.email.trim().toLowerCase();
       if (users.has(email)) throw new ConnectError("a user with this email already exists", Code.AlreadyExists);
       const user = create(UserSchema, { id: `u${users.size + 1}`, email, name: req.name || email, createdAt: timestampNow() });
@@ -64,6 +69,13 @@ const transport = createRouterTransport((router) => {
     deleteSession: (req) => {
       sessions.delete(req.token);
       return {};
+    },
+    deleteUserSessions: (_req, ctx) => {
+      const caller = callerOf(ctx);
+      if (!caller) throw new ConnectError("unknown caller", Code.Unauthenticated);
+      const mine = [...sessions].filter(([, userId]) => userId === caller);
+      for (const [token] of mine) sessions.delete(token);
+      return { deleted: mine.length };
     },
     listWorkspaces: (_req, ctx) => {
       const caller = callerOf(ctx)!;
@@ -98,6 +110,7 @@ const app = createApp({
   webhooks: createClient(WebhooksService, transport),
   delivery: createClient(DeliveryService, transport),
   fileLinks: fileLinks("test-secret", "http://localhost:8080"),
+  idempotency: idempotentRequests(createClient(IdentityService, transport), "test-secret"),
   rateLimits: { store, perKey: 100, perIp: 1000 },
   publicUrl: "http://localhost:8080",
   countryHeader: "cf-ipcountry",
@@ -268,31 +281,42 @@ describe("/app/api sessions and CSRF", () => {
     assert.ok(b.jar.has("formsvc_session"));
   });
 
-  it("limits sign-in attempts per email (from any address) and per address (for any email) to 10 a minute", async () => {
+  it("limits sign-in attempts per address and email, so a guesser never locks the owner out; and per address", async () => {
     const { email } = await signedUp();
+    const guesser = browser();
+    await guesser.call("GET", "/app/api/session");
     for (let i = 0; i < 10; i++) {
-      const b = browser();
-      await b.call("GET", "/app/api/session");
-      const res = await b.call("POST", "/app/api/auth/signin", { body: { email, password: `guess ${i}` } });
+      const res = await guesser.call("POST", "/app/api/auth/signin", { body: { email, password: `guess ${i}` } });
       assert.equal(res.status, 401);
     }
-    const b = browser();
-    await b.call("GET", "/app/api/session");
-    const limited = await b.call("POST", "/app/api/auth/signin", { body: { email, password: "long enough" } });
-    assert.equal(limited.status, 429, "even the right password waits");
+    const limited = await guesser.call("POST", "/app/api/auth/signin", { body: { email: email.toUpperCase(), password: "long enough" } });
+    assert.equal(limited.status, 429, "even the right password waits, from the guesser's address");
     assert.match(limited.body.error, /too many attempts/);
     assert.ok(Number(limited.headers.get("retry-after")) >= 1);
     const verifies = calls.filter((c) => c === `verify:${email}`).length;
     assert.equal(verifies, 10, "a limited attempt never reaches identity");
 
+    const owner = browser();
+    await owner.call("GET", "/app/api/session");
+    const ok = await owner.call("POST", "/app/api/auth/signin", { body: { email, password: "long enough" } });
+    assert.equal(ok.status, 200, "the owner, at their own address, is not locked out");
+
     const one = browser();
     await one.call("GET", "/app/api/session");
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 30; i++) {
       const res = await one.call("POST", "/app/api/auth/signin", { body: { email: uniqueEmail(), password: "whatever it is" } });
       assert.equal(res.status, 401);
     }
     const fromAddress = await one.call("POST", "/app/api/auth/signin", { body: { email: uniqueEmail(), password: "whatever it is" } });
-    assert.equal(fromAddress.status, 429);
+    assert.equal(fromAddress.status, 429, "30 a minute from one address, whatever the emails");
+  });
+
+  it("sign up answers 400 with identity's reason for a weak password, and starts no session", async () => {
+    const b = browser();
+    await b.call("GET", "/app/api/session");
+    const weak = await b.call("POST", "/app/api/auth/signup", { body: { email: uniqueEmail(), password: "12345678" } });
+    assert.deepEqual([weak.status, weak.body], [400, { error: "password is too easy to guess: This is one of the ten most used passwords." }]);
+    assert.ok(!b.jar.has("formsvc_session"));
   });
 
   it("sign out ends the session at once and clears the cookie", async () => {
@@ -310,7 +334,64 @@ describe("/app/api sessions and CSRF", () => {
     assert.equal(me.body.user, null);
   });
 
-  it("marks cookies Secure when PUBLIC_URL is https", async () => {
+  it("refuses (401) a request carrying the session or CSRF cookie twice, clearing both on every path a copy may be on", async () => {
+    const victim = await signedUp();
+    const attacker = await signedUp();
+    const victimToken = victim.b.jar.get("formsvc_session")!;
+    const attackerToken = attacker.b.jar.get("formsvc_session")!;
+    const csrf = victim.b.jar.get("formsvc_csrf")!;
+    // As a browser sends them: the tossed cookie (longer path) first, then the victim's own.
+    const send = (path: string, cookie: string, method = "GET") =>
+      fetch(base + path, { method, headers: { cookie, "x-forwarded-for": "203.0.113.250", ...(method === "GET" ? {} : { "content-type": "application/json", "x-csrf-token": csrf }) }, body: method === "GET" ? undefined : "{}" });
+    const expectedPaths = ["/", "/app", "/app/", "/app/api", "/app/api/", "/app/api/workspaces", "/app/api/workspaces/"];
+
+    const tossed = await send("/app/api/workspaces", `formsvc_session=${attackerToken}; formsvc_session=${victimToken}; formsvc_csrf=${csrf}`);
+    assert.equal(tossed.status, 401);
+    assert.match((await tossed.json()).error, /two session or CSRF cookies/);
+    const cleared = tossed.headers.getSetCookie();
+    const clearedPaths = (name: string) => cleared.filter((c) => c.startsWith(`${name}=;`) && /Max-Age=0/.test(c)).map((c) => /Path=([^;]+)/.exec(c)![1]);
+    assert.deepEqual(clearedPaths("formsvc_session"), expectedPaths);
+    assert.deepEqual(clearedPaths("formsvc_csrf"), expectedPaths.slice(1), "the CSRF cookie on / is replaced instead");
+    const freshCsrf = cleared.filter((c) => /^formsvc_csrf=[A-Za-z0-9_-]{32}; Path=\/;/.test(c));
+    assert.equal(freshCsrf.length, 1, "a new CSRF token, so the sign-in form works");
+    assert.notEqual(parseCookies(freshCsrf[0].split(";")[0])["formsvc_csrf"], csrf);
+    assert.equal(tossed.headers.get("cache-control"), "no-store");
+
+    for (const [path, cookie, method] of [
+      ["/app/api/session", `formsvc_session=${victimToken}; formsvc_session=${attackerToken}`, "GET"],
+      ["/app/api/session", `formsvc_session=${attackerToken}; formsvc_session=${attackerToken}`, "GET"],
+      ["/app/api/forms/form1", `formsvc_session=${victimToken}; formsvc_csrf=${csrf}; formsvc_csrf=attacker-known-token`, "GET"],
+      ["/app/api/auth/signout", `formsvc_session=${attackerToken}; formsvc_session=${victimToken}; formsvc_csrf=${csrf}`, "POST"],
+    ]) {
+      assert.equal((await send(path, cookie, method)).status, 401, `${method} ${path} with ${cookie.replaceAll(/=[^;]+/g, "")}`);
+    }
+    assert.ok(sessions.has(victimToken) && sessions.has(attackerToken), "a refused sign-out signed nobody out");
+
+    // One of each is served as ever, as the victim.
+    const normal = await send("/app/api/session", `formsvc_session=${victimToken}; formsvc_csrf=${csrf}; other=1; other=2`);
+    assert.equal(normal.status, 200);
+    assert.equal((await normal.json()).user.id, victim.user.id);
+  });
+
+  it("signs out everywhere: every session of the person ends, other people's do not", async () => {
+    const { b, email } = await signedUp();
+    const elsewhere = browser();
+    await elsewhere.call("GET", "/app/api/session");
+    assert.equal((await elsewhere.call("POST", "/app/api/auth/signin", { body: { email, password: "long enough" } })).status, 200);
+    const other = await signedUp();
+    assert.equal((await elsewhere.call("GET", "/app/api/workspaces")).status, 200);
+
+    const out = await b.call("POST", "/app/api/session/sign-out-all", { body: {} });
+    assert.deepEqual([out.status, out.body], [200, { signedOutSessions: 2 }]);
+    assert.ok(!b.jar.has("formsvc_session"), "this browser's cookie is cleared");
+    assert.equal((await elsewhere.call("GET", "/app/api/workspaces")).status, 401, "the other browser is signed out too");
+    assert.equal((await other.b.call("GET", "/app/api/workspaces")).status, 200, "someone else is not");
+    assert.equal((await b.call("POST", "/app/api/session/sign-out-all", { body: {} })).status, 401, "it needs a session");
+    const noCsrf = await other.b.call("POST", "/app/api/session/sign-out-all", { body: {}, csrf: false });
+    assert.equal(noCsrf.status, 403, "and the CSRF header");
+  });
+
+  it("names cookies __Host- and marks them Secure when PUBLIC_URL is https, and reads only those names", async () => {
     const secureApp = express();
     secureApp.use(
       "/app/api",
@@ -331,17 +412,33 @@ describe("/app/api sessions and CSRF", () => {
     try {
       const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
       const first = await fetch(`${url}/app/api/session`);
-      const csrf = first.headers.getSetCookie().find((c) => c.startsWith("formsvc_csrf="))!;
+      const csrf = first.headers.getSetCookie().find((c) => c.startsWith("__Host-formsvc_csrf="))!;
+      assert.match(csrf, /; Path=\/; /);
       assert.match(csrf, /; Secure/);
-      const token = parseCookies(csrf.split(";")[0])["formsvc_csrf"];
-      const res = await fetch(`${url}/app/api/auth/signup`, {
-        method: "POST",
-        headers: { "content-type": "application/json", cookie: `formsvc_csrf=${token}`, "x-csrf-token": token, origin: "https://forms.example.com" },
-        body: JSON.stringify({ email: uniqueEmail(), password: "long enough" }),
-      });
+      assert.doesNotMatch(csrf, /Domain=/i);
+      const token = parseCookies(csrf.split(";")[0])["__Host-formsvc_csrf"]!;
+      const post = (path: string, cookie: string, body: unknown = {}) =>
+        fetch(`${url}/app/api${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", cookie, "x-csrf-token": token, origin: "https://forms.example.com" },
+          body: JSON.stringify(body),
+        });
+      assert.equal((await post("/auth/signup", `formsvc_csrf=${token}`, { email: uniqueEmail(), password: "long enough" })).status, 403, "plain names are not read on https");
+      const res = await post("/auth/signup", `__Host-formsvc_csrf=${token}`, { email: uniqueEmail(), password: "long enough" });
       assert.equal(res.status, 201);
-      const session = res.headers.getSetCookie().find((c) => c.startsWith("formsvc_session="))!;
-      assert.match(session, /; HttpOnly; Secure$/);
+      const session = res.headers.getSetCookie().find((c) => c.startsWith("__Host-formsvc_session="))!;
+      assert.match(session, /; Path=\/; Expires=[^;]+; HttpOnly; Secure; SameSite=Lax$/);
+      const sessionToken = parseCookies(session.split(";")[0])["__Host-formsvc_session"]!;
+      const newCsrf = parseCookies(res.headers.getSetCookie().find((c) => c.startsWith("__Host-formsvc_csrf="))!.split(";")[0])["__Host-formsvc_csrf"]!;
+      const me = await fetch(`${url}/app/api/session`, { headers: { cookie: `__Host-formsvc_session=${sessionToken}; __Host-formsvc_csrf=${newCsrf}` } });
+      assert.notEqual((await me.json()).user, null, "the __Host- session is read");
+      const twice = await fetch(`${url}/app/api/session`, { headers: { cookie: `__Host-formsvc_session=x; __Host-formsvc_session=${sessionToken}` } });
+      assert.equal(twice.status, 401);
+      const set = twice.headers.getSetCookie();
+      assert.deepEqual(set.map((c) => c.replace(/; Expires=[^;]+/, "").replace(/=[A-Za-z0-9_-]{32};/, "=<new>;")), [
+        "__Host-formsvc_session=; Max-Age=0; Path=/; HttpOnly; Secure; SameSite=Lax",
+        "__Host-formsvc_csrf=<new>; Path=/; Secure; SameSite=Lax",
+      ], "a __Host- cookie lives on / only");
     } finally {
       s.close();
     }

@@ -4,15 +4,50 @@ import { csvCell, responseColumns, responsesCsv, type CsvSubmission } from "./cs
 import { displayValue, optionTexts } from "./display.ts";
 
 describe("CSV of responses", () => {
-  it("quotes what needs quoting and defuses spreadsheet formulas, but not numbers", () => {
+  it("quotes cells holding a quote, comma, semicolon or line break", () => {
     assert.equal(csvCell("plain"), "plain");
     assert.equal(csvCell('say "hi", then go'), '"say ""hi"", then go"');
     assert.equal(csvCell("two\nlines"), '"two\nlines"');
+    assert.equal(csvCell("a\rb"), '"a\rb"');
+    assert.equal(csvCell("a;b"), '"a;b"');
+    assert.equal(csvCell("x;=1+2"), '"x;=1+2"', "a ;-splitting spreadsheet sees one cell, not a formula after the ;");
+  });
+
+  it("defuses text starting like a formula (= + - @ tab CR), numeric-looking text too; numbers stay numbers", () => {
     assert.equal(csvCell("=HYPERLINK(\"x\")"), '"\'=HYPERLINK(""x"")"');
     assert.equal(csvCell("@SUM(A1)"), "'@SUM(A1)");
-    assert.equal(csvCell("-5"), "-5");
-    assert.equal(csvCell("+1.5e3"), "+1.5e3");
+    assert.equal(csvCell("+cmd|' /C calc'!A0"), "'+cmd|' /C calc'!A0");
     assert.equal(csvCell("-x"), "'-x");
+    assert.equal(csvCell("\t=1"), "'\t=1");
+    assert.equal(csvCell("\r=1"), '"\'\r=1"');
+    assert.equal(csvCell("=1;2"), '"\'=1;2"');
+    assert.equal(csvCell("-5"), "'-5", "typed text keeps its sign as typed");
+    assert.equal(csvCell("+4412345"), "'+4412345");
+    assert.equal(csvCell("a=b"), "a=b", "only the first character matters");
+    assert.equal(csvCell(-5), "-5");
+    assert.equal(csvCell(1.5e21), "1.5e+21");
+    assert.equal(csvCell(0), "0");
+  });
+
+  it("writes number answers as numbers and text answers defused", () => {
+    const subs: CsvSubmission[] = [
+      {
+        id: "r1",
+        completed: true,
+        version: 3,
+        createdAt: null,
+        submittedAt: null,
+        answers: {
+          q_n: { questionId: "b1", type: "NUMBER", label: "N", value: -3 },
+          q_t: { questionId: "b2", type: "SHORT_TEXT", label: "T", value: "-3" },
+          q_f: { questionId: "b3", type: "LONG_TEXT", label: "F", value: "=2+5;x" },
+          q_c: { questionId: "b4", type: "DROPDOWN", label: "C", value: "o1" },
+        },
+      },
+    ];
+    const columns = ["q_n", "q_t", "q_f", "q_c"].map((key) => ({ key, label: key }));
+    const csv = responsesCsv(columns, subs, () => new Map([["o1", "-minus"]]));
+    assert.equal(csv.slice(1).split("\r\n")[1], `r1,completed,,,3,-3,'-3,"'=2+5;x",'-minus`);
   });
 
   it("has the current questions, then older versions' columns, with option texts of each response's version", () => {

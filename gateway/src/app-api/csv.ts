@@ -1,5 +1,6 @@
 // CSV of a form's responses (RFC 4180, CRLF line ends, a UTF-8 byte order mark so spreadsheets read
-// accents right). Cells that a spreadsheet would run as a formula are prefixed with a quote.
+// accents right). Text that a spreadsheet would run as a formula is prefixed with a quote (OWASP's CSV
+// injection advice); cells holding ; are quoted too, since spreadsheets in many locales split on it.
 import { displayValue, type AnswerJson } from "./display.ts";
 
 interface CsvColumn {
@@ -17,15 +18,20 @@ export interface CsvSubmission {
 }
 
 const formulaStart = /^[=+\-@\t\r]/;
-const plainNumber = /^[+-]?\d+(\.\d+)?([eE][+-]?\d+)?$/;
 
-export function csvCell(value: string): string {
-  let text = value;
-  if (formulaStart.test(text) && !plainNumber.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+/**
+ * One cell. A number (an answer stored as a number, the form version) is written as it is, so -3 stays
+ * a number a spreadsheet can add up; text is defused whenever it starts like a formula, even when it
+ * looks numeric: the respondent typed it, and "+4412345" or "-0" then keeps its sign as typed instead
+ * of becoming a number, while no judgement of what is "just a number" can be fooled.
+ */
+export function csvCell(value: string | number): string {
+  if (typeof value === "number") return String(value);
+  const text = formulaStart.test(value) ? `'${value}` : value;
+  return /[",;\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-function csvLine(cells: string[]): string {
+function csvLine(cells: (string | number)[]): string {
   return cells.map(csvCell).join(",") + "\r\n";
 }
 
@@ -42,9 +48,11 @@ export function responsesCsv(
       const answer = sub.answers[c.key];
       if (!answer) return "";
       if (answer.files) return answer.files.map((f) => `${f.name} ${f.url}`).join("\n");
-      return displayValue(answer, options);
+      const shown = displayValue(answer, options);
+      // A number shown as itself stays a number cell (an option id that happens to be one shows its text).
+      return typeof answer.value === "number" && shown === String(answer.value) ? answer.value : shown;
     });
-    out += csvLine([sub.id, sub.completed ? "completed" : "partial", sub.submittedAt ?? "", sub.createdAt ?? "", String(sub.version), ...cells]);
+    out += csvLine([sub.id, sub.completed ? "completed" : "partial", sub.submittedAt ?? "", sub.createdAt ?? "", sub.version, ...cells]);
   }
   return out;
 }

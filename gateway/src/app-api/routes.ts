@@ -3,12 +3,17 @@
 //
 //   GET  /session                      {user|null, csrfToken}
 //   POST /auth/signup | /auth/signin   sets the session cookie       POST /auth/signout
-//   GET|POST /workspaces               GET|POST /workspaces/:id/members
+//   POST /session/sign-out-all         ends every session of the signed-in person (signs out everywhere)
+//   GET|POST /workspaces               GET|POST /workspaces/:id/members   POST /workspaces/:id/invites
+//   PATCH|DELETE /workspaces/:id/members/:userId  {role} / removes   PUT /workspaces/:id/plan (the owner)
+//   POST /invitations/lookup {token}   POST /invitations/accept {token, name?, password?}: signs up (or adds the signed-in person)
 //   GET|POST /forms (?workspaceId, ?trashed=true)                   GET|PATCH /forms/:id
 //   POST /forms/:id/{publish,close,reopen,trash,restore}            GET /forms/:id/questions
 //   GET  /forms/:id/preview            the hosted page of the form as it is now (drafts too), answers not saved
 //   GET  /forms/:id/submissions        (?filter, ?page, ?limit)    GET|DELETE /forms/:id/submissions/:sid
 //   GET  /forms/:id/submissions.csv    (?filter)
+//   GET  /forms/:id/storage            {files, bytes, quotaBytes}: what the form's responses hold
+//   GET  /forms/:id/calculated-field-problems  {items: [{field, reason, count, lastAt}]}: fields that stored null
 //   GET|POST /forms/:id/webhooks       PATCH|DELETE /webhooks/:id   POST /webhooks/:id/test
 //   GET  /webhooks/:id/deliveries      GET /webhooks/:id/deliveries/:did/attempts
 //   POST /webhooks/:id/deliveries/:did/retry
@@ -24,17 +29,19 @@ import { createFormBodySchema, resolveSettings, updateFormBodySchema } from "@fo
 import { asCaller } from "@formsvc/platform/caller.ts";
 import { maxPageSize } from "@formsvc/platform/paging.ts";
 import { FormStatus, type Form } from "@formsvc/proto/forms/v1/forms_pb.js";
-import { Role, type User, type Workspace } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { Plan, Role, type Member, type User, type Workspace } from "@formsvc/proto/identity/v1/identity_pb.js";
 import type { Submission } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { parse as parseInput } from "../api/route-table.ts";
 import { submissionFilterQuerySchema, submissionFilters } from "../api/routes/submissions.ts";
-import { webhookHeadersSchema, webhookSecretSchema } from "../api/routes/webhooks.ts";
-import { pagingQuerySchema } from "../api/schemas.ts";
+import { webhookEventTypesSchema, webhookHeadersSchema, webhookSecretSchema } from "../api/routes/webhooks.ts";
+import { pagingQuerySchema, recordIdSchema } from "../api/schemas.ts";
 import type { GatewayDeps } from "../app.ts";
 import { documentOf } from "../hosted/form-fields.ts";
 import { renderFormPage, renderThankYouPage } from "../hosted/render-form.ts";
 import { HttpError, jsonNotFound } from "../http-errors.ts";
+import { pathId, unsafeInputGuard } from "../input-safety.ts";
 import { rateLimit } from "../rate-limit/rate-limit-middleware.ts";
+import { admitAttempt, passwordResetLimits, signInLimits, signUpLimits } from "./attempt-limits.ts";
 import { responseColumns, responsesCsv } from "./csv.ts";
 import { displayValue, optionTexts, type AnswerJson } from "./display.ts";
 import {
@@ -42,6 +49,7 @@ import {
   cookiePolicy,
   ensureCsrfCookie,
   issueCsrfToken,
+  refuseRepeatedCookies,
   requireCsrf,
   requireSession,
   sessionTokenOf,
@@ -51,13 +59,8 @@ import {
 
 export type AppApiDeps = Pick<GatewayDeps, "identity" | "forms" | "submissions" | "webhooks" | "delivery" | "fileLinks" | "publicUrl"> & {
   rateLimits: Pick<GatewayDeps["rateLimits"], "store" | "perIp">;
-  /** Sign-in attempts a minute per client address and per email; 10 by default. */
-  loginAttemptsPerMinute?: number;
 };
 
-/** Sign-in attempts a minute, per client address and per email. */
-const defaultLoginAttemptsPerMinute = 10;
-const loginWindowMs = 60_000;
 /** Rows the CSV export reads at most. */
 const maxCsvRows = 50_000;
 
@@ -72,35 +75,39 @@ const signUpSchema = z.strictObject({
   password: z.string().min(1, "is required").max(1000),
 });
 const signInSchema = z.strictObject({ email, password: z.string().min(1, "is required").max(1000) });
+const passwordResetRequestSchema = z.strictObject({ email });
+const token = z.string().trim().min(1, "is required").max(200);
+const passwordResetSchema = z.strictObject({ token, password: z.string().min(1, "is required").max(1000) });
+const verifyEmailSchema = z.strictObject({ token });
 const nameSchema = z.strictObject({ name: z.string().trim().min(1, "is required").max(100) });
-const inviteSchema = z.strictObject({ email });
-const listFormsQuery = z.object({
-  workspaceId: z.string().min(1).optional(),
+const roleSchema = z.enum(["admin", "member"]);
+const inviteSchema = z.strictObject({ email, role: roleSchema.optional() });
+const memberRoleSchema = z.strictObject({ role: roleSchema });
+const planSchema = z.strictObject({ plan: z.enum(["free", "pro"]) });
+const invitationSchema = z.strictObject({ token });
+const acceptInvitationSchema = z.strictObject({ token, name: z.string().max(100).optional(), password: z.string().max(1000).optional() });
+const listFormsQuery = pagingQuerySchema.extend({
+  workspaceId: recordIdSchema.optional(),
   trashed: z.enum(["true", "false"]).optional(),
-  page: z.coerce.number().int().min(1).default(1),
-  limit: z.coerce.number().int().min(1).max(maxPageSize).default(maxPageSize),
+  limit: pagingQuerySchema.shape.limit.unwrap().default(maxPageSize),
 });
 const createWebhookSchema = z.strictObject({
   url: z.string().trim().min(1, "is required").max(2000),
   secret: webhookSecretSchema.optional(),
   headers: webhookHeadersSchema.optional(),
+  eventTypes: webhookEventTypesSchema.optional(),
   enabled: z.boolean().optional(),
 });
 const updateWebhookSchema = z.strictObject({
   url: z.string().trim().min(1, "is required").max(2000).optional(),
   secret: webhookSecretSchema.nullable().optional(),
   headers: webhookHeadersSchema.optional(),
+  eventTypes: webhookEventTypesSchema.optional(),
   enabled: z.boolean().optional(),
 });
 
 /** The API's parse, with a missing body or query taken as empty. */
 const parse = <T extends z.ZodType>(schema: T, value: unknown, where: string) => parseInput(schema, value ?? {}, where);
-
-const param = (req: Request, name: string): string => {
-  const value = String(req.params[name] ?? "");
-  if (!/^[A-Za-z0-9_-]{1,100}$/.test(value)) throw new HttpError(404, "not found");
-  return value;
-};
 
 // --- record shapes --------------------------------------------------------------------------------
 
@@ -108,15 +115,22 @@ function appFormJson(form: Form) {
   return { ...formJson(form), trashedAt: form.trashedAt ? timestampDate(form.trashedAt).toISOString() : null };
 }
 
+const roleNames: Record<Role, string | null> = { [Role.UNSPECIFIED]: null, [Role.OWNER]: "owner", [Role.ADMIN]: "admin", [Role.MEMBER]: "member" };
+
+/** A workspace as the app shows it: with its owner and the signed-in person's role in it. */
 function appWorkspaceJson(ws: Workspace, user: User) {
-  return { ...workspaceJson(ws), ownerId: ws.ownerId, owned: ws.ownerId === user.id };
+  return { ...workspaceJson(ws), ownerId: ws.ownerId, owned: ws.ownerId === user.id, role: roleNames[ws.role] };
+}
+const roleOf = (name: "admin" | "member" | undefined) => (name === "admin" ? Role.ADMIN : Role.MEMBER);
+
+function memberJson(m: Member) {
+  return { user: userJson(m.user!), role: roleNames[m.role], joinedAt: m.joinedAt ? timestampDate(m.joinedAt).toISOString() : null };
 }
 
 export function appRouter(deps: AppApiDeps): Router {
   const router = express.Router();
   const policy = cookiePolicy(deps.publicUrl);
   const { store, perIp } = deps.rateLimits;
-  const loginLimit = deps.loginAttemptsPerMinute ?? defaultLoginAttemptsPerMinute;
   const address = (req: Request) => req.ip ?? "unknown";
   const userOf = (res: Response) => res.locals.user as User;
   const as = (res: Response) => asCaller(userOf(res).id);
@@ -124,6 +138,7 @@ export function appRouter(deps: AppApiDeps): Router {
   const json = express.json({ limit: "1mb" });
 
   router.use(rateLimit(store, "address", perIp, (_res, req) => address(req)));
+  router.use(refuseRepeatedCookies(policy));
 
   // The preview's own answers go nowhere: these take a post from the previewed page and keep nothing.
   // They change nothing, so they need neither a session nor the CSRF header.
@@ -148,14 +163,14 @@ export function appRouter(deps: AppApiDeps): Router {
     }
     next();
   });
-  router.use(json);
+  router.use(json, unsafeInputGuard);
 
   // --- session ------------------------------------------------------------------------------------
 
   router.get("/session", async (req, res) => {
     const user = await sessionUser(deps.identity, req, res, policy);
     res.setHeader("Cache-Control", "no-store");
-    res.json({ user: user ? userJson(user) : null, csrfToken: res.locals.csrfToken });
+    res.json({ user: user ? { ...userJson(user), emailVerified: user.emailVerified } : null, csrfToken: res.locals.csrfToken });
   });
 
   async function startSession(res: Response, user: User) {
@@ -167,25 +182,16 @@ export function appRouter(deps: AppApiDeps): Router {
     return { user: userJson(user), csrfToken };
   }
 
-  async function limitAttempts(scope: string, bucket: string) {
-    const decision = await store.hit(`${scope}:${bucket}`, loginLimit, loginWindowMs);
-    if (!decision.allowed) {
-      const retryAfter = String(Math.max(1, Math.ceil(decision.resetMs / 1000)));
-      throw new HttpError(429, "too many attempts: wait a minute and try again", { "Retry-After": retryAfter });
-    }
-  }
-
   router.post("/auth/signup", async (req, res) => {
     const body = parse(signUpSchema, req.body, "body");
-    await limitAttempts("signup-address", address(req));
+    await admitAttempt(store, signUpLimits, { address: address(req), email: "" });
     const { user } = await deps.identity.signUp({ email: body.email, name: body.name ?? "", password: body.password });
     res.status(201).json(await startSession(res, user!));
   });
 
   router.post("/auth/signin", async (req, res) => {
     const body = parse(signInSchema, req.body, "body");
-    await limitAttempts("login-address", address(req));
-    await limitAttempts("login-email", body.email.toLowerCase());
+    await admitAttempt(store, signInLimits, { address: address(req), email: body.email.toLowerCase() });
     let user: User | undefined;
     try {
       user = (await deps.identity.verifyPassword({ email: body.email, password: body.password })).user;
@@ -196,12 +202,77 @@ export function appRouter(deps: AppApiDeps): Router {
     res.json(await startSession(res, user!));
   });
 
+  // Always the same 202: whether anyone has this email is not told (the mail tells its owner).
+  router.post("/auth/password-reset", async (req, res) => {
+    const body = parse(passwordResetRequestSchema, req.body, "body");
+    await admitAttempt(store, passwordResetLimits, { address: address(req), email: body.email.toLowerCase() });
+    await deps.identity.requestPasswordReset({ email: body.email });
+    res.status(202).json({ message: "if an account has this email, a link to set a new password is on its way" });
+  });
+
+  // The mailed link's page sends its token and the new password; the person is signed in with it.
+  router.post("/auth/password-reset/complete", async (req, res) => {
+    const body = parse(passwordResetSchema, req.body, "body");
+    await admitAttempt(store, signUpLimits, { address: address(req), email: "" });
+    const { user } = await deps.identity.resetPassword({ token: body.token, password: body.password });
+    res.json(await startSession(res, user!));
+  });
+
+  router.post("/auth/verify-email", async (req, res) => {
+    const body = parse(verifyEmailSchema, req.body, "body");
+    await admitAttempt(store, signUpLimits, { address: address(req), email: "" });
+    const { user } = await deps.identity.verifyEmail({ token: body.token });
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ user: { ...userJson(user!), emailVerified: user!.emailVerified } });
+  });
+
   router.post("/auth/signout", async (req, res) => {
-    const token = sessionTokenOf(req);
+    const token = sessionTokenOf(req, policy);
     if (token) await deps.identity.deleteSession({ token });
     clearSessionCookie(res, policy);
     issueCsrfToken(res, policy);
     res.status(204).end();
+  });
+
+  // Signs out everywhere: every session of the person ends, this browser's too.
+  router.post("/session/sign-out-all", signedIn, async (_req, res) => {
+    const { deleted } = await deps.identity.deleteUserSessions({}, as(res));
+    clearSessionCookie(res, policy);
+    issueCsrfToken(res, policy);
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ signedOutSessions: deleted });
+  });
+
+  // The mailed invitation's page: what it invites to, then accepting it (signed in as the invited email,
+  // or signing up with a name and password, which starts a session). Tokens travel in bodies, never URLs
+  // the gateway logs.
+  router.post("/invitations/lookup", async (req, res) => {
+    const body = parse(invitationSchema, req.body, "body");
+    await admitAttempt(store, signUpLimits, { address: address(req), email: "" });
+    const invitation = await deps.identity.getInvitation({ token: body.token });
+    res.setHeader("Cache-Control", "no-store");
+    res.json({
+      email: invitation.email,
+      workspaceName: invitation.workspaceName,
+      inviterName: invitation.inviterName,
+      role: roleNames[invitation.role],
+      accountExists: invitation.accountExists,
+    });
+  });
+
+  router.post("/invitations/accept", async (req, res) => {
+    const body = parse(acceptInvitationSchema, req.body, "body");
+    await admitAttempt(store, signUpLimits, { address: address(req), email: "" });
+    const user = await sessionUser(deps.identity, req, res, policy);
+    const token = body.token;
+    if (user) {
+      const { workspace } = await deps.identity.acceptInvitation({ token }, asCaller(user.id));
+      res.json({ user: userJson(user), workspace: appWorkspaceJson(workspace!, user) });
+      return;
+    }
+    if (!body.password) throw new HttpError(400, "body.password: is required");
+    const accepted = await deps.identity.acceptInvitation({ token, name: body.name ?? "", password: body.password });
+    res.status(201).json({ ...(await startSession(res, accepted.user!)), workspace: appWorkspaceJson(accepted.workspace!, accepted.user!) });
   });
 
   // Everything below needs a session.
@@ -221,28 +292,47 @@ export function appRouter(deps: AppApiDeps): Router {
   });
 
   router.get("/workspaces/:id/members", async (req, res) => {
-    const { members } = await deps.identity.listMembers({ workspaceId: param(req, "id") }, as(res));
-    res.json({
-      items: members.map((m) => ({
-        user: userJson(m.user!),
-        role: m.role === Role.OWNER ? "owner" : "member",
-        joinedAt: m.joinedAt ? timestampDate(m.joinedAt).toISOString() : null,
-      })),
-    });
+    const { members } = await deps.identity.listMembers({ workspaceId: pathId(req, "id") }, as(res));
+    res.json({ items: members.map(memberJson) });
   });
 
   router.post("/workspaces/:id/members", async (req, res) => {
     const body = parse(inviteSchema, req.body, "body");
     try {
-      const { user } = await deps.identity.addMember({ workspaceId: param(req, "id"), email: body.email }, as(res));
+      const { user } = await deps.identity.addMember({ workspaceId: pathId(req, "id"), email: body.email, role: roleOf(body.role) }, as(res));
       res.status(201).json({ user: userJson(user!) });
     } catch (err) {
       const e = ConnectError.from(err);
       if (e.code === Code.NotFound && e.rawMessage === "user not found") {
-        throw new HttpError(404, "nobody has signed up with this email yet: only existing users can be invited");
+        throw new HttpError(404, "nobody has signed up with this email yet: invite them by email (POST /workspaces/:id/invites)");
       }
       throw err;
     }
+  });
+
+  // Adds an existing account at once (201, {user}); mails anyone else a link to sign up into the workspace (202).
+  router.post("/workspaces/:id/invites", async (req, res) => {
+    const body = parse(inviteSchema, req.body, "body");
+    const { user, invited } = await deps.identity.inviteMember({ workspaceId: pathId(req, "id"), email: body.email, role: roleOf(body.role) }, as(res));
+    if (invited) res.status(202).json({ invited: true, email: body.email.toLowerCase() });
+    else res.status(201).json({ invited: false, user: userJson(user!) });
+  });
+
+  router.patch("/workspaces/:id/members/:userId", async (req, res) => {
+    const body = parse(memberRoleSchema, req.body, "body");
+    const { member } = await deps.identity.setMemberRole({ workspaceId: pathId(req, "id"), userId: pathId(req, "userId"), role: roleOf(body.role) }, as(res));
+    res.json(memberJson(member!));
+  });
+
+  router.delete("/workspaces/:id/members/:userId", async (req, res) => {
+    await deps.identity.removeMember({ workspaceId: pathId(req, "id"), userId: pathId(req, "userId") }, as(res));
+    res.status(204).end();
+  });
+
+  router.put("/workspaces/:id/plan", async (req, res) => {
+    const body = parse(planSchema, req.body, "body");
+    const { workspace } = await deps.identity.setPlan({ workspaceId: pathId(req, "id"), plan: body.plan === "pro" ? Plan.PRO : Plan.FREE }, as(res));
+    res.json(appWorkspaceJson(workspace!, userOf(res)));
   });
 
   // --- forms --------------------------------------------------------------------------------------
@@ -266,14 +356,14 @@ export function appRouter(deps: AppApiDeps): Router {
   });
 
   router.get("/forms/:id", async (req, res) => {
-    res.json(appFormJson((await deps.forms.getForm({ id: param(req, "id") }, as(res))).form!));
+    res.json(appFormJson((await deps.forms.getForm({ id: pathId(req, "id") }, as(res))).form!));
   });
 
   router.patch("/forms/:id", async (req, res) => {
     const body = parse(updateFormBodySchema, req.body, "body");
     const { form } = await deps.forms.updateForm(
       {
-        id: param(req, "id"),
+        id: pathId(req, "id"),
         name: body.name,
         document: body.document as JsonObject | undefined,
         settings: body.settings as JsonObject | undefined,
@@ -286,7 +376,7 @@ export function appRouter(deps: AppApiDeps): Router {
   const statusActions: Record<string, FormStatus> = { publish: FormStatus.PUBLISHED, close: FormStatus.CLOSED, reopen: FormStatus.PUBLISHED };
   for (const [action, status] of Object.entries(statusActions)) {
     router.post(`/forms/:id/${action}`, async (req, res) => {
-      const id = param(req, "id");
+      const id = pathId(req, "id");
       if (action === "reopen") {
         // Reopen is for closed forms only; publishing a draft is Publish.
         const { form } = await deps.forms.getForm({ id }, as(res));
@@ -298,21 +388,21 @@ export function appRouter(deps: AppApiDeps): Router {
   }
 
   router.post("/forms/:id/trash", async (req, res) => {
-    await deps.forms.trashForm({ id: param(req, "id") }, as(res));
+    await deps.forms.trashForm({ id: pathId(req, "id") }, as(res));
     res.status(204).end();
   });
 
   router.post("/forms/:id/restore", async (req, res) => {
-    res.json(appFormJson((await deps.forms.restoreForm({ id: param(req, "id") }, as(res))).form!));
+    res.json(appFormJson((await deps.forms.restoreForm({ id: pathId(req, "id") }, as(res))).form!));
   });
 
   router.get("/forms/:id/questions", async (req, res) => {
-    const { questions } = await deps.forms.listQuestions({ formId: param(req, "id") }, as(res));
+    const { questions } = await deps.forms.listQuestions({ formId: pathId(req, "id") }, as(res));
     res.json({ items: questions.map(questionJson) });
   });
 
   router.get("/forms/:id/preview", async (req, res) => {
-    const { form } = await deps.forms.getForm({ id: param(req, "id") }, as(res));
+    const { form } = await deps.forms.getForm({ id: pathId(req, "id") }, as(res));
     const settings = resolveSettings(form!.settings);
     const html = renderFormPage({
       formId: `preview-${form!.id}`,
@@ -366,7 +456,7 @@ export function appRouter(deps: AppApiDeps): Router {
   }
 
   router.get("/forms/:id/submissions", async (req, res) => {
-    const formId = param(req, "id");
+    const formId = pathId(req, "id");
     const query = { ...parse(pagingQuerySchema, req.query, "query"), ...parse(submissionFilterQuerySchema, req.query, "query") };
     const { submissions, hasMore } = await deps.submissions.listSubmissions(
       { formId, filter: submissionFilters[query.filter], page: query.page, limit: query.limit },
@@ -376,7 +466,7 @@ export function appRouter(deps: AppApiDeps): Router {
   });
 
   router.get("/forms/:id/submissions.csv", async (req, res) => {
-    const formId = param(req, "id");
+    const formId = pathId(req, "id");
     const { filter } = parse(submissionFilterQuerySchema, req.query, "query");
     const [{ form }, { questions }] = await Promise.all([deps.forms.getForm({ id: formId }, as(res)), deps.forms.listQuestions({ formId }, as(res))]);
     const all: Submission[] = [];
@@ -402,29 +492,41 @@ export function appRouter(deps: AppApiDeps): Router {
   });
 
   router.get("/forms/:id/submissions/:sid", async (req, res) => {
-    const formId = param(req, "id");
-    const { submission } = await deps.submissions.getSubmission({ formId, submissionId: param(req, "sid") }, as(res));
+    const formId = pathId(req, "id");
+    const { submission } = await deps.submissions.getSubmission({ formId, submissionId: pathId(req, "sid") }, as(res));
     const versionOf = formVersions(formId);
     const [presented] = await presentSubmissions([submission!], versionOf);
     res.json({ submission: presented, document: (await versionOf(submission!.version)).document });
   });
 
+  router.get("/forms/:id/storage", async (req, res) => {
+    const held = await deps.submissions.getFormStorage({ formId: pathId(req, "id") }, as(res));
+    res.json({ files: Number(held.files), bytes: Number(held.bytes), quotaBytes: Number(held.quotaBytes) });
+  });
+
+  router.get("/forms/:id/calculated-field-problems", async (req, res) => {
+    const { problems } = await deps.submissions.listCalculatedFieldProblems({ formId: pathId(req, "id") }, as(res));
+    res.json({
+      items: problems.map((p) => ({ field: p.field, reason: p.reason, count: Number(p.count), lastAt: p.lastAt ? timestampDate(p.lastAt).toISOString() : null })),
+    });
+  });
+
   router.delete("/forms/:id/submissions/:sid", async (req, res) => {
-    await deps.submissions.deleteSubmission({ formId: param(req, "id"), submissionId: param(req, "sid") }, as(res));
+    await deps.submissions.deleteSubmission({ formId: pathId(req, "id"), submissionId: pathId(req, "sid") }, as(res));
     res.status(204).end();
   });
 
   // --- webhooks and deliveries --------------------------------------------------------------------
 
   router.get("/forms/:id/webhooks", async (req, res) => {
-    const { webhooks } = await deps.webhooks.listWebhooks({ formId: param(req, "id"), page: 1, limit: maxPageSize }, as(res));
+    const { webhooks } = await deps.webhooks.listWebhooks({ formId: pathId(req, "id"), page: 1, limit: maxPageSize }, as(res));
     res.json({ items: webhooks.map(webhookJson) });
   });
 
   router.post("/forms/:id/webhooks", async (req, res) => {
     const body = parse(createWebhookSchema, req.body, "body");
     const { webhook } = await deps.webhooks.createWebhook(
-      { formId: param(req, "id"), url: body.url, secret: body.secret ?? "", headers: body.headers ?? {}, enabled: body.enabled },
+      { formId: pathId(req, "id"), url: body.url, secret: body.secret ?? "", headers: body.headers ?? {}, eventTypes: body.eventTypes ?? [], enabled: body.enabled },
       as(res),
     );
     res.status(201).json(webhookJson(webhook!));
@@ -434,10 +536,11 @@ export function appRouter(deps: AppApiDeps): Router {
     const body = parse(updateWebhookSchema, req.body, "body");
     const { webhook } = await deps.webhooks.updateWebhook(
       {
-        id: param(req, "id"),
+        id: pathId(req, "id"),
         url: body.url,
         secret: body.secret === null ? "" : body.secret,
         headers: body.headers ? { values: body.headers } : undefined,
+        eventTypes: body.eventTypes ? { values: body.eventTypes } : undefined,
         enabled: body.enabled,
       },
       as(res),
@@ -446,31 +549,31 @@ export function appRouter(deps: AppApiDeps): Router {
   });
 
   router.delete("/webhooks/:id", async (req, res) => {
-    await deps.webhooks.deleteWebhook({ id: param(req, "id") }, as(res));
+    await deps.webhooks.deleteWebhook({ id: pathId(req, "id") }, as(res));
     res.status(204).end();
   });
 
   router.post("/webhooks/:id/test", async (req, res) => {
-    const { delivery } = await deps.delivery.sendTestEvent({ webhookId: param(req, "id") }, as(res));
+    const { delivery } = await deps.delivery.sendTestEvent({ webhookId: pathId(req, "id") }, as(res));
     res.json(deliveryJson(delivery!));
   });
 
   router.get("/webhooks/:id/deliveries", async (req, res) => {
     const query = parse(pagingQuerySchema, req.query, "query");
     const { deliveries, hasMore } = await deps.delivery.listDeliveries(
-      { webhookId: param(req, "id"), page: query.page, limit: query.limit },
+      { webhookId: pathId(req, "id"), page: query.page, limit: query.limit },
       as(res),
     );
     res.json({ items: deliveries.map(deliveryJson), page: query.page, limit: query.limit, hasMore });
   });
 
   router.get("/webhooks/:id/deliveries/:did/attempts", async (req, res) => {
-    const { attempts } = await deps.delivery.listAttempts({ webhookId: param(req, "id"), deliveryId: param(req, "did") }, as(res));
+    const { attempts } = await deps.delivery.listAttempts({ webhookId: pathId(req, "id"), deliveryId: pathId(req, "did") }, as(res));
     res.json({ items: attempts.map(attemptJson) });
   });
 
   router.post("/webhooks/:id/deliveries/:did/retry", async (req, res) => {
-    const { delivery } = await deps.delivery.retryDelivery({ webhookId: param(req, "id"), deliveryId: param(req, "did") }, as(res));
+    const { delivery } = await deps.delivery.retryDelivery({ webhookId: pathId(req, "id"), deliveryId: pathId(req, "did") }, as(res));
     res.json(deliveryJson(delivery!));
   });
 
@@ -489,7 +592,7 @@ export function appRouter(deps: AppApiDeps): Router {
   });
 
   router.delete("/api-keys/:id", async (req, res) => {
-    await deps.identity.deleteApiKey({ id: param(req, "id") }, as(res));
+    await deps.identity.deleteApiKey({ id: pathId(req, "id") }, as(res));
     res.status(204).end();
   });
 

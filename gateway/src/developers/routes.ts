@@ -1,9 +1,33 @@
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import express, { type Router } from "express";
+import { compressedAsset, type CompressedAsset } from "./compressed-assets.ts";
+import { developersSecurityHeaders } from "./security-headers.ts";
 
-// The browser build of Scalar (its standalone script and the chunks it loads), from node_modules.
-const scalarBrowserDir = join(dirname(fileURLToPath(import.meta.resolve("@scalar/api-reference"))), "browser");
+// The browser build of Scalar from node_modules: its standalone script holds everything the page needs.
+const scalarPackageDir = join(dirname(fileURLToPath(import.meta.resolve("@scalar/api-reference"))), "..");
+const scalarBrowserDir = join(scalarPackageDir, "dist", "browser");
+// The script's URL carries Scalar's version, so it can be cached for good.
+const scalarVersion = (JSON.parse(readFileSync(join(scalarPackageDir, "package.json"), "utf8")) as { version: string }).version;
+const scalarBase = `/developers/scalar/${scalarVersion}`;
+
+/**
+ * Scalar for a self-hosted install: nothing that calls Scalar's hosted services (AI agent, MCP, the
+ * toolbar's share, deploy and "Generate SDK", "Open in client", telemetry) and no fonts from a CDN.
+ */
+const scalarConfiguration = {
+  url: "/developers/openapi.json",
+  withDefaultFonts: false,
+  telemetry: false,
+  hideClientButton: true,
+  showDeveloperTools: "never",
+  showToolbar: "never",
+  agent: { disabled: true },
+  mcp: { disabled: true },
+  isEditable: false,
+  documentDownloadType: "json",
+};
 
 const page = `<!doctype html>
 <html lang="en">
@@ -15,14 +39,11 @@ const page = `<!doctype html>
   <body>
     <noscript>This reference needs JavaScript. The raw OpenAPI document is at <a href="/developers/openapi.json">/developers/openapi.json</a>.</noscript>
     <div id="app"></div>
-    <script src="/developers/scalar/standalone.js"></script>
+    <!-- Scalar's zod would probe for eval, which the page's CSP forbids; told to do without, it does not try. -->
+    <script>globalThis.__zod_globalConfig = { jitless: true };</script>
+    <script src="${scalarBase}/standalone.js"></script>
     <script>
-      Scalar.createApiReference("#app", {
-        url: "/developers/openapi.json",
-        withDefaultFonts: false,
-        hideClientButton: false,
-        telemetry: false,
-      });
+      Scalar.createApiReference("#app", ${JSON.stringify(scalarConfiguration)});
     </script>
   </body>
 </html>`;
@@ -30,12 +51,16 @@ const page = `<!doctype html>
 /** `/developers`: the OpenAPI document and the Scalar reference, served from our own node_modules. */
 export function developersRoutes(openApiDocument: object): Router {
   const router = express.Router();
-  router.get("/openapi.json", (_req, res) => {
-    res.json(openApiDocument);
-  });
-  router.use("/scalar", express.static(scalarBrowserDir, { maxAge: "1d", index: false }));
-  router.get("/", (_req, res) => {
-    res.type("html").send(page);
-  });
+  router.use(developersSecurityHeaders(page));
+  const document = compressedAsset(Buffer.from(JSON.stringify(openApiDocument)), "application/json", "no-cache");
+  const referencePage = compressedAsset(Buffer.from(page), "html", "no-cache");
+  // Read and compressed when first asked for: most gateways never serve it.
+  let script: CompressedAsset | undefined;
+  const scalarScript = () =>
+    (script ??= compressedAsset(readFileSync(join(scalarBrowserDir, "standalone.js")), "js", "public, max-age=31536000, immutable"));
+
+  router.get("/openapi.json", (req, res) => document.send(req, res));
+  router.get(`/scalar/${scalarVersion}/standalone.js`, (req, res) => scalarScript().send(req, res));
+  router.get("/", (req, res) => referencePage.send(req, res));
   return router;
 }

@@ -1,7 +1,7 @@
 // What the hosted form page needs to know about a (normalized) v1 form document: its pages, its
 // questions, turning the fields of a plain HTML form post into answers, and finding the question a
 // server error names. Pure functions; the browser script (form-page.js) mirrors the last two.
-import { isInputBlock, type Block, type FormDocument, type InputBlock } from "@formsvc/form-document";
+import { isInputBlock, maxInt32, type Block, type FormDocument, type InputBlock } from "@formsvc/form-document";
 
 /** Field names of the plain HTML form that are not answers. Keys start with a letter, so these never clash. */
 export const versionField = "_version";
@@ -108,7 +108,7 @@ export function answersFromFields(doc: FormDocument, fields: FieldValues): Poste
     if (value !== "") hidden[name] = value;
   }
   const version = Number(first(fields[versionField]));
-  return { answers, hidden, version: Number.isInteger(version) && version > 0 ? version : 0, errors };
+  return { answers, hidden, version: Number.isInteger(version) && version > 0 && version <= maxInt32 ? version : 0, errors };
 }
 
 function escapeRegExp(s: string): string {

@@ -454,11 +454,21 @@
   }
 
   // ---- saving -----------------------------------------------------------------------------------
+  // One Idempotency-Key per save: sending the same answers again (after a network failure, a time-out
+  // or a server restart) reuses it, so the server stores them once whatever became of the first try.
+  let lastSave = { json: "", key: "" };
+  function newIdempotencyKey() {
+    if (crypto.randomUUID) return crypto.randomUUID();
+    return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
   async function postResponse(body) {
+    const json = JSON.stringify(body);
+    if (lastSave.json !== json) lastSave = { json, key: newIdempotencyKey() };
     const res = await fetch(config.responsesUrl, {
       method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
+      headers: { "content-type": "application/json", "idempotency-key": lastSave.key },
+      body: json,
     });
     const data = await res.json().catch(() => ({}));
     return { status: res.status, ok: res.ok, data };

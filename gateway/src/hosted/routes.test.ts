@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { idempotentRequests } from "../idempotency.ts";
 import type { AddressInfo } from "node:net";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { create, type JsonObject } from "@bufbuild/protobuf";
@@ -6,10 +8,10 @@ import { Code, ConnectError, createClient, createRouterTransport } from "@connec
 import express from "express";
 import { normalizeDocument } from "@formsvc/form-document";
 import { createLogger } from "@formsvc/platform/logger.ts";
+import { receiveUpload } from "@formsvc/platform/upload-stream.ts";
 import { FormSchema, FormStatus, FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import {
   SubmissionsService,
-  type CreateUploadRequest,
   type SaveResponseRequest,
 } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { errorHandler } from "../http-errors.ts";
@@ -37,7 +39,7 @@ const forms: Record<string, { status: FormStatus; settings?: JsonObject; showBra
 };
 
 const saved: SaveResponseRequest[] = [];
-const uploads: CreateUploadRequest[] = [];
+const uploads: Awaited<ReturnType<typeof receiveUpload>>[] = [];
 let publicFormCalls = 0;
 
 const transport = createRouterTransport((router) => {
@@ -60,7 +62,8 @@ const transport = createRouterTransport((router) => {
       saved.push(req);
       return { responseId: req.responseId || `r${saved.length}`, completed: req.completed };
     },
-    createUpload: (req) => {
+    createUpload: async (requests) => {
+      const req = await receiveUpload(requests);
       if (!forms[req.formId]) throw new ConnectError("form not found", Code.NotFound);
       uploads.push(req);
       return { uploadId: `u${uploads.length}`, name: req.name, size: BigInt(req.content.length), contentType: req.contentType };
@@ -78,6 +81,8 @@ function appWith(overrides: Partial<HostedFormDeps> = {}) {
       logger: createLogger("hosted-test", "silent"),
       forms: createClient(FormsService, transport),
       submissions: createClient(SubmissionsService, transport),
+      // No request here sends an Idempotency-Key.
+      idempotency: idempotentRequests(createClient(IdentityService, createRouterTransport(() => {})), "test-secret"),
       rateLimits: { store, perIp: 1000, publicWritesPerIp: 1000 },
       countryHeader: "cf-ipcountry",
       publicUrl: "https://forms.example.com",
@@ -244,6 +249,32 @@ describe("POST /f/:formId/responses", () => {
     assert.equal(saved.length, 0);
   });
 
+  it("refuses what the service could not store or decode before asking it: deep answers, control characters, int32 overflow, bad encodings", async () => {
+    const deep = (levels: number) => "[".repeat(levels) + '"x"' + "]".repeat(levels);
+    const cases: [string, number, RegExp][] = [
+      [`{"answers":{"topics":${deep(50)}}}`, 400, /^body\.answers\.topics(\[0\])+: must not be nested deeper than 8 levels$/],
+      [`{"answers":{"topics":${deep(500)}}}`, 400, /^body\.answers\.topics(\[0\])+: must not be nested deeper than 8 levels$/],
+      [`{"answers":{},"hidden":${deep(500)}}`, 400, /^body\.hidden(\[0\])+: must not be nested deeper than 16 levels$/],
+      [JSON.stringify({ answers: { name: "a\u0000b" } }), 400, /^body\.answers\.name: must not contain control characters$/],
+      [JSON.stringify({ answers: {}, hidden: { utm_source: "\u001b" } }), 400, /^body\.hidden\.utm_source: must not contain control characters$/],
+      ['{"answers":{"name":"\\ud800"}}', 400, /^body\.answers\.name: must be valid Unicode/],
+      [JSON.stringify({ answers: {}, version: 2 ** 31 }), 400, /^body\.version: /],
+      [JSON.stringify({ answers: {}, responseId: "r".repeat(65) }), 400, /^body\.responseId: must be an id/],
+    ];
+    for (const [body, status, message] of cases) {
+      const res = await postJson("/f/pub/responses", body);
+      assert.equal(res.status, status, body.slice(0, 80));
+      assert.match(res.json.error, message, body.slice(0, 80));
+    }
+    const gzip = await postJson("/f/pub/responses", "not gzip", { "content-encoding": "gzip" });
+    assert.deepEqual([gzip.status, gzip.json], [400, { error: "request body cannot be decoded with its Content-Encoding" }]);
+    const unknownEncoding = await postJson("/f/pub/responses", "{}", { "content-encoding": "x-unknown" });
+    assert.deepEqual([unknownEncoding.status, unknownEncoding.json], [415, { error: "unsupported body encoding" }]);
+    const noId = await postJson("/f//responses", { answers: {} });
+    assert.deepEqual([noId.status, noId.json], [404, { error: "form not found" }]);
+    assert.equal(saved.length, 0);
+  });
+
   it("refuses bodies over 256 KiB with 413", async () => {
     const res = await postJson("/f/pub/responses", { answers: { name: "x".repeat(257 * 1024) } });
     assert.equal(res.status, 413);
@@ -395,6 +426,21 @@ describe("POST /f/:formId without JavaScript", () => {
     const unknown = await call("POST", "/f/draft", form([["name", "Ada"]]));
     assert.equal(unknown.status, 404);
     assert.match(unknown.text, /Form not found/);
+  });
+});
+
+describe("POST /f/:formId without JavaScript: odd input", () => {
+  it("refuses thousands of fields (413) and control characters (400) with a page, and ignores a version beyond int32", async () => {
+    const form = (body: string) => call("POST", "/f/pub", { headers: { "content-type": "application/x-www-form-urlencoded" }, body });
+    const many = await form(Array.from({ length: 2000 }, (_, i) => `f${i}=x`).join("&"));
+    assert.equal(many.status, 413);
+    assert.match(many.headers.get("content-type") ?? "", /text\/html/);
+    const control = await form("name=a%00b");
+    assert.equal(control.status, 400);
+    assert.match(control.text, /body\.name: must not contain control characters/);
+    const version = await form("name=Ada&_version=99999999999");
+    assert.equal(version.status, 200);
+    assert.equal(saved.at(-1)?.version, 0, "an impossible version is no version");
   });
 });
 

@@ -13,16 +13,22 @@ import { join } from "node:path";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from "express";
-import geoip from "geoip-country";
 import multer from "multer";
 import { z } from "zod";
-import { describeZodError, resolveSettings } from "@formsvc/form-document";
+import { describeZodError, isRecordId, jsonInputProblem, maxAnswerDepth, maxInt32, resolveSettings, textProblem } from "@formsvc/form-document";
+import { defaultResponseRatePerIp, defaultUploadBytesPerIp, defaultUploadRatePerIp } from "@formsvc/platform/config.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { FormStatus, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import type { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import { recordIdSchema } from "../api/schemas.ts";
 import { errorAnswer, HttpError } from "../http-errors.ts";
+import { idempotencyKeyOf, type IdempotentRequests } from "../idempotency.ts";
+import { rejectUnsafeQueryAndBody } from "../input-safety.ts";
 import { rateLimit } from "../rate-limit/rate-limit-middleware.ts";
 import type { RateLimitStore } from "../rate-limit/sliding-window.ts";
+import { countryOf, defaultLookupCountry, type LookupCountry } from "./country.ts";
+import { uploadBudget } from "./upload-budget.ts";
+import { streamingUploadStorage, type StreamedFile } from "./upload-storage.ts";
 import { answersFromFields, documentOf, messageForQuestion, questionNamedBy, type FieldValues } from "./form-fields.ts";
 import {
   maxUploadBytes,
@@ -42,54 +48,44 @@ export interface HostedFormDeps {
     store: RateLimitStore;
     /** Requests a minute per client address (RATE_LIMIT_PER_IP), shared with the rest of the gateway. */
     perIp: number;
-    /** Posts (responses, uploads) a minute per address, bucket "public"; a fifth of `perIp` by default. */
+    /** Posts (responses, uploads) a minute per address, bucket "public" (RESPONSE_RATE_PER_IP, 60 by default). */
     publicWritesPerIp?: number;
+    /** Uploads (UPLOAD_RATE_PER_IP) and bytes uploaded (UPLOAD_BYTES_PER_IP) per address in 10 minutes; see upload-budget.ts. */
+    uploadsPerIp?: number;
+    uploadBytesPerIp?: number;
   };
-  /** Header carrying the respondent's two-letter country (COUNTRY_HEADER); `cf-ipcountry` by default. */
+  /**
+   * Header carrying the respondent's two-letter country (COUNTRY_HEADER); `cf-ipcountry` by default.
+   * Believed only from a proxy the app trusts (TRUST_PROXY, see country.ts).
+   */
   countryHeader?: string;
   /** Where "Made with Formsvc" links to; `/` by default. */
   publicUrl?: string;
   /** Offline country of a client address; geoip-country by default. */
-  lookupCountry?: (ip: string) => string | undefined;
+  lookupCountry?: LookupCountry;
+  /** Where uploads with an Idempotency-Key are stored once (responses' keys are kept by submissions). */
+  idempotency: IdempotentRequests;
 }
 
 /** Largest JSON body of POST /f/:formId/responses. */
 const maxResponseBodyBytes = 256 * 1024;
 
-const formIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
+/** Fields of a plain HTML form post: far more than any form has inputs (checkboxes repeat their name). */
+const maxPostedFields = 1000;
 const scriptFile = join(import.meta.dirname, "form-page.js");
 
 /** Body of POST /f/:formId/responses (DESIGN.md "Hosted forms"). The service checks the answers themselves. */
-const responseBodySchema = z.strictObject({
-  version: z.number().int().min(0).optional(),
+export const responseBodySchema = z.strictObject({
+  version: z.number().int().min(0).max(maxInt32).optional(),
   answers: z.record(z.string().min(1).max(200), z.json()),
   hidden: z.record(z.string().min(1).max(200), z.string().max(10_000)).optional(),
   completed: z.boolean().optional(),
-  responseId: z.string().min(1).max(100).optional(),
+  responseId: recordIdSchema.optional(),
 });
-
-function defaultLookupCountry(ip: string): string | undefined {
-  const address = ip.startsWith("::ffff:") ? ip.slice(7) : ip;
-  return geoip.lookup(address)?.country || undefined;
-}
-
-/** The respondent's country: the configured header (two letters), else GeoIP of the client address. */
-function countryOf(req: Request, header: string, lookup: (ip: string) => string | undefined): string {
-  const sent = req.get(header)?.trim();
-  // Cloudflare sends XX for unknown and T1 for Tor; neither is a country.
-  if (sent && /^[A-Za-z]{2}$/.test(sent) && sent.toUpperCase() !== "XX") return sent.toUpperCase();
-  if (!req.ip) return "";
-  try {
-    const found = lookup(req.ip)?.toUpperCase();
-    return found && /^[A-Z]{2}$/.test(found) ? found : "";
-  } catch {
-    return "";
-  }
-}
 
 function formIdOf(req: Request): string {
   const id = String(req.params.formId ?? "");
-  if (!formIdPattern.test(id)) throw new HttpError(404, "form not found");
+  if (!isRecordId(id)) throw new HttpError(404, "form not found");
   return id;
 }
 
@@ -128,7 +124,7 @@ function sendHtml(res: Response, status: number, html: string, redirectUrl?: str
 }
 
 /** The JSON endpoints; every other path under /f is answered with HTML, errors included. */
-const jsonPath = /^\/[^/]+\/(definition|uploads|responses)\/?$/;
+const jsonPath = /^\/[^/]*\/(definition|uploads|responses)\/?$/;
 
 export function hostedFormRoutes(deps: HostedFormDeps): Router {
   const router = express.Router();
@@ -136,7 +132,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   const countryHeader = deps.countryHeader || "cf-ipcountry";
   const brandingUrl = deps.publicUrl ? `${deps.publicUrl.replace(/\/+$/, "")}/` : "/";
   const { store, perIp } = deps.rateLimits;
-  const writesPerIp = deps.rateLimits.publicWritesPerIp ?? Math.max(1, Math.floor(perIp / 5));
+  const writesPerIp = deps.rateLimits.publicWritesPerIp ?? defaultResponseRatePerIp;
   const address = (_res: Response, req: Request) => req.ip ?? "unknown";
 
   const script = readFileSync(scriptFile);
@@ -168,7 +164,9 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   const writeLimit = rateLimit(store, "public", writesPerIp, address);
 
   router.get("/:formId", async (req, res) => {
-    const { form, showBranding, document, settings } = await publicForm(formIdOf(req));
+    const formId = formIdOf(req);
+    rejectUnsafeQueryAndBody(req);
+    const { form, showBranding, document, settings } = await publicForm(formId);
     const info = { name: form.name, document, showBranding, brandingUrl };
     if (form.status === FormStatus.CLOSED) {
       sendHtml(res, 200, renderClosedPage({ ...info, closedMessage: settings.closedMessage }));
@@ -193,9 +191,11 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   router.post(
     "/:formId",
     writeLimit,
-    express.urlencoded({ extended: false, limit: maxResponseBodyBytes, parameterLimit: 5000 }),
+    express.urlencoded({ extended: false, limit: maxResponseBodyBytes, parameterLimit: maxPostedFields }),
     async (req, res) => {
-      const { form, showBranding, document, settings } = await publicForm(formIdOf(req));
+      const formId = formIdOf(req);
+      rejectUnsafeQueryAndBody(req);
+      const { form, showBranding, document, settings } = await publicForm(formId);
       const info = { name: form.name, document, showBranding, brandingUrl };
       const closed = () => sendHtml(res, 409, renderClosedPage({ ...info, closedMessage: settings.closedMessage }));
       if (form.status === FormStatus.CLOSED) return closed();
@@ -252,8 +252,22 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     },
   );
 
+  const fileTooLarge = () => new HttpError(413, `file is larger than ${maxUploadBytes / 1024 / 1024} MiB`);
+  // A failed CreateUpload: a full storage quota of the form or its workspace means the file is too large to keep.
+  const uploadFailure = (err: unknown) => (err instanceof ConnectError && err.code === Code.ResourceExhausted ? new HttpError(413, err.rawMessage) : err);
   const upload = multer({
-    storage: multer.memoryStorage(),
+    storage: streamingUploadStorage({
+      submissions: deps.submissions,
+      headerOf: (req, file) => {
+        for (const [field, value] of [["file name", file.originalname], ["file content type", file.mimetype]]) {
+          const problem = value ? textProblem(value) : undefined;
+          if (problem) throw new HttpError(400, `${field}: ${problem}`);
+        }
+        return { formId: formIdOf(req), name: (file.originalname || "file").slice(0, 255), contentType: file.mimetype || "application/octet-stream" };
+      },
+      maxBytes: maxUploadBytes,
+      tooLarge: fileTooLarge,
+    }),
     limits: { fileSize: maxUploadBytes, files: 1, fields: 10, fieldSize: 1024, parts: 11 },
     // Browsers send UTF-8 file names without saying so.
     defParamCharset: "utf8",
@@ -262,11 +276,12 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     upload(req, res, (err: unknown) => {
       if (!err) return next();
       if (err instanceof multer.MulterError) {
-        if (err.code === "LIMIT_FILE_SIZE") return next(new HttpError(413, `file is larger than ${maxUploadBytes / 1024 / 1024} MiB`));
+        if (err.code === "LIMIT_FILE_SIZE") return next(fileTooLarge());
         if (err.code === "LIMIT_UNEXPECTED_FILE") return next(new HttpError(400, `unexpected file field "${err.field}": send one file in field "file"`));
         return next(new HttpError(400, `invalid upload: ${err.message}`));
       }
       if (err instanceof HttpError) return next(err);
+      if (err instanceof ConnectError) return next(uploadFailure(err));
       // Busboy's parse errors: a malformed multipart body.
       next(new HttpError(400, "malformed multipart body"));
     });
@@ -276,22 +291,56 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     formIdOf(req);
     next();
   };
-  router.post("/:formId/uploads", writeLimit, knownFormId, receiveFile, async (req, res) => {
-    const formId = formIdOf(req);
-    const file = req.file;
+  const budget = uploadBudget({
+    store,
+    uploads: deps.rateLimits.uploadsPerIp ?? defaultUploadRatePerIp,
+    bytes: deps.rateLimits.uploadBytesPerIp ?? defaultUploadBytesPerIp,
+    addressOf: (req) => req.ip ?? "unknown",
+  });
+  router.post("/:formId/uploads", writeLimit, knownFormId, budget.admit, receiveFile, async (req, res) => {
+    const file = req.file as (Express.Multer.File & StreamedFile) | undefined;
     if (!file) throw new HttpError(400, 'missing file: send multipart/form-data with the file in field "file"');
-    const created = await deps.submissions.createUpload({
-      formId,
-      name: (file.originalname || "file").slice(0, 255),
-      contentType: file.mimetype || "application/octet-stream",
-      content: file.buffer,
-    });
-    res.json({ uploadId: created.uploadId, name: created.name, size: Number(created.size), contentType: created.contentType });
+    // Charged once all of it came and before submissions is told to keep it: a refused file is not stored.
+    try {
+      await budget.charge(req, file.size);
+    } catch (err) {
+      await file.discard(err as Error);
+      throw err;
+    }
+    const store = async () => {
+      const created = await file.store().catch((err: unknown) => {
+        throw uploadFailure(err);
+      });
+      return { status: 200, body: { uploadId: created.uploadId, name: created.name, size: Number(created.size), contentType: created.contentType } };
+    };
+    const key = idempotencyKeyOf(req);
+    if (!key) {
+      const answer = await store();
+      res.status(answer.status).json(answer.body);
+      return;
+    }
+    // A repeat is told by what the bytes came as (the key is a fresh UUID per file, so this suffices).
+    const claim = { scope: `form:${formIdOf(req)}`, key, content: ["uploadFile", file.originalname, file.mimetype, file.size] };
+    let stored = false;
+    let answer: Awaited<ReturnType<typeof deps.idempotency.run>>;
+    try {
+      answer = await deps.idempotency.run(claim, () => ((stored = true), store()));
+    } finally {
+      // A repeat's bytes (or those of a refused one) are not kept, and let go before the client is answered:
+      // the first upload's stand.
+      if (!stored) await file.discard(new Error("not stored: a repeat of an earlier upload"));
+    }
+    if (answer.replayed) res.setHeader("Idempotent-Replayed", "true");
+    res.status(answer.status).json(answer.body);
   });
 
   router.post("/:formId/responses", writeLimit, express.json({ limit: maxResponseBodyBytes }), async (req, res) => {
     const formId = formIdOf(req);
     if (!req.is("application/json")) throw new HttpError(415, "Content-Type must be application/json");
+    // Before the schema, whose JSON check recurses through the answers; the answers' own bound first.
+    const answersProblem = jsonInputProblem((req.body as { answers?: unknown } | undefined)?.answers, "body.answers", maxAnswerDepth);
+    if (answersProblem) throw new HttpError(400, answersProblem);
+    rejectUnsafeQueryAndBody(req);
     const parsed = responseBodySchema.safeParse(req.body ?? {});
     if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error, "body"));
     const body = parsed.data;
@@ -303,12 +352,17 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       completed: body.completed ?? false,
       responseId: body.responseId ?? "",
       country: countryOf(req, countryHeader, lookupCountry),
+      idempotencyKey: idempotencyKeyOf(req),
     });
+    if (saved.idempotencyKeyReused) throw new HttpError(422, "Idempotency-Key was already used with a different request");
     res.json({ responseId: saved.responseId, completed: saved.completed });
   });
 
-  // Anything else under /f: the not-found page.
-  router.use((_req, res) => sendHtml(res, 404, renderNotFoundPage()));
+  // Anything else under /f: the not-found page; a JSON endpoint's path without a form id, the form's 404.
+  router.use((req, res) => {
+    if (jsonPath.test(req.path)) throw new HttpError(404, "form not found");
+    sendHtml(res, 404, renderNotFoundPage());
+  });
 
   // HTML routes answer their errors with a page; JSON routes leave them to the app's error handler.
   const htmlErrors: ErrorRequestHandler = (err, req, res, next) => {

@@ -32,6 +32,27 @@ describe("MemorySlidingWindow", () => {
     await store.close();
   });
 
+  it("weighs hits: admits while the weights stay within the limit, and says when a refused one would fit", async () => {
+    let now = 0;
+    const store = new MemorySlidingWindow(() => now);
+    assert.deepEqual(await store.hit("bytes", 100, 10_000, 60), { allowed: true, limit: 100, remaining: 40, resetMs: 10_000 });
+    now = 1_000;
+    assert.deepEqual(await store.hit("bytes", 100, 10_000, 30), { allowed: true, limit: 100, remaining: 10, resetMs: 9_000 });
+    now = 2_000;
+    // 50 fits once the 60 has left (at 10 s); the 30 of 1 s alone would not be enough.
+    assert.deepEqual(await store.hit("bytes", 100, 10_000, 50), { allowed: false, limit: 100, remaining: 10, resetMs: 8_000 });
+    // 80 needs both gone: the 30 leaves at 11 s.
+    assert.equal((await store.hit("bytes", 100, 10_000, 80)).resetMs, 9_000);
+    // More than the whole budget never fits: the whole window.
+    assert.deepEqual(await store.hit("bytes", 100, 10_000, 101), { allowed: false, limit: 100, remaining: 10, resetMs: 10_000 });
+    assert.deepEqual(await store.hit("bytes", 100, 10_000, 0), { allowed: true, limit: 100, remaining: 10, resetMs: 8_000 }, "weight 0 only looks");
+    assert.equal((await store.hit("bytes", 100, 10_000, 10)).allowed, true, "exactly the limit is within it");
+    now = 10_000;
+    assert.deepEqual(await store.hit("bytes", 100, 10_000, 0), { allowed: true, limit: 100, remaining: 60, resetMs: 1_000 }, "the 60 has left");
+    assert.deepEqual(await new MemorySlidingWindow().hit("empty", 5, 1_000, 0), { allowed: true, limit: 5, remaining: 5, resetMs: 0 });
+    await store.close();
+  });
+
   it("keeps buckets apart", async () => {
     const store = new MemorySlidingWindow();
     assert.equal((await store.hit("a", 1, 60_000)).allowed, true);

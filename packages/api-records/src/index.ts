@@ -102,7 +102,11 @@ export function webhookJson(hook: Webhook) {
     url: hook.url,
     secret: hook.secret || null,
     headers: hook.headers,
+    eventTypes: hook.eventTypes,
     enabled: hook.enabled,
+    disabledReason: hook.disabledReason || null,
+    disabledAt: iso(hook.disabledAt),
+    previousSecretExpiresAt: iso(hook.previousSecretExpiresAt),
     createdAt: iso(hook.createdAt),
     updatedAt: iso(hook.updatedAt),
   };
@@ -128,6 +132,7 @@ export function deliveryJson(d: Delivery) {
     nextAttemptAt: iso(d.nextAttemptAt),
     submissionId: d.submissionId,
     eventType: d.eventType,
+    trigger: d.trigger,
     createdAt: iso(d.createdAt),
     updatedAt: iso(d.updatedAt),
   };

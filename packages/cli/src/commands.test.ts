@@ -17,6 +17,14 @@ describe("parseArgs", () => {
     });
   });
 
+  test("a switch takes no value: the next argument is the next flag", () => {
+    assert.deepEqual(parseArgs(["user:create", "--password-stdin", "--email", "a@example.com"]), {
+      command: "user:create",
+      flags: { "password-stdin": "true", email: "a@example.com" },
+    });
+    assert.deepEqual(parseArgs(["user:set-password", "--email", "a@example.com", "--password-stdin"]).flags, { email: "a@example.com", "password-stdin": "true" });
+  });
+
   test("--help and -h mean help", () => {
     assert.deepEqual(parseArgs(["--help"]), { command: "help", flags: {} });
     assert.deepEqual(parseArgs(["-h"]), { command: "help", flags: {} });
@@ -46,9 +54,11 @@ describe("validate", () => {
   for (const [command, flags, message] of [
     ["nope", {}, /unknown command "nope"/],
     ["toString", {}, /unknown command "toString"/],
-    ["user:create", {}, /user:create needs --email; usage: user:create --email E \[--name N\] \[--plan free\|pro\]/],
+    ["user:create", {}, /user:create needs --email; usage: user:create --email E \[--name N\] \[--plan free\|pro\] \[--password-stdin\]/],
     ["user:create", { email: "a", plan: "gold" }, /--plan must be free or pro, not "gold"/],
-    ["user:create", { email: "a", owner: "b" }, /unknown flag --owner for user:create \(its flags: --email, --name, --plan\)/],
+    ["user:create", { email: "a", owner: "b" }, /unknown flag --owner for user:create \(its flags: --email, --name, --plan, --password-stdin\)/],
+    ["user:set-password", { email: "a" }, /user:set-password needs --password-stdin; usage: user:set-password --email E --password-stdin/],
+    ["user:set-password", { email: "a", "password-stdin": "secret" }, /--password-stdin takes no value/],
     ["user:create", { email: " " }, /--email must not be empty/],
     ["workspace:set-plan", { workspace: "w" }, /needs --plan/],
     ["help", { x: "1" }, /unknown flag --x for help \(its flags: none\)/],
@@ -60,12 +70,14 @@ describe("validate", () => {
 });
 
 describe("the command table", () => {
-  test("has exactly the commands of DESIGN.md, with their usage", () => {
+  test("has exactly the commands of DESIGN.md and the README, with their usage", () => {
     assert.deepEqual(
       Object.keys(commands).map(usage),
       [
-        "user:create --email E [--name N] [--plan free|pro]",
+        "user:create --email E [--name N] [--plan free|pro] [--password-stdin]",
+        "user:set-password --email E --password-stdin",
         "workspace:create --owner E --name N [--plan free|pro]",
+        "user:invite --workspace W --email E [--role admin|member]",
         "workspace:add-member --workspace W --email E",
         "workspace:set-plan --workspace W --plan free|pro",
         "key:create --email E --name N",

@@ -3,7 +3,7 @@ import type { Client } from "@connectrpc/connect";
 import { apiKeyJson, formJson, planFromName, userJson, workspaceJson } from "@formsvc/api-records";
 import type { ServiceName } from "@formsvc/platform/config.ts";
 import { FormStatus, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
-import type { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { Role, type IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 
 export type Flags = Record<string, string>;
 
@@ -13,8 +13,10 @@ export interface Clients {
 }
 
 export interface FlagSpec {
-  /** Shown in the usage line: `--email E`. */
+  /** Shown in the usage line: `--email E`; empty for a switch. */
   placeholder: string;
+  /** A switch: given without a value (`--password-stdin`). */
+  switch?: true;
   required?: boolean;
   /** The only values allowed, when the flag is an enumeration. */
   values?: readonly string[];
@@ -25,7 +27,13 @@ export interface CommandSpec {
   flags: Record<string, FlagSpec>;
   /** The service the command calls; its address is named when it cannot be reached. */
   service?: ServiceName;
-  run(flags: Flags, clients: Clients): Promise<object>;
+  run(flags: Flags, clients: Clients, input: Input): Promise<object>;
+}
+
+/** What a command may read besides its flags. */
+export interface Input {
+  /** Everything on standard input, up to its end. */
+  stdin(): Promise<string>;
 }
 
 /** A mistake in how the CLI was called (as opposed to a failure of the call itself). */
@@ -42,6 +50,15 @@ function present<T>(value: T | undefined, what: string): T {
 
 const plan = (flags: Flags) => planFromName(flags.plan)!; // validated against `values` before
 
+/** `--password-stdin`: the password on standard input's first line (so `echo` and a typed line both work); never a flag, which would land in the shell's history and `ps`. */
+const passwordStdin: FlagSpec = { placeholder: "", switch: true };
+
+export async function passwordFrom(input: Input): Promise<string> {
+  const password = (await input.stdin()).split(/\r?\n/, 1)[0];
+  if (!password) throw new UsageError("--password-stdin: no password on standard input");
+  return password;
+}
+
 export const commands: Record<string, CommandSpec> = {
   "user:create": {
     summary: "Creates a user with a personal workspace.",
@@ -50,10 +67,24 @@ export const commands: Record<string, CommandSpec> = {
       email: { placeholder: "E", required: true },
       name: { placeholder: "N" },
       plan: { placeholder: "free|pro", values: plans },
+      "password-stdin": passwordStdin,
     },
-    async run(flags, { identity }) {
-      const res = await identity.createUser({ email: flags.email, name: flags.name ?? "", plan: plan(flags) }, callOptions);
+    async run(flags, { identity }, input) {
+      const password = flags["password-stdin"] ? await passwordFrom(input) : "";
+      const res = await identity.createUser({ email: flags.email, name: flags.name ?? "", plan: plan(flags), password }, callOptions);
       return { user: userJson(present(res.user, "a user")), workspace: workspaceJson(present(res.workspace, "a workspace")) };
+    },
+  },
+  "user:set-password": {
+    summary: "Sets a user's password (read from standard input), so they can sign in to the app.",
+    service: "identity",
+    flags: {
+      email: { placeholder: "E", required: true },
+      "password-stdin": { ...passwordStdin, required: true },
+    },
+    async run(flags, { identity }, input) {
+      const res = await identity.setPassword({ email: flags.email, password: await passwordFrom(input) }, callOptions);
+      return { user: userJson(present(res.user, "a user")) };
     },
   },
   "workspace:create": {
@@ -67,6 +98,20 @@ export const commands: Record<string, CommandSpec> = {
     async run(flags, { identity }) {
       const res = await identity.createWorkspace({ ownerEmail: flags.owner, name: flags.name, plan: plan(flags) }, callOptions);
       return { workspace: workspaceJson(present(res.workspace, "a workspace")) };
+    },
+  },
+  "user:invite": {
+    summary: "Invites someone to a workspace: adds an existing account at once, or mails a link that signs them up into it.",
+    service: "identity",
+    flags: {
+      workspace: { placeholder: "W", required: true },
+      email: { placeholder: "E", required: true },
+      role: { placeholder: "admin|member", values: ["admin", "member"] },
+    },
+    async run(flags, { identity }) {
+      const role = flags.role === "admin" ? Role.ADMIN : Role.MEMBER;
+      const res = await identity.inviteMember({ workspaceId: flags.workspace, email: flags.email, role }, callOptions);
+      return res.invited ? { invited: true, email: flags.email.trim().toLowerCase() } : { invited: false, user: userJson(present(res.user, "a user")) };
     },
   },
   "workspace:add-member": {
@@ -166,11 +211,18 @@ export const commands: Record<string, CommandSpec> = {
 /** `user:create --email E [--name N] [--plan free|pro]` */
 export function usage(name: string): string {
   const spec = commands[name];
-  const flags = Object.entries(spec.flags).map(([flag, f]) => (f.required ? `--${flag} ${f.placeholder}` : `[--${flag} ${f.placeholder}]`));
+  const flags = Object.entries(spec.flags).map(([flag, f]) => {
+    const written = f.switch ? `--${flag}` : `--${flag} ${f.placeholder}`;
+    return f.required ? written : `[${written}]`;
+  });
   return [name, ...flags].join(" ");
 }
 
-/** Splits `<command> --flag value --other=value` into the command and its flags. */
+function isSwitch(command: string, flag: string): boolean {
+  return Object.hasOwn(commands, command) && Object.hasOwn(commands[command].flags, flag) && commands[command].flags[flag].switch === true;
+}
+
+/** Splits `<command> --flag value --other=value --switch` into the command and its flags. */
 export function parseArgs(argv: readonly string[]): { command: string; flags: Flags } {
   const [command, ...rest] = argv;
   if (command === undefined) throw new UsageError("no command given; `npm run -s cli -- help` lists them");
@@ -186,6 +238,9 @@ export function parseArgs(argv: readonly string[]): { command: string; flags: Fl
     if (eq > 2) {
       name = arg.slice(2, eq);
       value = arg.slice(eq + 1);
+    } else if (isSwitch(command, arg.slice(2))) {
+      name = arg.slice(2);
+      value = "true";
     } else {
       name = arg.slice(2);
       value = rest[i + 1];
@@ -214,6 +269,7 @@ export function validate(command: string, flags: Flags): CommandSpec {
       if (f.required) throw new UsageError(`${command} needs --${name}; usage: ${usage(command)}`);
       continue;
     }
+    if (f.switch && value !== "true") throw new UsageError(`--${name} takes no value`);
     if (value.trim() === "") throw new UsageError(`--${name} must not be empty`);
     if (f.values && !f.values.includes(value)) throw new UsageError(`--${name} must be ${f.values.join(" or ")}, not "${value}"`);
   }

@@ -5,7 +5,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { FormSchema, FormStatus } from "@formsvc/proto/forms/v1/forms_pb.js";
-import { ApiKeySchema, Plan, UserSchema, WorkspaceSchema } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { ApiKeySchema, Plan, Role, UserSchema, WorkspaceSchema } from "@formsvc/proto/identity/v1/identity_pb.js";
 import type { Clients } from "./commands.ts";
 import { runCli } from "./main.ts";
 
@@ -25,8 +25,10 @@ function fakeClients(calls: unknown[][], fail?: Error): Clients {
   return {
     identity: {
       createUser: answer("createUser", { user, workspace }),
+      setPassword: answer("setPassword", { user }),
       createWorkspace: answer("createWorkspace", { workspace }),
       addMember: answer("addMember", { workspace, user }),
+      inviteMember: answer("inviteMember", { invited: true }),
       setPlan: answer("setPlan", { workspace }),
       createApiKey: answer("createApiKey", { apiKey, key: "fk-ab12secret" }),
       listApiKeys: answer("listApiKeys", { apiKeys: [apiKey] }),
@@ -39,9 +41,9 @@ function fakeClients(calls: unknown[][], fail?: Error): Clients {
   } as unknown as Clients;
 }
 
-async function run(argv: string[], fail?: Error) {
+async function run(argv: string[], fail?: Error, stdin = "") {
   const calls: unknown[][] = [];
-  const result = await runCli(argv, { clients: fakeClients(calls, fail), env: {} });
+  const result = await runCli(argv, { clients: fakeClients(calls, fail), env: {}, input: { stdin: async () => stdin } });
   return { ...result, calls, json: JSON.parse(result.stdout ?? result.stderr ?? "null") };
 }
 
@@ -63,7 +65,30 @@ describe("runCli", () => {
 
   test("user:create without --plan leaves the plan to the service", async () => {
     const r = await run(["user:create", "--email", "a@example.com"]);
-    assert.deepEqual(r.calls[0][1], { email: "a@example.com", name: "", plan: Plan.UNSPECIFIED });
+    assert.deepEqual(r.calls[0][1], { email: "a@example.com", name: "", plan: Plan.UNSPECIFIED, password: "" });
+  });
+
+  test("user:create --password-stdin sends the first line of standard input as the password", async () => {
+    const r = await run(["user:create", "--email", "a@example.com", "--password-stdin"], undefined, "correct horse battery staple\r\nignored\n");
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(r.calls[0][1], { email: "a@example.com", name: "", plan: Plan.UNSPECIFIED, password: "correct horse battery staple" });
+    assert.doesNotMatch(r.stdout!, /horse/, "the password is never printed");
+  });
+
+  test("user:set-password reads the password from standard input and prints the user", async () => {
+    const r = await run(["user:set-password", "--email", "a@example.com", "--password-stdin"], undefined, "correct horse battery staple\n");
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(r.calls, [["setPassword", { email: "a@example.com", password: "correct horse battery staple" }, undefined]]);
+    assert.deepEqual(r.json, { user: userJson });
+  });
+
+  test("--password-stdin with nothing on standard input is a usage error that calls nothing", async () => {
+    for (const argv of [["user:set-password", "--email", "a@example.com", "--password-stdin"], ["user:create", "--email", "a@example.com", "--password-stdin"]]) {
+      const r = await run(argv, undefined, "\n");
+      assert.equal(r.code, 1);
+      assert.deepEqual(r.json, { error: "--password-stdin: no password on standard input" });
+      assert.deepEqual(r.calls, []);
+    }
   });
 
   test("the other commands print their records", async () => {
@@ -74,6 +99,7 @@ describe("runCli", () => {
       [["key:create", "--email", "a@example.com", "--name", "first"], "createApiKey", { email: "a@example.com", name: "first" }, { id: "k1", name: "first", key: "fk-ab12secret", prefix: "fk-ab12", createdAt: "2026-01-02T03:04:05.000Z" }],
       [["key:list", "--email", "a@example.com"], "listApiKeys", { email: "a@example.com" }, { keys: [{ id: "k1", name: "first", prefix: "fk-ab12", createdAt: "2026-01-02T03:04:05.000Z", lastUsedAt: null }] }],
       [["key:delete", "--id", "k1"], "deleteApiKey", { id: "k1" }, { deleted: true, id: "k1" }],
+      [["user:invite", "--workspace", "w1", "--email", "New@Example.com", "--role", "admin"], "inviteMember", { workspaceId: "w1", email: "New@Example.com", role: Role.ADMIN }, { invited: true, email: "new@example.com" }],
     ];
     for (const [argv, method, request, output] of cases) {
       const r = await run(argv);
@@ -117,6 +143,17 @@ describe("runCli", () => {
     const r = await run(["key:delete", "--id", "k9"], new ConnectError("API key not found", Code.NotFound));
     assert.equal(r.code, 1);
     assert.deepEqual(r.json, { error: "API key not found" });
+  });
+
+  test("a service that is up but unavailable (its database is down) says so and to try again", async () => {
+    const result = await runCli(["key:list", "--email", "a@example.com"], {
+      clients: fakeClients([], new ConnectError("the database is unavailable", Code.Unavailable)),
+      env: { IDENTITY_URL: "http://127.0.0.1:9" },
+    });
+    assert.equal(result.code, 1);
+    assert.deepEqual(JSON.parse(result.stderr!), {
+      error: "the service at http://127.0.0.1:9 is unavailable right now (the database is unavailable); try again shortly",
+    });
   });
 
   test("services that are not running are named with their address", async () => {

@@ -1,11 +1,12 @@
 // `npm run -s cli -- <command> [--flag value]...`: exactly one JSON object on stdout and exit 0,
 // or `{"error": "..."}` on stderr and exit 1.
+import { text } from "node:stream/consumers";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { loadConfig, type Config } from "@formsvc/platform/config.ts";
 import { createServiceClient } from "@formsvc/platform/rpc.ts";
 import { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
-import { parseArgs, validate, UsageError, type Clients } from "./commands.ts";
+import { parseArgs, validate, UsageError, type Clients, type Input } from "./commands.ts";
 
 export interface CliResult {
   code: 0 | 1;
@@ -38,18 +39,23 @@ export function errorMessage(err: unknown, address?: string): string {
   if (address && connectErr.code === Code.Unavailable && ((cause && unreachable.has(cause)) || /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH/.test(text))) {
     return `the services are not running at ${address} (${text}); start them with npm start`;
   }
+  // Running but not able to answer now (its database is down, say): worth trying again, not a mistake.
+  if (connectErr.code === Code.Unavailable) return `the service at ${address ?? "its address"} is unavailable right now (${text}); try again shortly`;
   if (address && connectErr.code === Code.DeadlineExceeded) return `no answer from ${address} in time (${text})`;
   return text;
 }
 
-export async function runCli(argv: readonly string[], options: { env?: NodeJS.ProcessEnv; clients?: Clients } = {}): Promise<CliResult> {
+/** Standard input, read when a command asks for it. */
+const processInput: Input = { stdin: () => text(process.stdin) };
+
+export async function runCli(argv: readonly string[], options: { env?: NodeJS.ProcessEnv; clients?: Clients; input?: Input } = {}): Promise<CliResult> {
   let address: string | undefined;
   try {
     const { command, flags } = parseArgs(argv);
     const spec = validate(command, flags);
     const config = loadConfig(options.env ?? process.env);
     if (spec.service) address = config.services[spec.service];
-    const output = await spec.run(flags, options.clients ?? lazyClients(config));
+    const output = await spec.run(flags, options.clients ?? lazyClients(config), options.input ?? processInput);
     return { code: 0, stdout: JSON.stringify(output) + "\n" };
   } catch (err) {
     return { code: 1, stderr: JSON.stringify({ error: errorMessage(err, address) }) + "\n" };

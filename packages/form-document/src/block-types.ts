@@ -28,6 +28,26 @@ export type ChoiceBlockType = (typeof choiceBlockTypes)[number];
 export type LayoutBlockType = (typeof layoutBlockTypes)[number];
 export type BlockType = (typeof blockTypes)[number];
 
+/**
+ * What calculated fields' CEL expressions may cost, checked when a form is saved (expression-cost.ts):
+ * evaluation time grows with the size of the expression and, multiplied by the answers' list sizes,
+ * with every comprehension (all, exists, exists_one, map, filter) inside another.
+ */
+export const expressionLimits = {
+  /** Characters of one expression. */
+  chars: 1000,
+  /** Characters of all the document's expressions together (each save parses them all). */
+  totalChars: 10_000,
+  /** Nodes of the parsed tree, macros expanded. */
+  nodes: 300,
+  /** Levels of the parsed tree, macros expanded (`a + b + c` is three deep). */
+  depth: 50,
+  /** Comprehensions in one expression. */
+  comprehensions: 8,
+  /** Comprehensions run once per element of another (`l.all(x, m.exists(y, x == y))` is two). */
+  nestedComprehensions: 2,
+} as const;
+
 export const limits = {
   blocks: 500,
   options: 500,
@@ -40,7 +60,7 @@ export const limits = {
   placeholder: 500,
   optionText: 1000,
   text: 5000,
-  expression: 5000,
+  expression: expressionLimits.chars,
 } as const;
 
 /** Default of a RATING block's `max`. */

@@ -38,7 +38,8 @@ test("request bodies convert to JSON Schema for the OpenAPI document", () => {
   const create = z.toJSONSchema(createFormBodySchema, { io: "input" }) as Record<string, any>;
   assert.deepEqual(create.required, ["workspaceId"]);
   assert.equal(create.additionalProperties, false);
-  assert.equal(create.properties.document.type, "object");
+  assert.equal(create.properties.document.$ref, "#/$defs/FormDocument");
+  assert.equal(create.$defs.FormDocument.type, "object");
   const update = z.toJSONSchema(updateFormBodySchema, { io: "input" }) as Record<string, any>;
   assert.deepEqual(Object.keys(update.properties).sort(), ["document", "name", "settings"]);
   assert.equal(update.properties.settings.additionalProperties, false);

@@ -5,6 +5,7 @@ export {
   choiceBlockTypes,
   defaultRatingMax,
   emptyDocument,
+  expressionLimits,
   fieldNamePattern,
   formDocumentExample,
   formDocumentSchema,
@@ -30,7 +31,9 @@ export {
   type LayoutBlock,
   type LayoutBlockType,
 } from "./schema.ts";
+export { calculatedFieldProblems, expressionCost, expressionProblem, type ExpressionCost } from "./expression-cost.ts";
 export { DocumentError, describeZodError, formatPath } from "./errors.ts";
+export { cursorPattern, isRecordId, jsonInputProblem, maxAnswerDepth, maxBodyDepth, maxInt32, recordIdPattern, textProblem } from "./input-safety.ts";
 export { normalizeDocument, type NormalizedDocument } from "./normalize.ts";
 export {
   calculatedFieldKey,
@@ -45,7 +48,9 @@ export {
   formSettingsPatchSchema,
   formSettingsSchema,
   resolveSettings,
+  sendsNotifications,
   type FormSettings,
+  type NotificationSettings,
   type FormSettingsPatch,
 } from "./settings.ts";
 export {
@@ -56,3 +61,4 @@ export {
   type UpdateFormBody,
 } from "./bodies.ts";
 export { randomId, randomKey } from "./ids.ts";
+export { sampleAnswer } from "./sample-answers.ts";

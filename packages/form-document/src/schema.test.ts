@@ -6,7 +6,8 @@ import { formDocumentExample, formDocumentSchema, inputBlockTypes, limits } from
 
 const designExample = {
   ...formDocumentExample,
-  calculatedFields: [{ name: "score", type: "NUMBER", expression: "..." }],
+  // DESIGN.md writes the expression as "..."; a real one, since expressions must parse.
+  calculatedFields: [{ name: "score", type: "NUMBER", expression: "1 + 1" }],
 };
 
 function errorOf(doc: unknown): string {
@@ -111,10 +112,10 @@ test("hidden and calculated field names are identifiers and unique", () => {
   assert.match(errorOf({ blocks: [], hiddenFields: [{ name: "utm-source" }] }), /^document\.hiddenFields\[0\]\.name: /);
   assert.match(errorOf({ blocks: [], hiddenFields: [{ name: "a" }, { name: "a" }] }), /^document\.hiddenFields\[1\]\.name: duplicate name "a"/);
   assert.match(
-    errorOf({ blocks: [], hiddenFields: [{ name: "a" }], calculatedFields: [{ name: "a", type: "TEXT", expression: "" }] }),
+    errorOf({ blocks: [], hiddenFields: [{ name: "a" }], calculatedFields: [{ name: "a", type: "TEXT", expression: "'a'" }] }),
     /^document\.calculatedFields\[0\]\.name: duplicate name "a"/,
   );
-  assert.match(errorOf({ blocks: [], calculatedFields: [{ name: "s", type: "DATE", expression: "" }] }), /^document\.calculatedFields\[0\]\.type: /);
+  assert.match(errorOf({ blocks: [], calculatedFields: [{ name: "s", type: "DATE", expression: "1" }] }), /^document\.calculatedFields\[0\]\.type: /);
   assert.equal(formDocumentSchema.safeParse({ blocks: [], hiddenFields: [{ name: "_x9" }, { name: "b" }] }).success, true);
 });
 
@@ -135,7 +136,10 @@ test("describeZodError works without a root and with odd path segments", () => {
 });
 
 test("the document schema converts to JSON Schema (for the OpenAPI document)", () => {
-  const json = z.toJSONSchema(formDocumentSchema) as Record<string, any>;
+  // Named (meta id "FormDocument"): the document refers to it once, from wherever it is used.
+  const root = z.toJSONSchema(formDocumentSchema) as Record<string, any>;
+  assert.equal(root.$ref, "#/$defs/FormDocument");
+  const json = root.$defs.FormDocument;
   assert.equal(json.type, "object");
   assert.equal(json.additionalProperties, false);
   assert.deepEqual(json.required, ["blocks"]);

@@ -7,6 +7,7 @@ export * from "./block-types.ts";
 import {
   choiceBlockTypes,
   defaultRatingMax,
+  expressionLimits,
   fieldNamePattern,
   idPattern,
   inputBlockTypes,
@@ -16,6 +17,7 @@ import {
   type InputBlockType,
   type LayoutBlockType,
 } from "./block-types.ts";
+import { calculatedFieldProblems } from "./expression-cost.ts";
 
 const notBlank = /\S/;
 
@@ -133,7 +135,15 @@ export const calculatedFieldSchema = z.strictObject({
     .string()
     .regex(fieldNamePattern, "must start with a letter or '_' and have at most 64 letters, digits or '_'"),
   type: z.enum(["NUMBER", "TEXT"]),
-  expression: z.string().max(limits.expression),
+  expression: z
+    .string()
+    .max(limits.expression)
+    .describe(
+      `A CEL expression (https://cel.dev) over the answers. It must parse and stay within: ` +
+        `${expressionLimits.nodes} nodes, ${expressionLimits.depth} levels, ${expressionLimits.comprehensions} ` +
+        `comprehensions (all, exists, exists_one, map, filter), ${expressionLimits.nestedComprehensions} of them ` +
+        `inside one another, and ${expressionLimits.totalChars} characters for all of a document's expressions.`,
+    ),
 });
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
@@ -171,8 +181,12 @@ export const formDocumentSchema = z
       });
     check("hiddenFields");
     check("calculatedFields");
+    for (const { index, message } of calculatedFieldProblems(doc.calculatedFields ?? [])) {
+      ctx.addIssue({ code: "custom", path: ["calculatedFields", index, "expression"], message });
+    }
   })
   .meta({
+    id: "FormDocument",
     description:
       "The form document, version 1: the form's content, replaced as a unit. The server gives every block " +
       "and option without one an `id`, and every question a `key` that never changes afterwards.",

@@ -8,6 +8,7 @@ import {
   formSettingsPatchSchema,
   formSettingsSchema,
   resolveSettings,
+  sendsNotifications,
 } from "./settings.ts";
 
 test("full settings take their defaults", () => {
@@ -18,6 +19,7 @@ test("full settings take their defaults", () => {
     submitLabel: "Submit",
     showProgressBar: true,
     saveProgress: true,
+    notifications: { owner: false, members: [], receiptQuestionId: null },
   });
   assert.deepEqual(formSettingsSchema.parse({}), { ...defaultSettings });
   assert.equal(formSettingsSchema.parse({ branding: false }).branding, false);
@@ -64,9 +66,25 @@ test("the patch schema converts to JSON Schema", () => {
   assert.deepEqual(Object.keys(json.properties).sort(), [
     "branding",
     "closedMessage",
+    "notifications",
     "redirectUrl",
     "saveProgress",
     "showProgressBar",
     "submitLabel",
   ]);
+});
+
+test("notifications: off by default, given whole in a patch, validated", () => {
+  assert.deepEqual(resolveSettings({}).notifications, { owner: false, members: [], receiptQuestionId: null });
+  assert.equal(sendsNotifications(resolveSettings({})), false);
+  const patch = formSettingsPatchSchema.parse({ notifications: { owner: true } });
+  assert.deepEqual(patch.notifications, { owner: true, members: [], receiptQuestionId: null }, "absent properties take their defaults");
+  assert.equal(sendsNotifications(applySettingsPatch({ ...defaultSettings }, patch)), true);
+  const receipt = resolveSettings({ notifications: { owner: false, members: [], receiptQuestionId: "q1" } });
+  assert.equal(sendsNotifications(receipt), true);
+  assert.match(patchError({ notifications: { owner: "yes" } }), /^settings\.notifications\.owner: /);
+  assert.match(patchError({ notifications: { members: ["not an address"] } }), /^settings\.notifications\.members\[0\]: /);
+  assert.match(patchError({ notifications: { members: Array.from({ length: 21 }, (_, i) => `m${i}@example.com`) } }), /^settings\.notifications\.members: /);
+  assert.equal(patchError({ notifications: { cc: "x@example.com" } }), "settings.notifications.cc: unknown property");
+  assert.deepEqual(resolveSettings({ notifications: { owner: 1 } }).notifications, defaultSettings.notifications, "stored values no longer valid take the default");
 });

@@ -13,6 +13,30 @@ const fields = {
   submitLabel: z.string().min(1).max(60).regex(/\S/, "must not be blank").describe("Label of the submit button."),
   showProgressBar: z.boolean().describe("Whether a multi-page form shows a progress bar."),
   saveProgress: z.boolean().describe("Whether answers are saved as a partial response between pages."),
+  notifications: z
+    .strictObject({
+      owner: z.boolean().default(false).describe("Email the workspace's owner each completed response."),
+      members: z
+        .array(z.email({ error: "must be an email address" }).max(254))
+        .max(20)
+        .default([])
+        .describe("Members of the workspace to email each completed response too, by their account's email; an address of no member is ignored."),
+      receiptQuestionId: z
+        .string()
+        .min(1)
+        .max(100)
+        .nullable()
+        .default(null)
+        .describe("Email each respondent a copy of their answers, at their answer to this EMAIL question (its id); null sends no receipt."),
+    })
+    .describe("Emails sent for each completed response (never for partial saves), after the response is stored. Given whole in a patch: absent properties take their defaults."),
+};
+
+/** Who is emailed for each completed response of a form. */
+export type NotificationSettings = {
+  owner: boolean;
+  members: readonly string[];
+  receiptQuestionId: string | null;
 };
 
 export type FormSettings = {
@@ -22,6 +46,7 @@ export type FormSettings = {
   submitLabel: string;
   showProgressBar: boolean;
   saveProgress: boolean;
+  notifications: NotificationSettings;
 };
 
 export const defaultSettings: Readonly<FormSettings> = Object.freeze({
@@ -31,7 +56,14 @@ export const defaultSettings: Readonly<FormSettings> = Object.freeze({
   submitLabel: "Submit",
   showProgressBar: true,
   saveProgress: true,
+  notifications: Object.freeze({ owner: false, members: Object.freeze([]), receiptQuestionId: null }),
 });
+
+/** Whether a form's settings ask for any email per completed response. */
+export function sendsNotifications(settings: Pick<FormSettings, "notifications">): boolean {
+  const { owner, members, receiptQuestionId } = settings.notifications;
+  return owner || members.length > 0 || receiptQuestionId !== null;
+}
 
 /** The full settings of a form; absent values take their defaults. Unknown properties are dropped. */
 export const formSettingsSchema = z
@@ -42,6 +74,7 @@ export const formSettingsSchema = z
     submitLabel: fields.submitLabel.default(defaultSettings.submitLabel),
     showProgressBar: fields.showProgressBar.default(defaultSettings.showProgressBar),
     saveProgress: fields.saveProgress.default(defaultSettings.saveProgress),
+    notifications: fields.notifications.default({ ...defaultSettings.notifications, members: [] }),
   })
   .describe("The form's settings.");
 
@@ -54,6 +87,7 @@ export const formSettingsPatchSchema = z
     submitLabel: fields.submitLabel.optional(),
     showProgressBar: fields.showProgressBar.optional(),
     saveProgress: fields.saveProgress.optional(),
+    notifications: fields.notifications.optional(),
   })
   .meta({
     description: "Settings to change; the others keep their values.",

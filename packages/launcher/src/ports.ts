@@ -1,13 +1,46 @@
 import { createServer } from "node:net";
-import { serviceNames } from "@formsvc/platform/config.ts";
+import { metricsPortOf, servicePort, serviceNames, type Config } from "@formsvc/platform/config.ts";
 
-/** Whether `port` can be listened on at `host` right now. */
-export function isPortFree(port: number, host = "127.0.0.1"): Promise<boolean> {
+/** Whether `port` can be listened on at `host` right now; `host` null means every interface (as the gateway listens). */
+export function isPortFree(port: number, host: string | null = "127.0.0.1"): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
     server.once("error", () => resolve(false));
-    server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(true)));
+    server.listen({ port, ...(host === null ? {} : { host }), exclusive: true }, () => server.close(() => resolve(true)));
   });
+}
+
+/** A port the system is configured to listen on, and the variable that moves it. */
+export interface ConfiguredPort {
+  port: number;
+  variable: string;
+  /** How to set the variable to another port, for the message. */
+  example: string;
+}
+
+/** Every port `npm start`'s processes listen on: the gateway's, then each service's RPC and metrics ports. */
+export function configuredPorts(config: Config, env: Record<string, string | undefined> = process.env): ConfiguredPort[] {
+  const ports: ConfiguredPort[] = [{ port: config.port, variable: "PORT", example: `PORT=${config.port + 10}` }];
+  for (const name of serviceNames) {
+    const rpc = servicePort(config, name);
+    const variable = `${name.toUpperCase()}_URL`;
+    ports.push({ port: rpc, variable, example: `${variable}=http://127.0.0.1:${rpc + 10}` });
+    const metrics = metricsPortOf(config, name, env);
+    ports.push({ port: metrics, variable: `${name.toUpperCase()}_METRICS_PORT`, example: `${name.toUpperCase()}_METRICS_PORT=${metrics + 10}` });
+  }
+  return ports;
+}
+
+/**
+ * The first configured port something else already listens on, as a one-line message naming the
+ * variable to change; undefined when every port is free.
+ */
+export async function busyPortMessage(config: Config, env: Record<string, string | undefined> = process.env): Promise<string | undefined> {
+  for (const { port, variable, example } of configuredPorts(config, env)) {
+    const free = variable === "PORT" ? await isPortFree(port, null) : await isPortFree(port, config.listenHost);
+    if (!free) return `port ${port} is already in use (${variable}); stop what listens there or choose another port, e.g. ${example} npm start`;
+  }
+  return undefined;
 }
 
 /** `count` distinct ports the system currently has free at `host`. */

@@ -1,107 +1,18 @@
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { once } from "node:events";
+import { createServer } from "node:net";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { test } from "node:test";
 import { serviceNames } from "@formsvc/platform/config.ts";
 import { freeSystemPorts } from "./ports.ts";
 import { entryOf, repoRoot } from "./system.ts";
+import { killLauncher, launch, startScript, stopAndCheck, type Launched } from "./testing/launched.ts";
+import { writeStandIns } from "./testing/stand-ins.ts";
 
-const startScript = join(repoRoot, "packages/launcher/src/start.ts");
 const missing = [...serviceNames, "gateway"].map((name) => entryOf(name)).filter((entry) => !existsSync(entry));
-
-interface Proc {
-  pid: number;
-  cmdline: string;
-}
-
-function processes(): Map<number, { ppid: number; cmdline: string }> {
-  const all = new Map<number, { ppid: number; cmdline: string }>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ").trim();
-      all.set(Number(entry), { ppid, cmdline });
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return all;
-}
-
-function descendantsOf(pid: number): Proc[] {
-  const all = processes();
-  const found: Proc[] = [];
-  const visit = (parent: number) => {
-    for (const [child, info] of all) {
-      if (info.ppid === parent) {
-        found.push({ pid: child, cmdline: info.cmdline });
-        visit(child);
-      }
-    }
-  };
-  visit(pid);
-  return found;
-}
-
-/** Processes still there that were descendants of the launcher or that name its data directory. */
-function leftovers(descendants: Proc[], dataDir: string): string[] {
-  const all = processes();
-  const left = descendants.filter((p) => all.get(p.pid)?.cmdline === p.cmdline).map((p) => `${p.pid} ${p.cmdline}`);
-  for (const [pid, info] of all) if (info.cmdline.includes(dataDir)) left.push(`${pid} ${info.cmdline}`);
-  return [...new Set(left)];
-}
-
-interface Launched {
-  child: ChildProcess;
-  output: () => string;
-  url: string;
-  seconds: number;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-async function launch(env: Record<string, string>, timeoutMs = 240_000): Promise<Launched> {
-  const began = performance.now();
-  const child = spawn(process.execPath, [startScript], { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  child.stdout!.on("data", (chunk) => (output += chunk));
-  child.stderr!.on("data", (chunk) => (output += chunk));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal })),
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL within ${timeoutMs / 1000} s; output:\n${output}`)), timeoutMs);
-    const check = () => {
-      const match = /formsvc is running at (\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout!.on("data", check);
-    void exit.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`the launcher exited (code ${code}, signal ${signal}) before it printed its URL; output:\n${output}`));
-    });
-  });
-  return { child, output: () => output, url, seconds: (performance.now() - began) / 1000, exit };
-}
-
-async function stopAndCheck(launched: Launched, dataDir: string): Promise<number> {
-  const descendants = descendantsOf(launched.child.pid!);
-  assert.ok(descendants.length > serviceNames.length, `expected the services, the gateway and Postgres under the launcher: ${JSON.stringify(descendants)}`);
-  const began = performance.now();
-  launched.child.kill("SIGTERM");
-  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("the launcher did not exit within 60 s of SIGTERM")), 60_000).unref());
-  const { code, signal } = await Promise.race([launched.exit, timeout]);
-  assert.equal(signal, null, launched.output());
-  assert.equal(code, 0, launched.output());
-  assert.deepEqual(leftovers(descendants, dataDir), [], "no process of the launcher may outlive it");
-  return (performance.now() - began) / 1000;
-}
 
 test(
   "npm start runs the system on embedded Postgres, starts again on the same data, and stops without leftovers",
@@ -148,15 +59,72 @@ test(
       assert.equal((await fetch(`http://127.0.0.1:${ports.PORT}/api/v1/users/me`)).status, 401);
       t.diagnostic(`second stop took ${(await stopAndCheck(launched, dataDir)).toFixed(1)} s`);
     } finally {
-      if (launched && launched.child.exitCode === null && launched.child.signalCode === null) {
-        for (const p of descendantsOf(launched.child.pid!)) {
-          try {
-            process.kill(p.pid, "SIGKILL");
-          } catch {}
-        }
-        launched.child.kill("SIGKILL");
-      }
+      if (launched) killLauncher(launched.child);
       rmSync(dataDir, { recursive: true, force: true });
     }
   },
 );
+
+test("npm start restarts a crashing process, then stops everything and exits 1 when it crash-loops", { timeout: 120_000 }, async (t) => {
+  // Stand-ins instead of the services, one of which fails each time soon after it is ready.
+  const root = mkdtempSync(join(tmpdir(), "formsvc-crash-loop-"));
+  let child: ChildProcess | undefined;
+  try {
+    writeStandIns(root);
+    mkdirSync(join(root, "proto/formsvc"), { recursive: true });
+    const env: Record<string, string> = {
+      ...(process.env as Record<string, string>),
+      ...(await freeSystemPorts()),
+      DATA_DIR: join(root, "data"),
+      DATABASE_URL: "postgres://unused@127.0.0.1:1/unused",
+      SECRET_KEY: "",
+      CRASHING: "delivery",
+      // The restarts are read from the launcher's JSON lines.
+      LOG_FORMAT: "json",
+    };
+    delete env.NODE_TEST_CONTEXT;
+    const script = `const { runLauncher } = await import(${JSON.stringify(startScript)}); await runLauncher({ root: ${JSON.stringify(root)} });`;
+    child = spawn(process.execPath, ["--input-type=module", "-e", script], { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.on("data", (chunk) => (stdout += chunk));
+    child.stderr!.on("data", (chunk) => (stderr += chunk));
+    // Given up at the test's timeout (its signal aborts), so that `finally` runs and kills what is left.
+    const [code] = (await once(child, "exit", { signal: t.signal })) as [number | null];
+    assert.equal(code, 1, stderr);
+    assert.match(stderr, /^formsvc: delivery exited with code 3 and crash-loops: it crashed 5 times within 60 s; stopping everything/m);
+    assert.match(stderr, /delivery failing: boom/);
+    // Restarted four times, each after a longer pause, before the launcher gave up.
+    const pauses = [...stdout.matchAll(/"restartInMs":(\d+)[^\n]*"msg":"delivery exited with code 3: restarting it"/g)].map((m) => Number(m[1]));
+    assert.deepEqual(pauses, [500, 1_000, 2_000, 4_000]);
+    assert.equal(stderr.match(/^formsvc: /gm)?.length, 1, "the failure is reported once");
+  } finally {
+    if (child) killLauncher(child);
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("a busy PORT is a one-line error naming the variable, before anything starts", { timeout: 60_000 }, async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), "formsvc-busy-port-"));
+  const ports = await freeSystemPorts();
+  // Something else listens on the gateway's port, on every interface as the gateway would.
+  const squatter = createServer().listen(Number(ports.PORT));
+  await once(squatter, "listening");
+  try {
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), ...ports, DATA_DIR: dataDir, DATABASE_URL: "", LOG_FORMAT: "" };
+    delete env.NODE_TEST_CONTEXT;
+    const child = spawn(process.execPath, [startScript], { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.on("data", (chunk) => (stdout += chunk));
+    child.stderr!.on("data", (chunk) => (stderr += chunk));
+    const [code] = (await once(child, "exit", { signal: t.signal })) as [number | null];
+    assert.equal(code, 1);
+    assert.equal(stderr, `formsvc: port ${ports.PORT} is already in use (PORT); stop what listens there or choose another port, e.g. PORT=${Number(ports.PORT) + 10} npm start\n`);
+    assert.equal(stdout, "", "nothing else is printed");
+    assert.equal(existsSync(join(dataDir, "postgres")), false, "no Postgres was started");
+  } finally {
+    squatter.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

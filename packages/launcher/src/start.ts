@@ -4,9 +4,11 @@ import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { delimiter, join, relative } from "node:path";
 import { resolveSecretKey } from "@formsvc/platform/secret-key.ts";
 import { ConfigError, loadConfig, type Config } from "@formsvc/platform/config.ts";
-import { createLogger } from "@formsvc/platform/logger.ts";
+import { mailSettingsOf } from "@formsvc/platform/mail.ts";
 import { appNeedsBuild, buildApp } from "./app-build.ts";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "./embedded-postgres.ts";
+import { launcherLogger, logDirOf } from "./launcher-log.ts";
+import { busyPortMessage } from "./ports.ts";
 import { repoRoot, startSystem, type RunningSystem } from "./system.ts";
 
 /** The database the services share (each in its own schema) in the embedded Postgres. */
@@ -41,15 +43,21 @@ function generateCode(root: string): void {
 
 export function banner(config: Config, startedInSeconds: number, postgres?: EmbeddedPostgres): string {
   const url = config.publicUrl;
+  const logDir = logDirOf(config);
   return [
     "",
     `formsvc is running at ${url} (started in ${startedInSeconds.toFixed(1)} s)`,
-    `  data: ${config.dataDir}` + (postgres ? ` (embedded Postgres on 127.0.0.1:${postgres.port})` : ""),
+    `  the app:            ${url}/app`,
+    `  the REST API:       ${url}/api/v1`,
+    `  API reference:      ${url}/developers`,
+    `  data:               ${config.dataDir}` + (postgres ? ` (embedded Postgres on 127.0.0.1:${postgres.port})` : ""),
+    `  logs:               ${logDir ?? "JSON lines on stdout (LOG_FORMAT=json)"}`,
+    `  mail:               ${config.smtpUrl ? `sent over SMTP to ${new URL(config.smtpUrl).host}` : `written to ${mailSettingsOf(config).dir} as .eml files (set SMTP_URL to send it)`}`,
     "",
-    `Open the app at ${url}/app to sign up, or create a first user and an API key:`,
-    "  npm run -s cli -- user:create --email you@example.com",
+    "What to do first: sign up at the app's address, or make a first user with a password and an API key:",
+    "  npm run -s cli -- user:create --email you@example.com --password-stdin   (type the password, then Ctrl-D)",
     "  npm run -s cli -- key:create --email you@example.com --name first",
-    "Then call the API with the key:",
+    "Then sign in to the app with that email and password, or call the API with the key:",
     `  curl -H "Authorization: Bearer <key>" ${url}/api/v1/users/me`,
     "",
     "Press Ctrl-C to stop.",
@@ -63,7 +71,15 @@ export function banner(config: Config, startedInSeconds: number, postgres?: Embe
  */
 export async function runLauncher(options: { root?: string } = {}): Promise<void> {
   const root = options.root ?? repoRoot;
-  const logger = createLogger("launcher");
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    process.stderr.write(`formsvc: ${err instanceof ConfigError ? `configuration: ${err.message}` : (err as Error).message}\n`);
+    process.exit(1);
+  }
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const logger = launcherLogger(config);
   const aborter = new AbortController();
   let postgres: EmbeddedPostgres | undefined;
   let system: RunningSystem | undefined;
@@ -102,7 +118,12 @@ export async function runLauncher(options: { root?: string } = {}): Promise<void
   };
 
   startup = (async () => {
-    const config = loadConfig();
+    // A port taken by something else is one line naming the variable, before anything starts.
+    const busy = await busyPortMessage(config);
+    if (busy) {
+      process.stderr.write(`formsvc: ${busy}\n`);
+      process.exit(1);
+    }
     const missing = protosWithoutCode(root);
     if (missing.length > 0) {
       logger.info({ protos: missing }, "generating the code of the protos (buf generate)");
@@ -112,7 +133,6 @@ export async function runLauncher(options: { root?: string } = {}): Promise<void
       logger.info("building the web app (vite build into app/dist)");
       buildApp(root);
     }
-    mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
     const env: Record<string, string> = {
       DATA_DIR: config.dataDir,
       SECRET_KEY: resolveSecretKey(config),
@@ -134,7 +154,10 @@ export async function runLauncher(options: { root?: string } = {}): Promise<void
       env,
       root,
       signal: aborter.signal,
-      onUnexpectedExit: (name, code, signal) => fail(`${name} exited unexpectedly (code ${code}, signal ${signal}); stopping everything`),
+      logger,
+      logDir: logDirOf(config),
+      // A crashed process is restarted with backoff; only one that crash-loops ends `npm start` (code 1).
+      onCrashLoop: (error) => fail(error.message),
     });
     // performance.now() counts from the start of this process, Node's own start included.
     const seconds = performance.now() / 1000;

@@ -3,14 +3,20 @@ import { createWriteStream, existsSync, mkdirSync, type WriteStream } from "node
 import { join, relative, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { loadConfig, serviceNames } from "@formsvc/platform/config.ts";
+import { createLogger, type Logger } from "@formsvc/platform/logger.ts";
 import { freePorts } from "./ports.ts";
+import { decideRestart, defaultRestartPolicy, noCrashes, type CrashHistory, type RestartPolicy } from "./supervision.ts";
 
 /** The root of the repository (this file is packages/launcher/src/system.ts). */
 export const repoRoot = resolve(import.meta.dirname, "../../..");
 
-const readyTimeoutMs = 30_000;
+/** How long a process may take to report ready when the system starts (not when the supervisor restarts it). */
+const defaultReadyTimeoutMs = 30_000;
 const stopTimeoutMs = 10_000;
 const tailLines = 40;
+/** Lines of a crashed process's output quoted in the launcher's log, each cut to so many characters. */
+const crashTailLines = 10;
+const crashLineChars = 300;
 
 export interface SystemOptions {
   /**
@@ -24,8 +30,26 @@ export interface SystemOptions {
   logDir?: string;
   /** Where `services/<name>/src/server.ts` and `gateway/src/server.ts` are; the repository by default. */
   root?: string;
-  /** Called when a process exits that was neither stopped nor killed through this handle. */
-  onUnexpectedExit?: (name: string, code: number | null, signal: NodeJS.Signals | null) => void;
+  /**
+   * How long each process may take to report ready at the start of the system and on `start` (30 s by
+   * default); past it, it is stopped and starting fails. A process the supervisor restarts has no such
+   * limit: alive, it may be waiting for its database, by design, however long that is down.
+   */
+  readyTimeoutMs?: number;
+  /**
+   * Crashed processes are restarted with backoff, and one that crash-loops stops the whole system
+   * (`defaultRestartPolicy`, with these numbers over it); `false` leaves a crashed process down.
+   */
+  supervise?: false | Partial<RestartPolicy>;
+  /** Called once a crashed process has been restarted by the supervisor and is ready again. */
+  onRestart?: (event: RestartEvent) => void;
+  /**
+   * Called when the supervisor gave up on a crash-looping process, after it stopped the system. One that
+   * crash-loops while the system is still starting makes `startSystem` reject with that error instead.
+   */
+  onCrashLoop?: (error: Error) => void;
+  /** Where crashes and restarts are logged; a pino logger named "launcher" when absent. */
+  logger?: Logger;
   /** Aborting stops whatever has been started and makes a pending `startSystem` reject. */
   signal?: AbortSignal;
   /**
@@ -34,6 +58,21 @@ export interface SystemOptions {
    * replica k reaches replica k of each replicated service (wrapping around), the only one at its address.
    */
   replicas?: Partial<Record<string, number>>;
+}
+
+/** A crashed process the supervisor has restarted. */
+export interface RestartEvent {
+  name: string;
+  /** How the crashed process ended. */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** The pause before this restart (ms). */
+  delayMs: number;
+  /** From the crash to the new process's readiness (ms). */
+  downMs: number;
+  /** Crashes of this name within the crash-loop window, this one included. */
+  recentCrashes: number;
+  pid: number;
 }
 
 export interface RunningSystem {
@@ -55,6 +94,11 @@ export interface RunningSystem {
   restart(name: string, signal?: NodeJS.Signals): Promise<ChildProcess>;
   /** The last lines a process printed (stdout and stderr), for failure messages. */
   outputTail(name: string): string;
+  /**
+   * Resolves at the next restart of `name` by the supervisor (after a crash, not after `kill`/`start`);
+   * rejects when the system stops (or crash-loops) first.
+   */
+  nextRestart(name: string): Promise<RestartEvent>;
 }
 
 /** The name of a process without its replica number: `delivery#2` -> `delivery`. */
@@ -144,7 +188,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     if (tail.length > tailLines) tail.shift();
     tails.set(name, tail);
   };
-  const outputTail = (name: string) => (tails.get(name) ?? []).join("\n") || "(nothing)";
+  const outputTail = (name: string, lines = tailLines) => (tails.get(name) ?? []).slice(-lines).join("\n") || "(nothing)";
 
   const pipeLines = (name: string, stream: NodeJS.ReadableStream | null, to: NodeJS.WritableStream) => {
     if (!stream) return;
@@ -156,7 +200,10 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     });
   };
 
-  const spawnProcess = (name: string): Promise<ChildProcess> => {
+  /** Starts `name` and waits until it is ready, at most `readyTimeoutMs` (null: no limit). */
+  const spawnProcess = (name: string, readyTimeoutMs: number | null = options.readyTimeoutMs ?? defaultReadyTimeoutMs): Promise<ChildProcess> => {
+    // Stopping (a crash loop while the system still starts): nothing new may start behind stopAll's back.
+    if (stopping) return Promise.reject(crashLoop ?? new Error(`cannot start ${name}: the system is stopping`));
     const entry = entryOf(name, root);
     if (!existsSync(entry)) {
       return Promise.reject(new Error(`cannot start ${name}: ${relative(process.cwd(), entry) || entry} does not exist`));
@@ -181,8 +228,10 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     pipeLines(name, child.stderr, process.stderr);
 
     let ready = false;
+    const spawnedAt = performance.now();
     child.once("exit", (code, signal) => {
-      if (ready && !stopping && !expectedExits.has(child)) options.onUnexpectedExit?.(name, code, signal);
+      if (!ready || stopping || expectedExits.has(child)) return;
+      if (policy) void waitForExit(child).then(() => superviseCrash(name, { code, signal }, spawnedAt, performance.now()));
     });
 
     return new Promise<ChildProcess>((resolvePromise, reject) => {
@@ -217,16 +266,90 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       child.on("message", onMessage);
       child.once("exit", onEarlyExit);
       options.signal?.addEventListener("abort", onAbort, { once: true });
-      timer = setTimeout(
-        () => settle(new Error(`${name} did not report ready within ${readyTimeoutMs / 1000} s; its last output:\n${outputTail(name)}`)),
-        readyTimeoutMs,
-      );
+      if (readyTimeoutMs !== null) {
+        timer = setTimeout(
+          () => settle(new Error(`${name} did not report ready within ${readyTimeoutMs / 1000} s; its last output:\n${outputTail(name)}`)),
+          readyTimeoutMs,
+        );
+      }
       if (options.signal?.aborted) onAbort();
     });
   };
 
+  let stopped: Promise<void> | undefined;
+  const stop = () => (stopped ??= stopAll());
+  /** Set once every process is ready and `startSystem` is about to resolve. */
+  let startupDone = false;
+  /** Why the supervisor stopped everything, when a process crash-looped. */
+  let crashLoop: Error | undefined;
+  const policy = options.supervise === false ? undefined : { ...defaultRestartPolicy, ...options.supervise };
+  const logger = options.logger ?? createLogger("launcher");
+  const crashHistories = new Map<string, CrashHistory>();
+  /** Restarts waiting out their backoff. */
+  const pendingRestarts = new Map<string, NodeJS.Timeout>();
+  const restartWaiters = new Map<string, { resolve: (event: RestartEvent) => void; reject: (error: Error) => void }[]>();
+  const rejectRestartWaiters = (error: Error) => {
+    for (const waiter of [...restartWaiters.values()].flat()) waiter.reject(error);
+    restartWaiters.clear();
+  };
+  /** Bumped by each deliberate `kill`/`start` of a name: a restart under way for an older one stands down. */
+  const generations = new Map<string, number>();
+  const deliberate = (name: string) => {
+    generations.set(name, (generations.get(name) ?? 0) + 1);
+    clearTimeout(pendingRestarts.get(name));
+    pendingRestarts.delete(name);
+  };
+
+  /** A ready process died (or its restart failed): restart it after a pause, or stop everything if it crash-loops. */
+  const superviseCrash = (name: string, ended: { code: number | null; signal: NodeJS.Signals | null } | { error: Error }, startedAt: number, crashedAt: number) => {
+    if (stopping || !policy) return;
+    const decision = decideRestart(policy, crashHistories.get(name) ?? noCrashes, startedAt, crashedAt);
+    crashHistories.set(name, decision.history);
+    const { code = null, signal = null } = "error" in ended ? {} : ended;
+    const how = "error" in ended ? `could not be restarted (${ended.error.message.split("\n")[0]})` : signal ? `was killed by ${signal}` : `exited with code ${code}`;
+    const lastOutput = outputTail(name, crashTailLines)
+      .split("\n")
+      .map((line) => (line.length > crashLineChars ? `${line.slice(0, crashLineChars)}…` : line))
+      .join("\n");
+    if (decision.action === "give-up") {
+      const error = new Error(`${name} ${how} and crash-loops: ${decision.reason}; stopping everything. Its last output:\n${lastOutput}`);
+      logger.fatal({ process: name, code, signal, lastOutput }, `${name} ${how} and crash-loops (${decision.reason}): stopping everything`);
+      crashLoop = error;
+      rejectRestartWaiters(error);
+      // While the system still starts, startSystem rejects with it instead (see below).
+      const started = startupDone;
+      void stop().then(() => {
+        if (started) options.onCrashLoop?.(error);
+      });
+      return;
+    }
+    const recentCrashes = decision.history.crashes.length;
+    logger.error({ process: name, code, signal, restartInMs: decision.delayMs, recentCrashes, lastOutput }, `${name} ${how}: restarting it`);
+    const generation = generations.get(name) ?? 0;
+    const timer = setTimeout(() => {
+      pendingRestarts.delete(name);
+      const attemptAt = performance.now();
+      // Ready whenever it is: alive, it may be waiting for its database (a timeout would count that as a crash).
+      spawnProcess(name, null).then(
+        (child) => {
+          const event = { name, code, signal, delayMs: decision.delayMs, downMs: Math.round(performance.now() - crashedAt), recentCrashes, pid: child.pid! };
+          logger.info({ process: name, pid: child.pid, downMs: event.downMs }, `${name} restarted`);
+          options.onRestart?.(event);
+          for (const waiter of restartWaiters.get(name) ?? []) waiter.resolve(event);
+          restartWaiters.delete(name);
+        },
+        (error: Error) => {
+          if (!stopping && generation === (generations.get(name) ?? 0)) superviseCrash(name, { error }, attemptAt, performance.now());
+        },
+      );
+    }, decision.delayMs);
+    pendingRestarts.set(name, timer);
+  };
+
   const stopAll = async () => {
     stopping = true;
+    for (const timer of pendingRestarts.values()) clearTimeout(timer);
+    rejectRestartWaiters(new Error("the system stopped"));
     const stopOne = async (name: string) => {
       const child = processes.get(name);
       if (!child) return;
@@ -240,16 +363,23 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   };
 
   try {
-    await Promise.all(serviceProcesses.map(spawnProcess));
-    await Promise.all(gatewayProcesses.map(spawnProcess));
+    await Promise.all(serviceProcesses.map((name) => spawnProcess(name)));
+    await Promise.all(gatewayProcesses.map((name) => spawnProcess(name)));
   } catch (err) {
-    await stopAll();
-    throw err;
+    await stop();
+    // A process the supervisor gave up on: what failed the others is only its consequence.
+    throw crashLoop ?? err;
   }
+  if (crashLoop) {
+    await stop();
+    throw crashLoop;
+  }
+  startupDone = true;
 
   const kill = async (name: string, signal: NodeJS.Signals = "SIGKILL") => {
     const child = processes.get(name);
     if (!child) throw new Error(`no process named ${name}`);
+    deliberate(name);
     expectedExits.add(child);
     if (!exited(child)) child.kill(signal);
     await waitForExit(child);
@@ -258,16 +388,16 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   const start = async (name: string) => {
     const current = processes.get(name);
     if (current && !exited(current)) throw new Error(`${name} is still running`);
+    deliberate(name);
     return spawnProcess(name);
   };
 
-  let stopped: Promise<void> | undefined;
   return {
     gatewayUrl: `http://127.0.0.1:${ports.get("gateway") ?? config.port}`,
     gatewayUrls: gatewayProcesses.map((g) => `http://127.0.0.1:${ports.get(g) ?? envOf.get(g)?.PORT ?? config.port}`),
     processes,
     ports,
-    stop: () => (stopped ??= stopAll()),
+    stop,
     kill,
     start,
     restart: async (name, signal = "SIGTERM") => {
@@ -275,5 +405,10 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       return start(name);
     },
     outputTail,
+    nextRestart: (name) =>
+      new Promise((resolve, reject) => {
+        if (stopping) reject(crashLoop ?? new Error("the system stopped"));
+        else restartWaiters.set(name, [...(restartWaiters.get(name) ?? []), { resolve, reject }]);
+      }),
   };
 }

@@ -10,18 +10,77 @@ export interface Config {
   redisUrl: string | undefined;
   rateLimitPerKey: number;
   rateLimitPerIp: number;
+  /** Files and bytes of files a client address may upload to hosted forms in 10 minutes. */
+  uploadRatePerIp: number;
+  uploadBytesPerIp: number;
   webhookRetrySchedule: number[];
+  /** WEBHOOK_DISABLE_AFTER_FAILING_SECONDS: a webhook whose deliveries all failed for this long is disabled. */
+  webhookDisableAfterFailingSeconds: number;
+  /** WEBHOOK_SECRET_OVERLAP_SECONDS: how long a rotated-out secret keeps signing beside the new one. */
+  webhookSecretOverlapSeconds: number;
   webhookAllowPrivateUrls: boolean;
   countryHeader: string;
   secretKey: string | undefined;
+  /** S3-compatible file storage (S3_*); undefined keeps files under DATA_DIR/files. */
+  s3: S3Settings | undefined;
+  /** Storage quotas of uploaded files and when uploads nobody keeps are swept (submissions). */
+  files: FileSettings;
+  /** Wall-clock limit of one response's calculated fields in submissions (milliseconds). */
+  calculatedFieldTimeoutMs: number;
   /** Express "trust proxy" setting; false unless TRUST_PROXY is set. */
   trustProxy: boolean | number | string;
   logLevel: string;
+  /**
+   * LOG_FORMAT: `json` puts every process's JSON log lines on `npm start`'s stdout; `pretty` (the default)
+   * writes them to files under DATA_DIR/logs and shows the launcher's own lines short.
+   */
+  logFormat: "json" | "pretty";
+  /** SMTP_URL: where mail is sent (`smtp://user:pass@host:587`); without it mail is written to DATA_DIR/mail. */
+  smtpUrl: string | undefined;
+  /** MAIL_FROM: the From of every mail; `formsvc <no-reply@PUBLIC_URL's host>` by default. */
+  mailFrom: string;
+  /** RESPONSE_RATE_PER_IP: responses (and saves) a client address may post to hosted forms a minute. */
+  responseRatePerIp: number;
   /** Interface the RPC services listen on: 127.0.0.1 on one machine, 0.0.0.0 in a cluster. */
   listenHost: string;
   /** Addresses of the internal RPC services. */
   services: Record<ServiceName, string>;
 }
+
+export interface S3Settings {
+  /** S3_ENDPOINT: an S3-compatible server's URL; AWS's own endpoint of the region when absent. */
+  endpoint: string | undefined;
+  region: string;
+  bucket: string;
+  /** S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY; the SDK's default credential chain when absent. */
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  /** S3_FORCE_PATH_STYLE: `<endpoint>/<bucket>/<key>` instead of `<bucket>.<endpoint>/<key>`. */
+  forcePathStyle: boolean;
+  /** Prefix of every object key (tests share one bucket). */
+  prefix?: string;
+}
+
+export interface FileSettings {
+  /** STORAGE_QUOTA_PER_FORM, STORAGE_QUOTA_PER_WORKSPACE: bytes of uploads kept, attached or not. */
+  formQuotaBytes: number;
+  workspaceQuotaBytes: number;
+  /** UPLOAD_UNATTACHED_TTL_SECONDS: an upload no response names is swept after this long. */
+  unattachedTtlSeconds: number;
+  /** UPLOAD_ABANDONED_TTL_SECONDS: the uploads of a partial response not saved for this long are swept. */
+  abandonedTtlSeconds: number;
+  /** UPLOAD_SWEEP_INTERVAL_SECONDS: how often submissions sweeps. */
+  sweepIntervalSeconds: number;
+}
+
+/** 1 GiB of files per form, 10 GiB per workspace; 24 h for unattached uploads, 30 days for abandoned ones. */
+export const defaultFileSettings: FileSettings = {
+  formQuotaBytes: 1024 ** 3,
+  workspaceQuotaBytes: 10 * 1024 ** 3,
+  unattachedTtlSeconds: 24 * 60 * 60,
+  abandonedTtlSeconds: 30 * 24 * 60 * 60,
+  sweepIntervalSeconds: 60 * 60,
+};
 
 export const serviceNames = ["identity", "forms", "submissions", "webhooks", "delivery"] as const;
 export type ServiceName = (typeof serviceNames)[number];
@@ -37,6 +96,22 @@ export const defaultServicePorts: Record<ServiceName, number> = {
 
 /** Seconds between attempts after the first one: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const defaultWebhookRetrySchedule = [5, 300, 1800, 7200, 18000, 36000, 36000];
+
+/** A webhook whose every delivery attempt failed for 5 days is disabled (Svix's rule). */
+export const defaultWebhookDisableAfterFailingSeconds = 5 * 24 * 60 * 60;
+
+/** A rotated-out webhook secret keeps signing (beside the new one) for 24 hours. */
+export const defaultWebhookSecretOverlapSeconds = 24 * 60 * 60;
+
+/** Milliseconds one response's calculated fields may take in submissions. */
+export const defaultCalculatedFieldTimeoutMs = 100;
+
+/** Files (UPLOAD_RATE_PER_IP) and bytes (UPLOAD_BYTES_PER_IP, 100 MiB) per address in 10 minutes. */
+export const defaultUploadRatePerIp = 30;
+export const defaultUploadBytesPerIp = 100 * 1024 * 1024;
+
+/** Posts a client address may make to hosted forms a minute (RESPONSE_RATE_PER_IP). */
+export const defaultResponseRatePerIp = 60;
 
 type Env = Record<string, string | undefined>;
 
@@ -73,6 +148,57 @@ function retrySchedule(env: Env): number[] {
   return seconds;
 }
 
+function s3Settings(env: Env): S3Settings | undefined {
+  const bucket = value(env, "S3_BUCKET");
+  const endpoint = value(env, "S3_ENDPOINT");
+  if (bucket === undefined) {
+    if (endpoint !== undefined) throw new ConfigError("S3_ENDPOINT is set but S3_BUCKET is not");
+    return undefined;
+  }
+  if (endpoint !== undefined && !/^https?:\/\/[^/]/.test(endpoint)) throw new ConfigError(`S3_ENDPOINT must be an http(s) URL, got "${endpoint}"`);
+  const accessKeyId = value(env, "S3_ACCESS_KEY_ID");
+  const secretAccessKey = value(env, "S3_SECRET_ACCESS_KEY");
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    throw new ConfigError("S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together");
+  }
+  return {
+    endpoint,
+    region: value(env, "S3_REGION") ?? "us-east-1",
+    bucket,
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: bool(env, "S3_FORCE_PATH_STYLE", false),
+  };
+}
+
+function fileSettings(env: Env): FileSettings {
+  const d = defaultFileSettings;
+  return {
+    formQuotaBytes: positiveInt(env, "STORAGE_QUOTA_PER_FORM", d.formQuotaBytes),
+    workspaceQuotaBytes: positiveInt(env, "STORAGE_QUOTA_PER_WORKSPACE", d.workspaceQuotaBytes),
+    unattachedTtlSeconds: positiveInt(env, "UPLOAD_UNATTACHED_TTL_SECONDS", d.unattachedTtlSeconds),
+    abandonedTtlSeconds: positiveInt(env, "UPLOAD_ABANDONED_TTL_SECONDS", d.abandonedTtlSeconds),
+    sweepIntervalSeconds: positiveInt(env, "UPLOAD_SWEEP_INTERVAL_SECONDS", d.sweepIntervalSeconds),
+  };
+}
+
+function logFormat(env: Env): "json" | "pretty" {
+  const raw = value(env, "LOG_FORMAT")?.toLowerCase() ?? "pretty";
+  if (raw !== "json" && raw !== "pretty") throw new ConfigError(`LOG_FORMAT must be json or pretty, got "${raw}"`);
+  return raw;
+}
+
+function defaultMailFrom(publicUrl: string | undefined): string {
+  const host = publicUrl && URL.canParse(publicUrl) ? new URL(publicUrl).hostname : "localhost";
+  return `formsvc <no-reply@${host}>`;
+}
+
+function smtpUrl(env: Env): string | undefined {
+  const raw = value(env, "SMTP_URL");
+  if (raw !== undefined && !/^smtps?:\/\/[^/]/.test(raw)) throw new ConfigError("SMTP_URL must be an smtp:// or smtps:// URL");
+  return raw;
+}
+
 function trustProxy(env: Env): boolean | number | string {
   const raw = value(env, "TRUST_PROXY");
   if (raw === undefined || raw === "false" || raw === "0") return false;
@@ -98,12 +224,23 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: value(env, "REDIS_URL"),
     rateLimitPerKey: positiveInt(env, "RATE_LIMIT_PER_KEY", 100),
     rateLimitPerIp: positiveInt(env, "RATE_LIMIT_PER_IP", 300),
+    uploadRatePerIp: positiveInt(env, "UPLOAD_RATE_PER_IP", defaultUploadRatePerIp),
+    uploadBytesPerIp: positiveInt(env, "UPLOAD_BYTES_PER_IP", defaultUploadBytesPerIp),
     webhookRetrySchedule: retrySchedule(env),
+    webhookDisableAfterFailingSeconds: positiveInt(env, "WEBHOOK_DISABLE_AFTER_FAILING_SECONDS", defaultWebhookDisableAfterFailingSeconds),
+    webhookSecretOverlapSeconds: positiveInt(env, "WEBHOOK_SECRET_OVERLAP_SECONDS", defaultWebhookSecretOverlapSeconds),
     webhookAllowPrivateUrls: bool(env, "WEBHOOK_ALLOW_PRIVATE_URLS", false),
     countryHeader: (value(env, "COUNTRY_HEADER") ?? "cf-ipcountry").toLowerCase(),
     secretKey: value(env, "SECRET_KEY"),
+    s3: s3Settings(env),
+    files: fileSettings(env),
+    calculatedFieldTimeoutMs: positiveInt(env, "CALCULATED_FIELD_TIMEOUT_MS", defaultCalculatedFieldTimeoutMs),
     trustProxy: trustProxy(env),
     logLevel: value(env, "LOG_LEVEL") ?? "info",
+    logFormat: logFormat(env),
+    smtpUrl: smtpUrl(env),
+    mailFrom: value(env, "MAIL_FROM") ?? defaultMailFrom(value(env, "PUBLIC_URL")),
+    responseRatePerIp: positiveInt(env, "RESPONSE_RATE_PER_IP", defaultResponseRatePerIp),
     listenHost: value(env, "LISTEN_HOST") ?? "127.0.0.1",
     services,
   };

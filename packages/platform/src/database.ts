@@ -1,6 +1,7 @@
 import { MikroORM, type EntitySchema, type MigrationObject } from "@mikro-orm/postgresql";
 import { Migrator } from "@mikro-orm/migrations";
 import pg from "pg";
+import { isDatabaseUnavailable } from "./database-unavailable.ts";
 
 export { MikroORM };
 
@@ -11,6 +12,11 @@ export interface DatabaseOptions {
   entities: EntitySchema<any, any>[];
   migrations: MigrationObject[];
   poolSize?: number;
+  /**
+   * When given, a database that cannot be reached yet (see `isDatabaseUnavailable`) is waited for, with a
+   * growing pause, and this is called before each wait; otherwise opening fails at once.
+   */
+  onWaitForDatabase?: (err: unknown, retryInMs: number) => void;
 }
 
 /**
@@ -18,7 +24,16 @@ export interface DatabaseOptions {
  * Replicas starting together serialise on an advisory lock, so each migration runs once.
  */
 export async function openDatabase(options: DatabaseOptions): Promise<MikroORM> {
-  await migrate(options);
+  for (let retryInMs = 500; ; retryInMs = Math.min(retryInMs * 2, 5_000)) {
+    try {
+      await migrate(options);
+      break;
+    } catch (err) {
+      if (!options.onWaitForDatabase || !isDatabaseUnavailable(err)) throw err;
+      options.onWaitForDatabase(err, retryInMs);
+      await new Promise((resolve) => setTimeout(resolve, retryInMs));
+    }
+  }
   return MikroORM.init({
     clientUrl: options.databaseUrl,
     schema: options.schema,
@@ -31,6 +46,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<MikroORM> 
 
 async function migrate(options: DatabaseOptions): Promise<void> {
   const lock = new pg.Client({ connectionString: options.databaseUrl });
+  // A connection dropped while migrating fails the query in flight; the event alone must not end the process.
+  lock.on("error", () => {});
   await lock.connect();
   try {
     await lock.query("select pg_advisory_lock(hashtext($1))", [`formsvc:migrations:${options.schema}`]);
@@ -63,4 +80,9 @@ async function migrate(options: DatabaseOptions): Promise<void> {
 /** `"<schema>"."<table>"` of one of the service's entities, for the raw SQL of hot paths. */
 export function qualifiedTable(orm: MikroORM, entity: EntitySchema<any, any>): string {
   return `"${orm.config.get("schema") ?? "public"}"."${orm.getMetadata().get(entity).tableName}"`;
+}
+
+/** The readiness check of a service's database: one `select 1` through its own pool. */
+export function databaseCheck(orm: MikroORM): () => Promise<unknown> {
+  return () => orm.em.getConnection().execute("select 1");
 }

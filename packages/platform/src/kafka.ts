@@ -4,6 +4,9 @@ import type { Logger } from "./logger.ts";
 /** Completed responses, keyed by form id: submissions' relay publishes, delivery consumes. */
 export const responsesTopic = "formsvc.responses";
 
+/** The services that use Kafka when KAFKA_BROKERS is set (submissions' relay, delivery's consumer). */
+export const kafkaServices: readonly string[] = ["submissions", "delivery"];
+
 /** kafkajs's LogEntry and levels (typed here so that platform does not depend on kafkajs). */
 interface KafkaLogEntry {
   level: number;

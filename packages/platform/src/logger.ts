@@ -1,14 +1,15 @@
-import { pino, type Logger } from "pino";
+import { pino, type DestinationStream, type Logger } from "pino";
 import { traceIds } from "./tracing.ts";
 
 export type { Logger };
 
 /**
  * Structured logs. Keys, secrets, tokens and bodies are redacted wherever they appear
- * under the usual names, so a careless log line cannot leak them.
+ * under the usual names, so a careless log line cannot leak them. JSON lines on stdout unless
+ * `destination` says otherwise.
  */
-export function createLogger(service: string, level = process.env.LOG_LEVEL || "info"): Logger {
-  return pino({
+export function createLogger(service: string, level = process.env.LOG_LEVEL || "info", destination?: DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     name: service,
     level,
     base: { service },
@@ -34,5 +35,6 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL || "
       ],
       censor: "[redacted]",
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -57,10 +57,11 @@ export const rpcClientMetrics: Interceptor = (next) => (req) => {
 export { Counter, Gauge, Histogram };
 
 /**
- * Serves GET /metrics over HTTP/1.1 for Prometheus, beside a service's HTTP/2-only RPC port.
+ * Serves GET /metrics over HTTP/1.1 for Prometheus, beside a service's HTTP/2-only RPC port, on the
+ * same interface as the RPC port (LISTEN_HOST: loopback unless a cluster says otherwise).
  * A busy port is logged, not fatal: metrics must never keep a service from running.
  */
-export function startMetricsServer(port: number, logger: Logger, host = "0.0.0.0"): Server {
+export function startMetricsServer(port: number, logger: Logger, host: string): Server {
   const server = createServer(async (req, res) => {
     if (req.url !== "/metrics") {
       res.writeHead(404).end();

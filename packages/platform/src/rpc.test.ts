@@ -1,9 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "@formsvc/proto/grpc/health/v1/health_pb.js";
+import { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import { livenessService } from "./health.ts";
 import { createLogger } from "./logger.ts";
 import { metrics } from "./metrics.ts";
-import { createServiceClient, startRpcServer } from "./rpc.ts";
+import { createServiceClient, databaseUnavailableMessage, startRpcServer } from "./rpc.ts";
 
 describe("RPC server", () => {
   it("serves grpc.health.v1 and counts RPCs in its metrics", async () => {
@@ -15,9 +19,89 @@ describe("RPC server", () => {
     server.health.set(false);
     assert.equal((await watch.next()).value?.status, Status.NOT_SERVING);
     await watch.return?.();
+    server.health.set(true);
+    // A dependency down: not ready, still alive.
+    server.health.setReachable("database", false);
+    assert.equal((await health.check({})).status, Status.NOT_SERVING);
+    assert.equal((await health.check({ service: livenessService })).status, Status.SERVING);
     const text = await metrics.metrics();
     assert.match(text, /rpc_server_duration_seconds_count\{method="Check",code="OK"\} \d+/);
     assert.match(text, /rpc_client_duration_seconds_count\{target="grpc.health.v1.Health",method="Check",code="OK"\} \d+/);
     await server.close();
+  });
+
+  it("answers UNAVAILABLE when the database cannot be reached, and stops serving at once", async () => {
+    const answered = (code: Code, message: string) => (err: unknown) => {
+      const failure = ConnectError.from(err);
+      assert.deepEqual([failure.code, failure.rawMessage], [code, message]);
+      return true;
+    };
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+    const server = await startRpcServer({
+      port: 0,
+      logger: createLogger("test", "silent"),
+      routes: (router) =>
+        router.service(IdentityService, {
+          createUser: () => Promise.reject(refused),
+          setPlan: () => Promise.reject(new Error("a bug")),
+        }),
+    });
+    try {
+      const url = `http://127.0.0.1:${server.port}`;
+      const identity = createServiceClient(IdentityService, url);
+      await assert.rejects(identity.createUser({ email: "a@example.com" }), answered(Code.Unavailable, databaseUnavailableMessage));
+      assert.equal((await createServiceClient(Health, url).check({})).status, Status.NOT_SERVING);
+      // Anything else stays an internal error that says nothing more.
+      await assert.rejects(identity.setPlan({}), answered(Code.Internal, "internal error"));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("fails a client stream the caller cuts short after its last message: the server never takes it as whole", async () => {
+    const chunks = 3;
+    let allArrived!: () => void;
+    const arrived = new Promise<void>((resolve) => (allArrived = resolve));
+    const ended: Promise<string>[] = [];
+    const server = await startRpcServer({
+      port: 0,
+      logger: createLogger("test", "silent"),
+      routes: (router) =>
+        router.service(SubmissionsService, {
+          createUpload(requests) {
+            const outcome = (async () => {
+              let received = 0;
+              for await (const request of requests) if (request.part.case === "chunk" && ++received === chunks) allArrived();
+              return `ended after ${received} chunks`;
+            })().catch((err: unknown) => `failed: ${ConnectError.from(err).code}`);
+            ended.push(outcome);
+            return outcome.then(() => ({}));
+          },
+        }),
+    });
+    try {
+      const submissions = createServiceClient(SubmissionsService, `http://127.0.0.1:${server.port}`);
+      // All the bytes sent, then the sender changes its mind (as the gateway discards a repeated upload).
+      const cut = submissions.createUpload(
+        (async function* () {
+          yield { part: { case: "header" as const, value: { formId: "f", name: "a.bin", contentType: "", size: 0n } } };
+          for (let i = 0; i < chunks; i++) yield { part: { case: "chunk" as const, value: new Uint8Array(64 * 1024) } };
+          await arrived;
+          throw new Error("discarded");
+        })(),
+      );
+      await assert.rejects(cut);
+      assert.equal(await ended[0], `failed: ${Code.Canceled}`);
+      // A stream the caller ends is whole.
+      await submissions.createUpload(
+        (async function* () {
+          yield { part: { case: "header" as const, value: { formId: "f", name: "b.bin", contentType: "", size: 0n } } };
+          yield { part: { case: "chunk" as const, value: new Uint8Array(8) } };
+        })(),
+      );
+      assert.equal(await ended[1], "ended after 1 chunks");
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -10,22 +10,31 @@ import {
   type Interceptor,
   type Transport,
 } from "@connectrpc/connect";
-import { connectNodeAdapter, createGrpcTransport } from "@connectrpc/connect-node";
+import { connectNodeAdapter, createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import { requestIdHeader } from "./caller.ts";
 import type { Logger } from "./logger.ts";
+import { isDatabaseUnavailable } from "./database-unavailable.ts";
 import { healthRoutes, HealthState } from "./health.ts";
 import { rpcClientMetrics, rpcServerMetrics } from "./metrics.ts";
 import { traceRpcClient, traceRpcServer } from "./rpc-tracing.ts";
 import { currentRequestId, runWithRequestId } from "./request-context.ts";
 
-/** Server side: adopts the caller's request id and logs failures that are not deliberate answers. */
-function serverInterceptor(logger: Logger): Interceptor {
+/**
+ * Server side: adopts the caller's request id and logs failures that are not deliberate answers. A
+ * database that cannot be reached is UNAVAILABLE (the caller may retry) and makes `health` NOT_SERVING
+ * at once; the database probe (runDatabaseService) sets it SERVING again.
+ */
+function serverInterceptor(logger: Logger, health: HealthState): Interceptor {
   return (next) => (req) =>
     runWithRequestId(req.header.get(requestIdHeader) ?? undefined, async () => {
       try {
         return await next(req);
       } catch (err) {
         const connectErr = ConnectError.from(err);
+        if ((connectErr.code === Code.Internal || connectErr.code === Code.Unknown) && isDatabaseUnavailable(err)) {
+          if (health.setReachable("database", false)) logger.warn({ err, method: req.method.name }, "database unreachable: not serving until it answers");
+          throw new ConnectError(databaseUnavailableMessage, Code.Unavailable);
+        }
         if (connectErr.code === Code.Internal || connectErr.code === Code.Unknown) {
           logger.error({ err, method: req.method.name, requestId: currentRequestId() }, "rpc failed");
           // The cause stays in our log; the caller learns nothing more than "internal".
@@ -43,10 +52,28 @@ const propagateRequestId: Interceptor = (next) => (req) => {
   return next(req);
 };
 
+/** What a caller is told while the service's database cannot be reached. */
+export const databaseUnavailableMessage = "the database is unavailable";
+
 export interface RpcServer {
   port: number;
   health: HealthState;
   close(): Promise<void>;
+}
+
+/**
+ * When a client resets a call (RST_STREAM) before it finished sending, Node's HTTP/2 compatibility request
+ * ends its body all the same (the reset stream pushes its end), or fails it only by the order of events:
+ * a client stream cut short at a message boundary could read as whole. The reset is known first
+ * ('aborted'), so the body is failed then: whoever reads it gets CANCELED.
+ */
+function failBodyWhenReset(req: http2.Http2ServerRequest): void {
+  req.once("aborted", () => {
+    if (req.readableEnded || req.destroyed) return;
+    // The reason goes to a reader of the body; a request nobody reads must not throw it at the process.
+    req.on("error", () => {});
+    req.destroy(new ConnectError("the caller cut the call short", Code.Canceled));
+  });
 }
 
 /** Serves Connect, gRPC and gRPC-Web on one HTTP/2 (cleartext) port. */
@@ -57,15 +84,17 @@ export async function startRpcServer(options: {
   routes: (router: ConnectRouter) => void;
 }): Promise<RpcServer> {
   const health = new HealthState();
-  const server = http2.createServer(
-    connectNodeAdapter({
-      routes: (router) => {
-        options.routes(router);
-        healthRoutes(router, health);
-      },
-      interceptors: [rpcServerMetrics, traceRpcServer, serverInterceptor(options.logger)],
-    }),
-  );
+  const handle = connectNodeAdapter({
+    routes: (router) => {
+      options.routes(router);
+      healthRoutes(router, health);
+    },
+    interceptors: [rpcServerMetrics, traceRpcServer, serverInterceptor(options.logger, health)],
+  });
+  const server = http2.createServer((req, res) => {
+    failBodyWhenReset(req);
+    handle(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host ?? "127.0.0.1", () => resolve());
@@ -94,6 +123,26 @@ export async function startRpcServer(options: {
   };
 }
 
+/**
+ * connect-node cancels a call (its request messages throw, its signal aborts) with `stream.close(code)`,
+ * which Node carries out as END_STREAM and then RST_STREAM: the server reads the client stream as one its
+ * sender finished and may act on it (an upload the gateway discarded would be stored). A call cancelled
+ * while still sending is reset alone instead (RST_STREAM CANCEL), as Node's abort signal of a stream does.
+ */
+class ResetOnCancelSessionManager extends Http2SessionManager {
+  override async request(...[method, path, headers, options]: Parameters<Http2SessionManager["request"]>): Promise<http2.ClientHttp2Stream> {
+    const cancel = new AbortController();
+    const stream = await super.request(method, path, headers, { ...options, signal: cancel.signal } as typeof options);
+    const close = stream.close.bind(stream);
+    stream.close = (code?: number, callback?: () => void) => {
+      if (!code || stream.writableEnded) return close(code, callback);
+      if (callback) stream.once("close", callback);
+      cancel.abort();
+    };
+    return stream;
+  }
+}
+
 /** One transport per address in a process: every client of a service (its health client too) shares its connection. */
 const transports = new Map<string, Transport>();
 
@@ -104,10 +153,10 @@ function transportTo(baseUrl: string): Transport {
     transport = createGrpcTransport({
       baseUrl,
       interceptors: [propagateRequestId, rpcClientMetrics, traceRpcClient],
-      nodeOptions: {
+      sessionManager: new ResetOnCancelSessionManager(baseUrl, {}, {
         createConnection: () =>
           net.connect({ host: url.hostname.replace(/^\[|\]$/g, ""), port: Number(url.port) || 80, noDelay: true }),
-      },
+      }),
     });
     transports.set(baseUrl, transport);
   }

@@ -2,7 +2,9 @@ import { loadConfig, metricsPortOf, servicePort, type Config, type ServiceName }
 import { setMetricsService, startMetricsServer } from "./metrics.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { openDatabase, type DatabaseOptions, type MikroORM } from "./database.ts";
+import { databaseCheck, openDatabase, type DatabaseOptions, type MikroORM } from "./database.ts";
+import { probeDependency, tcpCheck } from "./health.ts";
+import { kafkaServices } from "./kafka.ts";
 import { startRpcServer, type RpcServer } from "./rpc.ts";
 import { startTracing } from "./tracing.ts";
 
@@ -28,7 +30,7 @@ export async function runService(
   }
   const { server, close } = started;
   const metricsPort = metricsPortOf(config, name);
-  const metricsServer = startMetricsServer(metricsPort, logger);
+  const metricsServer = startMetricsServer(metricsPort, logger, config.listenHost);
   logger.info({ port: server.port, metricsPort, tracing: tracing ? "otlp" : "off" }, `${name} listening`);
   process.send?.({ ready: name, port: server.port });
 
@@ -66,9 +68,17 @@ export async function runDatabaseService(
     if (!config.databaseUrl) {
       throw new Error(`${name} needs DATABASE_URL (a Postgres connection string); none is configured`);
     }
-    const orm = await openDatabase({ databaseUrl: config.databaseUrl, ...database });
+    const orm = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      ...database,
+      // A database that is down or still starting is waited for: this process comes up when it does.
+      onWaitForDatabase: (err, retryInMs) =>
+        logger.warn({ error: err instanceof Error ? err.message : String(err), retryInMs }, "the database cannot be reached yet: waiting for it"),
+    });
     let closeWork = async () => {};
+    const stopProbes: (() => void)[] = [];
     const close = async () => {
+      for (const stopProbe of stopProbes) stopProbe();
       try {
         await closeWork();
       } catch (err) {
@@ -81,6 +91,13 @@ export async function runDatabaseService(
       const routes = typeof made === "function" ? made : made.routes;
       if (typeof made !== "function") closeWork = () => made.close();
       const server = await startRpcServer({ port, host: config.listenHost, logger, routes });
+      // Readiness follows what the service needs: NOT_SERVING while its database does not answer. Kafka's
+      // outage is reported (health service `dependency:kafka`, logs) but tolerated: see HealthState.tolerate.
+      stopProbes.push(probeDependency(server.health, "database", { check: databaseCheck(orm) }, logger));
+      if (config.kafkaBrokers.length > 0 && kafkaServices.includes(name)) {
+        server.health.tolerate("kafka");
+        stopProbes.push(probeDependency(server.health, "kafka", { check: tcpCheck(config.kafkaBrokers) }, logger));
+      }
       return { server, close };
     } catch (err) {
       await close();

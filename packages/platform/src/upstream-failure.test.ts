@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { upstreamFailure } from "./upstream-failure.ts";
+import { isTransportFailure, upstreamFailure } from "./upstream-failure.ts";
 
 const failureOf = (fn: () => never): ConnectError => {
   try {
@@ -25,5 +25,27 @@ describe("upstreamFailure", () => {
     assert.match(String((down.cause as ConnectError).rawMessage), /ECONNREFUSED/);
     const strict = failureOf(() => upstreamFailure("forms", new ConnectError("who are you", Code.Unauthenticated), { passThrough: [] }));
     assert.deepEqual([strict.code, strict.rawMessage], [Code.Unavailable, "forms is unavailable"]);
+  });
+});
+
+describe("isTransportFailure", () => {
+  const nodeError = (code: string, message: string) => Object.assign(new Error(message), { code });
+
+  it("is true for unreachable, timed-out and broken calls, whatever code connect gave them", () => {
+    assert.equal(isTransportFailure(new ConnectError("connect ECONNREFUSED 127.0.0.1:8081", Code.Unavailable)), true);
+    assert.equal(isTransportFailure(new ConnectError("deadline exceeded", Code.DeadlineExceeded)), true);
+    // connect-node's answer to a service that died mid-call: ABORTED "read ECONNRESET", the socket error as cause.
+    assert.equal(isTransportFailure(new ConnectError("read ECONNRESET", Code.Aborted, undefined, undefined, nodeError("ECONNRESET", "read ECONNRESET"))), true);
+    assert.equal(isTransportFailure(new ConnectError("socket hang up", Code.Unknown)), true);
+    assert.equal(isTransportFailure(new ConnectError("http/2 stream closed with error code INTERNAL_ERROR (0x2)", Code.Internal)), true);
+  });
+
+  it("is false for answers the other service gave, and for calls we cancelled", () => {
+    assert.equal(isTransportFailure(new ConnectError("form not found", Code.NotFound)), false);
+    assert.equal(isTransportFailure(new ConnectError("duplicate key", Code.Internal)), false);
+    assert.equal(isTransportFailure(new ConnectError("http/2 stream closed with error code CANCEL (0x8)", Code.Canceled)), false);
+    const looped = new Error("loop");
+    looped.cause = looped;
+    assert.equal(isTransportFailure(new ConnectError("odd", Code.Unknown, undefined, undefined, looped)), false);
   });
 });

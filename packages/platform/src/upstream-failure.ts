@@ -3,6 +3,7 @@
 // (kept as the cause and logged).
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Logger } from "./logger.ts";
+import { connectionFailureCodes } from "./network-errors.ts";
 
 export interface UpstreamFailureOptions {
   /** NOT_FOUND's message for our caller; the other service's own message when absent. */
@@ -13,6 +14,36 @@ export interface UpstreamFailureOptions {
 }
 
 const callerProblems = [Code.Unauthenticated, Code.PermissionDenied] as const;
+
+// A broken connection, or an HTTP/2 stream or session cut under the call. connect-node reports a reset
+// as ABORTED ("read ECONNRESET"), which on its own would read as a conflict.
+const transportErrorCodes = new Set([
+  ...connectionFailureCodes,
+  "ERR_STREAM_DESTROYED",
+  "ERR_STREAM_PREMATURE_CLOSE",
+  "ERR_HTTP2_INVALID_STREAM",
+  "ERR_HTTP2_STREAM_CANCEL",
+  "ERR_HTTP2_GOAWAY_SESSION",
+  "ERR_HTTP2_SESSION_ERROR",
+  "ERR_HTTP2_STREAM_ERROR",
+]);
+
+/**
+ * Whether a failed call never got an answer from the other service: it was unreachable, timed out, or
+ * its connection broke (reset, hang-up) mid-call. Worth retrying; never the caller's fault.
+ */
+export function isTransportFailure(err: unknown): boolean {
+  const failure = ConnectError.from(err);
+  if (failure.code === Code.Unavailable || failure.code === Code.DeadlineExceeded) return true;
+  if (failure.code === Code.Canceled) return false;
+  // A few hops at most: a cause chain may loop.
+  for (let cause: unknown = failure, hops = 0; cause instanceof Error && hops < 8; cause = cause.cause, hops++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === "string" && transportErrorCodes.has(code)) return true;
+    if (/socket hang up|http\/2 stream closed/i.test(cause.message)) return true;
+  }
+  return false;
+}
 
 /** Throws what a failed call to `service` means for our caller. */
 export function upstreamFailure(service: string, err: unknown, options: UpstreamFailureOptions = {}): never {

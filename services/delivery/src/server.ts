@@ -1,4 +1,7 @@
+import { fileLinks } from "@formsvc/platform/file-links.ts";
 import { createServiceClient } from "@formsvc/platform/rpc.ts";
+import { resolveSecretKey } from "@formsvc/platform/secret-key.ts";
+import { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { runDatabaseService } from "@formsvc/platform/service-main.ts";
 import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
@@ -12,11 +15,18 @@ import { DeliveryWorker } from "./worker/worker.ts";
 
 await runDatabaseService("delivery", { schema: "delivery", entities, migrations }, ({ config, logger, orm }) => {
   const webhooks = createServiceClient(WebhooksService, config.services.webhooks);
-  const settings = { retrySchedule: config.webhookRetrySchedule, allowPrivateUrls: config.webhookAllowPrivateUrls };
+  const settings = {
+    retrySchedule: config.webhookRetrySchedule,
+    allowPrivateUrls: config.webhookAllowPrivateUrls,
+    disableAfterFailingSeconds: config.webhookDisableAfterFailingSeconds,
+  };
   if (settings.allowPrivateUrls) logger.warn("WEBHOOK_ALLOW_PRIVATE_URLS is on: webhooks may reach loopback and private addresses");
 
+  const forms = createServiceClient(FormsService, config.services.forms);
+  // File links in payloads are the gateway's: the same key and public address.
+  const links = fileLinks(resolveSecretKey(config), config.publicUrl);
   const worker = new DeliveryWorker({ orm, webhooks, logger, ...settings });
-  const acceptEvents = createAcceptEvents({ orm, webhooks, logger, onAccepted: () => worker.wake() });
+  const acceptEvents = createAcceptEvents({ orm, webhooks, fileLinks: links, logger, onAccepted: () => worker.wake() });
   const intake =
     config.kafkaBrokers.length > 0
       ? startKafkaIntake({ brokers: config.kafkaBrokers, acceptEvents, logger })
@@ -30,7 +40,7 @@ await runDatabaseService("delivery", { schema: "delivery", entities, migrations 
   worker.start();
 
   return {
-    routes: (router) => routes(router, createDeliveryHandlers({ orm, webhooks, logger, ...settings })),
+    routes: (router) => routes(router, createDeliveryHandlers({ orm, webhooks, forms, fileLinks: links, logger, ...settings, onRecovered: () => worker.wake() })),
     // On stop, after the RPC server: stop taking events (offsets committed), let the attempts under way be
     // recorded, then the database closes. An attempt cut short anyway is not lost: its lease runs out.
     close: async () => {

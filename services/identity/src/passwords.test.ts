@@ -18,10 +18,30 @@ describe("password hashes", () => {
     assert.equal(await verifyPassword("whatever", await decoyPasswordHash()), false);
   });
 
-  it("name what is wrong with a new password", () => {
-    assert.match(passwordProblem("1234567")!, /at least 8/);
-    assert.equal(passwordProblem("12345678"), undefined);
-    assert.equal(passwordProblem("🙂".repeat(200)), undefined, "characters, not bytes");
-    assert.match(passwordProblem("x".repeat(201))!, /at most 200/);
+  it("name what is wrong with a new password: its length, counted in characters", async () => {
+    assert.match((await passwordProblem("1234567"))!, /at least 8/);
+    assert.match((await passwordProblem("🙂🙂🙂🙂🙂🙂🙂"))!, /at least 8/, "seven characters, though 28 bytes");
+    assert.match((await passwordProblem("x".repeat(201)))!, /at most 200/);
+  });
+
+  it("refuse common and easily guessed passwords with zxcvbn's reason, and accept hard ones", async () => {
+    const refused: [string, RegExp][] = [
+      ["12345678", /^password is too easy to guess: This is one of the ten most used passwords\./],
+      ["password1", /commonly used password/],
+      ["qwertyuiop", /hundred most used/],
+      ["aaaaaaaaaaaa", /Repeated characters/],
+      ["abcdefghijk", /easy to guess/],
+      ["P@ssw0rd", /similar to a commonly used password|commonly used/],
+    ];
+    for (const [password, reason] of refused) assert.match((await passwordProblem(password)) ?? "accepted", reason, password);
+    for (const password of ["correct horse battery", "analytical-engine-1843", "Crème brûlée 42", "s3cret-enough"]) {
+      assert.equal(await passwordProblem(password), undefined, password);
+    }
+  });
+
+  it("refuse a password made of the person's own name or email", async () => {
+    const password = "lovelace-ada";
+    assert.equal(await passwordProblem(password), undefined, "strong for a stranger");
+    assert.match((await passwordProblem(password, ["ada.lovelace1815@example.com", "Ada Lovelace"]))!, /^password is too easy to guess: It should not contain your name or email\./);
   });
 });

@@ -1,8 +1,17 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { FormDocument } from "@formsvc/form-document";
+import type { JsonValue } from "@bufbuild/protobuf";
 import type { StoredAnswers } from "./answers/stored-answer.ts";
-import { evaluateCalculatedFields } from "./calculated-fields.ts";
+import { evaluateCalculation } from "./calculated-fields.ts";
+import { calculatedAnswers, calculationOf } from "./calculated-fields-pool.ts";
+
+/** What a worker of the pool stores for `document` over `answers`, evaluated here on the test's thread. */
+function evaluateCalculatedFields(document: FormDocument, answers: StoredAnswers): StoredAnswers {
+  const values: JsonValue[] = [];
+  evaluateCalculation(calculationOf(document, answers), (value) => values.push(value));
+  return calculatedAnswers(document, values);
+}
 
 function documentWith(calculatedFields: FormDocument["calculatedFields"]): FormDocument {
   return {

@@ -1,9 +1,24 @@
 // Calculated fields: a CEL expression (https://cel.dev) over the answers, evaluated when a response is
-// completed. A failing expression stores null; it never fails the submission.
+// completed. A failing expression stores null; it never fails the submission. This module runs in the
+// worker threads of calculated-fields-pool.ts: it loads CEL and nothing else (no zod), to start fast.
 import type { JsonValue } from "@bufbuild/protobuf";
 import { celEnv, isCelError, isCelUint, parse, plan, type CelInput, type CelResult } from "@bufbuild/cel";
-import { calculatedFieldKey, isInputBlock, type CalculatedField, type FormDocument } from "@formsvc/form-document";
 import type { StoredAnswers } from "./answers/stored-answer.ts";
+
+/** A calculated field as evaluated: the key its answer is stored under, its type and its expression. */
+export interface CalculationField {
+  key: string;
+  type: "NUMBER" | "TEXT";
+  expression: string;
+}
+
+/** What one response's calculated fields need; sent to a worker thread as it is. */
+export interface Calculation {
+  fields: CalculationField[];
+  /** The keys of the version's questions, each a variable (null when unanswered). */
+  questionKeys: string[];
+  answers: StoredAnswers;
+}
 
 type Program = (bindings: Record<string, CelInput>) => CelResult;
 
@@ -42,7 +57,7 @@ function toCel(value: JsonValue): CelInput {
 }
 
 /** The stored value of a result, by the field's type; null when it has no such value. */
-function resultValue(field: CalculatedField, result: CelResult): JsonValue {
+function resultValue(field: CalculationField, result: CelResult): JsonValue {
   if (isCelError(result)) return null;
   let number: number | undefined;
   if (typeof result === "number") number = result;
@@ -56,33 +71,28 @@ function resultValue(field: CalculatedField, result: CelResult): JsonValue {
 }
 
 /**
- * Evaluates the document's calculated fields, in order, over `answers` (the response's stored answers:
- * questions, hidden fields and country). The variables of an expression are:
+ * Evaluates the fields of `calculation`, in order, over its answers (the response's stored answers:
+ * questions, hidden fields and country), telling `onValue` each field's value as it is known. The
+ * variables of an expression are:
  * - each question of the document by its key: its value, or null when unanswered;
  * - `answers`: a map of every stored answer's value by key (`answers["hidden:utm_source"]`,
  *   `answers["meta:country"]`, and `answers["calculated:<name>"]` of the fields evaluated before);
  * - `hidden`: a map of the hidden fields' values by name.
  *
- * A NUMBER field stores a number and a TEXT field a string (numbers and booleans are written out). An
+ * A NUMBER field gives a number and a TEXT field a string (numbers and booleans are written out). An
  * expression that does not parse, fails (unknown variable, wrong types, division by zero) or gives a
- * value of another kind stores null. The result holds one CALCULATED_FIELD answer per field, under
- * `calculated:<name>`.
+ * value of another kind gives null.
  */
-export function evaluateCalculatedFields(document: FormDocument, answers: StoredAnswers): StoredAnswers {
-  const fields = document.calculatedFields ?? [];
-  const results: StoredAnswers = {};
-  if (fields.length === 0) return results;
-
-  const questionKeys = new Set<string>();
-  for (const block of document.blocks) if (isInputBlock(block) && block.key) questionKeys.add(block.key);
+export function evaluateCalculation({ fields, questionKeys, answers }: Calculation, onValue: (value: JsonValue) => void): void {
+  const questions = new Set(questionKeys);
   const bindings: Record<string, CelInput> = Object.create(null);
-  for (const key of questionKeys) bindings[key] = null;
+  for (const key of questions) bindings[key] = null;
   const byKey = new Map<string, CelInput>();
   const hidden = new Map<string, CelInput>();
   for (const [key, answer] of Object.entries(answers)) {
     const value = celValue(answer.type, answer.value);
     byKey.set(key, value);
-    if (questionKeys.has(key)) bindings[key] = value;
+    if (questions.has(key)) bindings[key] = value;
     if (answer.type === "HIDDEN_FIELDS") hidden.set(answer.label, value);
   }
   // These two names win over questions keyed `answers` or `hidden` (still reachable through `answers`).
@@ -99,9 +109,7 @@ export function evaluateCalculatedFields(document: FormDocument, answers: Stored
         value = null;
       }
     }
-    const key = calculatedFieldKey(field.name);
-    results[key] = { questionId: key, type: "CALCULATED_FIELD", label: field.name, value };
-    byKey.set(key, toCel(value));
+    byKey.set(field.key, toCel(value));
+    onValue(value);
   }
-  return results;
 }

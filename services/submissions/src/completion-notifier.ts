@@ -1,9 +1,10 @@
 /**
- * Completions of this process, as they commit: what wakes an idle StreamCompletions and the Kafka relay
- * at once instead of at their next poll (rows of other replicas are only found by polling).
+ * Outbox rows of this process, as they commit (completions, partial saves' events, forwarded form events):
+ * what wakes an idle StreamCompletions and the Kafka relay at once instead of at their next poll (rows of
+ * other replicas are only found by polling).
  */
 export interface CompletionNotifier {
-  /** A completion (its outbox row) has committed. Synchronous and cheap: listeners only set flags. */
+  /** An outbox row has committed. Synchronous and cheap: listeners only set flags. */
   notify(): void;
   /** Calls `listener` on every completion until the returned function is called. */
   subscribe(listener: () => void): () => void;

@@ -1,34 +1,63 @@
+import { mailSettingsOf, mailTransport, startMailWorker } from "@formsvc/platform/mail.ts";
 import { createServiceClient } from "@formsvc/platform/rpc.ts";
 import { runDatabaseService } from "@formsvc/platform/service-main.ts";
 import { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { createCalculatedFieldsPool } from "./calculated-fields-pool.ts";
+import { recordCutOff } from "./calculated-field-problems.ts";
 import { createCompletionNotifier } from "./completion-notifier.ts";
 import { entities } from "./entities/index.ts";
 import { createLocalFileStore, defaultFilesDir } from "./files/local-file-store.ts";
-import { sweepUnattachedUploads, unattachedUploadTtlMs } from "./files/sweep-uploads.ts";
+import { createS3FileStore } from "./files/s3-file-store.ts";
+import { sweepAbandonedUploads, sweepUnattachedUploads } from "./files/sweep-uploads.ts";
+import { sweepIdempotencyKeys } from "./idempotency.ts";
 import { createSubmissionsHandlers, routes } from "./handlers/submissions-handlers.ts";
 import { migrations } from "./migrations/index.ts";
+import { startResponseNotifier } from "./notifications/notifier.ts";
 import { startKafkaRelay } from "./relay/kafka-relay.ts";
 import { registerOutboxBacklog } from "./relay/outbox-metrics.ts";
 
-/** How often uploads that no response took are swept. */
-const sweepEveryMs = 60 * 60 * 1000;
-
 await runDatabaseService("submissions", { schema: "submissions", entities, migrations }, ({ config, logger, orm }) => {
   const forms = createServiceClient(FormsService, config.services.forms);
-  // The embedded default: files in a directory under DATA_DIR. An S3 store (S3_*) plugs in here.
-  const files = createLocalFileStore(defaultFilesDir(config.dataDir));
+  // An S3-compatible bucket when S3_* is set (every replica sees every file); else a directory under DATA_DIR.
+  const files = config.s3 ? createS3FileStore(config.s3) : createLocalFileStore(defaultFilesDir(config.dataDir));
   const completions = createCompletionNotifier();
-  const handlers = createSubmissionsHandlers({ orm, forms, files, logger, completions });
+  const calculatedFields = createCalculatedFieldsPool({ deadlineMs: config.calculatedFieldTimeoutMs, logger, onCutOff: recordCutOff(orm, logger) });
+  const handlers = createSubmissionsHandlers({ orm, forms, files, quotas: config.files, logger, completions, calculatedFields });
   // With Kafka, the outbox goes to `formsvc.responses`; without, delivery reads it by StreamCompletions.
   const relay = config.kafkaBrokers.length > 0 ? startKafkaRelay({ orm, brokers: config.kafkaBrokers, logger, completions }) : undefined;
   registerOutboxBacklog(orm, logger);
+  // Response notifications and receipts: mails written off the respondent's path, sent by the mail worker.
+  const mail = startMailWorker({ orm, transport: mailTransport(mailSettingsOf(config)), logger });
+  const identity = createServiceClient(IdentityService, config.services.identity);
+  const notifier = startResponseNotifier({ orm, forms, identity, logger, publicUrl: config.publicUrl, completions, mailWritten: mail.wake });
 
-  const sweep = () =>
-    sweepUnattachedUploads({ orm, files, logger, createdBefore: new Date(Date.now() - unattachedUploadTtlMs) })
-      .then((swept) => swept > 0 && logger.info({ swept }, "unattached uploads swept"))
-      .catch((err: unknown) => logger.warn({ err }, "sweeping unattached uploads failed"));
-  setInterval(sweep, sweepEveryMs).unref();
+  const { unattachedTtlSeconds, abandonedTtlSeconds, sweepIntervalSeconds } = config.files;
+  const sweep = async () => {
+    try {
+      const unattached = await sweepUnattachedUploads({ orm, files, logger, createdBefore: new Date(Date.now() - unattachedTtlSeconds * 1000) });
+      const abandoned = await sweepAbandonedUploads({ orm, files, logger, updatedBefore: new Date(Date.now() - abandonedTtlSeconds * 1000) });
+      if (unattached + abandoned > 0) logger.info({ unattached, abandoned }, "uploads swept");
+    } catch (err) {
+      logger.warn({ err }, "sweeping uploads failed");
+    }
+    try {
+      const keys = await sweepIdempotencyKeys(orm, new Date());
+      if (keys > 0) logger.info({ keys }, "expired idempotency keys swept");
+    } catch (err) {
+      logger.warn({ err }, "sweeping idempotency keys failed");
+    }
+  };
+  setInterval(sweep, sweepIntervalSeconds * 1000).unref();
 
   // After the RPC server has closed (no completion comes in any more): the in-flight batch finishes.
-  return { routes: (router) => routes(router, handlers), close: async () => relay?.stop() };
+  return {
+    routes: (router) => routes(router, handlers),
+    close: async () => {
+      await relay?.stop();
+      await notifier.stop();
+      await mail.stop();
+      await calculatedFields.close();
+    },
+  };
 });

@@ -10,6 +10,12 @@ await runDatabaseService("webhooks", { schema: "webhooks", entities, migrations 
   if (config.webhookAllowPrivateUrls) {
     logger.warn("WEBHOOK_ALLOW_PRIVATE_URLS is on: webhooks may target private and loopback addresses");
   }
-  const handlers = createWebhooksHandlers({ orm, forms, logger, allowPrivateUrls: config.webhookAllowPrivateUrls });
+  const handlers = createWebhooksHandlers({
+    orm,
+    forms,
+    logger,
+    allowPrivateUrls: config.webhookAllowPrivateUrls,
+    secretOverlapMs: config.webhookSecretOverlapSeconds * 1000,
+  });
   return (router) => routes(router, handlers);
 });

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { isPrivateHost, parseHeaders, parseSecret, parseWebhookUrl, reservedHeaderNames } from "./webhook-rules.ts";
+import { reservedWebhookHeaders } from "@formsvc/platform/webhook-headers.ts";
+import { generateSecret, isPrivateHost, maskSecret, parseHeaders, parseSecret, parseWebhookUrl } from "./webhook-rules.ts";
 
 function throwsInvalid(fn: () => unknown, message: string | RegExp): void {
   assert.throws(fn, (err: unknown) => {
@@ -101,6 +102,16 @@ describe("parseWebhookUrl", () => {
     throwsInvalid(() => parseWebhookUrl("https://example.com/\r\nX: y", false), "url: must not contain spaces or control characters");
   });
 
+  it("takes ports 1 to 65535 only", () => {
+    assert.equal(parseWebhookUrl("https://example.com:1/", false), "https://example.com:1/");
+    assert.equal(parseWebhookUrl("https://example.com:65535/", false), "https://example.com:65535/");
+    throwsInvalid(() => parseWebhookUrl("https://example.com:0/", false), "url: the port must be between 1 and 65535");
+    throwsInvalid(() => parseWebhookUrl("https://example.com:000/", false), "url: the port must be between 1 and 65535");
+    throwsInvalid(() => parseWebhookUrl("https://example.com:65536/", false), "url: the port must be between 1 and 65535");
+    throwsInvalid(() => parseWebhookUrl("http://example.com:99999", false), "url: the port must be between 1 and 65535");
+    throwsInvalid(() => parseWebhookUrl("http://example.com:1x/", false), "url: must be an absolute http or https URL");
+  });
+
   it("refuses credentials in the URL", () => {
     throwsInvalid(() => parseWebhookUrl("https://user:pass@example.com/", false), "url: must not contain a username or password");
     throwsInvalid(() => parseWebhookUrl("https://user@example.com/", false), "url: must not contain a username or password");
@@ -124,6 +135,27 @@ describe("parseWebhookUrl", () => {
 });
 
 describe("parseSecret", () => {
+  it("takes whsec_ secrets only as padded standard base64 of 24 to 64 bytes, which Standard Webhooks libraries decode", () => {
+    const good = `whsec_${Buffer.alloc(24, 7).toString("base64")}`;
+    assert.equal(parseSecret(good), good);
+    const base64url = `whsec_${Buffer.alloc(24, 0xfb).toString("base64url")}`;
+    throwsInvalid(() => parseSecret(base64url), /^secret: after whsec_ must come standard base64/);
+    throwsInvalid(() => parseSecret(`whsec_${Buffer.alloc(25, 1).toString("base64").replace(/=+$/, "")}`), /missing padding/);
+    throwsInvalid(() => parseSecret(`whsec_${Buffer.alloc(8, 1).toString("base64")}`), "secret: a whsec_ secret must decode to 24 to 64 bytes, not 8");
+    assert.equal(parseSecret("plain-text-secret"), "plain-text-secret", "other secrets are keys as they are");
+  });
+
+  it("generates whsec_ secrets that parse, and masks secrets to their last 4 characters (none of a short one)", () => {
+    const secret = generateSecret();
+    assert.equal(parseSecret(secret), secret);
+    assert.notEqual(generateSecret(), secret);
+    assert.equal(maskSecret(secret), `whsec_…${secret.slice(-4)}`);
+    assert.equal(maskSecret("a-longer-journey-secret"), "…cret");
+    assert.equal(maskSecret("journey-secret"), "…", "a short secret shows no part of itself");
+    assert.equal(maskSecret(null), "");
+    throwsInvalid(() => parseSecret(maskSecret(secret)), "secret: is a masked secret as reads show it; leave secret out to keep the current one");
+  });
+
   it("stores an empty secret as none and takes at most 256 characters", () => {
     assert.equal(parseSecret(""), null);
     assert.equal(parseSecret("s".repeat(256)), "s".repeat(256));
@@ -145,8 +177,8 @@ describe("parseHeaders", () => {
   });
 
   it("refuses reserved names whatever their case", () => {
-    assert.equal(reservedHeaderNames.size, 10);
-    for (const name of reservedHeaderNames) {
+    assert.equal(reservedWebhookHeaders.size, 10);
+    for (const name of reservedWebhookHeaders) {
       throwsInvalid(() => parseHeaders({ [name]: "v" }), `headers.${name}: reserved`);
       const upper = name.toUpperCase();
       throwsInvalid(() => parseHeaders({ [upper]: "v" }), `headers.${upper}: reserved`);
@@ -168,12 +200,17 @@ describe("parseHeaders", () => {
     throwsInvalid(() => parseHeaders({ "X-Token": "a", "x-token": "b" }), "headers.x-token: given twice (names are case-insensitive)");
   });
 
-  it("refuses values with line breaks or control characters, or over 1000 characters", () => {
-    const message = "headers.X-A: the value must not contain line breaks or control characters";
+  it("refuses values node:http would not send: line breaks, control characters, characters beyond Latin-1; or over 1000 characters", () => {
+    const message = "headers.X-A: the value may only contain printable ASCII or Latin-1 characters and tabs, no line breaks or control characters";
     throwsInvalid(() => parseHeaders({ "X-A": "a\r\nX-Injected: 1" }), message);
     throwsInvalid(() => parseHeaders({ "X-A": "a\nb" }), message);
     throwsInvalid(() => parseHeaders({ "X-A": "a\rb" }), message);
     throwsInvalid(() => parseHeaders({ "X-A": "a\u0000b" }), message);
+    throwsInvalid(() => parseHeaders({ "X-A": "a\u007fb" }), message);
+    throwsInvalid(() => parseHeaders({ "X-A": "5 \u20ac" }), message);
+    throwsInvalid(() => parseHeaders({ "X-A": "\u{1F600}" }), message);
+    const latin1 = { "X-A": "caf\u00e9 \u00ff, tab\there ~!" };
+    assert.deepEqual(parseHeaders(latin1), latin1);
     assert.deepEqual(parseHeaders({ "X-A": "v".repeat(1000) }), { "X-A": "v".repeat(1000) });
     throwsInvalid(() => parseHeaders({ "X-A": "v".repeat(1001) }), "headers.X-A: the value must be at most 1000 characters");
   });

@@ -6,10 +6,10 @@ import { formJson, questionJson } from "@formsvc/api-records";
 import { createFormBodySchema, updateFormBodySchema } from "@formsvc/form-document";
 import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { defineRoute } from "../route-table.ts";
-import { envelopeOf, formSchema, idParamsSchema, pagingQuerySchema, questionSchema } from "../schemas.ts";
+import { cursorPagingQuerySchema, envelope, envelopeOf, formSchema, idParamsSchema, questionSchema, recordIdSchema, wholeList } from "../schemas.ts";
 
-const listFormsQuerySchema = pagingQuerySchema.extend({
-  workspaceId: z.string().min(1).optional().describe("Only forms of this workspace"),
+const listFormsQuerySchema = cursorPagingQuerySchema.extend({
+  workspaceId: recordIdSchema.optional().describe("Only forms of this workspace"),
 });
 
 export function formRoutes(forms: Client<typeof FormsService>) {
@@ -23,13 +23,13 @@ export function formRoutes(forms: Client<typeof FormsService>) {
       description: "Forms in the Trash are not listed.",
       query: listFormsQuerySchema,
       success: { status: 200, description: "A page of forms", schema: envelopeOf(formSchema, "FormPage") },
-      errors: [400, 404],
+      errors: [404],
       handle: async ({ query, caller }) => {
-        const { forms: items, hasMore } = await forms.listForms(
-          { workspaceId: query.workspaceId ?? "", page: query.page, limit: query.limit },
+        const page = await forms.listForms(
+          { workspaceId: query.workspaceId ?? "", page: query.page, limit: query.limit, cursor: query.cursor },
           asCaller(caller.userId),
         );
-        return { items: items.map(formJson), page: query.page, limit: query.limit, hasMore };
+        return envelope(page.forms.map(formJson), query, page);
       },
     }),
     defineRoute({
@@ -41,7 +41,7 @@ export function formRoutes(forms: Client<typeof FormsService>) {
       description: "Publishing and closing happen only in the app.",
       body: createFormBodySchema,
       success: { status: 201, description: "The created draft form", schema: formSchema },
-      errors: [400, 404, 413, 415],
+      errors: [404],
       handle: async ({ body, caller }) =>
         formJson(
           (
@@ -58,9 +58,10 @@ export function formRoutes(forms: Client<typeof FormsService>) {
       operationId: "getForm",
       tag: "Forms",
       summary: "One form, including its status",
+      description: "The form with its whole document (blocks, hidden and calculated fields), settings, status and version. Forms in the Trash are a 404.",
       params: idParamsSchema,
       success: { status: 200, description: "The form", schema: formSchema },
-      errors: [404],
+      errors: [],
       handle: async ({ params, caller }) => formJson((await forms.getForm({ id: params.id }, asCaller(caller.userId))).form!),
     }),
     defineRoute({
@@ -76,7 +77,7 @@ export function formRoutes(forms: Client<typeof FormsService>) {
       params: idParamsSchema,
       body: updateFormBodySchema,
       success: { status: 200, description: "The updated form", schema: formSchema },
-      errors: [400, 403, 404, 413, 415],
+      errors: [403],
       handle: async ({ params, body, caller }) =>
         formJson(
           (
@@ -101,7 +102,7 @@ export function formRoutes(forms: Client<typeof FormsService>) {
       description: "The form answers 404 on the API until it is restored in the app.",
       params: idParamsSchema,
       success: { status: 204, description: "Moved to the Trash" },
-      errors: [404],
+      errors: [],
       handle: async ({ params, caller }) => {
         await forms.trashForm({ id: params.id }, asCaller(caller.userId));
       },
@@ -116,10 +117,10 @@ export function formRoutes(forms: Client<typeof FormsService>) {
         "Every input block, then one HIDDEN_FIELDS entry per hidden field, RESPONDENT_COUNTRY, and one CALCULATED_FIELD per calculated field.",
       params: idParamsSchema,
       success: { status: 200, description: "Every column, in one page", schema: envelopeOf(questionSchema, "QuestionList") },
-      errors: [404],
+      errors: [],
       handle: async ({ params, caller }) => {
         const { questions } = await forms.listQuestions({ formId: params.id }, asCaller(caller.userId));
-        return { items: questions.map(questionJson), page: 1, limit: Math.max(1, questions.length), hasMore: false };
+        return wholeList(questions.map(questionJson));
       },
     }),
   ];

@@ -13,6 +13,7 @@ export function userRoutes(identity: Client<typeof IdentityService>) {
       operationId: "getCurrentUser",
       tag: "Users",
       summary: "The user the API key belongs to",
+      description: "The user, as the key sees itself: handy to check that a key works.",
       success: { status: 200, description: "The calling user", schema: userSchema },
       errors: [],
       handle: async ({ caller }) => userJson((await identity.getCurrentUser({}, asCaller(caller.userId))).user!),

@@ -2,32 +2,77 @@ import type { Client } from "@connectrpc/connect";
 import { z } from "zod";
 import { asCaller } from "@formsvc/platform/caller.ts";
 import { attemptJson, deliveryJson, webhookJson } from "@formsvc/api-records";
-import type { DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { DeliveryStatus, type DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
+import { eventTypes } from "@formsvc/platform/events.ts";
 import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { defineRoute } from "../route-table.ts";
-import { attemptSchema, deliverySchema, envelopeOf, idParamsSchema, pagingQuerySchema, webhookSchema } from "../schemas.ts";
+import {
+  attemptSchema,
+  cursorPagingQuerySchema,
+  deliverySchema,
+  envelope,
+  envelopeOf,
+  idParamsSchema,
+  recordIdSchema,
+  webhookSchema,
+  wholeList,
+} from "../schemas.ts";
 
 const url = z.string().min(1).max(2000).describe("http or https URL, without credentials");
-export const webhookSecretSchema = z.string().max(256).describe("Signs each body: X-Service-Signature = base64(HMAC-SHA256(raw body, secret))");
+export const webhookSecretSchema = z
+  .string()
+  .max(256)
+  .describe(
+    "Signs each body (X-Service-Signature and webhook-signature). When none is given at creation, a `whsec_` secret is generated. " +
+      "The creation's answer shows it whole; every other answer shows it masked (`whsec_…` and its last 4 characters). " +
+      "A `whsec_` secret must be padded standard base64 of 24 to 64 bytes, so Standard Webhooks libraries can decode it.",
+  );
 export const webhookHeadersSchema = z
   .record(z.string().min(1).max(100), z.string().max(1000))
   .describe("Sent with every request; content type, host and signature headers are reserved");
 
+export const webhookEventTypesSchema = z
+  .array(z.string().max(64))
+  .min(1)
+  .max(eventTypes.length)
+  .describe(`The events it receives, at least one of ${eventTypes.join(", ")} (each payload is under \`webhooks\`)`);
+
 const createWebhookBodySchema = z.strictObject({
-  formId: z.string().min(1).describe("The form whose completed responses are pushed"),
+  formId: z.string().min(1).describe("The form whose events are pushed"),
   url,
   secret: webhookSecretSchema.optional(),
   headers: webhookHeadersSchema.optional(),
+  eventTypes: webhookEventTypesSchema.optional().describe("Default `[\"FORM_RESPONSE\"]`: completed responses"),
   enabled: z.boolean().optional().describe("Default true"),
 });
 const updateWebhookBodySchema = z.strictObject({
   url: url.optional(),
   secret: webhookSecretSchema.nullable().optional().describe("null or an empty string removes the secret"),
   headers: webhookHeadersSchema.optional().describe("Replaces every header"),
-  enabled: z.boolean().optional(),
+  eventTypes: webhookEventTypesSchema.optional().describe("Replaces the event types"),
+  enabled: z.boolean().optional().describe("true enables a disabled webhook again (clearing disabledReason)"),
 });
-const listWebhooksQuerySchema = pagingQuerySchema.extend({ formId: z.string().min(1).describe("The form (required)") });
+const listWebhooksQuerySchema = cursorPagingQuerySchema.extend({ formId: recordIdSchema.describe("The form (required)") });
 const deliveryParamsSchema = idParamsSchema.extend({ did: z.string().min(1).describe("Delivery id") });
+const deliveryStatuses = { pending: DeliveryStatus.PENDING, retrying: DeliveryStatus.RETRYING, succeeded: DeliveryStatus.SUCCEEDED, failed: DeliveryStatus.FAILED };
+const listDeliveriesQuerySchema = cursorPagingQuerySchema.extend({
+  status: deliverySchema.shape.status.optional().describe("Only receipts in this status (keep it on every page of a cursor walk)"),
+});
+const instant = (what: string) =>
+  z.iso
+    .datetime({ offset: true })
+    .transform((text) => new Date(text))
+    .describe(`ISO 8601 date-time with a zone (\`2026-12-01T00:00:00Z\`): ${what}`);
+const recoverBodySchema = z
+  .strictObject({
+    since: instant("failed deliveries created at or after it are sent again"),
+    until: instant("and before it (default: now)").optional(),
+  })
+  .refine((body) => !body.until || body.until > body.since, { message: "must be after since", path: ["until"] });
+const recoveredSchema = z
+  .object({ recovered: z.number().int().describe("How many failed deliveries are due again") })
+  .meta({ id: "RecoveredDeliveries", examples: [{ recovered: 3 }] });
 
 export function webhookRoutes(webhooks: Client<typeof WebhooksService>, delivery: Client<typeof DeliveryService>) {
   return [
@@ -37,15 +82,16 @@ export function webhookRoutes(webhooks: Client<typeof WebhooksService>, delivery
       operationId: "listWebhooks",
       tag: "Webhooks",
       summary: "A form's webhooks",
+      description: "Every webhook of one form (`formId` is required).",
       query: listWebhooksQuerySchema,
       success: { status: 200, description: "A page of webhooks", schema: envelopeOf(webhookSchema, "WebhookPage") },
-      errors: [400, 404],
+      errors: [404],
       handle: async ({ query, caller }) => {
-        const { webhooks: items, hasMore } = await webhooks.listWebhooks(
-          { formId: query.formId, page: query.page, limit: query.limit },
+        const page = await webhooks.listWebhooks(
+          { formId: query.formId, page: query.page, limit: query.limit, cursor: query.cursor },
           asCaller(caller.userId),
         );
-        return { items: items.map(webhookJson), page: query.page, limit: query.limit, hasMore };
+        return envelope(page.webhooks.map(webhookJson), query, page);
       },
     }),
     defineRoute({
@@ -54,15 +100,15 @@ export function webhookRoutes(webhooks: Client<typeof WebhooksService>, delivery
       operationId: "createWebhook",
       tag: "Webhooks",
       summary: "Add a webhook to a form",
-      description: "Every completed response of the form is POSTed to `url` while the webhook is enabled.",
+      description: "Every event of the form of one of its `eventTypes` (by default each completed response) is POSTed to `url` while the webhook is enabled.",
       body: createWebhookBodySchema,
       success: { status: 201, description: "The created webhook", schema: webhookSchema },
-      errors: [400, 404, 409, 413, 415],
+      errors: [404, 409],
       handle: async ({ body, caller }) =>
         webhookJson(
           (
             await webhooks.createWebhook(
-              { formId: body.formId, url: body.url, secret: body.secret ?? "", headers: body.headers ?? {}, enabled: body.enabled },
+              { formId: body.formId, url: body.url, secret: body.secret ?? "", headers: body.headers ?? {}, eventTypes: body.eventTypes ?? [], enabled: body.enabled },
               asCaller(caller.userId),
             )
           ).webhook!,
@@ -74,9 +120,10 @@ export function webhookRoutes(webhooks: Client<typeof WebhooksService>, delivery
       operationId: "getWebhook",
       tag: "Webhooks",
       summary: "One webhook",
+      description: "The webhook with its URL, secret, headers and whether it is enabled.",
       params: idParamsSchema,
       success: { status: 200, description: "The webhook", schema: webhookSchema },
-      errors: [404],
+      errors: [],
       handle: async ({ params, caller }) => webhookJson((await webhooks.getWebhook({ id: params.id }, asCaller(caller.userId))).webhook!),
     }),
     defineRoute({
@@ -84,11 +131,13 @@ export function webhookRoutes(webhooks: Client<typeof WebhooksService>, delivery
       path: "/webhooks/:id",
       operationId: "updateWebhook",
       tag: "Webhooks",
-      summary: "Change a webhook's url, secret, headers or enabled",
+      summary: "Change a webhook's url, secret, headers, event types or enabled",
+      description:
+        "Only the given properties change; `headers` replaces every header, `eventTypes` the event types, and a null or empty `secret` removes the secret.",
       params: idParamsSchema,
       body: updateWebhookBodySchema,
       success: { status: 200, description: "The updated webhook", schema: webhookSchema },
-      errors: [400, 404, 413, 415],
+      errors: [],
       handle: async ({ params, body, caller }) =>
         webhookJson(
           (
@@ -98,6 +147,7 @@ export function webhookRoutes(webhooks: Client<typeof WebhooksService>, delivery
                 url: body.url,
                 secret: body.secret === null ? "" : body.secret,
                 headers: body.headers ? { values: body.headers } : undefined,
+                eventTypes: body.eventTypes ? { values: body.eventTypes } : undefined,
                 enabled: body.enabled,
               },
               asCaller(caller.userId),
@@ -114,7 +164,7 @@ export function webhookRoutes(webhooks: Client<typeof WebhooksService>, delivery
       description: "Its pending deliveries stop.",
       params: idParamsSchema,
       success: { status: 204, description: "Removed" },
-      errors: [404],
+      errors: [],
       handle: async ({ params, caller }) => {
         await webhooks.deleteWebhook({ id: params.id }, asCaller(caller.userId));
       },
@@ -125,16 +175,25 @@ export function webhookRoutes(webhooks: Client<typeof WebhooksService>, delivery
       operationId: "listDeliveries",
       tag: "Webhooks",
       summary: "Delivery receipts of a webhook, newest first",
+      description:
+        "One receipt per completed response pushed to this webhook (and per test event): its status, attempts so far and when the next is due. " +
+        "`status` keeps only the receipts in that status.",
       params: idParamsSchema,
-      query: pagingQuerySchema,
+      query: listDeliveriesQuerySchema,
       success: { status: 200, description: "A page of receipts", schema: envelopeOf(deliverySchema, "DeliveryPage") },
-      errors: [400, 404],
+      errors: [],
       handle: async ({ params, query, caller }) => {
-        const { deliveries, hasMore } = await delivery.listDeliveries(
-          { webhookId: params.id, page: query.page, limit: query.limit },
+        const page = await delivery.listDeliveries(
+          {
+            webhookId: params.id,
+            page: query.page,
+            limit: query.limit,
+            cursor: query.cursor,
+            status: query.status ? deliveryStatuses[query.status] : DeliveryStatus.UNSPECIFIED,
+          },
           asCaller(caller.userId),
         );
-        return { items: deliveries.map(deliveryJson), page: query.page, limit: query.limit, hasMore };
+        return envelope(page.deliveries.map(deliveryJson), query, page);
       },
     }),
     defineRoute({
@@ -146,10 +205,10 @@ export function webhookRoutes(webhooks: Client<typeof WebhooksService>, delivery
       description: "Status code, duration, error and up to 4 KiB of the receiver's answer for each attempt, oldest first.",
       params: deliveryParamsSchema,
       success: { status: 200, description: "The attempts, in one page", schema: envelopeOf(attemptSchema, "AttemptList") },
-      errors: [404],
+      errors: [],
       handle: async ({ params, caller }) => {
         const { attempts } = await delivery.listAttempts({ webhookId: params.id, deliveryId: params.did }, asCaller(caller.userId));
-        return { items: attempts.map(attemptJson), page: 1, limit: Math.max(1, attempts.length), hasMore: false };
+        return wholeList(attempts.map(attemptJson));
       },
     }),
     defineRoute({
@@ -162,9 +221,63 @@ export function webhookRoutes(webhooks: Client<typeof WebhooksService>, delivery
         "Sends the same body with the same eventId and records the attempt. A manual retry that fails does not restart the automatic schedule.",
       params: deliveryParamsSchema,
       success: { status: 200, description: "The receipt after the attempt", schema: deliverySchema },
-      errors: [404],
+      errors: [409],
       handle: async ({ params, caller }) =>
         deliveryJson((await delivery.retryDelivery({ webhookId: params.id, deliveryId: params.did }, asCaller(caller.userId))).delivery!),
+    }),
+    defineRoute({
+      method: "post",
+      path: "/webhooks/:id/test",
+      operationId: "sendTestEvent",
+      tag: "Webhooks",
+      summary: "Send a test event, now",
+      description:
+        "Sends an event of `eventType` (one the webhook receives; by default its first) with `\"test\": true`, built from the form as it is now " +
+        "(a response's answers are made up), signed and with the webhook's headers like any delivery, once, and records it as a receipt whose " +
+        "`trigger` is `test`. It is never retried automatically; the retry endpoint sends it again. 409 when the webhook is disabled. " +
+        "The body may be left out.",
+      params: idParamsSchema,
+      body: z.strictObject({ eventType: z.string().max(64).optional().describe("One of the webhook's eventTypes; default its first") }),
+      success: { status: 200, description: "The test delivery's receipt after its attempt", schema: deliverySchema },
+      errors: [409],
+      handle: async ({ params, body, caller }) =>
+        deliveryJson((await delivery.sendTestEvent({ webhookId: params.id, eventType: body.eventType ?? "" }, asCaller(caller.userId))).delivery!),
+    }),
+    defineRoute({
+      method: "post",
+      path: "/webhooks/:id/recover",
+      operationId: "recoverDeliveries",
+      tag: "Webhooks",
+      summary: "Send every failed delivery of a time window again",
+      description:
+        "Every failed delivery created in [`since`, `until`) is due again at once, with the same eventId and body, and retried on the schedule " +
+        "from its start (as Svix's recover). Test deliveries are left out. 409 when the webhook is disabled: enable it first.",
+      params: idParamsSchema,
+      body: recoverBodySchema,
+      success: { status: 200, description: "How many deliveries are sent again", schema: recoveredSchema },
+      errors: [409],
+      handle: async ({ params, body, caller }) => {
+        const { recovered } = await delivery.recoverDeliveries(
+          { webhookId: params.id, since: timestampFromDate(body.since), until: body.until ? timestampFromDate(body.until) : undefined },
+          asCaller(caller.userId),
+        );
+        return { recovered };
+      },
+    }),
+    defineRoute({
+      method: "post",
+      path: "/webhooks/:id/rotate-secret",
+      operationId: "rotateWebhookSecret",
+      tag: "Webhooks",
+      summary: "Replace the secret, keeping the old one valid for 24 hours",
+      description:
+        "Issues a new `whsec_` secret, shown whole in this answer only. For 24 hours (`previousSecretExpiresAt`) every delivery carries both " +
+        "signatures in `webhook-signature` (space-separated, as Standard Webhooks specifies), so a receiver can switch secrets without losing " +
+        "one; `X-Service-Signature` uses the new secret at once.",
+      params: idParamsSchema,
+      success: { status: 200, description: "The webhook with its new secret", schema: webhookSchema },
+      errors: [],
+      handle: async ({ params, caller }) => webhookJson((await webhooks.rotateSecret({ id: params.id }, asCaller(caller.userId))).webhook!),
     }),
   ];
 }

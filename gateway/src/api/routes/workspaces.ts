@@ -3,7 +3,7 @@ import { asCaller } from "@formsvc/platform/caller.ts";
 import { workspaceJson } from "@formsvc/api-records";
 import type { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { defineRoute } from "../route-table.ts";
-import { envelopeOf, idParamsSchema, pagingQuerySchema, workspaceSchema } from "../schemas.ts";
+import { cursorPagingQuerySchema, envelope, envelopeOf, idParamsSchema, workspaceSchema } from "../schemas.ts";
 
 export function workspaceRoutes(identity: Client<typeof IdentityService>) {
   return [
@@ -13,12 +13,13 @@ export function workspaceRoutes(identity: Client<typeof IdentityService>) {
       operationId: "listWorkspaces",
       tag: "Workspaces",
       summary: "Workspaces the caller is a member of",
-      query: pagingQuerySchema,
+      description: "Every workspace the key's person is a member of, their own personal one included, with plan and entitlements.",
+      query: cursorPagingQuerySchema,
       success: { status: 200, description: "A page of workspaces", schema: envelopeOf(workspaceSchema, "WorkspacePage") },
-      errors: [400],
+      errors: [],
       handle: async ({ query, caller }) => {
-        const { workspaces, hasMore } = await identity.listWorkspaces(query, asCaller(caller.userId));
-        return { items: workspaces.map(workspaceJson), page: query.page, limit: query.limit, hasMore };
+        const page = await identity.listWorkspaces(query, asCaller(caller.userId));
+        return envelope(page.workspaces.map(workspaceJson), query, page);
       },
     }),
     defineRoute({
@@ -27,9 +28,10 @@ export function workspaceRoutes(identity: Client<typeof IdentityService>) {
       operationId: "getWorkspace",
       tag: "Workspaces",
       summary: "One workspace",
+      description: "A workspace the caller is a member of; any other id is a 404.",
       params: idParamsSchema,
       success: { status: 200, description: "The workspace", schema: workspaceSchema },
-      errors: [404],
+      errors: [],
       handle: async ({ params, caller }) =>
         workspaceJson((await identity.getWorkspace({ workspaceId: params.id }, asCaller(caller.userId))).workspace!),
     }),

@@ -2,6 +2,8 @@ import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 
 export const deliveryStatuses = ["pending", "retrying", "succeeded", "failed"] as const;
 export type DeliveryStatusName = (typeof deliveryStatuses)[number];
+/** What made a delivery: an event of the bus, or a test sent on request (never due for the worker). */
+export const deliveryTriggers = ["event", "test"] as const;
 
 /**
  * One event to send to one webhook (unique per webhook and event, so an event delivered twice to this
@@ -21,6 +23,7 @@ export const DeliveryEntity = defineEntity({
     webhookId: p.string(),
     eventId: p.string(),
     eventType: p.string(),
+    trigger: p.enum(deliveryTriggers),
     formId: p.string(),
     submissionId: p.string(),
     origin: p.string(),

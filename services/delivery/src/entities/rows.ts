@@ -4,11 +4,13 @@ import { qualifiedTable, type MikroORM } from "@formsvc/platform/database.ts";
 import { AttemptEntity } from "./attempt.ts";
 import { CursorEntity } from "./cursor.ts";
 import { DeliveryEntity, type Delivery, type DeliveryStatusName } from "./delivery.ts";
+import { FailingWebhookEntity } from "./failing-webhook.ts";
 
 export interface Tables {
   deliveries: string;
   attempts: string;
   cursor: string;
+  failingWebhooks: string;
 }
 
 /** `"<schema>"."<table>"` of every table, for raw SQL. */
@@ -17,6 +19,7 @@ export function tablesOf(orm: MikroORM): Tables {
     deliveries: qualifiedTable(orm, DeliveryEntity),
     attempts: qualifiedTable(orm, AttemptEntity),
     cursor: qualifiedTable(orm, CursorEntity),
+    failingWebhooks: qualifiedTable(orm, FailingWebhookEntity),
   };
 }
 
@@ -34,6 +37,7 @@ export interface DeliveryRow {
   webhook_id: string;
   event_id: string;
   event_type: string;
+  trigger: "event" | "test";
   form_id: string;
   submission_id: string;
   origin: string;
@@ -57,6 +61,7 @@ export function deliveryFromRow(row: DeliveryRow): Delivery {
     webhookId: row.webhook_id,
     eventId: row.event_id,
     eventType: row.event_type,
+    trigger: row.trigger,
     formId: row.form_id,
     submissionId: row.submission_id,
     origin: row.origin,

@@ -1,14 +1,15 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
-import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { asCaller } from "@formsvc/platform/caller.ts";
 import { DeliveryService, DeliveryStatus } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 import { deliveryAttempts } from "../delivery-metrics.ts";
+import { envelopeOf } from "@formsvc/platform/events.ts";
 import { serializePayload } from "../sender/payload.ts";
 import { serviceSignature } from "../sender/sign.ts";
 import { openTestDatabase, type DeliveryTestDatabase } from "../testing/database.ts";
-import { createAcceptEvent, eventually, FakeWebhooks, quietLogger, sampleEvent, startReceiver, type AcceptEvent, type Receiver } from "../testing/fixtures.ts";
+import { createAcceptEvent, eventually, FakeWebhooks, quietLogger, sampleEvent, startReceiver, type AcceptEvent, type Receiver, fakeForms, testFileLinks } from "../testing/fixtures.ts";
 import { DeliveryWorker, type WorkerOptions } from "../worker/worker.ts";
 import { createDeliveryHandlers, routes } from "./delivery-handlers.ts";
 import { rejectsWith } from "@formsvc/platform/rpc-assertions.ts";
@@ -36,6 +37,7 @@ async function runWorker(options: Partial<WorkerOptions>, done: () => Promise<bo
     logger: quietLogger,
     retrySchedule: [600],
     allowPrivateUrls: true,
+    disableAfterFailingSeconds: 3600,
     timeoutMs: 1_000,
     pollIntervalMs: 20,
     ...options,
@@ -50,8 +52,8 @@ async function runWorker(options: Partial<WorkerOptions>, done: () => Promise<bo
 
 before(async () => {
   db = await openTestDatabase("delivery_handlers_test");
-  acceptEvent = createAcceptEvent({ orm: db.orm, webhooks: webhooks.client, logger: quietLogger });
-  const deps = { orm: db.orm, webhooks: webhooks.client, logger: quietLogger, retrySchedule: [600], timeoutMs: 1_000 };
+  acceptEvent = createAcceptEvent({ orm: db.orm, webhooks: webhooks.client, fileLinks: testFileLinks, logger: quietLogger });
+  const deps = { orm: db.orm, webhooks: webhooks.client, forms: fakeForms("user-ada"), fileLinks: testFileLinks, logger: quietLogger, retrySchedule: [600], disableAfterFailingSeconds: 3600, timeoutMs: 1_000 };
   client = createClient(DeliveryService, createRouterTransport((router) => routes(router, createDeliveryHandlers({ ...deps, allowPrivateUrls: true }))));
   guardedClient = createClient(DeliveryService, createRouterTransport((router) => routes(router, createDeliveryHandlers({ ...deps, allowPrivateUrls: false }))));
 });
@@ -110,6 +112,66 @@ describe("ListDeliveries", () => {
   });
 });
 
+describe("ListDeliveries by status and RecoverDeliveries", () => {
+  it("filters by status", async () => {
+    const r = await receiver(() => ({ status: 404 }));
+    webhooks.add({ id: "wh_1", url: r.url });
+    await acceptEvent(sampleEvent());
+    await runWorker({}, async () => (await db.deliveries("wh_1"))[0].status === "failed");
+    await acceptEvent(sampleEvent());
+    const failed = await client.listDeliveries({ webhookId: "wh_1", status: DeliveryStatus.FAILED }, ada);
+    const pending = await client.listDeliveries({ webhookId: "wh_1", status: DeliveryStatus.PENDING }, ada);
+    const all = await client.listDeliveries({ webhookId: "wh_1" }, ada);
+    assert.deepEqual([failed.deliveries.length, pending.deliveries.length, all.deliveries.length], [1, 1, 2]);
+    assert.equal(failed.deliveries[0].status, DeliveryStatus.FAILED);
+    assert.equal(failed.deliveries[0].trigger, "event");
+  });
+
+  it("makes exactly the failed event deliveries of the window due again, same eventId and bytes, schedule from its start", async () => {
+    let healthy = false;
+    const r = await receiver(() => ({ status: healthy ? 200 : 400 }));
+    webhooks.add({ id: "wh_1", url: r.url });
+    const tooEarly = sampleEvent();
+    await acceptEvent(tooEarly);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const since = new Date();
+    const inWindow = [sampleEvent(), sampleEvent()];
+    for (const e of inWindow) await acceptEvent(e);
+    await runWorker({}, async () => (await db.deliveries("wh_1")).every((d) => d.status === "failed"));
+    const until = new Date();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const tooLate = sampleEvent();
+    await acceptEvent(tooLate);
+    await runWorker({}, async () => (await db.deliveries("wh_1")).every((d) => d.status === "failed"));
+    const test = (await client.sendTestEvent({ webhookId: "wh_1" }, ada)).delivery!;
+    assert.deepEqual([test.status, test.trigger], [DeliveryStatus.FAILED, "test"]);
+    const sentBefore = r.received.length;
+
+    healthy = true;
+    const { recovered } = await client.recoverDeliveries({ webhookId: "wh_1", since: timestampFromDate(since), until: timestampFromDate(until) }, ada);
+    assert.equal(recovered, 2);
+    await runWorker({}, async () => (await db.deliveries("wh_1")).filter((d) => d.status === "succeeded").length === 2);
+    const resent = r.received.slice(sentBefore);
+    assert.deepEqual(resent.map((g) => g.headers["webhook-id"]).sort(), inWindow.map((e) => e.eventId).sort(), "the same eventIds, only the window's");
+    const byEvent = new Map((await db.deliveries("wh_1")).map((d) => [d.eventId, d]));
+    assert.deepEqual([byEvent.get(tooEarly.eventId)!.status, byEvent.get(tooLate.eventId)!.status], ["failed", "failed"]);
+    assert.equal(byEvent.get(inWindow[0].eventId)!.attempts, 2, "the history stays");
+
+    // Without until: up to now (the two left outside before, not the test delivery).
+    assert.equal((await client.recoverDeliveries({ webhookId: "wh_1", since: timestampFromDate(new Date(0)) }, ada)).recovered, 2);
+  });
+
+  it("needs since (and until after it), the caller's webhook, and an enabled one", async () => {
+    webhooks.add({ id: "wh_1", url: "https://a.example/hook" });
+    webhooks.add({ id: "wh_off", url: "https://a.example/hook", enabled: false });
+    const since = timestampFromDate(new Date());
+    await rejectsWith(client.recoverDeliveries({ webhookId: "wh_1" }, ada), Code.InvalidArgument, "since is required");
+    await rejectsWith(client.recoverDeliveries({ webhookId: "wh_1", since, until: since }, ada), Code.InvalidArgument, "until must be after since");
+    await rejectsWith(client.recoverDeliveries({ webhookId: "wh_1", since }, mallory), Code.NotFound, "webhook not found");
+    await rejectsWith(client.recoverDeliveries({ webhookId: "wh_off", since }, ada), Code.FailedPrecondition);
+  });
+});
+
 describe("ListAttempts and RetryDelivery", () => {
   it("lists attempts oldest first; a delivery of another webhook is not found", async () => {
     const r = await receiver(() => ({ status: 503, body: "busy" }));
@@ -160,7 +222,7 @@ describe("ListAttempts and RetryDelivery", () => {
 
     assert.equal(r.received.length, 3);
     assert.deepEqual(new Set(r.received.map((g) => g.headers["webhook-id"])), new Set([event.eventId]));
-    assert.deepEqual(new Set(r.received.map((g) => g.raw.toString("utf8"))), new Set([serializePayload(event)]));
+    assert.deepEqual(new Set(r.received.map((g) => g.raw.toString("utf8"))), new Set([serializePayload(envelopeOf(event), testFileLinks)]));
     assert.deepEqual(new Set(r.received.map((g) => g.body.eventId)), new Set([event.eventId]));
     const { attempts } = await client.listAttempts({ webhookId: "wh_1", deliveryId: before.id }, ada);
     assert.deepEqual(attempts.map((a) => [a.number, a.statusCode, a.manual]), [
@@ -242,31 +304,51 @@ describe("ListAttempts and RetryDelivery", () => {
     const [d] = await db.deliveries("wh_1");
     const res = await guardedClient.retryDelivery({ webhookId: "wh_1", deliveryId: d.id }, ada);
     assert.deepEqual([res.delivery!.status, res.delivery!.attempts], [DeliveryStatus.PENDING, 1]);
-    assert.equal(res.delivery!.lastError, "127.0.0.1 is a loopback address; webhooks may only reach public addresses");
+    assert.equal(res.delivery!.lastError, "refused: not a public address");
     assert.equal(r.received.length, 0);
   });
 });
 
 describe("SendTestEvent", () => {
-  it("sends one signed sample FORM_RESPONSE now and records it as a TEST delivery the worker never retries", async () => {
+  it("sends an event of any type the webhook receives, and refuses one it does not", async () => {
+    const r = await receiver();
+    webhooks.add({ id: "wh_1", url: r.url, eventTypes: ["FORM_CLOSED", "FORM_RESPONSE_PARTIAL"] });
+    const first = (await client.sendTestEvent({ webhookId: "wh_1" }, ada)).delivery!;
+    assert.deepEqual([first.eventType, first.status], ["FORM_CLOSED", DeliveryStatus.SUCCEEDED]);
+    assert.deepEqual([r.received[0].body.eventType, r.received[0].body.test, r.received[0].body.data.status, r.received[0].body.data.formId], ["FORM_CLOSED", true, "closed", "form_1"]);
+    const partial = (await client.sendTestEvent({ webhookId: "wh_1", eventType: "FORM_RESPONSE_PARTIAL" }, ada)).delivery!;
+    assert.equal(partial.eventType, "FORM_RESPONSE_PARTIAL");
+    assert.equal(r.received[1].body.data.page, 1);
+    await rejectsWith(client.sendTestEvent({ webhookId: "wh_1", eventType: "FORM_RESPONSE" }, ada), Code.InvalidArgument, "eventType: the webhook does not receive FORM_RESPONSE; it receives FORM_CLOSED, FORM_RESPONSE_PARTIAL");
+  });
+
+  it("sends one signed sample FORM_RESPONSE now and records it as a test delivery the worker never retries", async () => {
     let status = 200;
     const r = await receiver(() => ({ status, body: "got it" }));
     webhooks.add({ id: "wh_1", url: r.url, secret: "s3cret", headers: { "X-Team": "forms" } });
     const sent = await client.sendTestEvent({ webhookId: "wh_1" }, ada);
     const d = sent.delivery!;
-    assert.deepEqual([d.status, d.attempts, d.lastStatusCode, d.eventType, d.submissionId], [DeliveryStatus.SUCCEEDED, 1, 200, "TEST", ""]);
+    assert.deepEqual([d.status, d.attempts, d.lastStatusCode, d.eventType, d.trigger, d.submissionId], [DeliveryStatus.SUCCEEDED, 1, 200, "FORM_RESPONSE", "test", ""]);
     assert.equal(r.received.length, 1);
     const [got] = r.received;
     assert.equal(got.body.eventType, "FORM_RESPONSE");
     assert.equal(got.body.test, true);
     assert.equal(got.body.eventId, d.eventId);
     assert.equal(got.body.data.formId, "form_1");
-    assert.ok(got.body.data.fields.length > 0);
+    assert.equal(got.body.data.formName, "Event sign-up");
+    // The form's real questions, each with a sample answer.
+    assert.deepEqual(got.body.data.fields, [
+      { questionId: "q1", type: "SHORT_TEXT", label: "Your full name", value: "Ada Lovelace" },
+      { questionId: "q2", type: "MULTIPLE_CHOICE", label: "Plan", value: "o1", options: [{ id: "o1", text: "Free" }, { id: "o2", text: "Pro" }] },
+      { questionId: "q3", type: "FILE", label: "CV", value: null, files: [] },
+    ]);
+    assert.deepEqual(got.body.data.hiddenFields, { utm_source: "sample" });
+    assert.deepEqual(got.body.data.calculatedFields, { score: null });
     assert.equal(got.headers["x-team"], "forms");
     assert.equal(got.headers["x-service-signature"], serviceSignature(got.raw, "s3cret"), "signed like any delivery");
 
     const listed = await client.listDeliveries({ webhookId: "wh_1" }, ada);
-    assert.deepEqual(listed.deliveries.map((x) => [x.id, x.eventType]), [[d.id, "TEST"]]);
+    assert.deepEqual(listed.deliveries.map((x) => [x.id, x.eventType, x.trigger]), [[d.id, "FORM_RESPONSE", "test"]]);
     const { attempts } = await client.listAttempts({ webhookId: "wh_1", deliveryId: d.id }, ada);
     assert.deepEqual(attempts.map((a) => [a.number, a.statusCode, a.responseBody, a.manual]), [[1, 200, "got it", true]]);
 
@@ -275,7 +357,7 @@ describe("SendTestEvent", () => {
     const failed = (await client.sendTestEvent({ webhookId: "wh_1" }, ada)).delivery!;
     assert.deepEqual([failed.status, failed.attempts, failed.lastStatusCode], [DeliveryStatus.FAILED, 1, 500]);
     assert.equal(failed.nextAttemptAt, undefined);
-    const worker = new DeliveryWorker({ orm: db.orm, webhooks: webhooks.client, logger: quietLogger, retrySchedule: [0], allowPrivateUrls: true, pollIntervalMs: 20 });
+    const worker = new DeliveryWorker({ orm: db.orm, webhooks: webhooks.client, logger: quietLogger, retrySchedule: [0], allowPrivateUrls: true, disableAfterFailingSeconds: 3600, pollIntervalMs: 20 });
     worker.start();
     await new Promise((resolve) => setTimeout(resolve, 300));
     await worker.stop();
@@ -299,7 +381,7 @@ describe("SendTestEvent", () => {
 
     const guarded = (await guardedClient.sendTestEvent({ webhookId: "wh_1" }, ada)).delivery!;
     assert.equal(guarded.status, DeliveryStatus.FAILED);
-    assert.match(guarded.lastError, /private|loopback|address/i);
+    assert.equal(guarded.lastError, "refused: not a public address");
     assert.equal(r.received.length, 0);
   });
 });

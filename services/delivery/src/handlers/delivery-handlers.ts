@@ -1,11 +1,11 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
 import { upstreamFailure } from "@formsvc/platform/upstream-failure.ts";
 import { asCaller, requireCaller } from "@formsvc/platform/caller.ts";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
-import { pageOf, pageWindow } from "@formsvc/platform/paging.ts";
+import { keysetAfter, pageOf, pageRequest } from "@formsvc/platform/paging.ts";
 import { newId } from "@formsvc/platform/ids.ts";
 import {
   AttemptSchema,
@@ -14,27 +14,40 @@ import {
   DeliveryStatus,
 } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 import type { Webhook, WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
+import { FormStatus, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import type { FileLinks } from "@formsvc/platform/file-links.ts";
 import { AttemptEntity, DeliveryEntity, type Attempt, type Delivery, type DeliveryStatusName } from "../entities/index.ts";
 import { deliveryFromRow, tablesOf, type DeliveryRow } from "../entities/rows.ts";
 import { webhooksCallTimeoutMs } from "../intake/accept-event.ts";
 import { originOf } from "../sender/breaker.ts";
 import { postWebhook } from "../sender/http-client.ts";
-import { testEventType, testPayload } from "../sender/payload.ts";
+import { testPayload } from "../sender/payload.ts";
+import { formResponseEventType } from "@formsvc/platform/events.ts";
+import { sampleEvent } from "../sender/sample-event.ts";
 import { observeAttempt } from "../delivery-metrics.ts";
 import { classify } from "../worker/outcome.ts";
 import { recordAttempt } from "../worker/record.ts";
+import { applyDisablingRules } from "../worker/webhook-disabling.ts";
 import { logAttempt, webhookRequest } from "../worker/worker.ts";
 
 export interface DeliveryHandlersDeps {
   orm: MikroORM;
   /** GetWebhook as the caller (is the webhook theirs?), GetWebhookForDelivery for the URL and secret. */
-  webhooks: Pick<Client<typeof WebhooksService>, "getWebhook" | "getWebhookForDelivery">;
+  webhooks: Pick<Client<typeof WebhooksService>, "getWebhook" | "getWebhookForDelivery" | "disableWebhook">;
+  /** GetForm as the caller: the current questions a test event is built from. */
+  forms: Pick<Client<typeof FormsService>, "getForm">;
+  /** Signs the file links of payloads. */
+  fileLinks: FileLinks;
   logger?: Logger;
   /** WEBHOOK_RETRY_SCHEDULE (a manual attempt never uses it, but records through the same path). */
   retrySchedule: readonly number[];
   allowPrivateUrls: boolean;
+  /** WEBHOOK_DISABLE_AFTER_FAILING_SECONDS: attempts by hand count toward it too. */
+  disableAfterFailingSeconds: number;
   /** The hard limit of one exchange; 10 s. */
   timeoutMs?: number;
+  /** Told when recovered deliveries are due (the worker looks at once). */
+  onRecovered?: () => void;
 }
 
 const statusNames: Record<DeliveryStatusName, DeliveryStatus> = {
@@ -44,6 +57,11 @@ const statusNames: Record<DeliveryStatusName, DeliveryStatus> = {
   failed: DeliveryStatus.FAILED,
 };
 
+/** The status a ListDeliveries filter names; undefined for all. */
+function statusOfMessage(status: DeliveryStatus): DeliveryStatusName | undefined {
+  return (Object.keys(statusNames) as DeliveryStatusName[]).find((name) => statusNames[name] === status);
+}
+
 const webhookNotFoundMessage = "webhook not found";
 const webhookNotFound = () => new ConnectError(webhookNotFoundMessage, Code.NotFound);
 const deliveryNotFound = () => new ConnectError("delivery not found", Code.NotFound);
@@ -51,7 +69,19 @@ const deliveryNotFound = () => new ConnectError("delivery not found", Code.NotFo
 /** The receipt. `nextAttemptAt` only while another automatic attempt is to come. */
 export type Receipt = Pick<
   Delivery,
-  "id" | "webhookId" | "eventId" | "status" | "attempts" | "lastError" | "lastStatusCode" | "nextAttemptAt" | "submissionId" | "eventType" | "createdAt" | "updatedAt"
+  | "id"
+  | "webhookId"
+  | "eventId"
+  | "status"
+  | "attempts"
+  | "lastError"
+  | "lastStatusCode"
+  | "nextAttemptAt"
+  | "submissionId"
+  | "eventType"
+  | "trigger"
+  | "createdAt"
+  | "updatedAt"
 >;
 
 export function deliveryMessage(d: Receipt): MessageInitShape<typeof DeliverySchema> {
@@ -67,6 +97,7 @@ export function deliveryMessage(d: Receipt): MessageInitShape<typeof DeliverySch
     nextAttemptAt: waiting && d.nextAttemptAt ? timestampFromDate(d.nextAttemptAt) : undefined,
     submissionId: d.submissionId,
     eventType: d.eventType,
+    trigger: d.trigger,
     createdAt: timestampFromDate(d.createdAt),
     updatedAt: timestampFromDate(d.updatedAt),
   };
@@ -127,21 +158,24 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
       const fields = { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId: delivery.eventId, origin, manual: true };
       logAttempt(deps.logger, fields, result, updated.status, updated.attempts);
     }
+    await applyDisablingRules(deps, delivery.webhookId, result, updated.failingSince);
     return { updated };
   }
 
   return {
     async listDeliveries(req, ctx) {
       const caller = requireCaller(ctx);
-      const window = pageWindow(req.page, req.limit);
+      const window = pageRequest(req);
       await callerWebhook(caller, req.webhookId);
+      const after = window.after ? [keysetAfter(tablesOf(orm).deliveries, "created_at", "desc", window.after)] : [];
+      const status = statusOfMessage(req.status);
       const rows = await orm.em.fork().find(
         DeliveryEntity,
-        { webhookId: req.webhookId },
+        { $and: [{ webhookId: req.webhookId }, ...(status ? [{ status }] : []), ...after] },
         { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit: window.fetch, offset: window.offset, exclude: ["payload"] },
       );
-      const page = pageOf(rows, window.limit);
-      return { deliveries: page.items.map((d) => deliveryMessage(d)), hasMore: page.hasMore };
+      const page = pageOf(rows, window.limit, (d) => d.createdAt);
+      return { deliveries: page.items.map((d) => deliveryMessage(d)), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
 
     async listAttempts(req, ctx) {
@@ -162,23 +196,64 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
       return { delivery: deliveryMessage(updated) };
     },
 
+    async recoverDeliveries(req, ctx) {
+      const caller = requireCaller(ctx);
+      if (!req.since) throw new ConnectError("since is required", Code.InvalidArgument);
+      const since = timestampDate(req.since);
+      const until = req.until ? timestampDate(req.until) : undefined;
+      if (until && until <= since) throw new ConnectError("until must be after since", Code.InvalidArgument);
+      await callerWebhook(caller, req.webhookId);
+      await enabledWebhook(req.webhookId, "recover its deliveries");
+      const { deliveries } = tablesOf(orm);
+      // Due now, from the start of the schedule, as if new; attempts and their history stay.
+      const recovered = await orm.em.getConnection().execute(
+        `update ${deliveries} set "status" = 'retrying', "next_attempt_at" = now(), "schedule_step" = 0,
+           "locked_until" = null, "lease_id" = null, "updated_at" = now()
+         where "webhook_id" = ? and "status" = 'failed' and "trigger" = 'event' and "created_at" >= ? ${until ? `and "created_at" < ?` : ""}`,
+        [req.webhookId, since, ...(until ? [until] : [])],
+        "run",
+      );
+      const count = Number((recovered as { affectedRows?: number }).affectedRows ?? 0);
+      if (count > 0) deps.onRecovered?.();
+      deps.logger?.info({ webhookId: req.webhookId, recovered: count, since, until }, "failed deliveries recovered");
+      return { recovered: count };
+    },
+
     async sendTestEvent(req, ctx) {
       const caller = requireCaller(ctx);
       await callerWebhook(caller, req.webhookId);
       const webhook = await enabledWebhook(req.webhookId, "send a test event");
+      // One of the types it receives: a test shows what it will get.
+      const eventType = req.eventType || webhook.eventTypes[0] || formResponseEventType;
+      if (!webhook.eventTypes.includes(eventType)) {
+        throw new ConnectError(`eventType: the webhook does not receive ${eventType.slice(0, 60)}; it receives ${webhook.eventTypes.join(", ")}`, Code.InvalidArgument);
+      }
       const { deliveries } = tablesOf(orm);
       const eventId = `test_${newId()}`;
       const responseId = `test_${newId()}`;
       const origin = originOf(webhook.url);
-      const payload = JSON.stringify(testPayload({ eventId, formId: webhook.formId, responseId, at: new Date() }));
+      const { form } = await deps.forms
+        .getForm({ id: webhook.formId }, { ...asCaller(caller), timeoutMs: webhooksCallTimeoutMs })
+        .catch((err: unknown) => upstreamFailure("forms", err, { notFoundMessage: webhookNotFoundMessage, logger: deps.logger }));
+      if (!form) throw webhookNotFound();
+      const sample = {
+        id: form.id,
+        workspaceId: form.workspaceId,
+        name: form.name,
+        status: FormStatus[form.status].toLowerCase(),
+        version: form.version,
+        document: form.document ?? {},
+      };
+      const event = sampleEvent(eventType, { eventId, responseId, form: sample, at: new Date() });
+      const payload = JSON.stringify(testPayload(event, deps.fileLinks));
       // Stored before it is sent, without a due time: no worker ever claims it; only this call and a
       // retry by hand send it.
       const [row]: DeliveryRow[] = await orm.em.getConnection().execute(
-        `insert into ${deliveries} ("id", "webhook_id", "event_id", "event_type", "form_id", "submission_id", "origin", "payload",
+        `insert into ${deliveries} ("id", "webhook_id", "event_id", "event_type", "trigger", "form_id", "submission_id", "origin", "payload",
            "status", "attempts", "last_error", "last_status_code", "next_attempt_at", "schedule_step", "created_at", "updated_at")
-         values (?, ?, ?, ?, ?, '', ?, ?, 'pending', 0, '', 0, null, 0, now(), now())
+         values (?, ?, ?, ?, 'test', ?, '', ?, ?, 'pending', 0, '', 0, null, 0, now(), now())
          returning *`,
-        [newId(), webhook.id, eventId, testEventType, webhook.formId, origin, payload],
+        [newId(), webhook.id, eventId, eventType, webhook.formId, origin, payload],
         "all",
       );
       let { updated } = await attemptByHand(deliveryFromRow(row), webhook, "test");

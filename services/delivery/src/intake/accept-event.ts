@@ -1,20 +1,22 @@
 // The one way events come in, whichever bus brings them (Kafka or the embedded stream), a batch at a
-// time: ask webhooks for each form's enabled webhooks (once per form in the batch) and store one
-// pending delivery per event and webhook, due at once, in one statement. The unique (webhook_id,
+// time: ask webhooks for each form's enabled webhooks of each event type (once per form and type in the
+// batch) and store one pending delivery per event and webhook, due at once, in one statement. The unique (webhook_id,
 // event_id) makes a redelivered event create nothing twice. Each delivery keeps its event's trace
 // context, which its attempts continue. The caller acknowledges the batch to its bus (Kafka offset,
 // stream cursor) only after this has returned; the embedded stream's cursor moves in the same
 // statement that stores the deliveries.
 import type { Client } from "@connectrpc/connect";
 import type { MikroORM } from "@formsvc/platform/database.ts";
+import type { FileLinks } from "@formsvc/platform/file-links.ts";
 import { newId } from "@formsvc/platform/ids.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { traceparentOf, withContext, type Context } from "@formsvc/platform/tracing.ts";
-import type { ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
+import { eventFacts, eventTypeOf } from "@formsvc/platform/events.ts";
+import type { Event } from "@formsvc/proto/events/v1/events_pb.js";
 import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { tablesOf } from "../entities/rows.ts";
 import { originOf } from "../sender/breaker.ts";
-import { formResponseEventType, serializePayload } from "../sender/payload.ts";
+import { serializePayload } from "../sender/payload.ts";
 
 /** A call to webhooks that takes longer fails (and is tried again), so a hung call holds nothing for long. */
 export const webhooksCallTimeoutMs = 5_000;
@@ -31,7 +33,7 @@ export interface AcceptOptions {
 
 /** An event as its bus hands it over. */
 export interface IncomingEvent {
-  event: ResponseCompleted;
+  event: Event;
   requestId?: string;
   /** The context of the bus's span of this event (its trace continues in the deliveries). */
   trace?: Context;
@@ -41,8 +43,10 @@ export type AcceptEvents = (events: IncomingEvent[], options?: AcceptOptions) =>
 
 export interface AcceptEventDeps {
   orm: MikroORM;
-  /** Asked, without a caller, for each form's enabled webhooks. */
+  /** Asked, without a caller, for each form's enabled webhooks of an event type. */
   webhooks: Pick<Client<typeof WebhooksService>, "listEnabledWebhooks">;
+  /** Signs the file links of payloads. */
+  fileLinks: FileLinks;
   logger?: Logger;
   /** Called after deliveries were stored: the worker of this process looks at once. */
   onAccepted?: () => void;
@@ -88,27 +92,32 @@ export function createAcceptEvents(deps: AcceptEventDeps): AcceptEvents {
   const { orm, logger } = deps;
 
   return async (events, options = {}) => {
-    const deliverable = events.filter(({ event }) => {
-      if (event.eventId && event.formId) return true;
-      logger?.error({ eventId: event.eventId, formId: event.formId }, "event without an id or a form: passed over");
-      return false;
+    const deliverable = events.flatMap((incoming) => {
+      const facts = eventFacts(incoming.event);
+      if (facts.eventId && facts.formId && incoming.event.event.case) return [{ ...incoming, ...facts, eventType: eventTypeOf(incoming.event) }];
+      logger?.error({ eventId: facts.eventId, formId: facts.formId }, "event without an id, a form or a type: passed over");
+      return [];
     });
-    // Each form's webhooks, asked once, in the trace of the form's first event in the batch.
-    const forms = new Map<string, IncomingEvent>();
-    for (const incoming of deliverable) if (!forms.has(incoming.event.formId)) forms.set(incoming.event.formId, incoming);
+    // The webhooks of each form and event type, asked once, in the trace of its first event in the batch.
+    const subscriptionOf = (e: { formId: string; eventType: string }) => `${e.formId} ${e.eventType}`;
+    const firsts = new Map<string, (typeof deliverable)[number]>();
+    for (const incoming of deliverable) if (!firsts.has(subscriptionOf(incoming))) firsts.set(subscriptionOf(incoming), incoming);
     const hooks = new Map<string, { id: string; origin: string }[]>(
       await Promise.all(
-        [...forms].map(async ([formId, first]) => {
-          const ask = () => deps.webhooks.listEnabledWebhooks({ formId }, { timeoutMs: webhooksCallTimeoutMs });
+        [...firsts].map(async ([key, first]) => {
+          const ask = () => deps.webhooks.listEnabledWebhooks({ formId: first.formId, eventType: first.eventType }, { timeoutMs: webhooksCallTimeoutMs });
           const { webhooks } = await (first.trace ? withContext(first.trace, ask) : ask());
-          return [formId, webhooks.map((w) => ({ id: w.id, origin: originOf(w.url) }))] as const;
+          return [key, webhooks.map((w) => ({ id: w.id, origin: originOf(w.url) }))] as const;
         }),
       ),
     );
-    const rows = deliverable.flatMap(({ event, trace }) => {
-      const payload = serializePayload(event);
+    const rows = deliverable.flatMap((incoming) => {
+      const subscribed = hooks.get(subscriptionOf(incoming))!;
+      if (subscribed.length === 0) return [];
+      const { event, trace, eventId, eventType, formId, responseId } = incoming;
+      const payload = serializePayload(event, deps.fileLinks);
       const traceParent = trace ? traceparentOf(trace) : null;
-      return hooks.get(event.formId)!.map((w) => [newId(), w.id, event.eventId, formResponseEventType, event.formId, event.responseId, w.origin, payload, traceParent]);
+      return subscribed.map((w) => [newId(), w.id, eventId, eventType, formId, responseId, w.origin, payload, traceParent]);
     });
     let created = 0;
     for (let i = 0; i < rows.length || i === 0; i += maxEventsPerStatement) {
@@ -118,8 +127,9 @@ export function createAcceptEvents(deps: AcceptEventDeps): AcceptEvents {
       if (!last) await options.between?.();
     }
     if (created > 0) deps.onAccepted?.();
-    for (const { event, requestId } of deliverable) {
-      logger?.info({ eventId: event.eventId, formId: event.formId, requestId, webhooks: hooks.get(event.formId)!.length }, "event accepted");
+    for (const incoming of deliverable) {
+      const { eventId, formId, eventType, requestId } = incoming;
+      logger?.info({ eventId, formId, eventType, requestId, webhooks: hooks.get(subscriptionOf(incoming))!.length }, "event accepted");
     }
     if (deliverable.length > 0 && created === 0 && rows.length > 0) logger?.info({ events: deliverable.length }, "events seen before: no new delivery");
     return { created };

@@ -4,7 +4,7 @@ import { Code, ConnectError, createClient, createRouterTransport } from "@connec
 import type { ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
 import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { openTestDatabase, type DeliveryTestDatabase } from "../testing/database.ts";
-import { eventually, FakeWebhooks, quietLogger, sampleEvent } from "../testing/fixtures.ts";
+import { eventually, FakeWebhooks, quietLogger, sampleEvent, testFileLinks } from "../testing/fixtures.ts";
 import { createAcceptEvents } from "./accept-event.ts";
 import { outboxCursorName, readCursor, startEmbeddedStream, type EmbeddedStream } from "./embedded-stream.ts";
 
@@ -62,7 +62,7 @@ class FakeOutbox {
 let outbox: FakeOutbox;
 
 function start(): EmbeddedStream {
-  const acceptEvents = createAcceptEvents({ orm: db.orm, webhooks: webhooks.client, logger: quietLogger });
+  const acceptEvents = createAcceptEvents({ orm: db.orm, webhooks: webhooks.client, fileLinks: testFileLinks, logger: quietLogger });
   const stream = startEmbeddedStream({ orm: db.orm, submissions: outbox.client, acceptEvents, logger: quietLogger, minBackoffMs: 20, maxBackoffMs: 100 });
   streams.push(stream);
   return stream;

@@ -8,6 +8,8 @@ import type { MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { contextOf } from "@formsvc/platform/tracing.ts";
 import type { StreamCompletionsResponse, SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import { envelopeOf, eventFacts } from "@formsvc/platform/events.ts";
+import type { Event } from "@formsvc/proto/events/v1/events_pb.js";
 import { tablesOf } from "../entities/rows.ts";
 import { maxEventsPerStatement, saveCursor, type AcceptEvents } from "./accept-event.ts";
 import { withConsumerSpans } from "./consumer-spans.ts";
@@ -30,6 +32,12 @@ export interface EmbeddedStream {
   stop(): Promise<void>;
 }
 
+/**
+ * How long after delivery starts a failing stream is only a debug line: the services start together, so
+ * submissions may not answer yet (the launcher gives each 30 s to be ready).
+ */
+const startQuietMs = 30_000;
+
 /** The last cursor handled durably; 0 before the first event. */
 export async function readCursor(orm: MikroORM, name: string = outboxCursorName): Promise<bigint> {
   const { cursor } = tablesOf(orm);
@@ -37,6 +45,12 @@ export async function readCursor(orm: MikroORM, name: string = outboxCursorName)
   return row ? BigInt(row.position) : 0n;
 }
 
+
+/** A streamed outbox row's event: the envelope, or a FORM_RESPONSE written before it. */
+function streamedEvent(message: StreamCompletionsResponse): Event | undefined {
+  if (message.envelope?.event.case) return message.envelope;
+  return message.event ? envelopeOf(message.event) : undefined;
+}
 
 export function startEmbeddedStream(options: EmbeddedStreamOptions): EmbeddedStream {
   const { orm, logger } = options;
@@ -70,7 +84,10 @@ export function startEmbeddedStream(options: EmbeddedStreamOptions): EmbeddedStr
     let handled = false;
     for await (const messages of inBatches(stream, batchSize)) {
       const cursor = { name, position: messages.at(-1)!.cursor };
-      const incoming = messages.flatMap((m) => (m.event ? [{ event: m.event, eventId: m.event.eventId, requestId: m.requestId || undefined, parent: contextOf(m.traceParent) }] : []));
+      const incoming = messages.flatMap((m) => {
+        const event = streamedEvent(m);
+        return event ? [{ event, eventId: eventFacts(event).eventId, requestId: m.requestId || undefined, parent: contextOf(m.traceParent) }] : [];
+      });
       if (incoming.length === 0) {
         await saveCursor(orm, cursor);
       } else {
@@ -87,16 +104,24 @@ export function startEmbeddedStream(options: EmbeddedStreamOptions): EmbeddedStr
     return handled;
   }
 
+  const startedAt = performance.now();
+  /** Once the stream has brought a batch; before, submissions may simply not be up yet. */
+  let followedOnce = false;
   const done = (async () => {
     let backoff = minBackoff;
     while (running) {
       try {
-        if (await follow()) backoff = minBackoff;
+        if (await follow()) {
+          backoff = minBackoff;
+          followedOnce = true;
+        }
         if (running) logger.info("the submissions outbox stream ended: reconnecting");
       } catch (err) {
         if (!running) break;
-        // Expected while submissions restarts: one line, without a stack.
-        logger.warn({ error: err instanceof Error ? err.message : String(err), retryInMs: backoff }, "the submissions outbox stream failed: reconnecting");
+        // Expected while submissions starts beside delivery (quiet for the first startQuietMs) or
+        // restarts: one line, without a stack.
+        const starting = !followedOnce && performance.now() - startedAt < startQuietMs;
+        logger[starting ? "debug" : "warn"]({ error: err instanceof Error ? err.message : String(err), retryInMs: backoff }, "the submissions outbox stream failed: reconnecting");
       }
       if (!running) break;
       await sleep(backoff);

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { toBinary } from "@bufbuild/protobuf";
+import { create, toBinary } from "@bufbuild/protobuf";
 import type { Batch, KafkaMessage, TopicPartitionOffsetAndMetadata } from "kafkajs";
-import { ResponseCompletedSchema, type ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
+import { EventSchema, ResponseCompletedSchema, type ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
+import { encodeEvent, eventFacts, eventTypeHeader } from "@formsvc/platform/events.ts";
 import { quietLogger, sampleEvent } from "../testing/fixtures.ts";
 import type { AcceptEvents, IncomingEvent } from "./accept-event.ts";
 import { consumerGroupId, kafkaBatchHandler, responsesTopic } from "./kafka-consumer.ts";
@@ -19,7 +20,7 @@ function harness(accept: AcceptEvents) {
   let heartbeats = 0;
   const handler = kafkaBatchHandler({
     acceptEvents: async (events, options) => {
-      log.push(`accept ${events.map((e) => e.event.eventId).join(" ")}`);
+      log.push(`accept ${events.map((e) => eventFacts(e.event).eventId).join(" ")}`);
       return accept(events, options);
     },
     logger: quietLogger,
@@ -55,6 +56,17 @@ describe("kafka consumer", () => {
     assert.equal(responsesTopic, "formsvc.responses");
   });
 
+  it("reads a message with an event-type header as the envelope, of any type", async () => {
+    const seen: IncomingEvent[] = [];
+    const h = harness(async (events) => {
+      seen.push(...events);
+      return { created: events.length };
+    });
+    const published = create(EventSchema, { event: { case: "formPublished", value: { eventId: "evt_pub", formId: "form_1", formName: "F", status: "published", version: 3 } } });
+    await h.handle(message("7", Buffer.from(encodeEvent(published)), { [eventTypeHeader]: Buffer.from("FORM_PUBLISHED") }));
+    assert.deepEqual([seen[0].event.event.case, eventFacts(seen[0].event).eventId], ["formPublished", "evt_pub"]);
+  });
+
   it("decodes the batch's events, accepts them together with their request ids, then commits the next offset once", async () => {
     const [a, b] = [sampleEvent(), sampleEvent()];
     const seen: IncomingEvent[] = [];
@@ -67,8 +79,10 @@ describe("kafka consumer", () => {
     await h.handle(message("41", encoded(a), { "x-request-id": Buffer.from("req-7") }), message("42", encoded(b)));
     assert.deepEqual(h.log, [`accept ${a.eventId} ${b.eventId}`, "resolve 42", "commit 43"]);
     assert.deepEqual(h.commits, [[{ topic: responsesTopic, partition: 2, offset: "43" }]]);
-    assert.equal(seen[0].event.formName, "Event sign-up");
-    assert.equal(seen[0].event.fields.length, 5);
+    const first = seen[0].event.event;
+    assert.equal(first.case, "formResponse", "a message without event-type is a FORM_RESPONSE written before the envelope");
+    assert.equal(first.value.formName, "Event sign-up");
+    assert.equal(first.value.fields.length, 5);
     assert.deepEqual(seen.map((e) => e.requestId), ["req-7", undefined]);
     assert.equal(h.heartbeats(), 1);
   });

@@ -3,13 +3,12 @@
 // only after the deliveries of every event before them are stored: a delivery process killed at any
 // point loses nothing, and sees again at most the events whose commit it did not reach (which then
 // create nothing twice).
-import { fromBinary } from "@bufbuild/protobuf";
 import { Kafka, logLevel, type Consumer, type EachBatchHandler, type TopicPartitionOffsetAndMetadata } from "kafkajs";
 import { kafkaLogCreator, responsesTopic } from "@formsvc/platform/kafka.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { requestIdHeader } from "@formsvc/platform/caller.ts";
 import { extractTraceContext } from "@formsvc/platform/tracing.ts";
-import { ResponseCompletedSchema } from "@formsvc/proto/events/v1/events_pb.js";
+import { decodeEvent, eventFacts, eventTypeHeader } from "@formsvc/platform/events.ts";
 import type { AcceptEvents, IncomingEvent } from "./accept-event.ts";
 import { withConsumerSpans, type TracedEvent } from "./consumer-spans.ts";
 
@@ -31,7 +30,8 @@ export interface MessageHandlerOptions {
  * The consumer's eachBatch: the batch's events decoded and accepted together (again and again, with a
  * growing pause and heartbeats, while webhooks or the database do not answer: a partition's order is
  * kept), then one commit of the next offset: a broker round trip and one insert per batch, not per
- * event. A message that is not a ResponseCompleted can never be delivered: it is logged and passed over.
+ * event. A message that is not an event (an Event, or a bare ResponseCompleted from before the envelope,
+ * told apart by the `event-type` header) can never be delivered: it is logged and passed over.
  * A consumer stopping while the batch still fails leaves it uncommitted for whoever consumes the
  * partition next (an event seen twice creates nothing twice).
  */
@@ -52,8 +52,8 @@ export function kafkaBatchHandler(options: MessageHandlerOptions): EachBatchHand
       };
       try {
         if (!message.value || message.value.length === 0) throw new Error("empty message");
-        const event = fromBinary(ResponseCompletedSchema, message.value);
-        incoming.push({ event, eventId: event.eventId, requestId: header(requestIdHeader), parent: extractTraceContext(header) });
+        const event = decodeEvent(message.value, header(eventTypeHeader));
+        incoming.push({ event, eventId: eventFacts(event).eventId, requestId: header(requestIdHeader), parent: extractTraceContext(header) });
       } catch (err) {
         logger.error({ err, topic, partition, offset: message.offset }, "undecodable event passed over");
       }

@@ -7,7 +7,7 @@ import type { ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
 import { ResponseCompletedSchema } from "@formsvc/proto/events/v1/events_pb.js";
 import { startKafka, type KafkaBroker } from "../../../../deploy/kafka/kafka-runner.ts";
 import { openTestDatabase, type DeliveryTestDatabase } from "../testing/database.ts";
-import { eventually, FakeWebhooks, quietLogger, sampleEvent } from "../testing/fixtures.ts";
+import { eventually, FakeWebhooks, quietLogger, sampleEvent, testFileLinks } from "../testing/fixtures.ts";
 import { createAcceptEvents } from "./accept-event.ts";
 import { consumerGroupId, responsesTopic, startKafkaIntake, type KafkaIntake } from "./kafka-consumer.ts";
 
@@ -25,7 +25,7 @@ async function publish(events: ResponseCompleted[]): Promise<void> {
 }
 
 function startIntake(): KafkaIntake {
-  const acceptEvents = createAcceptEvents({ orm: db.orm, webhooks: webhooks.client, logger: quietLogger });
+  const acceptEvents = createAcceptEvents({ orm: db.orm, webhooks: webhooks.client, fileLinks: testFileLinks, logger: quietLogger });
   return startKafkaIntake({ brokers: [kafka.brokers], acceptEvents, logger: quietLogger });
 }
 

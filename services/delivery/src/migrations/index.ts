@@ -1,9 +1,13 @@
 import type { MigrationObject } from "@mikro-orm/core";
 import { Migration20261125000000_initial } from "./Migration20261125000000_initial.ts";
 import { Migration20261204000000_delivery_trace_parent } from "./Migration20261204000000_delivery_trace_parent.ts";
+import { Migration20261215000000_failing_webhooks } from "./Migration20261215000000_failing_webhooks.ts";
+import { Migration20261215000100_delivery_trigger } from "./Migration20261215000100_delivery_trigger.ts";
 
 /** The delivery schema's migrations, oldest first. Never edit one that has shipped; add a new one. */
 export const migrations: MigrationObject[] = [
   { name: "Migration20261125000000_initial", class: Migration20261125000000_initial },
   { name: "Migration20261204000000_delivery_trace_parent", class: Migration20261204000000_delivery_trace_parent },
+  { name: "Migration20261215000000_failing_webhooks", class: Migration20261215000000_failing_webhooks },
+  { name: "Migration20261215000100_delivery_trigger", class: Migration20261215000100_delivery_trigger },
 ];

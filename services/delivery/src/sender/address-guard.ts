@@ -6,20 +6,18 @@ import dns from "node:dns";
 import net, { type LookupFunction } from "node:net";
 import { blockedKind } from "@formsvc/platform/blocked-addresses.ts";
 
-export { blockedKind, embeddedIpv4 } from "@formsvc/platform/blocked-addresses.ts";
-
-/** A connection the guard refused; not retried (see outcome.ts). */
+/**
+ * A connection the guard refused; not retried (see outcome.ts). Its message is what the integrator
+ * reads as the delivery's lastError: it names neither the address a name resolved to nor the kind of
+ * range, so webhooks cannot be used to map the inside network or its DNS. The fields are for tests.
+ */
 export class AddressBlockedError extends Error {
   readonly code = "EADDRBLOCKED";
   readonly host: string;
   readonly address: string;
   readonly kind: string;
   constructor(host: string, address: string, kind: string) {
-    super(
-      host === address
-        ? `${address} is a ${kind} address; webhooks may only reach public addresses`
-        : `${host} resolves to ${address}, a ${kind} address; webhooks may only reach public addresses`,
-    );
+    super("refused: not a public address");
     this.name = "AddressBlockedError";
     this.host = host;
     this.address = address;

@@ -5,6 +5,7 @@ import http from "node:http";
 import https from "node:https";
 import { assertPublicLiteral, guardedLookup, AddressBlockedError } from "./address-guard.ts";
 import { signatureHeaders } from "./sign.ts";
+import { reservedWebhookHeaders } from "@formsvc/platform/webhook-headers.ts";
 import { inSpan, markFailed, SpanKind } from "@formsvc/platform/tracing.ts";
 import { classify } from "../worker/outcome.ts";
 
@@ -26,6 +27,8 @@ export interface SendResult {
   /** Set when no HTTP answer came. */
   errorKind?: SendErrorKind;
   error?: string;
+  /** The answer's Retry-After header as sent (seconds or an HTTP date), for 429 and 408 (outcome.ts). */
+  retryAfter?: string;
 }
 
 export interface WebhookRequest {
@@ -35,6 +38,8 @@ export interface WebhookRequest {
   eventId: string;
   /** Empty when the webhook has none. */
   secret: string;
+  /** The secret a rotation replaced, while it is still valid (empty otherwise): it signs too. */
+  previousSecret?: string;
   /** The webhook's own headers. */
   headers: Record<string, string>;
 }
@@ -49,31 +54,18 @@ export interface HttpClientOptions {
 }
 
 /**
- * Headers the service sets itself; a webhook's own header of one of these names is left out (the
- * webhooks service refuses them anyway), so nobody can forge a signature or break the framing.
+ * Every header of the request: the webhook's own, then the service's. A webhook's header of a reserved
+ * name is left out (the webhooks service refuses them anyway), so nobody can forge a signature or
+ * break the framing.
  */
-const ownHeaders = new Set([
-  "content-type",
-  "content-length",
-  "transfer-encoding",
-  "connection",
-  "host",
-  "user-agent",
-  "x-service-signature",
-  "webhook-id",
-  "webhook-timestamp",
-  "webhook-signature",
-]);
-
-/** Every header of the request: the webhook's own, then the service's. */
 function requestHeaders(request: WebhookRequest, now: Date): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
-    if (!ownHeaders.has(name.toLowerCase())) headers[name] = value;
+    if (!reservedWebhookHeaders.has(name.toLowerCase())) headers[name] = value;
   }
   return {
     ...headers,
-    ...signatureHeaders({ eventId: request.eventId, body: request.body, secret: request.secret, now }),
+    ...signatureHeaders({ eventId: request.eventId, body: request.body, secret: request.secret, previousSecret: request.previousSecret, now }),
     "Content-Type": "application/json",
     "User-Agent": userAgent,
   };
@@ -181,6 +173,7 @@ function sendOnce(request: WebhookRequest, options: HttpClientOptions): Promise<
   return new Promise<SendResult>((resolve) => {
     let settled = false;
     let statusCode = 0;
+    let retryAfter: string | undefined;
     const chunks: Buffer[] = [];
     let kept = 0;
     let timer: NodeJS.Timeout | undefined;
@@ -188,7 +181,7 @@ function sendOnce(request: WebhookRequest, options: HttpClientOptions): Promise<
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ ...result, durationMs: elapsed() });
+      resolve({ ...result, durationMs: elapsed(), ...(retryAfter === undefined ? {} : { retryAfter }) });
     };
     const fail = (err: NodeJS.ErrnoException) => {
       // An answer whose status came in time counts, even if its body did not finish.
@@ -219,6 +212,7 @@ function sendOnce(request: WebhookRequest, options: HttpClientOptions): Promise<
     req.on("error", (err) => fail(err));
     req.on("response", (res) => {
       statusCode = res.statusCode ?? 0;
+      retryAfter = res.headers["retry-after"];
       res.on("data", (chunk: Buffer) => {
         if (kept < maxResponseBytes) {
           chunks.push(chunk);

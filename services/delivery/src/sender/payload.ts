@@ -1,47 +1,172 @@
 import { toJson, type JsonValue } from "@bufbuild/protobuf";
-import { timestampDate, ValueSchema } from "@bufbuild/protobuf/wkt";
-import type { ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
+import { timestampDate, ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
+import { eventTypeOf } from "@formsvc/platform/events.ts";
+import type { FileLinks } from "@formsvc/platform/file-links.ts";
+import type { Event, FormChanged, ResponseCompleted, ResponseField, ResponsePartial } from "@formsvc/proto/events/v1/events_pb.js";
 
-/** The only eventType there is so far. */
-export const formResponseEventType = "FORM_RESPONSE";
-
-/** The JSON body a receiver gets (spec, "Request to the receiver"). */
-export interface WebhookPayload {
-  eventId: string;
-  eventType: typeof formResponseEventType;
-  createdAt: string;
-  data: {
-    responseId: string;
-    formId: string;
-    formName: string;
-    submittedAt: string;
-    fields: { questionId: string; type: string; label: string; value: JsonValue }[];
-  };
+/** A file of a FILE or SIGNATURE answer, with a signed link that serves its bytes. */
+export interface PayloadFile {
+  id: string;
+  name: string;
+  url: string;
+  mimeType: string;
+  size: number;
 }
 
 /**
- * The body for a ResponseCompleted event. The event is born when the response is completed, so
- * `createdAt` is the completion time too: the body depends on the event alone, and a redelivered event
- * yields the very same bytes. An unanswered question's value is null.
+ * One element of `data.fields`: the spec's four members, then what makes the value usable without
+ * another call: `options` for choice questions (Tally's shape), `files` for FILE and SIGNATURE ones.
  */
-export function webhookPayload(event: ResponseCompleted): WebhookPayload {
-  const submittedAt = (event.submittedAt ? timestampDate(event.submittedAt) : new Date()).toISOString();
+export interface PayloadField {
+  questionId: string;
+  type: string;
+  label: string;
+  value: JsonValue;
+  options?: { id: string; text: string }[];
+  files?: PayloadFile[];
+}
+
+/** FORM_RESPONSE's data (spec, "Request to the receiver", extended in README "Webhooks"). */
+export interface ResponseData {
+  responseId: string;
+  formId: string;
+  formName: string;
+  submittedAt: string;
+  fields: PayloadField[];
+  hiddenFields: Record<string, JsonValue>;
+  calculatedFields: Record<string, JsonValue>;
+  /** ISO 3166-1 alpha-2, or null when unknown. */
+  respondentCountry: string | null;
+}
+
+/** FORM_RESPONSE_PARTIAL's data: the answers so far (calculated fields come with the completion). */
+export interface PartialResponseData {
+  responseId: string;
+  formId: string;
+  formName: string;
+  savedAt: string;
+  /** The page reached, from 1. */
+  page: number;
+  fields: PayloadField[];
+  hiddenFields: Record<string, JsonValue>;
+  respondentCountry: string | null;
+}
+
+/** FORM_PUBLISHED, FORM_CLOSED and FORM_DELETED's data. */
+export interface FormData {
+  formId: string;
+  workspaceId: string;
+  formName: string;
+  /** After the change: published or closed; for FORM_DELETED the status it had before the Trash. */
+  status: string;
+  version: number;
+  changedAt: string;
+}
+
+/** The JSON body a receiver gets: the envelope of every event type, `data` by type. */
+export interface WebhookPayload {
+  eventId: string;
+  eventType: string;
+  createdAt: string;
+  data: ResponseData | PartialResponseData | FormData;
+}
+
+const choiceTypes = new Set(["MULTIPLE_CHOICE", "CHECKBOXES", "DROPDOWN"]);
+const fileTypes = new Set(["FILE", "SIGNATURE"]);
+
+function jsonOf(value: Value | undefined): JsonValue {
+  return value ? toJson(ValueSchema, value) : null;
+}
+
+function jsonMap(values: Record<string, Value>): Record<string, JsonValue> {
+  return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, jsonOf(value)]));
+}
+
+function payloadField(field: ResponseField, links: FileLinks, signedAtMs: number): PayloadField {
+  const out: PayloadField = { questionId: field.questionId, type: field.type, label: field.label, value: jsonOf(field.value) };
+  if (choiceTypes.has(field.type)) out.options = field.options.map((o) => ({ id: o.id, text: o.text }));
+  if (fileTypes.has(field.type)) {
+    out.files = field.files.map((f) => ({
+      id: f.id,
+      name: f.name,
+      url: links.sign(f.id, signedAtMs),
+      mimeType: f.contentType,
+      size: Number(f.size),
+    }));
+  }
+  return out;
+}
+
+/**
+ * The body of an event. `createdAt` is when the event was born (the completion, the partial save, the
+ * form's change) and file links are signed as of that time (valid seven days from it): the body depends
+ * on the event alone, and a redelivered event yields the very same bytes. An unanswered question's
+ * value is null.
+ */
+export function webhookPayload(event: Event, links: FileLinks): WebhookPayload {
+  const eventType = eventTypeOf(event);
+  const { case: kind, value } = event.event;
+  switch (kind) {
+    case "formResponse": {
+      const { createdAt, data } = responsePayload(value, links);
+      return { eventId: value.eventId, eventType, createdAt, data };
+    }
+    case "formResponsePartial": {
+      const { createdAt, data } = partialPayload(value, links);
+      return { eventId: value.eventId, eventType, createdAt, data };
+    }
+    case "formPublished":
+    case "formClosed":
+    case "formDeleted": {
+      const { createdAt, data } = formPayload(value);
+      return { eventId: value.eventId, eventType, createdAt, data };
+    }
+    default:
+      throw new Error("an event without a type");
+  }
+}
+
+function responsePayload(event: ResponseCompleted, links: FileLinks): { createdAt: string; data: ResponseData } {
+  const submitted = event.submittedAt ? timestampDate(event.submittedAt) : new Date();
+  const submittedAt = submitted.toISOString();
   return {
-    eventId: event.eventId,
-    eventType: formResponseEventType,
     createdAt: submittedAt,
     data: {
       responseId: event.responseId,
       formId: event.formId,
       formName: event.formName,
       submittedAt,
-      fields: event.fields.map((f) => ({
-        questionId: f.questionId,
-        type: f.type,
-        label: f.label,
-        value: f.value ? toJson(ValueSchema, f.value) : null,
-      })),
+      fields: event.fields.map((f) => payloadField(f, links, submitted.getTime())),
+      hiddenFields: jsonMap(event.hiddenFields),
+      calculatedFields: jsonMap(event.calculatedFields),
+      respondentCountry: event.respondentCountry || null,
     },
+  };
+}
+
+function partialPayload(event: ResponsePartial, links: FileLinks): { createdAt: string; data: PartialResponseData } {
+  const saved = event.savedAt ? timestampDate(event.savedAt) : new Date();
+  const savedAt = saved.toISOString();
+  return {
+    createdAt: savedAt,
+    data: {
+      responseId: event.responseId,
+      formId: event.formId,
+      formName: event.formName,
+      savedAt,
+      page: event.page,
+      fields: event.fields.map((f) => payloadField(f, links, saved.getTime())),
+      hiddenFields: jsonMap(event.hiddenFields),
+      respondentCountry: event.respondentCountry || null,
+    },
+  };
+}
+
+function formPayload(event: FormChanged): { createdAt: string; data: FormData } {
+  const changedAt = (event.changedAt ? timestampDate(event.changedAt) : new Date()).toISOString();
+  return {
+    createdAt: changedAt,
+    data: { formId: event.formId, workspaceId: event.workspaceId, formName: event.formName, status: event.status, version: event.version, changedAt },
   };
 }
 
@@ -49,34 +174,16 @@ export function webhookPayload(event: ResponseCompleted): WebhookPayload {
  * The body as sent, serialised once when the delivery is created and stored with it, so every attempt
  * (automatic or by hand) sends, and signs, exactly the same bytes.
  */
-export function serializePayload(event: ResponseCompleted): string {
-  return JSON.stringify(webhookPayload(event));
+export function serializePayload(event: Event, links: FileLinks): string {
+  return JSON.stringify(webhookPayload(event, links));
 }
 
-/** The event_type of a delivery made by SendTestEvent (its body says FORM_RESPONSE, with `test: true`). */
-export const testEventType = "TEST";
-
 /**
- * The body of a test event: shaped like a FORM_RESPONSE, flagged `test: true`, with made-up answers, so a
- * receiver can be checked end to end (signature included) before a real response arrives.
+ * The body of a test event: an event of one of the webhook's types built from the form as it is now (a
+ * response's answers are samples: see sampleEvent), flagged `test: true`, so a receiver can be checked end
+ * to end (signature included) against the shape its real events will have.
  */
-export function testPayload(init: { eventId: string; formId: string; responseId: string; at: Date }): WebhookPayload & { test: true } {
-  const at = init.at.toISOString();
-  return {
-    eventId: init.eventId,
-    eventType: formResponseEventType,
-    createdAt: at,
-    test: true,
-    data: {
-      responseId: init.responseId,
-      formId: init.formId,
-      formName: "Test event",
-      submittedAt: at,
-      fields: [
-        { questionId: "test_name", type: "SHORT_TEXT", label: "Your full name", value: "Ada Lovelace" },
-        { questionId: "test_email", type: "EMAIL", label: "Email address", value: "ada@example.com" },
-        { questionId: "test_rating", type: "RATING", label: "How did we do?", value: 5 },
-      ],
-    },
-  };
+export function testPayload(event: Event, links: FileLinks): WebhookPayload & { test: true } {
+  const { eventId, eventType, createdAt, data } = webhookPayload(event, links);
+  return { eventId, eventType, createdAt, test: true, data };
 }

@@ -49,4 +49,14 @@ describe("signatures", () => {
     const headers = signatureHeaders({ eventId: "evt_1", body, secret: "", now: new Date(1700000000_000) });
     assert.deepEqual(headers, { "webhook-id": "evt_1", "webhook-timestamp": "1700000000" });
   });
+
+  it("during a rotation: both signatures in webhook-signature (either secret verifies), X-Service-Signature with the new one", () => {
+    const [current, previous, stranger] = [0, 1, 2].map(() => `whsec_${randomBytes(24).toString("base64")}`);
+    const headers = signatureHeaders({ eventId: "evt_r", body, secret: current, previousSecret: previous });
+    assert.equal(headers["webhook-signature"].split(" ").length, 2);
+    assert.doesNotThrow(() => new Webhook(current).verify(body, headers));
+    assert.doesNotThrow(() => new Webhook(previous).verify(body, headers));
+    assert.throws(() => new Webhook(stranger).verify(body, headers));
+    assert.equal(headers["X-Service-Signature"], serviceSignature(body, current));
+  });
 });

@@ -9,12 +9,14 @@
 //   that form the key is those bytes; for any other secret the key is its UTF-8 bytes (a receiver then
 //   verifies with `new Webhook(Buffer.from(secret), { format: "raw" })`).
 //
-// Without a secret only `webhook-id` and `webhook-timestamp` are sent.
+// Without a secret only `webhook-id` and `webhook-timestamp` are sent. For 24 hours after a rotation the
+// previous secret signs too: `webhook-signature` carries both signatures, space-separated (new first),
+// as Standard Webhooks specifies, so receivers holding either secret verify; `X-Service-Signature`,
+// which has room for one, uses the new secret.
 import { createHmac } from "node:crypto";
+import { standardWebhookSecretPrefix } from "@formsvc/platform/webhook-headers.ts";
 
 const serviceSignatureHeader = "X-Service-Signature";
-
-const standardPrefix = "whsec_";
 
 export function serviceSignature(body: string | Buffer, secret: string): string {
   return createHmac("sha256", Buffer.from(secret, "utf8")).update(body).digest("base64");
@@ -22,8 +24,8 @@ export function serviceSignature(body: string | Buffer, secret: string): string 
 
 /** The HMAC key of the Standard Webhooks signature for `secret` (see above). */
 export function standardWebhookKey(secret: string): Buffer {
-  if (secret.startsWith(standardPrefix)) {
-    const decoded = Buffer.from(secret.slice(standardPrefix.length), "base64");
+  if (secret.startsWith(standardWebhookSecretPrefix)) {
+    const decoded = Buffer.from(secret.slice(standardWebhookSecretPrefix.length), "base64");
     if (decoded.length > 0) return decoded;
   }
   return Buffer.from(secret, "utf8");
@@ -37,7 +39,7 @@ export function standardWebhookSignature(id: string, timestamp: number, body: st
 }
 
 /** The signature headers of one attempt. `now` gives the attempt's time. */
-export function signatureHeaders(options: { eventId: string; body: string; secret: string; now?: Date }): Record<string, string> {
+export function signatureHeaders(options: { eventId: string; body: string; secret: string; previousSecret?: string; now?: Date }): Record<string, string> {
   const timestamp = Math.floor((options.now ?? new Date()).getTime() / 1000);
   const headers: Record<string, string> = {
     "webhook-id": options.eventId,
@@ -45,7 +47,8 @@ export function signatureHeaders(options: { eventId: string; body: string; secre
   };
   if (options.secret) {
     headers[serviceSignatureHeader] = serviceSignature(options.body, options.secret);
-    headers["webhook-signature"] = standardWebhookSignature(options.eventId, timestamp, options.body, options.secret);
+    const secrets = options.previousSecret ? [options.secret, options.previousSecret] : [options.secret];
+    headers["webhook-signature"] = secrets.map((secret) => standardWebhookSignature(options.eventId, timestamp, options.body, secret)).join(" ");
   }
   return headers;
 }

@@ -50,7 +50,7 @@ export async function openTestDatabase(prefix: string): Promise<DeliveryTestData
       })) as Attempt[];
     },
     async reset() {
-      await sql(`truncate ${t.attempts}, ${t.deliveries}, ${t.cursor}`);
+      await sql(`truncate ${t.attempts}, ${t.deliveries}, ${t.cursor}, ${t.failingWebhooks}`);
     },
     async close() {
       await orm.close(true);

@@ -3,21 +3,59 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { create, fromJson } from "@bufbuild/protobuf";
+import { create, fromJson, isMessage, type JsonObject } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { callerHeader } from "@formsvc/platform/caller.ts";
 import { createLogger } from "@formsvc/platform/logger.ts";
-import { ResponseCompletedSchema, type ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
+import { fileLinks } from "@formsvc/platform/file-links.ts";
+import { envelopeOf } from "@formsvc/platform/events.ts";
+import { EventSchema, ResponseCompletedSchema, type Event, type ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
+import { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { WebhookSchema, WebhooksService, type Webhook } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { createAcceptEvents, type AcceptEventDeps, type AcceptOptions } from "../intake/accept-event.ts";
 
 export const quietLogger = createLogger("delivery-test", "silent");
 
+/** File links as the gateway makes them, with a test key. */
+export const testFileLinks = fileLinks("test-secret-key", "https://forms.example.com");
+
+/** The form every fake webhook belongs to, as forms' GetForm answers it (to its owner only). */
+export const sampleForm: { id: string; name: string; document: JsonObject } = {
+  id: "form_1",
+  name: "Event sign-up",
+  document: {
+    title: "Event sign-up",
+    blocks: [
+      { id: "q1", key: "q_name", type: "SHORT_TEXT", question: "Your full name" },
+      { id: "q2", key: "q_plan", type: "MULTIPLE_CHOICE", question: "Plan", options: [{ id: "o1", text: "Free" }, { id: "o2", text: "Pro" }] },
+      { id: "q3", key: "q_cv", type: "FILE", question: "CV" },
+    ],
+    hiddenFields: [{ name: "utm_source" }],
+    calculatedFields: [{ name: "score", type: "NUMBER", expression: "1" }],
+  },
+};
+
+/** A forms client whose GetForm knows `sampleForm`, owned by `owner`. */
+export function fakeForms(owner = "user-ada"): Client<typeof FormsService> {
+  return createClient(
+    FormsService,
+    createRouterTransport((router) =>
+      router.service(FormsService, {
+        getForm: (req, ctx) => {
+          if (req.id !== sampleForm.id || ctx.requestHeader.get(callerHeader) !== owner) throw new ConnectError("form not found", Code.NotFound);
+          return { form: { id: sampleForm.id, name: sampleForm.name, document: sampleForm.document } };
+        },
+      }),
+    ),
+  );
+}
+
 /** acceptEvents one event at a time, as most tests hand them over. */
 export function createAcceptEvent(deps: AcceptEventDeps) {
   const acceptEvents = createAcceptEvents(deps);
-  return (event: ResponseCompleted, options?: AcceptOptions) => acceptEvents([{ event }], options);
+  // A bare ResponseCompleted is a FORM_RESPONSE, as the buses read one written before the envelope.
+  return (event: ResponseCompleted | Event, options?: AcceptOptions) => acceptEvents([{ event: isMessage(event, EventSchema) ? event : envelopeOf(event) }], options);
 }
 export type AcceptEvent = ReturnType<typeof createAcceptEvent>;
 
@@ -37,10 +75,29 @@ export function sampleEvent(overrides: { eventId?: string; formId?: string; resp
     fields: [
       { questionId: "q1", type: "SHORT_TEXT", label: "Your full name", value: fromJson(ValueSchema, "Ada Lovelace") },
       { questionId: "q2", type: "NUMBER", label: "Age", value: fromJson(ValueSchema, 36) },
-      { questionId: "q3", type: "CHECKBOXES", label: "Interests", value: fromJson(ValueSchema, ["o1", "o2"]) },
-      { questionId: "q4", type: "FILE", label: "CV", value: fromJson(ValueSchema, [{ name: "cv.pdf", url: "https://x/y" }]) },
+      {
+        questionId: "q3",
+        type: "CHECKBOXES",
+        label: "Interests",
+        value: fromJson(ValueSchema, ["o1", "o2"]),
+        options: [
+          { id: "o1", text: "Music" },
+          { id: "o2", text: "Art" },
+          { id: "o3", text: "Sport" },
+        ],
+      },
+      {
+        questionId: "q4",
+        type: "FILE",
+        label: "CV",
+        value: fromJson(ValueSchema, ["up_1"]),
+        files: [{ id: "up_1", name: "cv.pdf", contentType: "application/pdf", size: 1234n }],
+      },
       { questionId: "q5", type: "EMAIL", label: "Email" },
     ],
+    hiddenFields: { utm_source: fromJson(ValueSchema, "newsletter") },
+    calculatedFields: { score: fromJson(ValueSchema, 7) },
+    respondentCountry: "DE",
   });
 }
 
@@ -162,13 +219,24 @@ export class FakeWebhooks {
           listEnabledWebhooks: (req, ctx) => {
             this.calls.push({ method: "listEnabledWebhooks", caller: ctx.requestHeader.get(callerHeader), id: req.formId });
             if (this.failWith !== undefined) throw new ConnectError("webhooks down", this.failWith);
-            return { webhooks: [...this.hooks.values()].map((h) => h.webhook).filter((w) => w.formId === req.formId && w.enabled) };
+            const eventType = req.eventType || "FORM_RESPONSE";
+            return { webhooks: [...this.hooks.values()].map((h) => h.webhook).filter((w) => w.formId === req.formId && w.enabled && w.eventTypes.includes(eventType)) };
           },
           getWebhookForDelivery: (req, ctx) => {
             this.calls.push({ method: "getWebhookForDelivery", caller: ctx.requestHeader.get(callerHeader), id: req.id });
             if (this.failWith !== undefined) throw new ConnectError("webhooks down", this.failWith);
             const found = this.hooks.get(req.id);
             if (!found) throw new ConnectError("webhook not found", Code.NotFound);
+            return { webhook: found.webhook };
+          },
+          disableWebhook: (req) => {
+            this.calls.push({ method: "disableWebhook", caller: null, id: req.id });
+            const found = this.hooks.get(req.id);
+            if (!found) throw new ConnectError("webhook not found", Code.NotFound);
+            if (found.webhook.enabled) {
+              found.webhook.enabled = false;
+              found.webhook.disabledReason = req.reason;
+            }
             return { webhook: found.webhook };
           },
           getWebhook: (req, ctx) => {
@@ -184,13 +252,25 @@ export class FakeWebhooks {
     );
   }
 
-  add(init: { id: string; formId?: string; url: string; secret?: string; headers?: Record<string, string>; enabled?: boolean; owner?: string }): Webhook {
+  add(init: {
+    id: string;
+    formId?: string;
+    url: string;
+    secret?: string;
+    previousSecret?: string;
+    headers?: Record<string, string>;
+    enabled?: boolean;
+    owner?: string;
+    eventTypes?: string[];
+  }): Webhook {
     const webhook = create(WebhookSchema, {
       id: init.id,
       formId: init.formId ?? "form_1",
       url: init.url,
       secret: init.secret ?? "",
+      previousSecret: init.previousSecret ?? "",
       headers: init.headers ?? {},
+      eventTypes: init.eventTypes ?? ["FORM_RESPONSE"],
       enabled: init.enabled ?? true,
     });
     this.hooks.set(init.id, { webhook, owner: init.owner ?? "user-ada" });

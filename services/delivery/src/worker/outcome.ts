@@ -1,4 +1,5 @@
-// What one attempt's result means for its delivery, as data (spec, "Delivery attempt outcomes").
+// What one attempt's result means for its delivery, as data (spec, "Delivery attempt outcomes"), with
+// the few answers Standard Webhooks and Svix treat on their own (statusExceptions).
 import type { SendErrorKind, SendResult } from "../sender/http-client.ts";
 
 /** succeeded: done. failed: done, never retried. retry: tried again on schedule, failed once it is used up. */
@@ -13,6 +14,17 @@ export const statusOutcomes: readonly { from: number; to: number; outcome: Outco
   { from: 400, to: 499, outcome: "failed", why: "the receiver refused it" },
 ];
 
+/**
+ * Answers with a rule of their own, looked up before the ranges: the receiver asks to be tried later
+ * (429, 408: retried on the schedule, no sooner than its Retry-After), or says the endpoint is gone for
+ * good (410: failed, and the webhook is disabled at once).
+ */
+export const statusExceptions: readonly { status: number; outcome: Outcome; honoursRetryAfter?: true; disablesWebhook?: string; why: string }[] = [
+  { status: 408, outcome: "retry", honoursRetryAfter: true, why: "the receiver timed the request out and may take it later" },
+  { status: 429, outcome: "retry", honoursRetryAfter: true, why: "the receiver asks to be sent less often" },
+  { status: 410, outcome: "failed", disablesWebhook: "the receiver answered 410 Gone", why: "the endpoint is gone for good" },
+];
+
 /** Outcomes when no HTTP answer came. */
 export const errorOutcomes: Readonly<Record<SendErrorKind, Outcome>> = {
   timeout: "retry",
@@ -24,10 +36,25 @@ export const errorOutcomes: Readonly<Record<SendErrorKind, Outcome>> = {
   invalid: "failed",
 };
 
+const exceptionOf = (result: Pick<SendResult, "statusCode" | "errorKind">) =>
+  result.errorKind ? undefined : statusExceptions.find((e) => e.status === result.statusCode);
+
 export function classify(result: Pick<SendResult, "statusCode" | "errorKind">): Outcome {
   if (result.errorKind) return errorOutcomes[result.errorKind];
+  const exception = exceptionOf(result);
+  if (exception) return exception.outcome;
   const rule = statusOutcomes.find((r) => result.statusCode >= r.from && result.statusCode <= r.to);
   return rule?.outcome ?? "retry";
+}
+
+/** The disabledReason when this result disables its webhook at once (410), else undefined. */
+export function disablesWebhook(result: Pick<SendResult, "statusCode" | "errorKind">): string | undefined {
+  return exceptionOf(result)?.disablesWebhook;
+}
+
+/** The answer's Retry-After when its status honours one (429, 408), else undefined. */
+export function honouredRetryAfter(result: Pick<SendResult, "statusCode" | "errorKind" | "retryAfter">): string | undefined {
+  return exceptionOf(result)?.honoursRetryAfter ? result.retryAfter : undefined;
 }
 
 /** The last_error of a delivery after an attempt; empty after a success. */

@@ -4,11 +4,11 @@
 import { newId } from "@formsvc/platform/ids.ts";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import type { Delivery } from "../entities/index.ts";
-import { deliveryFromRow, tablesOf, type DeliveryRow } from "../entities/rows.ts";
+import { deliveryFromRow, tablesOf, toDate, type DeliveryRow } from "../entities/rows.ts";
 import type { SendResult } from "../sender/http-client.ts";
 import { maxResponseBytes } from "../sender/http-client.ts";
-import { classify, describeResult } from "./outcome.ts";
-import { withJitter } from "./retry-schedule.ts";
+import { classify, describeResult, honouredRetryAfter } from "./outcome.ts";
+import { retryAfterSeconds, withJitter } from "./retry-schedule.ts";
 import type { ClaimedDelivery } from "./claim.ts";
 
 export interface RecordAttemptOptions {
@@ -22,10 +22,16 @@ export interface RecordAttemptOptions {
   origin?: string;
   retrySchedule: readonly number[];
   random?: () => number;
+  /** The clock a Retry-After date is read against. */
+  now?: Date;
 }
 
+/** A delivery after an attempt, with since when its webhook's attempts have all failed (null after a success). */
+export type RecordedDelivery = Delivery & { failingSince: Date | null };
+
 /**
- * Stores one attempt and moves its delivery on:
+ * Stores one attempt and moves its delivery on, and notes its webhook's failing period (failing_webhooks:
+ * kept from the first failure, gone at a success; webhook-disabling.ts reads it):
  * - automatic: 2xx succeeded; 3xx/4xx/refused address failed; anything else retrying with the next
  *   delay of the schedule, or failed once the schedule is used up. The lease is released.
  * - manual: success makes the delivery succeeded; a failure leaves status, schedule and next attempt as
@@ -34,8 +40,8 @@ export interface RecordAttemptOptions {
  * hand) is still recorded and counted, but changes nothing else.
  * Returns the delivery as it now is, undefined when it no longer exists.
  */
-export async function recordAttempt(orm: MikroORM, options: RecordAttemptOptions): Promise<Delivery | undefined> {
-  const { deliveries, attempts } = tablesOf(orm);
+export async function recordAttempt(orm: MikroORM, options: RecordAttemptOptions): Promise<RecordedDelivery | undefined> {
+  const { deliveries, attempts, failingWebhooks } = tablesOf(orm);
   const { result } = options;
   const outcome = classify(result);
   const error = describeResult(result) || null;
@@ -46,12 +52,16 @@ export async function recordAttempt(orm: MikroORM, options: RecordAttemptOptions
   const params: unknown[] = [];
   const p = (value: unknown) => (params.push(value), "?");
   const holds = options.manual || options.leaseId === undefined ? "false" : `"lease_id" = ${p(options.leaseId)}`;
-  // The wait before the next automatic attempt: the schedule's next delay with jitter; null once the
-  // schedule is used up (and for attempts by hand, which never touch the schedule).
+  // The wait before the next automatic attempt: the schedule's next delay with jitter, or the answer's
+  // Retry-After (429, 408; capped) when that is longer; null once the schedule is used up (and for
+  // attempts by hand, which never touch the schedule).
+  const schedule = `{${options.retrySchedule.join(",")}}`;
+  const atLeast = retryAfterSeconds(honouredRetryAfter(result), options.retrySchedule, options.now);
   const delay = options.manual
     ? "null::float8"
-    : `(${p(`{${options.retrySchedule.join(",")}}`)}::float8[])["schedule_step" + 1] * ${p(withJitter(1, options.random))}`;
-  const locked = `select "id", "attempts", "schedule_step", ${holds} as "holds", ${delay} as "delay"
+    : `case when (${p(schedule)}::float8[])["schedule_step" + 1] is null then null
+        else greatest((${p(schedule)}::float8[])["schedule_step" + 1] * ${p(withJitter(1, options.random))}, ${p(atLeast)}) end`;
+  const locked = `select "id", "webhook_id", "attempts", "schedule_step", ${holds} as "holds", ${delay} as "delay"
     from ${deliveries} where "id" = ${p(options.deliveryId)} for update`;
   const attempt = `insert into ${attempts} ("id", "delivery_id", "number", "status_code", "duration_ms", "error", "response_body", "manual", "created_at")
     select ${p(newId())}, r."id", r."attempts" + 1, ${p(result.statusCode)}, ${p(Math.max(0, Math.round(result.durationMs)))}, ${p(result.error ?? "")},
@@ -85,15 +95,21 @@ export async function recordAttempt(orm: MikroORM, options: RecordAttemptOptions
     // An attempt whose lease was lost is counted, and changes nothing else.
     changes = changes.map(([column, value]) => [column, `case when r."holds" then ${value} else d."${column}" end`]);
   }
-  const [updated]: DeliveryRow[] = await orm.em.getConnection().execute(
-    `with "r" as (${locked}), "attempt" as (${attempt})
+  // The webhook's failing period, in the same statement (no round trip of its own on the common path).
+  const period =
+    outcome === "succeeded"
+      ? `delete from ${failingWebhooks} f using "r" where f."webhook_id" = r."webhook_id" returning null::timestamptz as "failing_since"`
+      : `insert into ${failingWebhooks} ("webhook_id", "failing_since") select "webhook_id", now() from "r"
+         on conflict ("webhook_id") do update set "failing_since" = ${failingWebhooks}."failing_since" returning "failing_since"`;
+  const [updated]: (DeliveryRow & { failing_since: Date | string | null })[] = await orm.em.getConnection().execute(
+    `with "r" as (${locked}), "attempt" as (${attempt}), "period" as (${period})
      update ${deliveries} d set "attempts" = r."attempts" + 1, "updated_at" = now(), ${changes.map(([column, value]) => `"${column}" = ${value}`).join(", ")}
      from "r" where d."id" = r."id"
-     returning d.*`,
+     returning d.*, (select max("failing_since") from "period") as "failing_since"`,
     params,
     "all",
   );
-  return updated ? deliveryFromRow(updated) : undefined;
+  return updated ? { ...deliveryFromRow(updated), failingSince: toDate(updated.failing_since) } : undefined;
 }
 
 /** Ends a claimed delivery as failed without an attempt (its webhook is gone or disabled). */

@@ -22,15 +22,18 @@ import { claimDue, defaultLeaseMs, releaseClaim, type ClaimedDelivery } from "./
 import { classify } from "./outcome.ts";
 import { observeAttempt, watchBreakers } from "../delivery-metrics.ts";
 import { deferDelivery, failWithoutAttempt, recordAttempt } from "./record.ts";
+import { applyDisablingRules } from "./webhook-disabling.ts";
 
 export interface WorkerOptions {
   orm: MikroORM;
-  webhooks: Pick<Client<typeof WebhooksService>, "getWebhookForDelivery">;
+  webhooks: Pick<Client<typeof WebhooksService>, "getWebhookForDelivery" | "disableWebhook">;
   logger: Logger;
   /** Seconds between automatic attempts after the first (WEBHOOK_RETRY_SCHEDULE). */
   retrySchedule: readonly number[];
   /** WEBHOOK_ALLOW_PRIVATE_URLS. */
   allowPrivateUrls: boolean;
+  /** WEBHOOK_DISABLE_AFTER_FAILING_SECONDS. */
+  disableAfterFailingSeconds: number;
   /** The hard limit of one exchange; 10 s. */
   timeoutMs?: number;
   pollIntervalMs?: number;
@@ -52,7 +55,14 @@ const workerDefaults = {
 
 /** The request of one attempt of `delivery` to `webhook` as it is now. */
 export function webhookRequest(delivery: { eventId: string; payload: string }, webhook: Webhook): WebhookRequest {
-  return { url: webhook.url, body: delivery.payload, eventId: delivery.eventId, secret: webhook.secret, headers: { ...webhook.headers } };
+  return {
+    url: webhook.url,
+    body: delivery.payload,
+    eventId: delivery.eventId,
+    secret: webhook.secret,
+    previousSecret: webhook.previousSecret,
+    headers: { ...webhook.headers },
+  };
 }
 
 export class DeliveryWorker {
@@ -225,6 +235,7 @@ export class DeliveryWorker {
     });
     observeAttempt(classify(verdict.result), "automatic", delivery.payload);
     logAttempt(logger, { ...log, origin }, verdict.result, updated?.status, updated?.attempts);
+    await applyDisablingRules(this.options, delivery.webhookId, verdict.result, updated?.failingSince);
   }
 }
 

@@ -12,17 +12,25 @@ import {
   EntitlementsSchema,
   IdentityService,
   Plan,
+  Role,
   WorkspaceSchema,
   type Workspace,
 } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { entities } from "../entities/index.ts";
 import { migrations } from "../migrations/index.ts";
 import { createFormsHandlers, routes } from "./forms-handlers.ts";
+import { fromBinary } from "@bufbuild/protobuf";
+import { eventFacts, eventTypeOf } from "@formsvc/platform/events.ts";
+import { createLogger } from "@formsvc/platform/logger.ts";
+import { EventSchema, type FormChanged } from "@formsvc/proto/events/v1/events_pb.js";
+import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import { FormEventEntity } from "../entities/index.ts";
+import { startEventForwarder } from "../event-forwarder.ts";
 import { rejectsWith } from "@formsvc/platform/rpc-assertions.ts";
 
 // --- A fake identity service: a few users and workspaces, answering as the real one does. ---
 
-const users = { alice: "user-alice", bob: "user-bob", carol: "user-carol", dave: "user-dave" } as const;
+const users = { alice: "user-alice", bob: "user-bob", carol: "user-carol", dave: "user-dave", erin: "user-erin" } as const;
 
 function workspace(id: string, plan: Plan, ownerId: string): Workspace {
   return create(WorkspaceSchema, {
@@ -34,11 +42,13 @@ function workspace(id: string, plan: Plan, ownerId: string): Workspace {
   });
 }
 
-const workspaces: { workspace: Workspace; members: string[] }[] = [
+/** Members as identity keeps them; the owner is the workspace's ownerId, `admins` are admins, the rest members. */
+const workspaces: { workspace: Workspace; members: string[]; admins?: string[] }[] = [
   { workspace: workspace("ws-alice", Plan.FREE, users.alice), members: [users.alice] },
   { workspace: workspace("ws-alice-pro", Plan.PRO, users.alice), members: [users.alice] },
   { workspace: workspace("ws-bob", Plan.FREE, users.bob), members: [users.bob] },
-  { workspace: workspace("ws-shared", Plan.FREE, users.alice), members: [users.alice, users.bob] },
+  { workspace: workspace("ws-shared", Plan.FREE, users.alice), members: [users.alice, users.bob], admins: [users.bob] },
+  { workspace: workspace("ws-team", Plan.FREE, users.alice), members: [users.alice, users.bob, users.erin], admins: [users.bob] },
   { workspace: workspace("ws-dave-1", Plan.FREE, users.dave), members: [users.dave] },
   { workspace: workspace("ws-dave-2", Plan.FREE, users.dave), members: [users.dave] },
   { workspace: workspace("ws-erin-pro", Plan.PRO, users.alice), members: [users.alice] },
@@ -65,7 +75,8 @@ const fakeIdentity: Client<typeof IdentityService> = createClient(
         identityCallers.push(caller);
         const found = workspaces.find((w) => w.workspace.id === req.workspaceId && w.members.includes(caller));
         if (!found) throw new ConnectError("workspace not found", Code.NotFound);
-        return { workspace: found.workspace };
+        const role = found.workspace.ownerId === caller ? Role.OWNER : found.admins?.includes(caller) ? Role.ADMIN : Role.MEMBER;
+        return { workspace: { ...found.workspace, role } };
       },
       getWorkspaceEntitlements(req, ctx) {
         assert.equal(ctx.requestHeader.get(callerHeader), null, "the entitlements are asked for without a caller");
@@ -133,6 +144,7 @@ describe("migrations", () => {
   it("apply once: a second replica opening the same database finds nothing to do", async () => {
     await assertMigrationsApplyOnce({ databaseUrl: database.databaseUrl, schema: "forms", entities, migrations }, [
       "Migration20261122000000_initial",
+      "Migration20261215000000_outbox",
     ]);
   });
 });
@@ -154,6 +166,7 @@ describe("CreateForm", () => {
       submitLabel: "Submit",
       showProgressBar: true,
       saveProgress: true,
+      notifications: { owner: false, members: [], receiptQuestionId: null },
     });
     assert.ok(form.createdAt && form.updatedAt);
     assert.equal(form.trashedAt, undefined);
@@ -219,6 +232,22 @@ describe("CreateForm", () => {
     await rejectsWith(client.createForm({ workspaceId: "ws-alice", name: "" }, as(users.alice)), Code.InvalidArgument, /^name: /);
     await rejectsWith(client.createForm({ workspaceId: "ws-alice", name: "x".repeat(201) }, as(users.alice)), Code.InvalidArgument, /^name: /);
   });
+
+  it("refuses, on create and update, a calculated field that does not parse or costs too much, naming it", async () => {
+    const withExpression = (expression: string): JsonObject => ({ blocks: [], calculatedFields: [{ name: "slow", type: "NUMBER", expression }] });
+    const costly = "l.all(a, l.all(b, l.all(c, a + b + c > 0)))";
+    await rejectsWith(
+      client.createForm({ workspaceId: "ws-alice", document: withExpression(costly) }, as(users.alice)),
+      Code.InvalidArgument,
+      "document.calculatedFields[0].expression: runs 3 comprehensions inside one another; at most 2",
+    );
+    const form = await newForm(users.alice, "ws-alice", { document: withExpression("1") });
+    await rejectsWith(
+      client.updateForm({ id: form.id, document: withExpression("1 +") }, as(users.alice)),
+      Code.InvalidArgument,
+      /^document\.calculatedFields\[0\]\.expression: does not parse: /,
+    );
+  });
 });
 
 describe("ListForms", () => {
@@ -272,6 +301,20 @@ describe("ListForms", () => {
     await rejectsWith(client.listForms({ limit: 501 }, as(users.alice)), Code.InvalidArgument, /limit/);
     await rejectsWith(client.listForms({ page: -1 }, as(users.alice)), Code.InvalidArgument, /page/);
     await rejectsWith(client.listForms({}), Code.Unauthenticated);
+  });
+});
+
+describe("TrashForm by role", () => {
+  it("the owner and admins delete a workspace's forms; a member may not, and the form stays", async () => {
+    const byOwner = await newForm(users.erin, "ws-team", { name: "owner deletes" });
+    const byAdmin = await newForm(users.erin, "ws-team", { name: "admin deletes" });
+    const refused = await rejectsWith(client.trashForm({ id: byAdmin.id }, as(users.erin)), Code.PermissionDenied);
+    assert.equal(refused.rawMessage, "only the workspace's owner or an admin may delete its forms");
+    assert.equal((await client.getForm({ id: byAdmin.id }, as(users.erin))).form?.trashedAt, undefined);
+    await client.trashForm({ id: byOwner.id }, as(users.alice));
+    await client.trashForm({ id: byAdmin.id }, as(users.bob));
+    const trash = await client.listForms({ workspaceId: "ws-team", trashed: true }, as(users.erin));
+    assert.deepEqual(trash.forms.map((f) => f.id).sort(), [byOwner.id, byAdmin.id].sort());
   });
 });
 
@@ -736,5 +779,63 @@ describe("identity failures", () => {
     await client.updateForm({ id: unbranded.id, settings: { branding: false } }, as(users.alice));
     await client.setFormStatus({ id: unbranded.id, status: FormStatus.PUBLISHED }, as(users.alice));
     await rejectsWith(brokenClient.getPublicForm({ id: unbranded.id }), Code.Unavailable, "identity is unavailable");
+  });
+});
+
+describe("form events", () => {
+  /** The form's outbox events, oldest first, as [type, status, version]. */
+  async function formEvents(formId: string) {
+    const rows = await orm.em.fork().find(FormEventEntity, { formId }, { orderBy: { id: "asc" } });
+    return rows.map((row) => {
+      const event = fromBinary(EventSchema, row.payload);
+      const value = event.event.value as FormChanged;
+      assert.equal(value.eventId, row.eventId);
+      return [eventTypeOf(event), value.status, value.version, value.formName];
+    });
+  }
+
+  it("writes FORM_PUBLISHED, FORM_CLOSED and FORM_DELETED with the change, and nothing for a change that is none", async () => {
+    const form = await newForm(users.alice, "ws-alice", { name: "Evented" });
+    await client.setFormStatus({ id: form.id, status: FormStatus.PUBLISHED }, as(users.alice));
+    await client.setFormStatus({ id: form.id, status: FormStatus.PUBLISHED }, as(users.alice));
+    await client.setFormStatus({ id: form.id, status: FormStatus.CLOSED }, as(users.alice));
+    await rejectsWith(client.setFormStatus({ id: form.id, status: FormStatus.DRAFT }, as(users.alice)), Code.FailedPrecondition);
+    await client.trashForm({ id: form.id }, as(users.alice));
+    assert.deepEqual(await formEvents(form.id), [
+      ["FORM_PUBLISHED", "published", 1, "Evented"],
+      ["FORM_CLOSED", "closed", 1, "Evented"],
+      ["FORM_DELETED", "closed", 1, "Evented"],
+    ]);
+  });
+
+  it("are forwarded to submissions in order, once each; a failed call leaves them for the next round", async () => {
+    const form = await newForm(users.alice, "ws-alice");
+    await client.setFormStatus({ id: form.id, status: FormStatus.PUBLISHED }, as(users.alice));
+    await client.setFormStatus({ id: form.id, status: FormStatus.CLOSED }, as(users.alice));
+    const received: [string, string][] = [];
+    let down = true;
+    const submissions = createClient(
+      SubmissionsService,
+      createRouterTransport((router) =>
+        router.service(SubmissionsService, {
+          recordFormEvent(req) {
+            if (down) throw new ConnectError("submissions down", Code.Unavailable);
+            received.push([eventFacts(req.event!).formId, eventTypeOf(req.event!)]);
+            return {};
+          },
+        }),
+      ),
+    );
+    const forwarder = startEventForwarder({ orm, submissions, logger: createLogger("forms-test", "silent"), pollIntervalMs: 60_000 });
+    try {
+      await assert.rejects(forwarder.forwardOnce(), /submissions down/);
+      down = false;
+      // Earlier tests' events are forwarded too (forms side by side): this form's come in order.
+      while ((await forwarder.forwardOnce()) > 0);
+      assert.deepEqual(received.filter(([formId]) => formId === form.id).map(([, type]) => type), ["FORM_PUBLISHED", "FORM_CLOSED"]);
+      assert.equal(await forwarder.forwardOnce(), 0, "each once");
+    } finally {
+      await forwarder.stop();
+    }
   });
 });

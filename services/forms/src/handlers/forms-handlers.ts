@@ -1,4 +1,4 @@
-import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
+import { create, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
 import { LockMode } from "@mikro-orm/core";
@@ -21,10 +21,14 @@ import { asCaller, callerOf, requireCaller } from "@formsvc/platform/caller.ts";
 import { qualifiedTable, type MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { newId } from "@formsvc/platform/ids.ts";
-import { pageOf, pageWindow } from "@formsvc/platform/paging.ts";
+import { keysetAfter, pageOf, pageRequest } from "@formsvc/platform/paging.ts";
 import { FormSchema, FormStatus, FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
-import type { IdentityService, Workspace } from "@formsvc/proto/identity/v1/identity_pb.js";
-import { FormEntity, FormVersionEntity, type Form, type FormStatusName } from "../entities/index.ts";
+import { Role, type IdentityService, type Workspace } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { FormEntity, FormEventEntity, FormVersionEntity, type Form, type FormStatusName } from "../entities/index.ts";
+import { encodeEvent, eventFacts } from "@formsvc/platform/events.ts";
+import { currentRequestId } from "@formsvc/platform/request-context.ts";
+import { traceparentOf } from "@formsvc/platform/tracing.ts";
+import { EventSchema } from "@formsvc/proto/events/v1/events_pb.js";
 
 export interface FormsHandlersDeps {
   orm: MikroORM;
@@ -36,7 +40,12 @@ export interface FormsHandlersDeps {
   now?: () => Date;
   /** Where failures of identity are logged (they reach the caller only as UNAVAILABLE). */
   logger?: Logger;
+  /** Told after a form event was committed to the outbox (the forwarder looks at once). */
+  onEvent?: () => void;
 }
+
+/** The event cases of a form's changes (FORM_PUBLISHED, FORM_CLOSED, FORM_DELETED). */
+type FormEventCase = "formPublished" | "formClosed" | "formDeleted";
 
 const statusNames: Record<FormStatusName, FormStatus> = {
   draft: FormStatus.DRAFT,
@@ -151,15 +160,46 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
    * Changes a form under a row lock, so concurrent changes (versions above all) apply one after the other.
    * `change` returns whether it changed anything; unchanged forms keep their updated_at.
    */
+  /**
+   * A form event in forms' outbox, in the transaction of the change (`status`: after it; for the Trash, the
+   * one it had). Forwarded to the submissions outbox by the event forwarder.
+   */
+  function recordEvent(em: ReturnType<typeof orm.em.fork>, form: Form, kind: FormEventCase, status: FormStatusName, at: Date): void {
+    const event = create(EventSchema, {
+      event: {
+        case: kind,
+        value: { eventId: newId(), formId: form.id, workspaceId: form.workspaceId, formName: form.name, status, version: form.version, changedAt: timestampFromDate(at) },
+      },
+    });
+    em.create(FormEventEntity, {
+      eventId: eventFacts(event).eventId,
+      formId: form.id,
+      payload: encodeEvent(event),
+      requestId: currentRequestId() ?? null,
+      traceParent: traceparentOf(),
+      createdAt: at,
+      forwardedAt: null,
+    });
+  }
+
+  /**
+   * Changes the form under its row lock; `event` names the form event the change is, if any (recorded in
+   * the same transaction, at the change's time).
+   */
   async function changeForm(
     id: string,
-    options: { trashed?: boolean },
+    options: { trashed?: boolean; event?: (before: FormStatusName, form: Form) => [FormEventCase, FormStatusName] | undefined },
     change: (form: Form, em: ReturnType<typeof orm.em.fork>) => Promise<boolean> | boolean,
   ): Promise<Form> {
     return orm.em.fork().transactional(async (em) => {
       const form = await em.findOne(FormEntity, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!form || (form.trashedAt && !options.trashed)) throw formNotFound();
-      if (await change(form, em)) form.updatedAt = now();
+      const before = form.status;
+      if (await change(form, em)) {
+        form.updatedAt = now();
+        const event = options.event?.(before, form);
+        if (event) recordEvent(em, form, event[0], event[1], form.updatedAt);
+      }
       return form;
     });
   }
@@ -201,7 +241,7 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
 
     async listForms(req, ctx) {
       const caller = requireCaller(ctx);
-      const window = pageWindow(req.page, req.limit);
+      const window = pageRequest(req);
       let workspaceIds: string[];
       if (req.workspaceId) {
         await callerWorkspace(caller, req.workspaceId, "workspace not found");
@@ -213,19 +253,20 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
         workspaceIds = res.workspaces.map((w) => w.id);
       }
       if (workspaceIds.length === 0) return { forms: [], hasMore: false };
+      const after = (column: string) => (window.after ? [keysetAfter(formsTable, column, "desc", window.after)] : []);
       const rows = req.trashed
         ? await orm.em.fork().find(
             FormEntity,
-            { workspaceId: { $in: workspaceIds }, trashedAt: { $ne: null } },
+            { $and: [{ workspaceId: { $in: workspaceIds }, trashedAt: { $ne: null } }, ...after("trashed_at")] },
             { orderBy: [{ trashedAt: "desc" }, { id: "desc" }], limit: window.fetch, offset: window.offset },
           )
         : await orm.em.fork().find(
             FormEntity,
-            { workspaceId: { $in: workspaceIds }, trashedAt: null },
+            { $and: [{ workspaceId: { $in: workspaceIds }, trashedAt: null }, ...after("created_at")] },
             { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit: window.fetch, offset: window.offset },
           );
-      const page = pageOf(rows, window.limit);
-      return { forms: page.items.map(formMessage), hasMore: page.hasMore };
+      const page = pageOf(rows, window.limit, (form) => (req.trashed ? form.trashedAt! : form.createdAt));
+      return { forms: page.items.map(formMessage), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
 
     async updateForm(req, ctx) {
@@ -290,11 +331,16 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
     },
 
     async trashForm(req, ctx) {
-      await accessibleForm(req.id, requireCaller(ctx));
-      await changeForm(req.id, {}, (form) => {
+      const { workspace } = await accessibleForm(req.id, requireCaller(ctx));
+      // Deleting a form takes the workspace's owner or an admin (GetWorkspace tells the caller's role).
+      if (workspace?.role !== Role.OWNER && workspace?.role !== Role.ADMIN) {
+        throw new ConnectError("only the workspace's owner or an admin may delete its forms", Code.PermissionDenied);
+      }
+      await changeForm(req.id, { event: (before) => ["formDeleted", before] }, (form) => {
         form.trashedAt = now();
         return true;
       });
+      deps.onEvent?.();
       return {};
     },
 
@@ -309,7 +355,13 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
         throw new ConnectError("status must be one of draft, published, closed", Code.InvalidArgument);
       }
       await accessibleForm(req.id, callerOf(ctx));
-      const form = await changeForm(req.id, {}, (form) => {
+      let evented = false;
+      const statusEvent = (_before: FormStatusName, form: Form): [FormEventCase, FormStatusName] | undefined => {
+        if (form.status === "draft") return undefined;
+        evented = true;
+        return [form.status === "published" ? "formPublished" : "formClosed", form.status];
+      };
+      const form = await changeForm(req.id, { event: statusEvent }, (form) => {
         if (form.status === target) return false;
         if (!transitions[form.status].includes(target)) {
           throw new ConnectError(
@@ -322,6 +374,7 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
         form.status = target;
         return true;
       });
+      if (evented) deps.onEvent?.();
       return { form: formMessage(form) };
     },
 

@@ -1,7 +1,9 @@
 import type { MigrationObject } from "@mikro-orm/core";
 import { Migration20261122000000_initial } from "./Migration20261122000000_initial.ts";
+import { Migration20261215000000_outbox } from "./Migration20261215000000_outbox.ts";
 
 /** The forms schema's migrations, oldest first. Never edit one that has shipped; add a new one. */
 export const migrations: MigrationObject[] = [
   { name: "Migration20261122000000_initial", class: Migration20261122000000_initial },
+  { name: "Migration20261215000000_outbox", class: Migration20261215000000_outbox },
 ];

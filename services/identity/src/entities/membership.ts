@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 
-export const roleNames = ["owner", "member"] as const;
+export const roleNames = ["owner", "admin", "member"] as const;
 export type RoleName = (typeof roleNames)[number];
 
 /** A user's membership of a workspace; one per (workspace, user). */

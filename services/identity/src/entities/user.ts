@@ -11,6 +11,8 @@ export const UserEntity = defineEntity({
     createdAt: p.datetime(),
     /** scrypt hash (see passwords.ts); null for users without a password (made by the CLI). */
     passwordHash: p.string().nullable(),
+    /** When the person followed the verification link mailed at sign-up; null until then. */
+    emailVerifiedAt: p.datetime().nullable(),
   },
 });
 

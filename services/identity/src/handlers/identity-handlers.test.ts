@@ -6,9 +6,10 @@ import { Code, createClient, createRouterTransport, type Client } from "@connect
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
 import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/test-database.ts";
 import { asCaller } from "@formsvc/platform/caller.ts";
-import { IdentityService, Plan, Role } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { BeginIdempotencyResponse_Outcome as Outcome, IdentityService, Plan, Role } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { generateApiKey, hashSecret } from "../api-keys.ts";
 import { entities } from "../entities/index.ts";
+import { idempotencyLeaseMs, idempotencyTtlMs, sweepIdempotencyKeys } from "../idempotency.ts";
 import { migrations } from "../migrations/index.ts";
 import { createIdentityHandlers, routes, sessionLifetimeMs } from "./identity-handlers.ts";
 import { rejectsWith } from "@formsvc/platform/rpc-assertions.ts";
@@ -32,7 +33,7 @@ async function newUser(init: { email?: string; name?: string; plan?: Plan } = {}
 before(async () => {
   database = await createTestDatabase("identity_test");
   orm = await openDatabase({ databaseUrl: database.databaseUrl, schema: "identity", entities, migrations });
-  const handlers = createIdentityHandlers({ orm, now: () => new Date(Date.now() + skewMs) });
+  const handlers = createIdentityHandlers({ orm, now: () => new Date(Date.now() + skewMs), publicUrl: "http://forms.test" });
   client = createClient(IdentityService, createRouterTransport((router) => routes(router, handlers)));
 });
 
@@ -46,6 +47,9 @@ describe("migrations", () => {
     await assertMigrationsApplyOnce({ databaseUrl: database.databaseUrl, schema: "identity", entities, migrations }, [
       "Migration20261122000000_initial",
       "Migration20261210000000_passwords",
+      "Migration20261223000000_idempotency_keys",
+      "Migration20261228000000_mail_and_email_links",
+      "Migration20261230000000_workspace_roles",
     ]);
   });
 });
@@ -386,6 +390,20 @@ describe("sessions", () => {
     await client.deleteSession({ token: created.token }); // signing out twice is fine
   });
 
+  it("DeleteUserSessions ends every session of the caller and only theirs; it needs a caller", async () => {
+    const { user } = await newUser();
+    const { user: other } = await newUser();
+    const tokens = await Promise.all([1, 2, 3].map(() => client.createSession({ userId: user.id }).then((s) => s.token)));
+    const otherToken = (await client.createSession({ userId: other.id })).token;
+    await rejectsWith(client.deleteUserSessions({}), Code.Unauthenticated);
+    assert.equal((await client.deleteUserSessions({}, as(user.id))).deleted, 3);
+    for (const token of tokens) await rejectsWith(client.resolveSession({ token }), Code.Unauthenticated);
+    assert.equal((await client.resolveSession({ token: otherToken })).user?.id, other.id, "another person's session lives on");
+    assert.equal((await client.deleteUserSessions({}, as(user.id))).deleted, 0, "twice is fine");
+    const fresh = await client.createSession({ userId: user.id });
+    assert.equal((await client.resolveSession({ token: fresh.token })).user?.id, user.id, "signing in again works");
+  });
+
   it("refuses unknown and expired tokens, and sessions of unknown users", async () => {
     const { user } = await newUser();
     await rejectsWith(client.resolveSession({ token: "" }), Code.Unauthenticated);
@@ -434,6 +452,22 @@ describe("passwords (app sign-up and sign-in)", () => {
     });
   });
 
+  it("SignUp and SetPassword refuse a common or easily guessed password with the reason, and store nothing", async () => {
+    const email = uniqueEmail("weak");
+    const common = await rejectsWith(client.signUp({ email, password: "12345678" }), Code.InvalidArgument);
+    assert.equal(common.rawMessage, "password is too easy to guess: This is one of the ten most used passwords. Add another word or two; uncommon words are better.");
+    await rejectsWith(client.signUp({ email, password: "qwertyuiop" }), Code.InvalidArgument, /^password is too easy to guess: .*hundred most used/);
+    const own = await rejectsWith(client.signUp({ email: uniqueEmail("ada.lovelace"), name: "Ada Lovelace", password: "lovelace-ada" }), Code.InvalidArgument);
+    assert.match(own.rawMessage, /should not contain your name or email/);
+    const rows = await orm.em.fork().getConnection().execute(`select id from "identity"."users" where email = ?`, [email]);
+    assert.equal(rows.length, 0, "no user was made");
+    assert.ok((await client.signUp({ email, password: "twelve angry penguins" })).user);
+
+    const { user } = await newUser({ name: "Operator Made" });
+    await rejectsWith(client.setPassword({ email: user.email, password: "password1" }), Code.InvalidArgument, /^password is too easy to guess: This is a commonly used password\./);
+    await rejectsWith(client.verifyPassword({ email: user.email, password: "password1" }), Code.Unauthenticated);
+  });
+
   it("VerifyPassword answers the user for the right password and one message for every failure", async () => {
     const email = uniqueEmail();
     const { user } = await client.signUp({ email, password: "s3cret-enough" });
@@ -458,6 +492,80 @@ describe("passwords (app sign-up and sign-in)", () => {
     assert.equal(set.user?.id, user.id);
     assert.equal((await client.verifyPassword({ email: user.email, password: "operator-set-1" })).user?.id, user.id);
   });
+
+  it("CreateUser with a password (the operator's first user) can sign in at once; a weak one makes no user", async () => {
+    const email = uniqueEmail("first");
+    await rejectsWith(client.createUser({ email, password: "password1" }), Code.InvalidArgument, /^password is too easy to guess/);
+    await rejectsWith(client.verifyPassword({ email, password: "password1" }), Code.Unauthenticated);
+    const { user } = await client.createUser({ email, password: "first-user-on-the-cli" });
+    assert.equal((await client.verifyPassword({ email, password: "first-user-on-the-cli" })).user?.id, user?.id);
+  });
+});
+
+/** The mails written to identity's outbox for `to`, oldest first. */
+async function outbox(to: string): Promise<{ subject: string; text: string; html: string }[]> {
+  return orm.em.getConnection().execute(`select "subject", "text", "html" from "identity"."mail_outbox" where "to_address" = ? order by "id"`, [to]);
+}
+
+/** The token of the one link in a mail's text. */
+function tokenIn(text: string, path: string): string {
+  const match = new RegExp(`http://forms\\.test${path}\\?token=([\\w-]+)`).exec(text);
+  assert.ok(match, `a ${path} link in:\n${text}`);
+  return decodeURIComponent(match[1]);
+}
+
+describe("mailed links: email verification and password reset", () => {
+  it("SignUp mails a verification link (text and HTML) that VerifyEmail takes once; the operator's users get none", async () => {
+    const email = uniqueEmail("verify");
+    const { user } = await client.signUp({ email, name: "Vera", password: "verification by mail works" });
+    assert.equal(user?.emailVerified, false);
+    const [mail, ...more] = await outbox(email);
+    assert.equal(more.length, 0);
+    assert.equal(mail.subject, "Confirm your email address");
+    const token = tokenIn(mail.text, "/app/verify-email");
+    assert.ok(mail.html.includes(`href="http://forms.test/app/verify-email?token=${encodeURIComponent(token)}"`));
+    await rejectsWith(client.verifyEmail({ token: token + "x" }), Code.InvalidArgument, /^this link is not valid/);
+    const verified = await client.verifyEmail({ token });
+    assert.equal(verified.user?.id, user?.id);
+    assert.equal(verified.user?.emailVerified, true);
+    await rejectsWith(client.verifyEmail({ token }), Code.InvalidArgument, /^this link is not valid/);
+    const operators = await newUser();
+    assert.deepEqual(await outbox(operators.user.email), []);
+  });
+
+  it("RequestPasswordReset answers the same for any email and mails only an existing user a link that works once, within an hour", async () => {
+    const ghost = uniqueEmail("ghost");
+    assert.deepEqual(await client.requestPasswordReset({ email: ghost }), await client.requestPasswordReset({ email: "not an email" }));
+    assert.deepEqual(await outbox(ghost), []);
+
+    const email = uniqueEmail("forgetful");
+    const { user } = await client.signUp({ email, name: "Fred", password: "the first of my passwords" });
+    const { token: session } = await client.createSession({ userId: user!.id });
+    await client.requestPasswordReset({ email: email.toUpperCase() });
+    const reset = (await outbox(email)).find((m) => m.subject === "Set a new password")!;
+    const token = tokenIn(reset.text, "/app/reset-password");
+    // A weak password is refused and leaves the link usable.
+    await rejectsWith(client.resetPassword({ token, password: "password1" }), Code.InvalidArgument, /^password is too easy to guess/);
+    const done = await client.resetPassword({ token, password: "the second of my passwords" });
+    assert.equal(done.user?.id, user?.id);
+    assert.equal(done.user?.emailVerified, true, "the mailed link proves the address");
+    assert.equal((await client.verifyPassword({ email, password: "the second of my passwords" })).user?.id, user?.id);
+    await rejectsWith(client.verifyPassword({ email, password: "the first of my passwords" }), Code.Unauthenticated);
+    await rejectsWith(client.resolveSession({ token: session }), Code.Unauthenticated, /session/);
+    // Used once: the link is spent.
+    await rejectsWith(client.resetPassword({ token, password: "the third of my passwords" }), Code.InvalidArgument, /^this link is not valid/);
+
+    // A link older than an hour is refused.
+    await client.requestPasswordReset({ email });
+    const late = tokenIn((await outbox(email)).at(-1)!.text, "/app/reset-password");
+    const skewBefore = skewMs;
+    skewMs += 60 * 60 * 1000 + 1000;
+    try {
+      await rejectsWith(client.resetPassword({ token: late, password: "the third of my passwords" }), Code.InvalidArgument, /^this link is not valid/);
+    } finally {
+      skewMs = skewBefore;
+    }
+  });
 });
 
 describe("workspaces as the caller (the app)", () => {
@@ -478,7 +586,7 @@ describe("workspaces as the caller (the app)", () => {
     await rejectsWith(client.createWorkspace({ name: "X" }, as("nobody-at-all")), Code.Unauthenticated);
   });
 
-  it("AddMember with a caller needs the caller to be a member; ListMembers shows the owner first", async () => {
+  it("AddMember with a caller needs the caller to be the owner or an admin; ListMembers shows the owner first", async () => {
     const owner = await newUser({ name: "Owner" });
     const invitee = await newUser({ name: "Invitee" });
     const stranger = await newUser({ name: "Stranger" });
@@ -487,15 +595,19 @@ describe("workspaces as the caller (the app)", () => {
     const notMember = await rejectsWith(client.addMember({ workspaceId: ws.id, email: stranger.user.email }, as(stranger.user.id)), Code.NotFound);
     assert.equal(notMember.rawMessage, "workspace not found");
     await rejectsWith(client.listMembers({ workspaceId: ws.id }, as(stranger.user.id)), Code.NotFound, /^workspace not found$/);
-    await rejectsWith(client.listMembers({ workspaceId: ws.id }), Code.Unauthenticated);
+    // The operator (and submissions, to mail a form's notifications) lists any workspace's members.
+    assert.deepEqual((await client.listMembers({ workspaceId: ws.id })).members.map((m) => m.user?.email), [owner.user.email]);
+    await rejectsWith(client.listMembers({ workspaceId: "no-such-workspace" }), Code.NotFound, /^workspace not found$/);
 
     const added = await client.addMember({ workspaceId: ws.id, email: invitee.user.email.toUpperCase() }, as(owner.user.id));
     assert.equal(added.user?.id, invitee.user.id);
     assert.equal(added.workspace?.id, ws.id);
     await rejectsWith(client.addMember({ workspaceId: ws.id, email: uniqueEmail("ghost") }, as(owner.user.id)), Code.NotFound, /^user not found$/);
 
-    // The new member may invite too, and sees the workspace.
-    await client.addMember({ workspaceId: ws.id, email: stranger.user.email }, as(invitee.user.id));
+    // A plain member may not add people; the owner may, and the newcomer sees the workspace.
+    const refused = await rejectsWith(client.addMember({ workspaceId: ws.id, email: stranger.user.email }, as(invitee.user.id)), Code.PermissionDenied);
+    assert.equal(refused.rawMessage, "only the workspace's owner or an admin may manage its members");
+    await client.addMember({ workspaceId: ws.id, email: stranger.user.email }, as(owner.user.id));
     assert.equal((await client.getWorkspace({ workspaceId: ws.id }, as(stranger.user.id))).workspace?.id, ws.id);
 
     const { members } = await client.listMembers({ workspaceId: ws.id }, as(invitee.user.id));
@@ -510,10 +622,212 @@ describe("workspaces as the caller (the app)", () => {
     assert.ok(members.every((m) => m.joinedAt));
   });
 
-  it("SetPlan is the operator's: a call with a caller is refused", async () => {
+  it("SetPlan is the operator's and the workspace owner's: an admin or a member is refused", async () => {
     const { user, workspace } = await newUser();
-    await rejectsWith(client.setPlan({ workspaceId: workspace.id, plan: Plan.PRO }, as(user.id)), Code.PermissionDenied);
+    const admin = await newUser();
+    const member = await newUser();
+    await client.addMember({ workspaceId: workspace.id, email: admin.user.email, role: Role.ADMIN });
+    await client.addMember({ workspaceId: workspace.id, email: member.user.email });
+    for (const refused of [admin, member]) {
+      const err = await rejectsWith(client.setPlan({ workspaceId: workspace.id, plan: Plan.PRO }, as(refused.user.id)), Code.PermissionDenied);
+      assert.equal(err.rawMessage, "only the workspace's owner may change its plan");
+    }
+    await rejectsWith(client.setPlan({ workspaceId: workspace.id, plan: Plan.PRO }, as(uniqueEmail())), Code.NotFound);
     assert.equal((await client.getWorkspace({ workspaceId: workspace.id }, as(user.id))).workspace?.plan, Plan.FREE);
-    assert.equal((await client.setPlan({ workspaceId: workspace.id, plan: Plan.PRO })).workspace?.plan, Plan.PRO);
+    assert.equal((await client.setPlan({ workspaceId: workspace.id, plan: Plan.PRO }, as(user.id))).workspace?.plan, Plan.PRO);
+    assert.equal((await client.setPlan({ workspaceId: workspace.id, plan: Plan.FREE })).workspace?.plan, Plan.FREE);
+  });
+});
+
+describe("roles and invitations", () => {
+  /** A workspace of an owner with an admin and a member. */
+  async function team() {
+    const owner = await newUser({ name: "Olga Owner" });
+    const admin = await newUser({ name: "Adam Admin" });
+    const member = await newUser({ name: "Mia Member" });
+    const ws = owner.workspace;
+    await client.addMember({ workspaceId: ws.id, email: admin.user.email, role: Role.ADMIN }, as(owner.user.id));
+    await client.addMember({ workspaceId: ws.id, email: member.user.email }, as(admin.user.id));
+    return { owner, admin, member, ws };
+  }
+
+  it("GetWorkspace and ListWorkspaces tell the caller's role; the operator's answers carry none", async () => {
+    const { owner, admin, member, ws } = await team();
+    for (const [person, role] of [[owner, Role.OWNER], [admin, Role.ADMIN], [member, Role.MEMBER]] as const) {
+      assert.equal((await client.getWorkspace({ workspaceId: ws.id }, as(person.user.id))).workspace?.role, role);
+      assert.equal((await client.listWorkspaces({}, as(person.user.id))).workspaces.find((w) => w.id === ws.id)?.role, role);
+    }
+    assert.equal((await client.setPlan({ workspaceId: ws.id, plan: Plan.FREE })).workspace?.role, Role.UNSPECIFIED);
+  });
+
+  it("SetMemberRole: the owner or an admin makes a member an admin and back; never the owner's role, never a second owner", async () => {
+    const { owner, admin, member, ws } = await team();
+    await rejectsWith(client.setMemberRole({ workspaceId: ws.id, userId: admin.user.id, role: Role.MEMBER }, as(member.user.id)), Code.PermissionDenied);
+    const promoted = await client.setMemberRole({ workspaceId: ws.id, userId: member.user.id, role: Role.ADMIN }, as(admin.user.id));
+    assert.equal(promoted.member?.role, Role.ADMIN);
+    assert.equal(promoted.member?.user?.id, member.user.id);
+    assert.equal((await client.setMemberRole({ workspaceId: ws.id, userId: member.user.id, role: Role.MEMBER }, as(owner.user.id))).member?.role, Role.MEMBER);
+    await rejectsWith(client.setMemberRole({ workspaceId: ws.id, userId: owner.user.id, role: Role.MEMBER }, as(admin.user.id)), Code.FailedPrecondition, /^the owner's role does not change$/);
+    await rejectsWith(client.setMemberRole({ workspaceId: ws.id, userId: member.user.id, role: Role.OWNER }, as(owner.user.id)), Code.InvalidArgument, /^role must be admin or member/);
+    await rejectsWith(client.setMemberRole({ workspaceId: ws.id, userId: "nobody", role: Role.ADMIN }, as(owner.user.id)), Code.NotFound, /^member not found$/);
+    const roles = (await client.listMembers({ workspaceId: ws.id }, as(member.user.id))).members.map((m) => [m.user?.name, m.role]);
+    assert.deepEqual(roles, [["Olga Owner", Role.OWNER], ["Adam Admin", Role.ADMIN], ["Mia Member", Role.MEMBER]]);
+  });
+
+  it("RemoveMember: a member may not remove others but may leave; the owner cannot be removed; the removed person's key and session no longer reach the workspace", async () => {
+    const { owner, admin, member, ws } = await team();
+    const { key } = await client.createApiKey({ name: "member's" }, as(member.user.id));
+    const { token } = await client.createSession({ userId: member.user.id });
+    await rejectsWith(client.removeMember({ workspaceId: ws.id, userId: admin.user.id }, as(member.user.id)), Code.PermissionDenied);
+    await rejectsWith(client.removeMember({ workspaceId: ws.id, userId: owner.user.id }, as(admin.user.id)), Code.FailedPrecondition, /^the owner cannot be removed/);
+    await rejectsWith(client.removeMember({ workspaceId: ws.id, userId: owner.user.id }, as(owner.user.id)), Code.FailedPrecondition);
+
+    await client.removeMember({ workspaceId: ws.id, userId: member.user.id }, as(admin.user.id));
+    // The key and the session still name their person (their own workspace stays theirs) but this
+    // workspace is gone for them at once.
+    const byKey = (await client.authenticateApiKey({ key })).user!;
+    const bySession = (await client.resolveSession({ token })).user!;
+    for (const user of [byKey, bySession]) {
+      await rejectsWith(client.getWorkspace({ workspaceId: ws.id }, as(user.id)), Code.NotFound, /^workspace not found$/);
+      assert.ok(!(await client.listWorkspaces({}, as(user.id))).workspaces.some((w) => w.id === ws.id));
+      assert.equal((await client.getWorkspace({ workspaceId: member.workspace.id }, as(user.id))).workspace?.id, member.workspace.id);
+    }
+    await rejectsWith(client.removeMember({ workspaceId: ws.id, userId: member.user.id }, as(admin.user.id)), Code.NotFound, /^member not found$/);
+
+    await client.removeMember({ workspaceId: ws.id, userId: admin.user.id }, as(admin.user.id));
+    assert.deepEqual((await client.listMembers({ workspaceId: ws.id }, as(owner.user.id))).members.map((m) => m.user?.id), [owner.user.id]);
+  });
+
+  it("a member may delete only their own API keys", async () => {
+    const { admin, member } = await team();
+    const adminKey = await client.createApiKey({ name: "admin's" }, as(admin.user.id));
+    await rejectsWith(client.deleteApiKey({ id: adminKey.apiKey!.id }, as(member.user.id)), Code.NotFound, /^API key not found$/);
+    assert.equal((await client.authenticateApiKey({ key: adminKey.key })).user?.id, admin.user.id);
+    assert.ok(!(await client.listApiKeys({}, as(member.user.id))).apiKeys.some((k) => k.id === adminKey.apiKey!.id));
+  });
+
+  it("InviteMember adds an existing account at once and mails anyone else a link that signs them up into the workspace, once", async () => {
+    const { owner, admin, member, ws } = await team();
+    const existing = await newUser({ name: "Erik Existing" });
+    const added = await client.inviteMember({ workspaceId: ws.id, email: existing.user.email.toUpperCase(), role: Role.ADMIN }, as(admin.user.id));
+    assert.deepEqual([added.invited, added.user?.id], [false, existing.user.id]);
+    assert.equal((await client.getWorkspace({ workspaceId: ws.id }, as(existing.user.id))).workspace?.role, Role.ADMIN);
+    assert.deepEqual(await outbox(existing.user.email), []);
+
+    await rejectsWith(client.inviteMember({ workspaceId: ws.id, email: uniqueEmail() }, as(member.user.id)), Code.PermissionDenied);
+    await rejectsWith(client.inviteMember({ workspaceId: ws.id, email: "not an email" }, as(owner.user.id)), Code.InvalidArgument, /^email /);
+    await rejectsWith(client.inviteMember({ workspaceId: ws.id, email: uniqueEmail(), role: Role.OWNER }, as(owner.user.id)), Code.InvalidArgument, /^role /);
+
+    const email = uniqueEmail("newcomer");
+    assert.deepEqual((await client.inviteMember({ workspaceId: ws.id, email }, as(admin.user.id))).invited, true);
+    const [mail, ...more] = await outbox(email);
+    assert.equal(more.length, 0);
+    assert.equal(mail.subject, `Adam Admin invited you to ${ws.name}`);
+    const token = tokenIn(mail.text, "/app/accept-invite");
+    assert.ok(mail.html.includes(`href="http://forms.test/app/accept-invite?token=${encodeURIComponent(token)}"`));
+
+    const invitation = await client.getInvitation({ token });
+    assert.deepEqual(
+      [invitation.email, invitation.workspaceName, invitation.inviterName, invitation.role, invitation.accountExists],
+      [email, ws.name, "Adam Admin", Role.MEMBER, false],
+    );
+    await rejectsWith(client.getInvitation({ token: token + "x" }), Code.InvalidArgument, /^this link is not valid/);
+    // A weak password is refused and leaves the link usable.
+    await rejectsWith(client.acceptInvitation({ token, name: "Nora", password: "password1" }), Code.InvalidArgument, /^password is too easy to guess/);
+    const accepted = await client.acceptInvitation({ token, name: "Nora Newcomer", password: "invited and glad to be here" });
+    assert.equal(accepted.user?.email, email);
+    assert.equal(accepted.user?.emailVerified, true, "the mailed link proves the address");
+    assert.equal(accepted.workspace?.id, ws.id);
+    assert.equal(accepted.workspace?.role, Role.MEMBER);
+    assert.equal((await client.verifyPassword({ email, password: "invited and glad to be here" })).user?.id, accepted.user?.id);
+    const theirs = (await client.listWorkspaces({}, as(accepted.user!.id))).workspaces;
+    // Their own personal workspace, as everyone has, and the one they were invited to.
+    assert.deepEqual(theirs.map((w) => [w.id === ws.id, w.role]).sort(), [[false, Role.OWNER], [true, Role.MEMBER]]);
+    await rejectsWith(client.acceptInvitation({ token, password: "invited and glad to be here" }), Code.InvalidArgument, /^this link is not valid/);
+  });
+
+  it("an invitation whose email has an account by now is taken by that account signed in, not by a second sign-up", async () => {
+    const { owner, ws } = await team();
+    const email = uniqueEmail("late");
+    await client.inviteMember({ workspaceId: ws.id, email, role: Role.ADMIN }, as(owner.user.id));
+    const token = tokenIn((await outbox(email))[0].text, "/app/accept-invite");
+    const { user } = await client.signUp({ email, name: "Lena Late", password: "signed up before accepting" });
+    assert.equal((await client.getInvitation({ token })).accountExists, true);
+    await rejectsWith(client.acceptInvitation({ token, password: "another password entirely" }), Code.AlreadyExists, /^an account has this email/);
+    const other = await newUser();
+    await rejectsWith(client.acceptInvitation({ token }, as(other.user.id)), Code.PermissionDenied, /another email address/);
+    const accepted = await client.acceptInvitation({ token }, as(user!.id));
+    assert.equal(accepted.workspace?.role, Role.ADMIN);
+    assert.equal((await client.getWorkspace({ workspaceId: ws.id }, as(user!.id))).workspace?.role, Role.ADMIN);
+    assert.deepEqual(await client.inviteMember({ workspaceId: ws.id, email }).then((r) => r.invited), false);
+  });
+});
+
+describe("idempotency keys", () => {
+  let keyCounter = 0;
+  const claim = (requestHash = "hash-a") => ({ scope: "key:K1", key: `idem-${Date.now()}-${keyCounter++}`, requestHash });
+  const answer = new TextEncoder().encode('{"id":"F1"}');
+
+  it("the first Begin proceeds; after Complete a repeat replays the answer and another hash is a mismatch", async () => {
+    const first = claim();
+    assert.equal((await client.beginIdempotency(first)).outcome, Outcome.PROCEED);
+    await client.completeIdempotency({ ...first, status: 201, body: answer });
+    const repeat = await client.beginIdempotency(first);
+    assert.equal(repeat.outcome, Outcome.REPLAY);
+    assert.equal(repeat.status, 201);
+    assert.deepEqual(new Uint8Array(repeat.body), answer);
+    assert.equal((await client.beginIdempotency({ ...first, requestHash: "hash-b" })).outcome, Outcome.MISMATCH);
+  });
+
+  it("keys are scoped: the same key in another scope is another claim", async () => {
+    const first = claim();
+    assert.equal((await client.beginIdempotency(first)).outcome, Outcome.PROCEED);
+    assert.equal((await client.beginIdempotency({ ...first, scope: "key:K2", requestHash: "hash-b" })).outcome, Outcome.PROCEED);
+  });
+
+  it("concurrent Begins of one key: exactly one proceeds, the others are told it is in progress", async () => {
+    const first = claim();
+    const outcomes = await Promise.all(Array.from({ length: 8 }, () => client.beginIdempotency(first)));
+    assert.equal(outcomes.filter((o) => o.outcome === Outcome.PROCEED).length, 1);
+    assert.equal(outcomes.filter((o) => o.outcome === Outcome.IN_PROGRESS).length, 7);
+  });
+
+  it("a released claim frees the key; a claim without an answer is let go after the lease, for the same request only", async () => {
+    const released = claim();
+    await client.beginIdempotency(released);
+    await client.completeIdempotency({ ...released, release: true });
+    assert.equal((await client.beginIdempotency(released)).outcome, Outcome.PROCEED);
+
+    const lapsed = claim();
+    await client.beginIdempotency(lapsed);
+    const skewBefore = skewMs;
+    skewMs += idempotencyLeaseMs + 1000;
+    try {
+      assert.equal((await client.beginIdempotency({ ...lapsed, requestHash: "hash-b" })).outcome, Outcome.MISMATCH);
+      assert.equal((await client.beginIdempotency(lapsed)).outcome, Outcome.PROCEED);
+    } finally {
+      skewMs = skewBefore;
+    }
+  });
+
+  it("after 24 hours the key is free again and the sweep deletes it", async () => {
+    const old = claim();
+    await client.beginIdempotency(old);
+    await client.completeIdempotency({ ...old, status: 201, body: answer });
+    const skewBefore = skewMs;
+    skewMs += idempotencyTtlMs + 1000;
+    try {
+      assert.equal((await client.beginIdempotency({ ...old, requestHash: "hash-b" })).outcome, Outcome.PROCEED);
+    } finally {
+      skewMs = skewBefore;
+    }
+    const swept = claim();
+    await client.beginIdempotency(swept);
+    assert.ok((await sweepIdempotencyKeys(orm, new Date(Date.now() + skewMs + idempotencyTtlMs + 1000))) >= 1);
+    assert.equal((await client.beginIdempotency({ ...swept, requestHash: "hash-b" })).outcome, Outcome.PROCEED);
+  });
+
+  it("a call without scope, key or hash is INVALID_ARGUMENT", async () => {
+    await rejectsWith(client.beginIdempotency({ scope: "key:K1", key: "", requestHash: "h" }), Code.InvalidArgument);
   });
 });

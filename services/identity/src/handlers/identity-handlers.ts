@@ -6,9 +6,11 @@ import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import { qualifiedTable } from "@formsvc/platform/database.ts";
 import { callerOf, requireCaller } from "@formsvc/platform/caller.ts";
 import { newId, randomToken } from "@formsvc/platform/ids.ts";
-import { pageOf, pageWindow } from "@formsvc/platform/paging.ts";
+import { insertMailsSql, mailOutboxTable, type Mail } from "@formsvc/platform/mail.ts";
+import { keysetAfter, pageOf, pageRequest } from "@formsvc/platform/paging.ts";
 import {
   ApiKeySchema,
+  BeginIdempotencyResponse_Outcome,
   EntitlementsSchema,
   IdentityService,
   MemberSchema,
@@ -22,9 +24,11 @@ import {
   type Workspace as WorkspaceMessage,
 } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { apiKeyMatches, apiKeyPrefix, generateApiKey, hashSecret, isWellFormedApiKey } from "../api-keys.ts";
+import { beginIdempotency, completeIdempotency, type IdempotencyClaim } from "../idempotency.ts";
 import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from "../passwords.ts";
+import { invitationMail, linkLifetimeMs, linkUrl, passwordResetMail, verificationMail, type LinkPurpose } from "../mails.ts";
 import { ApiKeyEntity, type ApiKey } from "../entities/api-key.ts";
-import { MembershipEntity } from "../entities/membership.ts";
+import { MembershipEntity, type Membership, type RoleName } from "../entities/membership.ts";
 import { SessionEntity } from "../entities/session.ts";
 import { UserEntity, type User } from "../entities/user.ts";
 import { WorkspaceEntity, type PlanName, type Workspace } from "../entities/workspace.ts";
@@ -42,6 +46,10 @@ export interface IdentityHandlerDeps {
   orm: MikroORM;
   /** The clock; tests move it. */
   now?: () => Date;
+  /** PUBLIC_URL: where the links in mails lead. */
+  publicUrl: string;
+  /** Told when mail was written to the outbox, so it goes now rather than at the next poll. */
+  mailWritten?: () => void;
 }
 
 export type IdentityHandlers = ServiceImpl<typeof IdentityService>;
@@ -53,8 +61,18 @@ const apiKeyNotFound = () => new ConnectError("API key not found", Code.NotFound
 const invalidApiKey = () => new ConnectError("invalid API key", Code.Unauthenticated);
 const invalidSession = () => new ConnectError("invalid or expired session", Code.Unauthenticated);
 const unknownCaller = () => new ConnectError("unknown caller", Code.Unauthenticated);
+/** One answer for a link that is unknown, used or expired, so a guessed token learns nothing. */
+const invalidLink = () => new ConnectError("this link is not valid: it was used already, has expired or is unknown; ask for a new one", Code.InvalidArgument);
 /** One answer for an unknown email, a user without a password and a wrong password. */
 const wrongCredentials = () => new ConnectError("email or password is wrong", Code.Unauthenticated);
+const notAManager = () => new ConnectError("only the workspace's owner or an admin may manage its members", Code.PermissionDenied);
+const memberNotFound = () => new ConnectError("member not found", Code.NotFound);
+const accountExists = () => new ConnectError("an account has this email: sign in, then open the link again", Code.AlreadyExists);
+/** Who invited, in invitations the operator made (the CLI). */
+const operatorInviter = "The formsvc administrator";
+
+/** The roles that may manage a workspace's members (add, invite, remove, change roles). */
+const managerRoles: readonly RoleName[] = ["owner", "admin"];
 
 export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandlers {
   const now = deps.now ?? (() => new Date());
@@ -84,14 +102,106 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
     return user;
   }
 
-  /** The workspace, when the caller is a member of it; the same NOT_FOUND as a missing one otherwise. */
-  async function memberWorkspace(em: EntityManager, caller: string, workspaceId: string): Promise<Workspace> {
+  /** The workspace and the caller's membership, when they are a member; the same NOT_FOUND as a missing one otherwise. */
+  async function memberWorkspace(em: EntityManager, caller: string, workspaceId: string): Promise<{ workspace: Workspace; membership: Membership }> {
     if (!workspaceId) throw workspaceNotFound();
     const membership = await em.findOne(MembershipEntity, { workspaceId, userId: caller });
     if (!membership) throw workspaceNotFound();
     const workspace = await em.findOne(WorkspaceEntity, { id: workspaceId });
     if (!workspace) throw workspaceNotFound();
+    return { workspace, membership };
+  }
+
+  /** Any workspace, for the operator's calls. */
+  async function anyWorkspace(em: EntityManager, workspaceId: string): Promise<Workspace> {
+    const workspace = workspaceId ? await em.findOne(WorkspaceEntity, { id: workspaceId }) : null;
+    if (!workspace) throw workspaceNotFound();
     return workspace;
+  }
+
+  /**
+   * The workspace a call changes: for a caller, one they are a member of in one of `roles` (NOT_FOUND
+   * when not a member, PERMISSION_DENIED from `refused` for another role); for the operator, any.
+   */
+  async function workspaceAs(em: EntityManager, ctx: HandlerContext, workspaceId: string, roles: readonly RoleName[], refused: () => ConnectError): Promise<Workspace> {
+    const caller = callerOf(ctx);
+    if (!caller) return anyWorkspace(em, workspaceId);
+    const { workspace, membership } = await memberWorkspace(em, caller, workspaceId);
+    if (!roles.includes(membership.role)) throw refused();
+    return workspace;
+  }
+
+  /** The workspace whose members a call manages (the owner's or an admin's). */
+  const managedWorkspace = (em: EntityManager, ctx: HandlerContext, workspaceId: string) => workspaceAs(em, ctx, workspaceId, managerRoles, notAManager);
+
+  /** Adds `user` to `workspace` as `role`; a member already keeps their role. */
+  async function addMembership(em: EntityManager, workspace: Workspace, user: User, role: RoleName): Promise<void> {
+    await em.execute(
+      `insert into ${table(MembershipEntity)} ("id", "workspace_id", "user_id", "role", "created_at") values (?, ?, ?, ?, ?)
+       on conflict ("workspace_id", "user_id") do nothing`,
+      [newId(), workspace.id, user.id, role, now()],
+      "run",
+    );
+  }
+
+  const linksTable = `"${deps.orm.config.get("schema") ?? "public"}"."email_links"`;
+  /**
+   * A new single-use link of `purpose` and the mail carrying it, written in one statement (in `em`'s
+   * transaction, if it has one): only the token's hash is kept.
+   */
+  async function mailLink(
+    em: EntityManager,
+    purpose: LinkPurpose,
+    link: { email: string; userId?: string; workspaceId?: string; role?: string; invitedBy?: string },
+    mail: (url: string) => Mail,
+  ): Promise<void> {
+    const token = randomToken(32);
+    const createdAt = now();
+    const expiresAt = new Date(createdAt.getTime() + linkLifetimeMs[purpose]);
+    const outbox = insertMailsSql(mailOutboxTable(deps.orm), [mail(linkUrl(deps.publicUrl, purpose, token))]);
+    await em.execute(
+      `with link as (insert into ${linksTable} ("token_hash", "purpose", "email", "user_id", "workspace_id", "role", "invited_by", "created_at", "expires_at")
+                     values (?, ?, ?, ?, ?, ?, ?, ?, ?)) ${outbox.sql}`,
+      [hashSecret(token), purpose, link.email, link.userId ?? null, link.workspaceId ?? null, link.role ?? null, link.invitedBy ?? null, createdAt, expiresAt, ...outbox.params],
+      "run",
+    );
+  }
+
+  /** Uses up a link of `purpose`: its row once, if it is still good; undefined otherwise. */
+  async function useLink(em: EntityManager, purpose: LinkPurpose, token: string): Promise<EmailLinkRow | undefined> {
+    if (!token) return undefined;
+    const [row] = await em.execute<EmailLinkRow[]>(
+      `update ${linksTable} set "used_at" = ? where "token_hash" = ? and "purpose" = ? and "used_at" is null and "expires_at" > ?
+        returning "email", "user_id", "workspace_id", "role", "invited_by"`,
+      [now(), hashSecret(token), purpose, now()],
+    );
+    return row;
+  }
+
+  /** The link's row if it could be used now, without using it. */
+  async function peekLink(em: EntityManager, purpose: LinkPurpose, token: string): Promise<EmailLinkRow | undefined> {
+    if (!token) return undefined;
+    const [row] = await em.execute<EmailLinkRow[]>(
+      `select "email", "user_id", "workspace_id", "role", "invited_by" from ${linksTable}
+        where "token_hash" = ? and "purpose" = ? and "used_at" is null and "expires_at" > ?`,
+      [hashSecret(token), purpose, now()],
+    );
+    return row;
+  }
+
+  /** Runs `work` in a transaction of a fork, then tells the mail worker when it committed mail. */
+  async function inTransaction<T>(work: (em: EntityManager) => Promise<T>, mails = true): Promise<T> {
+    const em = fork();
+    await em.begin();
+    try {
+      const result = await work(em);
+      await em.commit();
+      if (mails) deps.mailWritten?.();
+      return result;
+    } catch (err) {
+      await em.rollback();
+      throw err;
+    }
   }
 
   /** A new user with a personal workspace (not yet flushed). */
@@ -112,28 +222,32 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
    * A new user with their personal workspace; ALREADY_EXISTS for a taken email. `password` is null for
    * the operator's users (they sign in once one is set), and hashed only once the email is known free.
    */
-  async function registerUser(req: { email: string; name: string; plan: Plan }, password: string | null) {
+  async function registerUser(req: { email: string; name: string; plan: Plan }, password: string | null, options: { verifyEmail: boolean }) {
     const email = normaliseEmail(req.email);
     validateEmail(email);
     const name = req.name.trim() || email.slice(0, email.indexOf("@"));
     validateName("name", name);
     const plan = planFromProto(req.plan, false);
-    const problem = password === null ? undefined : passwordProblem(password);
+    const problem = password === null ? undefined : await passwordProblem(password, [email, name]);
     if (problem) throw new ConnectError(problem, Code.InvalidArgument);
-    const em = fork();
-    if (await em.findOne(UserEntity, { email })) throw userExists();
-    const { user, workspace } = newUser(em, email, name, plan, password === null ? null : await hashPassword(password));
+    if (await fork().findOne(UserEntity, { email })) throw userExists();
+    const passwordHash = password === null ? null : await hashPassword(password);
     try {
-      await em.flush();
+      return await inTransaction(async (em) => {
+        const { user, workspace } = newUser(em, email, name, plan, passwordHash);
+        await em.flush();
+        // Whoever signs up is asked to confirm the address; the operator's users are not mailed.
+        if (options.verifyEmail) await mailLink(em, "email-verification", { email, userId: user.id }, (url) => verificationMail(email, name, url));
+        return { user: toUserMessage(user), workspace: toWorkspaceMessage(workspace) };
+      }, options.verifyEmail);
     } catch (err) {
       if (err instanceof UniqueConstraintViolationException) throw userExists();
       throw err;
     }
-    return { user: toUserMessage(user), workspace: toWorkspaceMessage(workspace) };
   }
 
   return {
-    createUser: (req) => registerUser(req, null),
+    createUser: (req) => registerUser(req, req.password || null, { verifyEmail: false }),
 
     async createWorkspace(req, ctx) {
       const name = req.name.trim();
@@ -146,7 +260,7 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
         const em = fork();
         const workspace = newWorkspace(em, await callerUser(em, caller), name, plan, false);
         await em.flush();
-        return { workspace: toWorkspaceMessage(workspace) };
+        return { workspace: toWorkspaceMessage(workspace, "owner") };
       }
       if (!req.ownerEmail.trim()) throw new ConnectError("owner_email is required", Code.InvalidArgument);
       const em = fork();
@@ -159,57 +273,171 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
 
     async addMember(req, ctx) {
       if (!req.email.trim()) throw new ConnectError("email is required", Code.InvalidArgument);
+      const role = grantableRole(req.role);
       const em = fork();
-      const caller = callerOf(ctx);
-      // A caller may add people only to a workspace they are a member of.
-      const workspace = caller
-        ? await memberWorkspace(em, caller, req.workspaceId)
-        : req.workspaceId
-          ? await em.findOne(WorkspaceEntity, { id: req.workspaceId })
-          : null;
-      if (!workspace) throw workspaceNotFound();
+      const workspace = await managedWorkspace(em, ctx, req.workspaceId);
       const user = await findUserByEmail(em, req.email);
-      const existing = await em.findOne(MembershipEntity, { workspaceId: workspace.id, userId: user.id });
-      if (!existing) {
-        em.create(MembershipEntity, {
-          id: newId(),
-          workspaceId: workspace.id,
-          userId: user.id,
-          role: "member",
-          createdAt: now(),
-        });
-        try {
-          await em.flush();
-        } catch (err) {
-          // Added by a concurrent call: the outcome is the same.
-          if (!(err instanceof UniqueConstraintViolationException)) throw err;
-        }
-      }
+      await addMembership(em, workspace, user, role);
       return { workspace: toWorkspaceMessage(workspace), user: toUserMessage(user) };
     },
 
-    async listMembers(req, ctx) {
-      const caller = requireCaller(ctx);
+    async inviteMember(req, ctx) {
+      const email = normaliseEmail(req.email);
+      validateEmail(email);
+      const role = grantableRole(req.role);
+      const workspace = await managedWorkspace(fork(), ctx, req.workspaceId);
+      const existing = await fork().findOne(UserEntity, { email });
+      if (existing) {
+        await addMembership(fork(), workspace, existing, role);
+        return { user: toUserMessage(existing), invited: false };
+      }
+      const caller = callerOf(ctx);
+      const inviter = caller ? (await callerUser(fork(), caller)).name : operatorInviter;
+      await inTransaction((em) =>
+        mailLink(em, "invitation", { email, workspaceId: workspace.id, role, invitedBy: caller }, (url) => invitationMail(email, inviter, workspace.name, url)),
+      );
+      return { invited: true };
+    },
+
+    async setMemberRole(req, ctx) {
+      const role = grantableRole(req.role);
       const em = fork();
-      const workspace = await memberWorkspace(em, caller, req.workspaceId);
+      const workspace = await managedWorkspace(em, ctx, req.workspaceId);
+      const membership = req.userId ? await em.findOne(MembershipEntity, { workspaceId: workspace.id, userId: req.userId }) : null;
+      if (!membership) throw memberNotFound();
+      if (membership.role === "owner") throw new ConnectError("the owner's role does not change", Code.FailedPrecondition);
+      membership.role = role;
+      await em.flush();
+      const user = await em.findOne(UserEntity, { id: membership.userId });
+      if (!user) throw memberNotFound();
+      return { member: toMemberMessage(membership, user) };
+    },
+
+    async removeMember(req, ctx) {
+      const em = fork();
+      const caller = callerOf(ctx);
+      // Anyone but the owner may leave; removing someone else takes the owner or an admin.
+      const leaving = caller !== undefined && caller === req.userId;
+      const workspace = leaving ? (await memberWorkspace(em, caller, req.workspaceId)).workspace : await managedWorkspace(em, ctx, req.workspaceId);
+      const membership = req.userId ? await em.findOne(MembershipEntity, { workspaceId: workspace.id, userId: req.userId }) : null;
+      if (!membership) throw memberNotFound();
+      if (membership.role === "owner") throw new ConnectError("the owner cannot be removed from their workspace", Code.FailedPrecondition);
+      // Keys and sessions act as their person; with the membership gone, every later call on this
+      // workspace is refused (each one reads the membership), whatever key or session it carries.
+      await em.nativeDelete(MembershipEntity, { id: membership.id });
+      return {};
+    },
+
+    async getInvitation(req) {
+      const em = fork();
+      const link = await peekLink(em, "invitation", req.token);
+      const workspace = link?.workspace_id ? await em.findOne(WorkspaceEntity, { id: link.workspace_id }) : null;
+      if (!link || !workspace) throw invalidLink();
+      const inviter = link.invited_by ? await em.findOne(UserEntity, { id: link.invited_by }) : null;
+      return {
+        email: link.email,
+        workspaceName: workspace.name,
+        inviterName: inviter?.name ?? operatorInviter,
+        role: roleToProto(invitedRole(link)),
+        accountExists: Boolean(await em.findOne(UserEntity, { email: link.email })),
+      };
+    },
+
+    async acceptInvitation(req, ctx) {
+      const caller = callerOf(ctx);
+      const link = await peekLink(fork(), "invitation", req.token);
+      if (!link?.workspace_id) throw invalidLink();
+      let signUp: { name: string; passwordHash: string } | undefined;
+      if (!caller) {
+        const name = req.name.trim() || link.email.slice(0, link.email.indexOf("@"));
+        validateName("name", name);
+        if (await fork().findOne(UserEntity, { email: link.email })) throw accountExists();
+        // A refused password leaves the link usable, so the person can try another.
+        const problem = await passwordProblem(req.password, [link.email, name]);
+        if (problem) throw new ConnectError(problem, Code.InvalidArgument);
+        signUp = { name, passwordHash: await hashPassword(req.password) };
+      }
+      try {
+        return await inTransaction(async (em) => {
+          const used = await useLink(em, "invitation", req.token);
+          const workspace = used?.workspace_id ? await em.findOne(WorkspaceEntity, { id: used.workspace_id }) : null;
+          if (!used || !workspace) throw invalidLink();
+          let user: User;
+          if (signUp) {
+            user = newUser(em, used.email, signUp.name, "free", signUp.passwordHash).user;
+            // The link came to this address: it is verified.
+            user.emailVerifiedAt = now();
+            await em.flush();
+          } else {
+            user = await callerUser(em, caller!);
+            if (user.email !== used.email) throw new ConnectError("this invitation is for another email address", Code.PermissionDenied);
+          }
+          const role = invitedRole(used);
+          await addMembership(em, workspace, user, role);
+          return { user: toUserMessage(user), workspace: toWorkspaceMessage(workspace, role) };
+        }, false);
+      } catch (err) {
+        if (err instanceof UniqueConstraintViolationException) throw accountExists();
+        throw err;
+      }
+    },
+
+    async listMembers(req, ctx) {
+      const caller = callerOf(ctx);
+      const em = fork();
+      // Without a caller (the operator; submissions, for whom to notify of a response): any workspace.
+      const workspace = caller ? (await memberWorkspace(em, caller, req.workspaceId)).workspace : await anyWorkspace(em, req.workspaceId);
       const memberships = await em.find(MembershipEntity, { workspaceId: workspace.id }, { orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
       const users = await em.find(UserEntity, { id: { $in: memberships.map((m) => m.userId) } });
       const byId = new Map(users.map((u) => [u.id, u]));
       const members = memberships
         .filter((m) => byId.has(m.userId))
         .sort((a, b) => Number(b.role === "owner") - Number(a.role === "owner"))
-        .map((m) =>
-          create(MemberSchema, {
-            user: toUserMessage(byId.get(m.userId)!),
-            role: m.role === "owner" ? Role.OWNER : Role.MEMBER,
-            joinedAt: timestampFromDate(m.createdAt),
-          }),
-        );
+        .map((m) => toMemberMessage(m, byId.get(m.userId)!));
       return { members };
     },
 
     // Whoever signs up starts on the free plan.
-    signUp: (req) => registerUser({ ...req, plan: Plan.FREE }, req.password),
+    signUp: (req) => registerUser({ ...req, plan: Plan.FREE }, req.password, { verifyEmail: true }),
+
+    async requestPasswordReset(req) {
+      const email = normaliseEmail(req.email);
+      // The same empty answer whether or not anyone has this email.
+      if (!email || email.length > maxEmailLength || !emailPattern.test(email)) return {};
+      const user = await fork().findOne(UserEntity, { email });
+      if (user) await inTransaction((em) => mailLink(em, "password-reset", { email, userId: user.id }, (url) => passwordResetMail(email, url)));
+      return {};
+    },
+
+    async resetPassword(req) {
+      const link = await peekLink(fork(), "password-reset", req.token);
+      const user = link?.user_id ? await fork().findOne(UserEntity, { id: link.user_id }) : null;
+      if (!link || !user) throw invalidLink();
+      // A refused password leaves the link usable, so the person can try another.
+      const problem = await passwordProblem(req.password, [user.email, user.name]);
+      if (problem) throw new ConnectError(problem, Code.InvalidArgument);
+      const passwordHash = await hashPassword(req.password);
+      return inTransaction(async (em) => {
+        if (!(await useLink(em, "password-reset", req.token))) throw invalidLink();
+        const at = now();
+        // Following the mailed link proves the address too; every session, perhaps an intruder's, ends.
+        await em.nativeUpdate(UserEntity, { id: user.id }, { passwordHash, emailVerifiedAt: user.emailVerifiedAt ?? at });
+        await em.nativeDelete(SessionEntity, { userId: user.id });
+        return { user: toUserMessage({ ...user, emailVerifiedAt: user.emailVerifiedAt ?? at }) };
+      }, false);
+    },
+
+    async verifyEmail(req) {
+      return inTransaction(async (em) => {
+        const link = await useLink(em, "email-verification", req.token);
+        const user = link?.user_id ? await em.findOne(UserEntity, { id: link.user_id }) : null;
+        // The user changed nothing since: the address verified is still theirs.
+        if (!link || !user || user.email !== link.email) throw invalidLink();
+        user.emailVerifiedAt ??= now();
+        await em.flush();
+        return { user: toUserMessage(user) };
+      }, false);
+    },
 
     async verifyPassword(req) {
       const email = normaliseEmail(req.email);
@@ -222,25 +450,24 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
 
     async setPassword(req, ctx) {
       if (callerOf(ctx)) throw new ConnectError("only the operator sets a password by email", Code.PermissionDenied);
-      const problem = passwordProblem(req.password);
-      if (problem) throw new ConnectError(problem, Code.InvalidArgument);
       if (!req.email.trim()) throw new ConnectError("email is required", Code.InvalidArgument);
       const em = fork();
       const user = await findUserByEmail(em, req.email);
+      const problem = await passwordProblem(req.password, [user.email, user.name]);
+      if (problem) throw new ConnectError(problem, Code.InvalidArgument);
       user.passwordHash = await hashPassword(req.password);
       await em.flush();
       return { user: toUserMessage(user) };
     },
 
     async setPlan(req, ctx) {
-      if (callerOf(ctx)) throw new ConnectError("plans are changed by the operator", Code.PermissionDenied);
       const plan = planFromProto(req.plan, true);
       const em = fork();
-      const workspace = req.workspaceId ? await em.findOne(WorkspaceEntity, { id: req.workspaceId }) : null;
-      if (!workspace) throw workspaceNotFound();
+      const workspace = await workspaceAs(em, ctx, req.workspaceId, ["owner"], () => new ConnectError("only the workspace's owner may change its plan", Code.PermissionDenied));
       workspace.plan = plan;
       await em.flush();
-      return { workspace: toWorkspaceMessage(workspace) };
+      // Only the owner changes the plan as a caller.
+      return { workspace: toWorkspaceMessage(workspace, callerOf(ctx) ? "owner" : undefined) };
     },
 
     async getCurrentUser(_req, ctx) {
@@ -251,8 +478,10 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
     async listWorkspaces(req, ctx) {
       const caller = requireCaller(ctx);
       const em = fork();
-      const memberships = await em.find(MembershipEntity, { userId: caller }, { fields: ["workspaceId"] });
+      const memberships = await em.find(MembershipEntity, { userId: caller }, { fields: ["workspaceId", "role"] });
       const ids = memberships.map((m) => m.workspaceId);
+      const roles = new Map(memberships.map((m) => [m.workspaceId, m.role]));
+      const asMember = (w: Workspace) => toWorkspaceMessage(w, roles.get(w.id));
       const orderBy = [{ createdAt: "asc" }, { id: "asc" }] as const;
       if (req.limit === 0) {
         const page = req.page || 1;
@@ -261,27 +490,28 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
         }
         // Every workspace is on page 1.
         const rows = page === 1 && ids.length ? await em.find(WorkspaceEntity, { id: { $in: ids } }, { orderBy: [...orderBy] }) : [];
-        return { workspaces: rows.map(toWorkspaceMessage), hasMore: false };
+        return { workspaces: rows.map(asMember), hasMore: false };
       }
-      const window = pageWindow(req.page, req.limit);
+      const window = pageRequest(req);
+      const after = window.after ? [keysetAfter(table(WorkspaceEntity), "created_at", "asc", window.after)] : [];
       const rows = ids.length
         ? await em.find(
             WorkspaceEntity,
-            { id: { $in: ids } },
+            { $and: [{ id: { $in: ids } }, ...after] },
             { orderBy: [...orderBy], offset: window.offset, limit: window.fetch },
           )
         : [];
-      const { items, hasMore } = pageOf(rows, window.limit);
-      return { workspaces: items.map(toWorkspaceMessage), hasMore };
+      const { items, hasMore, nextCursor } = pageOf(rows, window.limit, (w) => w.createdAt);
+      return { workspaces: items.map(asMember), hasMore, nextCursor };
     },
 
     async getWorkspace(req, ctx) {
       const caller = requireCaller(ctx);
       if (!req.workspaceId) throw workspaceNotFound();
-      // On every authenticated API request (forms checks membership through it): one read-only query,
-      // the membership joined to its workspace, without the ORM's unit of work.
+      // On every authenticated API request (forms checks membership, and the caller's role, through it):
+      // one read-only query, the membership joined to its workspace, without the ORM's unit of work.
       const [row] = await fork().execute<WorkspaceRow[]>(
-        `select w.id, w.name, w.plan, w.owner_id, w.personal, w.created_at
+        `select w.id, w.name, w.plan, w.owner_id, w.personal, w.created_at, m.role
            from ${table(WorkspaceEntity)} w join ${table(MembershipEntity)} m on m.workspace_id = w.id
           where w.id = ? and m.user_id = ?`,
         [req.workspaceId, caller],
@@ -295,7 +525,7 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
           ownerId: row.owner_id,
           personal: row.personal,
           createdAt: new Date(row.created_at),
-        } as Workspace),
+        } as Workspace, row.role),
       };
     },
 
@@ -407,6 +637,23 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
       if (req.token) await fork().nativeDelete(SessionEntity, { tokenHash: hashSecret(req.token) });
       return {};
     },
+
+    async deleteUserSessions(_req, ctx) {
+      // Every session of the caller, whichever browser holds it: the next request of each is refused.
+      const deleted = await fork().nativeDelete(SessionEntity, { userId: requireCaller(ctx) });
+      return { deleted };
+    },
+
+    async beginIdempotency(req) {
+      const result = await beginIdempotency(deps.orm, idempotencyClaim(req), now());
+      if (result.outcome === "replay") return { outcome: Outcome.REPLAY, status: result.status, body: result.body };
+      return { outcome: outcomes[result.outcome] };
+    },
+
+    async completeIdempotency(req) {
+      await completeIdempotency(deps.orm, idempotencyClaim(req), req.release ? { release: true } : { release: false, status: req.status, body: req.body });
+      return {};
+    },
   };
 }
 
@@ -416,6 +663,15 @@ export function routes(router: ConnectRouter, handlers: IdentityHandlers): Conne
 }
 
 // --- validation -------------------------------------------------------------
+
+const Outcome = BeginIdempotencyResponse_Outcome;
+const outcomes = { proceed: Outcome.PROCEED, mismatch: Outcome.MISMATCH, "in-progress": Outcome.IN_PROGRESS } as const;
+
+/** The claim an idempotency call names; every part is required. */
+function idempotencyClaim(req: { scope: string; key: string; requestHash: string }): IdempotencyClaim {
+  if (!req.scope || !req.key || !req.requestHash) throw new ConnectError("scope, key and request_hash are required", Code.InvalidArgument);
+  return { scope: req.scope, key: req.key, requestHash: req.requestHash };
+}
 
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -471,6 +727,7 @@ interface WorkspaceRow {
   owner_id: string;
   personal: boolean;
   created_at: Date | string;
+  role: RoleName;
 }
 
 export function toUserMessage(user: User): UserMessage {
@@ -479,7 +736,17 @@ export function toUserMessage(user: User): UserMessage {
     email: user.email,
     name: user.name,
     createdAt: timestampFromDate(user.createdAt),
+    emailVerified: Boolean(user.emailVerifiedAt),
   });
+}
+
+/** A row of email_links, as useLink and peekLink read it. */
+interface EmailLinkRow {
+  email: string;
+  user_id: string | null;
+  workspace_id: string | null;
+  role: string | null;
+  invited_by: string | null;
 }
 
 /** What a plan allows. */
@@ -487,7 +754,8 @@ export function entitlementsOf(plan: PlanName): Entitlements {
   return create(EntitlementsSchema, { removeBranding: plan === "pro" });
 }
 
-export function toWorkspaceMessage(workspace: Workspace): WorkspaceMessage {
+/** A workspace as the message; `role` is the caller's, when a caller asked. */
+export function toWorkspaceMessage(workspace: Workspace, role?: RoleName): WorkspaceMessage {
   return create(WorkspaceSchema, {
     id: workspace.id,
     name: workspace.name,
@@ -496,7 +764,30 @@ export function toWorkspaceMessage(workspace: Workspace): WorkspaceMessage {
     ownerId: workspace.ownerId,
     personal: workspace.personal,
     createdAt: timestampFromDate(workspace.createdAt),
+    role: role ? roleToProto(role) : Role.UNSPECIFIED,
   });
+}
+
+const roleMessages: Record<RoleName, Role> = { owner: Role.OWNER, admin: Role.ADMIN, member: Role.MEMBER };
+
+export function roleToProto(role: RoleName): Role {
+  return roleMessages[role];
+}
+
+/** A role one member may give another: member (the default) or admin; a workspace has one owner. */
+function grantableRole(role: Role): RoleName {
+  if (role === Role.UNSPECIFIED || role === Role.MEMBER) return "member";
+  if (role === Role.ADMIN) return "admin";
+  throw new ConnectError("role must be admin or member: a workspace has one owner, the person who made it", Code.InvalidArgument);
+}
+
+/** The role an invitation link gives. */
+function invitedRole(link: EmailLinkRow): RoleName {
+  return link.role === "admin" ? "admin" : "member";
+}
+
+function toMemberMessage(membership: Membership, user: User) {
+  return create(MemberSchema, { user: toUserMessage(user), role: roleToProto(membership.role), joinedAt: timestampFromDate(membership.createdAt) });
 }
 
 export function toApiKeyMessage(key: ApiKey): ApiKeyMessage {

@@ -1,9 +1,15 @@
 import type { MigrationObject } from "@mikro-orm/core";
 import { Migration20261122000000_initial } from "./Migration20261122000000_initial.ts";
 import { Migration20261210000000_passwords } from "./Migration20261210000000_passwords.ts";
+import { Migration20261223000000_idempotency_keys } from "./Migration20261223000000_idempotency_keys.ts";
+import { Migration20261228000000_mail_and_email_links } from "./Migration20261228000000_mail_and_email_links.ts";
+import { Migration20261230000000_workspace_roles } from "./Migration20261230000000_workspace_roles.ts";
 
 /** The identity schema's migrations, oldest first. Never edit one that has shipped; add another. */
 export const migrations: MigrationObject[] = [
   { name: "Migration20261122000000_initial", class: Migration20261122000000_initial },
   { name: "Migration20261210000000_passwords", class: Migration20261210000000_passwords },
+  { name: "Migration20261223000000_idempotency_keys", class: Migration20261223000000_idempotency_keys },
+  { name: "Migration20261228000000_mail_and_email_links", class: Migration20261228000000_mail_and_email_links },
+  { name: "Migration20261230000000_workspace_roles", class: Migration20261230000000_workspace_roles },
 ];

@@ -145,6 +145,15 @@ describe("validateAnswers: values of every type", () => {
     assert.equal(describeErrors(["a", "b", "c"], 2), "a; b (and 1 more)");
   });
 
+  it("refuses answers nested deeper than the edge allows, and text Postgres cannot store, before checking values", () => {
+    let deep: JsonObject[string] = "x";
+    for (let i = 0; i < 50; i++) deep = [deep];
+    assert.match(errorOf({ tags: deep }), /^answers\.tags(\[0\])+: must not be nested deeper than 8 levels$/);
+    assert.equal(errorOf({ q_name: "Ada\u0000" }), "answers.q_name: must not contain control characters");
+    assert.equal(errorOf({ bio: "\uD800 alone" }), "answers.bio: must be valid Unicode (no lone surrogates)");
+    accepts({ bio: "two\r\nlines\tand a tab 😀" });
+  });
+
   it("treats null, blank strings and empty lists as no answer", () => {
     const answers = accepts({ q_name: "   ", bio: "", email: null, tags: [], cv: [], plan: "", when: " ", age: null });
     assert.deepEqual(answers, {});
@@ -185,6 +194,8 @@ describe("validateHidden", () => {
       "hidden.other: is not a hidden field of this form",
       `hidden.utm_source: must be at most ${answerLimits.hiddenValue} characters`,
     ]);
+    const control = validateHidden(document, { ref: "a\u0000b" });
+    assert.deepEqual(control.ok ? [] : control.errors, ["hidden.ref: must not contain control characters"]);
     const none = validateHidden({ blocks: [] }, { utm_source: "x" });
     assert.ok(!none.ok);
     assert.deepEqual(none.errors, ["hidden.utm_source: is not a hidden field of this form"]);

@@ -6,7 +6,11 @@ import {
   formatPath,
   hiddenFieldKey,
   isInputBlock,
+  isRecordId,
+  jsonInputProblem,
   listQuestions,
+  maxAnswerDepth,
+  textProblem,
   respondentCountryQuestion,
   type FormDocument,
   type InputBlock,
@@ -36,7 +40,6 @@ export type ValidationResult = { ok: true; answers: StoredAnswers } | { ok: fals
 const emailPattern = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 const phonePattern = /^\+?[0-9 ().\-/]+$/;
 const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
-const uploadIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** `answers.q_name` (or `answers["odd key"]`), for error messages. */
 export function answerPath(key: string): string {
@@ -151,7 +154,7 @@ function checkValue(block: InputBlock, value: JsonValue): { value: JsonValue | u
     case "FILE":
     case "SIGNATURE":
       return list("upload id", block.type === "SIGNATURE" ? 1 : answerLimits.files, (item) =>
-        uploadIdPattern.test(item) ? undefined : `"${item}" is not an upload id`,
+        isRecordId(item) ? undefined : `"${item}" is not an upload id`,
       );
   }
 }
@@ -167,6 +170,9 @@ function checkValue(block: InputBlock, value: JsonValue): { value: JsonValue | u
  * `answers.q_name (Your full name): is required`.
  */
 export function validateAnswers(document: FormDocument, answers: JsonObject, options: { completed: boolean }): ValidationResult {
+  // The edge's rule again, before anything walks the values: no deep nesting, nothing Postgres refuses.
+  const unsafe = jsonInputProblem(answers, "answers", maxAnswerDepth);
+  if (unsafe) return { ok: false, errors: [unsafe] };
   const blocks = new Map<string, InputBlock>();
   for (const block of document.blocks) if (isInputBlock(block) && block.key) blocks.set(block.key, block);
   const labels = new Map(listQuestions(document).map((q) => [q.key, q.label]));
@@ -217,8 +223,9 @@ export function validateHidden(
       errors.push(`${path}: is not a hidden field of this form`);
       continue;
     }
-    if (typeof value !== "string") {
-      errors.push(`${path}: must be a string`);
+    const problem = typeof value === "string" ? textProblem(value) : "must be a string";
+    if (problem) {
+      errors.push(`${path}: ${problem}`);
       continue;
     }
     if (value.length > answerLimits.hiddenValue) {

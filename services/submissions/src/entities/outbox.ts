@@ -13,6 +13,8 @@ export const OutboxEntity = defineEntity({
     id: p.bigint("string").primary().autoincrement(),
     eventId: p.string(),
     formId: p.string(),
+    /** FORM_RESPONSE, ...: `payload` is then a formsvc.events.v1.Event; null on rows older than the envelope (a bare ResponseCompleted). */
+    eventType: p.string().nullable(),
     payload: p.uint8array(),
     requestId: p.string().nullable(),
     /** The W3C traceparent of the request that wrote the row; null while tracing is off. */

@@ -11,6 +11,8 @@ export const UploadEntity = defineEntity({
   properties: {
     id: p.string().primary(),
     formId: p.string(),
+    /** The form's workspace, for its storage quota (null only for uploads older than quotas). */
+    workspaceId: p.string().nullable(),
     responseId: p.string().nullable(),
     name: p.string(),
     contentType: p.string(),

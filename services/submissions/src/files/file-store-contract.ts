@@ -1,5 +1,5 @@
-// The behaviour every FileStore must have, as tests: the local store runs them now, an S3 adapter
-// runs the same ones later. Imported by tests only.
+// The behaviour every FileStore must have, as tests: the local directory and the S3 store (against
+// S3Mock) run the same ones. Imported by tests only.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { FileStore } from "./file-store.ts";
@@ -27,6 +27,19 @@ export function describeFileStore(name: string, makeStore: () => Promise<FileSto
       const content = new Uint8Array(70_000).map((_, i) => (i * 31) % 256);
       await store.put("binary", content);
       assert.deepEqual(await store.get("binary"), content);
+    });
+
+    it("stores a stream chunk by chunk, larger than one multipart part", async () => {
+      const store = await makeStore();
+      const chunk = new Uint8Array(1024 * 1024).map((_, i) => (i * 7) % 251);
+      const chunks = 9;
+      async function* stream() {
+        for (let i = 0; i < chunks; i++) yield chunk.map((b) => (b + i) % 256);
+      }
+      await store.put("streamed", stream(), { name: "big.bin", contentType: "application/octet-stream" });
+      const back = await store.get("streamed");
+      assert.equal(back?.length, chunks * chunk.length);
+      for (let i = 0; i < chunks; i++) assert.deepEqual(back!.subarray(i * chunk.length, (i + 1) * chunk.length), chunk.map((b) => (b + i) % 256));
     });
 
     it("deletes, and deleting a missing key is not an error", async () => {

@@ -31,7 +31,8 @@ export function createLocalFileStore(dir: string): FileStore {
       const temporary = join(dir, `.${key}.${randomBytes(6).toString("hex")}.tmp`);
       const handle = await open(temporary, "wx", 0o600);
       try {
-        await handle.writeFile(content);
+        if (content instanceof Uint8Array) await handle.writeFile(content);
+        else for await (const chunk of content) await handle.write(chunk);
         await handle.sync();
       } catch (err) {
         await handle.close().catch(() => {});

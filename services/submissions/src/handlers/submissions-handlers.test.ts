@@ -1,17 +1,19 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, beforeEach, describe, it } from "node:test";
-import { create, fromBinary, toJson, type JsonObject } from "@bufbuild/protobuf";
-import { timestampDate, ValueSchema } from "@bufbuild/protobuf/wkt";
+import { create, toJson, type JsonObject } from "@bufbuild/protobuf";
+import { timestampDate, timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import type { FormDocument } from "@formsvc/form-document";
 import { asCaller, callerHeader } from "@formsvc/platform/caller.ts";
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
 import { runWithRequestId } from "@formsvc/platform/request-context.ts";
+import { uploadRequests } from "@formsvc/platform/upload-stream.ts";
 import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/test-database.ts";
-import { ResponseCompletedSchema } from "@formsvc/proto/events/v1/events_pb.js";
+import { decodeEvent } from "@formsvc/platform/events.ts";
+import { EventSchema, type ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
 import { FormSchema, FormStatus, FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import {
   SaveResponseRequestSchema,
@@ -25,9 +27,10 @@ import { createCompletionNotifier } from "../completion-notifier.ts";
 import { entities } from "../entities/index.ts";
 import { createLocalFileStore } from "../files/local-file-store.ts";
 import type { FileStore } from "../files/file-store.ts";
-import { sweepUnattachedUploads } from "../files/sweep-uploads.ts";
+import { sweepAbandonedUploads, sweepUnattachedUploads } from "../files/sweep-uploads.ts";
 import { maxUploadBytes } from "../files/uploads.ts";
 import { migrations } from "../migrations/index.ts";
+import { sweepIdempotencyKeys } from "../idempotency.ts";
 import { createSubmissionsHandlers, routes } from "./submissions-handlers.ts";
 import { rejectsWith } from "@formsvc/platform/rpc-assertions.ts";
 
@@ -165,8 +168,13 @@ function save(formId: string, init: SaveInit = {}) {
   return client.saveResponse({ formId, ...init });
 }
 
+/** The CreateUpload stream of a file held whole (the gateway's way of sending it). */
+function uploadOf(file: { formId: string; name: string; contentType?: string; content: Uint8Array }) {
+  return uploadRequests({ formId: file.formId, name: file.name, contentType: file.contentType ?? "" }, file.content);
+}
+
 async function upload(formId: string, text: string, name = "cv.pdf", contentType = "application/pdf") {
-  return client.createUpload({ formId, name, contentType, content: new TextEncoder().encode(text) });
+  return client.createUpload(uploadOf({ formId, name, contentType, content: new TextEncoder().encode(text) }));
 }
 
 async function submission(formId: string, id: string): Promise<Submission> {
@@ -182,11 +190,19 @@ const valueOf = (sub: Submission, key: string) => {
   return answer.value ? toJson(ValueSchema, answer.value) : undefined;
 };
 
-async function outboxRows(formId: string) {
+/** The form's outbox rows of one event type (completions unless told), oldest first. */
+async function outboxRows(formId: string, eventType = "FORM_RESPONSE") {
   return orm.em
     .fork()
     .getConnection()
-    .execute(`select id, event_id, form_id, payload, request_id, created_at from "submissions"."outbox" where form_id = ? order by id`, [formId]);
+    .execute(`select id, event_id, form_id, payload, request_id, created_at from "submissions"."outbox" where form_id = ? and event_type = ? order by id`, [formId, eventType]);
+}
+
+/** A completion's outbox row read back. */
+function completionOf(row: Record<string, unknown>): ResponseCompleted {
+  const { event } = decodeEvent(row.payload as Buffer, "FORM_RESPONSE");
+  assert.equal(event.case, "formResponse");
+  return event.value;
 }
 
 async function responseRows(formId: string) {
@@ -230,6 +246,12 @@ describe("migrations", () => {
       "Migration20261201000000_outbox_published_at",
       "Migration20261202000000_outbox_txid",
       "Migration20261203000000_outbox_trace_parent",
+      "Migration20261210000000_upload_quotas",
+      "Migration20261220000000_sync_indexes",
+      "Migration20261221000000_idempotency_keys",
+      "Migration20261222000000_calculated_field_problems",
+      "Migration20261231000000_notifications",
+      "Migration20270101000000_outbox_event_type",
     ]);
   });
 });
@@ -386,6 +408,44 @@ describe("SaveResponse: answers", () => {
   });
 });
 
+describe("SaveResponse: Idempotency-Key", () => {
+  it("answers a repeat with the first save's result and stores nothing twice; another body under the key is refused", async () => {
+    const form = addForm();
+    const body = { answers: { q_name: "Ada" }, completed: true, idempotencyKey: "key-1" };
+    const first = await save(form.id, body);
+    const repeats = await Promise.all([save(form.id, body), save(form.id, body), save(form.id, { ...body, country: "DE" })]);
+    for (const repeat of repeats) assert.deepEqual([repeat.responseId, repeat.completed, repeat.idempotencyKeyReused], [first.responseId, true, false]);
+    assert.equal((await responseRows(form.id)).length, 1);
+    assert.equal((await outboxRows(form.id)).length, 1, "one event");
+    assert.equal(form.responseCount, 1);
+    const other = await save(form.id, { ...body, answers: { q_name: "Bob" } });
+    assert.equal(other.idempotencyKeyReused, true);
+    assert.equal((await responseRows(form.id)).length, 1);
+    assert.notEqual((await save(addForm().id, body)).responseId, first.responseId, "keys are scoped to their form");
+  });
+
+  it("lets only one of concurrent first saves with one key store, the others answer its result", async () => {
+    const form = addForm();
+    const body = { answers: { q_name: "Ada" }, completed: true, idempotencyKey: "key-race" };
+    const results = await Promise.all(Array.from({ length: 8 }, () => save(form.id, body)));
+    assert.equal(new Set(results.map((r) => r.responseId)).size, 1);
+    assert.equal((await responseRows(form.id)).length, 1);
+    assert.equal((await outboxRows(form.id)).length, 1);
+  });
+
+  it("keys a continued save (the transaction path) too, and a key past 24 hours is taken afresh by a sweep", async () => {
+    const form = addForm();
+    const started = await save(form.id, { answers: { q_name: "Ada" }, idempotencyKey: "start" });
+    const finish = { responseId: started.responseId, answers: { age: 30 }, completed: true, idempotencyKey: "finish" };
+    const done = await save(form.id, finish);
+    assert.deepEqual([(await save(form.id, finish)).responseId, (await save(form.id, finish)).completed], [done.responseId, true]);
+    assert.equal((await outboxRows(form.id)).length, 1);
+    await orm.em.fork().getConnection().execute(`update "submissions"."idempotency_keys" set created_at = created_at - interval '25 hours' where form_id = ?`, [form.id]);
+    assert.ok((await sweepIdempotencyKeys(orm, new Date(clock))) >= 2);
+    await rejectsWith(save(form.id, finish), Code.FailedPrecondition, "this response is already completed");
+  });
+});
+
 describe("SaveResponse: hidden fields and country", () => {
   it("stores declared hidden fields as HIDDEN_FIELDS answers and refuses others", async () => {
     const form = addForm();
@@ -509,13 +569,13 @@ describe("uploads and files", () => {
     assert.equal(rows[0].response_id, null);
     assert.equal(rows[0].form_id, form.id);
 
-    await rejectsWith(client.createUpload({ formId: form.id, name: "e.txt", content: new Uint8Array() }), Code.InvalidArgument, "file: is empty");
+    await rejectsWith(client.createUpload(uploadOf({ formId: form.id, name: "e.txt", content: new Uint8Array() })), Code.InvalidArgument, "file: is empty");
     await rejectsWith(
-      client.createUpload({ formId: form.id, name: "big.bin", content: new Uint8Array(maxUploadBytes + 1) }),
+      client.createUpload(uploadOf({ formId: form.id, name: "big.bin", content: new Uint8Array(maxUploadBytes + 1) })),
       Code.InvalidArgument,
       "file: is larger than 10 MiB",
     );
-    const exact = await client.createUpload({ formId: form.id, name: "max.bin", contentType: "application/x-thing", content: new Uint8Array(maxUploadBytes) });
+    const exact = await client.createUpload(uploadOf({ formId: form.id, name: "max.bin", contentType: "application/x-thing", content: new Uint8Array(maxUploadBytes) }));
     assert.equal(exact.size, BigInt(maxUploadBytes));
     assert.equal(exact.contentType, "application/x-thing");
   });
@@ -577,13 +637,13 @@ describe("the outbox", () => {
   it("gets one ResponseCompleted row with the completion only, in the same transaction", async () => {
     const form = addForm({ name: "Sign-up" });
     const partial = await save(form.id, { answers: { q_name: "Ada" } });
-    assert.deepEqual(await outboxRows(form.id), [], "a partial save writes no event");
+    assert.deepEqual(await outboxRows(form.id), [], "a partial save writes no FORM_RESPONSE");
     await runWithRequestId("req-123", () => save(form.id, { responseId: partial.responseId, answers: { age: 30 }, completed: true }));
     const rows = await outboxRows(form.id);
     assert.equal(rows.length, 1);
     assert.equal(rows[0].form_id, form.id);
     assert.equal(rows[0].request_id, "req-123");
-    const event = fromBinary(ResponseCompletedSchema, rows[0].payload);
+    const event = completionOf(rows[0]);
     assert.equal(event.eventId, rows[0].event_id);
     assert.equal(event.responseId, partial.responseId);
     assert.equal(event.formId, form.id);
@@ -615,6 +675,31 @@ describe("the outbox", () => {
     assert.equal((await outboxRows(form.id)).length, 1);
   });
 
+  it("carries what makes each value usable: option texts, files, hidden and calculated fields, the country", async () => {
+    const form = addForm();
+    const cv = await upload(form.id, "my cv", "cv.pdf");
+    const res = await save(form.id, {
+      answers: { q_name: "Ada", age: 30, stars: 4, plan: "pro", tags: ["a"], cv: [cv.uploadId] },
+      hidden: { utm_source: "newsletter" },
+      country: "de",
+      completed: true,
+    });
+    const [row] = await outboxRows(form.id);
+    const event = completionOf(row);
+    assert.equal(event.responseId, res.responseId);
+    const byId = new Map(event.fields.map((f) => [f.questionId, f]));
+    assert.deepEqual(byId.get("b_plan")!.options.map((o) => [o.id, o.text]), [["free", "Free"], ["pro", "Pro"]]);
+    assert.deepEqual(byId.get("b_tags")!.options.map((o) => o.text), ["A", "B"]);
+    assert.deepEqual(byId.get("b_name")!.options, [], "only choice questions list options");
+    assert.deepEqual(
+      byId.get("b_cv")!.files.map((f) => [f.id, f.name, f.contentType, f.size]),
+      [[cv.uploadId, "cv.pdf", "application/pdf", 5n]],
+    );
+    assert.deepEqual(Object.fromEntries(Object.entries(event.hiddenFields).map(([k, v]) => [k, toJson(ValueSchema, v)])), { utm_source: "newsletter" });
+    assert.deepEqual(Object.fromEntries(Object.entries(event.calculatedFields).map(([k, v]) => [k, toJson(ValueSchema, v)])), { score: 64, broken: null });
+    assert.equal(event.respondentCountry, "DE");
+  });
+
   it("keeps the submission when the response count cannot be adjusted (logged)", async () => {
     const form = addForm();
     adjustFails = true;
@@ -626,17 +711,19 @@ describe("the outbox", () => {
     assert.equal((await outboxRows(form.id)).length, 1);
   });
 
-  it("tells the completion notifier once each completion has committed, and only then", async () => {
+  it("tells the notifier once each event (a completion, a partial save's) has committed, and only then", async () => {
     const form = addForm();
     const told: number[] = [];
     const unsubscribe = completions.subscribe(() => told.push(1));
     try {
       const partial = await save(form.id, { answers: { q_name: "A" } });
-      assert.equal(told.length, 0, "a partial save is no completion");
+      assert.equal(told.length, 1, "the partial save's FORM_RESPONSE_PARTIAL");
+      await save(form.id, { responseId: partial.responseId, answers: { q_name: "B" } });
+      assert.equal(told.length, 1, "saved again on the same page: no event");
       await rejectsWith(save(form.id, { answers: {}, completed: true }), Code.InvalidArgument);
-      assert.equal(told.length, 0, "a refused completion neither");
+      assert.equal(told.length, 1, "a refused completion neither");
       await save(form.id, { responseId: partial.responseId, answers: { q_name: "A" }, completed: true });
-      assert.equal(told.length, 1);
+      assert.equal(told.length, 2);
       assert.equal((await outboxRows(form.id)).length, 1);
     } finally {
       unsubscribe();
@@ -667,6 +754,67 @@ describe("the outbox", () => {
   });
 });
 
+describe("events beyond completions", () => {
+  const paged: FormDocument = {
+    title: "Paged",
+    blocks: [
+      { id: "p_name", key: "name", type: "SHORT_TEXT", question: "Name" },
+      { id: "pb1", type: "PAGE_BREAK" },
+      { id: "p_age", key: "age", type: "NUMBER", question: "Age" },
+      { id: "pb2", type: "PAGE_BREAK" },
+      { id: "p_mail", key: "mail", type: "EMAIL", question: "Email" },
+    ],
+  };
+
+  it("writes a FORM_RESPONSE_PARTIAL when a partial save reaches another page, once per page change, with the answers so far", async () => {
+    const form = addForm({ name: "Paged", versions: [paged] });
+    const partials = async () =>
+      (await outboxRows(form.id, "FORM_RESPONSE_PARTIAL")).map((row) => {
+        const { event } = decodeEvent(row.payload as Buffer, "FORM_RESPONSE_PARTIAL");
+        assert.equal(event.case, "formResponsePartial");
+        return event.value;
+      });
+    const first = await save(form.id, { answers: { name: "Ada" } });
+    await save(form.id, { responseId: first.responseId, answers: { name: "Ada L." } });
+    assert.deepEqual((await partials()).map((p) => p.page), [1], "saved again on page 1: no second event");
+    await save(form.id, { responseId: first.responseId, answers: { name: "Ada L.", age: 36 } });
+    const [, second] = await partials();
+    assert.deepEqual([second.page, second.responseId, second.formName, second.workspaceId], [2, first.responseId, "Paged", "ws-ada"]);
+    assert.deepEqual(second.fields.map((f) => [f.questionId, f.value ? toJson(ValueSchema, f.value) : undefined]), [["p_name", "Ada L."], ["p_age", 36], ["p_mail", null]]);
+    await save(form.id, { responseId: first.responseId, answers: { name: "Ada L.", age: 36, mail: "ada@example.com" }, completed: true });
+    assert.equal((await partials()).length, 2, "a completion is a FORM_RESPONSE, not a partial");
+    assert.equal((await outboxRows(form.id)).length, 1);
+  });
+
+  it("streams every event type in the envelope (a completion also bare, for an older delivery)", async () => {
+    const form = addForm({ versions: [paged] });
+    const partial = await save(form.id, { answers: { name: "Bo" } });
+    const [row] = await outboxRows(form.id, "FORM_RESPONSE_PARTIAL");
+    const txid = BigInt((await orm.em.getConnection().execute(`select "txid"::text as txid from "submissions"."outbox" where id = ?`, [row.id]))[0].txid);
+    await save(form.id, { responseId: partial.responseId, answers: { name: "Bo" }, completed: true });
+    const abort = new AbortController();
+    const iterator = client.streamCompletions({ afterCursor: txid - 1n }, { signal: abort.signal })[Symbol.asyncIterator]();
+    const one = (await iterator.next()).value!;
+    const two = (await iterator.next()).value!;
+    assert.deepEqual([one.envelope?.event.case, one.event], ["formResponsePartial", undefined]);
+    assert.deepEqual([two.envelope?.event.case, two.event?.responseId], ["formResponse", partial.responseId]);
+    abort.abort();
+    await iterator.return?.();
+  });
+
+  it("RecordFormEvent puts a form event into the outbox once per event id, and refuses any other event", async () => {
+    const form = addForm();
+    const closed = create(EventSchema, { event: { case: "formClosed", value: { eventId: `evt_${form.id}`, formId: form.id, formName: "Survey", status: "closed", version: 1 } } });
+    await client.recordFormEvent({ event: closed, requestId: "req-9" });
+    await client.recordFormEvent({ event: closed, requestId: "req-9" });
+    const rows = await outboxRows(form.id, "FORM_CLOSED");
+    assert.deepEqual(rows.map((r) => [r.event_id, r.request_id]), [[`evt_${form.id}`, "req-9"]]);
+    const completion = create(EventSchema, { event: { case: "formResponse", value: { eventId: "evt_x", formId: form.id } } });
+    await rejectsWith(client.recordFormEvent({ event: completion }), Code.InvalidArgument, "event: must be a FORM_PUBLISHED, FORM_CLOSED or FORM_DELETED event");
+    await rejectsWith(client.recordFormEvent({}), Code.InvalidArgument);
+  });
+});
+
 describe("ListSubmissions, GetSubmission, DeleteSubmission", () => {
   it("lists newest first, filtered and paged", async () => {
     const form = addForm();
@@ -687,6 +835,73 @@ describe("ListSubmissions, GetSubmission, DeleteSubmission", () => {
     assert.equal(listed.answers.q_name.value && toJson(ValueSchema, listed.answers.q_name.value), "c");
     await rejectsWith(client.listSubmissions({ formId: form.id, filter: 9 as SubmissionFilter }, ada), Code.InvalidArgument);
     await rejectsWith(client.listSubmissions({ formId: form.id, limit: 501 }, ada), Code.InvalidArgument);
+  });
+
+  it("pages by cursor: every row once, in order, while rows arrive and the cursor's own row goes; OFFSET repeats", async () => {
+    const form = addForm();
+    const original: string[] = [];
+    for (let i = 0; i < 7; i++) original.unshift((await save(form.id, { answers: { q_name: `r${i}` }, completed: i % 2 === 0 })).responseId);
+    // Three rows, now the oldest, share one timestamp to the microsecond: the id decides, and a cursor
+    // (milliseconds) still finds its place.
+    await orm.em
+      .fork()
+      .getConnection()
+      .execute(`update "submissions"."responses" set created_at = '2025-06-01 10:00:00.123456+00' where id in (?, ?, ?)`, original.slice(2, 5));
+    const expected = [...original.slice(0, 2), ...original.slice(5), ...original.slice(2, 5).sort().reverse()];
+    const byCursor: string[] = [];
+    let cursor = "";
+    for (let pages = 0; ; pages++) {
+      const res = await client.listSubmissions({ formId: form.id, limit: 2, cursor }, ada);
+      byCursor.push(...res.submissions.map((s) => s.id));
+      await save(form.id, { answers: { q_name: "arrived meanwhile" }, completed: true });
+      if (pages === 1) await client.deleteSubmission({ formId: form.id, submissionId: byCursor.at(-1)! }, ada);
+      assert.equal(res.hasMore, res.nextCursor !== "");
+      if (!res.hasMore) break;
+      cursor = res.nextCursor;
+    }
+    assert.deepEqual(byCursor, expected, "every row that was there at the start, once, newest first");
+
+    const byOffset: string[] = [];
+    for (let page = 1; page <= 3; page++) {
+      byOffset.push(...(await client.listSubmissions({ formId: form.id, limit: 2, page }, ada)).submissions.map((s) => s.id));
+      await save(form.id, { answers: { q_name: "arrived meanwhile" }, completed: true });
+    }
+    assert.ok(new Set(byOffset).size < byOffset.length, "OFFSET paging shows a row twice when rows arrive between pages");
+
+    await rejectsWith(client.listSubmissions({ formId: form.id, cursor: "bm90IGEgY3Vyc29y" }, ada), Code.InvalidArgument, "cursor is not a cursor this list gave");
+    await rejectsWith(client.listSubmissions({ formId: form.id, cursor, page: 2 }, ada), Code.InvalidArgument, "give page or cursor, not both");
+  });
+
+  it("filters by since/until (submittedAt), updatedSince (updatedAt) and afterId, with each other and with filter", async () => {
+    const form = addForm();
+    const at = async (id: string) => {
+      const sub = await submission(form.id, id);
+      return { created: timestampDate(sub.createdAt!), updated: timestampDate(sub.updatedAt!), submitted: sub.submittedAt && timestampDate(sub.submittedAt) };
+    };
+    const a = (await save(form.id, { answers: { q_name: "a" }, completed: true })).responseId;
+    const b = (await save(form.id, { answers: { q_name: "b" } })).responseId;
+    const c = (await save(form.id, { answers: { q_name: "c" }, completed: true })).responseId;
+    const d = (await save(form.id, { answers: { q_name: "d" } })).responseId;
+    const beforeB = new Date((await at(c)).submitted!.getTime() + 1);
+    await save(form.id, { responseId: b, answers: { q_name: "b" }, completed: true }); // completed after c
+    const ts = (date: Date) => timestampFromDate(date);
+    const ids = async (query: Omit<Parameters<typeof client.listSubmissions>[0], "formId" | "$typeName">) =>
+      (await client.listSubmissions({ formId: form.id, ...query }, ada)).submissions.map((s) => s.id);
+    const times = { a: await at(a), c: await at(c), b: await at(b), d: await at(d) };
+
+    assert.deepEqual(await ids({ since: ts(times.c.submitted!) }), [c, b], "completed at or after c's submit: b was completed later");
+    assert.deepEqual(await ids({ until: ts(times.c.submitted!) }), [a], "until is exclusive; partial ones have no submittedAt");
+    assert.deepEqual(await ids({ since: ts(times.a.submitted!), until: ts(beforeB) }), [c, a]);
+    assert.deepEqual(await ids({ updatedSince: ts(times.d.updated) }), [d, b], "b was completed after d was created");
+    assert.deepEqual(await ids({ updatedSince: ts(times.d.updated), filter: SubmissionFilter.COMPLETED }), [b]);
+    assert.deepEqual(await ids({ updatedSince: ts(times.d.updated), filter: SubmissionFilter.PARTIAL }), [d]);
+    assert.deepEqual(await ids({ afterId: a }), [d, c, b], "created after a, newest first");
+    assert.deepEqual(await ids({ afterId: b, filter: SubmissionFilter.COMPLETED }), [c]);
+    assert.deepEqual(await ids({ afterId: d }), []);
+    const first = await client.listSubmissions({ formId: form.id, afterId: a, limit: 2 }, ada);
+    assert.deepEqual(first.submissions.map((s) => s.id), [d, c]);
+    assert.deepEqual(await ids({ afterId: a, limit: 2, cursor: first.nextCursor }), [b], "a cursor keeps the filters' range");
+    await rejectsWith(client.listSubmissions({ formId: form.id, afterId: "no-such" }, ada), Code.InvalidArgument, "afterId names no submission of this form");
   });
 
   it("masks forms the caller cannot see: forms' NOT_FOUND passes through unchanged", async () => {
@@ -758,7 +973,7 @@ describe("files left behind", () => {
     const handlers = createSubmissionsHandlers({ orm, forms: fakeFormsClient, files: failing, logger: testLogger });
     const flaky = createClient(SubmissionsService, createRouterTransport((router) => routes(router, handlers)));
     const form = addForm();
-    const cv = await flaky.createUpload({ formId: form.id, name: "cv.pdf", content: new TextEncoder().encode("cv") });
+    const cv = await flaky.createUpload(uploadOf({ formId: form.id, name: "cv.pdf", content: new TextEncoder().encode("cv") }));
     const res = await flaky.saveResponse({ formId: form.id, answers: { q_name: "A", cv: [cv.uploadId] }, completed: true });
     logged.length = 0;
     await flaky.deleteSubmission({ formId: form.id, submissionId: res.responseId }, ada);
@@ -787,5 +1002,147 @@ describe("files left behind", () => {
     assert.deepEqual(await uploadRows("response_id is null and created_at < ?", [cutoff]), []);
     assert.equal(new TextDecoder().decode((await client.readFile({ fileId: attached.uploadId })).content), "kept");
     await rejectsWith(save(form.id, { answers: { sig: [stale.uploadId] } }), Code.InvalidArgument, /is not an upload of this form/);
+  });
+});
+
+describe("storage quotas, sweeping abandoned uploads, download links", () => {
+  /** A client of handlers sharing the database, with their own quotas and store. */
+  function clientWith(deps: Partial<Parameters<typeof createSubmissionsHandlers>[0]>) {
+    const handlers = createSubmissionsHandlers({
+      orm,
+      forms: fakeFormsClient,
+      files: createLocalFileStore(join(filesDir, "files")),
+      logger: testLogger,
+      now: () => new Date((clock += 1000)),
+      ...deps,
+    });
+    return createClient(SubmissionsService, createRouterTransport((router) => routes(router, handlers)));
+  }
+  const bytes = (n: number) => new Uint8Array(n).fill(7);
+
+  it("refuses an upload past the form's or the workspace's quota, storing nothing", async () => {
+    members["ws-quota"] = ["user-ada"];
+    const limited = clientWith({ quotas: { formQuotaBytes: 10, workspaceQuotaBytes: 15 } });
+    const first = addForm({ workspaceId: "ws-quota" });
+    const second = addForm({ workspaceId: "ws-quota" });
+    await limited.createUpload(uploadOf({ formId: first.id, name: "a.bin", content: bytes(6) }));
+    await rejectsWith(limited.createUpload(uploadOf({ formId: first.id, name: "b.bin", content: bytes(5) })), Code.ResourceExhausted, "file: this form's storage quota of 10 bytes is full");
+    await limited.createUpload(uploadOf({ formId: second.id, name: "c.bin", content: bytes(9) }));
+    await rejectsWith(limited.createUpload(uploadOf({ formId: second.id, name: "d.bin", content: bytes(1) })), Code.ResourceExhausted, /this workspace's storage quota/);
+    assert.equal((await uploadRows("workspace_id = ?", ["ws-quota"])).length, 2);
+    assert.equal(readdirSync(join(filesDir, "files")).filter((f) => f.startsWith(".")).length, 0, "no temporary file left");
+  });
+
+  it("bounds an upload of unannounced size (0) while it streams: by 10 MiB, by the quota, and refuses an empty one", async () => {
+    members["ws-unannounced"] = ["user-ada"];
+    const limited = clientWith({ quotas: { formQuotaBytes: maxUploadBytes, workspaceQuotaBytes: maxUploadBytes * 4 } });
+    const form = addForm({ workspaceId: "ws-unannounced" });
+    const unannounced = (...sizes: number[]) =>
+      (async function* () {
+        yield { part: { case: "header" as const, value: { formId: form.id, name: "s.bin", contentType: "", size: 0n } } };
+        for (const n of sizes) yield { part: { case: "chunk" as const, value: bytes(n) } };
+      })();
+    const kept = await limited.createUpload(unannounced(3, 4));
+    assert.equal(kept.size, 7n);
+    const roomy = clientWith({ quotas: { formQuotaBytes: maxUploadBytes * 4, workspaceQuotaBytes: maxUploadBytes * 4 } });
+    await rejectsWith(roomy.createUpload(unannounced(maxUploadBytes / 2, maxUploadBytes / 2, 1)), Code.InvalidArgument, /larger than 10 MiB/);
+    await rejectsWith(limited.createUpload(unannounced(maxUploadBytes / 2, maxUploadBytes / 2)), Code.ResourceExhausted, /this form's storage quota/);
+    await rejectsWith(limited.createUpload(unannounced()), Code.InvalidArgument, "file: is empty");
+    assert.deepEqual((await uploadRows("form_id = ?", [form.id])).map((r) => Number(r.size)), [7]);
+    assert.equal(readdirSync(join(filesDir, "files")).filter((f) => f.startsWith(".")).length, 0, "no temporary file left");
+  });
+
+  it("counts concurrent uploads of one workspace one after another: together they never pass the quota", async () => {
+    members["ws-race"] = ["user-ada"];
+    const limited = clientWith({ quotas: { formQuotaBytes: 10, workspaceQuotaBytes: 100 } });
+    const form = addForm({ workspaceId: "ws-race" });
+    const results = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => limited.createUpload(uploadOf({ formId: form.id, name: `${i}.bin`, content: bytes(4) }))));
+    assert.equal(results.filter((r) => r.status === "fulfilled").length, 2);
+    const rows = await uploadRows("form_id = ?", [form.id]);
+    assert.equal(rows.length, 2);
+    // The refused ones' bytes were removed again.
+    for (const r of results) {
+      if (r.status === "rejected") assert.equal(ConnectError.from(r.reason).code, Code.ResourceExhausted);
+    }
+  });
+
+  it("tells the files and bytes a form's responses hold (not unattached uploads), and the quota", async () => {
+    const form = addForm();
+    const cv = await upload(form.id, "12345");
+    const sig = await upload(form.id, "123", "sig.png", "image/png");
+    await upload(form.id, "not attached");
+    await save(form.id, { answers: { cv: [cv.uploadId], sig: [sig.uploadId] } });
+    const held = await client.getFormStorage({ formId: form.id }, ada);
+    assert.equal(held.files, 2n);
+    assert.equal(held.bytes, 8n);
+    assert.equal(held.quotaBytes, 1024n ** 3n);
+    await rejectsWith(client.getFormStorage({ formId: form.id }, as("user-bob")), Code.NotFound);
+  });
+
+  it("sweeps the uploads of partial responses not saved since the cut-off, and only those", async () => {
+    const form = addForm();
+    const abandoned = await upload(form.id, "left behind");
+    const partial = await save(form.id, { answers: { cv: [abandoned.uploadId] } });
+    const done = await upload(form.id, "completed");
+    await save(form.id, { answers: { cv: [done.uploadId], q_name: "Ada" }, completed: true });
+    const cutoff = new Date(clock + 500);
+    const recent = await upload(form.id, "recent");
+    await save(form.id, { answers: { cv: [recent.uploadId] } });
+    const files = createLocalFileStore(join(filesDir, "files"));
+
+    const swept = await sweepAbandonedUploads({ orm, files, updatedBefore: cutoff, batchSize: 1 });
+    assert.ok(swept >= 1);
+    assert.deepEqual(await uploadRows("id = ?", [abandoned.uploadId]), []);
+    assert.equal(existsSync(join(filesDir, "files", abandoned.uploadId)), false);
+    for (const kept of [done, recent]) assert.equal((await uploadRows("id = ?", [kept.uploadId])).length, 1);
+    // The partial response stays; its answer's file is gone, so resuming it asks for the file again.
+    assert.equal((await responseRows(form.id)).length, 3);
+    await rejectsWith(save(form.id, { responseId: partial.responseId, completed: true, answers: { q_name: "Ada" } }), Code.InvalidArgument, /is not an upload of this form/);
+  });
+
+  it("takes a file in chunks, and refuses a stream that is not header then exactly the bytes announced, keeping nothing", async () => {
+    const form = addForm();
+    const content = new Uint8Array(600_000).map((_, i) => i % 251);
+    const chunked = await client.createUpload(uploadOf({ formId: form.id, name: "big.bin", content }));
+    assert.equal(chunked.size, 600_000n);
+    await save(form.id, { answers: { cv: [chunked.uploadId] } });
+    assert.deepEqual((await client.readFile({ fileId: chunked.uploadId })).content, content);
+
+    const header = (size: number) => ({ part: { case: "header" as const, value: { formId: form.id, name: "x.bin", size: BigInt(size) } } });
+    const chunk = (n: number) => ({ part: { case: "chunk" as const, value: new Uint8Array(n) } });
+    async function* stream(...messages: object[]) {
+      for (const m of messages) yield m as ReturnType<typeof chunk>;
+    }
+    const before = (await uploadRows("form_id = ?", [form.id])).length;
+    const files = () => readdirSync(join(filesDir, "files")).length;
+    const storedFiles = files();
+    await rejectsWith(client.createUpload(stream(chunk(3))), Code.InvalidArgument, "the upload must begin with its header");
+    await rejectsWith(client.createUpload(stream(header(5), chunk(3))), Code.InvalidArgument, "file: 3 bytes of the 5 announced");
+    await rejectsWith(client.createUpload(stream(header(5), chunk(3), chunk(3))), Code.InvalidArgument, "file: more than the 5 bytes announced");
+    await rejectsWith(client.createUpload(stream(header(5), header(5))), Code.InvalidArgument, "the upload has a second header");
+    await rejectsWith(client.createUpload(stream(header(maxUploadBytes + 1), chunk(1))), Code.InvalidArgument, /larger than 10 MiB/);
+    assert.equal((await uploadRows("form_id = ?", [form.id])).length, before);
+    assert.equal(files(), storedFiles, "no file, temporary or not, is left");
+  });
+
+  it("answers a store's download URL instead of the bytes when the store has one", async () => {
+    const local = createLocalFileStore(join(filesDir, "files"));
+    const asked: unknown[] = [];
+    const presigning: FileStore = {
+      ...local,
+      async downloadUrl(key, file, seconds) {
+        asked.push({ key, name: file.name, contentType: file.contentType, seconds });
+        return `http://127.0.0.1:1/bucket/${key}?X-Amz-Expires=${seconds}`;
+      },
+    };
+    const withUrls = clientWith({ files: presigning });
+    const form = addForm();
+    const cv = await withUrls.createUpload(uploadOf({ formId: form.id, name: "cv.pdf", contentType: "application/pdf", content: bytes(3) }));
+    await save(form.id, { answers: { cv: [cv.uploadId] } });
+    const read = await withUrls.readFile({ fileId: cv.uploadId });
+    assert.equal(read.downloadUrl, `http://127.0.0.1:1/bucket/${cv.uploadId}?X-Amz-Expires=300`);
+    assert.equal(read.content.length, 0);
+    assert.equal(read.file?.name, "cv.pdf");
+    assert.deepEqual(asked, [{ key: cv.uploadId, name: "cv.pdf", contentType: "application/pdf", seconds: 300 }]);
   });
 });

@@ -1,17 +1,18 @@
 import { create, fromBinary, fromJson, toBinary, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
-import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
+import { timestampDate, timestampFromDate, ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
-import { LockMode } from "@mikro-orm/core";
-import { isInputBlock, type FormDocument, type InputBlock } from "@formsvc/form-document";
+import { LockMode, type FilterQuery } from "@mikro-orm/core";
+import { isChoiceBlock, isInputBlock, respondentCountryQuestion, type FormDocument, type InputBlock } from "@formsvc/form-document";
 import { asCaller, requireCaller } from "@formsvc/platform/caller.ts";
 import { qualifiedTable, type MikroORM } from "@formsvc/platform/database.ts";
 import { newId } from "@formsvc/platform/ids.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
-import { pageOf, pageWindow } from "@formsvc/platform/paging.ts";
+import { keysetAfter, pageOf, pageRequest } from "@formsvc/platform/paging.ts";
 import { upstreamFailure } from "@formsvc/platform/upstream-failure.ts";
 import { currentRequestId } from "@formsvc/platform/request-context.ts";
 import { traceparentOf } from "@formsvc/platform/tracing.ts";
-import { ResponseCompletedSchema, type ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
+import { decodeEvent, encodeEvent, envelopeOf, eventFacts, eventTypeOf } from "@formsvc/platform/events.ts";
+import { EventSchema, ResponseCompletedSchema, ResponsePartialSchema, type Event, type ResponseFieldSchema } from "@formsvc/proto/events/v1/events_pb.js";
 import { FormStatus, type Form, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import {
   SubmissionFilter,
@@ -28,12 +29,17 @@ import {
   validateAnswers,
   validateHidden,
 } from "../answers/validate-answers.ts";
-import { evaluateCalculatedFields } from "../calculated-fields.ts";
+import { createCalculatedFieldsPool, type CalculatedFieldsPool } from "../calculated-fields-pool.ts";
+import { problemsOf } from "../calculated-field-problems.ts";
 import { coalescedAdjustments } from "../response-counts.ts";
 import { createCompletionNotifier, type CompletionNotifier } from "../completion-notifier.ts";
 import type { FileStore } from "../files/file-store.ts";
+import { checkStorageQuota, storageLeft, type StorageQuotas } from "../files/storage-quota.ts";
+import { readUploadStream, type ByteLimit } from "../files/upload-stream.ts";
+import { defaultFileSettings } from "@formsvc/platform/config.ts";
 import { maxUploadBytes, normalizeContentType, sanitizeFileName } from "../files/uploads.ts";
 import { OutboxEntity, ResponseEntity, UploadEntity, type Response, type Upload } from "../entities/index.ts";
+import { claimKeyCte, earlierAnswer, saveRequestHash, type EarlierAnswer, type SaveKey } from "../idempotency.ts";
 
 export interface SubmissionsHandlersDeps {
   orm: MikroORM;
@@ -41,6 +47,8 @@ export interface SubmissionsHandlersDeps {
   forms: Client<typeof FormsService>;
   /** Where the bytes of uploads live. */
   files: FileStore;
+  /** Bytes of uploads a form and a workspace may hold; the defaults of config.ts when absent. */
+  quotas?: StorageQuotas;
   logger?: Logger;
   now?: () => Date;
   /** How many form versions to keep in memory (a version's document never changes). */
@@ -55,6 +63,8 @@ export interface SubmissionsHandlersDeps {
    * so may others (the Kafka relay). A private one when absent.
    */
   completions?: CompletionNotifier;
+  /** Evaluates calculated fields off the event loop, within a deadline. A private pool when absent. */
+  calculatedFields?: CalculatedFieldsPool;
 }
 
 /** Outbox rows read per query by StreamCompletions. */
@@ -70,6 +80,8 @@ interface FormVersionInfo {
 const formNotFound = () => new ConnectError("form not found", Code.NotFound);
 const submissionNotFound = () => new ConnectError("submission not found", Code.NotFound);
 const fileNotFound = () => new ConnectError("file not found", Code.NotFound);
+/** How long a presigned download URL of the object store stays valid (ReadFile): 5 minutes. */
+const downloadUrlSeconds = 5 * 60;
 
 /** The Submission message of a stored response. */
 function submissionMessage(response: Response): MessageInitShape<typeof SubmissionSchema> {
@@ -96,13 +108,27 @@ function submissionMessage(response: Response): MessageInitShape<typeof Submissi
   };
 }
 
+/** The input blocks of the version the respondent saw, by question text, with the answer (null when unanswered). */
+function responseFields(response: Response, document: FormDocument): MessageInitShape<typeof ResponseFieldSchema>[] {
+  return document.blocks.filter(isInputBlock).map((block) => {
+    const answer = block.key ? response.answers[block.key] : undefined;
+    return {
+      questionId: block.id ?? "",
+      type: block.type,
+      label: block.question,
+      value: fromJson(ValueSchema, answer?.value ?? null),
+      options: isChoiceBlock(block) ? block.options.map((o) => ({ id: o.id ?? "", text: o.text })) : [],
+      files: (answer?.files ?? []).map((f) => ({ id: f.id, name: f.name, contentType: f.contentType, size: BigInt(f.size) })),
+    };
+  });
+}
+
 /**
- * The event of a completed response: everything a webhook payload needs, so delivery never reads the
- * response back. `fields` are the input blocks of the version the respondent saw, by question text,
- * with the answer (null when unanswered).
+ * The event of a completed response (FORM_RESPONSE): everything a webhook payload needs, so delivery
+ * never reads the response back.
  */
-function completionEvent(response: Response, formName: string, document: FormDocument): ResponseCompleted {
-  return create(ResponseCompletedSchema, {
+function completionEvent(response: Response, formName: string, document: FormDocument): Event {
+  const completed = create(ResponseCompletedSchema, {
     eventId: newId(),
     responseId: response.id,
     formId: response.formId,
@@ -110,11 +136,56 @@ function completionEvent(response: Response, formName: string, document: FormDoc
     formVersion: response.version,
     submittedAt: timestampFromDate(response.submittedAt ?? response.updatedAt),
     formName,
-    fields: document.blocks.filter(isInputBlock).map((block) => {
-      const answer = block.key ? response.answers[block.key] : undefined;
-      return { questionId: block.id ?? "", type: block.type, label: block.question, value: fromJson(ValueSchema, answer?.value ?? null) };
-    }),
+    fields: responseFields(response, document),
+    hiddenFields: valuesByLabel(response.answers, "HIDDEN_FIELDS"),
+    calculatedFields: valuesByLabel(response.answers, "CALCULATED_FIELD"),
+    respondentCountry: respondentCountryOf(response.answers),
   });
+  return envelopeOf(completed);
+}
+
+/**
+ * The page a response has reached, from 1: one more than the page breaks before its furthest answered
+ * question. A partial save moving it is a FORM_RESPONSE_PARTIAL; saving again on the same page is not.
+ */
+export function pageReached(document: FormDocument, answers: StoredAnswers): number {
+  let page = 1;
+  let reached = 1;
+  for (const block of document.blocks) {
+    if (block.type === "PAGE_BREAK") page += 1;
+    else if (isInputBlock(block) && block.key && answers[block.key] && answers[block.key].value !== null) reached = page;
+  }
+  return reached;
+}
+
+/** The event of a partial save that reached another page (FORM_RESPONSE_PARTIAL): the answers so far. */
+function partialEvent(response: Response, formName: string, document: FormDocument, page: number): Event {
+  const partial = create(ResponsePartialSchema, {
+    eventId: newId(),
+    responseId: response.id,
+    formId: response.formId,
+    workspaceId: response.workspaceId,
+    formVersion: response.version,
+    savedAt: timestampFromDate(response.updatedAt),
+    formName,
+    fields: responseFields(response, document),
+    hiddenFields: valuesByLabel(response.answers, "HIDDEN_FIELDS"),
+    respondentCountry: respondentCountryOf(response.answers),
+    page,
+  });
+  return create(EventSchema, { event: { case: "formResponsePartial", value: partial } });
+}
+
+function respondentCountryOf(answers: StoredAnswers): string {
+  const value = answers[respondentCountryQuestion.key]?.value;
+  return typeof value === "string" ? value : "";
+}
+
+/** The values of the stored answers of one extra type (hidden or calculated fields), by name. */
+function valuesByLabel(answers: StoredAnswers, type: string): Record<string, Value> {
+  const values: Record<string, Value> = {};
+  for (const answer of Object.values(answers)) if (answer.type === type) values[answer.label] = fromJson(ValueSchema, answer.value);
+  return values;
 }
 
 function fileRef(upload: Upload): StoredFile {
@@ -139,10 +210,12 @@ const formsCallTimeoutMs = 5_000;
 
 export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): ServiceImpl<typeof SubmissionsService> {
   const { orm, forms, files, logger } = deps;
+  const quotas = deps.quotas ?? defaultFileSettings;
   const now = deps.now ?? (() => new Date());
   const versionCacheSize = deps.versionCacheSize ?? 1_000;
   const streamPollMs = deps.streamPollMs ?? 1_000;
   const completions = deps.completions ?? createCompletionNotifier();
+  const calculatedFields = deps.calculatedFields ?? createCalculatedFieldsPool({ logger });
   /** Versions by `<formId> <version>`, least recently used first. */
   const versions = new Map<string, FormVersionInfo>();
   const responsesTable = qualifiedTable(orm, ResponseEntity);
@@ -226,8 +299,8 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
 
   /**
    * The answers of a save merged over the earlier ones of `previous` and checked as a whole (required
-   * questions only on completion), with the hidden fields, the respondent's country and, on completion,
-   * the calculated fields. `uploads` maps each upload id named to its answer's key; `errors` lists what
+   * questions only on completion), with the hidden fields and the respondent's country (the calculated
+   * fields are the caller's). `uploads` maps each upload id named to its answer's key; `errors` lists what
    * is wrong with them so far (an upload named twice): the caller adds what only the database can tell
    * (whose uploads they are), then throws them all at once.
    */
@@ -253,28 +326,61 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
 
     const keptCountry = country ?? previous?.country ?? null;
     if (keptCountry) answers["meta:country"] = countryAnswer(keptCountry);
-    if (req.completed) Object.assign(answers, evaluateCalculatedFields(document, answers));
     return { answers, hidden, country: keptCountry, uploads, errors };
   }
 
-  /** The outbox row of a completion; the row's txid (a column default) orders it for the completion stream. */
-  function outboxRow(response: Response, formName: string, document: FormDocument) {
-    const event = completionEvent(response, formName, document);
+  /** The outbox row of an event; the row's txid (a column default) orders it for the event stream. */
+  function outboxRow(event: Event, createdAt: Date) {
+    const { eventId, formId } = eventFacts(event);
     return {
-      eventId: event.eventId,
-      formId: response.formId,
-      payload: toBinary(ResponseCompletedSchema, event),
+      eventId,
+      formId,
+      eventType: eventTypeOf(event),
+      payload: encodeEvent(event),
       requestId: currentRequestId() ?? null,
       traceParent: traceparentOf(),
-      createdAt: response.updatedAt,
+      createdAt,
     };
   }
 
-  /** Stores a new response and, for a completion, its outbox row, atomically in one statement. */
-  async function insertResponse(response: Response, outbox: ReturnType<typeof outboxRow> | null): Promise<void> {
-    const insert = `insert into ${responsesTable} ("id", "form_id", "workspace_id", "version", "completed", "answers", "hidden", "country", "created_at", "updated_at", "submitted_at")
-      values (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?)`;
-    const params: unknown[] = [
+  /**
+   * The outbox row a save writes, if any: a completion's FORM_RESPONSE, or a FORM_RESPONSE_PARTIAL when a
+   * partial save moves the response to another page (`previous`: its answers before this save).
+   */
+  function saveEvent(response: Response, formName: string, document: FormDocument, previous: StoredAnswers | null) {
+    if (response.completed) return outboxRow(completionEvent(response, formName, document), response.updatedAt);
+    const page = pageReached(document, response.answers);
+    if (previous && pageReached(document, previous) === page) return null;
+    return outboxRow(partialEvent(response, formName, document, page), response.updatedAt);
+  }
+
+  /**
+   * `insertResponse` under an Idempotency-Key: the key's row, the response and its outbox row in one
+   * statement, all or none. False when the key was already claimed (nothing stored).
+   */
+  async function insertClaimedResponse(response: Response, outbox: ReturnType<typeof outboxRow> | null, key: SaveKey): Promise<boolean> {
+    const claim = claimKeyCte(orm, key, { responseId: response.id, completed: response.completed }, response.createdAt);
+    const outboxCte = outbox
+      ? `, "event" as (insert into ${outboxTable} ("event_id", "form_id", "event_type", "payload", "request_id", "trace_parent", "created_at")
+           select ?, ?, ?, ?, ?, ?, ? from "response")`
+      : "";
+    const [row] = await orm.em.getConnection().execute<{ claimed: number }[]>(
+      `with "claim" as (${claim.sql}),
+       "response" as (insert into ${responsesTable} ("id", "form_id", "workspace_id", "version", "completed", "answers", "hidden", "country", "created_at", "updated_at", "submitted_at")
+         select ?::text, ?::text, ?::text, ?::int, ?::boolean, ?::jsonb, ?::jsonb, ?::text, ?::timestamptz, ?::timestamptz, ?::timestamptz
+         where exists (select 1 from "claim") returning "id")${outboxCte}
+       select count(*)::int as "claimed" from "claim"`,
+      [
+        ...claim.params,
+        ...responseParams(response),
+        ...(outbox ? outboxParams(outbox) : []),
+      ],
+    );
+    return row.claimed > 0;
+  }
+
+  function responseParams(response: Response): unknown[] {
+    return [
       response.id,
       response.formId,
       response.workspaceId,
@@ -287,17 +393,35 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       response.updatedAt,
       response.submittedAt,
     ];
+  }
+
+  function outboxParams(outbox: ReturnType<typeof outboxRow>): unknown[] {
+    return [outbox.eventId, outbox.formId, outbox.eventType, Buffer.from(outbox.payload), outbox.requestId, outbox.traceParent, outbox.createdAt];
+  }
+
+  /** Stores a new response and, with an event (a completion, a partial save), its outbox row, atomically in one statement. */
+  async function insertResponse(response: Response, outbox: ReturnType<typeof outboxRow> | null): Promise<void> {
+    const insert = `insert into ${responsesTable} ("id", "form_id", "workspace_id", "version", "completed", "answers", "hidden", "country", "created_at", "updated_at", "submitted_at")
+      values (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?)`;
+    const params = responseParams(response);
     if (!outbox) {
       await orm.em.getConnection().execute(insert, params, "run");
       return;
     }
     await orm.em.getConnection().execute(
       `with "response" as (${insert} returning "id")
-       insert into ${outboxTable} ("event_id", "form_id", "payload", "request_id", "trace_parent", "created_at")
-       select ?, ?, ?, ?, ?, ? from "response"`,
-      [...params, outbox.eventId, outbox.formId, Buffer.from(outbox.payload), outbox.requestId, outbox.traceParent, outbox.createdAt],
+       insert into ${outboxTable} ("event_id", "form_id", "event_type", "payload", "request_id", "trace_parent", "created_at")
+       select ?, ?, ?, ?, ?, ?, ? from "response"`,
+      [...params, ...outboxParams(outbox)],
       "run",
     );
+  }
+
+  /** The answer of the save that claimed `key` first (committed, since claiming waited for it). */
+  async function repeatOf(key: SaveKey): Promise<EarlierAnswer> {
+    const answer = await earlierAnswer(orm, key, now());
+    if (!answer) throw new ConnectError("a save with this Idempotency-Key is in progress; send it again", Code.Aborted);
+    return answer;
   }
 
   /** After a completion committed: wake the relay or stream, count it. */
@@ -307,13 +431,18 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
   }
 
   return {
-    async saveResponse(req) {
+    async saveResponse(req, ctx) {
+      // A repeat under the same Idempotency-Key answers what the first save did, whatever happened since.
+      const key: SaveKey | undefined = req.idempotencyKey ? { formId: req.formId, key: req.idempotencyKey, hash: saveRequestHash(req) } : undefined;
+      const earlier = key && (await earlierAnswer(orm, key, now()));
+      if (earlier) return earlier;
       const form = await openForm(req.formId);
 
       // The response continued, if any, and the version its respondent saw.
       let version = req.version || form.version;
+      let existing: Response | null = null;
       if (req.responseId) {
-        const existing = await orm.em.fork().findOne(ResponseEntity, { id: req.responseId, formId: form.id });
+        existing = await orm.em.fork().findOne(ResponseEntity, { id: req.responseId, formId: form.id });
         if (!existing) throw new ConnectError("response not found", Code.NotFound);
         if (existing.completed) throw new ConnectError("this response is already completed", Code.FailedPrecondition);
         if (req.version === 0) version = existing.version;
@@ -332,6 +461,21 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       // its locked row. A new response naming no uploads (the common case) is one INSERT statement:
       // nothing to read or lock, so no transaction and one round trip to Postgres instead of four.
       const checkedNew = req.responseId ? undefined : checkAnswers(document, null, req, country);
+      // On completion, the calculated fields: on a worker thread within a deadline, before any transaction,
+      // so no lock or connection waits on them. A continued response's are worked out over its answers as
+      // read above; the transaction makes sure they are still the stored ones. A call given up by its
+      // caller stops waiting for them (and stores nothing).
+      const calculating = req.completed && (document.calculatedFields?.length ?? 0) > 0;
+      const calculated = calculating
+        ? await calculatedFields.evaluate({
+            formId: form.id,
+            workspaceId,
+            document,
+            answers: (checkedNew ?? checkAnswers(document, existing, req, country)).answers,
+            signal: ctx.signal,
+          })
+        : {};
+      if (checkedNew) Object.assign(checkedNew.answers, calculated);
       if (checkedNew && checkedNew.uploads.size === 0) {
         const at = now();
         const response: Response = {
@@ -347,8 +491,12 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
           updatedAt: at,
           submittedAt: req.completed ? at : null,
         };
-        await insertResponse(response, req.completed ? outboxRow(response, form.name, document) : null);
+        const outbox = saveEvent(response, form.name, document, null);
+        if (key) {
+          if (!(await insertClaimedResponse(response, outbox, key))) return repeatOf(key);
+        } else await insertResponse(response, outbox);
         if (req.completed) await completed(form.id);
+        else if (outbox) completions.notify();
         return { responseId: response.id, completed: response.completed };
       }
 
@@ -361,7 +509,17 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
           if (response.completed) throw new ConnectError("this response is already completed", Code.FailedPrecondition);
         }
         const responseId = response?.id ?? newId();
+        if (key) {
+          const claim = claimKeyCte(orm, key, { responseId, completed: req.completed }, at);
+          if ((await em.getConnection().execute(claim.sql, claim.params, "all", em.getTransactionContext())).length === 0) return null;
+        }
         const { answers, hidden, country: keptCountry, uploads: named, errors } = checkedNew ?? checkAnswers(document, response, req, country);
+        if (!checkedNew) {
+          if (calculating && response!.updatedAt.getTime() !== existing!.updatedAt.getTime()) {
+            throw new ConnectError("this response was saved again while it was being completed; send it again", Code.Aborted);
+          }
+          Object.assign(answers, calculated);
+        }
 
         // Uploads: those named must be this form's, unattached or already this response's; those this
         // response no longer names go (rows now, bytes after commit).
@@ -393,6 +551,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
           }
         }
 
+        const previous = response ? response.answers : null;
         if (response) {
           response.answers = answers;
           response.hidden = hidden;
@@ -416,50 +575,66 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
         if (req.completed) {
           response.completed = true;
           response.submittedAt = at;
-          em.create(OutboxEntity, outboxRow(response, form.name, document));
         }
-        return { responseId, completed: response.completed };
+        const outbox = saveEvent(response, form.name, document, previous);
+        if (outbox) em.create(OutboxEntity, outbox);
+        return { responseId, completed: response.completed, event: outbox !== null };
       });
 
+      // null: another save claimed the key first (and has committed); its answer stands.
+      if (!result) return repeatOf(key!);
       await removeBlobs(blobsToRemove);
       if (result.completed) await completed(form.id);
-      return result;
+      else if (result.event) completions.notify();
+      return { responseId: result.responseId, completed: result.completed };
     },
 
-    async createUpload(req) {
-      const form = await openForm(req.formId);
-      if (req.content.length === 0) throw new ConnectError("file: is empty", Code.InvalidArgument);
-      if (req.content.length > maxUploadBytes) {
-        throw new ConnectError(`file: is larger than ${maxUploadBytes / (1024 * 1024)} MiB`, Code.InvalidArgument);
-      }
+    async createUpload(requests) {
+      const upload = await readUploadStream(requests);
+      const form = await openForm(upload.header.formId);
+      const tooLarge: ByteLimit = {
+        bytes: maxUploadBytes,
+        exceeded: () => new ConnectError(`file: is larger than ${maxUploadBytes / (1024 * 1024)} MiB`, Code.InvalidArgument),
+      };
+      if (upload.announced !== undefined && upload.announced > maxUploadBytes) throw tooLarge.exceeded();
       const id = newId();
-      const name = sanitizeFileName(req.name);
-      const contentType = normalizeContentType(req.contentType);
-      // Bytes first: a row never points at nothing. A failed insert removes them again.
-      await files.put(id, req.content);
+      const name = sanitizeFileName(upload.header.name);
+      const contentType = normalizeContentType(upload.header.contentType);
+      const owner = { formId: form.id, workspaceId: form.workspaceId };
+      // A full quota refuses before the bytes are stored: an announced size at once, bytes not announced
+      // as soon as they pass what is left. The count under the lock below is the one that binds.
+      const left = await storageLeft(orm.em.fork(), orm, owner, quotas);
+      if (upload.announced !== undefined && upload.announced > left.bytes) throw left.exceeded();
+      // Bytes first, passed on to the store as they come: a row never points at nothing. A put cut short
+      // (past a limit, fewer or more bytes than announced, a sender gone) leaves nothing; a failed insert
+      // removes the bytes again.
+      await files.put(id, upload.chunks([tooLarge, left]), { name, contentType });
+      const size = upload.received();
       try {
-        const em = orm.em.fork();
-        em.create(UploadEntity, {
-          id,
-          formId: form.id,
-          responseId: null,
-          name,
-          contentType,
-          size: req.content.length,
-          storageKey: id,
-          createdAt: now(),
+        await orm.em.fork().transactional(async (em) => {
+          await checkStorageQuota(em, orm, { ...owner, size }, quotas, { lock: true });
+          em.create(UploadEntity, {
+            id,
+            formId: form.id,
+            workspaceId: form.workspaceId,
+            responseId: null,
+            name,
+            contentType,
+            size,
+            storageKey: id,
+            createdAt: now(),
+          });
         });
-        await em.flush();
       } catch (err) {
         await removeBlobs([id]);
         throw err;
       }
-      return { uploadId: id, name, size: BigInt(req.content.length), contentType };
+      return { uploadId: id, name, size: BigInt(size), contentType };
     },
 
     async listSubmissions(req, ctx) {
       const caller = requireCaller(ctx);
-      const window = pageWindow(req.page, req.limit);
+      const window = pageRequest(req);
       let completed: boolean | undefined;
       switch (req.filter) {
         case SubmissionFilter.UNSPECIFIED:
@@ -476,13 +651,25 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
           throw new ConnectError("filter must be one of all, completed, partial", Code.InvalidArgument);
       }
       await checkCallerForm(caller, req.formId);
-      const rows = await orm.em.fork().find(
-        ResponseEntity,
-        completed === undefined ? { formId: req.formId } : { formId: req.formId, completed },
-        { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit: window.fetch, offset: window.offset },
-      );
-      const page = pageOf(rows, window.limit);
-      return { submissions: page.items.map(submissionMessage), hasMore: page.hasMore };
+      const em = orm.em.fork();
+      const conditions: object[] = [{ formId: req.formId }];
+      if (completed !== undefined) conditions.push({ completed });
+      if (req.since) conditions.push({ submittedAt: { $gte: timestampDate(req.since) } });
+      if (req.until) conditions.push({ submittedAt: { $lt: timestampDate(req.until) } });
+      if (req.updatedSince) conditions.push({ updatedAt: { $gte: timestampDate(req.updatedSince) } });
+      if (req.afterId) {
+        const after = await em.findOne(ResponseEntity, { id: req.afterId, formId: req.formId }, { fields: ["id", "createdAt"] });
+        if (!after) throw new ConnectError("afterId names no submission of this form", Code.InvalidArgument);
+        conditions.push(keysetAfter(responsesTable, "created_at", "asc", { at: after.createdAt, id: after.id }));
+      }
+      if (window.after) conditions.push(keysetAfter(responsesTable, "created_at", "desc", window.after));
+      const rows = await em.find(ResponseEntity, { $and: conditions } as FilterQuery<Response>, {
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        limit: window.fetch,
+        offset: window.offset,
+      });
+      const page = pageOf(rows, window.limit, (row) => row.createdAt);
+      return { submissions: page.items.map(submissionMessage), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
 
     async getSubmission(req, ctx) {
@@ -516,6 +703,23 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       return {};
     },
 
+    async getFormStorage(req, ctx) {
+      await checkCallerForm(requireCaller(ctx), req.formId);
+      const table = qualifiedTable(orm, UploadEntity);
+      const [row] = (await orm.em.fork().execute(
+        `select count(*)::text as "files", coalesce(sum("size"), 0)::text as "bytes" from ${table}
+          where "form_id" = ? and "response_id" is not null`,
+        [req.formId],
+      )) as { files: string; bytes: string }[];
+      return { files: BigInt(row.files), bytes: BigInt(row.bytes), quotaBytes: BigInt(quotas.formQuotaBytes) };
+    },
+
+    async listCalculatedFieldProblems(req, ctx) {
+      await checkCallerForm(requireCaller(ctx), req.formId);
+      const problems = await problemsOf(orm, req.formId);
+      return { problems: problems.map((p) => ({ field: p.field, reason: p.reason, count: BigInt(p.count), lastAt: timestampFromDate(p.lastAt) })) };
+    },
+
     async readFile(req) {
       // Only files of a response are served: an upload nobody submitted, or one whose response was
       // deleted, is not found.
@@ -523,10 +727,35 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
         ? await orm.em.fork().findOne(UploadEntity, { id: req.fileId, responseId: { $ne: null } })
         : null;
       if (!upload) throw fileNotFound();
+      const file = { ...fileRef(upload), size: BigInt(upload.size) };
+      if (files.downloadUrl) {
+        // The row was there a moment ago; a deletion now removes the object, and the URL finds nothing.
+        return { file, downloadUrl: await files.downloadUrl(upload.storageKey, upload, downloadUrlSeconds) };
+      }
       const content = await files.get(upload.storageKey);
       // Gone between the two reads: the submission was deleted meanwhile.
       if (!content) throw fileNotFound();
-      return { file: { ...fileRef(upload), size: BigInt(upload.size) }, content };
+      return { file, content };
+    },
+
+    async recordFormEvent(req) {
+      // Internal (forms' outbox forwarder): a form event joins the outbox, once per event id.
+      const event = req.event;
+      const kind = event?.event.case;
+      if (!event || (kind !== "formPublished" && kind !== "formClosed" && kind !== "formDeleted")) {
+        throw new ConnectError("event: must be a FORM_PUBLISHED, FORM_CLOSED or FORM_DELETED event", Code.InvalidArgument);
+      }
+      const { eventId, formId } = eventFacts(event);
+      if (!eventId || !formId) throw new ConnectError("event: needs an event id and a form id", Code.InvalidArgument);
+      const row = { ...outboxRow(event, now()), requestId: req.requestId || null, traceParent: req.traceParent || null };
+      await orm.em.getConnection().execute(
+        `insert into ${outboxTable} ("event_id", "form_id", "event_type", "payload", "request_id", "trace_parent", "created_at")
+         values (?, ?, ?, ?, ?, ?, ?) on conflict ("event_id") do nothing`,
+        outboxParams(row),
+        "run",
+      );
+      completions.notify();
+      return {};
     },
 
     async *streamCompletions(req, ctx) {
@@ -536,19 +765,22 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       let cursor = req.afterCursor < 0n ? 0n : req.afterCursor;
       while (!ctx.signal.aborted) {
         const rows = (await orm.em.getConnection().execute(
-          `select "payload", "request_id", "trace_parent", "txid"::text as "txid" from ${outboxTable}
+          `select "event_type", "payload", "request_id", "trace_parent", "txid"::text as "txid" from ${outboxTable}
             where "txid" > ?::text::xid8 and "txid" < pg_snapshot_xmin(pg_current_snapshot())
             order by "txid", "id" limit ?`,
           [cursor.toString(), streamBatch],
-        )) as { payload: Buffer; request_id: string | null; trace_parent: string | null; txid: string }[];
+        )) as { event_type: string | null; payload: Buffer; request_id: string | null; trace_parent: string | null; txid: string }[];
         // One completion per transaction; should a batch end inside one, read that one again whole.
         const whole = rows.length === streamBatch ? rows.filter((r) => r.txid !== rows.at(-1)!.txid) : rows;
         for (const row of whole.length ? whole : rows) {
           if (ctx.signal.aborted) return;
           cursor = BigInt(row.txid);
+          const envelope = decodeEvent(row.payload, row.event_type);
           yield {
             cursor,
-            event: fromBinary(ResponseCompletedSchema, row.payload),
+            envelope,
+            // Also bare, for a delivery older than the envelope (it reads completions only).
+            event: envelope.event.case === "formResponse" ? envelope.event.value : undefined,
             requestId: row.request_id ?? "",
             traceParent: row.trace_parent ?? "",
           };

@@ -8,12 +8,14 @@
 // Submissions never wait for it: a completion only sets a flag that wakes the relay.
 import { LockMode } from "@mikro-orm/core";
 import { Kafka, logLevel, Partitioners, type IHeaders, type Message, type Producer } from "kafkajs";
+import { eventTypeHeader } from "@formsvc/platform/events.ts";
 import { requestIdHeader } from "@formsvc/platform/caller.ts";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import { kafkaLogCreator, responsesTopic } from "@formsvc/platform/kafka.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { contextOf, injectTraceContext, markFailed, SpanKind, startSpan, type Context, type Span } from "@formsvc/platform/tracing.ts";
 import type { CompletionNotifier } from "../completion-notifier.ts";
+import { outboxPauses } from "../outbox-pauses.ts";
 import { OutboxEntity, type Outbox } from "../entities/index.ts";
 
 export { responsesTopic };
@@ -61,10 +63,12 @@ export async function outboxBacklog(orm: MikroORM): Promise<number> {
  * The Kafka message of an outbox row; never logged (the payload holds the answers). `traceHeaders`
  * (the publishing span's `traceparent`) continue the row's trace.
  */
-function outboxMessage(row: Pick<Outbox, "eventId" | "formId" | "payload" | "requestId">, traceHeaders: Record<string, string> = {}): Message {
+function outboxMessage(row: Pick<Outbox, "eventId" | "formId" | "eventType" | "payload" | "requestId">, traceHeaders: Record<string, string> = {}): Message {
   const headers: IHeaders = { ...traceHeaders };
   if (row.requestId) headers[requestIdHeader] = row.requestId;
   headers[eventIdHeader] = row.eventId;
+  // Its type, which also says the value is an envelope (a row older than it holds a bare ResponseCompleted).
+  if (row.eventType) headers[eventTypeHeader] = row.eventType;
   const payload = row.payload;
   return {
     key: row.formId,
@@ -123,31 +127,10 @@ export function startKafkaRelay(options: KafkaRelayOptions): KafkaRelay {
     logCreator: kafkaLogCreator(logger, { allDebug: true }),
   });
 
-  let running = true;
   let published = 0;
   let producer: Producer | undefined;
   let topicReady = false;
-  /** Set by a completion of this process: look again before sleeping. */
-  let pending = true;
-  /** The current pause, if any: `forWork` pauses end on a completion, backoff pauses only on stop(). */
-  let pause: { end: () => void; forWork: boolean } | undefined;
-
-  const unsubscribe = options.completions?.subscribe(() => {
-    pending = true;
-    if (pause?.forWork) pause.end();
-  });
-
-  const sleep = (ms: number, forWork: boolean) =>
-    new Promise<void>((resolve) => {
-      if (!running || (forWork && pending)) return resolve();
-      const end = () => {
-        clearTimeout(timer);
-        pause = undefined;
-        resolve();
-      };
-      const timer = setTimeout(end, ms);
-      pause = { end, forWork };
-    });
+  const pauses = outboxPauses(options.completions);
 
   async function connectedProducer(): Promise<Producer> {
     if (!topicReady) {
@@ -219,9 +202,9 @@ export function startKafkaRelay(options: KafkaRelayOptions): KafkaRelay {
   const loop = (async () => {
     let failures = 0;
     let failingSince = 0;
-    while (running) {
+    while (pauses.running) {
       try {
-        pending = false;
+        pauses.beginPass();
         const count = await relayBatch();
         if (failures > 0) {
           logger.info({ failures, downForMs: Math.round(performance.now() - failingSince) }, "outbox relay recovered");
@@ -232,15 +215,15 @@ export function startKafkaRelay(options: KafkaRelayOptions): KafkaRelay {
           summaryAt = performance.now();
           summaryFrom = published;
         }
-        if (count < batchSize) await sleep(pollMs, true);
+        if (count < batchSize) await pauses.sleep(pollMs, true);
       } catch (err) {
         await dropProducer();
-        if (!running) break;
+        if (!pauses.running) break;
         if (failures === 0) failingSince = performance.now();
         failures++;
         const retryInMs = Math.min(minBackoff * 2 ** Math.min(failures - 1, 30), maxBackoff);
         logger.warn({ err, failures, retryInMs }, "publishing outbox rows failed: they stay unpublished, trying again");
-        await sleep(retryInMs, false);
+        await pauses.sleep(retryInMs, false);
       }
     }
   })();
@@ -254,9 +237,7 @@ export function startKafkaRelay(options: KafkaRelayOptions): KafkaRelay {
     },
     stop() {
       stopped ??= (async () => {
-        running = false;
-        unsubscribe?.();
-        pause?.end();
+        pauses.stop();
         let timer: NodeJS.Timeout | undefined;
         const timedOut = new Promise<boolean>((resolve) => {
           timer = setTimeout(() => resolve(true), stopTimeoutMs);

@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 
 /**
- * A form's webhook: where each completed response of the form is POSTed. `secret` (null when none) signs
+ * A form's webhook: where the form's events of its `eventTypes` are POSTed. `secret` (null when none) signs
  * the body; `headers` are sent with every request. Deleting a webhook removes the row (hard delete).
  */
 export const WebhookEntity = defineEntity({
@@ -13,7 +13,15 @@ export const WebhookEntity = defineEntity({
     url: p.string(),
     secret: p.string().nullable(),
     headers: p.json<Record<string, string>>(),
+    /** The event types it receives (FORM_RESPONSE, ...; packages/platform/src/events.ts). */
+    eventTypes: p.json<string[]>(),
     enabled: p.boolean(),
+    /** Why and when it was disabled (by its owner, a 410 Gone, days of failures); null while enabled. */
+    disabledReason: p.text().nullable(),
+    disabledAt: p.datetime().nullable(),
+    /** The secret the last rotation replaced; deliveries are signed with both until it expires. */
+    previousSecret: p.string().nullable(),
+    previousSecretExpiresAt: p.datetime().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

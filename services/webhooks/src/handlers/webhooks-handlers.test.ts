@@ -115,6 +115,8 @@ describe("migrations", () => {
   it("apply once: a second replica opening the same database finds nothing to do", async () => {
     await assertMigrationsApplyOnce({ databaseUrl: database.databaseUrl, schema: "webhooks", entities, migrations }, [
       "Migration20261124000000_initial",
+      "Migration20261215000000_disabled_and_rotation",
+      "Migration20261215000100_event_types",
     ]);
   });
 
@@ -131,13 +133,13 @@ describe("migrations", () => {
 });
 
 describe("CreateWebhook", () => {
-  it("creates an enabled webhook without secret or headers by default, after asking forms as the caller", async () => {
+  it("creates an enabled webhook with a generated whsec_ secret (shown whole this once) and no headers by default, after asking forms as the caller", async () => {
     const before = formsCalls.length;
     const hook = await newHook("form-alice");
     assert.match(hook.id, /^[A-Za-z0-9]{16}$/);
     assert.equal(hook.formId, "form-alice");
     assert.equal(hook.url, "https://hooks.example.com/in");
-    assert.equal(hook.secret, "");
+    assert.match(hook.secret, /^whsec_[A-Za-z0-9+/]{32}$/, "24 random bytes in standard base64");
     assert.deepEqual(hook.headers, {});
     assert.equal(hook.enabled, true);
     assert.ok(hook.createdAt && hook.updatedAt);
@@ -145,7 +147,9 @@ describe("CreateWebhook", () => {
     assert.deepEqual(formsCalls.slice(before), [{ id: "form-alice", caller: users.alice }]);
     const row = await rowOf(hook.id);
     assert.equal(row.form_id, "form-alice");
-    assert.equal(row.secret, null, "no secret is stored as null");
+    assert.equal(row.secret, hook.secret);
+    const { webhook: read } = await client.getWebhook({ id: hook.id }, as(users.alice));
+    assert.equal(read?.secret, `whsec_…${hook.secret.slice(-4)}`, "reads show it masked");
     assert.deepEqual(row.headers, {});
     assert.equal(row.enabled, true);
   });
@@ -212,6 +216,7 @@ describe("CreateWebhook", () => {
     await rejectsWith(bad("/relative/path"), Code.InvalidArgument, "url: must be an absolute http or https URL");
     await rejectsWith(bad("ftp://example.com/x"), Code.InvalidArgument, "url: must use http or https");
     await rejectsWith(bad("https://user:pw@example.com/"), Code.InvalidArgument, "url: must not contain a username or password");
+    await rejectsWith(bad("https://example.com:0/"), Code.InvalidArgument, "url: the port must be between 1 and 65535");
     await rejectsWith(bad(`https://example.com/${"a".repeat(2000)}`), Code.InvalidArgument, "url: must be at most 2000 characters");
   });
 
@@ -247,6 +252,7 @@ describe("CreateWebhook", () => {
     }
     await rejectsWith(bad({ "Bad Name": "v" }), Code.InvalidArgument, /^headers\.Bad Name: /);
     await rejectsWith(bad({ "X-A": "one\r\nX-Injected: two" }), Code.InvalidArgument, /^headers\.X-A: /);
+    await rejectsWith(bad({ "X-Price": "5 \u20ac" }), Code.InvalidArgument, /^headers\.X-Price: the value may only contain printable ASCII or Latin-1/);
     await rejectsWith(bad({ "X-A": "v".repeat(1001) }), Code.InvalidArgument, "headers.X-A: the value must be at most 1000 characters");
     const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`X-H${i}`, "v"]));
     await rejectsWith(bad(many), Code.InvalidArgument, "headers: at most 20 headers are allowed");
@@ -293,7 +299,7 @@ describe("ListWebhooks", () => {
     const all = await client.listWebhooks({ formId: "form-paging" }, as(users.alice));
     assert.deepEqual(all.webhooks.map((w) => w.id), newestFirst);
     assert.equal(all.hasMore, false);
-    assert.equal(all.webhooks[0].secret, "s4");
+    assert.equal(all.webhooks[0].secret, "…", "masked");
 
     const first = await client.listWebhooks({ formId: "form-paging", page: 1, limit: 2 }, as(users.alice));
     assert.deepEqual(first.webhooks.map((w) => w.id), newestFirst.slice(0, 2));
@@ -327,10 +333,11 @@ describe("ListWebhooks", () => {
 });
 
 describe("GetWebhook", () => {
-  it("answers the caller's webhook with its secret and headers", async () => {
-    const made = await newHook("form-alice", { secret: "abc", headers: { "X-A": "1" } });
+  it("answers the caller's webhook with its headers and its secret masked", async () => {
+    const made = await newHook("form-alice", { secret: "abcdefgh", headers: { "X-A": "1" } });
+    assert.equal(made.secret, "abcdefgh", "whole in the creation's answer");
     const { webhook } = await client.getWebhook({ id: made.id }, as(users.alice));
-    assert.deepEqual(webhook, made);
+    assert.deepEqual(webhook, { ...made, secret: "…" });
   });
 
   it("answers the same NOT_FOUND for missing webhooks and webhooks of forms the caller cannot see", async () => {
@@ -366,7 +373,7 @@ describe("UpdateWebhook", () => {
     const { webhook } = await client.updateWebhook({ id: made.id, url: "https://new.example.com/x" }, as(users.alice));
     assert.ok(webhook);
     assert.equal(webhook.url, "https://new.example.com/x");
-    assert.equal(webhook.secret, "keep");
+    assert.equal(webhook.secret, "…");
     assert.deepEqual(webhook.headers, { "X-A": "1" });
     assert.equal(webhook.enabled, true);
     assert.ok(timestampDate(webhook.updatedAt!) > timestampDate(made.updatedAt!));
@@ -375,10 +382,11 @@ describe("UpdateWebhook", () => {
     const disabled = await client.updateWebhook({ id: made.id, enabled: false }, as(users.alice));
     assert.equal(disabled.webhook?.enabled, false);
     assert.equal(disabled.webhook?.url, "https://new.example.com/x");
-    assert.equal(disabled.webhook?.secret, "keep");
+    assert.equal(disabled.webhook?.secret, "…");
 
     const resecret = await client.updateWebhook({ id: made.id, secret: "changed" }, as(users.alice));
-    assert.equal(resecret.webhook?.secret, "changed");
+    assert.equal(resecret.webhook?.secret, "…");
+    assert.equal((await rowOf(made.id)).secret, "changed");
     assert.deepEqual(resecret.webhook?.headers, { "X-A": "1" });
     assert.equal(resecret.webhook?.enabled, false);
   });
@@ -407,7 +415,7 @@ describe("UpdateWebhook", () => {
     );
     assert.deepEqual(webhook?.updatedAt, made.updatedAt);
     const nothing = await client.updateWebhook({ id: made.id }, as(users.alice));
-    assert.deepEqual(nothing.webhook, made);
+    assert.deepEqual(nothing.webhook, { ...made, secret: "…" });
   });
 
   it("validates what is set and changes nothing when refused", async () => {
@@ -418,8 +426,10 @@ describe("UpdateWebhook", () => {
     await rejectsWith(update({ secret: "x".repeat(257) }), Code.InvalidArgument, "secret: must be at most 256 characters");
     await rejectsWith(update({ headers: { values: { "webhook-id": "x" } } }), Code.InvalidArgument, "headers.webhook-id: reserved");
     await rejectsWith(update({ headers: { values: { "X-A": "a\nb" } } }), Code.InvalidArgument, /^headers\.X-A: /);
+    await rejectsWith(update({ headers: { values: { "X-Emoji": "\u{1F600}" } } }), Code.InvalidArgument, /^headers\.X-Emoji: the value may only/);
+    await rejectsWith(update({ url: "http://example.com:0/hook" }), Code.InvalidArgument, "url: the port must be between 1 and 65535");
     const { webhook } = await client.getWebhook({ id: made.id }, as(users.alice));
-    assert.deepEqual(webhook, made);
+    assert.deepEqual(webhook, { ...made, secret: "…" });
   });
 
   it("answers NOT_FOUND webhook not found for missing webhooks and others' webhooks, changing nothing", async () => {
@@ -492,5 +502,98 @@ describe("GetWebhookForDelivery (internal)", () => {
   it("answers NOT_FOUND for unknown ids", async () => {
     await rejectsWith(client.getWebhookForDelivery({ id: "nope" }), Code.NotFound, "webhook not found");
     await rejectsWith(client.getWebhookForDelivery({ id: "" }), Code.NotFound, "webhook not found");
+  });
+});
+
+describe("DisableWebhook (internal)", () => {
+  it("disables with the reason and when; the first reason stays; PATCH enabled: true clears both", async () => {
+    const made = await newHook("form-enabled");
+    assert.deepEqual([made.disabledReason, made.disabledAt], ["", undefined]);
+    const { webhook } = await client.disableWebhook({ id: made.id, reason: "the receiver answered 410 Gone" });
+    assert.deepEqual([webhook?.enabled, webhook?.disabledReason, webhook?.secret], [false, "the receiver answered 410 Gone", `whsec_…${made.secret.slice(-4)}`]);
+    assert.ok(webhook?.disabledAt);
+    const again = await client.disableWebhook({ id: made.id, reason: "failing for 5 days" });
+    assert.equal(again.webhook?.disabledReason, "the receiver answered 410 Gone", "an already disabled webhook keeps its reason");
+    assert.deepEqual(again.webhook?.disabledAt, webhook?.disabledAt);
+    assert.equal((await client.getWebhook({ id: made.id }, as(users.alice))).webhook?.disabledReason, "the receiver answered 410 Gone");
+
+    const enabled = await client.updateWebhook({ id: made.id, enabled: true }, as(users.alice));
+    assert.deepEqual([enabled.webhook?.enabled, enabled.webhook?.disabledReason, enabled.webhook?.disabledAt], [true, "", undefined]);
+    const byOwner = await client.updateWebhook({ id: made.id, enabled: false }, as(users.alice));
+    assert.equal(byOwner.webhook?.disabledReason, "disabled by its owner");
+    assert.ok(byOwner.webhook?.disabledAt);
+  });
+
+  it("answers NOT_FOUND for unknown ids", async () => {
+    await rejectsWith(client.disableWebhook({ id: "nope", reason: "x" }), Code.NotFound, "webhook not found");
+  });
+});
+
+describe("RotateSecret", () => {
+  it("issues a new whsec_ secret shown whole; the previous one goes to delivery only, for 24 hours", async () => {
+    const made = await newHook("form-alice");
+    const { webhook } = await client.rotateSecret({ id: made.id }, as(users.alice));
+    assert.match(webhook!.secret, /^whsec_[A-Za-z0-9+/]{32}$/);
+    assert.notEqual(webhook!.secret, made.secret);
+    assert.equal(webhook!.previousSecret, "", "the caller is not shown the previous secret");
+    const expires = timestampDate(webhook!.previousSecretExpiresAt!);
+    assert.equal(expires.getTime() - timestampDate(webhook!.updatedAt!).getTime(), 24 * 60 * 60 * 1000);
+
+    const forDelivery = (await client.getWebhookForDelivery({ id: made.id })).webhook!;
+    assert.deepEqual([forDelivery.secret, forDelivery.previousSecret], [webhook!.secret, made.secret]);
+    assert.equal((await client.getWebhook({ id: made.id }, as(users.alice))).webhook?.secret, `whsec_…${webhook!.secret.slice(-4)}`);
+
+    clock = expires.getTime();
+    const expired = (await client.getWebhookForDelivery({ id: made.id })).webhook!;
+    assert.deepEqual([expired.secret, expired.previousSecret, expired.previousSecretExpiresAt], [webhook!.secret, "", undefined]);
+  });
+
+  it("gives a webhook without a secret its first, with no previous one; answers NOT_FOUND for others' webhooks", async () => {
+    const made = await newHook("form-alice", { secret: "x" });
+    await client.updateWebhook({ id: made.id, secret: "" }, as(users.alice));
+    const { webhook } = await client.rotateSecret({ id: made.id }, as(users.alice));
+    assert.match(webhook!.secret, /^whsec_/);
+    assert.equal((await client.getWebhookForDelivery({ id: made.id })).webhook?.previousSecret, "");
+    await rejectsWith(client.rotateSecret({ id: made.id }, as(users.bob)), Code.NotFound, "webhook not found");
+  });
+
+  it("ends the overlap when a secret is set by hand", async () => {
+    const made = await newHook("form-alice");
+    await client.rotateSecret({ id: made.id }, as(users.alice));
+    await client.updateWebhook({ id: made.id, secret: "by-hand" }, as(users.alice));
+    const forDelivery = (await client.getWebhookForDelivery({ id: made.id })).webhook!;
+    assert.deepEqual([forDelivery.secret, forDelivery.previousSecret], ["by-hand", ""]);
+  });
+});
+
+describe("event types", () => {
+  it("default to FORM_RESPONSE; are checked (known, at least one, none twice); PATCH replaces them", async () => {
+    const plain = await newHook("form-alice-2");
+    assert.deepEqual(plain.eventTypes, ["FORM_RESPONSE"]);
+    const chosen = (await client.createWebhook({ formId: "form-alice-2", url: "https://hooks.example.com/in", eventTypes: ["FORM_PUBLISHED", "FORM_RESPONSE_PARTIAL"] }, as(users.alice))).webhook!;
+    assert.deepEqual(chosen.eventTypes, ["FORM_PUBLISHED", "FORM_RESPONSE_PARTIAL"]);
+    await rejectsWith(
+      client.createWebhook({ formId: "form-alice-2", url: "https://hooks.example.com/in", eventTypes: ["RESPONSE"] }, as(users.alice)),
+      Code.InvalidArgument,
+      'eventTypes: "RESPONSE" is not an event type; one of FORM_RESPONSE, FORM_RESPONSE_PARTIAL, FORM_PUBLISHED, FORM_CLOSED, FORM_DELETED',
+    );
+    await rejectsWith(
+      client.createWebhook({ formId: "form-alice-2", url: "https://hooks.example.com/in", eventTypes: ["FORM_CLOSED", "FORM_CLOSED"] }, as(users.alice)),
+      Code.InvalidArgument,
+      "eventTypes: FORM_CLOSED is given twice",
+    );
+    await rejectsWith(client.updateWebhook({ id: plain.id, eventTypes: { values: [] } }, as(users.alice)), Code.InvalidArgument, "eventTypes: at least one event type is needed");
+    const updated = await client.updateWebhook({ id: plain.id, eventTypes: { values: ["FORM_DELETED", "FORM_RESPONSE"] } }, as(users.alice));
+    assert.deepEqual(updated.webhook?.eventTypes, ["FORM_DELETED", "FORM_RESPONSE"]);
+  });
+
+  it("ListEnabledWebhooks answers the webhooks subscribed to the event type (FORM_RESPONSE when none is named)", async () => {
+    const responses = await newHook("form-paging");
+    const published = (await client.createWebhook({ formId: "form-paging", url: "https://hooks.example.com/p", eventTypes: ["FORM_PUBLISHED"] }, as(users.alice))).webhook!;
+    const ids = async (eventType: string) => (await client.listEnabledWebhooks({ formId: "form-paging", eventType })).webhooks.map((w) => w.id);
+    assert.ok((await ids("")).includes(responses.id));
+    assert.ok(!(await ids("")).includes(published.id));
+    assert.deepEqual(await ids("FORM_PUBLISHED"), [published.id]);
+    assert.deepEqual(await ids("FORM_CLOSED"), []);
   });
 });

@@ -3,15 +3,26 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
 import { LockMode } from "@mikro-orm/core";
 import { upstreamFailure } from "@formsvc/platform/upstream-failure.ts";
+import { defaultWebhookSecretOverlapSeconds } from "@formsvc/platform/config.ts";
+import { formResponseEventType } from "@formsvc/platform/events.ts";
 import { asCaller, requireCaller } from "@formsvc/platform/caller.ts";
 import { qualifiedTable, type MikroORM } from "@formsvc/platform/database.ts";
 import { newId } from "@formsvc/platform/ids.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
-import { pageOf, pageWindow } from "@formsvc/platform/paging.ts";
+import { keysetAfter, pageOf, pageRequest } from "@formsvc/platform/paging.ts";
 import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { WebhookSchema, WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { WebhookEntity, type Webhook } from "../entities/index.ts";
-import { maxWebhooksPerForm, parseHeaders, parseSecret, parseWebhookUrl } from "../webhook-rules.ts";
+import {
+  disabledByOwner,
+  generateSecret,
+  maskSecret,
+  maxWebhooksPerForm,
+  parseEventTypes,
+  parseHeaders,
+  parseSecret,
+  parseWebhookUrl,
+} from "../webhook-rules.ts";
 
 export interface WebhooksHandlersDeps {
   orm: MikroORM;
@@ -25,6 +36,8 @@ export interface WebhooksHandlersDeps {
    * localhost). Off by default.
    */
   allowPrivateUrls?: boolean;
+  /** WEBHOOK_SECRET_OVERLAP_SECONDS in ms: how long a rotated-out secret keeps signing beside the new one; 24 h. */
+  secretOverlapMs?: number;
   now?: () => Date;
   /** Where failures of forms are logged (they reach the caller only as UNAVAILABLE). Never given secrets. */
   logger?: Logger;
@@ -40,10 +53,17 @@ interface WebhookRow {
   url: string;
   secret: string | null;
   headers: Record<string, string> | string;
+  event_types: string[] | string;
   enabled: boolean;
+  disabled_reason: string | null;
+  disabled_at: Date | string | null;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | string | null;
   created_at: Date | string;
   updated_at: Date | string;
 }
+
+const dateOrNull = (value: Date | string | null) => (value === null ? null : new Date(value));
 
 function webhookFromRow(row: WebhookRow): Webhook {
   return {
@@ -52,21 +72,36 @@ function webhookFromRow(row: WebhookRow): Webhook {
     url: row.url,
     secret: row.secret,
     headers: typeof row.headers === "string" ? JSON.parse(row.headers) : row.headers,
+    eventTypes: typeof row.event_types === "string" ? JSON.parse(row.event_types) : row.event_types,
     enabled: row.enabled,
+    disabledReason: row.disabled_reason,
+    disabledAt: dateOrNull(row.disabled_at),
+    previousSecret: row.previous_secret,
+    previousSecretExpiresAt: dateOrNull(row.previous_secret_expires_at),
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
   } as Webhook;
 }
 
-/** The Webhook message; an empty secret when there is none. */
-function webhookMessage(hook: Webhook): MessageInitShape<typeof WebhookSchema> {
+/**
+ * The Webhook message; an empty secret when there is none. The secret is masked for callers, except
+ * "shown" whole to its creator (creation, rotation); "delivery" gets it whole with a rotation's previous
+ * secret until that expires, to sign with both.
+ */
+function webhookMessage(hook: Webhook, secret: "masked" | "shown" | "delivery" = "masked", at = new Date()): MessageInitShape<typeof WebhookSchema> {
+  const previousValid = hook.previousSecret && hook.previousSecretExpiresAt && hook.previousSecretExpiresAt > at;
   return {
     id: hook.id,
     formId: hook.formId,
     url: hook.url,
-    secret: hook.secret ?? "",
+    secret: secret === "masked" ? maskSecret(hook.secret) : (hook.secret ?? ""),
     headers: { ...hook.headers },
+    eventTypes: [...hook.eventTypes],
     enabled: hook.enabled,
+    disabledReason: hook.disabledReason ?? "",
+    disabledAt: hook.disabledAt ? timestampFromDate(hook.disabledAt) : undefined,
+    previousSecret: previousValid && secret === "delivery" ? hook.previousSecret! : "",
+    previousSecretExpiresAt: previousValid ? timestampFromDate(hook.previousSecretExpiresAt!) : undefined,
     createdAt: timestampFromDate(hook.createdAt),
     updatedAt: timestampFromDate(hook.updatedAt),
   };
@@ -111,8 +146,9 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
       const caller = requireCaller(ctx);
       if (!req.formId) throw formIdRequired();
       const url = parseWebhookUrl(req.url, allowPrivate);
-      const secret = parseSecret(req.secret);
+      const secret = parseSecret(req.secret) ?? generateSecret();
       const headers = parseHeaders(req.headers);
+      const eventTypes = parseEventTypes(req.eventTypes, "create");
       await requireForm(req.formId, caller, "form not found");
 
       const hook = await orm.em.fork().transactional(async (em) => {
@@ -123,32 +159,38 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
           throw new ConnectError(`a form can have at most ${maxWebhooksPerForm} webhooks`, Code.FailedPrecondition);
         }
         const at = now();
+        const enabled = req.enabled ?? true;
         return em.create(WebhookEntity, {
           id: newId(),
           formId: req.formId,
           url,
           secret,
           headers,
-          enabled: req.enabled ?? true,
+          eventTypes,
+          enabled,
+          disabledReason: enabled ? null : disabledByOwner,
+          disabledAt: enabled ? null : at,
+          previousSecret: null,
+          previousSecretExpiresAt: null,
           createdAt: at,
           updatedAt: at,
         });
       });
-      return { webhook: webhookMessage(hook) };
+      return { webhook: webhookMessage(hook, "shown") };
     },
 
     async listWebhooks(req, ctx) {
       const caller = requireCaller(ctx);
       if (!req.formId) throw formIdRequired();
-      const window = pageWindow(req.page, req.limit);
+      const window = pageRequest(req);
       await requireForm(req.formId, caller, "form not found");
       const rows = await orm.em.fork().find(
         WebhookEntity,
-        { formId: req.formId },
+        { $and: [{ formId: req.formId }, ...(window.after ? [keysetAfter(webhooksTable, "created_at", "desc", window.after)] : [])] },
         { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit: window.fetch, offset: window.offset },
       );
-      const page = pageOf(rows, window.limit);
-      return { webhooks: page.items.map(webhookMessage), hasMore: page.hasMore };
+      const page = pageOf(rows, window.limit, (hook) => hook.createdAt);
+      return { webhooks: page.items.map((hook) => webhookMessage(hook)), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
 
     async getWebhook(req, ctx) {
@@ -161,6 +203,7 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
       const url = req.url === undefined ? undefined : parseWebhookUrl(req.url, allowPrivate);
       const secret = req.secret === undefined ? undefined : parseSecret(req.secret);
       const headers = req.headers === undefined ? undefined : parseHeaders(req.headers.values);
+      const eventTypes = req.eventTypes === undefined ? undefined : parseEventTypes(req.eventTypes.values, "update");
       await callerWebhook(req.id, caller);
 
       const hook = await orm.em.fork().transactional(async (em) => {
@@ -172,22 +215,49 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
           changed = true;
         }
         if (secret !== undefined && secret !== hook.secret) {
+          // A secret set by hand replaces the current one at once: a rotation's previous secret ends too.
           hook.secret = secret;
+          hook.previousSecret = null;
+          hook.previousSecretExpiresAt = null;
           changed = true;
         }
         if (headers !== undefined && !sameHeaders(headers, hook.headers)) {
           hook.headers = headers;
           changed = true;
         }
+        if (eventTypes !== undefined && eventTypes.join() !== hook.eventTypes.join()) {
+          hook.eventTypes = eventTypes;
+          changed = true;
+        }
+        const at = now();
         if (req.enabled !== undefined && req.enabled !== hook.enabled) {
           hook.enabled = req.enabled;
+          // Enabled again: the reason it was disabled (by its owner, a 410, days of failures) is gone.
+          hook.disabledReason = req.enabled ? null : disabledByOwner;
+          hook.disabledAt = req.enabled ? null : at;
           changed = true;
         }
         // An update that changes nothing keeps updated_at.
-        if (changed) hook.updatedAt = now();
+        if (changed) hook.updatedAt = at;
         return hook;
       });
       return { webhook: webhookMessage(hook) };
+    },
+
+    async rotateSecret(req, ctx) {
+      await callerWebhook(req.id, requireCaller(ctx));
+      const hook = await orm.em.fork().transactional(async (em) => {
+        const hook = await em.findOne(WebhookEntity, { id: req.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        if (!hook) throw webhookNotFound();
+        const at = now();
+        // The secret being replaced keeps signing for the overlap; a webhook without one gets its first.
+        hook.previousSecret = hook.secret;
+        hook.previousSecretExpiresAt = hook.secret ? new Date(at.getTime() + (deps.secretOverlapMs ?? defaultWebhookSecretOverlapSeconds * 1000)) : null;
+        hook.secret = generateSecret();
+        hook.updatedAt = at;
+        return hook;
+      });
+      return { webhook: webhookMessage(hook, "shown", now()) };
     },
 
     async deleteWebhook(req, ctx) {
@@ -202,17 +272,39 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
     // without the ORM's unit of work.
 
     async listEnabledWebhooks(req) {
-      // Internal (delivery): no caller; secrets and headers included. Oldest first, a stable fan-out order.
+      // Internal (delivery): no caller; secrets and headers included; those subscribed to the event type.
+      // Oldest first, a stable fan-out order.
       if (!req.formId) throw formIdRequired();
+      const eventType = req.eventType || formResponseEventType;
       const rows = await orm.em
         .getConnection()
-        .execute<WebhookRow[]>(`select * from ${webhooksTable} where "form_id" = ? and "enabled" order by "created_at", "id"`, [req.formId], "all");
-      return { webhooks: rows.map((row) => webhookMessage(webhookFromRow(row))) };
+        .execute<WebhookRow[]>(
+          `select * from ${webhooksTable} where "form_id" = ? and "enabled" and "event_types" @> ?::jsonb order by "created_at", "id"`,
+          [req.formId, JSON.stringify([eventType])],
+          "all",
+        );
+      return { webhooks: rows.map((row) => webhookMessage(webhookFromRow(row), "delivery", now())) };
     },
 
     async getWebhookForDelivery(req) {
       // Internal (delivery): no caller; the webhook as it is now, disabled or not; NOT_FOUND once deleted.
       const [row] = req.id ? await orm.em.getConnection().execute<WebhookRow[]>(`select * from ${webhooksTable} where "id" = ?`, [req.id], "all") : [];
+      if (!row) throw webhookNotFound();
+      return { webhook: webhookMessage(webhookFromRow(row), "delivery", now()) };
+    },
+
+    async disableWebhook(req) {
+      // Internal (delivery): one statement, so a webhook disabled meanwhile (by its owner or another
+      // replica) keeps the first reason.
+      if (!req.id) throw webhookNotFound();
+      const connection = orm.em.getConnection();
+      const [disabled] = await connection.execute<WebhookRow[]>(
+        `update ${webhooksTable} set "enabled" = false, "disabled_reason" = ?, "disabled_at" = ?, "updated_at" = ?
+         where "id" = ? and "enabled" returning *`,
+        [req.reason || "disabled by delivery", now(), now(), req.id],
+        "all",
+      );
+      const [row] = disabled ? [disabled] : await connection.execute<WebhookRow[]>(`select * from ${webhooksTable} where "id" = ?`, [req.id], "all");
       if (!row) throw webhookNotFound();
       return { webhook: webhookMessage(webhookFromRow(row)) };
     },

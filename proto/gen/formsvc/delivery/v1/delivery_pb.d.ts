@@ -74,6 +74,13 @@ export declare type Delivery = Message<"formsvc.delivery.v1.Delivery"> & {
    * @generated from field: google.protobuf.Timestamp updated_at = 12;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * "event" (an event of the bus) or "test" (SendTestEvent).
+   *
+   * @generated from field: string trigger = 13;
+   */
+  trigger: string;
 };
 
 /**
@@ -155,6 +162,20 @@ export declare type ListDeliveriesRequest = Message<"formsvc.delivery.v1.ListDel
    * @generated from field: int32 limit = 3;
    */
   limit: number;
+
+  /**
+   * Reads the page after this position (a next_cursor) instead of by page number.
+   *
+   * @generated from field: string cursor = 4;
+   */
+  cursor: string;
+
+  /**
+   * Only deliveries in this status; UNSPECIFIED for all.
+   *
+   * @generated from field: formsvc.delivery.v1.DeliveryStatus status = 5;
+   */
+  status: DeliveryStatus;
 };
 
 /**
@@ -176,6 +197,13 @@ export declare type ListDeliveriesResponse = Message<"formsvc.delivery.v1.ListDe
    * @generated from field: bool has_more = 2;
    */
   hasMore: boolean;
+
+  /**
+   * Where the next page starts; empty on the last page.
+   *
+   * @generated from field: string next_cursor = 3;
+   */
+  nextCursor: string;
 };
 
 /**
@@ -266,6 +294,13 @@ export declare type SendTestEventRequest = Message<"formsvc.delivery.v1.SendTest
    * @generated from field: string webhook_id = 1;
    */
   webhookId: string;
+
+  /**
+   * One of the webhook's event types; empty: its first.
+   *
+   * @generated from field: string event_type = 2;
+   */
+  eventType: string;
 };
 
 /**
@@ -289,6 +324,52 @@ export declare type SendTestEventResponse = Message<"formsvc.delivery.v1.SendTes
  * Use `create(SendTestEventResponseSchema)` to create a new message.
  */
 export declare const SendTestEventResponseSchema: GenMessage<SendTestEventResponse>;
+
+/**
+ * @generated from message formsvc.delivery.v1.RecoverDeliveriesRequest
+ */
+export declare type RecoverDeliveriesRequest = Message<"formsvc.delivery.v1.RecoverDeliveriesRequest"> & {
+  /**
+   * @generated from field: string webhook_id = 1;
+   */
+  webhookId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp since = 2;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * Unset: up to now.
+   *
+   * @generated from field: google.protobuf.Timestamp until = 3;
+   */
+  until?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message formsvc.delivery.v1.RecoverDeliveriesRequest.
+ * Use `create(RecoverDeliveriesRequestSchema)` to create a new message.
+ */
+export declare const RecoverDeliveriesRequestSchema: GenMessage<RecoverDeliveriesRequest>;
+
+/**
+ * @generated from message formsvc.delivery.v1.RecoverDeliveriesResponse
+ */
+export declare type RecoverDeliveriesResponse = Message<"formsvc.delivery.v1.RecoverDeliveriesResponse"> & {
+  /**
+   * How many failed deliveries are due again.
+   *
+   * @generated from field: int32 recovered = 1;
+   */
+  recovered: number;
+};
+
+/**
+ * Describes the message formsvc.delivery.v1.RecoverDeliveriesResponse.
+ * Use `create(RecoverDeliveriesResponseSchema)` to create a new message.
+ */
+export declare const RecoverDeliveriesResponseSchema: GenMessage<RecoverDeliveriesResponse>;
 
 /**
  * @generated from enum formsvc.delivery.v1.DeliveryStatus
@@ -326,7 +407,7 @@ export enum DeliveryStatus {
 export declare const DeliveryStatusSchema: GenEnum<DeliveryStatus>;
 
 /**
- * Delivery consumes ResponseCompleted events, keeps one delivery per webhook and response, sends
+ * Delivery consumes events (formsvc.events.v1.Event), keeps one delivery per webhook and event, sends
  * signed POSTs, retries on schedule, and records every attempt. Caller calls are checked with
  * webhooks.GetWebhook as the caller.
  *
@@ -360,10 +441,10 @@ export declare const DeliveryService: GenService<{
     output: typeof RetryDeliveryResponseSchema;
   },
   /**
-   * Caller: sends a sample FORM_RESPONSE body (with `"test": true` and made-up answers) to the webhook
-   * once, now, and records it as a delivery whose event_type is TEST. It is never retried
-   * automatically; a failed one can be sent again with RetryDelivery. FAILED_PRECONDITION when the
-   * webhook is disabled.
+   * Caller: sends a sample event of one of the webhook's types (with `"test": true`; a response's
+   * answers made up) to the webhook once, now, and records it as a delivery whose trigger is "test". It
+   * is never retried automatically; a failed one can be sent again with RetryDelivery.
+   * FAILED_PRECONDITION when the webhook is disabled; INVALID_ARGUMENT for a type it does not receive.
    *
    * @generated from rpc formsvc.delivery.v1.DeliveryService.SendTestEvent
    */
@@ -371,6 +452,18 @@ export declare const DeliveryService: GenService<{
     methodKind: "unary";
     input: typeof SendTestEventRequestSchema;
     output: typeof SendTestEventResponseSchema;
+  },
+  /**
+   * Caller: every failed delivery of the webhook created in [since, until) is due again at once, with
+   * the same eventId and body and the schedule from its start (Svix's recover). Test deliveries are left
+   * out. FAILED_PRECONDITION when the webhook is disabled.
+   *
+   * @generated from rpc formsvc.delivery.v1.DeliveryService.RecoverDeliveries
+   */
+  recoverDeliveries: {
+    methodKind: "unary";
+    input: typeof RecoverDeliveriesRequestSchema;
+    output: typeof RecoverDeliveriesResponseSchema;
   },
 }>;
 

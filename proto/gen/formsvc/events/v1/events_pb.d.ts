@@ -12,10 +12,71 @@ import type { Timestamp, Value } from "@bufbuild/protobuf/wkt";
 export declare const file_formsvc_events_v1_events: GenFile;
 
 /**
- * Published by submissions (through its outbox) when a response is completed.
- * Kafka topic `formsvc.responses`, key: the form id; the request id travels in the
- * `x-request-id` header. Carries everything a webhook payload needs, so delivery never has to
- * read the response back (it may be deleted meanwhile).
+ * Every event the service publishes, in one envelope: the submissions outbox row, the Kafka message
+ * (topic `formsvc.responses`, key: the form id, header `event-type`) and the embedded stream carry it.
+ * The case's name, upper-cased, is the webhook event type integrators subscribe to (FORM_RESPONSE, ...):
+ * the one list of event types (packages/platform/src/events.ts reads it from here).
+ *
+ * @generated from message formsvc.events.v1.Event
+ */
+export declare type Event = Message<"formsvc.events.v1.Event"> & {
+  /**
+   * @generated from oneof formsvc.events.v1.Event.event
+   */
+  event: {
+    /**
+     * A response was completed (the spec's event).
+     *
+     * @generated from field: formsvc.events.v1.ResponseCompleted form_response = 1;
+     */
+    value: ResponseCompleted;
+    case: "formResponse";
+  } | {
+    /**
+     * A respondent saved a partial response on reaching another page (at most one per page change).
+     *
+     * @generated from field: formsvc.events.v1.ResponsePartial form_response_partial = 2;
+     */
+    value: ResponsePartial;
+    case: "formResponsePartial";
+  } | {
+    /**
+     * The form was published (from a draft, or reopened once closed).
+     *
+     * @generated from field: formsvc.events.v1.FormChanged form_published = 3;
+     */
+    value: FormChanged;
+    case: "formPublished";
+  } | {
+    /**
+     * The form was closed: it takes no more responses.
+     *
+     * @generated from field: formsvc.events.v1.FormChanged form_closed = 4;
+     */
+    value: FormChanged;
+    case: "formClosed";
+  } | {
+    /**
+     * The form was moved to the Trash.
+     *
+     * @generated from field: formsvc.events.v1.FormChanged form_deleted = 5;
+     */
+    value: FormChanged;
+    case: "formDeleted";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message formsvc.events.v1.Event.
+ * Use `create(EventSchema)` to create a new message.
+ */
+export declare const EventSchema: GenMessage<Event>;
+
+/**
+ * FORM_RESPONSE: published by submissions (through its outbox) when a response is completed; the
+ * request id travels in the `x-request-id` header. Carries everything a webhook payload needs, so
+ * delivery never has to read the response back (it may be deleted meanwhile). Before the envelope,
+ * outbox rows and Kafka messages held this message bare (no event type): read as FORM_RESPONSE.
  *
  * @generated from message formsvc.events.v1.ResponseCompleted
  */
@@ -63,6 +124,27 @@ export declare type ResponseCompleted = Message<"formsvc.events.v1.ResponseCompl
    * @generated from field: repeated formsvc.events.v1.ResponseField fields = 8;
    */
   fields: ResponseField[];
+
+  /**
+   * The hidden fields' values by name (from the form link's query string).
+   *
+   * @generated from field: map<string, google.protobuf.Value> hidden_fields = 9;
+   */
+  hiddenFields: { [key: string]: Value };
+
+  /**
+   * The calculated fields' values by name (null where the expression failed).
+   *
+   * @generated from field: map<string, google.protobuf.Value> calculated_fields = 10;
+   */
+  calculatedFields: { [key: string]: Value };
+
+  /**
+   * ISO 3166-1 alpha-2 code of the respondent's country; empty when unknown.
+   *
+   * @generated from field: string respondent_country = 11;
+   */
+  respondentCountry: string;
 };
 
 /**
@@ -98,6 +180,20 @@ export declare type ResponseField = Message<"formsvc.events.v1.ResponseField"> &
    * @generated from field: google.protobuf.Value value = 4;
    */
   value?: Value | undefined;
+
+  /**
+   * For choice questions: every option of the version the respondent saw (the value holds their ids).
+   *
+   * @generated from field: repeated formsvc.events.v1.ResponseFieldOption options = 5;
+   */
+  options: ResponseFieldOption[];
+
+  /**
+   * For FILE and SIGNATURE questions: the attached files, in the order of the value's upload ids.
+   *
+   * @generated from field: repeated formsvc.events.v1.ResponseFieldFile files = 6;
+   */
+  files: ResponseFieldFile[];
 };
 
 /**
@@ -105,4 +201,183 @@ export declare type ResponseField = Message<"formsvc.events.v1.ResponseField"> &
  * Use `create(ResponseFieldSchema)` to create a new message.
  */
 export declare const ResponseFieldSchema: GenMessage<ResponseField>;
+
+/**
+ * @generated from message formsvc.events.v1.ResponseFieldOption
+ */
+export declare type ResponseFieldOption = Message<"formsvc.events.v1.ResponseFieldOption"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string text = 2;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message formsvc.events.v1.ResponseFieldOption.
+ * Use `create(ResponseFieldOptionSchema)` to create a new message.
+ */
+export declare const ResponseFieldOptionSchema: GenMessage<ResponseFieldOption>;
+
+/**
+ * @generated from message formsvc.events.v1.ResponseFieldFile
+ */
+export declare type ResponseFieldFile = Message<"formsvc.events.v1.ResponseFieldFile"> & {
+  /**
+   * The upload id (the /files/:id of its signed link).
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string content_type = 3;
+   */
+  contentType: string;
+
+  /**
+   * @generated from field: int64 size = 4;
+   */
+  size: bigint;
+};
+
+/**
+ * Describes the message formsvc.events.v1.ResponseFieldFile.
+ * Use `create(ResponseFieldFileSchema)` to create a new message.
+ */
+export declare const ResponseFieldFileSchema: GenMessage<ResponseFieldFile>;
+
+/**
+ * FORM_RESPONSE_PARTIAL: the answers so far of a response saved partially, when it reached another page.
+ *
+ * @generated from message formsvc.events.v1.ResponsePartial
+ */
+export declare type ResponsePartial = Message<"formsvc.events.v1.ResponsePartial"> & {
+  /**
+   * @generated from field: string event_id = 1;
+   */
+  eventId: string;
+
+  /**
+   * @generated from field: string response_id = 2;
+   */
+  responseId: string;
+
+  /**
+   * @generated from field: string form_id = 3;
+   */
+  formId: string;
+
+  /**
+   * @generated from field: string workspace_id = 4;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: int32 form_version = 5;
+   */
+  formVersion: number;
+
+  /**
+   * When it was saved.
+   *
+   * @generated from field: google.protobuf.Timestamp saved_at = 6;
+   */
+  savedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string form_name = 7;
+   */
+  formName: string;
+
+  /**
+   * @generated from field: repeated formsvc.events.v1.ResponseField fields = 8;
+   */
+  fields: ResponseField[];
+
+  /**
+   * @generated from field: map<string, google.protobuf.Value> hidden_fields = 9;
+   */
+  hiddenFields: { [key: string]: Value };
+
+  /**
+   * @generated from field: string respondent_country = 10;
+   */
+  respondentCountry: string;
+
+  /**
+   * The page reached, from 1: one more than the page breaks before the furthest answered question.
+   *
+   * @generated from field: int32 page = 11;
+   */
+  page: number;
+};
+
+/**
+ * Describes the message formsvc.events.v1.ResponsePartial.
+ * Use `create(ResponsePartialSchema)` to create a new message.
+ */
+export declare const ResponsePartialSchema: GenMessage<ResponsePartial>;
+
+/**
+ * FORM_PUBLISHED, FORM_CLOSED, FORM_DELETED: published by forms (through its outbox, forwarded to the
+ * submissions outbox) when a form changes status or goes to the Trash.
+ *
+ * @generated from message formsvc.events.v1.FormChanged
+ */
+export declare type FormChanged = Message<"formsvc.events.v1.FormChanged"> & {
+  /**
+   * @generated from field: string event_id = 1;
+   */
+  eventId: string;
+
+  /**
+   * @generated from field: string form_id = 2;
+   */
+  formId: string;
+
+  /**
+   * @generated from field: string workspace_id = 3;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string form_name = 4;
+   */
+  formName: string;
+
+  /**
+   * The status after the change: published, closed; for FORM_DELETED the one it had before the Trash.
+   *
+   * @generated from field: string status = 5;
+   */
+  status: string;
+
+  /**
+   * The form's current version.
+   *
+   * @generated from field: int32 version = 6;
+   */
+  version: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp changed_at = 7;
+   */
+  changedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message formsvc.events.v1.FormChanged.
+ * Use `create(FormChangedSchema)` to create a new message.
+ */
+export declare const FormChangedSchema: GenMessage<FormChanged>;
 

@@ -9,19 +9,54 @@ import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bu
  * Describes the file formsvc/events/v1/events.proto.
  */
 export const file_formsvc_events_v1_events = /*@__PURE__*/
-  fileDesc("Ch5mb3Jtc3ZjL2V2ZW50cy92MS9ldmVudHMucHJvdG8SEWZvcm1zdmMuZXZlbnRzLnYxIu4BChFSZXNwb25zZUNvbXBsZXRlZBIQCghldmVudF9pZBgBIAEoCRITCgtyZXNwb25zZV9pZBgCIAEoCRIPCgdmb3JtX2lkGAMgASgJEhQKDHdvcmtzcGFjZV9pZBgEIAEoCRIUCgxmb3JtX3ZlcnNpb24YBSABKAUSMAoMc3VibWl0dGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIRCglmb3JtX25hbWUYByABKAkSMAoGZmllbGRzGAggAygLMiAuZm9ybXN2Yy5ldmVudHMudjEuUmVzcG9uc2VGaWVsZCJoCg1SZXNwb25zZUZpZWxkEhMKC3F1ZXN0aW9uX2lkGAEgASgJEgwKBHR5cGUYAiABKAkSDQoFbGFiZWwYAyABKAkSJQoFdmFsdWUYBCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWViBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("Ch5mb3Jtc3ZjL2V2ZW50cy92MS9ldmVudHMucHJvdG8SEWZvcm1zdmMuZXZlbnRzLnYxIr0CCgVFdmVudBI9Cg1mb3JtX3Jlc3BvbnNlGAEgASgLMiQuZm9ybXN2Yy5ldmVudHMudjEuUmVzcG9uc2VDb21wbGV0ZWRIABJDChVmb3JtX3Jlc3BvbnNlX3BhcnRpYWwYAiABKAsyIi5mb3Jtc3ZjLmV2ZW50cy52MS5SZXNwb25zZVBhcnRpYWxIABI4Cg5mb3JtX3B1Ymxpc2hlZBgDIAEoCzIeLmZvcm1zdmMuZXZlbnRzLnYxLkZvcm1DaGFuZ2VkSAASNQoLZm9ybV9jbG9zZWQYBCABKAsyHi5mb3Jtc3ZjLmV2ZW50cy52MS5Gb3JtQ2hhbmdlZEgAEjYKDGZvcm1fZGVsZXRlZBgFIAEoCzIeLmZvcm1zdmMuZXZlbnRzLnYxLkZvcm1DaGFuZ2VkSABCBwoFZXZlbnQizgQKEVJlc3BvbnNlQ29tcGxldGVkEhAKCGV2ZW50X2lkGAEgASgJEhMKC3Jlc3BvbnNlX2lkGAIgASgJEg8KB2Zvcm1faWQYAyABKAkSFAoMd29ya3NwYWNlX2lkGAQgASgJEhQKDGZvcm1fdmVyc2lvbhgFIAEoBRIwCgxzdWJtaXR0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCWZvcm1fbmFtZRgHIAEoCRIwCgZmaWVsZHMYCCADKAsyIC5mb3Jtc3ZjLmV2ZW50cy52MS5SZXNwb25zZUZpZWxkEk0KDWhpZGRlbl9maWVsZHMYCSADKAsyNi5mb3Jtc3ZjLmV2ZW50cy52MS5SZXNwb25zZUNvbXBsZXRlZC5IaWRkZW5GaWVsZHNFbnRyeRJVChFjYWxjdWxhdGVkX2ZpZWxkcxgKIAMoCzI6LmZvcm1zdmMuZXZlbnRzLnYxLlJlc3BvbnNlQ29tcGxldGVkLkNhbGN1bGF0ZWRGaWVsZHNFbnRyeRIaChJyZXNwb25kZW50X2NvdW50cnkYCyABKAkaSwoRSGlkZGVuRmllbGRzRW50cnkSCwoDa2V5GAEgASgJEiUKBXZhbHVlGAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlOgI4ARpPChVDYWxjdWxhdGVkRmllbGRzRW50cnkSCwoDa2V5GAEgASgJEiUKBXZhbHVlGAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlOgI4ASLWAQoNUmVzcG9uc2VGaWVsZBITCgtxdWVzdGlvbl9pZBgBIAEoCRIMCgR0eXBlGAIgASgJEg0KBWxhYmVsGAMgASgJEiUKBXZhbHVlGAQgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEjcKB29wdGlvbnMYBSADKAsyJi5mb3Jtc3ZjLmV2ZW50cy52MS5SZXNwb25zZUZpZWxkT3B0aW9uEjMKBWZpbGVzGAYgAygLMiQuZm9ybXN2Yy5ldmVudHMudjEuUmVzcG9uc2VGaWVsZEZpbGUiLwoTUmVzcG9uc2VGaWVsZE9wdGlvbhIKCgJpZBgBIAEoCRIMCgR0ZXh0GAIgASgJIlEKEVJlc3BvbnNlRmllbGRGaWxlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSFAoMY29udGVudF90eXBlGAMgASgJEgwKBHNpemUYBCABKAMirAMKD1Jlc3BvbnNlUGFydGlhbBIQCghldmVudF9pZBgBIAEoCRITCgtyZXNwb25zZV9pZBgCIAEoCRIPCgdmb3JtX2lkGAMgASgJEhQKDHdvcmtzcGFjZV9pZBgEIAEoCRIUCgxmb3JtX3ZlcnNpb24YBSABKAUSLAoIc2F2ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCWZvcm1fbmFtZRgHIAEoCRIwCgZmaWVsZHMYCCADKAsyIC5mb3Jtc3ZjLmV2ZW50cy52MS5SZXNwb25zZUZpZWxkEksKDWhpZGRlbl9maWVsZHMYCSADKAsyNC5mb3Jtc3ZjLmV2ZW50cy52MS5SZXNwb25zZVBhcnRpYWwuSGlkZGVuRmllbGRzRW50cnkSGgoScmVzcG9uZGVudF9jb3VudHJ5GAogASgJEgwKBHBhZ2UYCyABKAUaSwoRSGlkZGVuRmllbGRzRW50cnkSCwoDa2V5GAEgASgJEiUKBXZhbHVlGAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlOgI4ASKqAQoLRm9ybUNoYW5nZWQSEAoIZXZlbnRfaWQYASABKAkSDwoHZm9ybV9pZBgCIAEoCRIUCgx3b3Jrc3BhY2VfaWQYAyABKAkSEQoJZm9ybV9uYW1lGAQgASgJEg4KBnN0YXR1cxgFIAEoCRIPCgd2ZXJzaW9uGAYgASgFEi4KCmNoYW5nZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+
+/**
+ * Describes the message formsvc.events.v1.Event.
+ * Use `create(EventSchema)` to create a new message.
+ */
+export const EventSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_events_v1_events, 0);
 
 /**
  * Describes the message formsvc.events.v1.ResponseCompleted.
  * Use `create(ResponseCompletedSchema)` to create a new message.
  */
 export const ResponseCompletedSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_events_v1_events, 0);
+  messageDesc(file_formsvc_events_v1_events, 1);
 
 /**
  * Describes the message formsvc.events.v1.ResponseField.
  * Use `create(ResponseFieldSchema)` to create a new message.
  */
 export const ResponseFieldSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_events_v1_events, 1);
+  messageDesc(file_formsvc_events_v1_events, 2);
+
+/**
+ * Describes the message formsvc.events.v1.ResponseFieldOption.
+ * Use `create(ResponseFieldOptionSchema)` to create a new message.
+ */
+export const ResponseFieldOptionSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_events_v1_events, 3);
+
+/**
+ * Describes the message formsvc.events.v1.ResponseFieldFile.
+ * Use `create(ResponseFieldFileSchema)` to create a new message.
+ */
+export const ResponseFieldFileSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_events_v1_events, 4);
+
+/**
+ * Describes the message formsvc.events.v1.ResponsePartial.
+ * Use `create(ResponsePartialSchema)` to create a new message.
+ */
+export const ResponsePartialSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_events_v1_events, 5);
+
+/**
+ * Describes the message formsvc.events.v1.FormChanged.
+ * Use `create(FormChangedSchema)` to create a new message.
+ */
+export const FormChangedSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_events_v1_events, 6);
 

@@ -216,6 +216,13 @@ export declare type ListFormsRequest = Message<"formsvc.forms.v1.ListFormsReques
    * @generated from field: bool trashed = 4;
    */
   trashed: boolean;
+
+  /**
+   * Reads the page after this position (a next_cursor) instead of by page number.
+   *
+   * @generated from field: string cursor = 5;
+   */
+  cursor: string;
 };
 
 /**
@@ -237,6 +244,13 @@ export declare type ListFormsResponse = Message<"formsvc.forms.v1.ListFormsRespo
    * @generated from field: bool has_more = 2;
    */
   hasMore: boolean;
+
+  /**
+   * Where the next page starts; empty on the last page.
+   *
+   * @generated from field: string next_cursor = 3;
+   */
+  nextCursor: string;
 };
 
 /**

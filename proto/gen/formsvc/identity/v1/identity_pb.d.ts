@@ -34,6 +34,14 @@ export declare type User = Message<"formsvc.identity.v1.User"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 4;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * Whether the person followed the verification link mailed at sign-up. False in the users of
+   * AuthenticateApiKey, which reads no more than the key needs.
+   *
+   * @generated from field: bool email_verified = 5;
+   */
+  emailVerified: boolean;
 };
 
 /**
@@ -98,6 +106,14 @@ export declare type Workspace = Message<"formsvc.identity.v1.Workspace"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 7;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * The caller's role in the workspace; ROLE_UNSPECIFIED in answers to the operator and where no
+   * caller is involved.
+   *
+   * @generated from field: formsvc.identity.v1.Role role = 8;
+   */
+  role: Role;
 };
 
 /**
@@ -162,6 +178,14 @@ export declare type CreateUserRequest = Message<"formsvc.identity.v1.CreateUserR
    * @generated from field: formsvc.identity.v1.Plan plan = 3;
    */
   plan: Plan;
+
+  /**
+   * Optional: the user's password, held to SignUp's rules (INVALID_ARGUMENT otherwise, and no user is
+   * made); without one the user cannot sign in to the app until SetPassword.
+   *
+   * @generated from field: string password = 4;
+   */
+  password: string;
 };
 
 /**
@@ -246,6 +270,13 @@ export declare type AddMemberRequest = Message<"formsvc.identity.v1.AddMemberReq
    * @generated from field: string email = 2;
    */
   email: string;
+
+  /**
+   * ROLE_MEMBER (the default) or ROLE_ADMIN.
+   *
+   * @generated from field: formsvc.identity.v1.Role role = 3;
+   */
+  role: Role;
 };
 
 /**
@@ -336,6 +367,235 @@ export declare type ListMembersResponse = Message<"formsvc.identity.v1.ListMembe
 export declare const ListMembersResponseSchema: GenMessage<ListMembersResponse>;
 
 /**
+ * @generated from message formsvc.identity.v1.InviteMemberRequest
+ */
+export declare type InviteMemberRequest = Message<"formsvc.identity.v1.InviteMemberRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+
+  /**
+   * ROLE_MEMBER (the default) or ROLE_ADMIN.
+   *
+   * @generated from field: formsvc.identity.v1.Role role = 3;
+   */
+  role: Role;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.InviteMemberRequest.
+ * Use `create(InviteMemberRequestSchema)` to create a new message.
+ */
+export declare const InviteMemberRequestSchema: GenMessage<InviteMemberRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.InviteMemberResponse
+ */
+export declare type InviteMemberResponse = Message<"formsvc.identity.v1.InviteMemberResponse"> & {
+  /**
+   * The user added at once, when the email has an account; unset when an invitation was mailed.
+   *
+   * @generated from field: formsvc.identity.v1.User user = 1;
+   */
+  user?: User | undefined;
+
+  /**
+   * @generated from field: bool invited = 2;
+   */
+  invited: boolean;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.InviteMemberResponse.
+ * Use `create(InviteMemberResponseSchema)` to create a new message.
+ */
+export declare const InviteMemberResponseSchema: GenMessage<InviteMemberResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.SetMemberRoleRequest
+ */
+export declare type SetMemberRoleRequest = Message<"formsvc.identity.v1.SetMemberRoleRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: formsvc.identity.v1.Role role = 3;
+   */
+  role: Role;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.SetMemberRoleRequest.
+ * Use `create(SetMemberRoleRequestSchema)` to create a new message.
+ */
+export declare const SetMemberRoleRequestSchema: GenMessage<SetMemberRoleRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.SetMemberRoleResponse
+ */
+export declare type SetMemberRoleResponse = Message<"formsvc.identity.v1.SetMemberRoleResponse"> & {
+  /**
+   * @generated from field: formsvc.identity.v1.Member member = 1;
+   */
+  member?: Member | undefined;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.SetMemberRoleResponse.
+ * Use `create(SetMemberRoleResponseSchema)` to create a new message.
+ */
+export declare const SetMemberRoleResponseSchema: GenMessage<SetMemberRoleResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.RemoveMemberRequest
+ */
+export declare type RemoveMemberRequest = Message<"formsvc.identity.v1.RemoveMemberRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.RemoveMemberRequest.
+ * Use `create(RemoveMemberRequestSchema)` to create a new message.
+ */
+export declare const RemoveMemberRequestSchema: GenMessage<RemoveMemberRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.RemoveMemberResponse
+ */
+export declare type RemoveMemberResponse = Message<"formsvc.identity.v1.RemoveMemberResponse"> & {
+};
+
+/**
+ * Describes the message formsvc.identity.v1.RemoveMemberResponse.
+ * Use `create(RemoveMemberResponseSchema)` to create a new message.
+ */
+export declare const RemoveMemberResponseSchema: GenMessage<RemoveMemberResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.GetInvitationRequest
+ */
+export declare type GetInvitationRequest = Message<"formsvc.identity.v1.GetInvitationRequest"> & {
+  /**
+   * @generated from field: string token = 1;
+   */
+  token: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.GetInvitationRequest.
+ * Use `create(GetInvitationRequestSchema)` to create a new message.
+ */
+export declare const GetInvitationRequestSchema: GenMessage<GetInvitationRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.GetInvitationResponse
+ */
+export declare type GetInvitationResponse = Message<"formsvc.identity.v1.GetInvitationResponse"> & {
+  /**
+   * @generated from field: string email = 1;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string workspace_name = 2;
+   */
+  workspaceName: string;
+
+  /**
+   * @generated from field: string inviter_name = 3;
+   */
+  inviterName: string;
+
+  /**
+   * @generated from field: formsvc.identity.v1.Role role = 4;
+   */
+  role: Role;
+
+  /**
+   * Whether the email has an account by now (then the invited person signs in and accepts).
+   *
+   * @generated from field: bool account_exists = 5;
+   */
+  accountExists: boolean;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.GetInvitationResponse.
+ * Use `create(GetInvitationResponseSchema)` to create a new message.
+ */
+export declare const GetInvitationResponseSchema: GenMessage<GetInvitationResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.AcceptInvitationRequest
+ */
+export declare type AcceptInvitationRequest = Message<"formsvc.identity.v1.AcceptInvitationRequest"> & {
+  /**
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * Without a caller: the new account's name (optional) and password.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string password = 3;
+   */
+  password: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.AcceptInvitationRequest.
+ * Use `create(AcceptInvitationRequestSchema)` to create a new message.
+ */
+export declare const AcceptInvitationRequestSchema: GenMessage<AcceptInvitationRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.AcceptInvitationResponse
+ */
+export declare type AcceptInvitationResponse = Message<"formsvc.identity.v1.AcceptInvitationResponse"> & {
+  /**
+   * @generated from field: formsvc.identity.v1.User user = 1;
+   */
+  user?: User | undefined;
+
+  /**
+   * @generated from field: formsvc.identity.v1.Workspace workspace = 2;
+   */
+  workspace?: Workspace | undefined;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.AcceptInvitationResponse.
+ * Use `create(AcceptInvitationResponseSchema)` to create a new message.
+ */
+export declare const AcceptInvitationResponseSchema: GenMessage<AcceptInvitationResponse>;
+
+/**
  * @generated from message formsvc.identity.v1.SignUpRequest
  */
 export declare type SignUpRequest = Message<"formsvc.identity.v1.SignUpRequest"> & {
@@ -350,7 +610,8 @@ export declare type SignUpRequest = Message<"formsvc.identity.v1.SignUpRequest">
   name: string;
 
   /**
-   * At least 8 characters, at most 200.
+   * At least 8 characters, at most 200, not a common password and hard enough to guess (zxcvbn
+   * score 3 of 4); INVALID_ARGUMENT otherwise, with the reason.
    *
    * @generated from field: string password = 3;
    */
@@ -459,6 +720,105 @@ export declare type SetPasswordResponse = Message<"formsvc.identity.v1.SetPasswo
 export declare const SetPasswordResponseSchema: GenMessage<SetPasswordResponse>;
 
 /**
+ * @generated from message formsvc.identity.v1.RequestPasswordResetRequest
+ */
+export declare type RequestPasswordResetRequest = Message<"formsvc.identity.v1.RequestPasswordResetRequest"> & {
+  /**
+   * @generated from field: string email = 1;
+   */
+  email: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.RequestPasswordResetRequest.
+ * Use `create(RequestPasswordResetRequestSchema)` to create a new message.
+ */
+export declare const RequestPasswordResetRequestSchema: GenMessage<RequestPasswordResetRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.RequestPasswordResetResponse
+ */
+export declare type RequestPasswordResetResponse = Message<"formsvc.identity.v1.RequestPasswordResetResponse"> & {
+};
+
+/**
+ * Describes the message formsvc.identity.v1.RequestPasswordResetResponse.
+ * Use `create(RequestPasswordResetResponseSchema)` to create a new message.
+ */
+export declare const RequestPasswordResetResponseSchema: GenMessage<RequestPasswordResetResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.ResetPasswordRequest
+ */
+export declare type ResetPasswordRequest = Message<"formsvc.identity.v1.ResetPasswordRequest"> & {
+  /**
+   * The token of the mailed link.
+   *
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * @generated from field: string password = 2;
+   */
+  password: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.ResetPasswordRequest.
+ * Use `create(ResetPasswordRequestSchema)` to create a new message.
+ */
+export declare const ResetPasswordRequestSchema: GenMessage<ResetPasswordRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.ResetPasswordResponse
+ */
+export declare type ResetPasswordResponse = Message<"formsvc.identity.v1.ResetPasswordResponse"> & {
+  /**
+   * @generated from field: formsvc.identity.v1.User user = 1;
+   */
+  user?: User | undefined;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.ResetPasswordResponse.
+ * Use `create(ResetPasswordResponseSchema)` to create a new message.
+ */
+export declare const ResetPasswordResponseSchema: GenMessage<ResetPasswordResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.VerifyEmailRequest
+ */
+export declare type VerifyEmailRequest = Message<"formsvc.identity.v1.VerifyEmailRequest"> & {
+  /**
+   * @generated from field: string token = 1;
+   */
+  token: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.VerifyEmailRequest.
+ * Use `create(VerifyEmailRequestSchema)` to create a new message.
+ */
+export declare const VerifyEmailRequestSchema: GenMessage<VerifyEmailRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.VerifyEmailResponse
+ */
+export declare type VerifyEmailResponse = Message<"formsvc.identity.v1.VerifyEmailResponse"> & {
+  /**
+   * @generated from field: formsvc.identity.v1.User user = 1;
+   */
+  user?: User | undefined;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.VerifyEmailResponse.
+ * Use `create(VerifyEmailResponseSchema)` to create a new message.
+ */
+export declare const VerifyEmailResponseSchema: GenMessage<VerifyEmailResponse>;
+
+/**
  * @generated from message formsvc.identity.v1.SetPlanRequest
  */
 export declare type SetPlanRequest = Message<"formsvc.identity.v1.SetPlanRequest"> & {
@@ -540,6 +900,13 @@ export declare type ListWorkspacesRequest = Message<"formsvc.identity.v1.ListWor
    * @generated from field: int32 limit = 2;
    */
   limit: number;
+
+  /**
+   * Reads the page after this position (a next_cursor) instead of by page number.
+   *
+   * @generated from field: string cursor = 3;
+   */
+  cursor: string;
 };
 
 /**
@@ -561,6 +928,13 @@ export declare type ListWorkspacesResponse = Message<"formsvc.identity.v1.ListWo
    * @generated from field: bool has_more = 2;
    */
   hasMore: boolean;
+
+  /**
+   * Where the next page starts; empty on the last page.
+   *
+   * @generated from field: string next_cursor = 3;
+   */
+  nextCursor: string;
 };
 
 /**
@@ -883,6 +1257,188 @@ export declare type DeleteSessionResponse = Message<"formsvc.identity.v1.DeleteS
 export declare const DeleteSessionResponseSchema: GenMessage<DeleteSessionResponse>;
 
 /**
+ * @generated from message formsvc.identity.v1.DeleteUserSessionsRequest
+ */
+export declare type DeleteUserSessionsRequest = Message<"formsvc.identity.v1.DeleteUserSessionsRequest"> & {
+};
+
+/**
+ * Describes the message formsvc.identity.v1.DeleteUserSessionsRequest.
+ * Use `create(DeleteUserSessionsRequestSchema)` to create a new message.
+ */
+export declare const DeleteUserSessionsRequestSchema: GenMessage<DeleteUserSessionsRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.DeleteUserSessionsResponse
+ */
+export declare type DeleteUserSessionsResponse = Message<"formsvc.identity.v1.DeleteUserSessionsResponse"> & {
+  /**
+   * How many sessions ended.
+   *
+   * @generated from field: int32 deleted = 1;
+   */
+  deleted: number;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.DeleteUserSessionsResponse.
+ * Use `create(DeleteUserSessionsResponseSchema)` to create a new message.
+ */
+export declare const DeleteUserSessionsResponseSchema: GenMessage<DeleteUserSessionsResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.BeginIdempotencyRequest
+ */
+export declare type BeginIdempotencyRequest = Message<"formsvc.identity.v1.BeginIdempotencyRequest"> & {
+  /**
+   * @generated from field: string scope = 1;
+   */
+  scope: string;
+
+  /**
+   * @generated from field: string key = 2;
+   */
+  key: string;
+
+  /**
+   * @generated from field: string request_hash = 3;
+   */
+  requestHash: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.BeginIdempotencyRequest.
+ * Use `create(BeginIdempotencyRequestSchema)` to create a new message.
+ */
+export declare const BeginIdempotencyRequestSchema: GenMessage<BeginIdempotencyRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.BeginIdempotencyResponse
+ */
+export declare type BeginIdempotencyResponse = Message<"formsvc.identity.v1.BeginIdempotencyResponse"> & {
+  /**
+   * @generated from field: formsvc.identity.v1.BeginIdempotencyResponse.Outcome outcome = 1;
+   */
+  outcome: BeginIdempotencyResponse_Outcome;
+
+  /**
+   * With OUTCOME_REPLAY: the first answer's HTTP status and body (as the gateway recorded it).
+   *
+   * @generated from field: int32 status = 2;
+   */
+  status: number;
+
+  /**
+   * @generated from field: bytes body = 3;
+   */
+  body: Uint8Array;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.BeginIdempotencyResponse.
+ * Use `create(BeginIdempotencyResponseSchema)` to create a new message.
+ */
+export declare const BeginIdempotencyResponseSchema: GenMessage<BeginIdempotencyResponse>;
+
+/**
+ * @generated from enum formsvc.identity.v1.BeginIdempotencyResponse.Outcome
+ */
+export enum BeginIdempotencyResponse_Outcome {
+  /**
+   * @generated from enum value: OUTCOME_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The key is claimed: run the request, then CompleteIdempotency.
+   *
+   * @generated from enum value: OUTCOME_PROCEED = 1;
+   */
+  PROCEED = 1,
+
+  /**
+   * A request with this key and hash was answered: answer `status` and `body` again.
+   *
+   * @generated from enum value: OUTCOME_REPLAY = 2;
+   */
+  REPLAY = 2,
+
+  /**
+   * The key was used with another request (another hash) within 24 hours.
+   *
+   * @generated from enum value: OUTCOME_MISMATCH = 3;
+   */
+  MISMATCH = 3,
+
+  /**
+   * A request with this key is still running.
+   *
+   * @generated from enum value: OUTCOME_IN_PROGRESS = 4;
+   */
+  IN_PROGRESS = 4,
+}
+
+/**
+ * Describes the enum formsvc.identity.v1.BeginIdempotencyResponse.Outcome.
+ */
+export declare const BeginIdempotencyResponse_OutcomeSchema: GenEnum<BeginIdempotencyResponse_Outcome>;
+
+/**
+ * @generated from message formsvc.identity.v1.CompleteIdempotencyRequest
+ */
+export declare type CompleteIdempotencyRequest = Message<"formsvc.identity.v1.CompleteIdempotencyRequest"> & {
+  /**
+   * @generated from field: string scope = 1;
+   */
+  scope: string;
+
+  /**
+   * @generated from field: string key = 2;
+   */
+  key: string;
+
+  /**
+   * @generated from field: string request_hash = 3;
+   */
+  requestHash: string;
+
+  /**
+   * The answer to repeat (ignored with `release`).
+   *
+   * @generated from field: int32 status = 4;
+   */
+  status: number;
+
+  /**
+   * @generated from field: bytes body = 5;
+   */
+  body: Uint8Array;
+
+  /**
+   * @generated from field: bool release = 6;
+   */
+  release: boolean;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.CompleteIdempotencyRequest.
+ * Use `create(CompleteIdempotencyRequestSchema)` to create a new message.
+ */
+export declare const CompleteIdempotencyRequestSchema: GenMessage<CompleteIdempotencyRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.CompleteIdempotencyResponse
+ */
+export declare type CompleteIdempotencyResponse = Message<"formsvc.identity.v1.CompleteIdempotencyResponse"> & {
+};
+
+/**
+ * Describes the message formsvc.identity.v1.CompleteIdempotencyResponse.
+ * Use `create(CompleteIdempotencyResponseSchema)` to create a new message.
+ */
+export declare const CompleteIdempotencyResponseSchema: GenMessage<CompleteIdempotencyResponse>;
+
+/**
  * @generated from enum formsvc.identity.v1.Plan
  */
 export enum Plan {
@@ -908,6 +1464,10 @@ export enum Plan {
 export declare const PlanSchema: GenEnum<Plan>;
 
 /**
+ * Who may do what in a workspace. Everyone: see and build its forms, responses and webhooks.
+ * Admin: also add, invite, remove members and change their roles, and delete (trash) forms.
+ * Owner (one per workspace, its creator): also change the plan.
+ *
  * @generated from enum formsvc.identity.v1.Role
  */
 export enum Role {
@@ -925,6 +1485,11 @@ export enum Role {
    * @generated from enum value: ROLE_MEMBER = 2;
    */
   MEMBER = 2,
+
+  /**
+   * @generated from enum value: ROLE_ADMIN = 3;
+   */
+  ADMIN = 3,
 }
 
 /**
@@ -941,7 +1506,7 @@ export declare const RoleSchema: GenEnum<Role>;
  */
 export declare const IdentityService: GenService<{
   /**
-   * Operator: creates a user with a personal workspace.
+   * Operator: creates a user with a personal workspace (and a password, when given).
    *
    * @generated from rpc formsvc.identity.v1.IdentityService.CreateUser
    */
@@ -963,8 +1528,9 @@ export declare const IdentityService: GenService<{
     output: typeof CreateWorkspaceResponseSchema;
   },
   /**
-   * Operator: adds an existing user to a workspace.
-   * Caller: the same, when the caller is a member of the workspace (NOT_FOUND otherwise).
+   * Operator: adds an existing user to a workspace, as a member or an admin.
+   * Caller: the same, when the caller is the workspace's owner or an admin (NOT_FOUND for a workspace
+   * the caller is not a member of; PERMISSION_DENIED for a plain member).
    *
    * @generated from rpc formsvc.identity.v1.IdentityService.AddMember
    */
@@ -974,6 +1540,19 @@ export declare const IdentityService: GenService<{
     output: typeof AddMemberResponseSchema;
   },
   /**
+   * Operator or caller (owner or admin, as AddMember): adds the user of `email` at once when one exists;
+   * otherwise mails an invitation link (single use, valid 7 days) that signs its holder up into the
+   * workspace, the mail written in the same transaction as the link.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.InviteMember
+   */
+  inviteMember: {
+    methodKind: "unary";
+    input: typeof InviteMemberRequestSchema;
+    output: typeof InviteMemberResponseSchema;
+  },
+  /**
+   * Operator (no caller; also submissions, to mail a form's notifications): the members of any workspace.
    * Caller: the members of a workspace the caller is a member of; NOT_FOUND otherwise.
    *
    * @generated from rpc formsvc.identity.v1.IdentityService.ListMembers
@@ -984,7 +1563,30 @@ export declare const IdentityService: GenService<{
     output: typeof ListMembersResponseSchema;
   },
   /**
-   * Operator only (a call with a caller is PERMISSION_DENIED): changes a workspace's plan.
+   * Operator or caller (owner or admin): makes a member an admin or an admin a member. The owner's role
+   * does not change (FAILED_PRECONDITION) and no one else becomes owner (INVALID_ARGUMENT).
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.SetMemberRole
+   */
+  setMemberRole: {
+    methodKind: "unary";
+    input: typeof SetMemberRoleRequestSchema;
+    output: typeof SetMemberRoleResponseSchema;
+  },
+  /**
+   * Operator or caller (owner or admin; or anyone but the owner removing themselves): ends a membership.
+   * Keys and sessions act as their person, and every call on a workspace reads its membership, so the
+   * removed person's next call on the workspace is refused, whatever key or session it carries.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.RemoveMember
+   */
+  removeMember: {
+    methodKind: "unary";
+    input: typeof RemoveMemberRequestSchema;
+    output: typeof RemoveMemberResponseSchema;
+  },
+  /**
+   * Operator, or the workspace's owner (PERMISSION_DENIED for anyone else): changes a workspace's plan.
    *
    * @generated from rpc formsvc.identity.v1.IdentityService.SetPlan
    */
@@ -992,6 +1594,29 @@ export declare const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof SetPlanRequestSchema;
     output: typeof SetPlanResponseSchema;
+  },
+  /**
+   * App (no caller): what an invitation link invites to, for its page; INVALID_ARGUMENT with one message
+   * for an unknown, used or expired link.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.GetInvitation
+   */
+  getInvitation: {
+    methodKind: "unary";
+    input: typeof GetInvitationRequestSchema;
+    output: typeof GetInvitationResponseSchema;
+  },
+  /**
+   * App: takes an invitation link once. Without a caller it signs the invited email up (name, password
+   * as SignUp; the email counts as verified) into the workspace; with a caller whose email is the
+   * invited one it adds the caller. ALREADY_EXISTS without a caller when the email has an account.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.AcceptInvitation
+   */
+  acceptInvitation: {
+    methodKind: "unary";
+    input: typeof AcceptInvitationRequestSchema;
+    output: typeof AcceptInvitationResponseSchema;
   },
   /**
    * App (no caller): creates a user with a personal free workspace and a password (stored as a
@@ -1025,6 +1650,38 @@ export declare const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof SetPasswordRequestSchema;
     output: typeof SetPasswordResponseSchema;
+  },
+  /**
+   * App (no caller): mails a link to set a new password (single use, valid an hour) when a user has
+   * this email. Answers the same whether or not one has, so it tells nobody which emails have accounts.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.RequestPasswordReset
+   */
+  requestPasswordReset: {
+    methodKind: "unary";
+    input: typeof RequestPasswordResetRequestSchema;
+    output: typeof RequestPasswordResetResponseSchema;
+  },
+  /**
+   * App (no caller): sets the password of the link's user and ends every session of theirs; the link
+   * works once. INVALID_ARGUMENT with one message for an unknown, used or expired link; or a weak password.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.ResetPassword
+   */
+  resetPassword: {
+    methodKind: "unary";
+    input: typeof ResetPasswordRequestSchema;
+    output: typeof ResetPasswordResponseSchema;
+  },
+  /**
+   * App (no caller): confirms the email the link was mailed to at sign-up (single use, valid 7 days).
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.VerifyEmail
+   */
+  verifyEmail: {
+    methodKind: "unary";
+    input: typeof VerifyEmailRequestSchema;
+    output: typeof VerifyEmailResponseSchema;
   },
   /**
    * Caller: the calling user.
@@ -1127,6 +1784,39 @@ export declare const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof DeleteSessionRequestSchema;
     output: typeof DeleteSessionResponseSchema;
+  },
+  /**
+   * Caller: deletes every session of the calling user ("sign out everywhere").
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.DeleteUserSessions
+   */
+  deleteUserSessions: {
+    methodKind: "unary";
+    input: typeof DeleteUserSessionsRequestSchema;
+    output: typeof DeleteUserSessionsResponseSchema;
+  },
+  /**
+   * Gateway: claims an Idempotency-Key within `scope` (an API key, or a form's respondents) for a
+   * request whose content hashes to `request_hash`. The key is held for 24 hours; a claim whose request
+   * never completed is let go after a minute (its gateway died), so a repeat can then run it again.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.BeginIdempotency
+   */
+  beginIdempotency: {
+    methodKind: "unary";
+    input: typeof BeginIdempotencyRequestSchema;
+    output: typeof BeginIdempotencyResponseSchema;
+  },
+  /**
+   * Gateway: records the answer of a request BeginIdempotency let run, so repeats answer it; or, with
+   * `release`, lets the key go (the request failed at our end and may be tried again with it).
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.CompleteIdempotency
+   */
+  completeIdempotency: {
+    methodKind: "unary";
+    input: typeof CompleteIdempotencyRequestSchema;
+    output: typeof CompleteIdempotencyResponseSchema;
   },
 }>;
 

@@ -9,7 +9,7 @@ import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
  * Describes the file formsvc/identity/v1/identity.proto.
  */
 export const file_formsvc_identity_v1_identity = /*@__PURE__*/
-  fileDesc("CiJmb3Jtc3ZjL2lkZW50aXR5L3YxL2lkZW50aXR5LnByb3RvEhNmb3Jtc3ZjLmlkZW50aXR5LnYxIl8KBFVzZXISCgoCaWQYASABKAkSDQoFZW1haWwYAiABKAkSDAoEbmFtZRgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCInCgxFbnRpdGxlbWVudHMSFwoPcmVtb3ZlX2JyYW5kaW5nGAEgASgIItsBCglXb3Jrc3BhY2USCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRInCgRwbGFuGAMgASgOMhkuZm9ybXN2Yy5pZGVudGl0eS52MS5QbGFuEjcKDGVudGl0bGVtZW50cxgEIAEoCzIhLmZvcm1zdmMuaWRlbnRpdHkudjEuRW50aXRsZW1lbnRzEhAKCG93bmVyX2lkGAUgASgJEhAKCHBlcnNvbmFsGAYgASgIEi4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIpQBCgZBcGlLZXkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIOCgZwcmVmaXgYAyABKAkSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMbGFzdF91c2VkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJZChFDcmVhdGVVc2VyUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIMCgRuYW1lGAIgASgJEicKBHBsYW4YAyABKA4yGS5mb3Jtc3ZjLmlkZW50aXR5LnYxLlBsYW4icAoSQ3JlYXRlVXNlclJlc3BvbnNlEicKBHVzZXIYASABKAsyGS5mb3Jtc3ZjLmlkZW50aXR5LnYxLlVzZXISMQoJd29ya3NwYWNlGAIgASgLMh4uZm9ybXN2Yy5pZGVudGl0eS52MS5Xb3Jrc3BhY2UiZAoWQ3JlYXRlV29ya3NwYWNlUmVxdWVzdBITCgtvd25lcl9lbWFpbBgBIAEoCRIMCgRuYW1lGAIgASgJEicKBHBsYW4YAyABKA4yGS5mb3Jtc3ZjLmlkZW50aXR5LnYxLlBsYW4iTAoXQ3JlYXRlV29ya3NwYWNlUmVzcG9uc2USMQoJd29ya3NwYWNlGAEgASgLMh4uZm9ybXN2Yy5pZGVudGl0eS52MS5Xb3Jrc3BhY2UiNwoQQWRkTWVtYmVyUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDQoFZW1haWwYAiABKAkibwoRQWRkTWVtYmVyUmVzcG9uc2USMQoJd29ya3NwYWNlGAEgASgLMh4uZm9ybXN2Yy5pZGVudGl0eS52MS5Xb3Jrc3BhY2USJwoEdXNlchgCIAEoCzIZLmZvcm1zdmMuaWRlbnRpdHkudjEuVXNlciKJAQoGTWVtYmVyEicKBHVzZXIYASABKAsyGS5mb3Jtc3ZjLmlkZW50aXR5LnYxLlVzZXISJwoEcm9sZRgCIAEoDjIZLmZvcm1zdmMuaWRlbnRpdHkudjEuUm9sZRItCglqb2luZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIioKEkxpc3RNZW1iZXJzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkiQwoTTGlzdE1lbWJlcnNSZXNwb25zZRIsCgdtZW1iZXJzGAEgAygLMhsuZm9ybXN2Yy5pZGVudGl0eS52MS5NZW1iZXIiPgoNU2lnblVwUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIMCgRuYW1lGAIgASgJEhAKCHBhc3N3b3JkGAMgASgJImwKDlNpZ25VcFJlc3BvbnNlEicKBHVzZXIYASABKAsyGS5mb3Jtc3ZjLmlkZW50aXR5LnYxLlVzZXISMQoJd29ya3NwYWNlGAIgASgLMh4uZm9ybXN2Yy5pZGVudGl0eS52MS5Xb3Jrc3BhY2UiOAoVVmVyaWZ5UGFzc3dvcmRSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJIkEKFlZlcmlmeVBhc3N3b3JkUmVzcG9uc2USJwoEdXNlchgBIAEoCzIZLmZvcm1zdmMuaWRlbnRpdHkudjEuVXNlciI1ChJTZXRQYXNzd29yZFJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkiPgoTU2V0UGFzc3dvcmRSZXNwb25zZRInCgR1c2VyGAEgASgLMhkuZm9ybXN2Yy5pZGVudGl0eS52MS5Vc2VyIk8KDlNldFBsYW5SZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRInCgRwbGFuGAIgASgOMhkuZm9ybXN2Yy5pZGVudGl0eS52MS5QbGFuIkQKD1NldFBsYW5SZXNwb25zZRIxCgl3b3Jrc3BhY2UYASABKAsyHi5mb3Jtc3ZjLmlkZW50aXR5LnYxLldvcmtzcGFjZSIXChVHZXRDdXJyZW50VXNlclJlcXVlc3QiQQoWR2V0Q3VycmVudFVzZXJSZXNwb25zZRInCgR1c2VyGAEgASgLMhkuZm9ybXN2Yy5pZGVudGl0eS52MS5Vc2VyIjQKFUxpc3RXb3Jrc3BhY2VzUmVxdWVzdBIMCgRwYWdlGAEgASgFEg0KBWxpbWl0GAIgASgFIl4KFkxpc3RXb3Jrc3BhY2VzUmVzcG9uc2USMgoKd29ya3NwYWNlcxgBIAMoCzIeLmZvcm1zdmMuaWRlbnRpdHkudjEuV29ya3NwYWNlEhAKCGhhc19tb3JlGAIgASgIIisKE0dldFdvcmtzcGFjZVJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJIkkKFEdldFdvcmtzcGFjZVJlc3BvbnNlEjEKCXdvcmtzcGFjZRgBIAEoCzIeLmZvcm1zdmMuaWRlbnRpdHkudjEuV29ya3NwYWNlIjcKH0dldFdvcmtzcGFjZUVudGl0bGVtZW50c1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJIlsKIEdldFdvcmtzcGFjZUVudGl0bGVtZW50c1Jlc3BvbnNlEjcKDGVudGl0bGVtZW50cxgBIAEoCzIhLmZvcm1zdmMuaWRlbnRpdHkudjEuRW50aXRsZW1lbnRzIjIKE0NyZWF0ZUFwaUtleVJlcXVlc3QSDQoFZW1haWwYASABKAkSDAoEbmFtZRgCIAEoCSJRChRDcmVhdGVBcGlLZXlSZXNwb25zZRIsCgdhcGlfa2V5GAEgASgLMhsuZm9ybXN2Yy5pZGVudGl0eS52MS5BcGlLZXkSCwoDa2V5GAIgASgJIiMKEkxpc3RBcGlLZXlzUmVxdWVzdBINCgVlbWFpbBgBIAEoCSJEChNMaXN0QXBpS2V5c1Jlc3BvbnNlEi0KCGFwaV9rZXlzGAEgAygLMhsuZm9ybXN2Yy5pZGVudGl0eS52MS5BcGlLZXkiIQoTRGVsZXRlQXBpS2V5UmVxdWVzdBIKCgJpZBgBIAEoCSIWChREZWxldGVBcGlLZXlSZXNwb25zZSIoChlBdXRoZW50aWNhdGVBcGlLZXlSZXF1ZXN0EgsKA2tleRgBIAEoCSJZChpBdXRoZW50aWNhdGVBcGlLZXlSZXNwb25zZRInCgR1c2VyGAEgASgLMhkuZm9ybXN2Yy5pZGVudGl0eS52MS5Vc2VyEhIKCmFwaV9rZXlfaWQYAiABKAkiJwoUQ3JlYXRlU2Vzc2lvblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSJWChVDcmVhdGVTZXNzaW9uUmVzcG9uc2USDQoFdG9rZW4YASABKAkSLgoKZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiJgoVUmVzb2x2ZVNlc3Npb25SZXF1ZXN0Eg0KBXRva2VuGAEgASgJInEKFlJlc29sdmVTZXNzaW9uUmVzcG9uc2USJwoEdXNlchgBIAEoCzIZLmZvcm1zdmMuaWRlbnRpdHkudjEuVXNlchIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIlChREZWxldGVTZXNzaW9uUmVxdWVzdBINCgV0b2tlbhgBIAEoCSIXChVEZWxldGVTZXNzaW9uUmVzcG9uc2UqOQoEUGxhbhIUChBQTEFOX1VOU1BFQ0lGSUVEEAASDQoJUExBTl9GUkVFEAESDAoIUExBTl9QUk8QAio9CgRSb2xlEhQKEFJPTEVfVU5TUEVDSUZJRUQQABIOCgpST0xFX09XTkVSEAESDwoLUk9MRV9NRU1CRVIQAjK1DwoPSWRlbnRpdHlTZXJ2aWNlEl0KCkNyZWF0ZVVzZXISJi5mb3Jtc3ZjLmlkZW50aXR5LnYxLkNyZWF0ZVVzZXJSZXF1ZXN0GicuZm9ybXN2Yy5pZGVudGl0eS52MS5DcmVhdGVVc2VyUmVzcG9uc2USbAoPQ3JlYXRlV29ya3NwYWNlEisuZm9ybXN2Yy5pZGVudGl0eS52MS5DcmVhdGVXb3Jrc3BhY2VSZXF1ZXN0GiwuZm9ybXN2Yy5pZGVudGl0eS52MS5DcmVhdGVXb3Jrc3BhY2VSZXNwb25zZRJaCglBZGRNZW1iZXISJS5mb3Jtc3ZjLmlkZW50aXR5LnYxLkFkZE1lbWJlclJlcXVlc3QaJi5mb3Jtc3ZjLmlkZW50aXR5LnYxLkFkZE1lbWJlclJlc3BvbnNlEmAKC0xpc3RNZW1iZXJzEicuZm9ybXN2Yy5pZGVudGl0eS52MS5MaXN0TWVtYmVyc1JlcXVlc3QaKC5mb3Jtc3ZjLmlkZW50aXR5LnYxLkxpc3RNZW1iZXJzUmVzcG9uc2USVAoHU2V0UGxhbhIjLmZvcm1zdmMuaWRlbnRpdHkudjEuU2V0UGxhblJlcXVlc3QaJC5mb3Jtc3ZjLmlkZW50aXR5LnYxLlNldFBsYW5SZXNwb25zZRJRCgZTaWduVXASIi5mb3Jtc3ZjLmlkZW50aXR5LnYxLlNpZ25VcFJlcXVlc3QaIy5mb3Jtc3ZjLmlkZW50aXR5LnYxLlNpZ25VcFJlc3BvbnNlEmkKDlZlcmlmeVBhc3N3b3JkEiouZm9ybXN2Yy5pZGVudGl0eS52MS5WZXJpZnlQYXNzd29yZFJlcXVlc3QaKy5mb3Jtc3ZjLmlkZW50aXR5LnYxLlZlcmlmeVBhc3N3b3JkUmVzcG9uc2USYAoLU2V0UGFzc3dvcmQSJy5mb3Jtc3ZjLmlkZW50aXR5LnYxLlNldFBhc3N3b3JkUmVxdWVzdBooLmZvcm1zdmMuaWRlbnRpdHkudjEuU2V0UGFzc3dvcmRSZXNwb25zZRJpCg5HZXRDdXJyZW50VXNlchIqLmZvcm1zdmMuaWRlbnRpdHkudjEuR2V0Q3VycmVudFVzZXJSZXF1ZXN0GisuZm9ybXN2Yy5pZGVudGl0eS52MS5HZXRDdXJyZW50VXNlclJlc3BvbnNlEmkKDkxpc3RXb3Jrc3BhY2VzEiouZm9ybXN2Yy5pZGVudGl0eS52MS5MaXN0V29ya3NwYWNlc1JlcXVlc3QaKy5mb3Jtc3ZjLmlkZW50aXR5LnYxLkxpc3RXb3Jrc3BhY2VzUmVzcG9uc2USYwoMR2V0V29ya3NwYWNlEiguZm9ybXN2Yy5pZGVudGl0eS52MS5HZXRXb3Jrc3BhY2VSZXF1ZXN0GikuZm9ybXN2Yy5pZGVudGl0eS52MS5HZXRXb3Jrc3BhY2VSZXNwb25zZRKHAQoYR2V0V29ya3NwYWNlRW50aXRsZW1lbnRzEjQuZm9ybXN2Yy5pZGVudGl0eS52MS5HZXRXb3Jrc3BhY2VFbnRpdGxlbWVudHNSZXF1ZXN0GjUuZm9ybXN2Yy5pZGVudGl0eS52MS5HZXRXb3Jrc3BhY2VFbnRpdGxlbWVudHNSZXNwb25zZRJjCgxDcmVhdGVBcGlLZXkSKC5mb3Jtc3ZjLmlkZW50aXR5LnYxLkNyZWF0ZUFwaUtleVJlcXVlc3QaKS5mb3Jtc3ZjLmlkZW50aXR5LnYxLkNyZWF0ZUFwaUtleVJlc3BvbnNlEmAKC0xpc3RBcGlLZXlzEicuZm9ybXN2Yy5pZGVudGl0eS52MS5MaXN0QXBpS2V5c1JlcXVlc3QaKC5mb3Jtc3ZjLmlkZW50aXR5LnYxLkxpc3RBcGlLZXlzUmVzcG9uc2USYwoMRGVsZXRlQXBpS2V5EiguZm9ybXN2Yy5pZGVudGl0eS52MS5EZWxldGVBcGlLZXlSZXF1ZXN0GikuZm9ybXN2Yy5pZGVudGl0eS52MS5EZWxldGVBcGlLZXlSZXNwb25zZRJ1ChJBdXRoZW50aWNhdGVBcGlLZXkSLi5mb3Jtc3ZjLmlkZW50aXR5LnYxLkF1dGhlbnRpY2F0ZUFwaUtleVJlcXVlc3QaLy5mb3Jtc3ZjLmlkZW50aXR5LnYxLkF1dGhlbnRpY2F0ZUFwaUtleVJlc3BvbnNlEmYKDUNyZWF0ZVNlc3Npb24SKS5mb3Jtc3ZjLmlkZW50aXR5LnYxLkNyZWF0ZVNlc3Npb25SZXF1ZXN0GiouZm9ybXN2Yy5pZGVudGl0eS52MS5DcmVhdGVTZXNzaW9uUmVzcG9uc2USaQoOUmVzb2x2ZVNlc3Npb24SKi5mb3Jtc3ZjLmlkZW50aXR5LnYxLlJlc29sdmVTZXNzaW9uUmVxdWVzdBorLmZvcm1zdmMuaWRlbnRpdHkudjEuUmVzb2x2ZVNlc3Npb25SZXNwb25zZRJmCg1EZWxldGVTZXNzaW9uEikuZm9ybXN2Yy5pZGVudGl0eS52MS5EZWxldGVTZXNzaW9uUmVxdWVzdBoqLmZvcm1zdmMuaWRlbnRpdHkudjEuRGVsZXRlU2Vzc2lvblJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("CiJmb3Jtc3ZjL2lkZW50aXR5L3YxL2lkZW50aXR5LnByb3RvEhNmb3Jtc3ZjLmlkZW50aXR5LnYxIncKBFVzZXISCgoCaWQYASABKAkSDQoFZW1haWwYAiABKAkSDAoEbmFtZRgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5lbWFpbF92ZXJpZmllZBgFIAEoCCInCgxFbnRpdGxlbWVudHMSFwoPcmVtb3ZlX2JyYW5kaW5nGAEgASgIIoQCCglXb3Jrc3BhY2USCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRInCgRwbGFuGAMgASgOMhkuZm9ybXN2Yy5pZGVudGl0eS52MS5QbGFuEjcKDGVudGl0bGVtZW50cxgEIAEoCzIhLmZvcm1zdmMuaWRlbnRpdHkudjEuRW50aXRsZW1lbnRzEhAKCG93bmVyX2lkGAUgASgJEhAKCHBlcnNvbmFsGAYgASgIEi4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEicKBHJvbGUYCCABKA4yGS5mb3Jtc3ZjLmlkZW50aXR5LnYxLlJvbGUilAEKBkFwaUtleRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnByZWZpeBgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxsYXN0X3VzZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImsKEUNyZWF0ZVVzZXJSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEgwKBG5hbWUYAiABKAkSJwoEcGxhbhgDIAEoDjIZLmZvcm1zdmMuaWRlbnRpdHkudjEuUGxhbhIQCghwYXNzd29yZBgEIAEoCSJwChJDcmVhdGVVc2VyUmVzcG9uc2USJwoEdXNlchgBIAEoCzIZLmZvcm1zdmMuaWRlbnRpdHkudjEuVXNlchIxCgl3b3Jrc3BhY2UYAiABKAsyHi5mb3Jtc3ZjLmlkZW50aXR5LnYxLldvcmtzcGFjZSJkChZDcmVhdGVXb3Jrc3BhY2VSZXF1ZXN0EhMKC293bmVyX2VtYWlsGAEgASgJEgwKBG5hbWUYAiABKAkSJwoEcGxhbhgDIAEoDjIZLmZvcm1zdmMuaWRlbnRpdHkudjEuUGxhbiJMChdDcmVhdGVXb3Jrc3BhY2VSZXNwb25zZRIxCgl3b3Jrc3BhY2UYASABKAsyHi5mb3Jtc3ZjLmlkZW50aXR5LnYxLldvcmtzcGFjZSJgChBBZGRNZW1iZXJSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRINCgVlbWFpbBgCIAEoCRInCgRyb2xlGAMgASgOMhkuZm9ybXN2Yy5pZGVudGl0eS52MS5Sb2xlIm8KEUFkZE1lbWJlclJlc3BvbnNlEjEKCXdvcmtzcGFjZRgBIAEoCzIeLmZvcm1zdmMuaWRlbnRpdHkudjEuV29ya3NwYWNlEicKBHVzZXIYAiABKAsyGS5mb3Jtc3ZjLmlkZW50aXR5LnYxLlVzZXIiiQEKBk1lbWJlchInCgR1c2VyGAEgASgLMhkuZm9ybXN2Yy5pZGVudGl0eS52MS5Vc2VyEicKBHJvbGUYAiABKA4yGS5mb3Jtc3ZjLmlkZW50aXR5LnYxLlJvbGUSLQoJam9pbmVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIqChJMaXN0TWVtYmVyc1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJIkMKE0xpc3RNZW1iZXJzUmVzcG9uc2USLAoHbWVtYmVycxgBIAMoCzIbLmZvcm1zdmMuaWRlbnRpdHkudjEuTWVtYmVyImMKE0ludml0ZU1lbWJlclJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEg0KBWVtYWlsGAIgASgJEicKBHJvbGUYAyABKA4yGS5mb3Jtc3ZjLmlkZW50aXR5LnYxLlJvbGUiUAoUSW52aXRlTWVtYmVyUmVzcG9uc2USJwoEdXNlchgBIAEoCzIZLmZvcm1zdmMuaWRlbnRpdHkudjEuVXNlchIPCgdpbnZpdGVkGAIgASgIImYKFFNldE1lbWJlclJvbGVSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEicKBHJvbGUYAyABKA4yGS5mb3Jtc3ZjLmlkZW50aXR5LnYxLlJvbGUiRAoVU2V0TWVtYmVyUm9sZVJlc3BvbnNlEisKBm1lbWJlchgBIAEoCzIbLmZvcm1zdmMuaWRlbnRpdHkudjEuTWVtYmVyIjwKE1JlbW92ZU1lbWJlclJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiFgoUUmVtb3ZlTWVtYmVyUmVzcG9uc2UiJQoUR2V0SW52aXRhdGlvblJlcXVlc3QSDQoFdG9rZW4YASABKAkilQEKFUdldEludml0YXRpb25SZXNwb25zZRINCgVlbWFpbBgBIAEoCRIWCg53b3Jrc3BhY2VfbmFtZRgCIAEoCRIUCgxpbnZpdGVyX25hbWUYAyABKAkSJwoEcm9sZRgEIAEoDjIZLmZvcm1zdmMuaWRlbnRpdHkudjEuUm9sZRIWCg5hY2NvdW50X2V4aXN0cxgFIAEoCCJIChdBY2NlcHRJbnZpdGF0aW9uUmVxdWVzdBINCgV0b2tlbhgBIAEoCRIMCgRuYW1lGAIgASgJEhAKCHBhc3N3b3JkGAMgASgJInYKGEFjY2VwdEludml0YXRpb25SZXNwb25zZRInCgR1c2VyGAEgASgLMhkuZm9ybXN2Yy5pZGVudGl0eS52MS5Vc2VyEjEKCXdvcmtzcGFjZRgCIAEoCzIeLmZvcm1zdmMuaWRlbnRpdHkudjEuV29ya3NwYWNlIj4KDVNpZ25VcFJlcXVlc3QSDQoFZW1haWwYASABKAkSDAoEbmFtZRgCIAEoCRIQCghwYXNzd29yZBgDIAEoCSJsCg5TaWduVXBSZXNwb25zZRInCgR1c2VyGAEgASgLMhkuZm9ybXN2Yy5pZGVudGl0eS52MS5Vc2VyEjEKCXdvcmtzcGFjZRgCIAEoCzIeLmZvcm1zdmMuaWRlbnRpdHkudjEuV29ya3NwYWNlIjgKFVZlcmlmeVBhc3N3b3JkUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCSJBChZWZXJpZnlQYXNzd29yZFJlc3BvbnNlEicKBHVzZXIYASABKAsyGS5mb3Jtc3ZjLmlkZW50aXR5LnYxLlVzZXIiNQoSU2V0UGFzc3dvcmRSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJIj4KE1NldFBhc3N3b3JkUmVzcG9uc2USJwoEdXNlchgBIAEoCzIZLmZvcm1zdmMuaWRlbnRpdHkudjEuVXNlciIsChtSZXF1ZXN0UGFzc3dvcmRSZXNldFJlcXVlc3QSDQoFZW1haWwYASABKAkiHgocUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXNwb25zZSI3ChRSZXNldFBhc3N3b3JkUmVxdWVzdBINCgV0b2tlbhgBIAEoCRIQCghwYXNzd29yZBgCIAEoCSJAChVSZXNldFBhc3N3b3JkUmVzcG9uc2USJwoEdXNlchgBIAEoCzIZLmZvcm1zdmMuaWRlbnRpdHkudjEuVXNlciIjChJWZXJpZnlFbWFpbFJlcXVlc3QSDQoFdG9rZW4YASABKAkiPgoTVmVyaWZ5RW1haWxSZXNwb25zZRInCgR1c2VyGAEgASgLMhkuZm9ybXN2Yy5pZGVudGl0eS52MS5Vc2VyIk8KDlNldFBsYW5SZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRInCgRwbGFuGAIgASgOMhkuZm9ybXN2Yy5pZGVudGl0eS52MS5QbGFuIkQKD1NldFBsYW5SZXNwb25zZRIxCgl3b3Jrc3BhY2UYASABKAsyHi5mb3Jtc3ZjLmlkZW50aXR5LnYxLldvcmtzcGFjZSIXChVHZXRDdXJyZW50VXNlclJlcXVlc3QiQQoWR2V0Q3VycmVudFVzZXJSZXNwb25zZRInCgR1c2VyGAEgASgLMhkuZm9ybXN2Yy5pZGVudGl0eS52MS5Vc2VyIkQKFUxpc3RXb3Jrc3BhY2VzUmVxdWVzdBIMCgRwYWdlGAEgASgFEg0KBWxpbWl0GAIgASgFEg4KBmN1cnNvchgDIAEoCSJzChZMaXN0V29ya3NwYWNlc1Jlc3BvbnNlEjIKCndvcmtzcGFjZXMYASADKAsyHi5mb3Jtc3ZjLmlkZW50aXR5LnYxLldvcmtzcGFjZRIQCghoYXNfbW9yZRgCIAEoCBITCgtuZXh0X2N1cnNvchgDIAEoCSIrChNHZXRXb3Jrc3BhY2VSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCSJJChRHZXRXb3Jrc3BhY2VSZXNwb25zZRIxCgl3b3Jrc3BhY2UYASABKAsyHi5mb3Jtc3ZjLmlkZW50aXR5LnYxLldvcmtzcGFjZSI3Ch9HZXRXb3Jrc3BhY2VFbnRpdGxlbWVudHNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCSJbCiBHZXRXb3Jrc3BhY2VFbnRpdGxlbWVudHNSZXNwb25zZRI3CgxlbnRpdGxlbWVudHMYASABKAsyIS5mb3Jtc3ZjLmlkZW50aXR5LnYxLkVudGl0bGVtZW50cyIyChNDcmVhdGVBcGlLZXlSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEgwKBG5hbWUYAiABKAkiUQoUQ3JlYXRlQXBpS2V5UmVzcG9uc2USLAoHYXBpX2tleRgBIAEoCzIbLmZvcm1zdmMuaWRlbnRpdHkudjEuQXBpS2V5EgsKA2tleRgCIAEoCSIjChJMaXN0QXBpS2V5c1JlcXVlc3QSDQoFZW1haWwYASABKAkiRAoTTGlzdEFwaUtleXNSZXNwb25zZRItCghhcGlfa2V5cxgBIAMoCzIbLmZvcm1zdmMuaWRlbnRpdHkudjEuQXBpS2V5IiEKE0RlbGV0ZUFwaUtleVJlcXVlc3QSCgoCaWQYASABKAkiFgoURGVsZXRlQXBpS2V5UmVzcG9uc2UiKAoZQXV0aGVudGljYXRlQXBpS2V5UmVxdWVzdBILCgNrZXkYASABKAkiWQoaQXV0aGVudGljYXRlQXBpS2V5UmVzcG9uc2USJwoEdXNlchgBIAEoCzIZLmZvcm1zdmMuaWRlbnRpdHkudjEuVXNlchISCgphcGlfa2V5X2lkGAIgASgJIicKFENyZWF0ZVNlc3Npb25SZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkiVgoVQ3JlYXRlU2Vzc2lvblJlc3BvbnNlEg0KBXRva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIiYKFVJlc29sdmVTZXNzaW9uUmVxdWVzdBINCgV0b2tlbhgBIAEoCSJxChZSZXNvbHZlU2Vzc2lvblJlc3BvbnNlEicKBHVzZXIYASABKAsyGS5mb3Jtc3ZjLmlkZW50aXR5LnYxLlVzZXISLgoKZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiJQoURGVsZXRlU2Vzc2lvblJlcXVlc3QSDQoFdG9rZW4YASABKAkiFwoVRGVsZXRlU2Vzc2lvblJlc3BvbnNlIhsKGURlbGV0ZVVzZXJTZXNzaW9uc1JlcXVlc3QiLQoaRGVsZXRlVXNlclNlc3Npb25zUmVzcG9uc2USDwoHZGVsZXRlZBgBIAEoBSJLChdCZWdpbklkZW1wb3RlbmN5UmVxdWVzdBINCgVzY29wZRgBIAEoCRILCgNrZXkYAiABKAkSFAoMcmVxdWVzdF9oYXNoGAMgASgJIvwBChhCZWdpbklkZW1wb3RlbmN5UmVzcG9uc2USRgoHb3V0Y29tZRgBIAEoDjI1LmZvcm1zdmMuaWRlbnRpdHkudjEuQmVnaW5JZGVtcG90ZW5jeVJlc3BvbnNlLk91dGNvbWUSDgoGc3RhdHVzGAIgASgFEgwKBGJvZHkYAyABKAwiegoHT3V0Y29tZRIXChNPVVRDT01FX1VOU1BFQ0lGSUVEEAASEwoPT1VUQ09NRV9QUk9DRUVEEAESEgoOT1VUQ09NRV9SRVBMQVkQAhIUChBPVVRDT01FX01JU01BVENIEAMSFwoTT1VUQ09NRV9JTl9QUk9HUkVTUxAEIn0KGkNvbXBsZXRlSWRlbXBvdGVuY3lSZXF1ZXN0Eg0KBXNjb3BlGAEgASgJEgsKA2tleRgCIAEoCRIUCgxyZXF1ZXN0X2hhc2gYAyABKAkSDgoGc3RhdHVzGAQgASgFEgwKBGJvZHkYBSABKAwSDwoHcmVsZWFzZRgGIAEoCCIdChtDb21wbGV0ZUlkZW1wb3RlbmN5UmVzcG9uc2UqOQoEUGxhbhIUChBQTEFOX1VOU1BFQ0lGSUVEEAASDQoJUExBTl9GUkVFEAESDAoIUExBTl9QUk8QAipNCgRSb2xlEhQKEFJPTEVfVU5TUEVDSUZJRUQQABIOCgpST0xFX09XTkVSEAESDwoLUk9MRV9NRU1CRVIQAhIOCgpST0xFX0FETUlOEAMy6RgKD0lkZW50aXR5U2VydmljZRJdCgpDcmVhdGVVc2VyEiYuZm9ybXN2Yy5pZGVudGl0eS52MS5DcmVhdGVVc2VyUmVxdWVzdBonLmZvcm1zdmMuaWRlbnRpdHkudjEuQ3JlYXRlVXNlclJlc3BvbnNlEmwKD0NyZWF0ZVdvcmtzcGFjZRIrLmZvcm1zdmMuaWRlbnRpdHkudjEuQ3JlYXRlV29ya3NwYWNlUmVxdWVzdBosLmZvcm1zdmMuaWRlbnRpdHkudjEuQ3JlYXRlV29ya3NwYWNlUmVzcG9uc2USWgoJQWRkTWVtYmVyEiUuZm9ybXN2Yy5pZGVudGl0eS52MS5BZGRNZW1iZXJSZXF1ZXN0GiYuZm9ybXN2Yy5pZGVudGl0eS52MS5BZGRNZW1iZXJSZXNwb25zZRJjCgxJbnZpdGVNZW1iZXISKC5mb3Jtc3ZjLmlkZW50aXR5LnYxLkludml0ZU1lbWJlclJlcXVlc3QaKS5mb3Jtc3ZjLmlkZW50aXR5LnYxLkludml0ZU1lbWJlclJlc3BvbnNlEmAKC0xpc3RNZW1iZXJzEicuZm9ybXN2Yy5pZGVudGl0eS52MS5MaXN0TWVtYmVyc1JlcXVlc3QaKC5mb3Jtc3ZjLmlkZW50aXR5LnYxLkxpc3RNZW1iZXJzUmVzcG9uc2USZgoNU2V0TWVtYmVyUm9sZRIpLmZvcm1zdmMuaWRlbnRpdHkudjEuU2V0TWVtYmVyUm9sZVJlcXVlc3QaKi5mb3Jtc3ZjLmlkZW50aXR5LnYxLlNldE1lbWJlclJvbGVSZXNwb25zZRJjCgxSZW1vdmVNZW1iZXISKC5mb3Jtc3ZjLmlkZW50aXR5LnYxLlJlbW92ZU1lbWJlclJlcXVlc3QaKS5mb3Jtc3ZjLmlkZW50aXR5LnYxLlJlbW92ZU1lbWJlclJlc3BvbnNlElQKB1NldFBsYW4SIy5mb3Jtc3ZjLmlkZW50aXR5LnYxLlNldFBsYW5SZXF1ZXN0GiQuZm9ybXN2Yy5pZGVudGl0eS52MS5TZXRQbGFuUmVzcG9uc2USZgoNR2V0SW52aXRhdGlvbhIpLmZvcm1zdmMuaWRlbnRpdHkudjEuR2V0SW52aXRhdGlvblJlcXVlc3QaKi5mb3Jtc3ZjLmlkZW50aXR5LnYxLkdldEludml0YXRpb25SZXNwb25zZRJvChBBY2NlcHRJbnZpdGF0aW9uEiwuZm9ybXN2Yy5pZGVudGl0eS52MS5BY2NlcHRJbnZpdGF0aW9uUmVxdWVzdBotLmZvcm1zdmMuaWRlbnRpdHkudjEuQWNjZXB0SW52aXRhdGlvblJlc3BvbnNlElEKBlNpZ25VcBIiLmZvcm1zdmMuaWRlbnRpdHkudjEuU2lnblVwUmVxdWVzdBojLmZvcm1zdmMuaWRlbnRpdHkudjEuU2lnblVwUmVzcG9uc2USaQoOVmVyaWZ5UGFzc3dvcmQSKi5mb3Jtc3ZjLmlkZW50aXR5LnYxLlZlcmlmeVBhc3N3b3JkUmVxdWVzdBorLmZvcm1zdmMuaWRlbnRpdHkudjEuVmVyaWZ5UGFzc3dvcmRSZXNwb25zZRJgCgtTZXRQYXNzd29yZBInLmZvcm1zdmMuaWRlbnRpdHkudjEuU2V0UGFzc3dvcmRSZXF1ZXN0GiguZm9ybXN2Yy5pZGVudGl0eS52MS5TZXRQYXNzd29yZFJlc3BvbnNlEnsKFFJlcXVlc3RQYXNzd29yZFJlc2V0EjAuZm9ybXN2Yy5pZGVudGl0eS52MS5SZXF1ZXN0UGFzc3dvcmRSZXNldFJlcXVlc3QaMS5mb3Jtc3ZjLmlkZW50aXR5LnYxLlJlcXVlc3RQYXNzd29yZFJlc2V0UmVzcG9uc2USZgoNUmVzZXRQYXNzd29yZBIpLmZvcm1zdmMuaWRlbnRpdHkudjEuUmVzZXRQYXNzd29yZFJlcXVlc3QaKi5mb3Jtc3ZjLmlkZW50aXR5LnYxLlJlc2V0UGFzc3dvcmRSZXNwb25zZRJgCgtWZXJpZnlFbWFpbBInLmZvcm1zdmMuaWRlbnRpdHkudjEuVmVyaWZ5RW1haWxSZXF1ZXN0GiguZm9ybXN2Yy5pZGVudGl0eS52MS5WZXJpZnlFbWFpbFJlc3BvbnNlEmkKDkdldEN1cnJlbnRVc2VyEiouZm9ybXN2Yy5pZGVudGl0eS52MS5HZXRDdXJyZW50VXNlclJlcXVlc3QaKy5mb3Jtc3ZjLmlkZW50aXR5LnYxLkdldEN1cnJlbnRVc2VyUmVzcG9uc2USaQoOTGlzdFdvcmtzcGFjZXMSKi5mb3Jtc3ZjLmlkZW50aXR5LnYxLkxpc3RXb3Jrc3BhY2VzUmVxdWVzdBorLmZvcm1zdmMuaWRlbnRpdHkudjEuTGlzdFdvcmtzcGFjZXNSZXNwb25zZRJjCgxHZXRXb3Jrc3BhY2USKC5mb3Jtc3ZjLmlkZW50aXR5LnYxLkdldFdvcmtzcGFjZVJlcXVlc3QaKS5mb3Jtc3ZjLmlkZW50aXR5LnYxLkdldFdvcmtzcGFjZVJlc3BvbnNlEocBChhHZXRXb3Jrc3BhY2VFbnRpdGxlbWVudHMSNC5mb3Jtc3ZjLmlkZW50aXR5LnYxLkdldFdvcmtzcGFjZUVudGl0bGVtZW50c1JlcXVlc3QaNS5mb3Jtc3ZjLmlkZW50aXR5LnYxLkdldFdvcmtzcGFjZUVudGl0bGVtZW50c1Jlc3BvbnNlEmMKDENyZWF0ZUFwaUtleRIoLmZvcm1zdmMuaWRlbnRpdHkudjEuQ3JlYXRlQXBpS2V5UmVxdWVzdBopLmZvcm1zdmMuaWRlbnRpdHkudjEuQ3JlYXRlQXBpS2V5UmVzcG9uc2USYAoLTGlzdEFwaUtleXMSJy5mb3Jtc3ZjLmlkZW50aXR5LnYxLkxpc3RBcGlLZXlzUmVxdWVzdBooLmZvcm1zdmMuaWRlbnRpdHkudjEuTGlzdEFwaUtleXNSZXNwb25zZRJjCgxEZWxldGVBcGlLZXkSKC5mb3Jtc3ZjLmlkZW50aXR5LnYxLkRlbGV0ZUFwaUtleVJlcXVlc3QaKS5mb3Jtc3ZjLmlkZW50aXR5LnYxLkRlbGV0ZUFwaUtleVJlc3BvbnNlEnUKEkF1dGhlbnRpY2F0ZUFwaUtleRIuLmZvcm1zdmMuaWRlbnRpdHkudjEuQXV0aGVudGljYXRlQXBpS2V5UmVxdWVzdBovLmZvcm1zdmMuaWRlbnRpdHkudjEuQXV0aGVudGljYXRlQXBpS2V5UmVzcG9uc2USZgoNQ3JlYXRlU2Vzc2lvbhIpLmZvcm1zdmMuaWRlbnRpdHkudjEuQ3JlYXRlU2Vzc2lvblJlcXVlc3QaKi5mb3Jtc3ZjLmlkZW50aXR5LnYxLkNyZWF0ZVNlc3Npb25SZXNwb25zZRJpCg5SZXNvbHZlU2Vzc2lvbhIqLmZvcm1zdmMuaWRlbnRpdHkudjEuUmVzb2x2ZVNlc3Npb25SZXF1ZXN0GisuZm9ybXN2Yy5pZGVudGl0eS52MS5SZXNvbHZlU2Vzc2lvblJlc3BvbnNlEmYKDURlbGV0ZVNlc3Npb24SKS5mb3Jtc3ZjLmlkZW50aXR5LnYxLkRlbGV0ZVNlc3Npb25SZXF1ZXN0GiouZm9ybXN2Yy5pZGVudGl0eS52MS5EZWxldGVTZXNzaW9uUmVzcG9uc2USdQoSRGVsZXRlVXNlclNlc3Npb25zEi4uZm9ybXN2Yy5pZGVudGl0eS52MS5EZWxldGVVc2VyU2Vzc2lvbnNSZXF1ZXN0Gi8uZm9ybXN2Yy5pZGVudGl0eS52MS5EZWxldGVVc2VyU2Vzc2lvbnNSZXNwb25zZRJvChBCZWdpbklkZW1wb3RlbmN5EiwuZm9ybXN2Yy5pZGVudGl0eS52MS5CZWdpbklkZW1wb3RlbmN5UmVxdWVzdBotLmZvcm1zdmMuaWRlbnRpdHkudjEuQmVnaW5JZGVtcG90ZW5jeVJlc3BvbnNlEngKE0NvbXBsZXRlSWRlbXBvdGVuY3kSLy5mb3Jtc3ZjLmlkZW50aXR5LnYxLkNvbXBsZXRlSWRlbXBvdGVuY3lSZXF1ZXN0GjAuZm9ybXN2Yy5pZGVudGl0eS52MS5Db21wbGV0ZUlkZW1wb3RlbmN5UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * Describes the message formsvc.identity.v1.User.
@@ -103,214 +103,380 @@ export const ListMembersResponseSchema = /*@__PURE__*/
   messageDesc(file_formsvc_identity_v1_identity, 12);
 
 /**
+ * Describes the message formsvc.identity.v1.InviteMemberRequest.
+ * Use `create(InviteMemberRequestSchema)` to create a new message.
+ */
+export const InviteMemberRequestSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_identity_v1_identity, 13);
+
+/**
+ * Describes the message formsvc.identity.v1.InviteMemberResponse.
+ * Use `create(InviteMemberResponseSchema)` to create a new message.
+ */
+export const InviteMemberResponseSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_identity_v1_identity, 14);
+
+/**
+ * Describes the message formsvc.identity.v1.SetMemberRoleRequest.
+ * Use `create(SetMemberRoleRequestSchema)` to create a new message.
+ */
+export const SetMemberRoleRequestSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_identity_v1_identity, 15);
+
+/**
+ * Describes the message formsvc.identity.v1.SetMemberRoleResponse.
+ * Use `create(SetMemberRoleResponseSchema)` to create a new message.
+ */
+export const SetMemberRoleResponseSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_identity_v1_identity, 16);
+
+/**
+ * Describes the message formsvc.identity.v1.RemoveMemberRequest.
+ * Use `create(RemoveMemberRequestSchema)` to create a new message.
+ */
+export const RemoveMemberRequestSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_identity_v1_identity, 17);
+
+/**
+ * Describes the message formsvc.identity.v1.RemoveMemberResponse.
+ * Use `create(RemoveMemberResponseSchema)` to create a new message.
+ */
+export const RemoveMemberResponseSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_identity_v1_identity, 18);
+
+/**
+ * Describes the message formsvc.identity.v1.GetInvitationRequest.
+ * Use `create(GetInvitationRequestSchema)` to create a new message.
+ */
+export const GetInvitationRequestSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_identity_v1_identity, 19);
+
+/**
+ * Describes the message formsvc.identity.v1.GetInvitationResponse.
+ * Use `create(GetInvitationResponseSchema)` to create a new message.
+ */
+export const GetInvitationResponseSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_identity_v1_identity, 20);
+
+/**
+ * Describes the message formsvc.identity.v1.AcceptInvitationRequest.
+ * Use `create(AcceptInvitationRequestSchema)` to create a new message.
+ */
+export const AcceptInvitationRequestSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_identity_v1_identity, 21);
+
+/**
+ * Describes the message formsvc.identity.v1.AcceptInvitationResponse.
+ * Use `create(AcceptInvitationResponseSchema)` to create a new message.
+ */
+export const AcceptInvitationResponseSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_identity_v1_identity, 22);
+
+/**
  * Describes the message formsvc.identity.v1.SignUpRequest.
  * Use `create(SignUpRequestSchema)` to create a new message.
  */
 export const SignUpRequestSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 13);
+  messageDesc(file_formsvc_identity_v1_identity, 23);
 
 /**
  * Describes the message formsvc.identity.v1.SignUpResponse.
  * Use `create(SignUpResponseSchema)` to create a new message.
  */
 export const SignUpResponseSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 14);
+  messageDesc(file_formsvc_identity_v1_identity, 24);
 
 /**
  * Describes the message formsvc.identity.v1.VerifyPasswordRequest.
  * Use `create(VerifyPasswordRequestSchema)` to create a new message.
  */
 export const VerifyPasswordRequestSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 15);
+  messageDesc(file_formsvc_identity_v1_identity, 25);
 
 /**
  * Describes the message formsvc.identity.v1.VerifyPasswordResponse.
  * Use `create(VerifyPasswordResponseSchema)` to create a new message.
  */
 export const VerifyPasswordResponseSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 16);
+  messageDesc(file_formsvc_identity_v1_identity, 26);
 
 /**
  * Describes the message formsvc.identity.v1.SetPasswordRequest.
  * Use `create(SetPasswordRequestSchema)` to create a new message.
  */
 export const SetPasswordRequestSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 17);
+  messageDesc(file_formsvc_identity_v1_identity, 27);
 
 /**
  * Describes the message formsvc.identity.v1.SetPasswordResponse.
  * Use `create(SetPasswordResponseSchema)` to create a new message.
  */
 export const SetPasswordResponseSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 18);
+  messageDesc(file_formsvc_identity_v1_identity, 28);
+
+/**
+ * Describes the message formsvc.identity.v1.RequestPasswordResetRequest.
+ * Use `create(RequestPasswordResetRequestSchema)` to create a new message.
+ */
+export const RequestPasswordResetRequestSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_identity_v1_identity, 29);
+
+/**
+ * Describes the message formsvc.identity.v1.RequestPasswordResetResponse.
+ * Use `create(RequestPasswordResetResponseSchema)` to create a new message.
+ */
+export const RequestPasswordResetResponseSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_identity_v1_identity, 30);
+
+/**
+ * Describes the message formsvc.identity.v1.ResetPasswordRequest.
+ * Use `create(ResetPasswordRequestSchema)` to create a new message.
+ */
+export const ResetPasswordRequestSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_identity_v1_identity, 31);
+
+/**
+ * Describes the message formsvc.identity.v1.ResetPasswordResponse.
+ * Use `create(ResetPasswordResponseSchema)` to create a new message.
+ */
+export const ResetPasswordResponseSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_identity_v1_identity, 32);
+
+/**
+ * Describes the message formsvc.identity.v1.VerifyEmailRequest.
+ * Use `create(VerifyEmailRequestSchema)` to create a new message.
+ */
+export const VerifyEmailRequestSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_identity_v1_identity, 33);
+
+/**
+ * Describes the message formsvc.identity.v1.VerifyEmailResponse.
+ * Use `create(VerifyEmailResponseSchema)` to create a new message.
+ */
+export const VerifyEmailResponseSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_identity_v1_identity, 34);
 
 /**
  * Describes the message formsvc.identity.v1.SetPlanRequest.
  * Use `create(SetPlanRequestSchema)` to create a new message.
  */
 export const SetPlanRequestSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 19);
+  messageDesc(file_formsvc_identity_v1_identity, 35);
 
 /**
  * Describes the message formsvc.identity.v1.SetPlanResponse.
  * Use `create(SetPlanResponseSchema)` to create a new message.
  */
 export const SetPlanResponseSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 20);
+  messageDesc(file_formsvc_identity_v1_identity, 36);
 
 /**
  * Describes the message formsvc.identity.v1.GetCurrentUserRequest.
  * Use `create(GetCurrentUserRequestSchema)` to create a new message.
  */
 export const GetCurrentUserRequestSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 21);
+  messageDesc(file_formsvc_identity_v1_identity, 37);
 
 /**
  * Describes the message formsvc.identity.v1.GetCurrentUserResponse.
  * Use `create(GetCurrentUserResponseSchema)` to create a new message.
  */
 export const GetCurrentUserResponseSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 22);
+  messageDesc(file_formsvc_identity_v1_identity, 38);
 
 /**
  * Describes the message formsvc.identity.v1.ListWorkspacesRequest.
  * Use `create(ListWorkspacesRequestSchema)` to create a new message.
  */
 export const ListWorkspacesRequestSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 23);
+  messageDesc(file_formsvc_identity_v1_identity, 39);
 
 /**
  * Describes the message formsvc.identity.v1.ListWorkspacesResponse.
  * Use `create(ListWorkspacesResponseSchema)` to create a new message.
  */
 export const ListWorkspacesResponseSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 24);
+  messageDesc(file_formsvc_identity_v1_identity, 40);
 
 /**
  * Describes the message formsvc.identity.v1.GetWorkspaceRequest.
  * Use `create(GetWorkspaceRequestSchema)` to create a new message.
  */
 export const GetWorkspaceRequestSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 25);
+  messageDesc(file_formsvc_identity_v1_identity, 41);
 
 /**
  * Describes the message formsvc.identity.v1.GetWorkspaceResponse.
  * Use `create(GetWorkspaceResponseSchema)` to create a new message.
  */
 export const GetWorkspaceResponseSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 26);
+  messageDesc(file_formsvc_identity_v1_identity, 42);
 
 /**
  * Describes the message formsvc.identity.v1.GetWorkspaceEntitlementsRequest.
  * Use `create(GetWorkspaceEntitlementsRequestSchema)` to create a new message.
  */
 export const GetWorkspaceEntitlementsRequestSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 27);
+  messageDesc(file_formsvc_identity_v1_identity, 43);
 
 /**
  * Describes the message formsvc.identity.v1.GetWorkspaceEntitlementsResponse.
  * Use `create(GetWorkspaceEntitlementsResponseSchema)` to create a new message.
  */
 export const GetWorkspaceEntitlementsResponseSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 28);
+  messageDesc(file_formsvc_identity_v1_identity, 44);
 
 /**
  * Describes the message formsvc.identity.v1.CreateApiKeyRequest.
  * Use `create(CreateApiKeyRequestSchema)` to create a new message.
  */
 export const CreateApiKeyRequestSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 29);
+  messageDesc(file_formsvc_identity_v1_identity, 45);
 
 /**
  * Describes the message formsvc.identity.v1.CreateApiKeyResponse.
  * Use `create(CreateApiKeyResponseSchema)` to create a new message.
  */
 export const CreateApiKeyResponseSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 30);
+  messageDesc(file_formsvc_identity_v1_identity, 46);
 
 /**
  * Describes the message formsvc.identity.v1.ListApiKeysRequest.
  * Use `create(ListApiKeysRequestSchema)` to create a new message.
  */
 export const ListApiKeysRequestSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 31);
+  messageDesc(file_formsvc_identity_v1_identity, 47);
 
 /**
  * Describes the message formsvc.identity.v1.ListApiKeysResponse.
  * Use `create(ListApiKeysResponseSchema)` to create a new message.
  */
 export const ListApiKeysResponseSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 32);
+  messageDesc(file_formsvc_identity_v1_identity, 48);
 
 /**
  * Describes the message formsvc.identity.v1.DeleteApiKeyRequest.
  * Use `create(DeleteApiKeyRequestSchema)` to create a new message.
  */
 export const DeleteApiKeyRequestSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 33);
+  messageDesc(file_formsvc_identity_v1_identity, 49);
 
 /**
  * Describes the message formsvc.identity.v1.DeleteApiKeyResponse.
  * Use `create(DeleteApiKeyResponseSchema)` to create a new message.
  */
 export const DeleteApiKeyResponseSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 34);
+  messageDesc(file_formsvc_identity_v1_identity, 50);
 
 /**
  * Describes the message formsvc.identity.v1.AuthenticateApiKeyRequest.
  * Use `create(AuthenticateApiKeyRequestSchema)` to create a new message.
  */
 export const AuthenticateApiKeyRequestSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 35);
+  messageDesc(file_formsvc_identity_v1_identity, 51);
 
 /**
  * Describes the message formsvc.identity.v1.AuthenticateApiKeyResponse.
  * Use `create(AuthenticateApiKeyResponseSchema)` to create a new message.
  */
 export const AuthenticateApiKeyResponseSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 36);
+  messageDesc(file_formsvc_identity_v1_identity, 52);
 
 /**
  * Describes the message formsvc.identity.v1.CreateSessionRequest.
  * Use `create(CreateSessionRequestSchema)` to create a new message.
  */
 export const CreateSessionRequestSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 37);
+  messageDesc(file_formsvc_identity_v1_identity, 53);
 
 /**
  * Describes the message formsvc.identity.v1.CreateSessionResponse.
  * Use `create(CreateSessionResponseSchema)` to create a new message.
  */
 export const CreateSessionResponseSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 38);
+  messageDesc(file_formsvc_identity_v1_identity, 54);
 
 /**
  * Describes the message formsvc.identity.v1.ResolveSessionRequest.
  * Use `create(ResolveSessionRequestSchema)` to create a new message.
  */
 export const ResolveSessionRequestSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 39);
+  messageDesc(file_formsvc_identity_v1_identity, 55);
 
 /**
  * Describes the message formsvc.identity.v1.ResolveSessionResponse.
  * Use `create(ResolveSessionResponseSchema)` to create a new message.
  */
 export const ResolveSessionResponseSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 40);
+  messageDesc(file_formsvc_identity_v1_identity, 56);
 
 /**
  * Describes the message formsvc.identity.v1.DeleteSessionRequest.
  * Use `create(DeleteSessionRequestSchema)` to create a new message.
  */
 export const DeleteSessionRequestSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 41);
+  messageDesc(file_formsvc_identity_v1_identity, 57);
 
 /**
  * Describes the message formsvc.identity.v1.DeleteSessionResponse.
  * Use `create(DeleteSessionResponseSchema)` to create a new message.
  */
 export const DeleteSessionResponseSchema = /*@__PURE__*/
-  messageDesc(file_formsvc_identity_v1_identity, 42);
+  messageDesc(file_formsvc_identity_v1_identity, 58);
+
+/**
+ * Describes the message formsvc.identity.v1.DeleteUserSessionsRequest.
+ * Use `create(DeleteUserSessionsRequestSchema)` to create a new message.
+ */
+export const DeleteUserSessionsRequestSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_identity_v1_identity, 59);
+
+/**
+ * Describes the message formsvc.identity.v1.DeleteUserSessionsResponse.
+ * Use `create(DeleteUserSessionsResponseSchema)` to create a new message.
+ */
+export const DeleteUserSessionsResponseSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_identity_v1_identity, 60);
+
+/**
+ * Describes the message formsvc.identity.v1.BeginIdempotencyRequest.
+ * Use `create(BeginIdempotencyRequestSchema)` to create a new message.
+ */
+export const BeginIdempotencyRequestSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_identity_v1_identity, 61);
+
+/**
+ * Describes the message formsvc.identity.v1.BeginIdempotencyResponse.
+ * Use `create(BeginIdempotencyResponseSchema)` to create a new message.
+ */
+export const BeginIdempotencyResponseSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_identity_v1_identity, 62);
+
+/**
+ * Describes the enum formsvc.identity.v1.BeginIdempotencyResponse.Outcome.
+ */
+export const BeginIdempotencyResponse_OutcomeSchema = /*@__PURE__*/
+  enumDesc(file_formsvc_identity_v1_identity, 62, 0);
+
+/**
+ * @generated from enum formsvc.identity.v1.BeginIdempotencyResponse.Outcome
+ */
+export const BeginIdempotencyResponse_Outcome = /*@__PURE__*/
+  tsEnum(BeginIdempotencyResponse_OutcomeSchema);
+
+/**
+ * Describes the message formsvc.identity.v1.CompleteIdempotencyRequest.
+ * Use `create(CompleteIdempotencyRequestSchema)` to create a new message.
+ */
+export const CompleteIdempotencyRequestSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_identity_v1_identity, 63);
+
+/**
+ * Describes the message formsvc.identity.v1.CompleteIdempotencyResponse.
+ * Use `create(CompleteIdempotencyResponseSchema)` to create a new message.
+ */
+export const CompleteIdempotencyResponseSchema = /*@__PURE__*/
+  messageDesc(file_formsvc_identity_v1_identity, 64);
 
 /**
  * Describes the enum formsvc.identity.v1.Plan.
@@ -331,6 +497,10 @@ export const RoleSchema = /*@__PURE__*/
   enumDesc(file_formsvc_identity_v1_identity, 1);
 
 /**
+ * Who may do what in a workspace. Everyone: see and build its forms, responses and webhooks.
+ * Admin: also add, invite, remove members and change their roles, and delete (trash) forms.
+ * Owner (one per workspace, its creator): also change the plan.
+ *
  * @generated from enum formsvc.identity.v1.Role
  */
 export const Role = /*@__PURE__*/

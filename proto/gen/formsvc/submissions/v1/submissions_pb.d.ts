@@ -5,7 +5,7 @@
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 import type { Timestamp, Value } from "@bufbuild/protobuf/wkt";
-import type { ResponseCompleted } from "../../events/v1/events_pb.js";
+import type { Event, ResponseCompleted } from "../../events/v1/events_pb.js";
 
 /**
  * Describes the file formsvc/submissions/v1/submissions.proto.
@@ -184,6 +184,14 @@ export declare type SaveResponseRequest = Message<"formsvc.submissions.v1.SaveRe
    * @generated from field: string country = 7;
    */
   country: string;
+
+  /**
+   * The respondent's Idempotency-Key (scoped to the form, kept 24 hours): a repeat of the same save
+   * answers the first one's result and stores nothing; empty: none.
+   *
+   * @generated from field: string idempotency_key = 8;
+   */
+  idempotencyKey: string;
 };
 
 /**
@@ -205,6 +213,13 @@ export declare type SaveResponseResponse = Message<"formsvc.submissions.v1.SaveR
    * @generated from field: bool completed = 2;
    */
   completed: boolean;
+
+  /**
+   * The key came with a save of other content within 24 hours: nothing was done.
+   *
+   * @generated from field: bool idempotency_key_reused = 3;
+   */
+  idempotencyKeyReused: boolean;
 };
 
 /**
@@ -217,6 +232,34 @@ export declare const SaveResponseResponseSchema: GenMessage<SaveResponseResponse
  * @generated from message formsvc.submissions.v1.CreateUploadRequest
  */
 export declare type CreateUploadRequest = Message<"formsvc.submissions.v1.CreateUploadRequest"> & {
+  /**
+   * @generated from oneof formsvc.submissions.v1.CreateUploadRequest.part
+   */
+  part: {
+    /**
+     * @generated from field: formsvc.submissions.v1.UploadHeader header = 1;
+     */
+    value: UploadHeader;
+    case: "header";
+  } | {
+    /**
+     * @generated from field: bytes chunk = 2;
+     */
+    value: Uint8Array;
+    case: "chunk";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.CreateUploadRequest.
+ * Use `create(CreateUploadRequestSchema)` to create a new message.
+ */
+export declare const CreateUploadRequestSchema: GenMessage<CreateUploadRequest>;
+
+/**
+ * @generated from message formsvc.submissions.v1.UploadHeader
+ */
+export declare type UploadHeader = Message<"formsvc.submissions.v1.UploadHeader"> & {
   /**
    * @generated from field: string form_id = 1;
    */
@@ -233,16 +276,19 @@ export declare type CreateUploadRequest = Message<"formsvc.submissions.v1.Create
   contentType: string;
 
   /**
-   * @generated from field: bytes content = 4;
+   * The bytes the chunks will add up to; 0 when not known (a sender passing bytes on as they arrive):
+   * submissions then bounds them while they come.
+   *
+   * @generated from field: int64 size = 4;
    */
-  content: Uint8Array;
+  size: bigint;
 };
 
 /**
- * Describes the message formsvc.submissions.v1.CreateUploadRequest.
- * Use `create(CreateUploadRequestSchema)` to create a new message.
+ * Describes the message formsvc.submissions.v1.UploadHeader.
+ * Use `create(UploadHeaderSchema)` to create a new message.
  */
-export declare const CreateUploadRequestSchema: GenMessage<CreateUploadRequest>;
+export declare const UploadHeaderSchema: GenMessage<UploadHeader>;
 
 /**
  * @generated from message formsvc.submissions.v1.CreateUploadResponse
@@ -298,6 +344,40 @@ export declare type ListSubmissionsRequest = Message<"formsvc.submissions.v1.Lis
    * @generated from field: int32 limit = 4;
    */
   limit: number;
+
+  /**
+   * Reads the page after this position (a next_cursor) instead of by page number.
+   *
+   * @generated from field: string cursor = 5;
+   */
+  cursor: string;
+
+  /**
+   * Only responses submitted (completed) at or after since and before until: partial ones have no
+   * submitted_at, so either excludes them.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 6;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp until = 7;
+   */
+  until?: Timestamp | undefined;
+
+  /**
+   * Only responses changed at or after this time (a partial response completed later is found).
+   *
+   * @generated from field: google.protobuf.Timestamp updated_since = 8;
+   */
+  updatedSince?: Timestamp | undefined;
+
+  /**
+   * Only responses newer than this one of the form (INVALID_ARGUMENT when the form has no such response).
+   *
+   * @generated from field: string after_id = 9;
+   */
+  afterId: string;
 };
 
 /**
@@ -319,6 +399,13 @@ export declare type ListSubmissionsResponse = Message<"formsvc.submissions.v1.Li
    * @generated from field: bool has_more = 2;
    */
   hasMore: boolean;
+
+  /**
+   * Where the next page starts; empty on the last page.
+   *
+   * @generated from field: string next_cursor = 3;
+   */
+  nextCursor: string;
 };
 
 /**
@@ -398,6 +485,120 @@ export declare type DeleteSubmissionResponse = Message<"formsvc.submissions.v1.D
 export declare const DeleteSubmissionResponseSchema: GenMessage<DeleteSubmissionResponse>;
 
 /**
+ * @generated from message formsvc.submissions.v1.GetFormStorageRequest
+ */
+export declare type GetFormStorageRequest = Message<"formsvc.submissions.v1.GetFormStorageRequest"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.GetFormStorageRequest.
+ * Use `create(GetFormStorageRequestSchema)` to create a new message.
+ */
+export declare const GetFormStorageRequestSchema: GenMessage<GetFormStorageRequest>;
+
+/**
+ * @generated from message formsvc.submissions.v1.GetFormStorageResponse
+ */
+export declare type GetFormStorageResponse = Message<"formsvc.submissions.v1.GetFormStorageResponse"> & {
+  /**
+   * Files of the form's responses (partial ones too) and their bytes.
+   *
+   * @generated from field: int64 files = 1;
+   */
+  files: bigint;
+
+  /**
+   * @generated from field: int64 bytes = 2;
+   */
+  bytes: bigint;
+
+  /**
+   * Bytes the form may hold (uploads not yet attached count too).
+   *
+   * @generated from field: int64 quota_bytes = 3;
+   */
+  quotaBytes: bigint;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.GetFormStorageResponse.
+ * Use `create(GetFormStorageResponseSchema)` to create a new message.
+ */
+export declare const GetFormStorageResponseSchema: GenMessage<GetFormStorageResponse>;
+
+/**
+ * @generated from message formsvc.submissions.v1.ListCalculatedFieldProblemsRequest
+ */
+export declare type ListCalculatedFieldProblemsRequest = Message<"formsvc.submissions.v1.ListCalculatedFieldProblemsRequest"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.ListCalculatedFieldProblemsRequest.
+ * Use `create(ListCalculatedFieldProblemsRequestSchema)` to create a new message.
+ */
+export declare const ListCalculatedFieldProblemsRequestSchema: GenMessage<ListCalculatedFieldProblemsRequest>;
+
+/**
+ * @generated from message formsvc.submissions.v1.ListCalculatedFieldProblemsResponse
+ */
+export declare type ListCalculatedFieldProblemsResponse = Message<"formsvc.submissions.v1.ListCalculatedFieldProblemsResponse"> & {
+  /**
+   * @generated from field: repeated formsvc.submissions.v1.CalculatedFieldProblem problems = 1;
+   */
+  problems: CalculatedFieldProblem[];
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.ListCalculatedFieldProblemsResponse.
+ * Use `create(ListCalculatedFieldProblemsResponseSchema)` to create a new message.
+ */
+export declare const ListCalculatedFieldProblemsResponseSchema: GenMessage<ListCalculatedFieldProblemsResponse>;
+
+/**
+ * @generated from message formsvc.submissions.v1.CalculatedFieldProblem
+ */
+export declare type CalculatedFieldProblem = Message<"formsvc.submissions.v1.CalculatedFieldProblem"> & {
+  /**
+   * The field's name; `*` when the evaluation never ran (every field stored null).
+   *
+   * @generated from field: string field = 1;
+   */
+  field: string;
+
+  /**
+   * deadline (ran past CALCULATED_FIELD_TIMEOUT_MS), queued (waited too long for a worker), busy (too
+   * many of the workspace's evaluations waiting), unavailable (no worker could start).
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: int64 count = 3;
+   */
+  count: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp last_at = 4;
+   */
+  lastAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.CalculatedFieldProblem.
+ * Use `create(CalculatedFieldProblemSchema)` to create a new message.
+ */
+export declare const CalculatedFieldProblemSchema: GenMessage<CalculatedFieldProblem>;
+
+/**
  * @generated from message formsvc.submissions.v1.ReadFileRequest
  */
 export declare type ReadFileRequest = Message<"formsvc.submissions.v1.ReadFileRequest"> & {
@@ -423,9 +624,18 @@ export declare type ReadFileResponse = Message<"formsvc.submissions.v1.ReadFileR
   file?: FileRef | undefined;
 
   /**
+   * Empty when download_url is set.
+   *
    * @generated from field: bytes content = 2;
    */
   content: Uint8Array;
+
+  /**
+   * Set by an object store: fetch the file here (an attachment of the file's name and type).
+   *
+   * @generated from field: string download_url = 3;
+   */
+  downloadUrl: string;
 };
 
 /**
@@ -462,6 +672,8 @@ export declare type StreamCompletionsResponse = Message<"formsvc.submissions.v1.
   cursor: bigint;
 
   /**
+   * Rows written before the envelope: a FORM_RESPONSE; otherwise unset and `envelope` holds the event.
+   *
    * @generated from field: formsvc.events.v1.ResponseCompleted event = 2;
    */
   event?: ResponseCompleted | undefined;
@@ -477,6 +689,13 @@ export declare type StreamCompletionsResponse = Message<"formsvc.submissions.v1.
    * @generated from field: string trace_parent = 4;
    */
   traceParent: string;
+
+  /**
+   * The event, of any type.
+   *
+   * @generated from field: formsvc.events.v1.Event envelope = 5;
+   */
+  envelope?: Event | undefined;
 };
 
 /**
@@ -484,6 +703,46 @@ export declare type StreamCompletionsResponse = Message<"formsvc.submissions.v1.
  * Use `create(StreamCompletionsResponseSchema)` to create a new message.
  */
 export declare const StreamCompletionsResponseSchema: GenMessage<StreamCompletionsResponse>;
+
+/**
+ * @generated from message formsvc.submissions.v1.RecordFormEventRequest
+ */
+export declare type RecordFormEventRequest = Message<"formsvc.submissions.v1.RecordFormEventRequest"> & {
+  /**
+   * FORM_PUBLISHED, FORM_CLOSED or FORM_DELETED.
+   *
+   * @generated from field: formsvc.events.v1.Event event = 1;
+   */
+  event?: Event | undefined;
+
+  /**
+   * @generated from field: string request_id = 2;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: string trace_parent = 3;
+   */
+  traceParent: string;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.RecordFormEventRequest.
+ * Use `create(RecordFormEventRequestSchema)` to create a new message.
+ */
+export declare const RecordFormEventRequestSchema: GenMessage<RecordFormEventRequest>;
+
+/**
+ * @generated from message formsvc.submissions.v1.RecordFormEventResponse
+ */
+export declare type RecordFormEventResponse = Message<"formsvc.submissions.v1.RecordFormEventResponse"> & {
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.RecordFormEventResponse.
+ * Use `create(RecordFormEventResponseSchema)` to create a new message.
+ */
+export declare const RecordFormEventResponseSchema: GenMessage<RecordFormEventResponse>;
 
 /**
  * @generated from enum formsvc.submissions.v1.SubmissionFilter
@@ -536,12 +795,16 @@ export declare const SubmissionsService: GenService<{
     output: typeof SaveResponseResponseSchema;
   },
   /**
-   * Respondent: stores an uploaded file for a later FILE or SIGNATURE answer.
+   * Respondent: stores an uploaded file for a later FILE or SIGNATURE answer. The file comes in
+   * chunks: the first message is its header, the next ones its bytes in order, and they go on to the
+   * store as they come, so submissions never holds the whole file. Refused before any byte is stored
+   * when the declared size is too large (INVALID_ARGUMENT) or would pass the form's or workspace's
+   * storage quota (RESOURCE_EXHAUSTED).
    *
    * @generated from rpc formsvc.submissions.v1.SubmissionsService.CreateUpload
    */
   createUpload: {
-    methodKind: "unary";
+    methodKind: "client_streaming";
     input: typeof CreateUploadRequestSchema;
     output: typeof CreateUploadResponseSchema;
   },
@@ -574,8 +837,29 @@ export declare const SubmissionsService: GenService<{
     output: typeof DeleteSubmissionResponseSchema;
   },
   /**
-   * Gateway: the bytes of a stored file, once the gateway has checked the link's signature.
-   * NOT_FOUND once its submission is deleted.
+   * Caller: how many files the form's responses hold and their bytes, against the form's quota.
+   *
+   * @generated from rpc formsvc.submissions.v1.SubmissionsService.GetFormStorage
+   */
+  getFormStorage: {
+    methodKind: "unary";
+    input: typeof GetFormStorageRequestSchema;
+    output: typeof GetFormStorageResponseSchema;
+  },
+  /**
+   * The form's calculated fields that stored null for want of time or a worker, most recent first.
+   *
+   * @generated from rpc formsvc.submissions.v1.SubmissionsService.ListCalculatedFieldProblems
+   */
+  listCalculatedFieldProblems: {
+    methodKind: "unary";
+    input: typeof ListCalculatedFieldProblemsRequestSchema;
+    output: typeof ListCalculatedFieldProblemsResponseSchema;
+  },
+  /**
+   * Gateway: a stored file, once the gateway has checked the link's signature: its bytes (local
+   * store), or a presigned URL of the object store valid for minutes (S3), which the gateway
+   * redirects to. NOT_FOUND once its submission is deleted.
    *
    * @generated from rpc formsvc.submissions.v1.SubmissionsService.ReadFile
    */
@@ -594,6 +878,17 @@ export declare const SubmissionsService: GenService<{
     methodKind: "server_streaming";
     input: typeof StreamCompletionsRequestSchema;
     output: typeof StreamCompletionsResponseSchema;
+  },
+  /**
+   * Internal (forms' outbox forwarder, no caller): puts a form event into the outbox, after which it
+   * travels like every event. Idempotent on the event id (a forwarded event sent again adds nothing).
+   *
+   * @generated from rpc formsvc.submissions.v1.SubmissionsService.RecordFormEvent
+   */
+  recordFormEvent: {
+    methodKind: "unary";
+    input: typeof RecordFormEventRequestSchema;
+    output: typeof RecordFormEventResponseSchema;
   },
 }>;
 

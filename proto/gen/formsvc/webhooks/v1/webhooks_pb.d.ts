@@ -56,6 +56,38 @@ export declare type Webhook = Message<"formsvc.webhooks.v1.Webhook"> & {
    * @generated from field: google.protobuf.Timestamp updated_at = 8;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * Why and when the webhook was disabled; empty and unset while it is enabled.
+   *
+   * @generated from field: string disabled_reason = 9;
+   */
+  disabledReason: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp disabled_at = 10;
+   */
+  disabledAt?: Timestamp | undefined;
+
+  /**
+   * The secret before the last rotation, valid until previous_secret_expires_at: whole for delivery
+   * only (callers get it empty), unset once expired.
+   *
+   * @generated from field: string previous_secret = 11;
+   */
+  previousSecret: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp previous_secret_expires_at = 12;
+   */
+  previousSecretExpiresAt?: Timestamp | undefined;
+
+  /**
+   * The event types it receives (formsvc.events.v1.Event's cases: FORM_RESPONSE, ...); never empty.
+   *
+   * @generated from field: repeated string event_types = 13;
+   */
+  eventTypes: string[];
 };
 
 /**
@@ -92,6 +124,13 @@ export declare type CreateWebhookRequest = Message<"formsvc.webhooks.v1.CreateWe
    * @generated from field: optional bool enabled = 5;
    */
   enabled?: boolean | undefined;
+
+  /**
+   * Empty: FORM_RESPONSE only.
+   *
+   * @generated from field: repeated string event_types = 6;
+   */
+  eventTypes: string[];
 };
 
 /**
@@ -134,6 +173,13 @@ export declare type ListWebhooksRequest = Message<"formsvc.webhooks.v1.ListWebho
    * @generated from field: int32 limit = 3;
    */
   limit: number;
+
+  /**
+   * Reads the page after this position (a next_cursor) instead of by page number.
+   *
+   * @generated from field: string cursor = 4;
+   */
+  cursor: string;
 };
 
 /**
@@ -155,6 +201,13 @@ export declare type ListWebhooksResponse = Message<"formsvc.webhooks.v1.ListWebh
    * @generated from field: bool has_more = 2;
    */
   hasMore: boolean;
+
+  /**
+   * Where the next page starts; empty on the last page.
+   *
+   * @generated from field: string next_cursor = 3;
+   */
+  nextCursor: string;
 };
 
 /**
@@ -243,6 +296,13 @@ export declare type UpdateWebhookRequest = Message<"formsvc.webhooks.v1.UpdateWe
    * @generated from field: optional bool enabled = 5;
    */
   enabled?: boolean | undefined;
+
+  /**
+   * Set to replace the event types (never empty).
+   *
+   * @generated from field: formsvc.webhooks.v1.EventTypes event_types = 6;
+   */
+  eventTypes?: EventTypes | undefined;
 };
 
 /**
@@ -250,6 +310,22 @@ export declare type UpdateWebhookRequest = Message<"formsvc.webhooks.v1.UpdateWe
  * Use `create(UpdateWebhookRequestSchema)` to create a new message.
  */
 export declare const UpdateWebhookRequestSchema: GenMessage<UpdateWebhookRequest>;
+
+/**
+ * @generated from message formsvc.webhooks.v1.EventTypes
+ */
+export declare type EventTypes = Message<"formsvc.webhooks.v1.EventTypes"> & {
+  /**
+   * @generated from field: repeated string values = 1;
+   */
+  values: string[];
+};
+
+/**
+ * Describes the message formsvc.webhooks.v1.EventTypes.
+ * Use `create(EventTypesSchema)` to create a new message.
+ */
+export declare const EventTypesSchema: GenMessage<EventTypes>;
 
 /**
  * @generated from message formsvc.webhooks.v1.UpdateWebhookResponse
@@ -303,6 +379,13 @@ export declare type ListEnabledWebhooksRequest = Message<"formsvc.webhooks.v1.Li
    * @generated from field: string form_id = 1;
    */
   formId: string;
+
+  /**
+   * Only webhooks subscribed to this event type; empty: FORM_RESPONSE.
+   *
+   * @generated from field: string event_type = 2;
+   */
+  eventType: string;
 };
 
 /**
@@ -358,6 +441,77 @@ export declare type GetWebhookForDeliveryResponse = Message<"formsvc.webhooks.v1
  * Use `create(GetWebhookForDeliveryResponseSchema)` to create a new message.
  */
 export declare const GetWebhookForDeliveryResponseSchema: GenMessage<GetWebhookForDeliveryResponse>;
+
+/**
+ * @generated from message formsvc.webhooks.v1.DisableWebhookRequest
+ */
+export declare type DisableWebhookRequest = Message<"formsvc.webhooks.v1.DisableWebhookRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message formsvc.webhooks.v1.DisableWebhookRequest.
+ * Use `create(DisableWebhookRequestSchema)` to create a new message.
+ */
+export declare const DisableWebhookRequestSchema: GenMessage<DisableWebhookRequest>;
+
+/**
+ * @generated from message formsvc.webhooks.v1.DisableWebhookResponse
+ */
+export declare type DisableWebhookResponse = Message<"formsvc.webhooks.v1.DisableWebhookResponse"> & {
+  /**
+   * @generated from field: formsvc.webhooks.v1.Webhook webhook = 1;
+   */
+  webhook?: Webhook | undefined;
+};
+
+/**
+ * Describes the message formsvc.webhooks.v1.DisableWebhookResponse.
+ * Use `create(DisableWebhookResponseSchema)` to create a new message.
+ */
+export declare const DisableWebhookResponseSchema: GenMessage<DisableWebhookResponse>;
+
+/**
+ * @generated from message formsvc.webhooks.v1.RotateSecretRequest
+ */
+export declare type RotateSecretRequest = Message<"formsvc.webhooks.v1.RotateSecretRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message formsvc.webhooks.v1.RotateSecretRequest.
+ * Use `create(RotateSecretRequestSchema)` to create a new message.
+ */
+export declare const RotateSecretRequestSchema: GenMessage<RotateSecretRequest>;
+
+/**
+ * @generated from message formsvc.webhooks.v1.RotateSecretResponse
+ */
+export declare type RotateSecretResponse = Message<"formsvc.webhooks.v1.RotateSecretResponse"> & {
+  /**
+   * The new secret shown whole (this once); previous_secret_expires_at says until when the old one still signs.
+   *
+   * @generated from field: formsvc.webhooks.v1.Webhook webhook = 1;
+   */
+  webhook?: Webhook | undefined;
+};
+
+/**
+ * Describes the message formsvc.webhooks.v1.RotateSecretResponse.
+ * Use `create(RotateSecretResponseSchema)` to create a new message.
+ */
+export declare const RotateSecretResponseSchema: GenMessage<RotateSecretResponse>;
 
 /**
  * Webhooks owns each form's webhooks: url, secret, headers, enabled. Caller calls are checked
@@ -425,6 +579,27 @@ export declare const WebhooksService: GenService<{
     methodKind: "unary";
     input: typeof GetWebhookForDeliveryRequestSchema;
     output: typeof GetWebhookForDeliveryResponseSchema;
+  },
+  /**
+   * Internal (delivery, no caller): disables an enabled webhook with the reason (410 Gone, failing for days);
+   * one already disabled keeps its reason. NOT_FOUND once deleted.
+   *
+   * @generated from rpc formsvc.webhooks.v1.WebhooksService.DisableWebhook
+   */
+  disableWebhook: {
+    methodKind: "unary";
+    input: typeof DisableWebhookRequestSchema;
+    output: typeof DisableWebhookResponseSchema;
+  },
+  /**
+   * Caller: a new whsec_ secret; the previous one stays valid (deliveries carry both signatures) for 24 hours.
+   *
+   * @generated from rpc formsvc.webhooks.v1.WebhooksService.RotateSecret
+   */
+  rotateSecret: {
+    methodKind: "unary";
+    input: typeof RotateSecretRequestSchema;
+    output: typeof RotateSecretResponseSchema;
   },
 }>;
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { fileLinkLifetimeSeconds, fileLinks } from "./signed-links.ts";
+import { fileLinkLifetimeSeconds, fileLinks } from "./file-links.ts";
 
 describe("signed file links", () => {
   const links = fileLinks("secret", "https://forms.example.com");

@@ -1,0 +1,97 @@
+// The public JSON endpoints of hosted forms (gateway/src/hosted/routes.ts), described for the reference:
+// what they take and answer, for people who build their own front end. No key; limited per address.
+import { z } from "zod";
+import { formDocumentSchema, idPattern } from "@formsvc/form-document";
+import type { ApiRoute } from "../api/route-table.ts";
+import { maxUploadBytes } from "../hosted/render-form.ts";
+import { responseBodySchema } from "../hosted/routes.ts";
+
+export interface HostedOperation extends Pick<ApiRoute, "method" | "path" | "operationId" | "summary" | "description" | "params" | "body" | "errors" | "success"> {
+  tag: "Hosted forms";
+  bodyType?: "application/json" | "multipart/form-data";
+  /** Needs no key. */
+  public: true;
+  /** Takes an `Idempotency-Key` header (and may answer 422). */
+  idempotent?: true;
+}
+
+const formParamsSchema = z.object({ formId: z.string().regex(idPattern).describe("The form's id, as in its link /f/{formId}") });
+
+const definitionSchema = z
+  .object({
+    formId: z.string(),
+    name: z.string(),
+    version: z.number().int().min(0).describe("Send it back with the answers: they are checked against this version"),
+    document: formDocumentSchema,
+  })
+  .meta({ id: "PublicFormDefinition" });
+
+const uploadSchema = z
+  .object({
+    uploadId: z.string().describe("Put it in the FILE or SIGNATURE answer's array"),
+    name: z.string(),
+    size: z.number().int().min(0).describe("Bytes"),
+    contentType: z.string(),
+  })
+  .meta({ id: "Upload", examples: [{ uploadId: "Up4Jx7Lq2Wc9Ns1D", name: "cv.pdf", size: 48213, contentType: "application/pdf" }] });
+
+const savedResponseSchema = z
+  .object({
+    responseId: z.string().describe("Send it with the next page's answers to add to the same response"),
+    completed: z.boolean(),
+  })
+  .meta({ id: "SavedResponse", examples: [{ responseId: "R8kq2Vn0cXs7LmPa", completed: true }] });
+
+const hostedResponseBodySchema = responseBodySchema.meta({
+  id: "HostedResponseBody",
+  description:
+    "Answers by question key: the value shapes of AnswerValue (option ids for choices, upload ids for FILE and " +
+    "SIGNATURE). `completed: false` saves a partial response (one page of a multi-page form); `responseId` continues it.",
+  examples: [{ version: 2, answers: { q_name: "Ada Lovelace", q_email: "ada@example.com" }, hidden: { utm_source: "newsletter" }, completed: true }],
+});
+
+export const hostedOperations: HostedOperation[] = [
+  {
+    method: "get",
+    path: "/f/:formId/definition",
+    operationId: "getPublicForm",
+    tag: "Hosted forms",
+    public: true,
+    summary: "A published form's definition",
+    description: "Drafts, forms in the Trash and unknown ids are a 404. A closed form is answered too: posting to it is a 409.",
+    params: formParamsSchema,
+    success: { status: 200, description: "The form's current version and document", schema: definitionSchema },
+    errors: [],
+  },
+  {
+    method: "post",
+    path: "/f/:formId/uploads",
+    operationId: "uploadFile",
+    tag: "Hosted forms",
+    public: true,
+    summary: "Upload one file for a FILE or SIGNATURE question",
+    description: `One file in the multipart field \`file\`, at most ${maxUploadBytes / 1024 / 1024} MiB. The upload is kept when a response names its id.`,
+    params: formParamsSchema,
+    body: z.object({ file: z.file().describe("The file's bytes") }),
+    bodyType: "multipart/form-data",
+    idempotent: true,
+    success: { status: 200, description: "The stored upload", schema: uploadSchema },
+    errors: [409],
+  },
+  {
+    method: "post",
+    path: "/f/:formId/responses",
+    operationId: "submitResponse",
+    tag: "Hosted forms",
+    public: true,
+    summary: "Save a response, partial or complete",
+    description:
+      "Answers are checked against the form version sent (the current one when absent); a question's problem is a 400 " +
+      "naming its key. A closed form or an already completed response is a 409.",
+    params: formParamsSchema,
+    body: hostedResponseBodySchema,
+    success: { status: 200, description: "The saved response", schema: savedResponseSchema },
+    errors: [409],
+    idempotent: true,
+  },
+];

@@ -1,0 +1,197 @@
+// Response notifications and receipts, never on the respondent's path: the notifier follows the outbox
+// with its own cursor (a transaction id, as StreamCompletions does), and for each completed response of
+// a form whose settings ask for it writes mails into submissions' mail outbox, which the platform's
+// mail worker sends. Cursor and mails move in one transaction, so each completion is mailed once (a
+// replica that finds the cursor moved under it drops its batch). Addresses and answers are never logged.
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import { resolveSettings, sendsNotifications, type FormSettings } from "@formsvc/form-document";
+import type { MikroORM } from "@formsvc/platform/database.ts";
+import { decodeEvent, formResponseEventType } from "@formsvc/platform/events.ts";
+import type { Logger } from "@formsvc/platform/logger.ts";
+import { insertMailsSql, mailOutboxTable, type Mail } from "@formsvc/platform/mail.ts";
+import type { ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
+import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import { Role, type IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
+import type { CompletionNotifier } from "../completion-notifier.ts";
+import { outboxPauses } from "../outbox-pauses.ts";
+import { notificationMail, receiptAddress, receiptMail } from "./mails.ts";
+
+/** Outbox rows read per pass. */
+const batchSize = 100;
+/** What a pass answers when completions are committed but not yet readable. */
+const heldBack = -1;
+/** The pause before looking again at completions held back (ms). */
+const heldBackRetryMs = 10;
+/**
+ * How long a form's settings and a workspace's members are reused (ms): settings are not versioned, so
+ * a change reaches notifications within this long, while a busy form asks forms and identity rarely.
+ */
+const cacheMs = 10_000;
+
+export interface ResponseNotifierOptions {
+  orm: MikroORM;
+  forms: Client<typeof FormsService>;
+  identity: Client<typeof IdentityService>;
+  logger: Logger;
+  /** PUBLIC_URL: the app's links in the mails. */
+  publicUrl: string;
+  /** Completions of this process: each wakes the notifier at once (others' are found by polling). */
+  completions: CompletionNotifier;
+  /** Told after mails were written, to send them now. */
+  mailWritten: () => void;
+  /** How often an idle notifier looks for completions of other replicas (ms). 500 when absent. */
+  pollMs?: number;
+  /** The pause after a failure (a service away), doubling up to 10 s (ms). 200 when absent. */
+  minBackoffMs?: number;
+}
+
+export interface ResponseNotifier {
+  stop(): Promise<void>;
+}
+
+/** A value reused for `cacheMs`; concurrent asks share one load. */
+function ttlCache<T>(load: (key: string) => Promise<T>): (key: string) => Promise<T> {
+  const entries = new Map<string, { value: Promise<T>; at: number }>();
+  return (key) => {
+    const now = Date.now();
+    const cached = entries.get(key);
+    if (cached && now - cached.at < cacheMs) return cached.value;
+    if (entries.size > 10_000) entries.clear();
+    const value = load(key);
+    entries.set(key, { value, at: now });
+    value.catch(() => entries.delete(key));
+    return value;
+  };
+}
+
+const isNotFound = (err: unknown) => ConnectError.from(err).code === Code.NotFound;
+
+interface MemberAddress {
+  email: string;
+  owner: boolean;
+}
+
+export function startResponseNotifier(options: ResponseNotifierOptions): ResponseNotifier {
+  const { orm, forms, identity, logger, publicUrl } = options;
+  const pollMs = options.pollMs ?? 500;
+  const minBackoff = options.minBackoffMs ?? 200;
+  const schema = orm.config.get("schema") ?? "public";
+  const outboxTable = `"${schema}"."outbox"`;
+  const cursorTable = `"${schema}"."notification_cursor"`;
+  const mailTable = mailOutboxTable(orm);
+
+  /** A form's settings; undefined once it is gone (trashed or deleted): nothing is mailed for it. */
+  const settingsOf = ttlCache(async (formId): Promise<FormSettings | undefined> => {
+    try {
+      const { form } = await forms.getPublicForm({ id: formId });
+      return form ? resolveSettings(form.settings) : undefined;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  });
+
+  const membersOf = ttlCache(async (workspaceId): Promise<MemberAddress[]> => {
+    try {
+      const { members } = await identity.listMembers({ workspaceId });
+      return members.flatMap((m) => (m.user ? [{ email: m.user.email, owner: m.role === Role.OWNER }] : []));
+    } catch (err) {
+      if (isNotFound(err)) return [];
+      throw err;
+    }
+  });
+
+  /** The mails one completion asks for. */
+  async function mailsOf(event: ResponseCompleted): Promise<Mail[]> {
+    const settings = await settingsOf(event.formId);
+    if (!settings || !sendsNotifications(settings)) return [];
+    const { owner, members, receiptQuestionId } = settings.notifications;
+    const mails: Mail[] = [];
+    if (owner || members.length > 0) {
+      // Only the workspace's own people: a form's settings cannot send its responses anywhere else.
+      const chosen = new Set(members.map((m) => m.toLowerCase()));
+      const recipients = (await membersOf(event.workspaceId)).filter((m) => (owner && m.owner) || chosen.has(m.email.toLowerCase()));
+      for (const to of new Set(recipients.map((m) => m.email))) mails.push(notificationMail(to, event, publicUrl));
+    }
+    const respondent = receiptQuestionId ? receiptAddress(event, receiptQuestionId) : undefined;
+    if (respondent) mails.push(receiptMail(respondent, event));
+    return mails;
+  }
+
+  /**
+   * One pass: the next batch of outbox rows after the cursor; the number of rows read, or `heldBack`. Reading and
+   * addressing run outside any transaction (a transaction holding an id would hold back every outbox
+   * reader's horizon, StreamCompletions' too); only writing the mails and moving the cursor is one, and
+   * only if the cursor is still where this pass read it (else another replica mailed the batch).
+   */
+  async function pass(): Promise<number> {
+    const connection = orm.em.getConnection();
+    const [cursorRow] = await connection.execute<{ txid: string }[]>(`select "txid"::text as "txid" from ${cursorTable}`);
+    if (!cursorRow) throw new Error("the notification cursor is missing: migrations were not applied");
+    // As StreamCompletions: only transactions older than the oldest one running, so none is skipped.
+    const rows = await connection.execute<{ event_type: string | null; payload: Buffer; txid: string }[]>(
+      `select "event_type", "payload", "txid"::text as "txid" from ${outboxTable}
+        where "txid" > ?::text::xid8 and "txid" < pg_snapshot_xmin(pg_current_snapshot())
+        order by "txid", "id" limit ?`,
+      [cursorRow.txid, batchSize],
+    );
+    if (rows.length === 0) {
+      // Committed rows an older, still running transaction (of any service) holds back: look again soon,
+      // since that transaction's end wakes nobody here.
+      const [held] = await connection.execute<{ held: boolean }[]>(`select exists (select 1 from ${outboxTable} where "txid" > ?::text::xid8) as "held"`, [cursorRow.txid]);
+      return held?.held ? heldBack : 0;
+    }
+    // A batch that ends inside a transaction leaves that transaction for the next pass, whole.
+    const whole = rows.length === batchSize && rows[0].txid !== rows.at(-1)!.txid ? rows.filter((r) => r.txid !== rows.at(-1)!.txid) : rows;
+    const completions = whole.filter((r) => r.event_type === null || r.event_type === formResponseEventType);
+    const mails = (
+      await Promise.all(
+        completions.map((row) => {
+          const envelope = decodeEvent(row.payload, row.event_type);
+          return envelope.event.case === "formResponse" ? mailsOf(envelope.event.value) : [];
+        }),
+      )
+    ).flat();
+    const moved = await orm.em.fork().transactional(async (em) => {
+      const tx = em.getTransactionContext();
+      const moving = em.getConnection();
+      const [now] = await moving.execute<{ txid: string }[]>(`select "txid"::text as "txid" from ${cursorTable} for update`, [], "all", tx);
+      if (now?.txid !== cursorRow.txid) return false;
+      if (mails.length > 0) {
+        const insert = insertMailsSql(mailTable, mails);
+        await moving.execute(insert.sql, insert.params, "run", tx);
+      }
+      await moving.execute(`update ${cursorTable} set "txid" = ?::text::xid8`, [whole.at(-1)!.txid], "run", tx);
+      return true;
+    });
+    if (moved && mails.length > 0) options.mailWritten();
+    return whole.length;
+  }
+
+  const pauses = outboxPauses(options.completions);
+
+  const loop = (async () => {
+    let backoff = minBackoff;
+    while (pauses.running) {
+      pauses.beginPass();
+      try {
+        const count = await pass();
+        backoff = minBackoff;
+        // A full batch: more is waiting. Otherwise wait for a completion (or another replica's, by polling).
+        if (count === heldBack) await pauses.sleep(heldBackRetryMs, true);
+        else if (count < batchSize) await pauses.sleep(pollMs, true);
+      } catch (err) {
+        logger.warn({ error: err instanceof Error ? err.message : String(err), retryInMs: backoff }, "response notifications failed: retrying");
+        await pauses.sleep(backoff, false);
+        backoff = Math.min(backoff * 2, 10_000);
+      }
+    }
+  })();
+
+  return {
+    async stop() {
+      pauses.stop();
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,41 @@
+// The app's API (/app/api) as the browser calls it: cookies kept between calls, the CSRF token sent
+// back on every write.
+
+/** A browser's cookie jar, reduced to what the app sets: name=value of every Set-Cookie seen. */
+export class Cookies {
+  private jar = new Map<string, string>();
+  take(res: Response) {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const eq = pair.indexOf("=");
+      const [name, value] = [pair.slice(0, eq), pair.slice(eq + 1)];
+      if (/Max-Age=0|Expires=Thu, 01 Jan 1970/i.test(line)) this.jar.delete(name);
+      else this.jar.set(name, value);
+    }
+  }
+  get(name: string) {
+    return this.jar.get(name);
+  }
+  header() {
+    return [...this.jar].map(([n, v]) => `${n}=${v}`).join("; ");
+  }
+}
+
+/** One browser on the app: `call(method, path, body)` answers `{status, body}`; start with GET /session. */
+export function appClient(baseUrl: string) {
+  const cookies = new Cookies();
+  const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
+    const res = await fetch(`${baseUrl}/app/api${path}`, {
+      method,
+      headers: {
+        cookie: cookies.header(),
+        ...(method === "GET" ? {} : { "x-csrf-token": cookies.get("formsvc_csrf") ?? "" }),
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    cookies.take(res);
+    return { status: res.status, body: res.status === 204 ? undefined : await res.json() };
+  };
+  return { call, cookies };
+}
