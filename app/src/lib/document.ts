@@ -2,7 +2,7 @@
 // editor makes before saving (the server checks everything again).
 import { blockTypes, choiceBlockTypes, defaultRatingMax, fieldNamePattern, inputBlockTypes } from "@formsvc/form-document/block-types";
 import { calculatedFieldProblems } from "@formsvc/form-document/expression-cost";
-import type { Block, BlockType, CalculatedField, FormDocument, HiddenField } from "../types.ts";
+import type { Block, BlockType, CalculatedField, Form, FormDocument, HiddenField } from "../types.ts";
 
 export { blockTypes };
 
@@ -64,6 +64,27 @@ const defaultQuestions: Partial<Record<BlockType, string>> = {
   FILE: "Upload a file",
   SIGNATURE: "Sign here",
 };
+
+/** The form being edited: kept by the form page across its tabs, changed by the editor. */
+export interface Draft {
+  name: string;
+  title: string;
+  blocks: EditableBlock[];
+  hiddenFields: HiddenField[];
+  calculatedFields: CalculatedField[];
+}
+
+/** A draft of the form as stored (copies, so editing never touches the loaded form). */
+export function draftOf(form: Form): Draft {
+  const doc = form.document;
+  return {
+    name: form.name,
+    title: doc.title ?? "",
+    blocks: structuredClone((doc.blocks ?? []) as EditableBlock[]),
+    hiddenFields: structuredClone(doc.hiddenFields ?? []),
+    calculatedFields: structuredClone(doc.calculatedFields ?? []),
+  };
+}
 
 /** A random id for a new block or option (the server keeps ids it is given, and assigns keys). */
 export function newId(): string {

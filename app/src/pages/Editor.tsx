@@ -18,10 +18,10 @@ import {
   removeItem,
   replaceItem,
   takesPlaceholder,
+  type Draft,
   type EditableBlock,
 } from "../lib/document.ts";
 import type { BlockType, Form } from "../types.ts";
-import type { Draft } from "./FormPage.tsx";
 
 interface EditorProps {
   form: Form;

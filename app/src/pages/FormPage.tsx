@@ -3,33 +3,14 @@
 import { useEffect, useState } from "react";
 import { get, patch, post } from "../api.ts";
 import { ErrorState, Loading, StatusBadge, useConfirm, useLoad, useNotify } from "../components/ui.tsx";
-import { cleanDocument, documentProblems, type EditableBlock } from "../lib/document.ts";
+import { cleanDocument, documentProblems, draftOf, type Draft } from "../lib/document.ts";
 import { formatRelative } from "../lib/format.ts";
 import { Link, useRouter } from "../router.tsx";
-import type { CalculatedField, Form, HiddenField } from "../types.ts";
+import type { Form } from "../types.ts";
 import { Editor } from "./Editor.tsx";
 import { IntegrationsTab } from "./Integrations.tsx";
 import { ResponsesTab } from "./Responses.tsx";
 import { SettingsTab } from "./FormSettings.tsx";
-
-export interface Draft {
-  name: string;
-  title: string;
-  blocks: EditableBlock[];
-  hiddenFields: HiddenField[];
-  calculatedFields: CalculatedField[];
-}
-
-function draftOf(form: Form): Draft {
-  const doc = form.document;
-  return {
-    name: form.name,
-    title: doc.title ?? "",
-    blocks: structuredClone((doc.blocks ?? []) as EditableBlock[]),
-    hiddenFields: structuredClone(doc.hiddenFields ?? []),
-    calculatedFields: structuredClone(doc.calculatedFields ?? []),
-  };
-}
 
 const tabs = [
   { id: "edit", label: "Build" },
