@@ -785,7 +785,10 @@ export declare const SubmissionsService: GenService<{
   /**
    * Respondent: saves answers, creating the response or adding to an earlier partial one, and
    * completes it when asked (required questions bind then). Invalid answers: INVALID_ARGUMENT
-   * naming the question; closed forms: FAILED_PRECONDITION.
+   * naming the questions, with a google.rpc.BadRequest detail: a field violation per problem whose
+   * `field` is the answer's key as filed in a submission (the question's key, `hidden:<name>` for a
+   * hidden field) and whose `description` says what is wrong ("must be an email address").
+   * Closed forms: FAILED_PRECONDITION.
    *
    * @generated from rpc formsvc.submissions.v1.SubmissionsService.SaveResponse
    */
