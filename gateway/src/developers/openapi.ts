@@ -3,6 +3,7 @@ import { z } from "zod";
 import { takesIdempotencyKey, type ApiRoute } from "../api/route-table.ts";
 import { errorSchema, formWebhookPayloadSchema, partialWebhookPayloadSchema, webhookPayloadSchema } from "../api/schemas.ts";
 import { eventTypeNames, formResponseEventType } from "@formsvc/platform/events.ts";
+import { webhookRequestHeaders } from "@formsvc/platform/webhook-headers.ts";
 import { hostedOperations, type HostedOperation } from "./hosted-operations.ts";
 
 type JsonSchema = Record<string, unknown>;
@@ -279,15 +280,15 @@ function webhooks(schemas: SchemaComponents): JsonSchema {
           "A test event (the test endpoint, the app) has the same shape with `\"test\": true`.",
         parameters: [
           header(
-            "X-Service-Signature",
+            webhookRequestHeaders.serviceSignature,
             "`base64(HMAC-SHA256(raw body, key))`; the key is the webhook secret's UTF-8 bytes, exactly as the secret was set. Sent when the webhook has a secret.",
             false,
             "k3N0bQ5a2u1dJ5m8mF0b1nq0sZ3w9N2ZC7cQ1x4vP8A=",
           ),
-          header("webhook-id", "Standard Webhooks: the event's id, the same as the body's `eventId` on every attempt.", true, "evt_3x9Qm2Lr8TzKcV1a"),
-          header("webhook-timestamp", "Standard Webhooks: this attempt's time in Unix seconds.", true, "1795000000"),
+          header(webhookRequestHeaders.id, "Standard Webhooks: the event's id, the same as the body's `eventId` on every attempt.", true, "evt_3x9Qm2Lr8TzKcV1a"),
+          header(webhookRequestHeaders.timestamp, "Standard Webhooks: this attempt's time in Unix seconds.", true, "1795000000"),
           header(
-            "webhook-signature",
+            webhookRequestHeaders.signature,
             "Standard Webhooks: `v1,` + `base64(HMAC-SHA256(\"<webhook-id>.<webhook-timestamp>.<raw body>\", key))`. " +
               "For a secret of the form `whsec_<base64>` the key is the bytes that base64 decodes to (what the standardwebhooks " +
               "and Svix libraries expect); for any other secret it is the secret's UTF-8 bytes. Sent when the webhook has a secret. " +

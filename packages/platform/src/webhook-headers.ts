@@ -1,15 +1,29 @@
-// Header names a webhook cannot set (lower case; compared case-insensitively): the ones delivery sets
-// itself (body framing, signature, Standard Webhooks ids) or that belong to the connection. Webhooks
-// refuses them when a webhook is saved; delivery leaves them out of what it sends. One list for both.
+// The headers of a webhook request, stated once: delivery sets them, the webhooks service refuses them as
+// a webhook's own headers, and the API reference documents them.
+
+/** The headers delivery sets on every webhook request (the signatures only when the webhook has a secret). */
+export const webhookRequestHeaders = {
+  contentType: "Content-Type",
+  contentLength: "Content-Length",
+  userAgent: "User-Agent",
+  /** The spec's signature: base64(HMAC-SHA256(body, secret)). */
+  serviceSignature: "X-Service-Signature",
+  /** Standard Webhooks: the event's id, the same on every attempt. */
+  id: "webhook-id",
+  /** Standard Webhooks: the attempt's time in unix seconds. */
+  timestamp: "webhook-timestamp",
+  /** Standard Webhooks: `v1,<signature>`, space-separated while a rotated-out secret still signs. */
+  signature: "webhook-signature",
+} as const;
+
+/**
+ * Header names a webhook cannot set (lower case; compared case-insensitively): the ones delivery sets
+ * itself (body framing, signature, Standard Webhooks ids) or that belong to the connection. Webhooks
+ * refuses them when a webhook is saved; delivery leaves them out of what it sends.
+ */
 export const reservedWebhookHeaders: ReadonlySet<string> = new Set([
-  "content-type",
-  "content-length",
+  ...Object.values(webhookRequestHeaders).map((name) => name.toLowerCase()),
   "host",
-  "x-service-signature",
-  "webhook-id",
-  "webhook-timestamp",
-  "webhook-signature",
-  "user-agent",
   "transfer-encoding",
   "connection",
 ]);

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { metrics } from "@formsvc/platform/metrics.ts";
 import { observeAttempt, watchBreakers } from "./delivery-metrics.ts";
 import { OriginBreakers } from "./sender/breaker.ts";
-import { classify } from "./worker/outcome.ts";
+import { classify } from "./sender/send-result.ts";
 
 describe("delivery metrics", () => {
   it("counts attempts by outcome and trigger, the lag of an automatic success and the breakers by state", async () => {

@@ -1,7 +1,7 @@
 // Delivery's domain metrics, on the process's shared registry (served at /metrics).
 import { Counter, Gauge, Histogram, metrics } from "@formsvc/platform/metrics.ts";
 import type { OriginBreakers } from "./sender/breaker.ts";
-import type { Outcome } from "./worker/outcome.ts";
+import type { Outcome } from "./sender/send-result.ts";
 
 /**
  * Attempts by outcome (succeeded, failed: not retried, retry: retried on schedule) and by trigger

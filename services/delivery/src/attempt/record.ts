@@ -5,11 +5,9 @@ import { newId } from "@formsvc/platform/ids.ts";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import type { Delivery } from "../entities/index.ts";
 import { deliveryFromRow, tablesOf, toDate, type DeliveryRow } from "../entities/rows.ts";
-import type { SendResult } from "../sender/http-client.ts";
 import { maxResponseBytes } from "../sender/http-client.ts";
-import { classify, describeResult, honouredRetryAfter } from "./outcome.ts";
+import { classify, describeResult, honouredRetryAfter, type SendResult } from "../sender/send-result.ts";
 import { retryAfterSeconds, withJitter } from "./retry-schedule.ts";
-import type { ClaimedDelivery } from "./claim.ts";
 
 export interface RecordAttemptOptions {
   deliveryId: string;
@@ -110,28 +108,4 @@ export async function recordAttempt(orm: MikroORM, options: RecordAttemptOptions
     "all",
   );
   return updated ? { ...deliveryFromRow(updated), failingSince: toDate(updated.failing_since) } : undefined;
-}
-
-/** Ends a claimed delivery as failed without an attempt (its webhook is gone or disabled). */
-export async function failWithoutAttempt(orm: MikroORM, delivery: ClaimedDelivery, error: string): Promise<void> {
-  const { deliveries } = tablesOf(orm);
-  await orm.em.getConnection().execute(
-    `update ${deliveries} set "status" = 'failed', "last_error" = ?, "next_attempt_at" = null,
-       "locked_until" = null, "lease_id" = null, "updated_at" = now()
-     where "id" = ? and "lease_id" = ?`,
-    [error, delivery.id, delivery.leaseId],
-    "run",
-  );
-}
-
-/** Pushes a claimed delivery back by `delayMs` without counting an attempt, and releases it. */
-export async function deferDelivery(orm: MikroORM, delivery: ClaimedDelivery, delayMs: number, origin?: string): Promise<void> {
-  const { deliveries } = tablesOf(orm);
-  await orm.em.getConnection().execute(
-    `update ${deliveries} set "next_attempt_at" = now() + make_interval(secs => ?), "origin" = ?,
-       "locked_until" = null, "lease_id" = null, "updated_at" = now()
-     where "id" = ? and "lease_id" = ?`,
-    [Math.max(0, delayMs) / 1000, origin ?? delivery.origin, delivery.id, delivery.leaseId],
-    "run",
-  );
 }

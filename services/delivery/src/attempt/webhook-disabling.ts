@@ -1,6 +1,6 @@
 // The two rules that disable a webhook from what its receiver does (Standard Webhooks / Svix), applied
 // after every attempt, automatic or by hand:
-// - an answer whose rule says so (410 Gone, outcome.ts) disables it at once;
+// - an answer whose rule says so (410 Gone, send-result.ts) disables it at once;
 // - a webhook whose attempts have all failed for WEBHOOK_DISABLE_AFTER_FAILING_SECONDS (5 days) is
 //   disabled: recordAttempt keeps since when it has been failing (one row per failing webhook, gone at its
 //   next success, written in the attempt's own statement) and this compares at each failed attempt.
@@ -11,8 +11,7 @@ import type { Logger } from "@formsvc/platform/logger.ts";
 import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { webhooksCallTimeoutMs } from "../intake/accept-event.ts";
 import { tablesOf } from "../entities/rows.ts";
-import type { SendResult } from "../sender/http-client.ts";
-import { disablesWebhook } from "./outcome.ts";
+import { disablesWebhook, type SendResult } from "../sender/send-result.ts";
 
 export interface WebhookDisablingOptions {
   orm: MikroORM;

@@ -3,8 +3,6 @@ import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
 import { upstreamFailure } from "@formsvc/platform/upstream-failure.ts";
 import { asCaller, requireCaller } from "@formsvc/platform/caller.ts";
-import type { MikroORM } from "@formsvc/platform/database.ts";
-import type { Logger } from "@formsvc/platform/logger.ts";
 import { keysetAfter, pageOf, pageRequest } from "@formsvc/platform/paging.ts";
 import { newId } from "@formsvc/platform/ids.ts";
 import {
@@ -20,32 +18,22 @@ import { AttemptEntity, DeliveryEntity, type Attempt, type Delivery, type Delive
 import { deliveryFromRow, tablesOf, type DeliveryRow } from "../entities/rows.ts";
 import { webhooksCallTimeoutMs } from "../intake/accept-event.ts";
 import { originOf } from "../sender/breaker.ts";
-import { postWebhook } from "../sender/http-client.ts";
 import { testPayload } from "../sender/payload.ts";
 import { formResponseEventType } from "@formsvc/platform/events.ts";
 import { sampleEvent } from "../sender/sample-event.ts";
-import { observeAttempt } from "../delivery-metrics.ts";
-import { classify } from "../worker/outcome.ts";
-import { recordAttempt } from "../worker/record.ts";
-import { applyDisablingRules } from "../worker/webhook-disabling.ts";
-import { logAttempt, webhookRequest } from "../worker/worker.ts";
+import { attemptDelivery, type AttemptSettings } from "../attempt/attempt.ts";
 
-export interface DeliveryHandlersDeps {
-  orm: MikroORM;
+/**
+ * The attempt settings are the worker's: an attempt by hand records through the same path (it never
+ * uses the schedule) and counts toward WEBHOOK_DISABLE_AFTER_FAILING_SECONDS too.
+ */
+export interface DeliveryHandlersDeps extends AttemptSettings {
   /** GetWebhook as the caller (is the webhook theirs?), GetWebhookForDelivery for the URL and secret. */
   webhooks: Pick<Client<typeof WebhooksService>, "getWebhook" | "getWebhookForDelivery" | "disableWebhook">;
   /** GetForm as the caller: the current questions a test event is built from. */
   forms: Pick<Client<typeof FormsService>, "getForm">;
   /** Signs the file links of payloads. */
   fileLinks: FileLinks;
-  logger?: Logger;
-  /** WEBHOOK_RETRY_SCHEDULE (a manual attempt never uses it, but records through the same path). */
-  retrySchedule: readonly number[];
-  allowPrivateUrls: boolean;
-  /** WEBHOOK_DISABLE_AFTER_FAILING_SECONDS: attempts by hand count toward it too. */
-  disableAfterFailingSeconds: number;
-  /** The hard limit of one exchange; 10 s. */
-  timeoutMs?: number;
   /** Told when recovered deliveries are due (the worker looks at once). */
   onRecovered?: () => void;
 }
@@ -147,19 +135,11 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
     return delivery;
   }
 
-  /** One attempt asked for by hand: sent, recorded (never changing the schedule), counted and logged. */
-  async function attemptByHand(delivery: Delivery, webhook: Webhook, trigger: "manual" | "test"): Promise<{ updated: Delivery }> {
-    const origin = originOf(webhook.url);
-    const result = await postWebhook(webhookRequest(delivery, webhook), { allowPrivateUrls: deps.allowPrivateUrls, timeoutMs: deps.timeoutMs });
-    const updated = await recordAttempt(orm, { deliveryId: delivery.id, result, manual: true, origin, retrySchedule: deps.retrySchedule });
-    if (!updated) throw deliveryNotFound();
-    observeAttempt(classify(result), trigger, delivery.payload);
-    if (deps.logger) {
-      const fields = { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId: delivery.eventId, origin, manual: true };
-      logAttempt(deps.logger, fields, result, updated.status, updated.attempts);
-    }
-    await applyDisablingRules(deps, delivery.webhookId, result, updated.failingSince);
-    return { updated };
+  /** One attempt asked for by hand: sent at once, past the origin's breaker (someone asked for exactly this attempt). */
+  async function attemptByHand(delivery: Delivery, webhook: Webhook, trigger: "manual" | "test"): Promise<Delivery> {
+    const attempt = await attemptDelivery(deps, delivery, webhook, { trigger });
+    if (!attempt.sent || !attempt.delivery) throw deliveryNotFound();
+    return attempt.delivery;
   }
 
   return {
@@ -191,9 +171,7 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
       await callerWebhook(caller, req.webhookId);
       const delivery = await webhookDelivery(req.webhookId, req.deliveryId);
       const webhook = await enabledWebhook(req.webhookId, "send its deliveries again");
-      // Sent at once, past the origin's breaker: someone asked for exactly this attempt.
-      const { updated } = await attemptByHand(delivery, webhook, "manual");
-      return { delivery: deliveryMessage(updated) };
+      return { delivery: deliveryMessage(await attemptByHand(delivery, webhook, "manual")) };
     },
 
     async recoverDeliveries(req, ctx) {
@@ -256,7 +234,7 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
         [newId(), webhook.id, eventId, eventType, webhook.formId, origin, payload],
         "all",
       );
-      let { updated } = await attemptByHand(deliveryFromRow(row), webhook, "test");
+      let updated = await attemptByHand(deliveryFromRow(row), webhook, "test");
       if (updated.status === "pending") {
         // Sent once: a test that did not succeed has failed.
         const [failed]: DeliveryRow[] = await orm.em.getConnection().execute(

@@ -7,7 +7,7 @@ import net, { type LookupFunction } from "node:net";
 import { blockedKind } from "@formsvc/platform/blocked-addresses.ts";
 
 /**
- * A connection the guard refused; not retried (see outcome.ts). Its message is what the integrator
+ * A connection the guard refused; not retried (see send-result.ts). Its message is what the integrator
  * reads as the delivery's lastError: it names neither the address a name resolved to nor the kind of
  * range, so webhooks cannot be used to map the inside network or its DNS. The fields are for tests.
  */

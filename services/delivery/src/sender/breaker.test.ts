@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { SendResult } from "./http-client.ts";
+import type { SendResult } from "./send-result.ts";
 import { OriginBreakers, originOf } from "./breaker.ts";
 
 const answer = (statusCode: number): SendResult => ({ statusCode, durationMs: 1, responseBody: "" });

@@ -14,8 +14,7 @@
 // Each delivery process has its own breakers.
 import CircuitBreaker from "opossum";
 import type { Logger } from "@formsvc/platform/logger.ts";
-import type { SendResult } from "./http-client.ts";
-import { classify, type Outcome } from "../worker/outcome.ts";
+import { classify, type Outcome, type SendResult } from "./send-result.ts";
 
 export interface BreakerOptions {
   volumeThreshold?: number;

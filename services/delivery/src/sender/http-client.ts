@@ -1,35 +1,19 @@
 // One webhook POST over node:http(s): a hard limit on the whole exchange (connect, TLS, answer), no
 // redirect followed, the address guard at connect time, and at most a few KiB of the answer kept.
-// Never throws: every end is a SendResult (outcome.ts classifies it).
+// Never throws: every end is a SendResult (send-result.ts says what it means).
 import http from "node:http";
 import https from "node:https";
 import { assertPublicLiteral, guardedLookup, AddressBlockedError } from "./address-guard.ts";
+import { classify, type SendErrorKind, type SendResult } from "./send-result.ts";
 import { signatureHeaders } from "./sign.ts";
-import { reservedWebhookHeaders } from "@formsvc/platform/webhook-headers.ts";
+import { reservedWebhookHeaders, webhookRequestHeaders as names } from "@formsvc/platform/webhook-headers.ts";
 import { inSpan, markFailed, SpanKind } from "@formsvc/platform/tracing.ts";
-import { classify } from "../worker/outcome.ts";
 
 export const userAgent = "formsvc-webhooks/1";
 /** The spec's receiver time-out. */
 const defaultTimeoutMs = 10_000;
 /** How much of a receiver's answer is kept with the attempt. */
 export const maxResponseBytes = 4096;
-
-/** Why no HTTP answer came. */
-export type SendErrorKind = "timeout" | "refused" | "network" | "blocked" | "invalid";
-
-export interface SendResult {
-  /** 0 when no HTTP answer came. */
-  statusCode: number;
-  durationMs: number;
-  /** At most maxResponseBytes of the answer, as UTF-8 text. */
-  responseBody: string;
-  /** Set when no HTTP answer came. */
-  errorKind?: SendErrorKind;
-  error?: string;
-  /** The answer's Retry-After header as sent (seconds or an HTTP date), for 429 and 408 (outcome.ts). */
-  retryAfter?: string;
-}
 
 export interface WebhookRequest {
   url: string;
@@ -66,8 +50,8 @@ function requestHeaders(request: WebhookRequest, now: Date): Record<string, stri
   return {
     ...headers,
     ...signatureHeaders({ eventId: request.eventId, body: request.body, secret: request.secret, previousSecret: request.previousSecret, now }),
-    "Content-Type": "application/json",
-    "User-Agent": userAgent,
+    [names.contentType]: "application/json",
+    [names.userAgent]: userAgent,
   };
 }
 
@@ -194,7 +178,7 @@ function sendOnce(request: WebhookRequest, options: HttpClientOptions): Promise<
       const transport = url.protocol === "https:" ? https : http;
       req = transport.request(url, {
         method: "POST",
-        headers: { ...requestHeaders(request, options.now?.() ?? new Date()), "Content-Length": String(body.length) },
+        headers: { ...requestHeaders(request, options.now?.() ?? new Date()), [names.contentLength]: String(body.length) },
         agent: agentFor(url.protocol, options.allowPrivateUrls),
       });
     } catch (err) {

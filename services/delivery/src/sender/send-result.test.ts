@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { classify, describeResult, disablesWebhook, errorOutcomes, honouredRetryAfter, statusExceptions, statusOutcomes } from "./outcome.ts";
+import { classify, describeResult, disablesWebhook, errorOutcomes, honouredRetryAfter, statusExceptions, statusOutcomes } from "./send-result.ts";
 
 const answer = (statusCode: number) => ({ statusCode, durationMs: 1, responseBody: "" });
 

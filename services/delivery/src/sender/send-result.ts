@@ -1,6 +1,23 @@
-// What one attempt's result means for its delivery, as data (spec, "Delivery attempt outcomes"), with
-// the few answers Standard Webhooks and Svix treat on their own (statusExceptions).
-import type { SendErrorKind, SendResult } from "../sender/http-client.ts";
+// What one send of a webhook request ended with (SendResult, as http-client.ts returns it) and what that
+// means for its delivery, as data (spec, "Delivery attempt outcomes"), with the few answers Standard
+// Webhooks and Svix treat on their own (statusExceptions). The sender, the breaker and the attempt all
+// read results here; this module depends on none of them.
+
+/** Why no HTTP answer came. */
+export type SendErrorKind = "timeout" | "refused" | "network" | "blocked" | "invalid";
+
+export interface SendResult {
+  /** 0 when no HTTP answer came. */
+  statusCode: number;
+  durationMs: number;
+  /** At most maxResponseBytes (http-client.ts) of the answer, as UTF-8 text. */
+  responseBody: string;
+  /** Set when no HTTP answer came. */
+  errorKind?: SendErrorKind;
+  error?: string;
+  /** The answer's Retry-After header as sent (seconds or an HTTP date), for 429 and 408 (honouredRetryAfter). */
+  retryAfter?: string;
+}
 
 /** succeeded: done. failed: done, never retried. retry: tried again on schedule, failed once it is used up. */
 export type Outcome = "succeeded" | "failed" | "retry";

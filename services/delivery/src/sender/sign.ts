@@ -14,9 +14,7 @@
 // as Standard Webhooks specifies, so receivers holding either secret verify; `X-Service-Signature`,
 // which has room for one, uses the new secret.
 import { createHmac } from "node:crypto";
-import { standardWebhookSecretPrefix } from "@formsvc/platform/webhook-headers.ts";
-
-const serviceSignatureHeader = "X-Service-Signature";
+import { standardWebhookSecretPrefix, webhookRequestHeaders as names } from "@formsvc/platform/webhook-headers.ts";
 
 export function serviceSignature(body: string | Buffer, secret: string): string {
   return createHmac("sha256", Buffer.from(secret, "utf8")).update(body).digest("base64");
@@ -42,13 +40,13 @@ export function standardWebhookSignature(id: string, timestamp: number, body: st
 export function signatureHeaders(options: { eventId: string; body: string; secret: string; previousSecret?: string; now?: Date }): Record<string, string> {
   const timestamp = Math.floor((options.now ?? new Date()).getTime() / 1000);
   const headers: Record<string, string> = {
-    "webhook-id": options.eventId,
-    "webhook-timestamp": String(timestamp),
+    [names.id]: options.eventId,
+    [names.timestamp]: String(timestamp),
   };
   if (options.secret) {
-    headers[serviceSignatureHeader] = serviceSignature(options.body, options.secret);
+    headers[names.serviceSignature] = serviceSignature(options.body, options.secret);
     const secrets = options.previousSecret ? [options.secret, options.previousSecret] : [options.secret];
-    headers["webhook-signature"] = secrets.map((secret) => standardWebhookSignature(options.eventId, timestamp, options.body, secret)).join(" ");
+    headers[names.signature] = secrets.map((secret) => standardWebhookSignature(options.eventId, timestamp, options.body, secret)).join(" ");
   }
   return headers;
 }

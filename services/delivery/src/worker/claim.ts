@@ -2,7 +2,8 @@
 // `FOR UPDATE SKIP LOCKED` lets concurrent claims pass each other without waiting or taking the same
 // row, and the lease written with the claim (`locked_until`, `lease_id`) keeps the row away from
 // every other claim while it is attempted. A worker that dies leaves its lease to run out, and the
-// row is due again: nothing is lost, at worst sent twice (delivery is at least once).
+// row is due again: nothing is lost, at worst sent twice (delivery is at least once). A claim ends with
+// an attempt (attempt/), or without one: given back, put off, or failed; each write checks the lease.
 import { newId } from "@formsvc/platform/ids.ts";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import type { Delivery } from "../entities/index.ts";
@@ -52,6 +53,30 @@ export async function releaseClaim(orm: MikroORM, delivery: ClaimedDelivery): Pr
   await orm.em.getConnection().execute(
     `update ${deliveries} set "locked_until" = null, "lease_id" = null where "id" = ? and "lease_id" = ?`,
     [delivery.id, delivery.leaseId],
+    "run",
+  );
+}
+
+/** Ends a claimed delivery as failed without an attempt (its webhook is gone or disabled). */
+export async function failWithoutAttempt(orm: MikroORM, delivery: ClaimedDelivery, error: string): Promise<void> {
+  const { deliveries } = tablesOf(orm);
+  await orm.em.getConnection().execute(
+    `update ${deliveries} set "status" = 'failed', "last_error" = ?, "next_attempt_at" = null,
+       "locked_until" = null, "lease_id" = null, "updated_at" = now()
+     where "id" = ? and "lease_id" = ?`,
+    [error, delivery.id, delivery.leaseId],
+    "run",
+  );
+}
+
+/** Pushes a claimed delivery back by `delayMs` without counting an attempt, and releases it. */
+export async function deferDelivery(orm: MikroORM, delivery: ClaimedDelivery, delayMs: number, origin?: string): Promise<void> {
+  const { deliveries } = tablesOf(orm);
+  await orm.em.getConnection().execute(
+    `update ${deliveries} set "next_attempt_at" = now() + make_interval(secs => ?), "origin" = ?,
+       "locked_until" = null, "lease_id" = null, "updated_at" = now()
+     where "id" = ? and "lease_id" = ?`,
+    [Math.max(0, delayMs) / 1000, origin ?? delivery.origin, delivery.id, delivery.leaseId],
     "run",
   );
 }

@@ -12,7 +12,7 @@ import { openTestDatabase, type DeliveryTestDatabase } from "../testing/database
 import { closedPort, createAcceptEvent, eventually, FakeWebhooks, quietLogger, sampleEvent, startReceiver, type AcceptEvent, type Receiver, testFileLinks } from "../testing/fixtures.ts";
 import { defaultWebhookRetrySchedule } from "@formsvc/platform/config.ts";
 import { claimDue } from "./claim.ts";
-import { recordAttempt } from "./record.ts";
+import { recordAttempt } from "../attempt/record.ts";
 import { DeliveryWorker, type WorkerOptions } from "./worker.ts";
 
 let db: DeliveryTestDatabase;

@@ -1,4 +1,4 @@
-// The delivery loop: claim due deliveries, attempt each, record the result, repeat. It looks every
+// The delivery loop: claim due deliveries, attempt each (attempt/attempt.ts), repeat. It looks every
 // ~200 ms and at once when told (a new event was accepted, or a slot became free).
 //
 // Spreading the work: at most `perOriginConcurrency` (4) attempts run at a time per receiver origin,
@@ -11,31 +11,18 @@
 // not answering => the delivery waits 5 s, also without an attempt. The origin's breaker may push the
 // delivery back to when it half-opens, again without an attempt.
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
-import type { MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { contextOf, inSpan } from "@formsvc/platform/tracing.ts";
 import type { Webhook, WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
+import { attemptDelivery, type AttemptSettings } from "../attempt/attempt.ts";
+import { watchBreakers } from "../delivery-metrics.ts";
 import { webhooksCallTimeoutMs } from "../intake/accept-event.ts";
-import { OriginBreakers, originOf, type BreakerOptions } from "../sender/breaker.ts";
-import { postWebhook, type SendResult, type WebhookRequest } from "../sender/http-client.ts";
-import { claimDue, defaultLeaseMs, releaseClaim, type ClaimedDelivery } from "./claim.ts";
-import { classify } from "./outcome.ts";
-import { observeAttempt, watchBreakers } from "../delivery-metrics.ts";
-import { deferDelivery, failWithoutAttempt, recordAttempt } from "./record.ts";
-import { applyDisablingRules } from "./webhook-disabling.ts";
+import { OriginBreakers, type BreakerOptions } from "../sender/breaker.ts";
+import { claimDue, deferDelivery, defaultLeaseMs, failWithoutAttempt, releaseClaim, type ClaimedDelivery } from "./claim.ts";
 
-export interface WorkerOptions {
-  orm: MikroORM;
+export interface WorkerOptions extends AttemptSettings {
   webhooks: Pick<Client<typeof WebhooksService>, "getWebhookForDelivery" | "disableWebhook">;
   logger: Logger;
-  /** Seconds between automatic attempts after the first (WEBHOOK_RETRY_SCHEDULE). */
-  retrySchedule: readonly number[];
-  /** WEBHOOK_ALLOW_PRIVATE_URLS. */
-  allowPrivateUrls: boolean;
-  /** WEBHOOK_DISABLE_AFTER_FAILING_SECONDS. */
-  disableAfterFailingSeconds: number;
-  /** The hard limit of one exchange; 10 s. */
-  timeoutMs?: number;
   pollIntervalMs?: number;
   leaseMs?: number;
   perOriginConcurrency?: number;
@@ -43,7 +30,6 @@ export interface WorkerOptions {
   /** How long a delivery waits when webhooks does not answer. */
   webhooksUnavailableDelayMs?: number;
   breakers?: BreakerOptions;
-  random?: () => number;
 }
 
 const workerDefaults = {
@@ -52,18 +38,6 @@ const workerDefaults = {
   maxInFlight: 32,
   webhooksUnavailableDelayMs: 5_000,
 } as const;
-
-/** The request of one attempt of `delivery` to `webhook` as it is now. */
-export function webhookRequest(delivery: { eventId: string; payload: string }, webhook: Webhook): WebhookRequest {
-  return {
-    url: webhook.url,
-    body: delivery.payload,
-    eventId: delivery.eventId,
-    secret: webhook.secret,
-    previousSecret: webhook.previousSecret,
-    headers: { ...webhook.headers },
-  };
-}
 
 export class DeliveryWorker {
   private readonly options: WorkerOptions;
@@ -214,48 +188,10 @@ export class DeliveryWorker {
       return;
     }
 
-    const origin = originOf(webhook.url);
-    const request = webhookRequest(delivery, webhook);
-    const verdict = await this.breakers.run(origin, () =>
-      postWebhook(request, { allowPrivateUrls: this.options.allowPrivateUrls, timeoutMs: this.options.timeoutMs }),
-    );
-    if (verdict.kind === "open") {
-      await deferDelivery(orm, delivery, verdict.retryAt.getTime() - Date.now(), origin);
-      logger.debug({ ...log, origin, retryAt: verdict.retryAt }, "receiver's breaker open: delivery put off");
-      return;
+    const attempt = await attemptDelivery(this.options, delivery, webhook, { trigger: "automatic", leaseId: delivery.leaseId, breakers: this.breakers });
+    if (!attempt.sent) {
+      await deferDelivery(orm, delivery, attempt.retryAt.getTime() - Date.now(), attempt.origin);
+      logger.debug({ ...log, origin: attempt.origin, retryAt: attempt.retryAt }, "receiver's breaker open: delivery put off");
     }
-    const updated = await recordAttempt(orm, {
-      deliveryId: delivery.id,
-      leaseId: delivery.leaseId,
-      result: verdict.result,
-      manual: false,
-      origin,
-      retrySchedule: this.options.retrySchedule,
-      random: this.options.random,
-    });
-    observeAttempt(classify(verdict.result), "automatic", delivery.payload);
-    logAttempt(logger, { ...log, origin }, verdict.result, updated?.status, updated?.attempts);
-    await applyDisablingRules(this.options, delivery.webhookId, verdict.result, updated?.failingSince);
   }
-}
-
-/** One line per attempt: never the body, the URL (it may hold a token) or the secret. */
-export function logAttempt(
-  logger: Logger,
-  fields: Record<string, unknown>,
-  result: SendResult,
-  status: string | undefined,
-  attempts: number | undefined,
-): void {
-  const line = {
-    ...fields,
-    attempt: attempts,
-    status,
-    statusCode: result.statusCode,
-    durationMs: result.durationMs,
-    outcome: classify(result),
-    error: result.error,
-  };
-  if (classify(result) === "succeeded") logger.info(line, "webhook delivered");
-  else logger.warn(line, "webhook attempt failed");
 }
