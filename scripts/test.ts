@@ -129,6 +129,16 @@ began = step("tsc -p tsconfig.json");
 run(join(bin, "tsc"), ["-p", "tsconfig.json"], "tsc");
 done(began);
 
+// No import cycle anywhere: every source file is an entry (services, gateway, app, packages, scripts, tests,
+// deploy), and imports between packages are followed to their files. Type-only imports count too (no `-T`):
+// a type-only cycle is not a runtime one, but it still ties two modules into one, and each of the cycles
+// this check was written against (Editor.tsx <-> FormPage.tsx, app-api/routes.ts -> app.ts -> app-api/index.ts,
+// delivery's http-client.ts <-> outcome.ts) closed through an `import type` that `-T` would have dropped.
+began = step("no import cycles (dpdm)");
+const sources = ["services/*/src/**/*.ts", "gateway/src/**/*.ts", "app/src/**/*.{ts,tsx}", "packages/*/{src,scripts}/**/*.ts", "scripts/**/*.ts", "tests/**/*.ts", "deploy/**/*.ts"];
+run(join(bin, "dpdm"), ["--no-tree", "--no-warning", "--no-progress", "--exit-code", "circular:1", ...sources], "the import cycle check");
+done(began);
+
 // The web app: its own type check, its unit tests (vitest, *.spec.ts(x), never seen by node --test), and
 // a fresh build into app/dist for the browser journeys.
 began = step("tsc -p app/tsconfig.json");
