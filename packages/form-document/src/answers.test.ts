@@ -1,16 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { JsonObject } from "@bufbuild/protobuf";
-import type { FormDocument } from "@formsvc/form-document";
-import {
-  answerLimits,
-  countryAnswer,
-  describeErrors,
-  normalizeCountry,
-  validateAnswers,
-  validateHidden,
-  type ValidationResult,
-} from "./validate-answers.ts";
+import { describeProblems, maxHiddenValueLength, validateAnswers, validateHidden, type ValidationResult } from "./answers.ts";
+import { questionTypes, type JsonValue } from "./question-types.ts";
+import type { FormDocument } from "./schema.ts";
+
+type JsonObject = { [key: string]: JsonValue };
 
 const document: FormDocument = {
   title: "Everything",
@@ -37,13 +31,14 @@ const document: FormDocument = {
 };
 
 function ok(result: ValidationResult) {
-  assert.ok(result.ok, `expected valid, got ${result.ok ? "" : result.errors.join("; ")}`);
+  assert.ok(result.ok, `expected valid, got ${result.ok ? "" : describeProblems(result.problems)}`);
   return result.answers;
 }
 
+/** The problems' lines. */
 function errors(result: ValidationResult): string[] {
   assert.ok(!result.ok, "expected errors");
-  return result.errors;
+  return result.problems.map((p) => p.line);
 }
 
 /** The one error of a partial save of `answers`. */
@@ -96,7 +91,7 @@ describe("validateAnswers: values of every type", () => {
   it("refuses a wrong value of each type, naming the question by key and question text", () => {
     const cases: [JsonObject, string][] = [
       [{ q_name: 42 }, "answers.q_name (Your full name): must be a string, not a number"],
-      [{ q_name: "x".repeat(answerLimits.shortText + 1) }, `answers.q_name (Your full name): must be at most ${answerLimits.shortText} characters`],
+      [{ q_name: "x".repeat(questionTypes.SHORT_TEXT.maxLength + 1) }, `answers.q_name (Your full name): must be at most ${questionTypes.SHORT_TEXT.maxLength} characters`],
       [{ bio: ["a"] }, "answers.bio (About you): must be a string, not an array"],
       [{ email: "not-an-email" }, "answers.email (Email address): must be an email address"],
       [{ email: "a@b" }, "answers.email (Email address): must be an email address"],
@@ -125,7 +120,7 @@ describe("validateAnswers: values of every type", () => {
       [{ five: 6 }, "answers.five (Default scale): must be a whole number from 1 to 5"],
       [{ cv: "up1" }, "answers.cv (Upload your CV): must be an array of upload ids, not a string"],
       [{ cv: ["../etc/passwd"] }, 'answers.cv (Upload your CV): "../etc/passwd" is not an upload id'],
-      [{ cv: Array.from({ length: answerLimits.files + 1 }, (_, i) => `u${i}`) }, `answers.cv (Upload your CV): takes at most ${answerLimits.files} upload ids`],
+      [{ cv: Array.from({ length: questionTypes.FILE.maxUploads + 1 }, (_, i) => `u${i}`) }, `answers.cv (Upload your CV): takes at most ${questionTypes.FILE.maxUploads} upload ids`],
       [{ sig: ["s1", "s2"] }, "answers.sig (Sign here): takes one upload id"],
     ];
     for (const [answers, expected] of cases) assert.equal(errorOf(answers), expected, JSON.stringify(answers));
@@ -139,10 +134,12 @@ describe("validateAnswers: values of every type", () => {
   });
 
   it("reports every problem at once", () => {
-    const list = errors(validateAnswers(document, { age: "x", nope: 1, plan: "gold" }, { completed: false }));
+    const result = validateAnswers(document, { age: "x", nope: 1, plan: "gold" }, { completed: false });
+    const list = errors(result);
     assert.equal(list.length, 3);
-    assert.equal(describeErrors(list), list.join("; "));
-    assert.equal(describeErrors(["a", "b", "c"], 2), "a; b (and 1 more)");
+    assert.equal(describeProblems(result.ok ? [] : result.problems), list.join("; "));
+    const lines = ["a", "b", "c"].map((line) => ({ message: line, line }));
+    assert.equal(describeProblems(lines, 2), "a; b (and 1 more)");
   });
 
   it("refuses answers nested deeper than the edge allows, and text Postgres cannot store, before checking values", () => {
@@ -177,6 +174,21 @@ describe("validateAnswers: required questions", () => {
   });
 });
 
+describe("problems", () => {
+  it("carry the answer's key and what is wrong, for the field violations of an error", () => {
+    const result = validateAnswers(document, { email: "not-an-email", nope: 1, sig: ["s"] }, { completed: true });
+    assert.ok(!result.ok);
+    assert.deepEqual(result.problems, [
+      { key: "email", message: "must be an email address", line: "answers.email (Email address): must be an email address" },
+      { key: "nope", message: "is not a question of this form", line: "answers.nope: is not a question of this form" },
+      { key: "q_name", message: "is required", line: "answers.q_name (Your full name): is required", missing: true },
+    ]);
+    const hidden = validateHidden(document, { other: "x" });
+    assert.ok(!hidden.ok);
+    assert.deepEqual(hidden.problems, [{ key: "hidden:other", message: "is not a hidden field of this form", line: "hidden.other: is not a hidden field of this form" }]);
+  });
+});
+
 describe("validateHidden", () => {
   it("takes declared hidden fields, as HIDDEN_FIELDS answers under hidden:<name>", () => {
     const result = validateHidden(document, { utm_source: "newsletter", ref: "" });
@@ -188,28 +200,15 @@ describe("validateHidden", () => {
   });
 
   it("refuses names the document does not declare, and overlong values", () => {
-    const result = validateHidden(document, { other: "x", utm_source: "y".repeat(answerLimits.hiddenValue + 1) });
+    const result = validateHidden(document, { other: "x", utm_source: "y".repeat(maxHiddenValueLength + 1) });
     assert.ok(!result.ok);
-    assert.deepEqual(result.errors, [
+    assert.deepEqual(errors(result), [
       "hidden.other: is not a hidden field of this form",
-      `hidden.utm_source: must be at most ${answerLimits.hiddenValue} characters`,
+      `hidden.utm_source: must be at most ${maxHiddenValueLength} characters`,
     ]);
     const control = validateHidden(document, { ref: "a\u0000b" });
-    assert.deepEqual(control.ok ? [] : control.errors, ["hidden.ref: must not contain control characters"]);
+    assert.deepEqual(errors(control), ["hidden.ref: must not contain control characters"]);
     const none = validateHidden({ blocks: [] }, { utm_source: "x" });
-    assert.ok(!none.ok);
-    assert.deepEqual(none.errors, ["hidden.utm_source: is not a hidden field of this form"]);
-  });
-});
-
-describe("respondent country", () => {
-  it("keeps two-letter codes in capitals; anything else is no country", () => {
-    assert.equal(normalizeCountry("gb"), "GB");
-    assert.equal(normalizeCountry(" DE "), "DE");
-    for (const raw of [undefined, "", "XX", "T1", "GBR", "1"]) assert.equal(normalizeCountry(raw), null, String(raw));
-  });
-
-  it("is stored as the RESPONDENT_COUNTRY answer", () => {
-    assert.deepEqual(countryAnswer("FR"), { questionId: "meta:country", type: "RESPONDENT_COUNTRY", label: "Respondent country", value: "FR" });
+    assert.deepEqual(errors(none), ["hidden.utm_source: is not a hidden field of this form"]);
   });
 });

@@ -1,30 +1,14 @@
-// The document's block types, limits and name patterns: plain data without zod, so the browser app can
-// import them (through "@formsvc/form-document/block-types") without bundling the schemas.
+// The document's block types (the question types of question-types.ts and the layout blocks), limits and
+// name patterns: plain data without zod, so the browser app can import them (through
+// "@formsvc/form-document/block-types") without bundling the schemas.
 
-/** Question types: blocks that take an answer and have a `key`. */
-export const inputBlockTypes = [
-  "SHORT_TEXT",
-  "LONG_TEXT",
-  "EMAIL",
-  "NUMBER",
-  "PHONE",
-  "URL",
-  "DATE",
-  "MULTIPLE_CHOICE",
-  "CHECKBOXES",
-  "DROPDOWN",
-  "RATING",
-  "FILE",
-  "SIGNATURE",
-] as const;
-/** Input types whose answers are option ids. */
-export const choiceBlockTypes = ["MULTIPLE_CHOICE", "CHECKBOXES", "DROPDOWN"] as const;
+export * from "./question-types.ts";
+import { inputBlockTypes } from "./question-types.ts";
+
 /** Blocks that only lay the form out; they take no answer and have no `key`. */
 export const layoutBlockTypes = ["HEADING", "PARAGRAPH", "PAGE_BREAK"] as const;
 export const blockTypes = [...inputBlockTypes, ...layoutBlockTypes] as const;
 
-export type InputBlockType = (typeof inputBlockTypes)[number];
-export type ChoiceBlockType = (typeof choiceBlockTypes)[number];
 export type LayoutBlockType = (typeof layoutBlockTypes)[number];
 export type BlockType = (typeof blockTypes)[number];
 

@@ -1,8 +1,25 @@
 export {
+  answerCelValue,
+  answerText,
+  choiceBlockTypes,
+  inputBlockTypes,
+  jsonCelValue,
+  maxUploadBytes,
+  questionTypes,
+  takesOptions,
+  takesPlaceholder,
+  takesUploads,
+  typesAnswering,
+  type AnswerShape,
+  type ChoiceBlockType,
+  type InputBlockType,
+  type JsonValue,
+  type QuestionType,
+} from "./question-types.ts";
+export {
   blockSchema,
   blockTypes,
   calculatedFieldSchema,
-  choiceBlockTypes,
   defaultRatingMax,
   emptyDocument,
   expressionLimits,
@@ -11,7 +28,6 @@ export {
   formDocumentSchema,
   hiddenFieldSchema,
   idPattern,
-  inputBlockTypes,
   isChoiceBlock,
   isInputBlock,
   keyPattern,
@@ -23,11 +39,9 @@ export {
   type BlockType,
   type CalculatedField,
   type ChoiceBlock,
-  type ChoiceBlockType,
   type FormDocument,
   type HiddenField,
   type InputBlock,
-  type InputBlockType,
   type LayoutBlock,
   type LayoutBlockType,
 } from "./schema.ts";
@@ -61,4 +75,15 @@ export {
   type UpdateFormBody,
 } from "./bodies.ts";
 export { randomId, randomKey } from "./ids.ts";
+export {
+  answerPath,
+  answerProblem,
+  describeProblems,
+  maxHiddenValueLength,
+  validateAnswers,
+  validateHidden,
+  type AnswerProblem,
+  type CheckedAnswer,
+  type ValidationResult,
+} from "./answers.ts";
 export { sampleAnswer } from "./sample-answers.ts";

@@ -1,8 +1,10 @@
 // Calculated fields: a CEL expression (https://cel.dev) over the answers, evaluated when a response is
 // completed. A failing expression stores null; it never fails the submission. This module runs in the
-// worker threads of calculated-fields-pool.ts: it loads CEL and nothing else (no zod), to start fast.
+// worker threads of calculated-fields-pool.ts: it loads CEL and the question types' zod-free entry and
+// nothing else (no zod), to start fast.
 import type { JsonValue } from "@bufbuild/protobuf";
 import { celEnv, isCelError, isCelUint, parse, plan, type CelInput, type CelResult } from "@bufbuild/cel";
+import { answerCelValue, jsonCelValue } from "@formsvc/form-document/block-types";
 import type { StoredAnswers } from "./answers/stored-answer.ts";
 
 /** A calculated field as evaluated: the key its answer is stored under, its type and its expression. */
@@ -40,22 +42,6 @@ function programOf(expression: string): Program | null {
   return program;
 }
 
-/**
- * An answer's value as a CEL value: RATING answers are `int` (whole steps, so `q_rating + 1` works),
- * NUMBER answers are `double` (write `q_age * 2.0` or `int(q_age) * 2`), lists stay lists, text and
- * option ids are strings.
- */
-function celValue(type: string | undefined, value: JsonValue): CelInput {
-  if (type === "RATING" && typeof value === "number" && Number.isInteger(value)) return BigInt(value);
-  return toCel(value);
-}
-
-function toCel(value: JsonValue): CelInput {
-  if (Array.isArray(value)) return value.map(toCel);
-  if (value !== null && typeof value === "object") return new Map(Object.entries(value).map(([k, v]) => [k, toCel(v)]));
-  return value;
-}
-
 /** The stored value of a result, by the field's type; null when it has no such value. */
 function resultValue(field: CalculationField, result: CelResult): JsonValue {
   if (isCelError(result)) return null;
@@ -90,7 +76,7 @@ export function evaluateCalculation({ fields, questionKeys, answers }: Calculati
   const byKey = new Map<string, CelInput>();
   const hidden = new Map<string, CelInput>();
   for (const [key, answer] of Object.entries(answers)) {
-    const value = celValue(answer.type, answer.value);
+    const value = answerCelValue(answer.type, answer.value);
     byKey.set(key, value);
     if (questions.has(key)) bindings[key] = value;
     if (answer.type === "HIDDEN_FIELDS") hidden.set(answer.label, value);
@@ -109,7 +95,7 @@ export function evaluateCalculation({ fields, questionKeys, answers }: Calculati
         value = null;
       }
     }
-    byKey.set(field.key, toCel(value));
+    byKey.set(field.key, jsonCelValue(value));
     onValue(value);
   }
 }

@@ -1,5 +1,6 @@
 import { toJson, type JsonValue } from "@bufbuild/protobuf";
 import { timestampDate, ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
+import { takesOptions, takesUploads } from "@formsvc/form-document";
 import { eventTypeOf } from "@formsvc/platform/events.ts";
 import type { FileLinks } from "@formsvc/platform/file-links.ts";
 import type { Event, FormChanged, ResponseCompleted, ResponseField, ResponsePartial } from "@formsvc/proto/events/v1/events_pb.js";
@@ -71,9 +72,6 @@ export interface WebhookPayload {
   data: ResponseData | PartialResponseData | FormData;
 }
 
-const choiceTypes = new Set(["MULTIPLE_CHOICE", "CHECKBOXES", "DROPDOWN"]);
-const fileTypes = new Set(["FILE", "SIGNATURE"]);
-
 function jsonOf(value: Value | undefined): JsonValue {
   return value ? toJson(ValueSchema, value) : null;
 }
@@ -84,8 +82,8 @@ function jsonMap(values: Record<string, Value>): Record<string, JsonValue> {
 
 function payloadField(field: ResponseField, links: FileLinks, signedAtMs: number): PayloadField {
   const out: PayloadField = { questionId: field.questionId, type: field.type, label: field.label, value: jsonOf(field.value) };
-  if (choiceTypes.has(field.type)) out.options = field.options.map((o) => ({ id: o.id, text: o.text }));
-  if (fileTypes.has(field.type)) {
+  if (takesOptions(field.type)) out.options = field.options.map((o) => ({ id: o.id, text: o.text }));
+  if (takesUploads(field.type)) {
     out.files = field.files.map((f) => ({
       id: f.id,
       name: f.name,

@@ -1,6 +1,6 @@
-import type { JsonValue } from "@bufbuild/protobuf";
+import type { CheckedAnswer } from "@formsvc/form-document";
 
-/** A file attached to a FILE or SIGNATURE answer: a copy of its upload's metadata. */
+/** A file attached to an upload answer (FILE, SIGNATURE): a copy of its upload's metadata. */
 export interface StoredFile {
   /** The upload id, which is also the id `ReadFile` takes. */
   id: string;
@@ -10,18 +10,12 @@ export interface StoredFile {
 }
 
 /**
- * One answer of a response, as stored (by key) in `responses.answers`: the question as it was in the
- * version the respondent saw, so a response stays readable after the question is renamed or removed.
+ * One answer of a response, as stored (by key) in `responses.answers`: the answer as checked (the
+ * question as it was in the version the respondent saw, so a response stays readable after the question
+ * is renamed or removed), and the files of an upload answer.
  */
-export interface StoredAnswer {
-  questionId: string;
-  /** The block type, or HIDDEN_FIELDS, RESPONDENT_COUNTRY, CALCULATED_FIELD. */
-  type: string;
-  /** The column label of that version: the field name where one was given, otherwise the question text. */
-  label: string;
-  /** The JSON value of DESIGN.md; for FILE and SIGNATURE the upload ids. */
-  value: JsonValue;
-  /** For FILE and SIGNATURE answers, in the order of `value`. */
+export interface StoredAnswer extends CheckedAnswer {
+  /** For answers that take uploads, in the order of `value` (the upload ids). */
   files?: StoredFile[];
 }
 

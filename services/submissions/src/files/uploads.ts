@@ -1,7 +1,6 @@
-// Rules for uploaded files: size, name and content type.
+// Rules for uploaded files: name and content type (their size is the question types', form-document's
+// maxUploadBytes).
 
-/** The largest upload accepted: 10 MiB. */
-export const maxUploadBytes = 10 * 1024 * 1024;
 /** The longest file name kept, in characters. */
 export const maxFileNameLength = 200;
 export const defaultContentType = "application/octet-stream";

@@ -6,8 +6,9 @@ import { after, before, beforeEach, describe, it } from "node:test";
 import { create, toJson, type JsonObject } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
-import type { FormDocument } from "@formsvc/form-document";
+import { maxUploadBytes, type FormDocument } from "@formsvc/form-document";
 import { asCaller, callerHeader } from "@formsvc/platform/caller.ts";
+import { BadRequestSchema } from "@formsvc/proto/google/rpc/error_details_pb.js";
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
 import { runWithRequestId } from "@formsvc/platform/request-context.ts";
 import { uploadRequests } from "@formsvc/platform/upload-stream.ts";
@@ -28,7 +29,6 @@ import { entities } from "../entities/index.ts";
 import { createLocalFileStore } from "../files/local-file-store.ts";
 import type { FileStore } from "../files/file-store.ts";
 import { sweepAbandonedUploads, sweepUnattachedUploads } from "../files/sweep-uploads.ts";
-import { maxUploadBytes } from "../files/uploads.ts";
 import { migrations } from "../migrations/index.ts";
 import { sweepIdempotencyKeys } from "../idempotency.ts";
 import { createSubmissionsHandlers, routes } from "./submissions-handlers.ts";
@@ -333,6 +333,25 @@ describe("SaveResponse: answers", () => {
       await rejectsWith(save(form.id, { answers }), Code.InvalidArgument, message);
     }
     assert.deepEqual(await responseRows(form.id), [], "nothing is stored");
+  });
+
+  it("names each problem's answer in a google.rpc.BadRequest detail: its key and what is wrong", async () => {
+    const form = addForm();
+    /** The field violations of the error a save fails with, as [field, description]. */
+    const violations = (saving: Promise<unknown>) =>
+      saving.then(
+        () => assert.fail("saved"),
+        (err: unknown) => {
+          assert.equal(ConnectError.from(err).code, Code.InvalidArgument);
+          return ConnectError.from(err).findDetails(BadRequestSchema).flatMap((d) => d.fieldViolations.map((v) => [v.field, v.description]));
+        },
+      );
+    assert.deepEqual(await violations(save(form.id, { answers: { email: "not-an-email" }, hidden: { other: "x" }, completed: true })), [
+      ["email", "must be an email address"],
+      ["q_name", "is required"],
+      ["hidden:other", "is not a hidden field of this form"],
+    ]);
+    assert.deepEqual(await violations(save(form.id, { answers: { q_name: "Ada", cv: ["not-an-upload"] } })), [["cv", '"not-an-upload" is not an upload of this form']]);
   });
 
   it("binds required questions on completion only", async () => {

@@ -2,7 +2,21 @@ import { create, fromBinary, fromJson, toBinary, type JsonObject, type MessageIn
 import { timestampDate, timestampFromDate, ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
 import { LockMode, type FilterQuery } from "@mikro-orm/core";
-import { isChoiceBlock, isInputBlock, respondentCountryQuestion, type FormDocument, type InputBlock } from "@formsvc/form-document";
+import {
+  answerPath,
+  answerProblem,
+  describeProblems,
+  isChoiceBlock,
+  isInputBlock,
+  maxUploadBytes,
+  respondentCountryQuestion,
+  takesUploads,
+  validateAnswers,
+  validateHidden,
+  type AnswerProblem,
+  type FormDocument,
+  type InputBlock,
+} from "@formsvc/form-document";
 import { asCaller, requireCaller } from "@formsvc/platform/caller.ts";
 import { qualifiedTable, type MikroORM } from "@formsvc/platform/database.ts";
 import { newId } from "@formsvc/platform/ids.ts";
@@ -12,6 +26,7 @@ import { upstreamFailure } from "@formsvc/platform/upstream-failure.ts";
 import { currentRequestId } from "@formsvc/platform/request-context.ts";
 import { traceparentOf } from "@formsvc/platform/tracing.ts";
 import { decodeEvent, encodeEvent, envelopeOf, eventFacts, eventTypeOf } from "@formsvc/platform/events.ts";
+import { BadRequestSchema } from "@formsvc/proto/google/rpc/error_details_pb.js";
 import { EventSchema, ResponseCompletedSchema, ResponsePartialSchema, type Event, type ResponseFieldSchema } from "@formsvc/proto/events/v1/events_pb.js";
 import { FormStatus, type Form, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import {
@@ -20,15 +35,7 @@ import {
   type SubmissionSchema,
 } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import type { StoredAnswers, StoredFile } from "../answers/stored-answer.ts";
-import {
-  answerPath,
-  countryAnswer,
-  describeErrors,
-  normalizeCountry,
-  takesUploads,
-  validateAnswers,
-  validateHidden,
-} from "../answers/validate-answers.ts";
+import { countryAnswer, normalizeCountry } from "../answers/country.ts";
 import { createCalculatedFieldsPool, type CalculatedFieldsPool } from "../calculated-fields-pool.ts";
 import { problemsOf } from "../calculated-field-problems.ts";
 import { coalescedAdjustments } from "../response-counts.ts";
@@ -37,7 +44,7 @@ import type { FileStore } from "../files/file-store.ts";
 import { checkStorageQuota, storageLeft, type StorageQuotas } from "../files/storage-quota.ts";
 import { readUploadStream, type ByteLimit } from "../files/upload-stream.ts";
 import { defaultFileSettings } from "@formsvc/platform/config.ts";
-import { maxUploadBytes, normalizeContentType, sanitizeFileName } from "../files/uploads.ts";
+import { normalizeContentType, sanitizeFileName } from "../files/uploads.ts";
 import { OutboxEntity, ResponseEntity, UploadEntity, type Response, type Upload } from "../entities/index.ts";
 import { claimKeyCte, earlierAnswer, saveRequestHash, type EarlierAnswer, type SaveKey } from "../idempotency.ts";
 
@@ -205,6 +212,22 @@ function questionOf(document: FormDocument, key: string): InputBlock | undefined
   return document.blocks.find((b): b is InputBlock => isInputBlock(b) && b.key === key);
 }
 
+/** A problem with the upload answer under `key`, naming its question. */
+function uploadProblem(document: FormDocument, key: string, message: string): AnswerProblem {
+  return answerProblem(key, message, questionOf(document, key)?.question ?? key);
+}
+
+/**
+ * INVALID_ARGUMENT for answers with problems: every problem in the message, and a google.rpc.BadRequest
+ * detail with one field violation per answer's problem (`field` its key), which the pages show next to
+ * the question.
+ */
+function invalidAnswers(problems: AnswerProblem[]): ConnectError {
+  const fieldViolations = problems.flatMap((p) => (p.key === undefined ? [] : [{ field: p.key, description: p.message }]));
+  const details = fieldViolations.length > 0 ? [{ desc: BadRequestSchema, value: { fieldViolations } }] : [];
+  return new ConnectError(describeProblems(problems), Code.InvalidArgument, undefined, details);
+}
+
 /** How long a response-count adjustment may take before it is given up (and logged). */
 const formsCallTimeoutMs = 5_000;
 
@@ -300,17 +323,17 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
   /**
    * The answers of a save merged over the earlier ones of `previous` and checked as a whole (required
    * questions only on completion), with the hidden fields and the respondent's country (the calculated
-   * fields are the caller's). `uploads` maps each upload id named to its answer's key; `errors` lists what
-   * is wrong with them so far (an upload named twice): the caller adds what only the database can tell
-   * (whose uploads they are), then throws them all at once.
+   * fields are the caller's). `uploads` maps each upload id named to its answer's key; `problems` lists
+   * what is wrong with them so far (an upload named twice): the caller adds what only the database can
+   * tell (whose uploads they are), then throws them all at once.
    */
   function checkAnswers(document: FormDocument, previous: Response | null, req: { answers?: JsonObject; hidden: Record<string, string>; completed: boolean }, country: string | null) {
     const merged: JsonObject = { ...(previous ? rawValues(document, previous.answers) : {}), ...(req.answers ?? {}) };
     const checked = validateAnswers(document, merged, { completed: req.completed });
     const hidden = { ...(previous?.hidden ?? {}), ...req.hidden };
     const checkedHidden = validateHidden(document, hidden);
-    const errors = [...(checked.ok ? [] : checked.errors), ...(checkedHidden.ok ? [] : checkedHidden.errors)];
-    if (!checked.ok || !checkedHidden.ok) throw new ConnectError(describeErrors(errors), Code.InvalidArgument);
+    const problems = [...(checked.ok ? [] : checked.problems), ...(checkedHidden.ok ? [] : checkedHidden.problems)];
+    if (!checked.ok || !checkedHidden.ok) throw invalidAnswers(problems);
     const answers: StoredAnswers = { ...checked.answers, ...checkedHidden.answers };
 
     const uploads = new Map<string, string>();
@@ -318,7 +341,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       if (!takesUploads(answer.type)) continue;
       for (const uploadId of answer.value as string[]) {
         if (uploads.has(uploadId)) {
-          errors.push(`${answerPath(key)} (${questionOf(document, key)?.question ?? key}): upload "${uploadId}" is already in ${answerPath(uploads.get(uploadId)!)}`);
+          problems.push(uploadProblem(document, key, `upload "${uploadId}" is already in ${answerPath(uploads.get(uploadId)!)}`));
         }
         uploads.set(uploadId, key);
       }
@@ -326,7 +349,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
 
     const keptCountry = country ?? previous?.country ?? null;
     if (keptCountry) answers["meta:country"] = countryAnswer(keptCountry);
-    return { answers, hidden, country: keptCountry, uploads, errors };
+    return { answers, hidden, country: keptCountry, uploads, problems };
   }
 
   /** The outbox row of an event; the row's txid (a column default) orders it for the event stream. */
@@ -513,7 +536,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
           const claim = claimKeyCte(orm, key, { responseId, completed: req.completed }, at);
           if ((await em.getConnection().execute(claim.sql, claim.params, "all", em.getTransactionContext())).length === 0) return null;
         }
-        const { answers, hidden, country: keptCountry, uploads: named, errors } = checkedNew ?? checkAnswers(document, response, req, country);
+        const { answers, hidden, country: keptCountry, uploads: named, problems } = checkedNew ?? checkAnswers(document, response, req, country);
         if (!checkedNew) {
           if (calculating && response!.updatedAt.getTime() !== existing!.updatedAt.getTime()) {
             throw new ConnectError("this response was saved again while it was being completed; send it again", Code.Aborted);
@@ -531,10 +554,10 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
         for (const [uploadId, key] of named) {
           const upload = uploads.get(uploadId);
           if (!upload || upload.formId !== form.id || (upload.responseId !== null && upload.responseId !== responseId)) {
-            errors.push(`${answerPath(key)} (${questionOf(document, key)?.question ?? key}): "${uploadId}" is not an upload of this form`);
+            problems.push(uploadProblem(document, key, `"${uploadId}" is not an upload of this form`));
           }
         }
-        if (errors.length > 0) throw new ConnectError(describeErrors(errors), Code.InvalidArgument);
+        if (problems.length > 0) throw invalidAnswers(problems);
         for (const answer of Object.values(answers)) {
           if (!takesUploads(answer.type)) continue;
           answer.files = (answer.value as string[]).map((id) => fileRef(uploads.get(id)!));

@@ -2,8 +2,9 @@
 // (with a link to the response in the app) and the receipt to the respondent (a copy of their answers).
 // Answers are shown as people read them: option texts for choices, file names for files (no links:
 // a file link would need signing, and a receipt is no place for one).
-import { toJson, type JsonValue } from "@bufbuild/protobuf";
+import { toJson } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
+import { answerText as answerTextOf, questionTypes } from "@formsvc/form-document";
 import { escapeHtml, type Mail } from "@formsvc/platform/mail.ts";
 import type { ResponseCompleted, ResponseField } from "@formsvc/proto/events/v1/events_pb.js";
 
@@ -11,25 +12,10 @@ const noAnswer = "(no answer)";
 
 /** One field's answer as text. */
 export function answerText(field: ResponseField): string {
-  if (field.files.length > 0) return field.files.map((f) => f.name).join(", ");
-  const value: JsonValue = field.value ? toJson(ValueSchema, field.value) : null;
-  if (value === null || value === "" || (Array.isArray(value) && value.length === 0)) return noAnswer;
-  if (field.options.length > 0) {
-    const texts = new Map(field.options.map((o) => [o.id, o.text]));
-    const ids = Array.isArray(value) ? value : [value];
-    return ids.map((id) => (typeof id === "string" ? (texts.get(id) ?? id) : JSON.stringify(id))).join(", ");
-  }
-  return plain(value);
-}
-
-function plain(value: JsonValue): string {
-  if (value === null) return noAnswer;
-  if (typeof value === "string") return value;
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
-  if (Array.isArray(value)) return value.map(plain).join(", ");
-  return Object.entries(value)
-    .map(([key, inner]) => `${key}: ${plain(inner)}`)
-    .join("; ");
+  const value = field.value ? toJson(ValueSchema, field.value) : null;
+  const texts = new Map(field.options.map((o) => [o.id, o.text]));
+  const text = answerTextOf(field.type, value, { optionText: (id) => texts.get(id), fileNames: field.files.map((f) => f.name) });
+  return text === "" ? noAnswer : text;
 }
 
 /** The questions and answers as text lines and as an HTML table. */
@@ -87,11 +73,11 @@ export function receiptMail(to: string, event: ResponseCompleted): Mail {
 
 /**
  * The respondent's address: their answer to the receipt's question, when it is an EMAIL question and the
- * answer looks like one address (no spaces or line breaks, one @, at most 254 characters).
+ * answer looks like one address (no spaces or line breaks, one @, no longer than an EMAIL answer may be).
  */
 export function receiptAddress(event: ResponseCompleted, questionId: string): string | undefined {
   const field = event.fields.find((f) => f.questionId === questionId);
   if (!field || field.type !== "EMAIL" || field.value?.kind.case !== "stringValue") return undefined;
   const address = field.value.kind.value.trim();
-  return address.length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address) ? address : undefined;
+  return address.length <= questionTypes.EMAIL.maxLength && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address) ? address : undefined;
 }

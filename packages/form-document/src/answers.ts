@@ -1,0 +1,201 @@
+// Checking a respondent's answers against the version of the form they loaded, by the rules of each
+// question type (question-types.ts): the check submissions makes before storing them, and the one the
+// hosted form's plain HTML post makes to show every problem at once. Pure: no I/O.
+import { formatPath } from "./errors.ts";
+import { isRecordId, jsonInputProblem, maxAnswerDepth, textProblem } from "./input-safety.ts";
+import { hiddenFieldKey, listQuestions } from "./questions.ts";
+import { defaultRatingMax, questionTypes, type JsonValue, type QuestionType } from "./block-types.ts";
+import { isInputBlock, type ChoiceBlock, type FormDocument, type InputBlock } from "./schema.ts";
+
+/** Characters of a hidden field's value. */
+export const maxHiddenValueLength = 2_000;
+
+/** An answer as checked: the question as it is in the version the respondent saw, and the value to store. */
+export interface CheckedAnswer {
+  questionId: string;
+  /** The block type, or HIDDEN_FIELDS. */
+  type: string;
+  /** The column label of that version: the field name where one was given, otherwise the question text. */
+  label: string;
+  value: JsonValue;
+}
+
+/** What is wrong with one answer (or, without a key, with the answers as a whole). */
+export interface AnswerProblem {
+  /** Where the answer is filed in a submission: the question's key, `hidden:<name>` for a hidden field. */
+  key?: string;
+  /** What is wrong: `must be an email address`, `is required`. */
+  message: string;
+  /** The problem in one line naming its answer: `answers.q_name (Your full name): is required`. */
+  line: string;
+  /** A required question left without an answer (which the pages word their own way). */
+  missing?: true;
+}
+
+export type ValidationResult = { ok: true; answers: Record<string, CheckedAnswer> } | { ok: false; problems: AnswerProblem[] };
+
+/** `answers.q_name` (or `answers["odd key"]`): where a question's answer is in a request. */
+export function answerPath(key: string): string {
+  return formatPath("answers", [key]);
+}
+
+/** A problem with the answer under `key`, naming the question's text when there is one. */
+export function answerProblem(key: string, message: string, question?: string): AnswerProblem {
+  const where = question === undefined ? answerPath(key) : `${answerPath(key)} (${question})`;
+  return { key, message, line: `${where}: ${message}` };
+}
+
+/** Every problem as one line: the first few, and how many more. */
+export function describeProblems(problems: readonly AnswerProblem[], shown = 5): string {
+  const more = problems.length - shown;
+  return problems.slice(0, shown).map((p) => p.line).join("; ") + (more > 0 ? ` (and ${more} more)` : "");
+}
+
+/** A trimmed string that is blank counts as no answer. */
+function isBlank(value: string): boolean {
+  return value.trim() === "";
+}
+
+function describe(value: JsonValue): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
+type Checked = { value: JsonValue | undefined } | { problem: string };
+
+/**
+ * The value to store for one answer, `undefined` when the value means "no answer" (null, a blank
+ * string, an empty list), or what is wrong with it, by the rules of its question type.
+ */
+function checkValue(block: InputBlock, value: JsonValue): Checked {
+  if (value === null) return { value: undefined };
+  const list = (itemName: string, max: number, check: (item: string) => string | undefined): Checked => {
+    if (!Array.isArray(value)) return { problem: `must be an array of ${itemName}s, not ${describe(value)}` };
+    if (value.length === 0) return { value: undefined };
+    if (value.length > max) return { problem: max === 1 ? `takes one ${itemName}` : `takes at most ${max} ${itemName}s` };
+    const seen = new Set<string>();
+    for (const item of value) {
+      if (typeof item !== "string") return { problem: `must be an array of ${itemName}s, not of ${describe(item)}s` };
+      const problem = check(item);
+      if (problem) return { problem };
+      if (seen.has(item)) return { problem: `names ${itemName} "${item}" twice` };
+      seen.add(item);
+    }
+    return { value };
+  };
+  const notAnOption = (id: string) => `"${id}" is not an option of this question`;
+
+  const type: QuestionType = questionTypes[block.type];
+  switch (type.answer) {
+    case "text": {
+      if (typeof value !== "string") return { problem: `must be ${type.expected ?? "a string"}, not ${describe(value)}` };
+      if (isBlank(value)) return { value: undefined };
+      const stored = type.trimmed ? value.trim() : value;
+      if (type.maxLength !== undefined && stored.length > type.maxLength) return { problem: `must be at most ${type.maxLength} characters` };
+      if (type.format && !type.format.valid(stored)) return { problem: type.format.problem };
+      return { value: stored };
+    }
+    case "number": {
+      const { min, max } = block as { min?: number; max?: number };
+      if (typeof value !== "number" || !Number.isFinite(value)) return { problem: `must be a number, not ${describe(value)}` };
+      if (min !== undefined && value < min) return { problem: `must be at least ${min}` };
+      if (max !== undefined && value > max) return { problem: `must be at most ${max}` };
+      return { value };
+    }
+    case "steps": {
+      const max = (block as { max?: number }).max ?? defaultRatingMax;
+      if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
+        return { problem: `must be a whole number from 1 to ${max}` };
+      }
+      return { value };
+    }
+    case "option": {
+      if (typeof value !== "string") return { problem: `must be the id of an option, not ${describe(value)}` };
+      if (value === "") return { value: undefined };
+      return (block as ChoiceBlock).options.some((o) => o.id === value) ? { value } : { problem: notAnOption(value) };
+    }
+    case "options": {
+      const { options } = block as ChoiceBlock;
+      return list("option id", options.length, (item) => (options.some((o) => o.id === item) ? undefined : notAnOption(item)));
+    }
+    case "uploads":
+      return list("upload id", type.maxUploads ?? Infinity, (item) => (isRecordId(item) ? undefined : `"${item}" is not an upload id`));
+  }
+}
+
+/**
+ * Checks `answers` (by question key, the JSON values of DESIGN.md) against `document`, the version the
+ * respondent loaded. Every key must be a question of that version; each value must fit its question;
+ * when `completed`, every required question must be answered. A null, a blank string or an empty list
+ * is no answer: it is left out of the result (and so clears an earlier answer when merged).
+ *
+ * The answers carry the question's id, type and column label of this version. Upload answers hold
+ * upload ids, which only submissions can check. Problems name the question:
+ * `answers.q_name (Your full name): is required`.
+ */
+export function validateAnswers(document: FormDocument, answers: { [key: string]: JsonValue }, options: { completed: boolean }): ValidationResult {
+  // The edge's rule again, before anything walks the values: no deep nesting, nothing Postgres refuses.
+  const unsafe = jsonInputProblem(answers, "answers", maxAnswerDepth);
+  if (unsafe) return { ok: false, problems: [{ message: unsafe, line: unsafe }] };
+  const blocks = new Map<string, InputBlock>();
+  for (const block of document.blocks) if (isInputBlock(block) && block.key) blocks.set(block.key, block);
+  const labels = new Map(listQuestions(document).map((q) => [q.key, q.label]));
+
+  const problems: AnswerProblem[] = [];
+  const failed = new Set<string>();
+  const checked: Record<string, CheckedAnswer> = {};
+  for (const [key, value] of Object.entries(answers)) {
+    const block = blocks.get(key);
+    if (!block) {
+      problems.push(answerProblem(key, "is not a question of this form"));
+      continue;
+    }
+    const result = checkValue(block, value);
+    if ("problem" in result) {
+      problems.push(answerProblem(key, result.problem, block.question));
+      failed.add(key);
+      continue;
+    }
+    if (result.value === undefined) continue;
+    checked[key] = { questionId: block.id ?? key, type: block.type, label: labels.get(key) ?? block.question, value: result.value };
+  }
+  if (options.completed) {
+    for (const [key, block] of blocks) {
+      // An answer that failed its check is already reported.
+      if (block.required && checked[key] === undefined && !failed.has(key)) {
+        problems.push({ ...answerProblem(key, "is required", block.question), missing: true });
+      }
+    }
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, answers: checked };
+}
+
+/**
+ * Checks hidden field values: only names the document declares are taken. The result holds one
+ * HIDDEN_FIELDS answer per value, under `hidden:<name>`.
+ */
+export function validateHidden(document: FormDocument, hidden: Record<string, string>): ValidationResult {
+  const declared = new Set((document.hiddenFields ?? []).map((f) => f.name));
+  const problems: AnswerProblem[] = [];
+  const checked: Record<string, CheckedAnswer> = {};
+  for (const [name, value] of Object.entries(hidden)) {
+    const key = hiddenFieldKey(name);
+    const problemOf = (message: string): AnswerProblem => ({ key, message, line: `${formatPath("hidden", [name])}: ${message}` });
+    if (!declared.has(name)) {
+      problems.push(problemOf("is not a hidden field of this form"));
+      continue;
+    }
+    const problem = typeof value === "string" ? textProblem(value) : "must be a string";
+    if (problem) {
+      problems.push(problemOf(problem));
+      continue;
+    }
+    if (value.length > maxHiddenValueLength) {
+      problems.push(problemOf(`must be at most ${maxHiddenValueLength} characters`));
+      continue;
+    }
+    checked[key] = { questionId: key, type: "HIDDEN_FIELDS", label: name, value };
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, answers: checked };
+}
