@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { BadRequestSchema } from "@formsvc/proto/google/rpc/error_details_pb.js";
 import { errorAnswer, HttpError, retryAfterSeconds } from "./http-errors.ts";
 
 describe("errorAnswer", () => {
@@ -10,6 +11,26 @@ describe("errorAnswer", () => {
     assert.equal(errorAnswer(new ConnectError("x", Code.Unauthenticated)).status, 401);
     assert.equal(errorAnswer(new ConnectError("x", Code.InvalidArgument)).status, 400);
     assert.equal(errorAnswer(new ConnectError("x", Code.ResourceExhausted)).status, 429);
+  });
+
+  it("passes a service's field violations on as fields, by key", () => {
+    const fieldViolations = [
+      { field: "email", description: "must be an email address" },
+      { field: "q_name", description: "is required" },
+    ];
+    const invalid = new ConnectError("answers.email (Email): must be an email address; answers.q_name (Name): is required", Code.InvalidArgument, undefined, [
+      { desc: BadRequestSchema, value: { fieldViolations } },
+    ]);
+    assert.deepEqual(errorAnswer(invalid), {
+      status: 400,
+      message: "answers.email (Email): must be an email address; answers.q_name (Name): is required",
+      fields: [
+        { key: "email", message: "must be an email address" },
+        { key: "q_name", message: "is required" },
+      ],
+    });
+    const internal = new ConnectError("x", Code.Internal, undefined, [{ desc: BadRequestSchema, value: { fieldViolations } }]);
+    assert.deepEqual(errorAnswer(internal), { status: 500, message: "internal server error" }, "a 500 says nothing more");
   });
 
   it("says nothing more on a 500", () => {

@@ -3,6 +3,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { isTransportFailure } from "@formsvc/platform/upstream-failure.ts";
+import { BadRequestSchema } from "@formsvc/proto/google/rpc/error_details_pb.js";
 
 /**
  * The one table from RPC codes to HTTP statuses (google.rpc's mapping). A call that got no answer
@@ -68,20 +69,40 @@ function clientErrorMessage(err: object, status: number): string {
   return (STATUS_CODES[status] ?? "bad request").toLowerCase();
 }
 
+/** A problem with one field of the request: the answer's key as filed in a submission, and what is wrong. */
+export interface FieldProblem {
+  key: string;
+  message: string;
+}
+
+/** The field violations of a service's error (google.rpc.BadRequest details), e.g. SaveResponse's invalid answers. */
+export function fieldProblems(err: ConnectError): FieldProblem[] {
+  return err.findDetails(BadRequestSchema).flatMap((detail) => detail.fieldViolations.map((v) => ({ key: v.field, message: v.description })));
+}
+
+interface ErrorAnswer {
+  status: number;
+  message: string;
+  /** The request's fields that are wrong, when the error names them. */
+  fields?: FieldProblem[];
+  headers?: Record<string, string>;
+}
+
 /** Status and message an error is answered with; a 500 says nothing more, a 503 asks to retry. */
-export function errorAnswer(err: unknown): { status: number; message: string; headers?: Record<string, string> } {
+export function errorAnswer(err: unknown): ErrorAnswer {
   const answer = statusAndMessage(err);
   if (answer.status === 503 && !answer.headers?.["Retry-After"]) answer.headers = { ...answer.headers, "Retry-After": String(retryAfterSeconds) };
   return answer;
 }
 
-function statusAndMessage(err: unknown): { status: number; message: string; headers?: Record<string, string> } {
+function statusAndMessage(err: unknown): ErrorAnswer {
   if (err instanceof HttpError) return { status: err.status, message: err.message, headers: err.headers };
   if (err instanceof ConnectError) {
     if (isTransportFailure(err)) return { status: 503, message: unavailableMessage };
     const status = httpStatusOfCode[err.code];
-    if (status !== undefined && status < 500) return { status, message: err.rawMessage };
-    return { status: 500, message: internalMessage };
+    if (status === undefined || status >= 500) return { status: 500, message: internalMessage };
+    const fields = fieldProblems(err);
+    return fields.length > 0 ? { status, message: err.rawMessage, fields } : { status, message: err.rawMessage };
   }
   const status = clientErrorStatus(err);
   if (status !== undefined) return { status, message: clientErrorMessage(err as object, status) };
@@ -94,7 +115,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (answer.status >= 500) logger.error({ err, method: req.method, path: req.path, requestId: res.locals.requestId }, "request failed");
     if (res.headersSent) return;
     for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
-    res.status(answer.status).json({ error: answer.message });
+    res.status(answer.status).json(answer.fields ? { error: answer.message, fields: answer.fields } : { error: answer.message });
   };
 }
 
