@@ -1,4 +1,4 @@
-// `npm test`: the checks (buf lint, generated code up to date, tsc), the web app's checks, unit tests
+// `npm test`: the checks (buf lint, generated code up to date, tsc, no import cycle), the web app's checks, unit tests
 // and build, the services the tests need
 // (Postgres, Redis), then every *.test.ts with node's test runner, whose summary is printed last.
 //   npm test                      everything

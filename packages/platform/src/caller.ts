@@ -17,6 +17,20 @@ export function requireCaller(ctx: HandlerContext): string {
   return caller;
 }
 
+/** The operator, as actorOf names a call without a caller. */
+export const operator: unique symbol = Symbol("operator");
+
+/**
+ * Whom a call acts for, by the operator rule: a call without a caller is the operator's (the CLI, or
+ * a service asking another on nobody's behalf), and the operator is held to no person's memberships.
+ * Otherwise it is the caller, a user id. The gateway sets the caller on every call it makes for a
+ * signed-in person (key or session). Calls only a person may make use requireCaller instead; public
+ * calls (a respondent, a sign-up) ask neither.
+ */
+export function actorOf(ctx: HandlerContext): string | typeof operator {
+  return callerOf(ctx) ?? operator;
+}
+
 /** Call options that make an outgoing call on behalf of `userId`. */
 export function asCaller(userId: string | undefined): { headers: Record<string, string> } {
   return { headers: userId ? { [callerHeader]: userId } : {} };

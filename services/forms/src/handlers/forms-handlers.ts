@@ -17,7 +17,7 @@ import {
   type FormSettingsPatch,
 } from "@formsvc/form-document";
 import { upstreamFailure } from "@formsvc/platform/upstream-failure.ts";
-import { asCaller, callerOf, requireCaller } from "@formsvc/platform/caller.ts";
+import { actorOf, asCaller, operator, requireCaller } from "@formsvc/platform/caller.ts";
 import { qualifiedTable, type MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { newId } from "@formsvc/platform/ids.ts";
@@ -142,17 +142,17 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
 
   /**
    * The form, when it exists, is outside the Trash (unless `trashed` allows it) and, for a caller, is in
-   * one of their workspaces. Every other case is the same NOT_FOUND. Without a caller (operator calls)
-   * no membership is checked.
+   * one of their workspaces. Every other case is the same NOT_FOUND. For the operator (actorOf) no
+   * membership is checked.
    */
   async function accessibleForm(
     id: string,
-    caller: string | undefined,
+    actor: string | typeof operator,
     options: { trashed?: boolean } = {},
   ): Promise<{ form: Form; workspace: Workspace | undefined }> {
     const form = id ? await orm.em.fork().findOne(FormEntity, { id }) : null;
     if (!form || (form.trashedAt && !options.trashed)) throw formNotFound();
-    const workspace = caller === undefined ? undefined : await callerWorkspace(caller, form.workspaceId, "form not found");
+    const workspace = actor === operator ? undefined : await callerWorkspace(actor, form.workspaceId, "form not found");
     return { form, workspace };
   }
 
@@ -354,7 +354,7 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
       if (target === undefined) {
         throw new ConnectError("status must be one of draft, published, closed", Code.InvalidArgument);
       }
-      await accessibleForm(req.id, callerOf(ctx));
+      await accessibleForm(req.id, actorOf(ctx));
       let evented = false;
       const statusEvent = (_before: FormStatusName, form: Form): [FormEventCase, FormStatusName] | undefined => {
         if (form.status === "draft") return undefined;
@@ -430,7 +430,7 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
     },
 
     async restoreForm(req, ctx) {
-      await accessibleForm(req.id, callerOf(ctx), { trashed: true });
+      await accessibleForm(req.id, actorOf(ctx), { trashed: true });
       const form = await changeForm(req.id, { trashed: true }, (form) => {
         if (!form.trashedAt) return false;
         form.trashedAt = null;

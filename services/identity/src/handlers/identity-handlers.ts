@@ -4,7 +4,7 @@ import { Code, ConnectError, type ConnectRouter, type HandlerContext, type Servi
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import { qualifiedTable } from "@formsvc/platform/database.ts";
-import { callerOf, requireCaller } from "@formsvc/platform/caller.ts";
+import { actorOf, callerOf, operator, requireCaller } from "@formsvc/platform/caller.ts";
 import { newId, randomToken } from "@formsvc/platform/ids.ts";
 import { insertMailsSql, mailOutboxTable, type Mail } from "@formsvc/platform/mail.ts";
 import { keysetAfter, pageOf, pageRequest } from "@formsvc/platform/paging.ts";
@@ -80,10 +80,10 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
   // Raw queries on the hot paths name their tables in the service's own schema.
   const table = (entity: Parameters<typeof qualifiedTable>[1]) => qualifiedTable(deps.orm, entity);
 
-  /** The user a call is about: the caller when there is one, else the operator's `email`. */
+  /** The user a call is about: the caller, or for the operator the user of `email`. */
   async function subjectUser(em: EntityManager, ctx: HandlerContext, email: string): Promise<User> {
-    const caller = callerOf(ctx);
-    if (caller) return callerUser(em, caller);
+    const actor = actorOf(ctx);
+    if (actor !== operator) return callerUser(em, actor);
     if (!email.trim()) throw new ConnectError("email is required", Code.InvalidArgument);
     const user = await em.findOne(UserEntity, { email: normaliseEmail(email) });
     if (!user) throw userNotFound();
@@ -124,9 +124,9 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
    * when not a member, PERMISSION_DENIED from `refused` for another role); for the operator, any.
    */
   async function workspaceAs(em: EntityManager, ctx: HandlerContext, workspaceId: string, roles: readonly RoleName[], refused: () => ConnectError): Promise<Workspace> {
-    const caller = callerOf(ctx);
-    if (!caller) return anyWorkspace(em, workspaceId);
-    const { workspace, membership } = await memberWorkspace(em, caller, workspaceId);
+    const actor = actorOf(ctx);
+    if (actor === operator) return anyWorkspace(em, workspaceId);
+    const { workspace, membership } = await memberWorkspace(em, actor, workspaceId);
     if (!roles.includes(membership.role)) throw refused();
     return workspace;
   }
@@ -253,12 +253,12 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
       const name = req.name.trim();
       validateName("name", name);
       const plan = planFromProto(req.plan, false);
-      const caller = callerOf(ctx);
-      if (caller) {
+      const actor = actorOf(ctx);
+      if (actor !== operator) {
         // A person makes free workspaces only; plans change by the operator.
         if (plan !== "free") throw new ConnectError("a workspace you create starts on the free plan", Code.PermissionDenied);
         const em = fork();
-        const workspace = newWorkspace(em, await callerUser(em, caller), name, plan, false);
+        const workspace = newWorkspace(em, await callerUser(em, actor), name, plan, false);
         await em.flush();
         return { workspace: toWorkspaceMessage(workspace, "owner") };
       }
@@ -291,10 +291,11 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
         await addMembership(fork(), workspace, existing, role);
         return { user: toUserMessage(existing), invited: false };
       }
-      const caller = callerOf(ctx);
-      const inviter = caller ? (await callerUser(fork(), caller)).name : operatorInviter;
+      const actor = actorOf(ctx);
+      const inviter = actor === operator ? operatorInviter : (await callerUser(fork(), actor)).name;
+      const invitedBy = actor === operator ? undefined : actor;
       await inTransaction((em) =>
-        mailLink(em, "invitation", { email, workspaceId: workspace.id, role, invitedBy: caller }, (url) => invitationMail(email, inviter, workspace.name, url)),
+        mailLink(em, "invitation", { email, workspaceId: workspace.id, role, invitedBy }, (url) => invitationMail(email, inviter, workspace.name, url)),
       );
       return { invited: true };
     },
@@ -315,10 +316,10 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
 
     async removeMember(req, ctx) {
       const em = fork();
-      const caller = callerOf(ctx);
+      const actor = actorOf(ctx);
       // Anyone but the owner may leave; removing someone else takes the owner or an admin.
-      const leaving = caller !== undefined && caller === req.userId;
-      const workspace = leaving ? (await memberWorkspace(em, caller, req.workspaceId)).workspace : await managedWorkspace(em, ctx, req.workspaceId);
+      const leaving = actor === req.userId;
+      const workspace = leaving ? (await memberWorkspace(em, actor, req.workspaceId)).workspace : await managedWorkspace(em, ctx, req.workspaceId);
       const membership = req.userId ? await em.findOne(MembershipEntity, { workspaceId: workspace.id, userId: req.userId }) : null;
       if (!membership) throw memberNotFound();
       if (membership.role === "owner") throw new ConnectError("the owner cannot be removed from their workspace", Code.FailedPrecondition);
@@ -383,10 +384,10 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
     },
 
     async listMembers(req, ctx) {
-      const caller = callerOf(ctx);
+      const actor = actorOf(ctx);
       const em = fork();
-      // Without a caller (the operator; submissions, for whom to notify of a response): any workspace.
-      const workspace = caller ? (await memberWorkspace(em, caller, req.workspaceId)).workspace : await anyWorkspace(em, req.workspaceId);
+      // The operator (also submissions, for whom to notify of a response): any workspace.
+      const workspace = actor === operator ? await anyWorkspace(em, req.workspaceId) : (await memberWorkspace(em, actor, req.workspaceId)).workspace;
       const memberships = await em.find(MembershipEntity, { workspaceId: workspace.id }, { orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
       const users = await em.find(UserEntity, { id: { $in: memberships.map((m) => m.userId) } });
       const byId = new Map(users.map((u) => [u.id, u]));
@@ -449,7 +450,7 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
     },
 
     async setPassword(req, ctx) {
-      if (callerOf(ctx)) throw new ConnectError("only the operator sets a password by email", Code.PermissionDenied);
+      if (actorOf(ctx) !== operator) throw new ConnectError("only the operator sets a password by email", Code.PermissionDenied);
       if (!req.email.trim()) throw new ConnectError("email is required", Code.InvalidArgument);
       const em = fork();
       const user = await findUserByEmail(em, req.email);
@@ -467,7 +468,7 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
       workspace.plan = plan;
       await em.flush();
       // Only the owner changes the plan as a caller.
-      return { workspace: toWorkspaceMessage(workspace, callerOf(ctx) ? "owner" : undefined) };
+      return { workspace: toWorkspaceMessage(workspace, actorOf(ctx) === operator ? undefined : "owner") };
     },
 
     async getCurrentUser(_req, ctx) {
@@ -564,9 +565,9 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
 
     async deleteApiKey(req, ctx) {
       if (!req.id) throw new ConnectError("id is required", Code.InvalidArgument);
-      const caller = callerOf(ctx);
+      const actor = actorOf(ctx);
       // A caller may delete only their own keys; someone else's key is "not found".
-      const where = caller ? { id: req.id, userId: caller } : { id: req.id };
+      const where = actor === operator ? { id: req.id } : { id: req.id, userId: actor };
       const deleted = await fork().nativeDelete(ApiKeyEntity, where);
       if (deleted === 0) throw apiKeyNotFound();
       return {};
