@@ -1,4 +1,5 @@
-// Test helpers of the delivery service: sample events, receivers on loopback, a fake webhooks service.
+// Test helpers of the delivery service: sample events, receivers on loopback, a fake webhooks service,
+// forms' fake knowing the sample form.
 // Imported by tests only.
 import assert from "node:assert/strict";
 import http from "node:http";
@@ -11,9 +12,10 @@ import { createLogger } from "@formsvc/platform/logger.ts";
 import { fileLinks } from "@formsvc/platform/file-links.ts";
 import { envelopeOf } from "@formsvc/platform/events.ts";
 import { EventSchema, ResponseCompletedSchema, type Event, type ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
-import { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { WebhookSchema, WebhooksService, type Webhook } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { createAcceptEvents, type AcceptEventDeps, type AcceptOptions } from "../intake/accept-event.ts";
+import { FakeForms } from "../../../forms/src/testing/fake-forms.ts";
 
 export const quietLogger = createLogger("delivery-test", "silent");
 
@@ -36,19 +38,11 @@ export const sampleForm: { id: string; name: string; document: JsonObject } = {
   },
 };
 
-/** A forms client whose GetForm knows `sampleForm`, owned by `owner`. */
+/** A forms client whose GetForm knows `sampleForm`, seen by `owner` only. */
 export function fakeForms(owner = "user-ada"): Client<typeof FormsService> {
-  return createClient(
-    FormsService,
-    createRouterTransport((router) =>
-      router.service(FormsService, {
-        getForm: (req, ctx) => {
-          if (req.id !== sampleForm.id || ctx.requestHeader.get(callerHeader) !== owner) throw new ConnectError("form not found", Code.NotFound);
-          return { form: { id: sampleForm.id, name: sampleForm.name, document: sampleForm.document } };
-        },
-      }),
-    ),
-  );
+  const forms = new FakeForms();
+  forms.add({ id: sampleForm.id, name: sampleForm.name, versions: [sampleForm.document], members: [owner] });
+  return forms.client;
 }
 
 /** acceptEvents one event at a time, as most tests hand them over. */

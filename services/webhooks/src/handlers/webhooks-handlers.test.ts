@@ -3,55 +3,38 @@ import { after, before, describe, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
-import { asCaller, callerHeader } from "@formsvc/platform/caller.ts";
+import { asCaller } from "@formsvc/platform/caller.ts";
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/test-database.ts";
-import { FormSchema, FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { DeleteWebhookResponseSchema, WebhooksService, type Webhook } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { entities } from "../entities/index.ts";
 import { migrations } from "../migrations/index.ts";
 import { createWebhooksHandlers, routes } from "./webhooks-handlers.ts";
 import { rejectsWith } from "@formsvc/platform/rpc-assertions.ts";
+import { FakeForms } from "../../../forms/src/testing/fake-forms.ts";
 
 // --- A fake forms service: a few forms and who may see them, answering GetForm as the real one does. ---
 
 const users = { alice: "user-alice", bob: "user-bob", carol: "user-carol" } as const;
 
-const fakeForms = new Map<string, { members: string[]; trashed: boolean }>([
-  ["form-alice", { members: [users.alice], trashed: false }],
-  ["form-alice-2", { members: [users.alice], trashed: false }],
-  ["form-shared", { members: [users.alice, users.bob], trashed: false }],
-  ["form-bob", { members: [users.bob], trashed: false }],
-  ["form-trashed", { members: [users.alice], trashed: true }],
-  ["form-limit", { members: [users.alice], trashed: false }],
-  ["form-race", { members: [users.alice], trashed: false }],
-  ["form-paging", { members: [users.alice], trashed: false }],
-  ["form-enabled", { members: [users.alice], trashed: false }],
-]);
+const fakeForms = new FakeForms();
+fakeForms.add({ id: "form-alice", members: [users.alice] });
+fakeForms.add({ id: "form-alice-2", members: [users.alice] });
+fakeForms.add({ id: "form-shared", members: [users.alice, users.bob] });
+fakeForms.add({ id: "form-bob", members: [users.bob] });
+fakeForms.add({ id: "form-trashed", members: [users.alice], trashed: true });
+fakeForms.add({ id: "form-limit", members: [users.alice] });
+fakeForms.add({ id: "form-race", members: [users.alice] });
+fakeForms.add({ id: "form-paging", members: [users.alice] });
+fakeForms.add({ id: "form-enabled", members: [users.alice] });
 /** Forms whose GetForm fails as a broken forms service would, with internal details in its message. */
 const brokenForms = new Set<string>(["form-broken"]);
+fakeForms.failWith = (_method, id) =>
+  brokenForms.has(id) ? new ConnectError("connect ECONNREFUSED 10.0.0.7:5432 (db password=hunter2)", Code.Internal) : undefined;
 /** Every GetForm call the fake saw: the form id and the caller it was made for. */
-const formsCalls: { id: string; caller: string | null }[] = [];
-
-const fakeFormsClient: Client<typeof FormsService> = createClient(
-  FormsService,
-  createRouterTransport((router) =>
-    router.service(FormsService, {
-      getForm(req, ctx) {
-        const caller = ctx.requestHeader.get(callerHeader);
-        formsCalls.push({ id: req.id, caller });
-        if (!caller) throw new ConnectError("this call needs a caller", Code.Unauthenticated);
-        if (brokenForms.has(req.id)) {
-          throw new ConnectError("connect ECONNREFUSED 10.0.0.7:5432 (db password=hunter2)", Code.Internal);
-        }
-        const form = fakeForms.get(req.id);
-        if (!form || form.trashed || !form.members.includes(caller)) throw new ConnectError("form not found", Code.NotFound);
-        return { form: create(FormSchema, { id: req.id, workspaceId: "ws", name: req.id }) };
-      },
-    }),
-  ),
-);
+const formsCalls = fakeForms.calls.getForm;
+const fakeFormsClient = fakeForms.client;
 
 /** A logger that keeps every line it is given, to check what is (and is not) logged. */
 const logged: string[] = [];
@@ -349,9 +332,9 @@ describe("GetWebhook", () => {
   });
 
   it("hides webhooks of a form once it is in the Trash", async () => {
-    fakeForms.set("form-soon-trashed", { members: [users.alice], trashed: false });
+    const soonTrashed = fakeForms.add({ id: "form-soon-trashed", members: [users.alice] });
     const made = await newHook("form-soon-trashed");
-    fakeForms.get("form-soon-trashed")!.trashed = true;
+    soonTrashed.trashed = true;
     await rejectsWith(client.getWebhook({ id: made.id }, as(users.alice)), Code.NotFound, "webhook not found");
     await rejectsWith(client.updateWebhook({ id: made.id, enabled: false }, as(users.alice)), Code.NotFound, "webhook not found");
     await rejectsWith(client.deleteWebhook({ id: made.id }, as(users.alice)), Code.NotFound, "webhook not found");
@@ -359,7 +342,7 @@ describe("GetWebhook", () => {
   });
 
   it("answers UNAVAILABLE when forms fails", async () => {
-    fakeForms.set("form-flaky", { members: [users.alice], trashed: false });
+    fakeForms.add({ id: "form-flaky", members: [users.alice] });
     const made = await newHook("form-flaky");
     brokenForms.add("form-flaky");
     await rejectsWith(client.getWebhook({ id: made.id }, as(users.alice)), Code.Unavailable, "forms is unavailable");
