@@ -4,7 +4,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { Kafka, logLevel, type Consumer } from "kafkajs";
+import { Admin, Consumer, MessagesStreamFallbackModes, MessagesStreamModes, ProduceAcks, Producer, stringDeserializers, stringSerializers, type BaseOptions } from "@platformatic/kafka";
 import { DEFAULT_KAFKA_VERSION, ensureKafkaJars, requestMetadata, startKafka, type KafkaBroker } from "./kafka-runner.ts";
 
 const topic = "runner-test";
@@ -20,38 +20,33 @@ after(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Consumes with `groupId` until one message arrives, commits it, and returns its key and value. */
-async function consumeOne(client: Kafka, groupId: string): Promise<{ key: string; value: string }> {
-  const consumer: Consumer = client.consumer({ groupId, sessionTimeout: 10_000, heartbeatInterval: 1_000 });
-  await consumer.connect();
+/** Consumes with `groupId` (from its committed offset, else the beginning) until one message arrives, commits it, and returns its key and value. */
+async function consumeOne(client: BaseOptions, groupId: string): Promise<{ key: string; value: string }> {
+  const consumer = new Consumer({ ...client, groupId, sessionTimeout: 10_000, heartbeatInterval: 1_000, deserializers: stringDeserializers });
   try {
-    await consumer.subscribe({ topic, fromBeginning: true });
-    return await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no message for group ${groupId} within 60 s`)), 60_000);
-      consumer
-        .run({
-          autoCommit: false,
-          eachMessage: async ({ partition, message }) => {
-            await consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
-            clearTimeout(timer);
-            resolve({ key: message.key?.toString() ?? "", value: message.value?.toString() ?? "" });
-          },
-        })
-        .catch(reject);
-    });
+    const stream = await consumer.consume({ topics: [topic], mode: MessagesStreamModes.COMMITTED, fallbackMode: MessagesStreamFallbackModes.EARLIEST, autocommit: false });
+    const timer = setTimeout(() => stream.destroy(new Error(`no message for group ${groupId} within 60 s`)), 60_000);
+    try {
+      for await (const message of stream) {
+        await message.commit();
+        return { key: message.key ?? "", value: message.value ?? "" };
+      }
+      throw new Error(`the stream of group ${groupId} ended without a message`);
+    } finally {
+      clearTimeout(timer);
+    }
   } finally {
-    await consumer.disconnect();
+    await consumer.close(true);
   }
 }
 
-async function produceOne(client: Kafka, key: string, value: string): Promise<void> {
-  const producer = client.producer({ allowAutoTopicCreation: false });
-  await producer.connect();
+async function produceOne(client: BaseOptions, key: string, value: string): Promise<void> {
+  const producer = new Producer({ ...client, autocreateTopics: false, serializers: stringSerializers });
   try {
-    const [result] = await producer.send({ topic, acks: -1, messages: [{ key, value }] });
-    assert.equal(result.errorCode, 0);
+    const { offsets } = await producer.send({ acks: ProduceAcks.ALL, messages: [{ topic, key, value }] });
+    assert.equal(offsets?.length, 1, "the broker acknowledged the message");
   } finally {
-    await producer.disconnect();
+    await producer.close();
   }
 }
 
@@ -77,21 +72,20 @@ test("ensureKafkaJars resolves the broker's classpath, then answers from its cac
   assert.ok(performance.now() - began < 1_000, "a second call does not run Maven");
 });
 
-test("a broker that kafkajs can produce to and consume from, across restart() and kill()", { timeout: 240_000 }, async () => {
+test("a broker that @platformatic/kafka can produce to and consume from, across restart() and kill()", { timeout: 240_000 }, async () => {
   kafka = await startKafka({ dataDir, partitions: 3 });
   const { port, brokers } = kafka;
   assert.equal(brokers, `127.0.0.1:${port}`);
   assert.match(readFileSync(join(dataDir, "server.properties"), "utf8"), /^process\.roles=broker,controller$/m);
 
-  const client = new Kafka({ clientId: "kafka-runner-test", brokers: [brokers], logLevel: logLevel.NOTHING, retry: { retries: 10 } });
-  const admin = client.admin();
-  await admin.connect();
+  const client: BaseOptions = { clientId: "kafka-runner-test", bootstrapBrokers: [brokers], retries: 10 };
+  const admin = new Admin(client);
   try {
-    assert.equal(await admin.createTopics({ topics: [{ topic, numPartitions: 3, replicationFactor: 1 }], waitForLeaders: true }), true);
-    const metadata = await admin.fetchTopicMetadata({ topics: [topic] });
-    assert.equal(metadata.topics[0].partitions.length, 3);
+    assert.deepEqual((await admin.createTopics({ topics: [topic], partitions: 3, replicas: 1 })).map((t) => t.name), [topic]);
+    const metadata = await admin.metadata({ topics: [topic] });
+    assert.equal(metadata.topics.get(topic)?.partitions.length, 3);
   } finally {
-    await admin.disconnect();
+    await admin.close();
   }
 
   await produceOne(client, "k1", "before restart");

@@ -27,8 +27,6 @@ export const maxEventsPerStatement = 200;
 export interface AcceptOptions {
   /** A cursor moved forward (never back) atomically with storing the deliveries: the embedded stream's. */
   cursor?: { name: string; position: bigint };
-  /** Called between the statements of a large batch (Kafka's heartbeat: a long batch keeps the partition). */
-  between?: () => Promise<void>;
 }
 
 /** An event as its bus hands it over. */
@@ -124,7 +122,6 @@ export function createAcceptEvents(deps: AcceptEventDeps): AcceptEvents {
       // The cursor moves with the last part, once everything before it is stored.
       const last = i + maxEventsPerStatement >= rows.length;
       created += await storeDeliveries(orm, rows.slice(i, i + maxEventsPerStatement), last ? options.cursor : undefined);
-      if (!last) await options.between?.();
     }
     if (created > 0) deps.onAccepted?.();
     for (const incoming of deliverable) {

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { toBinary } from "@bufbuild/protobuf";
-import { Kafka, logLevel, Partitioners, type Producer } from "kafkajs";
+import { Admin, compatibilityPartitioner, Producer, stringSerializer } from "@platformatic/kafka";
 import type { ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
 import { ResponseCompletedSchema } from "@formsvc/proto/events/v1/events_pb.js";
 import { startKafka, type KafkaBroker } from "../../../../deploy/kafka/kafka-runner.ts";
@@ -13,14 +13,13 @@ import { consumerGroupId, responsesTopic, startKafkaIntake, type KafkaIntake } f
 
 let kafka: KafkaBroker;
 let db: DeliveryTestDatabase;
-let client: Kafka;
-let producer: Producer;
+let admin: Admin;
+let producer: Producer<string, Buffer, string, string>;
 const webhooks = new FakeWebhooks();
 
 async function publish(events: ResponseCompleted[]): Promise<void> {
   await producer.send({
-    topic: responsesTopic,
-    messages: events.map((e) => ({ key: e.formId, value: Buffer.from(toBinary(ResponseCompletedSchema, e)), headers: { "x-request-id": `req-${e.eventId}` } })),
+    messages: events.map((e) => ({ topic: responsesTopic, key: e.formId, value: Buffer.from(toBinary(ResponseCompletedSchema, e)), headers: { "x-request-id": `req-${e.eventId}` } })),
   });
 }
 
@@ -31,31 +30,28 @@ function startIntake(): KafkaIntake {
 
 /** Offsets the group has committed on the topic, summed over partitions. */
 async function committed(): Promise<number> {
-  const admin = client.admin();
-  await admin.connect();
-  try {
-    const [topic] = await admin.fetchOffsets({ groupId: consumerGroupId, topics: [responsesTopic] });
-    return topic.partitions.reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
-  } finally {
-    await admin.disconnect();
-  }
+  const [group] = await admin.listConsumerGroupOffsets({ groups: [{ groupId: consumerGroupId, topics: [{ name: responsesTopic, partitionIndexes: [0, 1, 2] }] }] });
+  const topic = group.topics.find((t) => t.name === responsesTopic);
+  return (topic?.partitions ?? []).reduce((sum, p) => sum + Math.max(0, Number(p.committedOffset)), 0);
 }
 
 before(async () => {
   [kafka, db] = await Promise.all([startKafka(), openTestDatabase("delivery_kafka_test")]);
-  client = new Kafka({ clientId: "delivery-test", brokers: [kafka.brokers], logLevel: logLevel.NOTHING });
-  const admin = client.admin();
-  await admin.connect();
-  await admin.createTopics({ topics: [{ topic: responsesTopic, numPartitions: 3 }], waitForLeaders: true });
-  await admin.disconnect();
-  producer = client.producer({ createPartitioner: Partitioners.DefaultPartitioner });
-  await producer.connect();
+  admin = new Admin({ clientId: "delivery-test", bootstrapBrokers: [kafka.brokers] });
+  await admin.createTopics({ topics: [responsesTopic], partitions: 3 });
+  producer = new Producer({
+    clientId: "delivery-test",
+    bootstrapBrokers: [kafka.brokers],
+    partitioner: compatibilityPartitioner,
+    serializers: { key: stringSerializer, headerKey: stringSerializer, headerValue: stringSerializer },
+  });
   webhooks.add({ id: "wh_a", formId: "form_a", url: "https://a.example/hook" });
   webhooks.add({ id: "wh_b", formId: "form_b", url: "https://b.example/hook" });
 });
 
 after(async () => {
-  await producer?.disconnect();
+  await producer?.close();
+  await admin?.close();
   await db?.close();
   await kafka?.stop();
 });

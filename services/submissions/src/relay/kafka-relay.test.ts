@@ -8,7 +8,7 @@ import { inspect } from "node:util";
 import { after, afterEach, before, describe, it } from "node:test";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { timestampNow, ValueSchema } from "@bufbuild/protobuf/wkt";
-import { Kafka, logLevel, type Admin, type KafkaMessage } from "kafkajs";
+import { Admin, Consumer, ListOffsetTimestamps, MessagesStreamModes, stringDeserializer, type Message } from "@platformatic/kafka";
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
 import { newId } from "@formsvc/platform/ids.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
@@ -27,7 +27,6 @@ let database: TestDatabase;
 let orm: MikroORM;
 let broker: KafkaBroker;
 let dataDir: string;
-let kafka: Kafka;
 let admin: Admin;
 
 // --- Logs, captured: counts and errors, never payloads. ---
@@ -106,45 +105,50 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30
 
 // --- Reading a topic back. ---
 
-type Received = KafkaMessage & { partition: number };
+type Received = Message<string, Buffer, string, string>;
 
 /** Every message of `topic` from the beginning (a new consumer group), once `expected` event ids were all seen and a moment more. */
 async function readTopic(topic: string, expected: Set<string>, timeoutMs = 60_000): Promise<Received[]> {
-  const consumer = kafka.consumer({ groupId: `relay-test-${randomUUID()}` });
+  const consumer = new Consumer<string, Buffer, string, string>({
+    clientId: "relay-test",
+    groupId: `relay-test-${randomUUID()}`,
+    bootstrapBrokers: [broker.brokers],
+    deserializers: { key: stringDeserializer, headerKey: stringDeserializer, headerValue: stringDeserializer },
+  });
   const messages: Received[] = [];
   const seen = new Set<string>();
   let allSeen: () => void = () => {};
   const done = new Promise<void>((resolve) => (allSeen = resolve));
   const giveUp = new AbortController();
-  await consumer.connect();
   try {
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    await consumer.run({
-      eachBatch: async ({ batch }) => {
-        for (const message of batch.messages) {
-          messages.push({ ...message, partition: batch.partition });
-          seen.add(message.headers?.["event-id"]?.toString() ?? "");
-        }
-        if ([...expected].every((id) => seen.has(id))) allSeen();
-      },
+    const stream = await consumer.consume({ topics: [topic], mode: MessagesStreamModes.EARLIEST, autocommit: false });
+    stream.on("data", (message) => {
+      messages.push(message);
+      seen.add(eventIdOf(message));
+      if ([...expected].every((id) => seen.has(id))) allSeen();
     });
     await Promise.race([done, sleep(timeoutMs, undefined, { signal: giveUp.signal }).catch(() => undefined)]);
     await sleep(500); // anything published twice would show up now
   } finally {
     giveUp.abort();
-    await consumer.disconnect();
+    await consumer.close(true);
   }
   return messages;
 }
 
-/** Messages in `topic` by the brokers' offsets (every partition's high watermark). */
+/** Messages in `topic` by the brokers' offsets (every partition's high watermark less its start). */
 async function messagesInTopic(topic: string): Promise<number> {
-  const offsets = await admin.fetchTopicOffsets(topic);
-  return offsets.reduce((sum, p) => sum + Number(p.high) - Number(p.low), 0);
+  const { partitionsCount } = (await admin.metadata({ topics: [topic], forceUpdate: true })).topics.get(topic)!;
+  const offsets = async (timestamp: bigint) => {
+    const partitions = Array.from({ length: partitionsCount }, (_, partitionIndex) => ({ partitionIndex, timestamp }));
+    const [listed] = await admin.listOffsets({ topics: [{ name: topic, partitions }] });
+    return listed.partitions.reduce((sum, p) => sum + Number(p.offset), 0);
+  };
+  return (await offsets(ListOffsetTimestamps.LATEST)) - (await offsets(ListOffsetTimestamps.EARLIEST));
 }
 
-function eventIdOf(message: KafkaMessage): string {
-  return message.headers?.["event-id"]?.toString() ?? "";
+function eventIdOf(message: Received): string {
+  return message.headers.get("event-id") ?? "";
 }
 
 const relays: KafkaRelay[] = [];
@@ -160,9 +164,7 @@ before(async () => {
   database = db;
   broker = kafkaBroker;
   orm = await openDatabase({ databaseUrl: database.databaseUrl, schema: "submissions", entities, migrations });
-  kafka = new Kafka({ clientId: "relay-test", brokers: [broker.brokers], logLevel: logLevel.NOTHING });
-  admin = kafka.admin();
-  await admin.connect();
+  admin = new Admin({ clientId: "relay-test", bootstrapBrokers: [broker.brokers] });
 });
 
 afterEach(async () => {
@@ -172,7 +174,7 @@ afterEach(async () => {
 });
 
 after(async () => {
-  await admin?.disconnect();
+  await admin?.close();
   await orm?.close(true);
   await database?.drop();
   await broker?.stop();
@@ -188,9 +190,9 @@ describe("Kafka outbox relay", () => {
     const r = relay();
     await until("the backlog is empty", async () => (await outboxBacklog(orm)) === 0);
 
-    const metadata = await admin.fetchTopicMetadata({ topics: [responsesTopic] });
-    assert.equal(metadata.topics[0].partitions.length, 3);
-    assert.equal(metadata.topics[0].partitions[0].replicas.length, 1);
+    const metadata = (await admin.metadata({ topics: [responsesTopic] })).topics.get(responsesTopic)!;
+    assert.equal(metadata.partitions.length, 3);
+    assert.equal(metadata.partitions[0].replicas.length, 1);
 
     const messages = await readTopic(responsesTopic, new Set(rows.map((row) => row.eventId)));
     assert.equal(messages.length, rows.length, "each row once");
@@ -199,19 +201,19 @@ describe("Kafka outbox relay", () => {
     for (const row of rows) {
       const message = byEvent.get(row.eventId);
       assert.ok(message, `event ${row.eventId} published`);
-      assert.equal(message.key?.toString(), row.formId);
-      assert.deepEqual(new Uint8Array(message.value!), new Uint8Array(row.payload));
-      const event = fromBinary(ResponseCompletedSchema, message.value!);
+      assert.equal(message.key, row.formId);
+      assert.deepEqual(new Uint8Array(message.value), new Uint8Array(row.payload));
+      const event = fromBinary(ResponseCompletedSchema, message.value);
       assert.equal(event.eventId, row.eventId);
       assert.equal(event.formId, row.formId);
-      assert.equal(message.headers?.["x-request-id"]?.toString(), row.requestId ?? undefined);
-      assert.deepEqual(Object.keys(message.headers ?? {}).sort(), row.requestId ? ["event-id", "x-request-id"] : ["event-id"]);
+      assert.equal(message.headers.get("x-request-id"), row.requestId ?? undefined);
+      assert.deepEqual([...message.headers.keys()].sort(), row.requestId ? ["event-id", "x-request-id"] : ["event-id"]);
       // One form's events on one partition, in the order of the outbox.
       partitionOfForm.set(row.formId, partitionOfForm.get(row.formId) ?? message.partition);
       assert.equal(message.partition, partitionOfForm.get(row.formId));
     }
     for (const formId of partitionOfForm.keys()) {
-      const order = messages.filter((m) => m.key?.toString() === formId).map(eventIdOf);
+      const order = messages.filter((m) => m.key === formId).map(eventIdOf);
       assert.deepEqual(order, rows.filter((row) => row.formId === formId).map((row) => row.eventId));
     }
     assert.ok((await publishedAtOf(rows.map((row) => row.id))).every((at) => at instanceof Date));

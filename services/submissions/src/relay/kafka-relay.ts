@@ -7,11 +7,11 @@
 // While Kafka (or Postgres) fails, rows stay unpublished and the relay retries with a growing pause.
 // Submissions never wait for it: a completion only sets a flag that wakes the relay.
 import { LockMode } from "@mikro-orm/core";
-import { Kafka, logLevel, Partitioners, type IHeaders, type Message, type Producer } from "kafkajs";
+import { Admin, compatibilityPartitioner, findErrorBy, ProduceAcks, Producer, stringSerializer, type BaseOptions, type MessageToProduce } from "@platformatic/kafka";
 import { eventTypeHeader } from "@formsvc/platform/events.ts";
 import { requestIdHeader } from "@formsvc/platform/caller.ts";
 import type { MikroORM } from "@formsvc/platform/database.ts";
-import { kafkaLogCreator, responsesTopic } from "@formsvc/platform/kafka.ts";
+import { logKafkaEvents, responsesTopic } from "@formsvc/platform/kafka.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { contextOf, injectTraceContext, markFailed, SpanKind, startSpan, type Context, type Span } from "@formsvc/platform/tracing.ts";
 import type { CompletionNotifier } from "../completion-notifier.ts";
@@ -59,18 +59,22 @@ export async function outboxBacklog(orm: MikroORM): Promise<number> {
   return orm.em.fork().count(OutboxEntity, { publishedAt: null });
 }
 
+/** A message as the relay sends it: the key and headers as strings, the value as bytes. */
+type OutboxMessage = MessageToProduce<string, Buffer, string, string>;
+
 /**
  * The Kafka message of an outbox row; never logged (the payload holds the answers). `traceHeaders`
  * (the publishing span's `traceparent`) continue the row's trace.
  */
-function outboxMessage(row: Pick<Outbox, "eventId" | "formId" | "eventType" | "payload" | "requestId">, traceHeaders: Record<string, string> = {}): Message {
-  const headers: IHeaders = { ...traceHeaders };
+function outboxMessage(topic: string, row: Pick<Outbox, "eventId" | "formId" | "eventType" | "payload" | "requestId">, traceHeaders: Record<string, string> = {}): OutboxMessage {
+  const headers: Record<string, string> = { ...traceHeaders };
   if (row.requestId) headers[requestIdHeader] = row.requestId;
   headers[eventIdHeader] = row.eventId;
   // Its type, which also says the value is an envelope (a row older than it holds a bare ResponseCompleted).
   if (row.eventType) headers[eventTypeHeader] = row.eventType;
   const payload = row.payload;
   return {
+    topic,
     key: row.formId,
     value: Buffer.isBuffer(payload) ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength),
     headers,
@@ -87,17 +91,31 @@ function publishSpan(topic: string, row: Outbox): { span: Span; context: Context
   });
 }
 
-/** Creates `topic` (3 partitions, replication 1) unless it exists; true when this call created it. */
-async function ensureTopic(kafka: Kafka, topic: string): Promise<boolean> {
-  const admin = kafka.admin();
-  await admin.connect();
+/**
+ * Creates `topic` (3 partitions, replication 1) unless it exists, and waits until every partition has a
+ * leader (the first send would fail otherwise); true when this call created it.
+ */
+async function ensureTopic(clientOptions: BaseOptions & { timeout: number }, topic: string): Promise<boolean> {
+  const admin = new Admin(clientOptions);
   try {
-    return await admin.createTopics({
-      topics: [{ topic, numPartitions: responsesTopicPartitions, replicationFactor: responsesTopicReplication }],
-      waitForLeaders: true,
-    });
+    let created = false;
+    if (!(await admin.listTopics()).includes(topic)) {
+      try {
+        await admin.createTopics({ topics: [topic], partitions: responsesTopicPartitions, replicas: responsesTopicReplication });
+        created = true;
+      } catch (err) {
+        // Another replica created it first.
+        if (!findErrorBy(err as Error, "apiId", "TOPIC_ALREADY_EXISTS")) throw err;
+      }
+    }
+    for (let waited = 0; ; waited += 100) {
+      const { partitions } = (await admin.metadata({ topics: [topic], forceUpdate: true })).topics.get(topic)!;
+      if (partitions.every((p) => p.leader >= 0)) return created;
+      if (waited >= clientOptions.timeout) throw new Error(`the partitions of ${topic} have no leader after ${waited} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   } finally {
-    await admin.disconnect().catch(() => undefined);
+    await admin.close().catch(() => undefined);
   }
 }
 
@@ -114,59 +132,56 @@ export function startKafkaRelay(options: KafkaRelayOptions): KafkaRelay {
   const maxBackoff = options.maxBackoffMs ?? 5_000;
   const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
 
-  const kafka = new Kafka({
+  const clientOptions = {
     clientId: options.clientId ?? "formsvc-submissions",
-    brokers: options.brokers,
-    connectionTimeout: 3_000,
+    bootstrapBrokers: options.brokers,
+    connectTimeout: 3_000,
     requestTimeout: 10_000,
+    timeout: 10_000,
     // Fail a send within seconds while the broker is away: the relay's own backoff takes over, and the
-    // rows stay unpublished meanwhile (kafkajs's default for an idempotent producer retries forever).
-    retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1_000 },
-    logLevel: logLevel.WARN,
-    // Every kafkajs line at debug: each failure reaches the relay, which logs it once per attempt.
-    logCreator: kafkaLogCreator(logger, { allDebug: true }),
-  });
+    // rows stay unpublished meanwhile.
+    retries: 3,
+    retryDelay: 250,
+  } satisfies BaseOptions;
 
   let published = 0;
-  let producer: Producer | undefined;
+  let producer: Producer<string, Buffer, string, string> | undefined;
   let topicReady = false;
   const pauses = outboxPauses(options.completions);
 
-  async function connectedProducer(): Promise<Producer> {
-    if (!topicReady) {
-      if (await ensureTopic(kafka, topic)) {
-        logger.info({ topic, partitions: responsesTopicPartitions, replication: responsesTopicReplication }, "Kafka topic created");
-      }
-      topicReady = true;
-    }
+  function currentProducer(): Producer<string, Buffer, string, string> {
     if (producer) return producer;
-    const fresh = kafka.producer({
+    // Idempotent (acks all, one request in flight): a send retried after a lost answer is written once.
+    // The Java client's partitioner (as kafkajs had): a form's events keep the partition they had.
+    producer = new Producer<string, Buffer, string, string>({
+      ...clientOptions,
       idempotent: true,
-      maxInFlightRequests: 1,
-      retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1_000 },
-      createPartitioner: Partitioners.DefaultPartitioner,
-      allowAutoTopicCreation: false,
+      acks: ProduceAcks.ALL,
+      partitioner: compatibilityPartitioner,
+      autocreateTopics: false,
+      serializers: { key: stringSerializer, headerKey: stringSerializer, headerValue: stringSerializer },
     });
-    try {
-      await fresh.connect();
-    } catch (err) {
-      await fresh.disconnect().catch(() => undefined);
-      throw err;
-    }
-    producer = fresh;
-    return fresh;
+    // Every line of the client at debug: each failure reaches the relay, which logs it once per attempt.
+    logKafkaEvents(producer, logger, { allDebug: true });
+    return producer;
   }
 
   /** After a failure: a new producer (new producer id, fresh sequences) for the next attempt. */
   async function dropProducer(): Promise<void> {
     const old = producer;
     producer = undefined;
-    await old?.disconnect().catch(() => undefined);
+    await old?.close(true).catch(() => undefined);
   }
 
   /** Claims, sends and marks one batch; the number of rows published. */
   async function relayBatch(): Promise<number> {
-    const sender = await connectedProducer();
+    if (!topicReady) {
+      if (await ensureTopic(clientOptions, topic)) {
+        logger.info({ topic, partitions: responsesTopicPartitions, replication: responsesTopicReplication }, "Kafka topic created");
+      }
+      topicReady = true;
+    }
+    const sender = currentProducer();
     const began = performance.now();
     const result = await orm.em.fork().transactional(async (em) => {
       const rows = await em.find(
@@ -177,7 +192,7 @@ export function startKafkaRelay(options: KafkaRelayOptions): KafkaRelay {
       if (rows.length === 0) return { count: 0 };
       const spans = rows.map((row) => publishSpan(topic, row));
       try {
-        await sender.send({ topic, acks: -1, messages: rows.map((row, i) => outboxMessage(row, spans[i] ? injectTraceContext({}, spans[i].context) : {})) });
+        await sender.send({ messages: rows.map((row, i) => outboxMessage(topic, row, spans[i] ? injectTraceContext({}, spans[i].context) : {})) });
       } catch (err) {
         for (const s of spans) if (s) markFailed(s.span, err instanceof Error ? err.message : String(err));
         throw err;
