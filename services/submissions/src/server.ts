@@ -5,7 +5,7 @@ import { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { createCalculatedFieldsPool } from "./calculated-fields-pool.ts";
 import { recordCutOff } from "./calculated-field-problems.ts";
-import { createCompletionNotifier } from "./completion-notifier.ts";
+import { createCompletionNotifier } from "./outbox/completion-notifier.ts";
 import { entities } from "./entities/index.ts";
 import { createLocalFileStore, defaultFilesDir } from "./files/local-file-store.ts";
 import { createS3FileStore } from "./files/s3-file-store.ts";
@@ -14,8 +14,8 @@ import { sweepIdempotencyKeys } from "./idempotency.ts";
 import { createSubmissionsHandlers, routes } from "./handlers/submissions-handlers.ts";
 import { migrations } from "./migrations/index.ts";
 import { startResponseNotifier } from "./notifications/notifier.ts";
-import { startKafkaRelay } from "./relay/kafka-relay.ts";
-import { registerOutboxBacklog } from "./relay/outbox-metrics.ts";
+import { startKafkaRelay } from "./outbox/kafka-relay.ts";
+import { registerOutboxBacklog } from "./outbox/outbox-metrics.ts";
 
 await runDatabaseService("submissions", { schema: "submissions", entities, migrations }, ({ config, logger, orm }) => {
   const forms = createServiceClient(FormsService, config.services.forms);

@@ -24,7 +24,7 @@ import {
 } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Logger } from "@formsvc/platform/logger.ts";
-import { createCompletionNotifier } from "../completion-notifier.ts";
+import { createCompletionNotifier } from "../outbox/completion-notifier.ts";
 import { entities } from "../entities/index.ts";
 import { createLocalFileStore } from "../files/local-file-store.ts";
 import type { FileStore } from "../files/file-store.ts";

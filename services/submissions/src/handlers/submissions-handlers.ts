@@ -23,9 +23,7 @@ import { newId } from "@formsvc/platform/ids.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { keysetAfter, pageOf, pageRequest } from "@formsvc/platform/paging.ts";
 import { upstreamFailure } from "@formsvc/platform/upstream-failure.ts";
-import { currentRequestId } from "@formsvc/platform/request-context.ts";
-import { traceparentOf } from "@formsvc/platform/tracing.ts";
-import { decodeEvent, encodeEvent, envelopeOf, eventFacts, eventTypeOf } from "@formsvc/platform/events.ts";
+import { envelopeOf, eventFacts } from "@formsvc/platform/events.ts";
 import { BadRequestSchema } from "@formsvc/proto/google/rpc/error_details_pb.js";
 import { EventSchema, ResponseCompletedSchema, ResponsePartialSchema, type Event, type ResponseFieldSchema } from "@formsvc/proto/events/v1/events_pb.js";
 import { FormStatus, type Form, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
@@ -39,7 +37,9 @@ import { countryAnswer, normalizeCountry } from "../answers/country.ts";
 import { createCalculatedFieldsPool, type CalculatedFieldsPool } from "../calculated-fields-pool.ts";
 import { problemsOf } from "../calculated-field-problems.ts";
 import { coalescedAdjustments } from "../response-counts.ts";
-import { createCompletionNotifier, type CompletionNotifier } from "../completion-notifier.ts";
+import { createCompletionNotifier, type CompletionNotifier } from "../outbox/completion-notifier.ts";
+import { outboxColumns, outboxParams, outboxRow, type OutboxRow } from "../outbox/outbox-rows.ts";
+import { outboxStream } from "../outbox/outbox-stream.ts";
 import type { FileStore } from "../files/file-store.ts";
 import { checkStorageQuota, storageLeft, type StorageQuotas } from "../files/storage-quota.ts";
 import { readUploadStream, type ByteLimit } from "../files/upload-stream.ts";
@@ -73,9 +73,6 @@ export interface SubmissionsHandlersDeps {
   /** Evaluates calculated fields off the event loop, within a deadline. A private pool when absent. */
   calculatedFields?: CalculatedFieldsPool;
 }
-
-/** Outbox rows read per query by StreamCompletions. */
-const streamBatch = 100;
 
 /** One version of a form, as respondents of that version saw it. */
 interface FormVersionInfo {
@@ -352,20 +349,6 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
     return { answers, hidden, country: keptCountry, uploads, problems };
   }
 
-  /** The outbox row of an event; the row's txid (a column default) orders it for the event stream. */
-  function outboxRow(event: Event, createdAt: Date) {
-    const { eventId, formId } = eventFacts(event);
-    return {
-      eventId,
-      formId,
-      eventType: eventTypeOf(event),
-      payload: encodeEvent(event),
-      requestId: currentRequestId() ?? null,
-      traceParent: traceparentOf(),
-      createdAt,
-    };
-  }
-
   /**
    * The outbox row a save writes, if any: a completion's FORM_RESPONSE, or a FORM_RESPONSE_PARTIAL when a
    * partial save moves the response to another page (`previous`: its answers before this save).
@@ -381,10 +364,10 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
    * `insertResponse` under an Idempotency-Key: the key's row, the response and its outbox row in one
    * statement, all or none. False when the key was already claimed (nothing stored).
    */
-  async function insertClaimedResponse(response: Response, outbox: ReturnType<typeof outboxRow> | null, key: SaveKey): Promise<boolean> {
+  async function insertClaimedResponse(response: Response, outbox: OutboxRow | null, key: SaveKey): Promise<boolean> {
     const claim = claimKeyCte(orm, key, { responseId: response.id, completed: response.completed }, response.createdAt);
     const outboxCte = outbox
-      ? `, "event" as (insert into ${outboxTable} ("event_id", "form_id", "event_type", "payload", "request_id", "trace_parent", "created_at")
+      ? `, "event" as (insert into ${outboxTable} ${outboxColumns}
            select ?, ?, ?, ?, ?, ?, ? from "response")`
       : "";
     const [row] = await orm.em.getConnection().execute<{ claimed: number }[]>(
@@ -418,12 +401,8 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
     ];
   }
 
-  function outboxParams(outbox: ReturnType<typeof outboxRow>): unknown[] {
-    return [outbox.eventId, outbox.formId, outbox.eventType, Buffer.from(outbox.payload), outbox.requestId, outbox.traceParent, outbox.createdAt];
-  }
-
   /** Stores a new response and, with an event (a completion, a partial save), its outbox row, atomically in one statement. */
-  async function insertResponse(response: Response, outbox: ReturnType<typeof outboxRow> | null): Promise<void> {
+  async function insertResponse(response: Response, outbox: OutboxRow | null): Promise<void> {
     const insert = `insert into ${responsesTable} ("id", "form_id", "workspace_id", "version", "completed", "answers", "hidden", "country", "created_at", "updated_at", "submitted_at")
       values (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?)`;
     const params = responseParams(response);
@@ -433,7 +412,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
     }
     await orm.em.getConnection().execute(
       `with "response" as (${insert} returning "id")
-       insert into ${outboxTable} ("event_id", "form_id", "event_type", "payload", "request_id", "trace_parent", "created_at")
+       insert into ${outboxTable} ${outboxColumns}
        select ?, ?, ?, ?, ?, ?, ? from "response"`,
       [...params, ...outboxParams(outbox)],
       "run",
@@ -772,7 +751,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       if (!eventId || !formId) throw new ConnectError("event: needs an event id and a form id", Code.InvalidArgument);
       const row = { ...outboxRow(event, now()), requestId: req.requestId || null, traceParent: req.traceParent || null };
       await orm.em.getConnection().execute(
-        `insert into ${outboxTable} ("event_id", "form_id", "event_type", "payload", "request_id", "trace_parent", "created_at")
+        `insert into ${outboxTable} ${outboxColumns}
          values (?, ?, ?, ?, ?, ?, ?) on conflict ("event_id") do nothing`,
         outboxParams(row),
         "run",
@@ -782,34 +761,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
     },
 
     async *streamCompletions(req, ctx) {
-      // The cursor is a transaction id. Only rows of transactions older than the oldest one still
-      // running are read: any row committed later belongs to a newer transaction, so it sorts after
-      // the cursor and is never skipped, while completions commit concurrently.
-      let cursor = req.afterCursor < 0n ? 0n : req.afterCursor;
-      while (!ctx.signal.aborted) {
-        const rows = (await orm.em.getConnection().execute(
-          `select "event_type", "payload", "request_id", "trace_parent", "txid"::text as "txid" from ${outboxTable}
-            where "txid" > ?::text::xid8 and "txid" < pg_snapshot_xmin(pg_current_snapshot())
-            order by "txid", "id" limit ?`,
-          [cursor.toString(), streamBatch],
-        )) as { event_type: string | null; payload: Buffer; request_id: string | null; trace_parent: string | null; txid: string }[];
-        // One completion per transaction; should a batch end inside one, read that one again whole.
-        const whole = rows.length === streamBatch ? rows.filter((r) => r.txid !== rows.at(-1)!.txid) : rows;
-        for (const row of whole.length ? whole : rows) {
-          if (ctx.signal.aborted) return;
-          cursor = BigInt(row.txid);
-          const envelope = decodeEvent(row.payload, row.event_type);
-          yield {
-            cursor,
-            envelope,
-            // Also bare, for a delivery older than the envelope (it reads completions only).
-            event: envelope.event.case === "formResponse" ? envelope.event.value : undefined,
-            requestId: row.request_id ?? "",
-            traceParent: row.trace_parent ?? "",
-          };
-        }
-        if (rows.length < streamBatch) await completions.next(streamPollMs, ctx.signal);
-      }
+      yield* outboxStream(orm, { afterCursor: req.afterCursor, signal: ctx.signal, completions, pollMs: streamPollMs });
     },
   };
 }

@@ -12,8 +12,8 @@ import { insertMailsSql, mailOutboxTable, type Mail } from "@formsvc/platform/ma
 import type { ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
 import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { Role, type IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
-import type { CompletionNotifier } from "../completion-notifier.ts";
-import { outboxPauses } from "../outbox-pauses.ts";
+import type { CompletionNotifier } from "../outbox/completion-notifier.ts";
+import { outboxPauses } from "../outbox/outbox-pauses.ts";
 import { notificationMail, receiptAddress, receiptMail } from "./mails.ts";
 
 /** Outbox rows read per pass. */

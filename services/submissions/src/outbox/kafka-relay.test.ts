@@ -15,7 +15,7 @@ import type { Logger } from "@formsvc/platform/logger.ts";
 import { createTestDatabase, type TestDatabase } from "@formsvc/platform/test-database.ts";
 import { ResponseCompletedSchema } from "@formsvc/proto/events/v1/events_pb.js";
 import { startKafka, type KafkaBroker } from "../../../../deploy/kafka/kafka-runner.ts";
-import { createCompletionNotifier, type CompletionNotifier } from "../completion-notifier.ts";
+import { createCompletionNotifier, type CompletionNotifier } from "./completion-notifier.ts";
 import { entities, OutboxEntity } from "../entities/index.ts";
 import { migrations } from "../migrations/index.ts";
 import { outboxBacklog, responsesTopic, startKafkaRelay, type KafkaRelay, type KafkaRelayOptions } from "./kafka-relay.ts";

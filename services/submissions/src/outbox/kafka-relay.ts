@@ -14,8 +14,8 @@ import type { MikroORM } from "@formsvc/platform/database.ts";
 import { logKafkaEvents, responsesTopic } from "@formsvc/platform/kafka.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { contextOf, injectTraceContext, markFailed, SpanKind, startSpan, type Context, type Span } from "@formsvc/platform/tracing.ts";
-import type { CompletionNotifier } from "../completion-notifier.ts";
-import { outboxPauses } from "../outbox-pauses.ts";
+import type { CompletionNotifier } from "./completion-notifier.ts";
+import { outboxPauses } from "./outbox-pauses.ts";
 import { OutboxEntity, type Outbox } from "../entities/index.ts";
 
 export { responsesTopic };
