@@ -4,7 +4,8 @@ import { after, before, describe, it } from "node:test";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { Webhook as SvixWebhook } from "svix";
 import { loadConfig } from "@formsvc/platform/config.ts";
-import { deliverySchema, envelopeOf, webhookSchema } from "../../gateway/src/api/schemas.ts";
+import { deliverySchema, webhookSchema } from "@formsvc/api-records/schemas";
+import { envelopeOf } from "../../gateway/src/routes/paging.ts";
 import { spanKinds, startOtlpCollector, type CollectedSpan } from "./otlp-collector.ts";
 import { servedResponseValidator } from "./openapi-validator.ts";
 import { eventually, startReceiver } from "./receiver.ts";
@@ -250,12 +251,6 @@ export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<st
         assert.equal(receiver.received[0].headers.traceparent, undefined);
 
         const find = (spans: CollectedSpan[], service: string, name: string) => spans.find((s) => s.service === `formsvc-${service}` && s.name === name);
-        const spans = await eventually(
-          async () => collector.trace(traceId),
-          (all) => Boolean(find(all, "delivery", "POST")),
-          30_000,
-          100,
-        );
         const expected: [string, string, number][] = [
           ["gateway", "POST /f/:formId/responses", spanKinds.server],
           ["gateway", "formsvc.submissions.v1.SubmissionsService/SaveResponse", spanKinds.client],
@@ -273,6 +268,13 @@ export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<st
           ["webhooks", "formsvc.webhooks.v1.WebhooksService/GetWebhookForDelivery", spanKinds.server],
           ["delivery", "POST", spanKinds.client],
         ];
+        // Each process exports its spans in its own batches: wait for all of them, not the last one only.
+        const spans = await eventually(
+          async () => collector.trace(traceId),
+          (all) => expected.every(([service, name]) => find(all, service, name)),
+          30_000,
+          100,
+        );
         for (const [service, name, kind] of expected) {
           const span = find(spans, service, name);
           assert.ok(span, `a ${service} span "${name}" in the trace; got ${spans.map((s) => `${s.service}:${s.name}`).join(", ")}`);
