@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { formDocumentExample } from "@formsvc/form-document";
-import { envelopeOf, formSchema, questionSchema } from "../gateway/src/api/schemas.ts";
+import { formSchema, questionSchema } from "@formsvc/api-records/schemas";
+import { envelopeOf } from "../gateway/src/routes/paging.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
 let sys: TestSystem;

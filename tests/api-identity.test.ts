@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import pg from "pg";
-import { userSchema, workspaceSchema } from "../gateway/src/api/schemas.ts";
+import { userSchema, workspaceSchema } from "@formsvc/api-records/schemas";
 import { apiClient, createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
 let sys: TestSystem;

@@ -3,8 +3,8 @@ import { gzipSync } from "node:zlib";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import type { z } from "zod";
-import type { ApiRoute } from "../gateway/src/api/route-table.ts";
-import { apiRoutes } from "../gateway/src/app.ts";
+import { apiRoutes } from "../gateway/src/routes/index.ts";
+import type { ApiRoute } from "../gateway/src/routes/route.ts";
 import { eventually, startReceiver } from "./support/receiver.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Request } from "express";
-import { apiRoutes } from "./app.ts";
+import { apiRoutes } from "./routes/index.ts";
 import { HttpError } from "./http-errors.ts";
 import { pathId, pathIdMessages, rejectMalformedPathIds, rejectUnsafeQueryAndBody } from "./input-safety.ts";
 

@@ -14,6 +14,7 @@ const recordNames: Record<string, string> = {
   webhooks: "webhook",
   deliveries: "delivery",
   workspaces: "workspace",
+  members: "member",
   "api-keys": "API key",
 };
 

@@ -4,7 +4,7 @@ import { appPath, matchRoute } from "../router.tsx";
 import { columnsWithAnswers, responseColumns } from "./columns.ts";
 import { blockTypes, cleanDocument, documentProblems, isChoiceType, moveItem, newBlock, type EditableBlock } from "./document.ts";
 import { formatRelative, plural } from "./format.ts";
-import type { Submission } from "../types.ts";
+import type { Question, Submission } from "../types.ts";
 
 describe("router", () => {
   it("maps browser paths under /app to app paths", () => {
@@ -109,7 +109,7 @@ describe("document editing", () => {
 
 describe("response columns", () => {
   it("keeps the current questions first, then older versions' columns under their old label", () => {
-    const questions = [
+    const questions: Question[] = [
       { id: "b1", type: "SHORT_TEXT", label: "Name", key: "q_name" },
       { id: "meta:country", type: "RESPONDENT_COUNTRY", label: "Respondent country", key: "meta:country" },
     ];

@@ -4,7 +4,7 @@ import { ApiError, post } from "../api.ts";
 import { InlineMessage } from "../components/ui.tsx";
 import { Link, useRouter } from "../router.tsx";
 import { useSession } from "../session.tsx";
-import type { User } from "../types.ts";
+import type { Invitation, User } from "../types.ts";
 
 function AuthFrame({ title, children }: { title: string; children: React.ReactNode }) {
   return (
@@ -271,7 +271,7 @@ export function VerifyEmailPage() {
 export function AcceptInvitePage() {
   const { user, signedIn } = useSession();
   const { navigate } = useRouter();
-  const [invitation, setInvitation] = useState<{ email: string; workspaceName: string; inviterName: string; role: string; accountExists: boolean }>();
+  const [invitation, setInvitation] = useState<Invitation>();
   const [error, setError] = useState<string>();
   const [passwordError, setPasswordError] = useState<string>();
   const [busy, setBusy] = useState(false);

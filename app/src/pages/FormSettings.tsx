@@ -5,7 +5,7 @@ import { useId, useState, type FormEvent } from "react";
 import { ApiError, get, patch } from "../api.ts";
 import { InlineMessage, useLoad, useNotify } from "../components/ui.tsx";
 import { useSession } from "../session.tsx";
-import type { Form } from "../types.ts";
+import type { Form, FormStorage } from "../types.ts";
 
 export function brandingRefusal(plan: string | undefined): string {
   return `Hiding the branding needs a plan with the branding entitlement. This workspace is on the ${plan === "pro" ? "Pro" : "Free"} plan, which does not include it, so the form keeps showing “Made with Formsvc”. Plans are changed by the operator of this installation (workspace:set-plan).`;
@@ -22,12 +22,6 @@ export function formatBytes(bytes: number): string {
     unit++;
   }
   return `${Math.round(value * 10) / 10} ${units[unit]}`;
-}
-
-interface FormStorage {
-  files: number;
-  bytes: number;
-  quotaBytes: number;
 }
 
 /** What the form's responses hold: files, their size, and the share of the form's storage quota. */

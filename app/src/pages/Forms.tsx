@@ -5,7 +5,7 @@ import { EmptyState, ErrorState, Loading, StatusBadge, useLoad, useNotify } from
 import { formatDateTime, formatRelative } from "../lib/format.ts";
 import { Link, useRouter } from "../router.tsx";
 import { useSession } from "../session.tsx";
-import type { Form, Page } from "../types.ts";
+import type { Form, Items } from "../types.ts";
 
 export function FormsPage() {
   const { workspace } = useSession();
@@ -13,7 +13,7 @@ export function FormsPage() {
   const notify = useNotify();
   const [creating, setCreating] = useState(false);
   const forms = useLoad(
-    () => (workspace ? get<Page<Form>>(`/forms?workspaceId=${encodeURIComponent(workspace.id)}`) : Promise.resolve({ items: [] })),
+    () => (workspace ? get<Items<Form>>(`/forms?workspaceId=${encodeURIComponent(workspace.id)}`) : Promise.resolve({ items: [] })),
     [workspace?.id],
   );
   const create = async () => {
@@ -99,7 +99,7 @@ export function TrashPage() {
   const { workspace } = useSession();
   const notify = useNotify();
   const trash = useLoad(
-    () => (workspace ? get<Page<Form>>(`/forms?trashed=true&workspaceId=${encodeURIComponent(workspace.id)}`) : Promise.resolve({ items: [] })),
+    () => (workspace ? get<Items<Form>>(`/forms?trashed=true&workspaceId=${encodeURIComponent(workspace.id)}`) : Promise.resolve({ items: [] })),
     [workspace?.id],
   );
   const restore = async (form: Form) => {

@@ -19,7 +19,7 @@ export function ResponsesTab({ form, responseId }: { form: Form; responseId?: st
 
 function AnswerCell({ answer }: { answer: Answer | undefined }) {
   if (!answer) return <span className="muted">—</span>;
-  if (answer.files?.length) {
+  if ("files" in answer && answer.files.length) {
     return (
       <ul className="files">
         {answer.files.map((f, i) => (

@@ -65,7 +65,7 @@ function Members({ workspace }: { workspace: Workspace }) {
               </span>
               {manages && m.role !== "owner" ? (
                 <>
-                  <select aria-label={`Role of ${m.user.name}`} value={m.role} disabled={busy} onChange={(e) => void setMemberRole(m, e.target.value as Role)}>
+                  <select aria-label={`Role of ${m.user.name}`} value={m.role ?? undefined} disabled={busy} onChange={(e) => void setMemberRole(m, e.target.value as Role)}>
                     <option value="member">Member</option>
                     <option value="admin">Admin</option>
                   </select>
@@ -74,7 +74,7 @@ function Members({ workspace }: { workspace: Workspace }) {
                   </button>
                 </>
               ) : (
-                <span className="badge">{roleLabels[m.role]}</span>
+                <span className="badge">{m.role && roleLabels[m.role]}</span>
               )}
             </li>
           ))}
@@ -145,7 +145,7 @@ export function WorkspacesPage() {
                   {ws.name} {ws.id === current?.id && <span className="badge badge-published">Current</span>}
                 </h2>
                 <p className="muted">
-                  {ws.personal ? "Personal workspace" : ws.owned ? "You own it" : "Shared with you"} · your role: {roleLabels[ws.role]} · created {formatDateTime(ws.createdAt)}
+                  {ws.personal ? "Personal workspace" : ws.owned ? "You own it" : "Shared with you"} · your role: {ws.role && roleLabels[ws.role]} · created {formatDateTime(ws.createdAt)}
                 </p>
                 <dl className="facts">
                   <div>

@@ -20,8 +20,9 @@ import { createApp } from "../app.ts";
 import { fileLinks } from "@formsvc/platform/file-links.ts";
 import { errorHandler } from "../http-errors.ts";
 import { MemorySlidingWindow } from "../rate-limit/sliding-window.ts";
+import { appDoor } from "../routes/app-door.ts";
+import { appRoutes } from "../routes/index.ts";
 import { parseCookies } from "./cookies.ts";
-import { appRouter } from "./routes.ts";
 import { appStaticRoutes } from "./static.ts";
 
 // /app/api over fake services: sessions in cookies, CSRF, the sign-in limit, sign out, the preview,
@@ -393,19 +394,17 @@ describe("/app/api sessions and CSRF", () => {
 
   it("names cookies __Host- and marks them Secure when PUBLIC_URL is https, and reads only those names", async () => {
     const secureApp = express();
-    secureApp.use(
-      "/app/api",
-      appRouter({
-        identity: createClient(IdentityService, transport),
-        forms: createClient(FormsService, transport),
-        submissions: createClient(SubmissionsService, transport),
-        webhooks: createClient(WebhooksService, transport),
-        delivery: createClient(DeliveryService, transport),
-        fileLinks: fileLinks("x", "https://forms.example.com"),
-        rateLimits: { store, perIp: 1000 },
-        publicUrl: "https://forms.example.com",
-      }),
-    );
+    const deps = {
+      identity: createClient(IdentityService, transport),
+      forms: createClient(FormsService, transport),
+      submissions: createClient(SubmissionsService, transport),
+      webhooks: createClient(WebhooksService, transport),
+      delivery: createClient(DeliveryService, transport),
+      fileLinks: fileLinks("x", "https://forms.example.com"),
+      rateLimits: { store, perIp: 1000 },
+      publicUrl: "https://forms.example.com",
+    };
+    secureApp.use("/app/api", appDoor(deps, appRoutes(deps)));
     secureApp.use(errorHandler(logger));
     const s = secureApp.listen(0);
     await new Promise((r) => s.once("listening", r));

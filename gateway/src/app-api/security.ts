@@ -27,7 +27,7 @@ import {
 
 const safeMethods = new Set(["GET", "HEAD", "OPTIONS"]);
 
-interface CookiePolicy {
+export interface CookiePolicy {
   /** Secure cookies with `__Host-` names: when PUBLIC_URL is https. */
   secure: boolean;
   names: CookieNames;

@@ -1,9 +1,8 @@
 // The public JSON endpoints of hosted forms (gateway/src/hosted/routes.ts), described for the reference:
 // what they take and answer, for people who build their own front end. No key; limited per address.
 import { z } from "zod";
-import { formDocumentSchema, idPattern } from "@formsvc/form-document";
-import type { ApiRoute } from "../api/route-table.ts";
-import { maxUploadBytes } from "../hosted/render-form.ts";
+import { formDocumentSchema, idPattern, maxUploadBytes } from "@formsvc/form-document";
+import type { ApiRoute } from "../routes/route.ts";
 import { responseBodySchema } from "../hosted/routes.ts";
 
 export interface HostedOperation extends Pick<ApiRoute, "method" | "path" | "operationId" | "summary" | "description" | "params" | "body" | "errors" | "success"> {
@@ -86,8 +85,9 @@ export const hostedOperations: HostedOperation[] = [
     public: true,
     summary: "Save a response, partial or complete",
     description:
-      "Answers are checked against the form version sent (the current one when absent); a question's problem is a 400 " +
-      "naming its key. A closed form or an already completed response is a 409.",
+      "Answers are checked against the form version sent (the current one when absent). Problems are a 400 whose " +
+      "`fields` name each answer's problem by its key (`hidden:<name>` for a hidden field); `error` says them all in one " +
+      "line. A closed form or an already completed response is a 409.",
     params: formParamsSchema,
     body: hostedResponseBodySchema,
     success: { status: 200, description: "The saved response", schema: savedResponseSchema },

@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
-import { takesIdempotencyKey, type ApiRoute } from "../api/route-table.ts";
-import { errorSchema, formWebhookPayloadSchema, partialWebhookPayloadSchema, webhookPayloadSchema } from "../api/schemas.ts";
+import { errorSchema, formWebhookPayloadSchema, partialWebhookPayloadSchema, webhookPayloadSchema } from "@formsvc/api-records/schemas";
+import { takesIdempotencyKey } from "../routes/api-door.ts";
+import type { ApiRoute } from "../routes/route.ts";
 import { eventTypeNames, formResponseEventType } from "@formsvc/platform/events.ts";
 import { webhookRequestHeaders } from "@formsvc/platform/webhook-headers.ts";
 import { hostedOperations, type HostedOperation } from "./hosted-operations.ts";

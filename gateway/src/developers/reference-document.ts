@@ -5,8 +5,8 @@ import { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
-import type { ApiRoute } from "../api/route-table.ts";
-import { apiRoutes } from "../app.ts";
+import { apiRoutes } from "../routes/index.ts";
+import type { ApiRoute } from "../routes/route.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 
 /** The route table as the gateway mounts it, with clients that are never connected: for reading, not serving. */

@@ -20,7 +20,7 @@ import { defaultResponseRatePerIp, defaultUploadBytesPerIp, defaultUploadRatePer
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { FormStatus, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import type { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
-import { recordIdSchema } from "../api/schemas.ts";
+import { recordIdSchema } from "../routes/route.ts";
 import { errorAnswer, HttpError } from "../http-errors.ts";
 import { idempotencyKeyOf, type IdempotentRequests } from "../idempotency.ts";
 import { rejectUnsafeQueryAndBody } from "../input-safety.ts";

@@ -1,15 +1,19 @@
-// The public JSON shape of each record, shared by the REST API and the operator CLI.
+// The public JSON of each record, from its RPC message: what the REST API, the app's API and the operator
+// CLI answer. Each mapper returns its schema's type (schemas.ts), so a shape and its mapper cannot part.
 import { toJson } from "@bufbuild/protobuf";
 import { timestampDate, ValueSchema, type Timestamp } from "@bufbuild/protobuf/wkt";
-import { Plan, type ApiKey, type User, type Workspace } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { Plan, Role, type ApiKey, type GetInvitationResponse, type Member, type User, type Workspace } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { FormStatus, type Form, type Question } from "@formsvc/proto/forms/v1/forms_pb.js";
 import type { Submission } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import type { Webhook } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { DeliveryStatus, type Attempt, type Delivery } from "@formsvc/proto/delivery/v1/delivery_pb.js";
+import type * as Json from "./schemas.ts";
 
 const iso = (t: Timestamp | undefined): string | null => (t ? timestampDate(t).toISOString() : null);
+/** A timestamp every stored record has (a test's fake may leave it out: null, as `iso`). */
+const stamp = (t: Timestamp | undefined) => iso(t) as string;
 
-export const planNames: Record<Plan, string> = {
+const planNames: Record<Plan, Json.Workspace["plan"]> = {
   [Plan.UNSPECIFIED]: "free",
   [Plan.FREE]: "free",
   [Plan.PRO]: "pro",
@@ -20,60 +24,90 @@ export function planFromName(name: string | undefined): Plan | undefined {
   return ({ free: Plan.FREE, pro: Plan.PRO } as Record<string, Plan>)[name];
 }
 
-export const formStatusNames: Record<FormStatus, string> = {
+const formStatusNames: Record<FormStatus, Json.FormStatus> = {
   [FormStatus.UNSPECIFIED]: "draft",
   [FormStatus.DRAFT]: "draft",
   [FormStatus.PUBLISHED]: "published",
   [FormStatus.CLOSED]: "closed",
 };
 
-export function userJson(user: User) {
-  return { id: user.id, email: user.email, name: user.name, createdAt: iso(user.createdAt) };
+const roleNames: Record<Role, Json.Role | null> = { [Role.UNSPECIFIED]: null, [Role.OWNER]: "owner", [Role.ADMIN]: "admin", [Role.MEMBER]: "member" };
+
+export function userJson(user: User): Json.User {
+  return { id: user.id, email: user.email, name: user.name, createdAt: stamp(user.createdAt) };
 }
 
-export function workspaceJson(ws: Workspace) {
+export function sessionUserJson(user: User): Json.SessionUser {
+  return { ...userJson(user), emailVerified: user.emailVerified };
+}
+
+export function workspaceJson(ws: Workspace): Json.Workspace {
   return {
     id: ws.id,
     name: ws.name,
     plan: planNames[ws.plan],
     personal: ws.personal,
     entitlements: { removeBranding: ws.entitlements?.removeBranding ?? false },
-    createdAt: iso(ws.createdAt),
+    createdAt: stamp(ws.createdAt),
   };
 }
 
-export function apiKeyJson(key: ApiKey) {
+/** A workspace as `userId` sees it in the app: with its owner and their role in it. */
+export function appWorkspaceJson(ws: Workspace, userId: string): Json.AppWorkspace {
+  return { ...workspaceJson(ws), ownerId: ws.ownerId, owned: ws.ownerId === userId, role: roleNames[ws.role] };
+}
+
+export function memberJson(m: Member): Json.Member {
+  return { user: userJson(m.user!), role: roleNames[m.role], joinedAt: iso(m.joinedAt) };
+}
+
+export function invitationJson(invitation: GetInvitationResponse): Json.Invitation {
+  return {
+    email: invitation.email,
+    workspaceName: invitation.workspaceName,
+    inviterName: invitation.inviterName,
+    role: roleNames[invitation.role],
+    accountExists: invitation.accountExists,
+  };
+}
+
+export function apiKeyJson(key: ApiKey): Json.ApiKey {
   return {
     id: key.id,
     name: key.name,
     prefix: key.prefix,
-    createdAt: iso(key.createdAt),
+    createdAt: stamp(key.createdAt),
     lastUsedAt: iso(key.lastUsedAt),
   };
 }
 
-export function formJson(form: Form) {
+export function formJson(form: Form): Json.Form {
   return {
     id: form.id,
     workspaceId: form.workspaceId,
     name: form.name,
     status: formStatusNames[form.status],
-    document: form.document ?? {},
-    settings: form.settings ?? {},
+    // Forms stores documents and settings it has checked against their schemas.
+    document: (form.document ?? {}) as unknown as Json.Form["document"],
+    settings: (form.settings ?? {}) as unknown as Json.Form["settings"],
     version: form.version,
     responseCount: Number(form.responseCount),
-    createdAt: iso(form.createdAt),
-    updatedAt: iso(form.updatedAt),
+    createdAt: stamp(form.createdAt),
+    updatedAt: stamp(form.updatedAt),
   };
 }
 
-export function questionJson(q: Question) {
-  return { id: q.id, type: q.type, label: q.label, key: q.key };
+export function appFormJson(form: Form): Json.AppForm {
+  return { ...formJson(form), trashedAt: iso(form.trashedAt) };
+}
+
+export function questionJson(q: Question): Json.Question {
+  return { id: q.id, type: q.type as Json.Question["type"], label: q.label, key: q.key };
 }
 
 /** A submission; `fileUrl` turns a stored file's id into a signed link. */
-export function submissionJson(sub: Submission, fileUrl: (fileId: string) => string) {
-  const answers: Record<string, unknown> = {};
+export function submissionJson(sub: Submission, fileUrl: (fileId: string) => string): Json.Submission {
+  const answers: Record<string, Json.Answer> = {};
   for (const [key, a] of Object.entries(sub.answers)) {
     answers[key] = {
       questionId: a.questionId,
@@ -81,21 +115,21 @@ export function submissionJson(sub: Submission, fileUrl: (fileId: string) => str
       label: a.label,
       value: a.value ? toJson(ValueSchema, a.value) : null,
       ...(a.type === "FILE" || a.type === "SIGNATURE" ? { files: a.files.map((f) => ({ name: f.name, url: fileUrl(f.id) })) } : {}),
-    };
+    } as Json.Answer;
   }
   return {
     id: sub.id,
     formId: sub.formId,
     version: sub.version,
     completed: sub.completed,
-    createdAt: iso(sub.createdAt),
-    updatedAt: iso(sub.updatedAt),
+    createdAt: stamp(sub.createdAt),
+    updatedAt: stamp(sub.updatedAt),
     submittedAt: iso(sub.submittedAt),
     answers,
   };
 }
 
-export function webhookJson(hook: Webhook) {
+export function webhookJson(hook: Webhook): Json.Webhook {
   return {
     id: hook.id,
     formId: hook.formId,
@@ -107,12 +141,12 @@ export function webhookJson(hook: Webhook) {
     disabledReason: hook.disabledReason || null,
     disabledAt: iso(hook.disabledAt),
     previousSecretExpiresAt: iso(hook.previousSecretExpiresAt),
-    createdAt: iso(hook.createdAt),
-    updatedAt: iso(hook.updatedAt),
+    createdAt: stamp(hook.createdAt),
+    updatedAt: stamp(hook.updatedAt),
   };
 }
 
-const deliveryStatusNames: Record<DeliveryStatus, string> = {
+const deliveryStatusNames: Record<DeliveryStatus, Json.Delivery["status"]> = {
   [DeliveryStatus.UNSPECIFIED]: "pending",
   [DeliveryStatus.PENDING]: "pending",
   [DeliveryStatus.RETRYING]: "retrying",
@@ -120,7 +154,7 @@ const deliveryStatusNames: Record<DeliveryStatus, string> = {
   [DeliveryStatus.FAILED]: "failed",
 };
 
-export function deliveryJson(d: Delivery) {
+export function deliveryJson(d: Delivery): Json.Delivery {
   return {
     id: d.id,
     webhookId: d.webhookId,
@@ -132,13 +166,13 @@ export function deliveryJson(d: Delivery) {
     nextAttemptAt: iso(d.nextAttemptAt),
     submissionId: d.submissionId,
     eventType: d.eventType,
-    trigger: d.trigger,
-    createdAt: iso(d.createdAt),
-    updatedAt: iso(d.updatedAt),
+    trigger: d.trigger as Json.Delivery["trigger"],
+    createdAt: stamp(d.createdAt),
+    updatedAt: stamp(d.updatedAt),
   };
 }
 
-export function attemptJson(a: Attempt) {
+export function attemptJson(a: Attempt): Json.Attempt {
   return {
     id: a.id,
     number: a.number,
@@ -147,6 +181,6 @@ export function attemptJson(a: Attempt) {
     error: a.error || null,
     responseBody: a.responseBody,
     manual: a.manual,
-    createdAt: iso(a.createdAt),
+    createdAt: stamp(a.createdAt),
   };
 }

@@ -1,8 +1,9 @@
-// Response shapes of the REST API. They document what `@formsvc/api-records` produces and back
-// the OpenAPI reference; the end-to-end tests parse real answers with them.
+// The JSON shape of every record the gateway answers, once: the REST API's (which back the OpenAPI
+// reference; the end-to-end tests parse real answers with them) and the app's, which add fields for the
+// signed-in person. The mappers in index.ts return these types, and the app takes its types from here
+// with type-only imports.
 import { z } from "zod";
-import { cursorPattern, defaultSettings, formDocumentSchema, formSettingsSchema, inputBlockTypes, maxInt32, recordIdPattern } from "@formsvc/form-document";
-import { maxPageSize } from "@formsvc/platform/paging.ts";
+import { defaultSettings, formDocumentSchema, formSettingsSchema, inputBlockTypes } from "@formsvc/form-document";
 import { eventTypeNames, eventTypes, formResponseEventType } from "@formsvc/platform/events.ts";
 
 const timestamp = z.iso.datetime().describe("ISO 8601 UTC timestamp");
@@ -105,58 +106,6 @@ export const answerValueSchema = z
       "hidden fields, the country), a number (NUMBER, RATING), an array of strings (option ids for CHECKBOXES, upload ids " +
       "for FILE and SIGNATURE), a number or string for CALCULATED_FIELD, or null when unanswered",
   });
-
-export function envelopeOf<T extends z.ZodType>(item: T, name: string) {
-  return z
-    .object({
-      items: z.array(item),
-      page: z.number().int().min(1),
-      limit: z.number().int().min(1).max(maxPageSize),
-      hasMore: z.boolean().describe("True while further pages exist"),
-      nextCursor: z
-        .string()
-        .nullable()
-        .describe("Pass as `cursor` for the page after this one; null on the last page. Stable while records arrive."),
-    })
-    .meta({ id: name });
-}
-
-export const pagingQuerySchema = z.object({
-  page: z.coerce.number().int().min(1).max(maxInt32).default(1).describe("Page number, from 1"),
-  limit: z.coerce.number().int().min(1).max(maxPageSize).default(50).describe(`Page size, 1 to ${maxPageSize}`),
-});
-
-/** `page`/`limit` and the opaque `cursor` of /api/v1 lists. */
-export const cursorPagingQuerySchema = pagingQuerySchema.extend({
-  cursor: z
-    .string()
-    .regex(cursorPattern, "must be a nextCursor this list gave")
-    .optional()
-    .describe(
-      "The `nextCursor` of the previous page: the page after it, in the same order, whatever was added or removed meanwhile " +
-        "(keyset paging, as fast at any depth). Not with `page` beyond 1; keep the other parameters of the first request.",
-    ),
-});
-
-/** The list envelope of one page (`page` is 1 when paging by cursor). */
-export function envelope<T>(
-  items: T[],
-  query: { page: number; limit: number },
-  page: { hasMore: boolean; nextCursor?: string },
-): { items: T[]; page: number; limit: number; hasMore: boolean; nextCursor: string | null } {
-  return { items, page: query.page, limit: query.limit, hasMore: page.hasMore, nextCursor: page.nextCursor || null };
-}
-
-/** A list answered in one page: every item, nothing after it. */
-export function wholeList<T>(items: T[]) {
-  return envelope(items, { page: 1, limit: Math.max(1, items.length) }, { hasMore: false });
-}
-
-export const idParamsSchema = z.object({ id: z.string().min(1).describe("Identifier") });
-
-/** An id in a query or body: a malformed one is a 400 naming the field (in a path, the record's 404). */
-export const recordIdSchema = z.string().regex(recordIdPattern, "must be an id: 1 to 64 letters, digits, '_' or '-'");
-
 const eventIdSchema = z.string().describe("Stable across retries of one delivery: use it for idempotency");
 const testFlagSchema = z.literal(true).optional().describe("Present on a test event (the test endpoint, the app); a response's answers are made up");
 const payloadFieldsSchema = z.array(
@@ -302,7 +251,7 @@ const answerOf = <T extends readonly [string, ...string[]], V extends z.ZodType>
     value,
   });
 const fileLinkSchema = z.object({ name: z.string(), url: z.string().describe("Signed link, valid for seven days") });
-const answerSchema = z
+export const answerSchema = z
   .discriminatedUnion("type", [
     answerOf(
       ["SHORT_TEXT", "LONG_TEXT", "EMAIL", "PHONE", "URL", "DATE", "MULTIPLE_CHOICE", "DROPDOWN", "HIDDEN_FIELDS", "RESPONDENT_COUNTRY"],
@@ -460,3 +409,77 @@ export const attemptSchema = z
       },
     ],
   });
+
+// --- what /app/api answers beyond the API: the signed-in person's view --------------------------------
+
+/** A form as the app shows it: with when it went to the Trash. */
+export const appFormSchema = formSchema.extend({ trashedAt: timestamp.nullable() });
+
+/** Owner (one, who made it; changes the plan), admin (manages members, deletes forms), member. */
+export const roleSchema = z.enum(["owner", "admin", "member"]);
+
+/** A workspace as the app shows it: with its owner and the signed-in person's role in it. */
+export const appWorkspaceSchema = workspaceSchema.extend({ ownerId: z.string(), owned: z.boolean(), role: roleSchema.nullable() });
+
+export const memberSchema = z.object({ user: userSchema, role: roleSchema.nullable(), joinedAt: timestamp.nullable() });
+
+/** The signed-in person as /session and e-mail verification tell the app. */
+export const sessionUserSchema = userSchema.extend({ emailVerified: z.boolean() });
+
+/** What a mailed invitation invites to, before it is accepted. */
+export const invitationSchema = z.object({
+  email: z.string(),
+  workspaceName: z.string(),
+  inviterName: z.string(),
+  role: roleSchema.nullable(),
+  accountExists: z.boolean(),
+});
+
+export const apiKeySchema = z.object({ id, name: z.string(), prefix: z.string(), createdAt: timestamp, lastUsedAt: timestamp.nullable() });
+
+/** An answer as the app shows it: with its value as one line of text, option ids turned into their text. */
+export const appAnswerSchema = z.intersection(answerSchema, z.object({ display: z.string() }));
+
+export const appSubmissionSchema = submissionSchema.extend({ answers: z.record(z.string(), appAnswerSchema) });
+
+/** What a form's responses hold. */
+export const formStorageSchema = z.object({ files: z.number().int(), bytes: z.number().int(), quotaBytes: z.number().int() });
+
+/** A calculated field that stored null on some responses, and why. */
+export const calculatedFieldProblemSchema = z.object({
+  field: z.string(),
+  reason: z.enum(["deadline", "queued", "busy", "unavailable"]),
+  count: z.number().int(),
+  lastAt: timestamp.nullable(),
+});
+
+/** A list the app gets whole. */
+export const itemsOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });
+
+/** A page of a list the app pages through by number (the API's lists add a cursor). */
+export const appPageOf = <T extends z.ZodType>(item: T) =>
+  itemsOf(item).extend({ page: z.number().int(), limit: z.number().int(), hasMore: z.boolean() });
+
+export type User = z.output<typeof userSchema>;
+export type SessionUser = z.output<typeof sessionUserSchema>;
+export type Workspace = z.output<typeof workspaceSchema>;
+export type AppWorkspace = z.output<typeof appWorkspaceSchema>;
+export type Role = z.output<typeof roleSchema>;
+export type Member = z.output<typeof memberSchema>;
+export type Invitation = z.output<typeof invitationSchema>;
+export type Form = z.output<typeof formSchema>;
+export type AppForm = z.output<typeof appFormSchema>;
+export type FormStatus = Form["status"];
+export type Question = z.output<typeof questionSchema>;
+export type Answer = z.output<typeof answerSchema>;
+export type AppAnswer = z.output<typeof appAnswerSchema>;
+export type Submission = z.output<typeof submissionSchema>;
+export type AppSubmission = z.output<typeof appSubmissionSchema>;
+export type Webhook = z.output<typeof webhookSchema>;
+export type Delivery = z.output<typeof deliverySchema>;
+export type Attempt = z.output<typeof attemptSchema>;
+export type ApiKey = z.output<typeof apiKeySchema>;
+export type FormStorage = z.output<typeof formStorageSchema>;
+export type CalculatedFieldProblem = z.output<typeof calculatedFieldProblemSchema>;
+export type Items<T> = z.output<ReturnType<typeof itemsOf<z.ZodType<T>>>>;
+export type AppPage<T> = z.output<ReturnType<typeof appPageOf<z.ZodType<T>>>>;

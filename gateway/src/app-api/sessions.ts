@@ -1,0 +1,153 @@
+// The app's own routes for signing in and out: sessions, sign-up, password reset, e-mail verification and
+// invitations. They set and clear the session cookie, so they are not resource routes of the table;
+// every one but sign-out-all works without a session, behind per-address and per-email attempt limits.
+//
+//   GET  /session                      {user|null, csrfToken}
+//   POST /auth/signup | /auth/signin   sets the session cookie       POST /auth/signout
+//   POST /auth/password-reset          mails a link                  POST /auth/password-reset/complete
+//   POST /auth/verify-email            POST /session/sign-out-all (ends every session of the person)
+//   POST /invitations/lookup {token}   POST /invitations/accept {token, name?, password?}: signs up (or adds the signed-in person)
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError } from "@connectrpc/connect";
+import express, { type Request, type Response, type Router } from "express";
+import { z } from "zod";
+import { appWorkspaceJson, invitationJson, sessionUserJson, userJson } from "@formsvc/api-records";
+import { asCaller } from "@formsvc/platform/caller.ts";
+import type { User } from "@formsvc/proto/identity/v1/identity_pb.js";
+import type { GatewayDeps } from "../deps.ts";
+import { HttpError } from "../http-errors.ts";
+import type { RateLimitStore } from "../rate-limit/sliding-window.ts";
+import { parse } from "../routes/route.ts";
+import { emailSchema } from "../routes/workspaces.ts";
+import { admitAttempt, passwordResetLimits, signInLimits, signUpLimits } from "./attempt-limits.ts";
+import {
+  clearSessionCookie,
+  issueCsrfToken,
+  requireSession,
+  sessionTokenOf,
+  sessionUser,
+  setSessionCookie,
+  type CookiePolicy,
+} from "./security.ts";
+
+const wrongCredentials = "email or password is wrong";
+
+const password = z.string().min(1, "is required").max(1000);
+const token = z.string().trim().min(1, "is required").max(200);
+const signUpSchema = z.strictObject({ email: emailSchema, name: z.string().max(100).optional(), password });
+const signInSchema = z.strictObject({ email: emailSchema, password });
+const passwordResetRequestSchema = z.strictObject({ email: emailSchema });
+const passwordResetSchema = z.strictObject({ token, password });
+const tokenSchema = z.strictObject({ token });
+const acceptInvitationSchema = z.strictObject({ token, name: z.string().max(100).optional(), password: z.string().max(1000).optional() });
+
+export function sessionRoutes(identity: GatewayDeps["identity"], store: RateLimitStore, policy: CookiePolicy): Router {
+  const router = express.Router();
+  const address = (req: Request) => req.ip ?? "unknown";
+  const body = <T extends z.ZodType>(schema: T, req: Request) => parse(schema, req.body ?? {}, "body");
+  /** Counts an attempt of the sign-up family (one limit per address). */
+  const signUpAttempt = (req: Request) => admitAttempt(store, signUpLimits, { address: address(req), email: "" });
+
+  router.get("/session", async (req, res) => {
+    const user = await sessionUser(identity, req, res, policy);
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ user: user ? sessionUserJson(user) : null, csrfToken: res.locals.csrfToken });
+  });
+
+  async function startSession(res: Response, user: User) {
+    const { token, expiresAt } = await identity.createSession({ userId: user.id });
+    setSessionCookie(res, policy, token, expiresAt ? timestampDate(expiresAt) : new Date(Date.now() + 30 * 86400_000));
+    // A new CSRF token with every new session.
+    const csrfToken = issueCsrfToken(res, policy);
+    res.setHeader("Cache-Control", "no-store");
+    return { user: userJson(user), csrfToken };
+  }
+
+  router.post("/auth/signup", async (req, res) => {
+    const { email, name, password } = body(signUpSchema, req);
+    await signUpAttempt(req);
+    const { user } = await identity.signUp({ email, name: name ?? "", password });
+    res.status(201).json(await startSession(res, user!));
+  });
+
+  router.post("/auth/signin", async (req, res) => {
+    const { email, password } = body(signInSchema, req);
+    await admitAttempt(store, signInLimits, { address: address(req), email: email.toLowerCase() });
+    let user: User | undefined;
+    try {
+      user = (await identity.verifyPassword({ email, password })).user;
+    } catch (err) {
+      if (ConnectError.from(err).code === Code.Unauthenticated) throw new HttpError(401, wrongCredentials);
+      throw err;
+    }
+    res.json(await startSession(res, user!));
+  });
+
+  // Always the same 202: whether anyone has this email is not told (the mail tells its owner).
+  router.post("/auth/password-reset", async (req, res) => {
+    const { email } = body(passwordResetRequestSchema, req);
+    await admitAttempt(store, passwordResetLimits, { address: address(req), email: email.toLowerCase() });
+    await identity.requestPasswordReset({ email });
+    res.status(202).json({ message: "if an account has this email, a link to set a new password is on its way" });
+  });
+
+  // The mailed link's page sends its token and the new password; the person is signed in with it.
+  router.post("/auth/password-reset/complete", async (req, res) => {
+    const { token, password } = body(passwordResetSchema, req);
+    await signUpAttempt(req);
+    const { user } = await identity.resetPassword({ token, password });
+    res.json(await startSession(res, user!));
+  });
+
+  router.post("/auth/verify-email", async (req, res) => {
+    const { token } = body(tokenSchema, req);
+    await signUpAttempt(req);
+    const { user } = await identity.verifyEmail({ token });
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ user: sessionUserJson(user!) });
+  });
+
+  router.post("/auth/signout", async (req, res) => {
+    const token = sessionTokenOf(req, policy);
+    if (token) await identity.deleteSession({ token });
+    clearSessionCookie(res, policy);
+    issueCsrfToken(res, policy);
+    res.status(204).end();
+  });
+
+  // Signs out everywhere: every session of the person ends, this browser's too.
+  router.post("/session/sign-out-all", requireSession(identity, policy), async (_req, res) => {
+    const { deleted } = await identity.deleteUserSessions({}, asCaller((res.locals.user as User).id));
+    clearSessionCookie(res, policy);
+    issueCsrfToken(res, policy);
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ signedOutSessions: deleted });
+  });
+
+  // The mailed invitation's page: what it invites to, then accepting it (signed in as the invited email,
+  // or signing up with a name and password, which starts a session). Tokens travel in bodies, never URLs
+  // the gateway logs.
+  router.post("/invitations/lookup", async (req, res) => {
+    const { token } = body(tokenSchema, req);
+    await signUpAttempt(req);
+    const invitation = await identity.getInvitation({ token });
+    res.setHeader("Cache-Control", "no-store");
+    res.json(invitationJson(invitation));
+  });
+
+  router.post("/invitations/accept", async (req, res) => {
+    const { token, name, password } = body(acceptInvitationSchema, req);
+    await signUpAttempt(req);
+    const user = await sessionUser(identity, req, res, policy);
+    if (user) {
+      const { workspace } = await identity.acceptInvitation({ token }, asCaller(user.id));
+      res.json({ user: userJson(user), workspace: appWorkspaceJson(workspace!, user.id) });
+      return;
+    }
+    if (!password) throw new HttpError(400, "body.password: is required");
+    const accepted = await identity.acceptInvitation({ token, name: name ?? "", password });
+    res.status(201).json({ ...(await startSession(res, accepted.user!)), workspace: appWorkspaceJson(accepted.workspace!, accepted.user!.id) });
+  });
+
+  return router;
+}

@@ -1,0 +1,35 @@
+import type { Client } from "@connectrpc/connect";
+import type { Logger } from "@formsvc/platform/logger.ts";
+import type { FileLinks } from "@formsvc/platform/file-links.ts";
+import type { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
+import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import type { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
+import type { DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
+import type { Health } from "@formsvc/proto/grpc/health/v1/health_pb.js";
+import type { HostedFormDeps } from "./hosted/routes.ts";
+import type { IdempotentRequests } from "./idempotency.ts";
+
+/** What the gateway is made of: the services behind it and its settings. */
+export interface GatewayDeps {
+  logger: Logger;
+  identity: Client<typeof IdentityService>;
+  forms: Client<typeof FormsService>;
+  submissions: Client<typeof SubmissionsService>;
+  webhooks: Client<typeof WebhooksService>;
+  delivery: Client<typeof DeliveryService>;
+  fileLinks: FileLinks;
+  /** Where POSTs with an Idempotency-Key are run once (identity's store). */
+  idempotency: IdempotentRequests;
+  /** Health clients of the services the gateway needs, for /readyz. */
+  health: Record<string, Client<typeof Health>>;
+  /** The hosted forms' limits (per address, uploads) and the API's per key. */
+  rateLimits: HostedFormDeps["rateLimits"] & { perKey: number };
+  publicUrl: string;
+  /** Header carrying the respondent's country (COUNTRY_HEADER). */
+  countryHeader: string;
+  trustProxy: boolean | number | string;
+}
+
+/** The services the resource routes call, and the signer of their file links. */
+export type ResourceDeps = Pick<GatewayDeps, "identity" | "forms" | "submissions" | "webhooks" | "delivery" | "fileLinks">;

@@ -1,0 +1,47 @@
+// /app/api: the web app's door. The session is a cookie and every request that changes something carries
+// the CSRF token (see app-api/security.ts); the app never calls /api/v1 or holds a key. Before the session
+// check: the preview's sink and the routes that sign in and out; behind it, the table's routes the app is
+// served and the form preview. Errors are `{"error"}` with the one status table.
+import express, { type Router } from "express";
+import type { User } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { cookiePolicy, ensureCsrfCookie, refuseRepeatedCookies, requireCsrf, requireSession } from "../app-api/security.ts";
+import { sessionRoutes } from "../app-api/sessions.ts";
+import type { GatewayDeps } from "../deps.ts";
+import { formPreview, previewSink } from "../hosted/preview.ts";
+import { HttpError, jsonNotFound } from "../http-errors.ts";
+import { unsafeInputGuard } from "../input-safety.ts";
+import { rateLimit } from "../rate-limit/rate-limit-middleware.ts";
+import { send, type ServedRoute } from "./route.ts";
+
+export type AppDoorDeps = Pick<GatewayDeps, "identity" | "forms" | "publicUrl"> & {
+  rateLimits: Pick<GatewayDeps["rateLimits"], "store" | "perIp">;
+};
+
+export function appDoor(deps: AppDoorDeps, routes: ServedRoute[]): Router {
+  const router = express.Router();
+  const policy = cookiePolicy(deps.publicUrl);
+  const { store, perIp } = deps.rateLimits;
+
+  router.use(rateLimit(store, "address", perIp, (_res, req) => req.ip ?? "unknown"));
+  router.use(refuseRepeatedCookies(policy));
+  router.use("/preview", previewSink());
+
+  router.use(ensureCsrfCookie(policy), requireCsrf(policy));
+  router.use((req, _res, next) => {
+    if (req.method !== "GET" && req.method !== "HEAD" && Number(req.get("content-length") ?? 0) > 0 && !req.is("application/json")) {
+      throw new HttpError(415, "Content-Type must be application/json");
+    }
+    next();
+  });
+  router.use(express.json({ limit: "1mb" }), unsafeInputGuard);
+  router.use(sessionRoutes(deps.identity, store, policy));
+
+  // Everything below needs a session.
+  router.use(requireSession(deps.identity, policy));
+  for (const route of routes) {
+    router[route.method](route.path, async (req, res) => send(res, await route.accept(req, (res.locals.user as User).id).answer()));
+  }
+  router.get("/forms/:id/preview", formPreview(deps.forms));
+  router.use(jsonNotFound);
+  return router;
+}

@@ -1,0 +1,30 @@
+// The table of resource routes: every entry, in the order of the reference, whichever doors serve it.
+import type { ResourceDeps } from "../deps.ts";
+import { apiKeyRoutes } from "./api-keys.ts";
+import { formRoutes } from "./forms.ts";
+import { servedAt, type ApiRoute, type Route, type ServedRoute } from "./route.ts";
+import { submissionRoutes } from "./submissions.ts";
+import { userRoutes } from "./users.ts";
+import { webhookRoutes } from "./webhooks.ts";
+import { workspaceRoutes } from "./workspaces.ts";
+
+function resourceRoutes(deps: ResourceDeps): Route[] {
+  return [
+    ...userRoutes(deps.identity),
+    ...workspaceRoutes(deps.identity),
+    ...formRoutes(deps.forms),
+    ...submissionRoutes(deps.submissions, deps.forms, deps.fileLinks),
+    ...webhookRoutes(deps.webhooks, deps.delivery),
+    ...apiKeyRoutes(deps.identity),
+  ];
+}
+
+/** Every REST endpoint under /api/v1, in the order of the reference. */
+export function apiRoutes(deps: ResourceDeps): ApiRoute[] {
+  return resourceRoutes(deps).flatMap((route) => servedAt(route, "api") ?? []);
+}
+
+/** Every resource route of /app/api. */
+export function appRoutes(deps: ResourceDeps): ServedRoute[] {
+  return resourceRoutes(deps).flatMap((route) => servedAt(route, "app") ?? []);
+}

@@ -1,0 +1,220 @@
+import type { Client } from "@connectrpc/connect";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { z } from "zod";
+import { submissionJson } from "@formsvc/api-records";
+import { submissionSchema, type AppAnswer, type AppSubmission, type CalculatedFieldProblem, type FormStorage } from "@formsvc/api-records/schemas";
+import type { FileLinks } from "@formsvc/platform/file-links.ts";
+import { maxPageSize } from "@formsvc/platform/paging.ts";
+import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import { SubmissionFilter, type Submission, type SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import { responseColumns, responsesCsv } from "../app-api/csv.ts";
+import { displayValue, optionTexts } from "../app-api/display.ts";
+import { appPage, cursorPagingQuerySchema, envelope, envelopeOf, items, pagingQuerySchema } from "./paging.ts";
+import { defineRoute, idParamsSchema, recordIdSchema, Reply } from "./route.ts";
+
+/** `?filter=` of submission lists, and what each value asks submissions for. */
+const submissionFilterQuerySchema = z.object({
+  filter: z.enum(["all", "completed", "partial"]).default("all").describe("completed, partial (incomplete) or all"),
+});
+const submissionFilters = { all: SubmissionFilter.ALL, completed: SubmissionFilter.COMPLETED, partial: SubmissionFilter.PARTIAL };
+
+const instant = (what: string) =>
+  z.iso
+    .datetime({ offset: true })
+    .transform((text) => new Date(text))
+    .optional()
+    .describe(`ISO 8601 date-time with a zone (\`2026-12-01T00:00:00Z\`): ${what}`);
+
+/** The sync filters of the API's submission list; each narrows `filter`, and they combine. */
+const listQuerySchema = cursorPagingQuerySchema.extend(submissionFilterQuerySchema.shape).extend({
+  since: instant("only submissions completed at or after it (partial ones have no submittedAt, so none)"),
+  until: instant("only submissions completed before it"),
+  updatedSince: instant("only submissions changed at or after it: new ones, partial ones saved again, partial ones completed later"),
+  afterId: recordIdSchema
+    .optional()
+    .describe("Only submissions newer than this one of the form (by createdAt, then id); a 400 when the form has no such submission"),
+});
+const submissionParamsSchema = idParamsSchema.extend({ sid: z.string().min(1).describe("Submission id") });
+
+/** Rows the CSV export reads at most. */
+const maxCsvRows = 50_000;
+
+export function submissionRoutes(submissions: Client<typeof SubmissionsService>, forms: Client<typeof FormsService>, links: FileLinks) {
+  const signed = (sub: Submission) => submissionJson(sub, (fileId) => links.sign(fileId));
+
+  /**
+   * Each version of a form (its document, null when it cannot be read, and its option texts), read once
+   * per request (after the caller's access was checked).
+   */
+  function formVersions(formId: string) {
+    const cache = new Map<number, Promise<{ document: unknown; options: Map<string, string> }>>();
+    return (version: number) => {
+      let found = cache.get(version);
+      if (!found) {
+        found = forms
+          .getFormVersion({ formId, version })
+          .then((v) => v.document ?? null)
+          .catch(() => null)
+          .then((document) => ({ document, options: optionTexts(document) }));
+        cache.set(version, found);
+      }
+      return found;
+    };
+  }
+
+  /** Submissions as the app shows them: each answer with its text in the version the respondent saw. */
+  function shown(subs: Submission[], versionOf: ReturnType<typeof formVersions>): Promise<AppSubmission[]> {
+    return Promise.all(
+      subs.map(async (sub) => {
+        const json = signed(sub);
+        const { options } = await versionOf(sub.version);
+        const answers: Record<string, AppAnswer> = {};
+        for (const [key, answer] of Object.entries(json.answers)) answers[key] = { ...answer, display: displayValue(answer, options) };
+        return { ...json, answers };
+      }),
+    );
+  }
+
+  return [
+    defineRoute({
+      method: "get",
+      path: "/forms/:id/submissions",
+      params: idParamsSchema,
+      query: pagingQuerySchema.extend(submissionFilterQuerySchema.shape),
+      success: { status: 200, description: "A page of submissions", schema: envelopeOf(submissionSchema, "SubmissionPage") },
+      handle: ({ params, query, asUser }) => {
+        const at = (date: Date | undefined) => (date ? timestampFromDate(date) : undefined);
+        return submissions.listSubmissions(
+          {
+            formId: params.id,
+            filter: submissionFilters[query.filter],
+            page: query.page,
+            limit: query.limit,
+            cursor: query.cursor,
+            since: at(query.since),
+            until: at(query.until),
+            updatedSince: at(query.updatedSince),
+            afterId: query.afterId,
+          },
+          asUser,
+        );
+      },
+      api: {
+        operationId: "listSubmissions",
+        tag: "Submissions",
+        summary: "A form's submissions, newest first",
+        description:
+          "Complete and partial responses; each answer is filed under its question's key and shaped by its type, with signed links to files. " +
+          "To keep a copy in sync, poll with `updatedSince` set a little before the start of your previous poll, follow `nextCursor` " +
+          "until it is null, and upsert by `id` (a submission changed during a walk may come again in the next poll).",
+        errors: [],
+        query: listQuerySchema,
+        answer: (page, { query }) => envelope(page.submissions.map(signed), query, page),
+      },
+      app: {
+        answer: async (page, { params, query }) => appPage(await shown(page.submissions, formVersions(params.id)), query, page.hasMore),
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/forms/:id/submissions.csv",
+      params: idParamsSchema,
+      query: submissionFilterQuerySchema,
+      success: { status: 200 },
+      handle: async ({ params, query, asUser }) => {
+        const formId = params.id;
+        const [{ form }, { questions }] = await Promise.all([forms.getForm({ id: formId }, asUser), forms.listQuestions({ formId }, asUser)]);
+        const all: Submission[] = [];
+        for (let page = 1; all.length < maxCsvRows; page++) {
+          const { submissions: found, hasMore } = await submissions.listSubmissions(
+            { formId, filter: submissionFilters[query.filter], page, limit: maxPageSize },
+            asUser,
+          );
+          all.push(...found);
+          if (!hasMore) break;
+        }
+        const rows = all.slice(0, maxCsvRows).map(signed);
+        const versionOf = formVersions(formId);
+        const options = new Map<number, Map<string, string>>();
+        for (const version of new Set(rows.map((r) => r.version))) options.set(version, (await versionOf(version)).options);
+        const csv = responsesCsv(responseColumns(questions, rows), rows, (v) => options.get(v) ?? new Map());
+        const fileName = `${(form!.name || "responses").replace(/[^\w.-]+/g, "_").slice(0, 80)}-responses.csv`;
+        return new Reply(200, csv, {
+          "Content-Type": "text/csv; charset=utf-8",
+          "Content-Disposition": `attachment; filename="${fileName}"`,
+          "Cache-Control": "no-store",
+        });
+      },
+      app: {},
+    }),
+    defineRoute({
+      method: "get",
+      path: "/forms/:id/submissions/:sid",
+      params: submissionParamsSchema,
+      success: { status: 200, description: "The submission", schema: submissionSchema },
+      handle: async ({ params, asUser }) => (await submissions.getSubmission({ formId: params.id, submissionId: params.sid }, asUser)).submission!,
+      api: {
+        operationId: "getSubmission",
+        tag: "Submissions",
+        summary: "One submission, shown against the version its respondent saw",
+        description: "Labels and types are those of the version the respondent saw, so a response stays readable after the form changes.",
+        errors: [],
+        answer: signed,
+      },
+      // The app shows it with the document of that version.
+      app: {
+        answer: async (submission, { params }) => {
+          const versionOf = formVersions(params.id);
+          const [presented] = await shown([submission], versionOf);
+          return { submission: presented, document: (await versionOf(submission.version)).document };
+        },
+      },
+    }),
+    defineRoute({
+      method: "delete",
+      path: "/forms/:id/submissions/:sid",
+      params: submissionParamsSchema,
+      success: { status: 204, description: "Deleted" },
+      handle: async ({ params, asUser }) => {
+        await submissions.deleteSubmission({ formId: params.id, submissionId: params.sid }, asUser);
+      },
+      api: {
+        operationId: "deleteSubmission",
+        tag: "Submissions",
+        summary: "Delete a submission and every attached file, permanently",
+        description: "The form's response count drops by one; the files' links stop working at once.",
+        errors: [],
+      },
+      app: {},
+    }),
+    defineRoute({
+      method: "get",
+      path: "/forms/:id/storage",
+      params: idParamsSchema,
+      success: { status: 200 },
+      handle: async ({ params, asUser }): Promise<FormStorage> => {
+        const held = await submissions.getFormStorage({ formId: params.id }, asUser);
+        return { files: Number(held.files), bytes: Number(held.bytes), quotaBytes: Number(held.quotaBytes) };
+      },
+      app: {},
+    }),
+    defineRoute({
+      method: "get",
+      path: "/forms/:id/calculated-field-problems",
+      params: idParamsSchema,
+      success: { status: 200 },
+      handle: async ({ params, asUser }) => {
+        const { problems } = await submissions.listCalculatedFieldProblems({ formId: params.id }, asUser);
+        return items(
+          problems.map((p): CalculatedFieldProblem => ({
+            field: p.field,
+            reason: p.reason as CalculatedFieldProblem["reason"],
+            count: Number(p.count),
+            lastAt: p.lastAt ? timestampDate(p.lastAt).toISOString() : null,
+          })),
+        );
+      },
+      app: {},
+    }),
+  ];
+}
