@@ -7,7 +7,7 @@ import { create, toJson, type JsonObject } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { maxUploadBytes, type FormDocument } from "@formsvc/form-document";
-import { asCaller, callerHeader } from "@formsvc/platform/caller.ts";
+import { asCaller } from "@formsvc/platform/caller.ts";
 import { BadRequestSchema } from "@formsvc/proto/google/rpc/error_details_pb.js";
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
 import { runWithRequestId } from "@formsvc/platform/request-context.ts";
@@ -15,7 +15,6 @@ import { uploadRequests } from "@formsvc/platform/upload-stream.ts";
 import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/test-database.ts";
 import { decodeEvent } from "@formsvc/platform/events.ts";
 import { EventSchema, type ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
-import { FormSchema, FormStatus, FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import {
   SaveResponseRequestSchema,
   SubmissionFilter,
@@ -33,74 +32,16 @@ import { migrations } from "../migrations/index.ts";
 import { sweepIdempotencyKeys } from "../idempotency.ts";
 import { createSubmissionsHandlers, routes } from "./submissions-handlers.ts";
 import { rejectsWith } from "@formsvc/platform/rpc-assertions.ts";
+import { FakeForms, type FakeForm } from "../../../forms/src/testing/fake-forms.ts";
 
-// --- A fake forms service: forms in memory, answering as the real one does. ---
+// --- Forms' fake: forms in memory, answering as the real one does. ---
 
-interface FakeForm {
-  id: string;
-  workspaceId: string;
-  name: string;
-  status: "draft" | "published" | "closed";
-  /** versions[0] is version 1. */
-  versions: FormDocument[];
-  trashed: boolean;
-  responseCount: number;
-}
-
-const members: Record<string, string[]> = { "ws-ada": ["user-ada"], "ws-bob": ["user-bob"] };
-const fakeForms = new Map<string, FakeForm>();
-const versionCalls: string[] = [];
-let adjustFails = false;
-
-function formMessage(form: FakeForm) {
-  return create(FormSchema, {
-    id: form.id,
-    workspaceId: form.workspaceId,
-    name: form.name,
-    status: { draft: FormStatus.DRAFT, published: FormStatus.PUBLISHED, closed: FormStatus.CLOSED }[form.status],
-    document: form.versions.at(-1) as unknown as JsonObject,
-    version: form.versions.length,
-    responseCount: BigInt(form.responseCount),
-  });
-}
-
-const notFound = () => new ConnectError("form not found", Code.NotFound);
-
-const fakeFormsClient: Client<typeof FormsService> = createClient(
-  FormsService,
-  createRouterTransport((router) =>
-    router.service(FormsService, {
-      getForm(req, ctx) {
-        const caller = ctx.requestHeader.get(callerHeader);
-        if (!caller) throw new ConnectError("this call needs a caller", Code.Unauthenticated);
-        const form = fakeForms.get(req.id);
-        if (!form || form.trashed || !members[form.workspaceId]?.includes(caller)) throw notFound();
-        return { form: formMessage(form) };
-      },
-      getPublicForm(req, ctx) {
-        assert.equal(ctx.requestHeader.get(callerHeader), null, "public calls carry no caller");
-        const form = fakeForms.get(req.id);
-        if (!form || form.trashed || form.status === "draft") throw notFound();
-        return { form: formMessage(form), showBranding: true };
-      },
-      getFormVersion(req) {
-        versionCalls.push(`${req.formId}@${req.version}`);
-        const form = fakeForms.get(req.formId);
-        if (!form) throw notFound();
-        const document = form.versions[req.version - 1];
-        if (req.version < 1 || !document) throw new ConnectError("form version not found", Code.NotFound);
-        return { formId: form.id, workspaceId: form.workspaceId, name: form.name, version: req.version, document: document as unknown as JsonObject };
-      },
-      adjustResponseCount(req) {
-        if (adjustFails) throw new ConnectError("forms is down", Code.Unavailable);
-        const form = fakeForms.get(req.formId);
-        if (!form) throw notFound();
-        form.responseCount = Math.max(0, form.responseCount + Number(req.delta));
-        return { responseCount: BigInt(form.responseCount) };
-      },
-    }),
-  ),
-);
+const fakeForms = new FakeForms();
+const members = fakeForms.members;
+members["ws-ada"] = ["user-ada"];
+members["ws-bob"] = ["user-bob"];
+/** The versions asked for with GetFormVersion, as `<formId>@<version>`. */
+const versionCalls = () => fakeForms.calls.getFormVersion.map((call) => `${call.id}@${call.version}`);
 
 // --- The submissions service under test, on a fresh database and a temporary files directory. ---
 
@@ -147,19 +88,9 @@ const survey: FormDocument = {
 
 let formCounter = 0;
 function addForm(init: Partial<FakeForm> & { document?: FormDocument } = {}): FakeForm {
+  const { document, ...fields } = init;
   const id = `form${String(++formCounter).padStart(4, "0")}`;
-  const form: FakeForm = {
-    id,
-    workspaceId: "ws-ada",
-    name: "Survey",
-    status: "published",
-    versions: [init.document ?? survey],
-    trashed: false,
-    responseCount: 0,
-    ...init,
-  };
-  fakeForms.set(id, form);
-  return form;
+  return fakeForms.add({ id, workspaceId: "ws-ada", name: "Survey", versions: [document ?? survey], ...fields });
 }
 
 type SaveInit = Omit<MessageInitShape<typeof SaveResponseRequestSchema>, "formId" | "$typeName">;
@@ -219,7 +150,7 @@ before(async () => {
   filesDir = mkdtempSync(join(tmpdir(), "submissions-handlers-"));
   const handlers = createSubmissionsHandlers({
     orm,
-    forms: fakeFormsClient,
+    forms: fakeForms.client,
     files: createLocalFileStore(join(filesDir, "files")),
     logger: testLogger,
     now: () => new Date((clock += 1000)),
@@ -236,7 +167,7 @@ after(async () => {
 });
 
 beforeEach(() => {
-  adjustFails = false;
+  fakeForms.failWith = undefined;
 });
 
 describe("migrations", () => {
@@ -535,15 +466,15 @@ describe("SaveResponse: form status and versions", () => {
 
     // The current version (0 = current) needs the new question; the old page does not.
     const fresh = await save(form.id, { answers: { q: "new", q2: "more" }, completed: true });
-    versionCalls.length = 0;
+    fakeForms.calls.getFormVersion.length = 0;
     const late = await save(form.id, { version: 1, answers: { q: "late" }, completed: true });
     const later = await save(form.id, { version: 1, answers: { q: "later" }, completed: true });
-    assert.deepEqual(versionCalls, [], "version 1 was kept from when it was current");
+    assert.deepEqual(versionCalls(), [], "version 1 was kept from when it was current");
     // A form whose older version was never seen here: fetched once, then cached.
     const twoVersions = addForm({ versions: [v1, v2] });
     await save(twoVersions.id, { version: 1, answers: { q: "x" } });
     await save(twoVersions.id, { version: 1, answers: { q: "y" } });
-    assert.deepEqual(versionCalls, [`${twoVersions.id}@1`], "a version is fetched once, then cached");
+    assert.deepEqual(versionCalls(), [`${twoVersions.id}@1`], "a version is fetched once, then cached");
     await rejectsWith(save(form.id, { version: 1, answers: { q2: "not in v1" } }), Code.InvalidArgument, "answers.q2: is not a question of this form");
 
     const oldSub = await submission(form.id, old.responseId);
@@ -721,7 +652,7 @@ describe("the outbox", () => {
 
   it("keeps the submission when the response count cannot be adjusted (logged)", async () => {
     const form = addForm();
-    adjustFails = true;
+    fakeForms.failWith = (method) => (method === "adjustResponseCount" ? new ConnectError("forms is down", Code.Unavailable) : undefined);
     logged.length = 0;
     const res = await save(form.id, { answers: { q_name: "A" }, completed: true });
     assert.equal(res.completed, true);
@@ -989,7 +920,7 @@ describe("files left behind", () => {
   it("a store failing to remove bytes after a delete leaves an unreachable orphan, logged; the submission is gone", async () => {
     const store = createLocalFileStore(join(filesDir, "files"));
     const failing: FileStore = { ...store, delete: async () => Promise.reject(new Error("disk on fire")) };
-    const handlers = createSubmissionsHandlers({ orm, forms: fakeFormsClient, files: failing, logger: testLogger });
+    const handlers = createSubmissionsHandlers({ orm, forms: fakeForms.client, files: failing, logger: testLogger });
     const flaky = createClient(SubmissionsService, createRouterTransport((router) => routes(router, handlers)));
     const form = addForm();
     const cv = await flaky.createUpload(uploadOf({ formId: form.id, name: "cv.pdf", content: new TextEncoder().encode("cv") }));
@@ -1029,7 +960,7 @@ describe("storage quotas, sweeping abandoned uploads, download links", () => {
   function clientWith(deps: Partial<Parameters<typeof createSubmissionsHandlers>[0]>) {
     const handlers = createSubmissionsHandlers({
       orm,
-      forms: fakeFormsClient,
+      forms: fakeForms.client,
       files: createLocalFileStore(join(filesDir, "files")),
       logger: testLogger,
       now: () => new Date((clock += 1000)),
