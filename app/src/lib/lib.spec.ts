@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { cookieValue, errorMessage } from "../api.ts";
 import { appPath, matchRoute } from "../router.tsx";
-import { columnsWithAnswers, responseColumns } from "./columns.ts";
+import { responseColumns } from "@formsvc/api-records/columns";
+import { columnsWithAnswers } from "./columns.ts";
 import { blockTypes, cleanDocument, documentProblems, isChoiceType, moveItem, newBlock, type EditableBlock } from "./document.ts";
 import { formatRelative, plural } from "./format.ts";
 import type { Question, Submission } from "../types.ts";

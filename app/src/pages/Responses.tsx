@@ -3,7 +3,8 @@
 import { useEffect, useId, useState } from "react";
 import { del, get } from "../api.ts";
 import { EmptyState, ErrorState, Loading, useConfirm, useLoad, useNotify } from "../components/ui.tsx";
-import { columnsWithAnswers, responseColumns, type Column } from "../lib/columns.ts";
+import { responseColumns, type ResponseColumn as Column } from "@formsvc/api-records/columns";
+import { columnsWithAnswers } from "../lib/columns.ts";
 import { blockTypeLabels, isInputType } from "../lib/document.ts";
 import { formatDateTime } from "../lib/format.ts";
 import { Link, useRouter } from "../router.tsx";

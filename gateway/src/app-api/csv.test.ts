@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { csvCell, responseColumns, responsesCsv, type CsvSubmission } from "./csv.ts";
+import { responseColumns } from "@formsvc/api-records/columns";
+import { csvCell, responsesCsv, type CsvSubmission } from "./csv.ts";
 import { displayValue, optionTexts } from "./display.ts";
 
 describe("CSV of responses", () => {
@@ -52,8 +53,8 @@ describe("CSV of responses", () => {
 
   it("has the current questions, then older versions' columns, with option texts of each response's version", () => {
     const questions = [
-      { key: "q_name", label: "Name" },
-      { key: "q_plan", label: "Plan" },
+      { key: "q_name", label: "Name", type: "SHORT_TEXT" },
+      { key: "q_plan", label: "Plan", type: "CHECKBOXES" },
     ];
     const subs: CsvSubmission[] = [
       {

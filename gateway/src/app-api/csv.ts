@@ -56,20 +56,3 @@ export function responsesCsv(
   }
   return out;
 }
-
-/**
- * Columns of a responses table: the form's current questions, then every other key found in the
- * responses (questions of older versions, kept under the label they had), in the order first seen.
- */
-export function responseColumns(questions: CsvColumn[], submissions: { answers: Record<string, { label: string }> }[]): CsvColumn[] {
-  const columns = questions.map((q) => ({ key: q.key, label: q.label }));
-  const seen = new Set(columns.map((c) => c.key));
-  for (const sub of submissions) {
-    for (const [key, answer] of Object.entries(sub.answers)) {
-      if (seen.has(key)) continue;
-      seen.add(key);
-      columns.push({ key, label: answer.label || key });
-    }
-  }
-  return columns;
-}
