@@ -9,7 +9,7 @@ import { asCaller } from "@formsvc/platform/caller.ts";
 import { HttpError } from "../http-errors.ts";
 import { pathIdMessages, rejectMalformedPathIds, rejectUnsafeQueryAndBody } from "../input-safety.ts";
 
-export type Method = "get" | "post" | "put" | "patch" | "delete";
+type Method = "get" | "post" | "put" | "patch" | "delete";
 type AnyObject = z.ZodObject<any>;
 /** The parsed value of a schema; a part not read (no schema, or `noQuery`) is empty. */
 type Part<T> = T extends z.ZodType ? (z.output<T> extends Record<string, never> ? {} : z.output<T>) : {};
@@ -17,7 +17,7 @@ type Part<T> = T extends z.ZodType ? (z.output<T> extends Record<string, never> 
 type DoorPart<Own, Route> = [Own] extends [undefined] ? Part<Route> : Part<Own>;
 
 /** What a handler and an answer are given: the request's parts, and who the request acts for. */
-export interface RouteInput<P = {}, Q = {}, B = {}> {
+interface RouteInput<P = {}, Q = {}, B = {}> {
   params: P;
   query: Q;
   body: B;
@@ -28,7 +28,7 @@ export interface RouteInput<P = {}, Q = {}, B = {}> {
 }
 
 /** What the reference says of a route of /api/v1 (its path, schemas and status are the route's). */
-export interface ApiDocs {
+interface ApiDocs {
   operationId: string;
   tag: string;
   summary: string;
@@ -127,6 +127,7 @@ export interface ServedRoute {
   accept(req: Request, userId: string): { parts: unknown[]; answer(): Promise<Reply> };
 }
 
+/** A route of /api/v1: served, and described in the reference. */
 export type ApiRoute = ServedRoute & ApiDocs;
 
 /** `value` checked against `schema` (none: undefined); a mismatch is a 400 naming the field under `where`. */
