@@ -1,34 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createClient, createRouterTransport } from "@connectrpc/connect";
-import { BeginIdempotencyResponse_Outcome as Outcome, IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { FakeIdentity } from "../../services/identity/src/testing/fake-identity.ts";
 import { HttpError } from "./http-errors.ts";
 import { idempotentRequests } from "./idempotency.ts";
 
-/** Identity's store in memory (its real one is tested in services/identity): what the gateway sent it, too. */
+/** The gateway's idempotent requests over identity's store in memory (its real one is tested in services/identity). */
 function fakeIdentity() {
-  const rows = new Map<string, { requestHash: string; status?: number; body?: Uint8Array }>();
-  const transport = createRouterTransport((router) =>
-    router.service(IdentityService, {
-      beginIdempotency(req) {
-        const row = rows.get(`${req.scope}|${req.key}`);
-        if (!row) {
-          rows.set(`${req.scope}|${req.key}`, { requestHash: req.requestHash });
-          return { outcome: Outcome.PROCEED };
-        }
-        if (row.requestHash !== req.requestHash) return { outcome: Outcome.MISMATCH };
-        if (row.status === undefined) return { outcome: Outcome.IN_PROGRESS };
-        return { outcome: Outcome.REPLAY, status: row.status, body: row.body };
-      },
-      completeIdempotency(req) {
-        const id = `${req.scope}|${req.key}`;
-        if (req.release) rows.delete(id);
-        else rows.set(id, { requestHash: req.requestHash, status: req.status, body: req.body });
-        return {};
-      },
-    }),
-  );
-  return { rows, requests: idempotentRequests(createClient(IdentityService, transport), "test-secret") };
+  const identity = new FakeIdentity();
+  return { rows: identity.idempotencyRows, requests: idempotentRequests(identity.client, "test-secret") };
 }
 
 const claim = (content: unknown) => ({ scope: "key:K1", key: "k-1", content });

@@ -4,18 +4,11 @@ import { create, type JsonObject } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { formDocumentExample } from "@formsvc/form-document";
-import { asCaller, callerHeader } from "@formsvc/platform/caller.ts";
+import { asCaller } from "@formsvc/platform/caller.ts";
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
 import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/test-database.ts";
 import { FormStatus, FormsService, TrashFormResponseSchema, type Form } from "@formsvc/proto/forms/v1/forms_pb.js";
-import {
-  EntitlementsSchema,
-  IdentityService,
-  Plan,
-  Role,
-  WorkspaceSchema,
-  type Workspace,
-} from "@formsvc/proto/identity/v1/identity_pb.js";
+import { Plan } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { entities } from "../entities/index.ts";
 import { migrations } from "../migrations/index.ts";
 import { createFormsHandlers, routes } from "./forms-handlers.ts";
@@ -27,77 +20,26 @@ import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb
 import { FormEventEntity } from "../entities/index.ts";
 import { startEventForwarder } from "../event-forwarder.ts";
 import { rejectsWith } from "@formsvc/platform/rpc-assertions.ts";
+import { FakeIdentity, fakeWorkspace } from "../../../identity/src/testing/fake-identity.ts";
 
-// --- A fake identity service: a few users and workspaces, answering as the real one does. ---
+// --- Identity's fake: a few users and workspaces, answering as the real one does. ---
 
 const users = { alice: "user-alice", bob: "user-bob", carol: "user-carol", dave: "user-dave", erin: "user-erin" } as const;
 
-function workspace(id: string, plan: Plan, ownerId: string): Workspace {
-  return create(WorkspaceSchema, {
-    id,
-    name: id,
-    plan,
-    ownerId,
-    entitlements: create(EntitlementsSchema, { removeBranding: plan === Plan.PRO }),
-  });
-}
-
-/** Members as identity keeps them; the owner is the workspace's ownerId, `admins` are admins, the rest members. */
-const workspaces: { workspace: Workspace; members: string[]; admins?: string[] }[] = [
-  { workspace: workspace("ws-alice", Plan.FREE, users.alice), members: [users.alice] },
-  { workspace: workspace("ws-alice-pro", Plan.PRO, users.alice), members: [users.alice] },
-  { workspace: workspace("ws-bob", Plan.FREE, users.bob), members: [users.bob] },
-  { workspace: workspace("ws-shared", Plan.FREE, users.alice), members: [users.alice, users.bob], admins: [users.bob] },
-  { workspace: workspace("ws-team", Plan.FREE, users.alice), members: [users.alice, users.bob, users.erin], admins: [users.bob] },
-  { workspace: workspace("ws-dave-1", Plan.FREE, users.dave), members: [users.dave] },
-  { workspace: workspace("ws-dave-2", Plan.FREE, users.dave), members: [users.dave] },
-  { workspace: workspace("ws-erin-pro", Plan.PRO, users.alice), members: [users.alice] },
-];
+const fakeIdentity = new FakeIdentity([
+  { workspace: fakeWorkspace("ws-alice", Plan.FREE, users.alice), members: [users.alice] },
+  { workspace: fakeWorkspace("ws-alice-pro", Plan.PRO, users.alice), members: [users.alice] },
+  { workspace: fakeWorkspace("ws-bob", Plan.FREE, users.bob), members: [users.bob] },
+  { workspace: fakeWorkspace("ws-shared", Plan.FREE, users.alice), members: [users.alice, users.bob], admins: [users.bob] },
+  { workspace: fakeWorkspace("ws-team", Plan.FREE, users.alice), members: [users.alice, users.bob, users.erin], admins: [users.bob] },
+  { workspace: fakeWorkspace("ws-dave-1", Plan.FREE, users.dave), members: [users.dave] },
+  { workspace: fakeWorkspace("ws-dave-2", Plan.FREE, users.dave), members: [users.dave] },
+  { workspace: fakeWorkspace("ws-erin-pro", Plan.PRO, users.alice), members: [users.alice] },
+]);
 /** Callers seen by the fake identity, to check the caller is forwarded. */
-const identityCallers: string[] = [];
+const identityCallers = fakeIdentity.callers;
 /** Workspaces asked for by GetWorkspaceEntitlements (an internal call, without a caller). */
-const entitlementLookups: string[] = [];
-
-/** Changes a fake workspace's plan, as SetPlan would. */
-function setFakePlan(id: string, plan: Plan): void {
-  const found = workspaces.find((w) => w.workspace.id === id)!;
-  found.workspace.plan = plan;
-  found.workspace.entitlements = create(EntitlementsSchema, { removeBranding: plan === Plan.PRO });
-}
-
-const fakeIdentity: Client<typeof IdentityService> = createClient(
-  IdentityService,
-  createRouterTransport((router) =>
-    router.service(IdentityService, {
-      getWorkspace(req, ctx) {
-        const caller = ctx.requestHeader.get(callerHeader);
-        if (!caller) throw new ConnectError("this call needs a caller", Code.Unauthenticated);
-        identityCallers.push(caller);
-        const found = workspaces.find((w) => w.workspace.id === req.workspaceId && w.members.includes(caller));
-        if (!found) throw new ConnectError("workspace not found", Code.NotFound);
-        const role = found.workspace.ownerId === caller ? Role.OWNER : found.admins?.includes(caller) ? Role.ADMIN : Role.MEMBER;
-        return { workspace: { ...found.workspace, role } };
-      },
-      getWorkspaceEntitlements(req, ctx) {
-        assert.equal(ctx.requestHeader.get(callerHeader), null, "the entitlements are asked for without a caller");
-        entitlementLookups.push(req.workspaceId);
-        const found = workspaces.find((w) => w.workspace.id === req.workspaceId);
-        if (!found) throw new ConnectError("workspace not found", Code.NotFound);
-        return { entitlements: found.workspace.entitlements };
-      },
-      listWorkspaces(req, ctx) {
-        const caller = ctx.requestHeader.get(callerHeader);
-        if (!caller) throw new ConnectError("this call needs a caller", Code.Unauthenticated);
-        assert.equal(req.limit, 0, "forms asks for every workspace");
-        identityCallers.push(caller);
-        return {
-          workspaces: workspaces.filter((w) => w.members.includes(caller)).map((w) => w.workspace),
-          hasMore: false,
-        };
-      },
-    }),
-  ),
-);
+const entitlementLookups = fakeIdentity.entitlementLookups;
 
 // --- The forms service under test, on a fresh database. ---
 
@@ -131,7 +73,7 @@ const signUp: JsonObject = {
 before(async () => {
   database = await createTestDatabase("forms_test");
   orm = await openDatabase({ databaseUrl: database.databaseUrl, schema: "forms", entities, migrations });
-  const handlers = createFormsHandlers({ orm, identity: fakeIdentity, now: () => new Date((clock += 1000)) });
+  const handlers = createFormsHandlers({ orm, identity: fakeIdentity.client, now: () => new Date((clock += 1000)) });
   client = createClient(FormsService, createRouterTransport((router) => routes(router, handlers)));
 });
 
@@ -668,12 +610,12 @@ describe("GetPublicForm", () => {
       assert.equal(pro.showBranding, false);
       assert.equal(entitlementLookups.at(-1), "ws-erin-pro");
 
-      setFakePlan("ws-erin-pro", Plan.FREE);
+      fakeIdentity.setPlan("ws-erin-pro", Plan.FREE);
       const downgraded = await client.getPublicForm({ id: form.id });
       assert.equal(downgraded.form?.settings?.branding, false, "the setting is kept for when the plan comes back");
       assert.equal(downgraded.showBranding, true);
     } finally {
-      setFakePlan("ws-erin-pro", Plan.PRO);
+      fakeIdentity.setPlan("ws-erin-pro", Plan.PRO);
     }
     assert.equal((await client.getPublicForm({ id: form.id })).showBranding, false);
   });
@@ -749,23 +691,10 @@ describe("AdjustResponseCount", () => {
 
 describe("identity failures", () => {
   it("an unreachable identity is UNAVAILABLE, without its details", async () => {
-    const broken: Client<typeof IdentityService> = createClient(
-      IdentityService,
-      createRouterTransport((router) =>
-        router.service(IdentityService, {
-          getWorkspace() {
-            throw new ConnectError("connect ECONNREFUSED 10.0.0.7:8081", Code.Unavailable);
-          },
-          listWorkspaces() {
-            throw new ConnectError("boom", Code.Internal);
-          },
-          getWorkspaceEntitlements() {
-            throw new ConnectError("connect ECONNREFUSED 10.0.0.7:8081", Code.Unavailable);
-          },
-        }),
-      ),
-    );
-    const handlers = createFormsHandlers({ orm, identity: broken });
+    const broken = new FakeIdentity();
+    broken.failWith = (method) =>
+      method === "listWorkspaces" ? new ConnectError("boom", Code.Internal) : new ConnectError("connect ECONNREFUSED 10.0.0.7:8081", Code.Unavailable);
+    const handlers = createFormsHandlers({ orm, identity: broken.client });
     const brokenClient = createClient(FormsService, createRouterTransport((router) => routes(router, handlers)));
     await rejectsWith(brokenClient.createForm({ workspaceId: "ws-alice" }, as(users.alice)), Code.Unavailable, "identity is unavailable");
     await rejectsWith(brokenClient.listForms({}, as(users.alice)), Code.Unavailable, "identity is unavailable");
