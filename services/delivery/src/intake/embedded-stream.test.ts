@@ -4,7 +4,8 @@ import { Code, ConnectError, createClient, createRouterTransport } from "@connec
 import type { ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
 import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { openTestDatabase, type DeliveryTestDatabase } from "../testing/database.ts";
-import { eventually, FakeWebhooks, quietLogger, sampleEvent, testFileLinks } from "../testing/fixtures.ts";
+import { eventually, quietLogger, sampleEvent, testFileLinks } from "../testing/fixtures.ts";
+import { FakeWebhooks } from "../../../webhooks/src/testing/fake-webhooks.ts";
 import { createAcceptEvents } from "./accept-event.ts";
 import { outboxCursorName, readCursor, startEmbeddedStream, type EmbeddedStream } from "./embedded-stream.ts";
 

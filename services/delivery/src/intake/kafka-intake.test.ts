@@ -7,7 +7,8 @@ import type { ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
 import { ResponseCompletedSchema } from "@formsvc/proto/events/v1/events_pb.js";
 import { startKafka, type KafkaBroker } from "../../../../deploy/kafka/kafka-runner.ts";
 import { openTestDatabase, type DeliveryTestDatabase } from "../testing/database.ts";
-import { eventually, FakeWebhooks, quietLogger, sampleEvent, testFileLinks } from "../testing/fixtures.ts";
+import { eventually, quietLogger, sampleEvent, testFileLinks } from "../testing/fixtures.ts";
+import { FakeWebhooks } from "../../../webhooks/src/testing/fake-webhooks.ts";
 import { createAcceptEvents } from "./accept-event.ts";
 import { consumerGroupId, responsesTopic, startKafkaIntake, type KafkaIntake } from "./kafka-consumer.ts";
 

@@ -1,19 +1,16 @@
-// Test helpers of the delivery service: sample events, receivers on loopback, a fake webhooks service,
-// forms' fake knowing the sample form.
-// Imported by tests only.
+// Test helpers of the delivery service: sample events, receivers on loopback, forms' fake knowing the
+// sample form (webhooks' fake is services/webhooks/src/testing/fake-webhooks.ts). Imported by tests only.
 import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { create, fromJson, isMessage, type JsonObject } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
-import { callerHeader } from "@formsvc/platform/caller.ts";
+import type { Client } from "@connectrpc/connect";
 import { createLogger } from "@formsvc/platform/logger.ts";
 import { fileLinks } from "@formsvc/platform/file-links.ts";
 import { envelopeOf } from "@formsvc/platform/events.ts";
 import { EventSchema, ResponseCompletedSchema, type Event, type ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
 import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
-import { WebhookSchema, WebhooksService, type Webhook } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { createAcceptEvents, type AcceptEventDeps, type AcceptOptions } from "../intake/accept-event.ts";
 import { FakeForms } from "../../../forms/src/testing/fake-forms.ts";
 
@@ -194,90 +191,4 @@ export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 10_
     await new Promise((r) => setTimeout(r, 25));
   }
   assert.fail(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
-}
-
-/** An in-memory webhooks service answering delivery's calls as the real one does. */
-export class FakeWebhooks {
-  readonly hooks = new Map<string, { webhook: Webhook; owner: string }>();
-  /** Calls seen, by method. */
-  readonly calls: { method: string; caller: string | null; id: string }[] = [];
-  /** When set, GetWebhookForDelivery fails with this code. */
-  failWith: Code | undefined;
-  readonly client: Client<typeof WebhooksService>;
-
-  constructor() {
-    this.client = createClient(
-      WebhooksService,
-      createRouterTransport((router) =>
-        router.service(WebhooksService, {
-          listEnabledWebhooks: (req, ctx) => {
-            this.calls.push({ method: "listEnabledWebhooks", caller: ctx.requestHeader.get(callerHeader), id: req.formId });
-            if (this.failWith !== undefined) throw new ConnectError("webhooks down", this.failWith);
-            const eventType = req.eventType || "FORM_RESPONSE";
-            return { webhooks: [...this.hooks.values()].map((h) => h.webhook).filter((w) => w.formId === req.formId && w.enabled && w.eventTypes.includes(eventType)) };
-          },
-          getWebhookForDelivery: (req, ctx) => {
-            this.calls.push({ method: "getWebhookForDelivery", caller: ctx.requestHeader.get(callerHeader), id: req.id });
-            if (this.failWith !== undefined) throw new ConnectError("webhooks down", this.failWith);
-            const found = this.hooks.get(req.id);
-            if (!found) throw new ConnectError("webhook not found", Code.NotFound);
-            return { webhook: found.webhook };
-          },
-          disableWebhook: (req) => {
-            this.calls.push({ method: "disableWebhook", caller: null, id: req.id });
-            const found = this.hooks.get(req.id);
-            if (!found) throw new ConnectError("webhook not found", Code.NotFound);
-            if (found.webhook.enabled) {
-              found.webhook.enabled = false;
-              found.webhook.disabledReason = req.reason;
-            }
-            return { webhook: found.webhook };
-          },
-          getWebhook: (req, ctx) => {
-            const caller = ctx.requestHeader.get(callerHeader);
-            this.calls.push({ method: "getWebhook", caller, id: req.id });
-            if (!caller) throw new ConnectError("this call needs a caller", Code.Unauthenticated);
-            const found = this.hooks.get(req.id);
-            if (!found || found.owner !== caller) throw new ConnectError("webhook not found", Code.NotFound);
-            return { webhook: { ...found.webhook, secret: "" } };
-          },
-        }),
-      ),
-    );
-  }
-
-  add(init: {
-    id: string;
-    formId?: string;
-    url: string;
-    secret?: string;
-    previousSecret?: string;
-    headers?: Record<string, string>;
-    enabled?: boolean;
-    owner?: string;
-    eventTypes?: string[];
-  }): Webhook {
-    const webhook = create(WebhookSchema, {
-      id: init.id,
-      formId: init.formId ?? "form_1",
-      url: init.url,
-      secret: init.secret ?? "",
-      previousSecret: init.previousSecret ?? "",
-      headers: init.headers ?? {},
-      eventTypes: init.eventTypes ?? ["FORM_RESPONSE"],
-      enabled: init.enabled ?? true,
-    });
-    this.hooks.set(init.id, { webhook, owner: init.owner ?? "user-ada" });
-    return webhook;
-  }
-
-  remove(id: string): void {
-    this.hooks.delete(id);
-  }
-
-  clear(): void {
-    this.hooks.clear();
-    this.calls.length = 0;
-    this.failWith = undefined;
-  }
 }
