@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { freeSystemPorts } from "@formsvc/launcher/ports.ts";
 import { repoRoot, startSystem, type RunningSystem } from "@formsvc/launcher/system.ts";
-import { createTestDatabase } from "@formsvc/platform/test-database.ts";
+import { createTestDatabase } from "@formsvc/platform/testing/database.ts";
 import { servedResponseValidator } from "./openapi-validator.ts";
 
 export const testRedisUrl = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";

@@ -8,7 +8,7 @@ import { Migration } from "@mikro-orm/migrations";
 import { openDatabase, type MikroORM } from "./database.ts";
 import { createLogger } from "./logger.ts";
 import { insertMailsSql, mailOutboxDdl, mailOutboxTable, mailTransport, startMailWorker, type Mail, type MailTransport } from "./mail.ts";
-import { createTestDatabase, type TestDatabase } from "./test-database.ts";
+import { createTestDatabase, type TestDatabase } from "./testing/database.ts";
 
 class MailOutbox extends Migration {
   override up(): void {

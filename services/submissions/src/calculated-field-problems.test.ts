@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FormDocument } from "@formsvc/form-document";
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
-import { createTestDatabase, type TestDatabase } from "@formsvc/platform/test-database.ts";
+import { createTestDatabase, type TestDatabase } from "@formsvc/platform/testing/database.ts";
 import type { StoredAnswers } from "./answers/stored-answer.ts";
 import { everyField, problemsOf, recordCutOff } from "./calculated-field-problems.ts";
 import { createCalculatedFieldsPool, type CutOff } from "./calculated-fields-pool.ts";

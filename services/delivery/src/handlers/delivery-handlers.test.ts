@@ -13,7 +13,7 @@ import { createAcceptEvent, eventually, quietLogger, sampleEvent, startReceiver,
 import { FakeWebhooks } from "../../../webhooks/src/testing/fake-webhooks.ts";
 import { DeliveryWorker, type WorkerOptions } from "../worker/worker.ts";
 import { createDeliveryHandlers, routes } from "./delivery-handlers.ts";
-import { rejectsWith } from "@formsvc/platform/rpc-assertions.ts";
+import { rejectsWith } from "@formsvc/platform/testing/rpc-assertions.ts";
 
 let db: DeliveryTestDatabase;
 const webhooks = new FakeWebhooks();

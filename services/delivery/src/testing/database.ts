@@ -1,6 +1,6 @@
 // A fresh delivery database for a test file. Imported by tests only.
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
-import { createTestDatabase, type TestDatabase } from "@formsvc/platform/test-database.ts";
+import { createTestDatabase, type TestDatabase } from "@formsvc/platform/testing/database.ts";
 import { entities } from "../entities/index.ts";
 import { migrations } from "../migrations/index.ts";
 import { deliveryFromRow, tablesOf, toDate, type DeliveryRow } from "../entities/rows.ts";

@@ -5,7 +5,7 @@ import { create } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { EventSchema } from "@formsvc/proto/events/v1/events_pb.js";
 import { Webhook as StandardWebhook } from "standardwebhooks";
-import { assertMigrationsApplyOnce } from "@formsvc/platform/test-database.ts";
+import { assertMigrationsApplyOnce } from "@formsvc/platform/testing/database.ts";
 import { envelopeOf } from "@formsvc/platform/events.ts";
 import { serializePayload } from "../sender/payload.ts";
 import { openTestDatabase, type DeliveryTestDatabase } from "../testing/database.ts";

@@ -6,7 +6,7 @@ import { Code, ConnectError, createClient, createRouterTransport, type Client } 
 import { formDocumentExample } from "@formsvc/form-document";
 import { asCaller } from "@formsvc/platform/caller.ts";
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
-import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/test-database.ts";
+import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/testing/database.ts";
 import { FormStatus, FormsService, TrashFormResponseSchema, type Form } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { Plan } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { entities } from "../entities/index.ts";
@@ -19,7 +19,7 @@ import { EventSchema, type FormChanged } from "@formsvc/proto/events/v1/events_p
 import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { FormEventEntity } from "../entities/index.ts";
 import { startEventForwarder } from "../event-forwarder.ts";
-import { rejectsWith } from "@formsvc/platform/rpc-assertions.ts";
+import { rejectsWith } from "@formsvc/platform/testing/rpc-assertions.ts";
 import { FakeIdentity, fakeWorkspace } from "../../../identity/src/testing/fake-identity.ts";
 
 // --- Identity's fake: a few users and workspaces, answering as the real one does. ---

@@ -4,7 +4,7 @@ import { after, before, describe, it } from "node:test";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
-import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/test-database.ts";
+import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/testing/database.ts";
 import { asCaller } from "@formsvc/platform/caller.ts";
 import { BeginIdempotencyResponse_Outcome as Outcome, IdentityService, Plan, Role } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { generateApiKey, hashSecret } from "../api-keys.ts";
@@ -12,7 +12,7 @@ import { entities } from "../entities/index.ts";
 import { idempotencyLeaseMs, idempotencyTtlMs, sweepIdempotencyKeys } from "../idempotency.ts";
 import { migrations } from "../migrations/index.ts";
 import { createIdentityHandlers, routes, sessionLifetimeMs } from "./identity-handlers.ts";
-import { rejectsWith } from "@formsvc/platform/rpc-assertions.ts";
+import { rejectsWith } from "@formsvc/platform/testing/rpc-assertions.ts";
 
 let database: TestDatabase;
 let orm: MikroORM;

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { describeFileStore } from "./file-store-contract.ts";
+import { describeFileStore } from "../testing/file-store-contract.ts";
 import { createLocalFileStore, defaultFilesDir } from "./local-file-store.ts";
 
 const root = mkdtempSync(join(tmpdir(), "submissions-files-"));

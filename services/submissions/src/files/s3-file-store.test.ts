@@ -4,7 +4,7 @@ import { after, before, describe, it } from "node:test";
 import { HeadObjectCommand } from "@aws-sdk/client-s3";
 import { loadConfig, type S3Settings } from "@formsvc/platform/config.ts";
 import { startS3Mock, type S3Mock } from "../../../../deploy/s3/s3mock-runner.ts";
-import { describeFileStore } from "./file-store-contract.ts";
+import { describeFileStore } from "../testing/file-store-contract.ts";
 import { createS3FileStore, s3Client } from "./s3-file-store.ts";
 
 let s3: S3Mock;

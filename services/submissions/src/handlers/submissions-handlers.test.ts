@@ -12,7 +12,7 @@ import { BadRequestSchema } from "@formsvc/proto/google/rpc/error_details_pb.js"
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
 import { runWithRequestId } from "@formsvc/platform/request-context.ts";
 import { uploadRequests } from "@formsvc/platform/upload-stream.ts";
-import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/test-database.ts";
+import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/testing/database.ts";
 import { decodeEvent } from "@formsvc/platform/events.ts";
 import { EventSchema, type ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
 import {
@@ -31,7 +31,7 @@ import { sweepAbandonedUploads, sweepUnattachedUploads } from "../files/sweep-up
 import { migrations } from "../migrations/index.ts";
 import { sweepIdempotencyKeys } from "../idempotency.ts";
 import { createSubmissionsHandlers, routes } from "./submissions-handlers.ts";
-import { rejectsWith } from "@formsvc/platform/rpc-assertions.ts";
+import { rejectsWith } from "@formsvc/platform/testing/rpc-assertions.ts";
 import { FakeForms, type FakeForm } from "../../../forms/src/testing/fake-forms.ts";
 
 // --- Forms' fake: forms in memory, answering as the real one does. ---

@@ -12,7 +12,7 @@ import { Admin, Consumer, ListOffsetTimestamps, MessagesStreamModes, stringDeser
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
 import { newId } from "@formsvc/platform/ids.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
-import { createTestDatabase, type TestDatabase } from "@formsvc/platform/test-database.ts";
+import { createTestDatabase, type TestDatabase } from "@formsvc/platform/testing/database.ts";
 import { ResponseCompletedSchema } from "@formsvc/proto/events/v1/events_pb.js";
 import { startKafka, type KafkaBroker } from "../../../../deploy/kafka/kafka-runner.ts";
 import { createCompletionNotifier, type CompletionNotifier } from "./completion-notifier.ts";

@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
 import { metrics } from "@formsvc/platform/metrics.ts";
 import { newId } from "@formsvc/platform/ids.ts";
-import { createTestDatabase, type TestDatabase } from "@formsvc/platform/test-database.ts";
+import { createTestDatabase, type TestDatabase } from "@formsvc/platform/testing/database.ts";
 import { entities, OutboxEntity } from "../entities/index.ts";
 import { migrations } from "../migrations/index.ts";
 import { registerOutboxBacklog } from "./outbox-metrics.ts";

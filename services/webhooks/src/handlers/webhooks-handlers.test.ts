@@ -6,12 +6,12 @@ import { Code, ConnectError, createClient, createRouterTransport, type Client } 
 import { asCaller } from "@formsvc/platform/caller.ts";
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
-import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/test-database.ts";
+import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/testing/database.ts";
 import { DeleteWebhookResponseSchema, WebhooksService, type Webhook } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { entities } from "../entities/index.ts";
 import { migrations } from "../migrations/index.ts";
 import { createWebhooksHandlers, routes } from "./webhooks-handlers.ts";
-import { rejectsWith } from "@formsvc/platform/rpc-assertions.ts";
+import { rejectsWith } from "@formsvc/platform/testing/rpc-assertions.ts";
 import { FakeForms } from "../../../forms/src/testing/fake-forms.ts";
 
 // --- A fake forms service: a few forms and who may see them, answering GetForm as the real one does. ---

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { openDatabase, type DatabaseOptions } from "./database.ts";
+import { openDatabase, type DatabaseOptions } from "../database.ts";
 
 /** The Postgres server tests create their databases on, as a connection string to a database that exists. */
 export const adminDatabaseUrl =

@@ -2,7 +2,7 @@
 // S3Mock) run the same ones. Imported by tests only.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { FileStore } from "./file-store.ts";
+import type { FileStore } from "../files/file-store.ts";
 
 export function describeFileStore(name: string, makeStore: () => Promise<FileStore> | FileStore): void {
   describe(`${name} (FileStore contract)`, () => {
