@@ -1,6 +1,6 @@
 // Editing the v1 form document in the browser: new blocks of each type, moves, and the small checks the
 // editor makes before saving (the server checks everything again).
-import { blockTypes, choiceBlockTypes, defaultRatingMax, fieldNamePattern, inputBlockTypes } from "@formsvc/form-document/block-types";
+import { blockTypes, defaultRatingMax, fieldNamePattern, inputBlockTypes, takesOptions, takesPlaceholder } from "@formsvc/form-document/block-types";
 import { calculatedFieldProblems } from "@formsvc/form-document/expression-cost";
 import type { Block, BlockType, CalculatedField, Form, FormDocument, HiddenField } from "../types.ts";
 
@@ -25,13 +25,11 @@ export const blockTypeLabels: Record<BlockType, string> = {
   PAGE_BREAK: "Page break",
 };
 
-const choiceTypes: ReadonlySet<string> = new Set(choiceBlockTypes);
 const inputTypeSet: ReadonlySet<string> = new Set(inputBlockTypes);
-const placeholderTypes: ReadonlySet<string> = new Set(["SHORT_TEXT", "LONG_TEXT", "EMAIL", "NUMBER", "PHONE", "URL"]);
 
 export const isInputType = (type: string) => inputTypeSet.has(type);
-export const isChoiceType = (type: string) => choiceTypes.has(type);
-export const takesPlaceholder = (type: string) => placeholderTypes.has(type);
+export const isChoiceType = takesOptions;
+export { takesPlaceholder };
 
 /** A loosely typed block for the editor: every property any block type may have. */
 export interface EditableBlock {
