@@ -11,6 +11,7 @@ import { normalizeDocument } from "@formsvc/form-document";
 import { createLogger } from "@formsvc/platform/logger.ts";
 import { receiveUpload } from "@formsvc/platform/upload-stream.ts";
 import { FormSchema, FormStatus, FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import { BadRequestSchema } from "@formsvc/proto/google/rpc/error_details_pb.js";
 import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { errorHandler } from "../gateway/src/http-errors.ts";
 import { hostedFormRoutes } from "../gateway/src/hosted/routes.ts";
@@ -66,6 +67,13 @@ interface FakeResponse {
   version: number;
 }
 
+/** Submissions' refusal of an answer: the problem in the message, and by the answer's key in a BadRequest detail. */
+function invalidAnswer(key: string, problem: string): ConnectError {
+  return new ConnectError(`answers.${key}: ${problem}`, Code.InvalidArgument, undefined, [
+    { desc: BadRequestSchema, value: { fieldViolations: [{ field: key, description: problem }] } },
+  ]);
+}
+
 function fakeSystem() {
   const forms: Record<string, { document: JsonObject; settings?: JsonObject }> = {
     two: { document: normalizeDocument(twoPages as never).document as unknown as JsonObject },
@@ -99,7 +107,7 @@ function fakeSystem() {
     router.service(SubmissionsService, {
       saveResponse: (req) => {
         requests.push({ responseId: req.responseId, completed: req.completed });
-        if (req.answers?.email === "taken@example.com") throw new ConnectError("answers.email: this address has already answered", Code.InvalidArgument);
+        if (req.answers?.email === "taken@example.com") throw invalidAnswer("email", "this address has already answered");
         const id = req.responseId || `resp${responses.size + 1}`;
         const existing = responses.get(id);
         if (req.responseId && !existing) throw new ConnectError("response not found", Code.NotFound);
@@ -109,7 +117,7 @@ function fakeSystem() {
           completed: req.completed,
           version: req.version,
         };
-        if (req.completed && !next.answers.full_name && req.formId === "two") throw new ConnectError("answers.full_name: is required", Code.InvalidArgument);
+        if (req.completed && !next.answers.full_name && req.formId === "two") throw invalidAnswer("full_name", "is required");
         responses.set(id, next);
         return { responseId: id, completed: req.completed };
       },

@@ -1,7 +1,17 @@
 // What the hosted form page needs to know about a (normalized) v1 form document: its pages, its
-// questions, turning the fields of a plain HTML form post into answers, and finding the question a
-// server error names. Pure functions; the browser script (form-page.js) mirrors the last two.
-import { isInputBlock, maxInt32, type Block, type FormDocument, type InputBlock } from "@formsvc/form-document";
+// questions, turning the fields of a plain HTML form post into checked answers, and showing the
+// problems a service names by key next to their questions. Pure functions; the browser script
+// (form-page.js) mirrors the last.
+import {
+  isInputBlock,
+  maxInt32,
+  questionTypes,
+  takesUploads,
+  validateAnswers,
+  type Block,
+  type FormDocument,
+  type InputBlock,
+} from "@formsvc/form-document";
 
 /** Field names of the plain HTML form that are not answers. Keys start with a letter, so these never clash. */
 export const versionField = "_version";
@@ -10,9 +20,6 @@ export const hiddenFieldPrefix = "_hidden.";
 /** A value of a posted field: one string, or several for repeated names (checkboxes). */
 export type FieldValue = string | string[];
 export type FieldValues = Record<string, FieldValue>;
-
-/** Input types whose answers are files uploaded by the browser script: no plain HTML fallback. */
-const uploadTypes: ReadonlySet<string> = new Set(["FILE", "SIGNATURE"]);
 
 /** The document as stored: normalized, but read defensively so an odd document never breaks the page. */
 export function documentOf(raw: unknown): FormDocument {
@@ -42,7 +49,7 @@ export function pagesOf(doc: FormDocument): Block[][] {
 
 /** Whether the form needs the browser script to be answered (file uploads, signatures). */
 export function needsScript(doc: FormDocument): boolean {
-  return questionsOf(doc).some((q) => uploadTypes.has(q.type));
+  return questionsOf(doc).some((q) => takesUploads(q.type));
 }
 
 function first(value: FieldValue | undefined): string {
@@ -64,11 +71,16 @@ interface PostedForm {
   errors: Record<string, string>;
 }
 
+/** A problem as shown next to its question: `must be a number` reads "Must be a number". */
+export function shownProblem(message: string): string {
+  return message.charAt(0).toUpperCase() + message.slice(1);
+}
+
 /**
  * Answers from the fields of the plain (urlencoded) HTML form: text as given, numbers as numbers,
- * choices as option ids, checkboxes as arrays of option ids. Empty fields are no answer. Required
- * questions are checked here too, so that a respondent without JavaScript sees every problem at once;
- * FILE and SIGNATURE questions cannot be answered this way.
+ * choices as option ids, checkboxes as arrays of option ids. Empty fields are no answer. The answers
+ * are checked here too, by submissions' own rules (validateAnswers), so that a respondent without
+ * JavaScript sees every problem at once; questions that take uploads cannot be answered this way.
  */
 export function answersFromFields(doc: FormDocument, fields: FieldValues): PostedForm {
   const answers: PostedForm["answers"] = {};
@@ -76,18 +88,17 @@ export function answersFromFields(doc: FormDocument, fields: FieldValues): Poste
   for (const block of questionsOf(doc)) {
     const key = block.key!;
     const raw = fields[key];
-    switch (block.type) {
-      case "FILE":
-      case "SIGNATURE":
+    switch (questionTypes[block.type].answer) {
+      case "uploads":
         if (block.required) errors[key] = "This question needs JavaScript: please enable it and try again.";
-        continue;
-      case "CHECKBOXES": {
+        break;
+      case "options": {
         const ids = all(raw);
         if (ids.length > 0) answers[key] = ids;
         break;
       }
-      case "NUMBER":
-      case "RATING": {
+      case "number":
+      case "steps": {
         const text = first(raw).trim();
         if (text === "") break;
         const n = Number(text);
@@ -95,12 +106,18 @@ export function answersFromFields(doc: FormDocument, fields: FieldValues): Poste
         else answers[key] = n;
         break;
       }
-      default: {
+      case "text":
+      case "option": {
         const text = first(raw).trim();
         if (text !== "") answers[key] = text;
       }
     }
-    if (block.required && answers[key] === undefined && errors[key] === undefined) errors[key] = "This question is required.";
+  }
+  const checked = validateAnswers(doc, answers, { completed: true });
+  for (const problem of checked.ok ? [] : checked.problems) {
+    // A field that could not be read is already named, for what was wrong with it.
+    if (problem.key === undefined || errors[problem.key] !== undefined) continue;
+    errors[problem.key] = problem.missing ? "This question is required." : shownProblem(problem.message);
   }
   const hidden: Record<string, string> = {};
   for (const { name } of doc.hiddenFields ?? []) {
@@ -111,31 +128,10 @@ export function answersFromFields(doc: FormDocument, fields: FieldValues): Poste
   return { answers, hidden, version: Number.isInteger(version) && version > 0 && version <= maxInt32 ? version : 0, errors };
 }
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-/**
- * The question a service error names: by its key (`answers.q_name`, `"q_name"`, or the bare key as a
- * word), else by its question text. Undefined when it names none.
- */
-export function questionNamedBy(doc: FormDocument, message: string): InputBlock | undefined {
-  const questions = questionsOf(doc);
-  const patterns = [
-    (k: string) => new RegExp(`answers(\\.${escapeRegExp(k)}|\\[["']${escapeRegExp(k)}["']\\])(?![A-Za-z0-9_])`),
-    (k: string) => new RegExp(`["'\`]${escapeRegExp(k)}["'\`]`),
-    (k: string) => new RegExp(`(^|[^A-Za-z0-9_])${escapeRegExp(k)}(?![A-Za-z0-9_])`),
-  ];
-  for (const pattern of patterns) {
-    const found = questions.find((q) => pattern(q.key!).test(message));
-    if (found) return found;
-  }
-  return questions.find((q) => q.question.length > 2 && message.includes(q.question));
-}
-
-/** A service error as shown next to its question: without the leading `answers.<key>: ` path. */
-export function messageForQuestion(message: string, block: InputBlock): string {
-  const prefix = new RegExp(`^\\s*answers(\\.${escapeRegExp(block.key!)}|\\[["']${escapeRegExp(block.key!)}["']\\])\\s*:\\s*`);
-  const text = message.replace(prefix, "").trim();
-  return text ? text.charAt(0).toUpperCase() + text.slice(1) : message;
+/** The problems a service named by key (its field violations), by the key of the question each is shown next to. */
+export function problemsByQuestion(doc: FormDocument, problems: readonly { key: string; message: string }[]): Record<string, string> {
+  const keys = new Set(questionsOf(doc).map((q) => q.key!));
+  const errors: Record<string, string> = {};
+  for (const { key, message } of problems) if (keys.has(key) && errors[key] === undefined) errors[key] = shownProblem(message);
+  return errors;
 }

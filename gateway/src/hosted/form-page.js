@@ -129,26 +129,22 @@
     if (target) target.focus({ preventScroll: true });
   }
 
-  const escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  /** A problem the server names as shown next to its question: "must be ..." reads "Must be ...". */
+  const shownProblem = (message) => message.charAt(0).toUpperCase() + message.slice(1);
 
-  /** The question a server error names: by key (`answers.key`, "key", bare word), else by its text. */
-  function questionNamedBy(message) {
-    const patterns = [
-      (k) => new RegExp(`answers(\\.${escapeRegExp(k)}|\\[["']${escapeRegExp(k)}["']\\])(?![A-Za-z0-9_])`),
-      (k) => new RegExp(`["'\`]${escapeRegExp(k)}["'\`]`),
-      (k) => new RegExp(`(^|[^A-Za-z0-9_])${escapeRegExp(k)}(?![A-Za-z0-9_])`),
-    ];
-    for (const pattern of patterns) {
-      const found = questions.find((q) => pattern(q.key).test(message));
-      if (found) return found;
+  /** Shows the problems the server named by key (its `fields`) next to their questions; false when it named none here. */
+  function showFieldProblems(fields) {
+    let first = null;
+    for (const field of Array.isArray(fields) ? fields : []) {
+      const q = questions.find((x) => x.key === field.key);
+      if (!q || typeof field.message !== "string") continue;
+      showError(q, shownProblem(field.message));
+      first = first || q;
     }
-    return questions.find((q) => q.question.length > 2 && message.includes(q.question));
-  }
-
-  function messageFor(q, message) {
-    const prefix = new RegExp(`^\\s*answers(\\.${escapeRegExp(q.key)}|\\[["']${escapeRegExp(q.key)}["']\\])\\s*:\\s*`);
-    const text = message.replace(prefix, "").trim();
-    return text ? text.charAt(0).toUpperCase() + text.slice(1) : message;
+    if (!first) return false;
+    showPage(first.page, false);
+    focusQuestion(first);
+    return true;
   }
 
   // ---- validation, page by page -----------------------------------------------------------------
@@ -270,12 +266,13 @@
 
   // ---- uploads ----------------------------------------------------------------------------------
   async function upload(blob, name) {
-    if (blob.size > config.maxUploadBytes) throw new Error(`${name} is larger than 10 MB.`);
+    const tooLarge = `${name} is larger than ${config.maxUploadBytes / 1048576} MB.`;
+    if (blob.size > config.maxUploadBytes) throw new Error(tooLarge);
     const body = new FormData();
     body.append("file", blob, name);
     const res = await fetch(config.uploadsUrl, { method: "POST", body });
     const data = await res.json().catch(() => ({}));
-    if (res.status === 413) throw new Error(`${name} is larger than 10 MB.`);
+    if (res.status === 413) throw new Error(tooLarge);
     if (!res.ok) throw new Error(data.error ? `${name} could not be uploaded: ${data.error}` : `${name} could not be uploaded.`);
     return data;
   }
@@ -515,15 +512,7 @@
       return true;
     }
     const message = result.data.error || `Your answers could not be saved (error ${result.status}).`;
-    if (result.status === 400) {
-      const q = questionNamedBy(message);
-      if (q) {
-        showPage(q.page, false);
-        showError(q, messageFor(q, message));
-        focusQuestion(q);
-        return false;
-      }
-    }
+    if (result.status === 400 && showFieldProblems(result.data.fields)) return false;
     showSummary(result.status === 429 ? "Too many attempts. Please wait a minute and try again." : message);
     return false;
   }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { defaultSettings, inputBlockTypes, normalizeDocument, type FormDocument } from "@formsvc/form-document";
-import { answersFromFields, pagesOf, questionNamedBy, messageForQuestion } from "./form-fields.ts";
+import { answersFromFields, pagesOf, problemsByQuestion } from "./form-fields.ts";
 import {
   escapeHtml,
   jsonForScript,
@@ -250,12 +250,25 @@ describe("plain form posts", () => {
     assert.equal(posted.version, 0);
   });
 
-  it("finds the question a service error names", () => {
-    assert.equal(questionNamedBy(everyBlock, "answers.email: must be an email address")?.key, "email");
-    assert.equal(questionNamedBy(everyBlock, 'question "plan" is required')?.key, "plan");
-    assert.equal(questionNamedBy(everyBlock, "Website: not a URL")?.key, "url");
-    assert.equal(questionNamedBy(everyBlock, "something else broke"), undefined);
-    const email = questionNamedBy(everyBlock, "answers.email: must be an email address")!;
-    assert.equal(messageForQuestion("answers.email: must be an email address", email), "Must be an email address");
+  it("checks the answers by submissions' rules, every problem at once", () => {
+    const posted = answersFromFields(everyBlock, { short: "Ada", email: "not-an-email", number: "12", plan: "gold", rating: "5", url: "example.com" });
+    assert.deepEqual(posted.errors, {
+      email: "Must be an email address",
+      number: "Must be at most 9",
+      plan: '"gold" is not an option of this question',
+      rating: "Must be a whole number from 1 to 4",
+      url: "Must be a URL starting with http:// or https://",
+      cv: "This question needs JavaScript: please enable it and try again.",
+    });
+  });
+
+  it("shows the problems a service names by key next to their questions, and no others", () => {
+    const problems = [
+      { key: "email", message: "this address has already answered" },
+      { key: "hidden:utm_source", message: "must be at most 2000 characters" },
+      { key: "gone", message: "is not a question of this form" },
+      { key: "email", message: "a second problem" },
+    ];
+    assert.deepEqual(problemsByQuestion(everyBlock, problems), { email: "This address has already answered" });
   });
 });

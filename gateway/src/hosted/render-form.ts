@@ -3,11 +3,8 @@
 // request is escaped. The page works without JavaScript (one long form posted as
 // application/x-www-form-urlencoded); form-page.js turns it into one page at a time with saving,
 // uploads and signatures.
-import { defaultRatingMax, type Block, type FormDocument, type FormSettings, type InputBlock } from "@formsvc/form-document";
+import { defaultRatingMax, maxUploadBytes, type Block, type FormDocument, type FormSettings, type InputBlock } from "@formsvc/form-document";
 import { hiddenFieldPrefix, needsScript, pagesOf, versionField, type FieldValue, type FieldValues } from "./form-fields.ts";
-
-/** Largest upload the page accepts (the gateway answers 413 above it). */
-export const maxUploadBytes = 10 * 1024 * 1024;
 
 export interface PageUrls {
   /** Where the hosted-form router is mounted, e.g. `/f`. */
@@ -243,7 +240,7 @@ function renderQuestion(block: InputBlock, ctx: QuestionContext): string {
     case "FILE":
       // No name: a plain post cannot carry uploads; the script uploads each file and keeps its id.
       return simpleField(
-        `<input${attrs({ type: "file", id, multiple: true, "data-upload": "", "aria-required": required ? "true" : undefined, "aria-describedby": describedBy, "aria-invalid": invalid })}>\n<ul class="hf-files" id="${escapeHtml(id)}-files" aria-live="polite"></ul>\n<p class="hf-note">Files up to 10 MB each.</p>`,
+        `<input${attrs({ type: "file", id, multiple: true, "data-upload": "", "aria-required": required ? "true" : undefined, "aria-describedby": describedBy, "aria-invalid": invalid })}>\n<ul class="hf-files" id="${escapeHtml(id)}-files" aria-live="polite"></ul>\n<p class="hf-note">Files up to ${maxUploadBytes / 1024 / 1024} MB each.</p>`,
       );
     case "SIGNATURE":
       return group(

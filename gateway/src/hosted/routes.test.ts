@@ -10,6 +10,7 @@ import { normalizeDocument } from "@formsvc/form-document";
 import { createLogger } from "@formsvc/platform/logger.ts";
 import { receiveUpload } from "@formsvc/platform/upload-stream.ts";
 import { FormSchema, FormStatus, FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import { BadRequestSchema } from "@formsvc/proto/google/rpc/error_details_pb.js";
 import {
   SubmissionsService,
   type SaveResponseRequest,
@@ -58,7 +59,13 @@ const transport = createRouterTransport((router) => {
     saveResponse: (req) => {
       if (!forms[req.formId]) throw new ConnectError("form not found", Code.NotFound);
       if (forms[req.formId].status === FormStatus.CLOSED) throw new ConnectError("form is closed", Code.FailedPrecondition);
-      if (req.answers?.email === "not-an-email") throw new ConnectError("answers.email: must be an email address", Code.InvalidArgument);
+      // As submissions refuses answers: every problem in the message, and each by its key in a BadRequest detail.
+      const refused = { "not-an-email": "must be an email address", "taken@example.com": "this address has already answered" }[String(req.answers?.email)];
+      if (refused) {
+        throw new ConnectError(`answers.email (Email address): ${refused}`, Code.InvalidArgument, undefined, [
+          { desc: BadRequestSchema, value: { fieldViolations: [{ field: "email", description: refused }] } },
+        ]);
+      }
       saved.push(req);
       return { responseId: req.responseId || `r${saved.length}`, completed: req.completed };
     },
@@ -286,7 +293,10 @@ describe("POST /f/:formId/responses", () => {
   it("passes the service's answers on: 400 naming the question, 409 closed, 404 unknown", async () => {
     const bad = await postJson("/f/pub/responses", { answers: { email: "not-an-email" } });
     assert.equal(bad.status, 400);
-    assert.deepEqual(bad.json, { error: "answers.email: must be an email address" });
+    assert.deepEqual(bad.json, {
+      error: "answers.email (Email address): must be an email address",
+      fields: [{ key: "email", message: "must be an email address" }],
+    });
     const closed = await postJson("/f/closed/responses", { answers: {} });
     assert.equal(closed.status, 409);
     assert.deepEqual(closed.json, { error: "form is closed" });
@@ -412,6 +422,12 @@ describe("POST /f/:formId without JavaScript", () => {
     assert.equal(invalid.status, 400);
     assert.match(invalid.text, /name="email" value="not-an-email"[^>]*aria-invalid="true"/);
     assert.match(invalid.text, /role="alert">Must be an email address<\/p>/);
+    assert.equal(saved.length, 0);
+    // What only the service can tell, shown next to the question it names by key.
+    const taken = await call("POST", "/f/pub", form([["name", "Ada"], ["email", "taken@example.com"]]));
+    assert.equal(taken.status, 400);
+    assert.match(taken.text, /name="email" value="taken@example.com"[^>]*aria-invalid="true"/);
+    assert.match(taken.text, /role="alert">This address has already answered<\/p>/);
     assert.equal(saved.length, 0);
   });
 

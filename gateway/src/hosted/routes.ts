@@ -5,8 +5,8 @@
 //   POST /f/:formId/uploads     multipart, field `file` -> {uploadId, name, size, contentType}
 //   POST /f/:formId/responses   {version?, answers, hidden?, completed?, responseId?} -> {responseId, completed}
 //   GET  /f/assets/form-page.js the page's script
-// JSON endpoints leave errors to the app's error handler ({"error"} with the mapped status); the HTML
-// routes answer with HTML pages themselves.
+// JSON endpoints leave errors to the app's error handler ({"error"} with the mapped status, and "fields"
+// naming each answer's problem by key); the HTML routes answer with HTML pages themselves.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,13 +15,13 @@ import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from "express";
 import multer from "multer";
 import { z } from "zod";
-import { describeZodError, isRecordId, jsonInputProblem, maxAnswerDepth, maxInt32, resolveSettings, textProblem } from "@formsvc/form-document";
+import { describeZodError, isRecordId, jsonInputProblem, maxAnswerDepth, maxInt32, maxUploadBytes, resolveSettings, textProblem } from "@formsvc/form-document";
 import { defaultResponseRatePerIp, defaultUploadBytesPerIp, defaultUploadRatePerIp } from "@formsvc/platform/config.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { FormStatus, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import type { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { recordIdSchema } from "../routes/route.ts";
-import { errorAnswer, HttpError } from "../http-errors.ts";
+import { errorAnswer, fieldProblems, HttpError } from "../http-errors.ts";
 import { idempotencyKeyOf, type IdempotentRequests } from "../idempotency.ts";
 import { rejectUnsafeQueryAndBody } from "../input-safety.ts";
 import { rateLimit } from "../rate-limit/rate-limit-middleware.ts";
@@ -29,9 +29,8 @@ import type { RateLimitStore } from "../rate-limit/sliding-window.ts";
 import { countryOf, defaultLookupCountry, type LookupCountry } from "./country.ts";
 import { uploadBudget } from "./upload-budget.ts";
 import { streamingUploadStorage, type StreamedFile } from "./upload-storage.ts";
-import { answersFromFields, documentOf, messageForQuestion, questionNamedBy, type FieldValues } from "./form-fields.ts";
+import { answersFromFields, documentOf, problemsByQuestion, type FieldValues } from "./form-fields.ts";
 import {
-  maxUploadBytes,
   renderClosedPage,
   renderErrorPage,
   renderFormPage,
@@ -237,9 +236,8 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
         const connectErr = err instanceof ConnectError ? err : undefined;
         if (connectErr?.code === Code.FailedPrecondition) return closed();
         if (connectErr?.code === Code.InvalidArgument) {
-          const question = questionNamedBy(document, connectErr.rawMessage);
-          if (question) return again({ [question.key!]: messageForQuestion(connectErr.rawMessage, question) });
-          return again({}, connectErr.rawMessage);
+          const errors = problemsByQuestion(document, fieldProblems(connectErr));
+          return Object.keys(errors).length > 0 ? again(errors) : again({}, connectErr.rawMessage);
         }
         throw err;
       }
