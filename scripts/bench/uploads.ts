@@ -5,7 +5,7 @@
 //
 //   node scripts/bench/uploads.ts [--clients 20] [--mib-per-client 20]
 import { randomBytes } from "node:crypto";
-import { maxUploadBytes } from "../../services/submissions/src/files/uploads.ts";
+import { maxUploadBytes } from "@formsvc/form-document";
 import { fileStores, type FileStoreName } from "../../tests/support/file-stores.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "../../tests/support/system.ts";
 import { rssMiB } from "./common.ts";
