@@ -2,6 +2,7 @@
 // CLI answer. Each mapper returns its schema's type (schemas.ts), so a shape and its mapper cannot part.
 import { toJson } from "@bufbuild/protobuf";
 import { timestampDate, ValueSchema, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { takesUploads } from "@formsvc/form-document";
 import { Plan, Role, type ApiKey, type GetInvitationResponse, type Member, type User, type Workspace } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { FormStatus, type Form, type Question } from "@formsvc/proto/forms/v1/forms_pb.js";
 import type { Submission } from "@formsvc/proto/submissions/v1/submissions_pb.js";
@@ -114,7 +115,7 @@ export function submissionJson(sub: Submission, fileUrl: (fileId: string) => str
       type: a.type,
       label: a.label,
       value: a.value ? toJson(ValueSchema, a.value) : null,
-      ...(a.type === "FILE" || a.type === "SIGNATURE" ? { files: a.files.map((f) => ({ name: f.name, url: fileUrl(f.id) })) } : {}),
+      ...(takesUploads(a.type) ? { files: a.files.map((f) => ({ name: f.name, url: fileUrl(f.id) })) } : {}),
     } as Json.Answer;
   }
   return {

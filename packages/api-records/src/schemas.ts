@@ -3,14 +3,25 @@
 // signed-in person. The mappers in index.ts return these types, and the app takes its types from here
 // with type-only imports.
 import { z } from "zod";
-import { defaultSettings, formDocumentSchema, formSettingsSchema, inputBlockTypes } from "@formsvc/form-document";
+import { defaultSettings, formDocumentSchema, formSettingsSchema, inputBlockTypes, typesAnswering } from "@formsvc/form-document";
 import { eventTypeNames, eventTypes, formResponseEventType } from "@formsvc/platform/events.ts";
 
 const timestamp = z.iso.datetime().describe("ISO 8601 UTC timestamp");
 const id = z.string().describe("Random, URL-safe identifier");
 
 export const errorSchema = z
-  .object({ error: z.string().describe("What went wrong, in words") })
+  .object({
+    error: z.string().describe("What went wrong, in words"),
+    fields: z
+      .array(
+        z.object({
+          key: z.string().describe("The answer's key: the question's key, `hidden:<name>` for a hidden field"),
+          message: z.string().describe("What is wrong with it"),
+        }),
+      )
+      .optional()
+      .describe("A respondent's answers that are wrong, each by its key (hosted form responses)"),
+  })
   .meta({ id: "Error", examples: [{ error: "form not found" }] });
 
 export const userSchema = z
@@ -243,7 +254,7 @@ export const formWebhookPayloadSchema = z
   });
 
 /** One answer of a submission, its value shaped by the question type (discriminated by `type`). */
-const answerOf = <T extends readonly [string, ...string[]], V extends z.ZodType>(types: T, value: V) =>
+const answerOf = <T extends readonly string[], V extends z.ZodType>(types: T, value: V) =>
   z.object({
     questionId: z.string(),
     type: z.enum(types),
@@ -254,12 +265,12 @@ const fileLinkSchema = z.object({ name: z.string(), url: z.string().describe("Si
 export const answerSchema = z
   .discriminatedUnion("type", [
     answerOf(
-      ["SHORT_TEXT", "LONG_TEXT", "EMAIL", "PHONE", "URL", "DATE", "MULTIPLE_CHOICE", "DROPDOWN", "HIDDEN_FIELDS", "RESPONDENT_COUNTRY"],
+      [...typesAnswering("text", "option"), "HIDDEN_FIELDS", "RESPONDENT_COUNTRY"],
       z.string().describe("The text; YYYY-MM-DD for DATE; the chosen option's id for MULTIPLE_CHOICE and DROPDOWN"),
     ),
-    answerOf(["NUMBER", "RATING"], z.number()),
-    answerOf(["CHECKBOXES"], z.array(z.string()).describe("The chosen options' ids")),
-    answerOf(["FILE", "SIGNATURE"], z.array(z.string()).describe("Upload ids")).extend({
+    answerOf(typesAnswering("number", "steps"), z.number()),
+    answerOf(typesAnswering("options"), z.array(z.string()).describe("The chosen options' ids")),
+    answerOf(typesAnswering("uploads"), z.array(z.string()).describe("Upload ids")).extend({
       files: z.array(fileLinkSchema).describe("The files, in the order of `value`"),
     }),
     answerOf(["CALCULATED_FIELD"], z.xor([z.number(), z.string(), z.null()]).describe("The expression's result")),

@@ -399,7 +399,7 @@ export interface paths {
         put?: never;
         /**
          * Save a response, partial or complete
-         * @description Answers are checked against the form version sent (the current one when absent); a question's problem is a 400 naming its key. A closed form or an already completed response is a 409.
+         * @description Answers are checked against the form version sent (the current one when absent). Problems are a 400 whose `fields` name each answer's problem by its key (`hidden:<name>` for a hidden field); `error` says them all in one line. A closed form or an already completed response is a 409.
          */
         post: operations["submitResponse"];
         delete?: never;
@@ -521,6 +521,13 @@ export interface components {
         Error: {
             /** @description What went wrong, in words */
             error: string;
+            /** @description A respondent's answers that are wrong, each by its key (hosted form responses) */
+            fields?: {
+                /** @description The answer's key: the question's key, `hidden:<name>` for a hidden field */
+                key: string;
+                /** @description What is wrong with it */
+                message: string;
+            }[];
         };
         /**
          * @example {
