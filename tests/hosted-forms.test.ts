@@ -140,6 +140,7 @@ function fakeSystem() {
       // No request here sends an Idempotency-Key.
       idempotency: idempotentRequests(createClient(IdentityService, createRouterTransport(() => {})), "test-secret"),
       rateLimits: { store, perIp: 10_000 },
+      brandingUrl: "http://localhost:8080/app/signup",
     }),
   );
   app.use(errorHandler(createLogger("hosted-browser-test", "silent")));

@@ -56,6 +56,7 @@ const app = createApp({
   idempotency: idempotentRequests(createClient(IdentityService, transport), "test-secret"),
   rateLimits: { store, perKey: 5, perIp: 1000 },
   publicUrl: "http://localhost:8080",
+  brandingUrl: "http://localhost:8080/app/signup",
   countryHeader: "cf-ipcountry",
   health: {},
   trustProxy: false,

@@ -26,6 +26,8 @@ export interface GatewayDeps {
   /** The hosted forms' limits (per address, uploads) and the API's per key. */
   rateLimits: HostedFormDeps["rateLimits"] & { perKey: number };
   publicUrl: string;
+  /** Where "Made with Formsvc" links (BRANDING_URL). */
+  brandingUrl: string;
   /** Header carrying the respondent's country (COUNTRY_HEADER). */
   countryHeader: string;
   trustProxy: boolean | number | string;

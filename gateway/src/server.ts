@@ -44,6 +44,7 @@ const app = createApp({
     publicWritesPerIp: config.responseRatePerIp,
   },
   publicUrl: config.publicUrl,
+  brandingUrl: config.brandingUrl,
   countryHeader: config.countryHeader,
   trustProxy: config.trustProxy,
 });

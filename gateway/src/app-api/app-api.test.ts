@@ -114,6 +114,7 @@ const app = createApp({
   idempotency: idempotentRequests(createClient(IdentityService, transport), "test-secret"),
   rateLimits: { store, perKey: 100, perIp: 1000 },
   publicUrl: "http://localhost:8080",
+  brandingUrl: "http://localhost:8080/app/signup",
   countryHeader: "cf-ipcountry",
   health: {},
   // So that each test can come from its own client address (X-Forwarded-For).
@@ -403,6 +404,7 @@ describe("/app/api sessions and CSRF", () => {
       fileLinks: fileLinks("x", "https://forms.example.com"),
       rateLimits: { store, perIp: 1000 },
       publicUrl: "https://forms.example.com",
+      brandingUrl: "https://forms.example.com/app/signup",
     };
     secureApp.use("/app/api", appDoor(deps, appRoutes(deps)));
     secureApp.use(errorHandler(logger));

@@ -21,7 +21,7 @@ function previewHeaders(res: Response): void {
 }
 
 /** GET /forms/:id/preview for a signed-in member: the page, posting to `previewSink` at `<base>/preview`. */
-export function formPreview(forms: GatewayDeps["forms"]): RequestHandler {
+export function formPreview(forms: GatewayDeps["forms"], brandingUrl: string): RequestHandler {
   return async (req, res) => {
     const { form } = await forms.getForm({ id: pathId(req, "id") }, asCaller((res.locals.user as User).id));
     const settings = resolveSettings(form!.settings);
@@ -34,7 +34,7 @@ export function formPreview(forms: GatewayDeps["forms"]): RequestHandler {
       settings: { ...settings, redirectUrl: null, saveProgress: false },
       showBranding: settings.branding,
       hidden: {},
-      urls: { base: `${req.baseUrl}/preview`, script: "/f/assets/form-page.js", branding: "/" },
+      urls: { base: `${req.baseUrl}/preview`, script: "/f/assets/form-page.js", branding: brandingUrl },
     });
     previewHeaders(res);
     res.type("html").send(html);

@@ -92,7 +92,7 @@ function appWith(overrides: Partial<HostedFormDeps> = {}) {
       idempotency: idempotentRequests(createClient(IdentityService, createRouterTransport(() => {})), "test-secret"),
       rateLimits: { store, perIp: 1000, publicWritesPerIp: 1000 },
       countryHeader: "cf-ipcountry",
-      publicUrl: "https://forms.example.com",
+      brandingUrl: "https://forms.example.com/about",
       lookupCountry: (ip) => (ip === "81.2.69.160" ? "GB" : undefined),
       ...overrides,
     }),
@@ -143,7 +143,7 @@ describe("GET /f/:formId", () => {
     assert.match(res.text, /<input type="hidden" name="_version" value="4">/);
     assert.match(res.text, /<form id="hf-form"[^>]*method="post" action="\/f\/pub"/);
     assert.match(res.text, /<script src="\/f\/assets\/form-page.js\?v=[0-9a-f]{12}"><\/script>/);
-    assert.match(res.text, /<a href="https:\/\/forms.example.com\/">Made with Formsvc<\/a>/);
+    assert.match(res.text, /<a href="https:\/\/forms.example.com\/about">Made with Formsvc<\/a>/);
   });
 
   it("leaves out branding when the service says so", async () => {

@@ -58,8 +58,8 @@ export interface HostedFormDeps {
    * Believed only from a proxy the app trusts (TRUST_PROXY, see country.ts).
    */
   countryHeader?: string;
-  /** Where "Made with Formsvc" links to; `/` by default. */
-  publicUrl?: string;
+  /** Where "Made with Formsvc" links (BRANDING_URL). */
+  brandingUrl: string;
   /** Offline country of a client address; geoip-country by default. */
   lookupCountry?: LookupCountry;
   /** Where uploads with an Idempotency-Key are stored once (responses' keys are kept by submissions). */
@@ -129,7 +129,6 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   const router = express.Router();
   const lookupCountry = deps.lookupCountry ?? defaultLookupCountry;
   const countryHeader = deps.countryHeader || "cf-ipcountry";
-  const brandingUrl = deps.publicUrl ? `${deps.publicUrl.replace(/\/+$/, "")}/` : "/";
   const { store, perIp } = deps.rateLimits;
   const writesPerIp = deps.rateLimits.publicWritesPerIp ?? defaultResponseRatePerIp;
   const address = (_res: Response, req: Request) => req.ip ?? "unknown";
@@ -140,7 +139,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   const urlsOf = (req: Request): PageUrls => ({
     base: req.baseUrl,
     script: `${req.baseUrl}/assets/form-page.js?v=${scriptVersion}`,
-    branding: brandingUrl,
+    branding: deps.brandingUrl,
   });
 
   const publicForm = async (id: string) => {
@@ -166,7 +165,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     const formId = formIdOf(req);
     rejectUnsafeQueryAndBody(req);
     const { form, showBranding, document, settings } = await publicForm(formId);
-    const info = { name: form.name, document, showBranding, brandingUrl };
+    const info = { name: form.name, document, showBranding, brandingUrl: deps.brandingUrl };
     if (form.status === FormStatus.CLOSED) {
       sendHtml(res, 200, renderClosedPage({ ...info, closedMessage: settings.closedMessage }));
       return;
@@ -195,7 +194,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       const formId = formIdOf(req);
       rejectUnsafeQueryAndBody(req);
       const { form, showBranding, document, settings } = await publicForm(formId);
-      const info = { name: form.name, document, showBranding, brandingUrl };
+      const info = { name: form.name, document, showBranding, brandingUrl: deps.brandingUrl };
       const closed = () => sendHtml(res, 409, renderClosedPage({ ...info, closedMessage: settings.closedMessage }));
       if (form.status === FormStatus.CLOSED) return closed();
 

@@ -40,6 +40,7 @@ app.use(
     // No request here sends an Idempotency-Key.
     idempotency: idempotentRequests(createClient(IdentityService, createRouterTransport(() => {})), "test-secret"),
     rateLimits: { store, perIp: 10_000, publicWritesPerIp: 10_000, uploadsPerIp: 3, uploadBytesPerIp: 100_000 },
+    brandingUrl: "http://localhost:8080/app/signup",
   }),
 );
 app.use(errorHandler(createLogger("upload-budget-test", "silent")));

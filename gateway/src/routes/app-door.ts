@@ -13,7 +13,7 @@ import { unsafeInputGuard } from "../input-safety.ts";
 import { rateLimit } from "../rate-limit/rate-limit-middleware.ts";
 import { send, type ServedRoute } from "./route.ts";
 
-export type AppDoorDeps = Pick<GatewayDeps, "identity" | "forms" | "publicUrl"> & {
+export type AppDoorDeps = Pick<GatewayDeps, "identity" | "forms" | "publicUrl" | "brandingUrl"> & {
   rateLimits: Pick<GatewayDeps["rateLimits"], "store" | "perIp">;
 };
 
@@ -41,7 +41,7 @@ export function appDoor(deps: AppDoorDeps, routes: ServedRoute[]): Router {
   for (const route of routes) {
     router[route.method](route.path, async (req, res) => send(res, await route.accept(req, (res.locals.user as User).id).answer()));
   }
-  router.get("/forms/:id/preview", formPreview(deps.forms));
+  router.get("/forms/:id/preview", formPreview(deps.forms, deps.brandingUrl));
   router.use(jsonNotFound);
   return router;
 }

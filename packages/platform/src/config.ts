@@ -4,6 +4,8 @@ import { resolve } from "node:path";
 export interface Config {
   port: number;
   publicUrl: string;
+  /** BRANDING_URL: where a hosted form's "Made with Formsvc" links; the app's sign-up page by default. */
+  brandingUrl: string;
   dataDir: string;
   databaseUrl: string | undefined;
   kafkaBrokers: string[];
@@ -199,6 +201,13 @@ function smtpUrl(env: Env): string | undefined {
   return raw;
 }
 
+function brandingUrl(env: Env, publicUrl: string): string {
+  const raw = value(env, "BRANDING_URL");
+  if (raw === undefined) return `${publicUrl}/app/signup`;
+  if (!/^https?:\/\/[^/]/.test(raw)) throw new ConfigError(`BRANDING_URL must be an http(s) URL, got "${raw}"`);
+  return raw;
+}
+
 function trustProxy(env: Env): boolean | number | string {
   const raw = value(env, "TRUST_PROXY");
   if (raw === undefined || raw === "false" || raw === "0") return false;
@@ -215,9 +224,11 @@ export function loadConfig(env: Env = process.env): Config {
       value(env, `${name.toUpperCase()}_URL`) ?? `http://127.0.0.1:${defaultServicePorts[name]}`,
     ]),
   ) as Record<ServiceName, string>;
+  const publicUrl = (value(env, "PUBLIC_URL") ?? `http://localhost:${port}`).replace(/\/+$/, "");
   return {
     port,
-    publicUrl: (value(env, "PUBLIC_URL") ?? `http://localhost:${port}`).replace(/\/+$/, ""),
+    publicUrl,
+    brandingUrl: brandingUrl(env, publicUrl),
     dataDir: resolve(value(env, "DATA_DIR") ?? "./.data"),
     databaseUrl: value(env, "DATABASE_URL"),
     kafkaBrokers: (value(env, "KAFKA_BROKERS") ?? "").split(",").map((b) => b.trim()).filter(Boolean),
