@@ -1,20 +1,15 @@
 export {
-  answerCelValue,
   answerText,
   choiceBlockTypes,
   inputBlockTypes,
-  jsonCelValue,
   maxUploadBytes,
   questionTypes,
   takesOptions,
   takesPlaceholder,
   takesUploads,
   typesAnswering,
-  type AnswerShape,
   type ChoiceBlockType,
   type InputBlockType,
-  type JsonValue,
-  type QuestionType,
 } from "./question-types.ts";
 export {
   blockSchema,
@@ -79,11 +74,9 @@ export {
   answerPath,
   answerProblem,
   describeProblems,
-  maxHiddenValueLength,
   validateAnswers,
   validateHidden,
   type AnswerProblem,
   type CheckedAnswer,
-  type ValidationResult,
 } from "./answers.ts";
 export { sampleAnswer } from "./sample-answers.ts";
