@@ -73,7 +73,7 @@ async function send(probe: Probe): Promise<{ status: number; contentType: string
   return { status: res.status, contentType: res.headers.get("content-type") ?? "", text };
 }
 
-/** Sends a probe and records what it must not do: a 5xx, or an error that is not {"error": string}. */
+/** Sends a probe and records what it must not do: a 5xx, or an error that is not {"error": string} (and its "fields"). */
 async function check(probe: Probe): Promise<void> {
   tally.requests++;
   const where = `${probe.method} ${probe.path.slice(0, 120)} [${probe.what}]`;
@@ -96,13 +96,17 @@ async function check(probe: Probe): Promise<void> {
   } catch {
     body = undefined;
   }
-  const ok =
-    answer.contentType.startsWith("application/json") &&
-    typeof body === "object" &&
-    body !== null &&
-    Object.keys(body).length === 1 &&
-    typeof (body as { error?: unknown }).error === "string";
+  const ok = answer.contentType.startsWith("application/json") && isErrorBody(body);
   if (!ok) tally.badErrorBodies.push(`${where}: ${answer.status} ${answer.contentType} ${answer.text.slice(0, 200)}`);
+}
+
+/** The documented error body: `{"error": string}`, with `fields: [{key, message}]` when it names wrong answers. */
+function isErrorBody(body: unknown): boolean {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
+  const { error, fields, ...rest } = body as { error?: unknown; fields?: unknown };
+  const field = (f: unknown) => typeof f === "object" && f !== null && Object.keys(f).length === 2 && typeof (f as { key?: unknown }).key === "string" && typeof (f as { message?: unknown }).message === "string";
+  const fieldsOk = fields === undefined || (Array.isArray(fields) && fields.length > 0 && fields.every(field));
+  return typeof error === "string" && fieldsOk && Object.keys(rest).length === 0;
 }
 
 /** Runs probes a few at a time: enough to be quick, few enough for a 2-core machine. */

@@ -283,6 +283,9 @@ describe("SaveResponse: answers", () => {
       ["hidden:other", "is not a hidden field of this form"],
     ]);
     assert.deepEqual(await violations(save(form.id, { answers: { q_name: "Ada", cv: ["not-an-upload"] } })), [["cv", '"not-an-upload" is not an upload of this form']]);
+    // Thousands of unknown keys: the message counts them, the detail names the first hundred.
+    const many = await violations(save(form.id, { answers: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`x${i}`, 1])) }));
+    assert.deepEqual([many.length, many[0], many[99]], [100, ["x0", "is not a question of this form"], ["x99", "is not a question of this form"]]);
   });
 
   it("binds required questions on completion only", async () => {

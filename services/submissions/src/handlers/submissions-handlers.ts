@@ -215,12 +215,20 @@ function uploadProblem(document: FormDocument, key: string, message: string): An
 }
 
 /**
- * INVALID_ARGUMENT for answers with problems: every problem in the message, and a google.rpc.BadRequest
- * detail with one field violation per answer's problem (`field` its key), which the pages show next to
- * the question.
+ * Field violations one error carries at most: every question of a page, and few enough for the error's
+ * trailer (answers under thousands of unknown keys would pass the transport's header limit).
+ */
+const maxFieldViolations = 100;
+
+/**
+ * INVALID_ARGUMENT for answers with problems: the first problems and their count in the message, and a
+ * google.rpc.BadRequest detail with a field violation per answer's problem (`field` its key), which the
+ * pages show next to the question.
  */
 function invalidAnswers(problems: AnswerProblem[]): ConnectError {
-  const fieldViolations = problems.flatMap((p) => (p.key === undefined ? [] : [{ field: p.key, description: p.message }]));
+  const fieldViolations = problems
+    .flatMap((p) => (p.key === undefined ? [] : [{ field: p.key, description: p.message }]))
+    .slice(0, maxFieldViolations);
   const details = fieldViolations.length > 0 ? [{ desc: BadRequestSchema, value: { fieldViolations } }] : [];
   return new ConnectError(describeProblems(problems), Code.InvalidArgument, undefined, details);
 }
