@@ -1,5 +1,5 @@
 // A small router over the History API for paths under /app: enough for this app, no dependency.
-import { createContext, useContext, useEffect, useState, type AnchorHTMLAttributes, type MouseEvent, type ReactNode } from "react";
+import { createContext, useContext, useEffect, useRef, useState, type AnchorHTMLAttributes, type MouseEvent, type ReactNode } from "react";
 
 export const basePath = "/app";
 
@@ -35,9 +35,27 @@ interface Location {
   search: string;
 }
 
-const RouterContext = createContext<{ location: Location; navigate: (to: string, options?: { replace?: boolean }) => void }>({
+/**
+ * Asked before the app leaves for `to` (an app path): undefined to go at once, or the person's answer
+ * (true to go, false to stay).
+ */
+export type LeaveGuard = (to: string) => Promise<boolean> | undefined;
+
+interface Router {
+  location: Location;
+  /** Goes to `to`, once the page's leave guard agrees (`force` skips it, e.g. after the page's thing is gone). */
+  navigate: (to: string, options?: { replace?: boolean; force?: boolean }) => void;
+  /** Whether the page may be left for `to`: asks its leave guard, for ways out that are not a navigation (sign out). */
+  mayLeave: (to: string) => Promise<boolean>;
+  /** The page's leave guard; undefined when it has nothing to lose. */
+  setLeaveGuard: (guard: LeaveGuard | undefined) => void;
+}
+
+const RouterContext = createContext<Router>({
   location: { path: "/", search: "" },
   navigate: () => {},
+  mayLeave: async () => true,
+  setLeaveGuard: () => {},
 });
 
 function current(): Location {
@@ -46,23 +64,62 @@ function current(): Location {
 
 export function RouterProvider({ children }: { children: ReactNode }) {
   const [location, setLocation] = useState<Location>(current);
-  useEffect(() => {
-    const onPop = () => setLocation(current());
-    window.addEventListener("popstate", onPop);
-    return () => window.removeEventListener("popstate", onPop);
-  }, []);
-  const navigate = (to: string, options: { replace?: boolean } = {}) => {
-    const url = basePath + (to === "/" ? "/" : to);
-    if (options.replace) window.history.replaceState(null, "", url);
+  const guard = useRef<LeaveGuard | undefined>(undefined);
+  /** The browser URL of the page shown, put back while Back waits for the page's answer. */
+  const shown = useRef(window.location.pathname + window.location.search);
+  /** Set while the browser goes back for a Back the page agreed to. */
+  const agreedBack = useRef(false);
+  const go = (url: string, replace: boolean) => {
+    if (replace) window.history.replaceState(null, "", url);
     else window.history.pushState(null, "", url);
+    shown.current = url;
     setLocation(current());
     window.scrollTo(0, 0);
   };
-  return <RouterContext.Provider value={{ location, navigate }}>{children}</RouterContext.Provider>;
+  useEffect(() => {
+    const onPop = async () => {
+      const url = window.location.pathname + window.location.search;
+      const answer = agreedBack.current ? undefined : guard.current?.(appPath(window.location.pathname));
+      agreedBack.current = false;
+      if (!answer) {
+        shown.current = url;
+        setLocation(current());
+        return;
+      }
+      // The browser has moved already: the page's URL goes back on while the page asks, and off when it agrees.
+      window.history.pushState(null, "", shown.current);
+      if (await answer) {
+        agreedBack.current = true;
+        window.history.back();
+      }
+    };
+    window.addEventListener("popstate", onPop);
+    return () => window.removeEventListener("popstate", onPop);
+  }, []);
+  const mayLeave = (to: string) => guard.current?.(to) ?? Promise.resolve(true);
+  const navigate: Router["navigate"] = (to, options = {}) => {
+    const url = basePath + (to === "/" ? "/" : to);
+    const answer = options.force ? undefined : guard.current?.(to.split("?")[0]);
+    if (!answer) return go(url, options.replace ?? false);
+    void answer.then((ok) => ok && go(url, options.replace ?? false));
+  };
+  const setLeaveGuard = (next: LeaveGuard | undefined) => {
+    guard.current = next;
+  };
+  return <RouterContext.Provider value={{ location, navigate, mayLeave, setLeaveGuard }}>{children}</RouterContext.Provider>;
 }
 
 export function useRouter() {
   return useContext(RouterContext);
+}
+
+/** Keeps `guard` as the page's leave guard while the calling component is shown (undefined: none). */
+export function useLeaveGuard(guard: LeaveGuard | undefined): void {
+  const { setLeaveGuard } = useRouter();
+  useEffect(() => {
+    setLeaveGuard(guard);
+    return () => setLeaveGuard(undefined);
+  });
 }
 
 /** A link inside the app: a real `<a href>` (new tabs work), routed in place on a plain click. */

@@ -14,7 +14,7 @@ const nav = [
 
 export function Layout({ children }: { children: ReactNode }) {
   const { user, workspaces, workspace, selectWorkspace, signOut, signOutEverywhere } = useSession();
-  const { location, navigate } = useRouter();
+  const { location, navigate, mayLeave } = useRouter();
   const notify = useNotify();
   const switcherId = useId();
   return (
@@ -44,11 +44,14 @@ export function Layout({ children }: { children: ReactNode }) {
               <select
                 id={switcherId}
                 value={workspace?.id ?? ""}
-                onChange={(e) => {
-                  selectWorkspace(e.target.value);
+                onChange={async (e) => {
                   const chosen = workspaces.find((w) => w.id === e.target.value);
+                  // A form's page belongs to the workspace being left.
+                  const leavesForm = location.path.startsWith("/forms/");
+                  if (leavesForm && !(await mayLeave("/forms"))) return;
+                  selectWorkspace(e.target.value);
                   notify(`Switched to ${chosen?.name ?? "the workspace"}.`, "info");
-                  if (location.path.startsWith("/forms/")) navigate("/forms");
+                  if (leavesForm) navigate("/forms", { force: true });
                 }}
               >
                 {workspaces.map((w) => (
@@ -65,8 +68,9 @@ export function Layout({ children }: { children: ReactNode }) {
           <button
             type="button"
             onClick={async () => {
+              if (!(await mayLeave("/signin"))) return;
               await signOut().catch(() => undefined);
-              navigate("/signin", { replace: true });
+              navigate("/signin", { replace: true, force: true });
               notify("You are signed out.", "info");
             }}
           >
@@ -76,6 +80,7 @@ export function Layout({ children }: { children: ReactNode }) {
             type="button"
             title="Ends your session in every browser and device"
             onClick={async () => {
+              if (!(await mayLeave("/signin"))) return;
               let ended: number;
               try {
                 ended = await signOutEverywhere();
@@ -84,7 +89,7 @@ export function Layout({ children }: { children: ReactNode }) {
                 notify(`Signing out everywhere failed: ${(err as Error).message}`, "error");
                 return;
               }
-              navigate("/signin", { replace: true });
+              navigate("/signin", { replace: true, force: true });
               notify(`You are signed out everywhere (${ended} ${ended === 1 ? "session" : "sessions"} ended).`, "info");
             }}
           >

@@ -75,31 +75,36 @@ export function NoticeProvider({ children }: { children: ReactNode }) {
   return (
     <NoticeContext.Provider value={notify}>
       {children}
-      <div className="notices" role="status" aria-live="polite">
-        {notices
-          .filter((n) => n.kind !== "error")
-          .map((n) => (
-            <div key={n.id} className={`notice notice-${n.kind}`}>
-              <span>{n.text}</span>
-              <button type="button" className="link" aria-label="Dismiss" onClick={() => dismiss(n.id)}>
-                ×
-              </button>
-            </div>
-          ))}
-      </div>
-      <div className="notices notices-errors" role="alert" aria-live="assertive">
-        {notices
-          .filter((n) => n.kind === "error")
-          .map((n) => (
-            <div key={n.id} className="notice notice-error">
-              <span>{n.text}</span>
-              <button type="button" className="link" aria-label="Dismiss" onClick={() => dismiss(n.id)}>
-                ×
-              </button>
-            </div>
-          ))}
+      {/* One stack in the bottom-left corner, away from the row buttons at the right of tables; only the
+          notices themselves take clicks. Errors stay on top. */}
+      <div className="notices">
+        <div className="notices-list" role="alert" aria-live="assertive">
+          {notices
+            .filter((n) => n.kind === "error")
+            .map((n) => (
+              <NoticeItem key={n.id} notice={n} onDismiss={() => dismiss(n.id)} />
+            ))}
+        </div>
+        <div className="notices-list" role="status" aria-live="polite">
+          {notices
+            .filter((n) => n.kind !== "error")
+            .map((n) => (
+              <NoticeItem key={n.id} notice={n} onDismiss={() => dismiss(n.id)} />
+            ))}
+        </div>
       </div>
     </NoticeContext.Provider>
+  );
+}
+
+function NoticeItem({ notice, onDismiss }: { notice: Notice; onDismiss(): void }) {
+  return (
+    <div className={`notice notice-${notice.kind}`}>
+      <span>{notice.text}</span>
+      <button type="button" className="link" aria-label="Dismiss" onClick={onDismiss}>
+        ×
+      </button>
+    </div>
   );
 }
 

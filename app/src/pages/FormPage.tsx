@@ -3,7 +3,9 @@
 import { useEffect, useState } from "react";
 import { get, patch, post } from "../api.ts";
 import { ErrorState, Loading, StatusBadge, useConfirm, useLoad, useNotify } from "../components/ui.tsx";
+import { useUnsavedChangesGuard } from "../components/unsaved-changes.tsx";
 import { cleanDocument, documentProblems, draftOf, type Draft } from "../lib/document.ts";
+import { withReadableKeys } from "../lib/keys.ts";
 import { formatRelative } from "../lib/format.ts";
 import { Link, useRouter } from "../router.tsx";
 import type { Form } from "../types.ts";
@@ -54,14 +56,8 @@ export function FormPage({ formId, tab, sub }: { formId: string; tab: TabId; sub
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [tab, sub]);
 
-  useEffect(() => {
-    if (!dirty) return;
-    const warn = (e: BeforeUnloadEvent) => {
-      e.preventDefault();
-    };
-    window.addEventListener("beforeunload", warn);
-    return () => window.removeEventListener("beforeunload", warn);
-  }, [dirty]);
+  // The form's tabs keep the draft; anywhere else loses it.
+  useUnsavedChangesGuard(dirty, (to) => to.startsWith(`/forms/${formId}/`));
 
   if (loaded.error) {
     return (
@@ -91,7 +87,7 @@ export function FormPage({ formId, tab, sub }: { formId: string; tab: TabId; sub
     }
     setSaving(true);
     try {
-      const saved = await patch<Form>(`/forms/${form.id}`, { name: draft.name.trim(), document: cleanDocument(draft) });
+      const saved = await patch<Form>(`/forms/${form.id}`, { name: draft.name.trim(), document: cleanDocument({ ...draft, blocks: withReadableKeys(draft.blocks) }) });
       setForm(saved);
       setDraft(draftOf(saved));
       setDirty(false);
@@ -131,7 +127,7 @@ export function FormPage({ formId, tab, sub }: { formId: string; tab: TabId; sub
       await post(`/forms/${form.id}/trash`);
       setDirty(false);
       notify(`“${form.name}” is in the Trash.`);
-      navigate("/forms");
+      navigate("/forms", { force: true });
     } catch (err) {
       notify((err as Error).message, "error");
     }

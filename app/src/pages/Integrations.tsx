@@ -1,6 +1,6 @@
 // Integrations: the form's webhooks (add, edit url/secret/headers/events/enabled, delete, send a test event),
 // their deliveries (status, attempts, last error), each attempt's details, and Resend.
-import { Fragment, useId, useState, type FormEvent } from "react";
+import { Fragment, useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { del, get, patch, post } from "../api.ts";
 import { EmptyState, ErrorState, InlineMessage, Loading, useConfirm, useLoad, useNotify } from "../components/ui.tsx";
 import { formatDateTime } from "../lib/format.ts";
@@ -138,8 +138,16 @@ function WebhookForm({ initial, onSubmit, onCancel, submitLabel }: { initial?: W
 
 const statusText: Record<Delivery["status"], string> = { pending: "Pending", retrying: "Retrying", succeeded: "Succeeded", failed: "Failed" };
 
-function Attempts({ webhookId, deliveryId }: { webhookId: string; deliveryId: string }) {
+/** The delivery's attempts, read again whenever its count in the deliveries list moves (Resend, Refresh). */
+function Attempts({ webhookId, deliveryId, count }: { webhookId: string; deliveryId: string; count: number }) {
   const attempts = useLoad(() => get<{ items: Attempt[] }>(`/webhooks/${webhookId}/deliveries/${deliveryId}/attempts`), [webhookId, deliveryId]);
+  const shownCount = useRef(count);
+  useEffect(() => {
+    if (shownCount.current === count) return;
+    shownCount.current = count;
+    attempts.reload();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [count]);
   if (attempts.loading && !attempts.data) return <Loading what="Loading attempts" />;
   if (attempts.error) return <ErrorState message={attempts.error} onRetry={attempts.reload} />;
   if (attempts.data!.items.length === 0) return <p className="muted">Not attempted yet.</p>;
@@ -240,7 +248,8 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
                       {d.nextAttemptAt && <span className="muted"> · next try {formatDateTime(d.nextAttemptAt)}</span>}
                     </td>
                     <td className="num">{d.attempts}</td>
-                    <td className="error-cell">{d.lastError ?? <span className="muted">—</span>}</td>
+                    {/* A failed attempt's error is history once a later one succeeded: the attempts keep it. */}
+                    <td className="error-cell">{d.status !== "succeeded" && d.lastError ? d.lastError : <span className="muted">—</span>}</td>
                     <td className="actions-cell">
                       <button type="button" aria-expanded={open === d.id} onClick={() => setOpen(open === d.id ? undefined : d.id)}>
                         {open === d.id ? "Hide attempts" : "Attempts"}
@@ -262,7 +271,7 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
                             </>
                           )}
                         </p>
-                        <Attempts webhookId={webhook.id} deliveryId={d.id} />
+                        <Attempts webhookId={webhook.id} deliveryId={d.id} count={d.attempts} />
                       </td>
                     </tr>
                   )}
