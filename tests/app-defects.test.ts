@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
-import { launchBrowser, screenshot } from "./support/browser.ts";
+import { editorBlock, launchBrowser, screenshot, watchPage } from "./support/browser.ts";
 import { startReceiver } from "./support/receiver.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
@@ -31,17 +31,7 @@ after(async () => {
   await sys?.stop();
 });
 
-/** Fails the test on any script error or failed request the page logs (a 401 of the first session check, a refused save's 400). */
-function watch(page: Page): string[] {
-  const problems: string[] = [];
-  page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
-  page.on("console", (msg) => {
-    if (msg.type() === "error" && !/status of 40[01]/.test(msg.text())) problems.push(`console: ${msg.text()}`);
-  });
-  return problems;
-}
 
-const block = (page: Page, index: number) => page.locator(`[data-block-index="${index}"]`);
 const notice = (page: Page, text: string | RegExp) => page.locator(".notice").filter({ hasText: text }).first();
 
 /** Dismisses every notice shown, so the next one seen is new. */
@@ -79,7 +69,7 @@ describe("the defects of issue 19, in Chromium", () => {
   before(async () => {
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
-    problems = watch(page);
+    problems = watchPage(page, [400, 401]);
     api = pageApi(page);
   });
   after(async () => {
@@ -121,18 +111,18 @@ describe("the defects of issue 19, in Chromium", () => {
     for (const [i, [type, question]] of questions.entries()) {
       await page.getByLabel("Block type").selectOption({ label: type });
       await page.getByRole("button", { name: "Add block" }).click();
-      await block(page, i).getByLabel("Question").fill(question);
+      await editorBlock(page, i).getByLabel("Question").fill(question);
     }
     await page.getByRole("button", { name: "Save", exact: true }).first().click();
     await notice(page, "Saved.").waitFor();
     const keys = async () => (await api("GET", `/forms/${formId}`)).body.document.blocks.map((b: { key: string }) => b.key);
     assert.deepEqual(await keys(), ["q_email", "q_full_name", "q_rating", "q_email_2", "q_short_text"]);
     // The editor names each question's key, and the calculated fields' hint lists them.
-    await block(page, 0).locator("code").filter({ hasText: "q_email" }).waitFor();
+    await editorBlock(page, 0).locator("code").filter({ hasText: "q_email" }).waitFor();
     assert.match((await page.locator(".hint").filter({ hasText: "A CEL expression" }).textContent())!, /q_email, q_full_name, q_rating, q_email_2, q_short_text/);
 
     // Renamed later, a question keeps its key: answers already filed under it stay together.
-    await block(page, 0).getByLabel("Question").fill("Work email");
+    await editorBlock(page, 0).getByLabel("Question").fill("Work email");
     await page.getByRole("button", { name: "Save", exact: true }).first().click();
     await page.getByRole("button", { name: "Saved", exact: true }).first().waitFor();
     assert.equal((await keys())[0], "q_email");
@@ -246,7 +236,7 @@ describe("the defects of issue 19, in Chromium", () => {
     const respondent = await browser.newContext();
     try {
       const r = await respondent.newPage();
-      const rProblems = watch(r);
+      const rProblems = watchPage(r, [400, 401]);
       await r.goto(`${sys.url}/f/${formId}`);
       const made = r.getByRole("link", { name: "Made with Formsvc" });
       assert.equal(await made.getAttribute("href"), `${sys.env.PUBLIC_URL ?? `http://localhost:${sys.env.PORT}`}/app/signup`);

@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
 import type { BlockType } from "@formsvc/form-document";
 import { blockTypeLabels } from "../app/src/lib/document.ts";
-import { drawSignature, launchBrowser, screenshot } from "./support/browser.ts";
+import { drawSignature, editorBlock, launchBrowser, screenshot, watchPage } from "./support/browser.ts";
 import { startReceiver } from "./support/receiver.ts";
 import { apiClient, startTestSystem, type TestSystem } from "./support/system.ts";
 
@@ -36,18 +36,7 @@ after(async () => {
   await sys?.stop();
 });
 
-/** Fails the test on any script error or failed request the page logs. */
-function watch(page: Page): string[] {
-  const problems: string[] = [];
-  page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
-  page.on("console", (msg) => {
-    // A 401 from /session checks and refused keys, and a 400 for a refused password, are expected; anything else is a problem.
-    if (msg.type() === "error" && !/status of 40[0134]/.test(msg.text())) problems.push(`console: ${msg.text()}`);
-  });
-  return problems;
-}
 
-const block = (page: Page, index: number) => page.locator(`[data-block-index="${index}"]`);
 
 /** Saves the editor and waits until it says Saved. */
 async function save(page: Page) {
@@ -90,7 +79,8 @@ describe("the app in Chromium: one person's journey", () => {
     context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: sys.url });
     page = await context.newPage();
-    problems = watch(page);
+    // 401 from /session checks and refused keys, 400 for a refused password, 403/404 the journey provokes.
+    problems = watchPage(page, [400, 401, 403, 404]);
   });
   after(async () => {
     await context?.close();
@@ -143,7 +133,7 @@ describe("the app in Chromium: one person's journey", () => {
     const last = plan.length - 1;
     const focusedOn = (label: string) =>
       page.waitForFunction((l) => document.activeElement?.getAttribute("aria-label") === l, label, { timeout: 5_000 });
-    await block(page, last).getByRole("button", { name: `Move block ${last + 1} up` }).click();
+    await editorBlock(page, last).getByRole("button", { name: `Move block ${last + 1} up` }).click();
     // Focus follows the moved block's "up" button, so the keyboard carries on from there.
     await focusedOn(`Move block ${last} up`);
     await page.keyboard.press("Enter");
@@ -154,7 +144,7 @@ describe("the app in Chromium: one person's journey", () => {
     assert.deepEqual(types, plan.map((b) => b.type), "the paragraph now sits before the page break");
 
     for (const [i, b] of plan.entries()) {
-      const card = block(page, i);
+      const card = editorBlock(page, i);
       if (b.question) await card.getByLabel("Question").fill(b.question);
       if (b.text) await card.getByLabel(b.type === "HEADING" ? "Heading text" : "Paragraph text").fill(b.text);
       if (b.options) {
@@ -163,10 +153,10 @@ describe("the app in Chromium: one person's journey", () => {
       }
     }
     // The name question: required, and its column renamed.
-    await block(page, 1).getByLabel("Required").check();
-    await block(page, 1).getByLabel("Field name").fill("full_name");
-    await block(page, 4).getByLabel("Smallest answer").fill("0");
-    await block(page, 11).getByLabel("Steps").selectOption("5");
+    await editorBlock(page, 1).getByLabel("Required").check();
+    await editorBlock(page, 1).getByLabel("Field name").fill("full_name");
+    await editorBlock(page, 4).getByLabel("Smallest answer").fill("0");
+    await editorBlock(page, 11).getByLabel("Steps").selectOption("5");
 
     await page.getByRole("button", { name: "Add hidden field" }).click();
     assert.equal(await page.getByLabel("Hidden field 1 name").inputValue(), "utm_source");
@@ -226,7 +216,7 @@ describe("the app in Chromium: one person's journey", () => {
     const respondent = await browser.newContext();
     try {
       const r = await respondent.newPage();
-      const rProblems = watch(r);
+      const rProblems = watchPage(r, [400, 401, 403, 404]);
       await r.goto(`${sys.url}/f/${formId}?utm_source=newsletter`);
       await r.getByLabel("Your full name").fill("Ada Lovelace");
       await r.getByLabel("Email address", { exact: true }).fill("ada@example.com");

@@ -44,3 +44,20 @@ export async function drawSignature(page: Page, steps = 4): Promise<void> {
   }
   await page.mouse.up();
 }
+
+/**
+ * The script errors and failed requests a page logs, collected for a test to assert empty; a request
+ * failing with one of `expectedStatuses` (e.g. the first session check's 401) is not a problem.
+ */
+export function watchPage(page: Page, expectedStatuses: number[]): string[] {
+  const problems: string[] = [];
+  page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
+  page.on("console", (msg) => {
+    const status = /status of (\d{3})/.exec(msg.text())?.[1];
+    if (msg.type() === "error" && !(status && expectedStatuses.includes(Number(status)))) problems.push(`console: ${msg.text()}`);
+  });
+  return problems;
+}
+
+/** The editor's block at `index`. */
+export const editorBlock = (page: Page, index: number) => page.locator(`[data-block-index="${index}"]`);
