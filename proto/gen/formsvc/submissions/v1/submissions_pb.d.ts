@@ -599,6 +599,188 @@ export declare type CalculatedFieldProblem = Message<"formsvc.submissions.v1.Cal
 export declare const CalculatedFieldProblemSchema: GenMessage<CalculatedFieldProblem>;
 
 /**
+ * @generated from message formsvc.submissions.v1.SummarizeResponsesRequest
+ */
+export declare type SummarizeResponsesRequest = Message<"formsvc.submissions.v1.SummarizeResponsesRequest"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+
+  /**
+   * Only responses submitted at or after since and before until.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 2;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp until = 3;
+   */
+  until?: Timestamp | undefined;
+
+  /**
+   * Only responses with an answer containing this text (case-insensitive; a choice matches by its
+   * option's text); empty: all.
+   *
+   * @generated from field: string search = 4;
+   */
+  search: string;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.SummarizeResponsesRequest.
+ * Use `create(SummarizeResponsesRequestSchema)` to create a new message.
+ */
+export declare const SummarizeResponsesRequestSchema: GenMessage<SummarizeResponsesRequest>;
+
+/**
+ * @generated from message formsvc.submissions.v1.SummarizeResponsesResponse
+ */
+export declare type SummarizeResponsesResponse = Message<"formsvc.submissions.v1.SummarizeResponsesResponse"> & {
+  /**
+   * Completed responses that match.
+   *
+   * @generated from field: int64 responses = 1;
+   */
+  responses: bigint;
+
+  /**
+   * @generated from field: repeated formsvc.submissions.v1.QuestionSummary questions = 2;
+   */
+  questions: QuestionSummary[];
+
+  /**
+   * Matching responses by the day (UTC) they were submitted, oldest first.
+   *
+   * @generated from field: repeated formsvc.submissions.v1.ValueCount submitted_by_day = 3;
+   */
+  submittedByDay: ValueCount[];
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.SummarizeResponsesResponse.
+ * Use `create(SummarizeResponsesResponseSchema)` to create a new message.
+ */
+export declare const SummarizeResponsesResponseSchema: GenMessage<SummarizeResponsesResponse>;
+
+/**
+ * @generated from message formsvc.submissions.v1.QuestionSummary
+ */
+export declare type QuestionSummary = Message<"formsvc.submissions.v1.QuestionSummary"> & {
+  /**
+   * The question's key, type and label in the current version.
+   *
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * @generated from field: string type = 2;
+   */
+  type: string;
+
+  /**
+   * @generated from field: string label = 3;
+   */
+  label: string;
+
+  /**
+   * Its answer shape (form-document's question types): text, number, steps, option, options, uploads.
+   *
+   * @generated from field: string shape = 4;
+   */
+  shape: string;
+
+  /**
+   * Responses that answered it.
+   *
+   * @generated from field: int64 answered = 5;
+   */
+  answered: bigint;
+
+  /**
+   * option/options: per option id (those of the current version first, in its order, then any other
+   * id answered); steps: per step from 1; text of calendar dates: per day, oldest first.
+   *
+   * @generated from field: repeated formsvc.submissions.v1.ValueCount counts = 6;
+   */
+  counts: ValueCount[];
+
+  /**
+   * number: over the answers.
+   *
+   * @generated from field: optional double min = 7;
+   */
+  min?: number | undefined;
+
+  /**
+   * @generated from field: optional double median = 8;
+   */
+  median?: number | undefined;
+
+  /**
+   * @generated from field: optional double max = 9;
+   */
+  max?: number | undefined;
+
+  /**
+   * @generated from field: optional double mean = 10;
+   */
+  mean?: number | undefined;
+
+  /**
+   * text (not dates): the latest answers, newest first.
+   *
+   * @generated from field: repeated string latest = 11;
+   */
+  latest: string[];
+
+  /**
+   * uploads: files attached.
+   *
+   * @generated from field: int64 files = 12;
+   */
+  files: bigint;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.QuestionSummary.
+ * Use `create(QuestionSummarySchema)` to create a new message.
+ */
+export declare const QuestionSummarySchema: GenMessage<QuestionSummary>;
+
+/**
+ * @generated from message formsvc.submissions.v1.ValueCount
+ */
+export declare type ValueCount = Message<"formsvc.submissions.v1.ValueCount"> & {
+  /**
+   * An option id, a step, or a day (YYYY-MM-DD).
+   *
+   * @generated from field: string value = 1;
+   */
+  value: string;
+
+  /**
+   * The option's text in the current version, when the value is an option id it has.
+   *
+   * @generated from field: string label = 2;
+   */
+  label: string;
+
+  /**
+   * @generated from field: int64 count = 3;
+   */
+  count: bigint;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.ValueCount.
+ * Use `create(ValueCountSchema)` to create a new message.
+ */
+export declare const ValueCountSchema: GenMessage<ValueCount>;
+
+/**
  * @generated from message formsvc.submissions.v1.ReadFileRequest
  */
 export declare type ReadFileRequest = Message<"formsvc.submissions.v1.ReadFileRequest"> & {
@@ -858,6 +1040,18 @@ export declare const SubmissionsService: GenService<{
     methodKind: "unary";
     input: typeof ListCalculatedFieldProblemsRequestSchema;
     output: typeof ListCalculatedFieldProblemsResponseSchema;
+  },
+  /**
+   * Caller: the form's completed responses summed up per question of its current version, counted in
+   * the database (any number of responses): choices and ratings by option/step, numbers' min, median and
+   * max, dates by day, the latest text answers.
+   *
+   * @generated from rpc formsvc.submissions.v1.SubmissionsService.SummarizeResponses
+   */
+  summarizeResponses: {
+    methodKind: "unary";
+    input: typeof SummarizeResponsesRequestSchema;
+    output: typeof SummarizeResponsesResponseSchema;
   },
   /**
    * Gateway: a stored file, once the gateway has checked the link's signature: its bytes (local
