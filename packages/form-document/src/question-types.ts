@@ -30,6 +30,8 @@ export interface QuestionType {
   expected?: string;
   /** Text: the form a value must have, and the problem when it has not. */
   format?: { valid(value: string): boolean; problem: string };
+  /** Text: every value is a calendar date (YYYY-MM-DD), so results count answers by day. */
+  calendarDates?: true;
   /** Uploads: at most this many in one answer. */
   maxUploads?: number;
   /** The editor offers a placeholder for the empty input. */
@@ -98,6 +100,7 @@ export const questionTypes = {
     answer: "text",
     expected: "a date (YYYY-MM-DD)",
     format: { valid: isValidDate, problem: "must be a date (YYYY-MM-DD)" },
+    calendarDates: true,
     sample: "2026-01-15",
   },
   MULTIPLE_CHOICE: { answer: "option" },
