@@ -72,6 +72,7 @@ describe("the OpenAPI document in integrators' tools", () => {
       status: "draft",
       document: { blocks: [{ id: "b1", key: "q", type: "SHORT_TEXT", question: "Name" }] },
       settings: { branding: true, closedMessage: "Closed", redirectUrl: null, submitLabel: "Submit", showProgressBar: true, saveProgress: true,
+        closesAt: null, responseLimit: null, honeypot: true, submissionsPerMinute: null,
         notifications: { owner: false, members: [], receiptQuestionId: null } },
       version: 0,
       responseCount: 0,

@@ -57,6 +57,7 @@ export {
   formSettingsPatchSchema,
   formSettingsSchema,
   resolveSettings,
+  isPastClosingDate,
   sendsNotifications,
   type FormSettings,
   type NotificationSettings,

@@ -7,6 +7,7 @@ import {
   defaultSettings,
   formSettingsPatchSchema,
   formSettingsSchema,
+  isPastClosingDate,
   resolveSettings,
   sendsNotifications,
 } from "./settings.ts";
@@ -19,6 +20,10 @@ test("full settings take their defaults", () => {
     submitLabel: "Submit",
     showProgressBar: true,
     saveProgress: true,
+    closesAt: null,
+    responseLimit: null,
+    honeypot: true,
+    submissionsPerMinute: null,
     notifications: { owner: false, members: [], receiptQuestionId: null },
   });
   assert.deepEqual(formSettingsSchema.parse({}), { ...defaultSettings });
@@ -66,10 +71,14 @@ test("the patch schema converts to JSON Schema", () => {
   assert.deepEqual(Object.keys(json.properties).sort(), [
     "branding",
     "closedMessage",
+    "closesAt",
+    "honeypot",
     "notifications",
     "redirectUrl",
+    "responseLimit",
     "saveProgress",
     "showProgressBar",
+    "submissionsPerMinute",
     "submitLabel",
   ]);
 });
@@ -87,4 +96,20 @@ test("notifications: off by default, given whole in a patch, validated", () => {
   assert.match(patchError({ notifications: { members: Array.from({ length: 21 }, (_, i) => `m${i}@example.com`) } }), /^settings\.notifications\.members: /);
   assert.equal(patchError({ notifications: { cc: "x@example.com" } }), "settings.notifications.cc: unknown property");
   assert.deepEqual(resolveSettings({ notifications: { owner: 1 } }).notifications, defaultSettings.notifications, "stored values no longer valid take the default");
+});
+
+test("form controls: a closing date, a response limit, the honeypot and a rate, validated", () => {
+  const patch = formSettingsPatchSchema.parse({ closesAt: "2027-01-31T17:00:00+01:00", responseLimit: 5, honeypot: false, submissionsPerMinute: 30 });
+  const next = applySettingsPatch({ ...defaultSettings }, patch);
+  assert.deepEqual([next.closesAt, next.responseLimit, next.honeypot, next.submissionsPerMinute], ["2027-01-31T17:00:00+01:00", 5, false, 30]);
+  assert.match(patchError({ closesAt: "next friday" }), /^settings\.closesAt: must be an ISO 8601 date-time/);
+  assert.match(patchError({ responseLimit: 0 }), /^settings\.responseLimit: /);
+  assert.match(patchError({ responseLimit: 2.5 }), /^settings\.responseLimit: /);
+  assert.match(patchError({ submissionsPerMinute: 0 }), /^settings\.submissionsPerMinute: /);
+  assert.equal(formSettingsPatchSchema.safeParse({ closesAt: null, responseLimit: null, submissionsPerMinute: null }).success, true);
+
+  const closing = { closesAt: "2027-01-31T16:00:00Z" };
+  assert.equal(isPastClosingDate(closing, new Date("2027-01-31T15:59:59Z")), false);
+  assert.equal(isPastClosingDate(closing, new Date("2027-01-31T16:00:00Z")), true);
+  assert.equal(isPastClosingDate({ closesAt: null }, new Date("2999-01-01T00:00:00Z")), false);
 });

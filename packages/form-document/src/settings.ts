@@ -13,6 +13,27 @@ const fields = {
   submitLabel: z.string().min(1).max(60).regex(/\S/, "must not be blank").describe("Label of the submit button."),
   showProgressBar: z.boolean().describe("Whether a multi-page form shows a progress bar."),
   saveProgress: z.boolean().describe("Whether answers are saved as a partial response between pages."),
+  closesAt: z.iso
+    .datetime({ offset: true, error: "must be an ISO 8601 date-time, e.g. 2027-01-31T17:00:00Z" })
+    .nullable()
+    .describe("When the form stops taking responses (ISO 8601 date-time); from then on it answers as a closed form. null: no date."),
+  responseLimit: z
+    .number()
+    .int()
+    .min(1)
+    .max(2_147_483_647)
+    .nullable()
+    .describe("Completed responses the form takes at most; past them it answers as a closed form (deleting responses makes room again). null: no limit."),
+  honeypot: z
+    .boolean()
+    .describe("Whether the hosted page carries a field hidden from people: a submission that fills it is answered like a success but not stored."),
+  submissionsPerMinute: z
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .nullable()
+    .describe("Responses and uploads the hosted form admits a minute from everyone together (a sliding minute); more are answered 429 with Retry-After. null: no limit of the form's own."),
   notifications: z
     .strictObject({
       owner: z.boolean().default(false).describe("Email the workspace's owner each completed response."),
@@ -46,6 +67,10 @@ export type FormSettings = {
   submitLabel: string;
   showProgressBar: boolean;
   saveProgress: boolean;
+  closesAt: string | null;
+  responseLimit: number | null;
+  honeypot: boolean;
+  submissionsPerMinute: number | null;
   notifications: NotificationSettings;
 };
 
@@ -56,6 +81,10 @@ export const defaultSettings: Readonly<FormSettings> = Object.freeze({
   submitLabel: "Submit",
   showProgressBar: true,
   saveProgress: true,
+  closesAt: null,
+  responseLimit: null,
+  honeypot: true,
+  submissionsPerMinute: null,
   notifications: Object.freeze({ owner: false, members: Object.freeze([]), receiptQuestionId: null }),
 });
 
@@ -63,6 +92,11 @@ export const defaultSettings: Readonly<FormSettings> = Object.freeze({
 export function sendsNotifications(settings: Pick<FormSettings, "notifications">): boolean {
   const { owner, members, receiptQuestionId } = settings.notifications;
   return owner || members.length > 0 || receiptQuestionId !== null;
+}
+
+/** Whether the form's closing date has come (`closesAt` at or before `now`). */
+export function isPastClosingDate(settings: Pick<FormSettings, "closesAt">, now: Date): boolean {
+  return settings.closesAt !== null && Date.parse(settings.closesAt) <= now.getTime();
 }
 
 /** The full settings of a form; absent values take their defaults. Unknown properties are dropped. */
@@ -74,6 +108,10 @@ export const formSettingsSchema = z
     submitLabel: fields.submitLabel.default(defaultSettings.submitLabel),
     showProgressBar: fields.showProgressBar.default(defaultSettings.showProgressBar),
     saveProgress: fields.saveProgress.default(defaultSettings.saveProgress),
+    closesAt: fields.closesAt.default(defaultSettings.closesAt),
+    responseLimit: fields.responseLimit.default(defaultSettings.responseLimit),
+    honeypot: fields.honeypot.default(defaultSettings.honeypot),
+    submissionsPerMinute: fields.submissionsPerMinute.default(defaultSettings.submissionsPerMinute),
     notifications: fields.notifications.default({ ...defaultSettings.notifications, members: [] }),
   })
   .describe("The form's settings.");
@@ -87,6 +125,10 @@ export const formSettingsPatchSchema = z
     submitLabel: fields.submitLabel.optional(),
     showProgressBar: fields.showProgressBar.optional(),
     saveProgress: fields.saveProgress.optional(),
+    closesAt: fields.closesAt.optional(),
+    responseLimit: fields.responseLimit.optional(),
+    honeypot: fields.honeypot.optional(),
+    submissionsPerMinute: fields.submissionsPerMinute.optional(),
     notifications: fields.notifications.optional(),
   })
   .meta({

@@ -628,6 +628,10 @@ export interface components {
          *         "submitLabel": "Submit",
          *         "showProgressBar": true,
          *         "saveProgress": true,
+         *         "closesAt": null,
+         *         "responseLimit": null,
+         *         "honeypot": true,
+         *         "submissionsPerMinute": null,
          *         "notifications": {
          *           "owner": false,
          *           "members": [],
@@ -997,6 +1001,26 @@ export interface components {
              * @default true
              */
             saveProgress: boolean;
+            /**
+             * @description When the form stops taking responses (ISO 8601 date-time); from then on it answers as a closed form. null: no date.
+             * @default null
+             */
+            closesAt: string | null;
+            /**
+             * @description Completed responses the form takes at most; past them it answers as a closed form (deleting responses makes room again). null: no limit.
+             * @default null
+             */
+            responseLimit: number | null;
+            /**
+             * @description Whether the hosted page carries a field hidden from people: a submission that fills it is answered like a success but not stored.
+             * @default true
+             */
+            honeypot: boolean;
+            /**
+             * @description Responses and uploads the hosted form admits a minute from everyone together (a sliding minute); more are answered 429 with Retry-After. null: no limit of the form's own.
+             * @default null
+             */
+            submissionsPerMinute: number | null;
             /**
              * @description Emails sent for each completed response (never for partial saves), after the response is stored. Given whole in a patch: absent properties take their defaults.
              * @default {
@@ -2108,6 +2132,14 @@ export interface operations {
                         showProgressBar?: boolean;
                         /** @description Whether answers are saved as a partial response between pages. */
                         saveProgress?: boolean;
+                        /** @description When the form stops taking responses (ISO 8601 date-time); from then on it answers as a closed form. null: no date. */
+                        closesAt?: string | null;
+                        /** @description Completed responses the form takes at most; past them it answers as a closed form (deleting responses makes room again). null: no limit. */
+                        responseLimit?: number | null;
+                        /** @description Whether the hosted page carries a field hidden from people: a submission that fills it is answered like a success but not stored. */
+                        honeypot?: boolean;
+                        /** @description Responses and uploads the hosted form admits a minute from everyone together (a sliding minute); more are answered 429 with Retry-After. null: no limit of the form's own. */
+                        submissionsPerMinute?: number | null;
                         /** @description Emails sent for each completed response (never for partial saves), after the response is stored. Given whole in a patch: absent properties take their defaults. */
                         notifications?: {
                             /**

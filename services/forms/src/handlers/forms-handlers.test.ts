@@ -108,6 +108,10 @@ describe("CreateForm", () => {
       submitLabel: "Submit",
       showProgressBar: true,
       saveProgress: true,
+      closesAt: null,
+      responseLimit: null,
+      honeypot: true,
+      submissionsPerMinute: null,
       notifications: { owner: false, members: [], receiptQuestionId: null },
     });
     assert.ok(form.createdAt && form.updatedAt);
