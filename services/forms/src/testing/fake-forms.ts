@@ -16,6 +16,8 @@ export interface FakeForm {
   versions: object[];
   trashed: boolean;
   responseCount: number;
+  /** The form's stored settings (absent ones take their defaults where they are read). */
+  settings?: JsonObject;
 }
 
 type Method = "getForm" | "getPublicForm" | "getFormVersion" | "adjustResponseCount";
@@ -112,5 +114,6 @@ function formMessage(form: FakeForm) {
     document: form.versions.at(-1) as JsonObject,
     version: form.versions.length,
     responseCount: BigInt(form.responseCount),
+    settings: form.settings ?? {},
   });
 }

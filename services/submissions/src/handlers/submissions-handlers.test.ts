@@ -455,6 +455,36 @@ describe("SaveResponse: form status and versions", () => {
     await rejectsWith(save(form.id, { responseId: partial.responseId, completed: true }), Code.FailedPrecondition, "this form is closed");
   });
 
+  it("answers a form past its closing date as a closed form", async () => {
+    const form = addForm({ settings: { closesAt: new Date(clock + 60_000).toISOString() } });
+    const partial = await save(form.id, { answers: { q_name: "before" } });
+    clock += 60_000;
+    await rejectsWith(save(form.id, { answers: { q_name: "x" }, completed: true }), Code.FailedPrecondition, "this form is closed");
+    await rejectsWith(save(form.id, { responseId: partial.responseId, completed: true }), Code.FailedPrecondition, "this form is closed");
+    await rejectsWith(upload(form.id, "x"), Code.FailedPrecondition, "this form is closed");
+  });
+
+  it("takes exactly responseLimit completed responses, however many complete at once; partial saves go on", async () => {
+    const form = addForm({ settings: { responseLimit: 5 } });
+    const partial = await save(form.id, { answers: { q_name: "later" } });
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => save(form.id, { answers: { q_name: `r${i}` }, completed: true })),
+    );
+    assert.equal(outcomes.filter((o) => o.status === "fulfilled").length, 5);
+    for (const o of outcomes) {
+      if (o.status === "rejected") assert.deepEqual([ConnectError.from(o.reason).code, ConnectError.from(o.reason).rawMessage], [Code.FailedPrecondition, "this form is closed"]);
+    }
+    const stored = await client.listSubmissions({ formId: form.id, filter: SubmissionFilter.COMPLETED, limit: 50 }, ada);
+    assert.equal(stored.submissions.length, 5);
+    await rejectsWith(save(form.id, { responseId: partial.responseId, completed: true }), Code.FailedPrecondition, "this form is closed");
+    assert.equal((await save(form.id, { responseId: partial.responseId, answers: { q_name: "still saved" } })).completed, false);
+
+    // Deleting a response makes room for one more.
+    await client.deleteSubmission({ formId: form.id, submissionId: stored.submissions[0].id }, ada);
+    assert.equal((await save(form.id, { responseId: partial.responseId, completed: true })).completed, true);
+    await rejectsWith(save(form.id, { answers: { q_name: "one more" }, completed: true }), Code.FailedPrecondition, "this form is closed");
+  });
+
   it("records the version the respondent saw and labels answers as in that version", async () => {
     const v1: FormDocument = { blocks: [{ id: "q", key: "q", type: "SHORT_TEXT", question: "Old question" }] };
     const v2: FormDocument = {

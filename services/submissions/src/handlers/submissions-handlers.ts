@@ -1,14 +1,16 @@
 import { create, fromBinary, fromJson, toBinary, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate, ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
-import { LockMode, type FilterQuery } from "@mikro-orm/core";
+import { LockMode, type EntityManager, type FilterQuery } from "@mikro-orm/core";
 import {
   answerPath,
   answerProblem,
   describeProblems,
   isChoiceBlock,
   isInputBlock,
+  isPastClosingDate,
   maxUploadBytes,
+  resolveSettings,
   respondentCountryQuestion,
   takesUploads,
   validateAnswers,
@@ -36,6 +38,7 @@ import type { StoredAnswers, StoredFile } from "../answers/stored-answer.ts";
 import { countryAnswer, normalizeCountry } from "../answers/country.ts";
 import { createCalculatedFieldsPool, type CalculatedFieldsPool } from "../calculated-fields-pool.ts";
 import { problemsOf } from "../calculated-field-problems.ts";
+import { summarizeResponses } from "../summary/response-summary.ts";
 import { coalescedAdjustments } from "../response-counts.ts";
 import { createCompletionNotifier, type CompletionNotifier } from "../outbox/completion-notifier.ts";
 import { outboxColumns, outboxParams, outboxRow, type OutboxRow } from "../outbox/outbox-rows.ts";
@@ -82,6 +85,8 @@ interface FormVersionInfo {
 }
 
 const formNotFound = () => new ConnectError("form not found", Code.NotFound);
+/** What a closed form answers: closed by its owner, past its closing date or its response limit. */
+const formClosed = () => new ConnectError("this form is closed", Code.FailedPrecondition);
 const submissionNotFound = () => new ConnectError("submission not found", Code.NotFound);
 const fileNotFound = () => new ConnectError("file not found", Code.NotFound);
 /** How long a presigned download URL of the object store stays valid (ReadFile): 5 minutes. */
@@ -256,14 +261,18 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
     while (versions.size > versionCacheSize) versions.delete(versions.keys().next().value!);
   }
 
-  /** The form as respondents see it, when it takes responses: published. Closed: FAILED_PRECONDITION. */
+  /**
+   * The form as respondents see it, when it takes responses: published and before its closing date.
+   * Closed: FAILED_PRECONDITION.
+   */
   async function openForm(formId: string): Promise<Form> {
     if (!formId) throw formNotFound();
     const res = await forms.getPublicForm({ id: formId }).catch((err: unknown) => upstreamFailure("forms", err, { logger }));
     const form = res.form;
     if (!form || form.id !== formId) throw formNotFound();
-    if (form.status === FormStatus.CLOSED) throw new ConnectError("this form is closed", Code.FailedPrecondition);
+    if (form.status === FormStatus.CLOSED) throw formClosed();
     if (form.status !== FormStatus.PUBLISHED) throw formNotFound();
+    if (isPastClosingDate(resolveSettings(form.settings), now())) throw formClosed();
     // The current version of a published form is final: edits make a new one.
     remember(formId, { workspaceId: form.workspaceId, version: form.version, document: form.document as unknown as FormDocument });
     return form;
@@ -434,6 +443,24 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
     return answer;
   }
 
+  /**
+   * Holds the form's response limit for the rest of the transaction: completions of a limited form take
+   * a transaction-scoped advisory lock on it, one at a time, and count its completed responses after the
+   * one before them committed; at the limit the form answers as closed. Exact however many complete at once.
+   */
+  async function holdResponseLimit(em: EntityManager, formId: string, limit: number): Promise<void> {
+    const connection = em.getConnection();
+    const transaction = em.getTransactionContext();
+    await connection.execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`response-limit:${formId}`], "all", transaction);
+    const [row] = await connection.execute<{ completed: number }[]>(
+      `select count(*)::int as "completed" from ${responsesTable} where "form_id" = ? and "completed"`,
+      [formId],
+      "all",
+      transaction,
+    );
+    if (row.completed >= limit) throw formClosed();
+  }
+
   /** After a completion committed: wake the relay or stream, count it. */
   async function completed(formId: string): Promise<void> {
     completions.notify();
@@ -465,6 +492,8 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       }
       const { document, workspaceId } = await versionOf(form, version);
       const country = normalizeCountry(req.country);
+      // A completion of a form with a response limit is counted against it in the transaction below.
+      const responseLimit = req.completed ? resolveSettings(form.settings).responseLimit : null;
       const blobsToRemove: string[] = [];
 
       // A new response's answers are checked once, here; a continued one's in the transaction, against
@@ -486,7 +515,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
           })
         : {};
       if (checkedNew) Object.assign(checkedNew.answers, calculated);
-      if (checkedNew && checkedNew.uploads.size === 0) {
+      if (checkedNew && checkedNew.uploads.size === 0 && responseLimit === null) {
         const at = now();
         const response: Response = {
           id: newId(),
@@ -511,6 +540,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       }
 
       const result = await orm.em.fork().transactional(async (em) => {
+        if (responseLimit !== null) await holdResponseLimit(em, form.id, responseLimit);
         const at = now();
         let response: Response | null = null;
         if (req.responseId) {
@@ -722,6 +752,17 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
         [req.formId],
       )) as { files: string; bytes: string }[];
       return { files: BigInt(row.files), bytes: BigInt(row.bytes), quotaBytes: BigInt(quotas.formQuotaBytes) };
+    },
+
+    async summarizeResponses(req, ctx) {
+      if (!req.formId) throw formNotFound();
+      const { form } = await forms.getForm({ id: req.formId }, asCaller(requireCaller(ctx))).catch((err: unknown) => upstreamFailure("forms", err, { logger }));
+      return summarizeResponses(orm.em.fork(), responsesTable, form!.document as unknown as FormDocument, {
+        formId: req.formId,
+        since: req.since && timestampDate(req.since),
+        until: req.until && timestampDate(req.until),
+        search: req.search,
+      });
     },
 
     async listCalculatedFieldProblems(req, ctx) {
