@@ -45,6 +45,11 @@ export interface Config {
   responseRatePerIp: number;
   /** Interface the RPC services listen on: 127.0.0.1 on one machine, 0.0.0.0 in a cluster. */
   listenHost: string;
+  /**
+   * API_KEY_CACHE: identity keeps verified API keys in memory, dropped on every replica by Postgres
+   * notices when a key or its user changes (on by default; `off` reads the database on every request).
+   */
+  apiKeyCache: boolean;
   /** Addresses of the internal RPC services. */
   services: Record<ServiceName, string>;
 }
@@ -253,6 +258,7 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom: value(env, "MAIL_FROM") ?? defaultMailFrom(value(env, "PUBLIC_URL")),
     responseRatePerIp: positiveInt(env, "RESPONSE_RATE_PER_IP", defaultResponseRatePerIp),
     listenHost: value(env, "LISTEN_HOST") ?? "127.0.0.1",
+    apiKeyCache: bool(env, "API_KEY_CACHE", true),
     services,
   };
 }

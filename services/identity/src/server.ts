@@ -1,5 +1,7 @@
 import { mailSettingsOf, mailTransport, startMailWorker } from "@formsvc/platform/mail.ts";
+import { listenForNotices } from "@formsvc/platform/pg-notices.ts";
 import { runDatabaseService } from "@formsvc/platform/service-main.ts";
+import { ApiKeyCache, apiKeyChangesChannel } from "./api-key-cache.ts";
 import { entities } from "./entities/index.ts";
 import { createIdentityHandlers, routes } from "./handlers/identity-handlers.ts";
 import { sweepIdempotencyKeys } from "./idempotency.ts";
@@ -11,7 +13,19 @@ const sweepIntervalMs = 60 * 60 * 1000;
 await runDatabaseService("identity", { schema: "identity", entities, migrations }, ({ orm, logger, config }) => {
   // Password resets, email verifications and invitations go out from identity's outbox.
   const mail = startMailWorker({ orm, transport: mailTransport(mailSettingsOf(config)), logger });
-  const handlers = createIdentityHandlers({ orm, publicUrl: config.publicUrl, mailWritten: mail.wake });
+  // Verified API keys are held only while the notices that revoke them are listened for.
+  const apiKeyCache = config.apiKeyCache ? new ApiKeyCache() : undefined;
+  const notices =
+    apiKeyCache &&
+    listenForNotices({
+      databaseUrl: config.databaseUrl!,
+      channel: apiKeyChangesChannel,
+      logger,
+      onNotice: (notice) => apiKeyCache.revoke(notice),
+      onListening: () => apiKeyCache.listening(),
+      onLost: () => apiKeyCache.lost(),
+    });
+  const handlers = createIdentityHandlers({ orm, publicUrl: config.publicUrl, mailWritten: mail.wake, apiKeyCache });
   const sweep = setInterval(() => {
     sweepIdempotencyKeys(orm, new Date()).then(
       (keys) => keys > 0 && logger.info({ keys }, "expired idempotency keys swept"),
@@ -22,6 +36,7 @@ await runDatabaseService("identity", { schema: "identity", entities, migrations 
     routes: (router) => routes(router, handlers),
     close: async () => {
       clearInterval(sweep);
+      await notices?.stop();
       await mail.stop();
     },
   };

@@ -50,6 +50,7 @@ describe("migrations", () => {
       "Migration20261223000000_idempotency_keys",
       "Migration20261228000000_mail_and_email_links",
       "Migration20261230000000_workspace_roles",
+      "Migration20261231000000_api_key_change_notices",
     ]);
   });
 });

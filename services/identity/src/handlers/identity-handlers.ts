@@ -23,7 +23,8 @@ import {
   type User as UserMessage,
   type Workspace as WorkspaceMessage,
 } from "@formsvc/proto/identity/v1/identity_pb.js";
-import { apiKeyMatches, apiKeyPrefix, generateApiKey, hashSecret, isWellFormedApiKey } from "../api-keys.ts";
+import { apiKeyMatches, apiKeyPrefix, digestsEqual, generateApiKey, hashSecret, isWellFormedApiKey, secretDigest } from "../api-keys.ts";
+import type { ApiKeyCache, VerifiedApiKey } from "../api-key-cache.ts";
 import { beginIdempotency, completeIdempotency, type IdempotencyClaim } from "../idempotency.ts";
 import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from "../passwords.ts";
 import { invitationMail, linkLifetimeMs, linkUrl, passwordResetMail, verificationMail, type LinkPurpose } from "../mails.ts";
@@ -50,6 +51,8 @@ export interface IdentityHandlerDeps {
   publicUrl: string;
   /** Told when mail was written to the outbox, so it goes now rather than at the next poll. */
   mailWritten?: () => void;
+  /** Verified keys held in memory; without it every AuthenticateApiKey reads the database. */
+  apiKeyCache?: ApiKeyCache;
 }
 
 export type IdentityHandlers = ServiceImpl<typeof IdentityService>;
@@ -187,6 +190,34 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
       [hashSecret(token), purpose, now()],
     );
     return row;
+  }
+
+  /**
+   * The key from the database, offered to the cache; UNAUTHENTICATED when no stored hash matches. One
+   * read-only query (the keys with this prefix joined to their user), without the ORM's unit of work.
+   */
+  async function readApiKey(key: string, cache: ApiKeyCache | undefined): Promise<VerifiedApiKey> {
+    const generation = cache?.generation;
+    const candidates = await fork().execute<ApiKeyUserRow[]>(
+      `select k.id, k.key_hash, k.last_used_at, u.id as user_id, u.email, u.name, u.created_at
+         from ${table(ApiKeyEntity)} k join ${table(UserEntity)} u on u.id = k.user_id
+        where k.prefix = ?`,
+      [apiKeyPrefix(key)],
+    );
+    let match: ApiKeyUserRow | undefined;
+    for (const candidate of candidates) {
+      if (apiKeyMatches(key, candidate.key_hash)) match = candidate;
+    }
+    if (!match) throw invalidApiKey();
+    const user = { id: match.user_id, email: match.email, name: match.name, createdAt: new Date(match.created_at) } as User;
+    const verified: VerifiedApiKey = {
+      apiKeyId: match.id,
+      keyHash: match.key_hash,
+      user: toUserMessage(user),
+      lastUsedAt: match.last_used_at === null ? null : new Date(match.last_used_at),
+    };
+    if (cache && generation !== undefined) cache.remember(verified, generation);
+    return verified;
   }
 
   /** Runs `work` in a transaction of a fork, then tells the mail worker when it committed mail. */
@@ -570,40 +601,31 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
       const where = actor === operator ? { id: req.id } : { id: req.id, userId: actor };
       const deleted = await fork().nativeDelete(ApiKeyEntity, where);
       if (deleted === 0) throw apiKeyNotFound();
+      // This replica refuses the key before answering; the others when the delete's notice reaches them.
+      deps.apiKeyCache?.forgetKey(req.id);
       return {};
     },
 
     async authenticateApiKey(req) {
       const key = req.key;
       if (!isWellFormedApiKey(key)) throw invalidApiKey();
-      const em = fork();
-      // Always read the database: a deleted key is refused on the next request, on every replica.
-      // One read-only query (the keys with this prefix joined to their user), without the ORM's unit
-      // of work: this runs on every API request.
-      const candidates = await em.execute<ApiKeyUserRow[]>(
-        `select k.id, k.key_hash, k.last_used_at, u.id as user_id, u.email, u.name, u.created_at
-           from ${table(ApiKeyEntity)} k join ${table(UserEntity)} u on u.id = k.user_id
-          where k.prefix = ?`,
-        [apiKeyPrefix(key)],
-      );
-      let match: ApiKeyUserRow | undefined;
-      for (const candidate of candidates) {
-        if (apiKeyMatches(key, candidate.key_hash)) match = candidate;
-      }
-      if (!match) throw invalidApiKey();
-      const user = { id: match.user_id, email: match.email, name: match.name, createdAt: new Date(match.created_at) } as User;
-      const lastUsedAt = match.last_used_at === null ? null : new Date(match.last_used_at);
+      const digest = secretDigest(key);
+      const cache = deps.apiKeyCache;
+      // A held key was read while this replica listened for its revocation, and is dropped by it.
+      const held = cache?.lookup(digest.toString("hex"));
+      const verified = held && digestsEqual(digest, held.keyHash) ? held : await readApiKey(key, cache);
       const at = now();
       const staleBefore = new Date(at.getTime() - lastUsedResolutionMs);
-      if (!lastUsedAt || lastUsedAt <= staleBefore) {
+      if (!verified.lastUsedAt || verified.lastUsedAt <= staleBefore) {
         // Conditional, so replicas racing on the same key write once.
-        await em.nativeUpdate(
+        await fork().nativeUpdate(
           ApiKeyEntity,
-          { id: match.id, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lte: staleBefore } }] },
+          { id: verified.apiKeyId, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lte: staleBefore } }] },
           { lastUsedAt: at },
         );
+        verified.lastUsedAt = at;
       }
-      return { user: toUserMessage(user), apiKeyId: match.id };
+      return { user: verified.user, apiKeyId: verified.apiKeyId };
     },
 
     async createSession(req) {

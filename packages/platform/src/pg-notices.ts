@@ -1,0 +1,85 @@
+import pg from "pg";
+import type { Logger } from "./logger.ts";
+
+export interface NoticeListenerOptions {
+  databaseUrl: string;
+  /** The channel to LISTEN on; senders use `pg_notify(channel, payload)`, delivered when their transaction commits. */
+  channel: string;
+  logger: Logger;
+  /** Each notice's payload, in commit order. */
+  onNotice(payload: string): void;
+  /** LISTEN is in place: every commit from now on is told. */
+  onListening(): void;
+  /** The connection is gone: notices may have been missed from now until the next onListening. */
+  onLost(): void;
+  /** Pause before connecting again after a loss (ms). */
+  retryMs?: number;
+  /**
+   * How often the connection is asked `select 1` (ms): a connection that died without a word (a dropped
+   * network path) is found within this and `checkTimeoutMs`, not only when TCP gives up.
+   */
+  checkIntervalMs?: number;
+  checkTimeoutMs?: number;
+}
+
+export interface NoticeListener {
+  /** Ends listening for good; onLost is not called. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Listens on one Postgres channel over a connection of its own, connecting again after any loss. A loss
+ * is told (onLost) before anything else happens, so whoever keeps state fresh by these notices can drop
+ * it: a notice sent while nobody listened is never delivered later.
+ */
+export function listenForNotices(options: NoticeListenerOptions): NoticeListener {
+  const retryMs = options.retryMs ?? 1000;
+  const checkIntervalMs = options.checkIntervalMs ?? 5000;
+  const checkTimeoutMs = options.checkTimeoutMs ?? 2000;
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let check: NodeJS.Timeout | undefined;
+
+  const connect = async () => {
+    const current = new pg.Client({ connectionString: options.databaseUrl, keepAlive: true, query_timeout: checkTimeoutMs });
+    client = current;
+    let lost = false;
+    const lose = (reason: unknown) => {
+      if (lost || stopped) return;
+      lost = true;
+      clearInterval(check);
+      options.onLost();
+      options.logger.warn({ channel: options.channel, error: reason instanceof Error ? reason.message : String(reason) }, "lost the Postgres notice connection: reconnecting");
+      current.end().catch(() => {});
+      retry = setTimeout(connect, retryMs);
+    };
+    current.on("error", lose);
+    current.on("end", () => lose("the connection ended"));
+    current.on("notification", (msg) => {
+      if (msg.channel === options.channel) options.onNotice(msg.payload ?? "");
+    });
+    try {
+      await current.connect();
+      await current.query(`listen "${options.channel.replace(/"/g, '""')}"`);
+    } catch (err) {
+      lose(err);
+      return;
+    }
+    if (stopped || lost) return;
+    options.onListening();
+    check = setInterval(() => {
+      current.query("select 1").catch(lose);
+    }, checkIntervalMs);
+  };
+  void connect();
+
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(retry);
+      clearInterval(check);
+      await client?.end().catch(() => {});
+    },
+  };
+}
