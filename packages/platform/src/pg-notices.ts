@@ -27,6 +27,11 @@ export interface NoticeListener {
   stop(): Promise<void>;
 }
 
+/** The application_name of the connection listening on `channel`. */
+export function noticeConnectionName(channel: string): string {
+  return `listen:${channel}`;
+}
+
 /**
  * Listens on one Postgres channel over a connection of its own, connecting again after any loss. A loss
  * is told (onLost) before anything else happens, so whoever keeps state fresh by these notices can drop
@@ -42,7 +47,13 @@ export function listenForNotices(options: NoticeListenerOptions): NoticeListener
   let check: NodeJS.Timeout | undefined;
 
   const connect = async () => {
-    const current = new pg.Client({ connectionString: options.databaseUrl, keepAlive: true, query_timeout: checkTimeoutMs });
+    const current = new pg.Client({
+      connectionString: options.databaseUrl,
+      // Named in pg_stat_activity, so an operator (or a test) can tell it from the pool's connections.
+      application_name: noticeConnectionName(options.channel),
+      keepAlive: true,
+      query_timeout: checkTimeoutMs,
+    });
     client = current;
     let lost = false;
     const lose = (reason: unknown) => {
