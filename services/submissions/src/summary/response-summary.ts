@@ -1,0 +1,179 @@
+// A form's completed responses summed up per question, counted by Postgres in one statement over the
+// stored answers (a form may have millions of responses: none of them is loaded here). What each question
+// gets follows from its type's answer shape (form-document's question types), never from type names.
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { EntityManager } from "@mikro-orm/core";
+import { defaultRatingMax, isInputBlock, questionTypes, type FormDocument, type InputBlock } from "@formsvc/form-document";
+import type { QuestionSummarySchema, SummarizeResponsesResponseSchema, ValueCountSchema } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+
+type Summary = MessageInitShape<typeof SummarizeResponsesResponseSchema>;
+type QuestionSummary = MessageInitShape<typeof QuestionSummarySchema>;
+type ValueCount = MessageInitShape<typeof ValueCountSchema>;
+
+export interface SummaryFilter {
+  formId: string;
+  since?: Date;
+  until?: Date;
+  /** Case-insensitive text an answer of the response contains; empty: all. */
+  search?: string;
+}
+
+/** How many of a text question's latest answers a summary lists, and how much of each. */
+export const latestTextCount = 10;
+const latestTextChars = 500;
+
+/** How a question is summed up, by its answer shape. */
+type Tally = "counts" | "numbers" | "latest" | "files";
+
+function tallyOf(block: InputBlock): Tally {
+  const type = questionTypes[block.type];
+  switch (type.answer) {
+    case "option":
+    case "options":
+    case "steps":
+      return "counts";
+    case "number":
+      return "numbers";
+    case "uploads":
+      return "files";
+    case "text":
+      return "calendarDates" in type ? "counts" : "latest";
+  }
+}
+
+/** `text` as a LIKE pattern matching it literally anywhere. */
+function containing(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+interface Row {
+  kind: "responses" | "day" | "answered" | "count" | "numbers" | "latest";
+  key: string | null;
+  value: string | null;
+  n: string;
+  min: number | null;
+  median: number | null;
+  max: number | null;
+  mean: number | null;
+}
+
+/**
+ * The summary of the form's completed responses matching `filter`, per input block of `document` (the
+ * current version; answers filed under keys it no longer has are left out).
+ */
+export async function summarizeResponses(em: EntityManager, responsesTable: string, document: FormDocument, filter: SummaryFilter): Promise<Summary> {
+  const blocks = document.blocks.filter(isInputBlock).filter((b) => b.key);
+  const keysOf = (tally: Tally) => JSON.stringify(blocks.filter((b) => tallyOf(b) === tally).map((b) => b.key));
+  const search = filter.search?.trim() ?? "";
+  // A choice answer holds option ids: a search for an option's text finds the ids of the options having it.
+  const optionIds = search
+    ? blocks.flatMap((b) => ("options" in b ? b.options : [])).filter((o) => o.id && o.text.toLowerCase().includes(search.toLowerCase()))
+    : [];
+  const idPatterns = JSON.stringify(optionIds.map((o) => `%"${o.id!.replace(/[\\%_]/g, (c) => `\\${c}`)}"%`));
+
+  const rows = (await em.getConnection().execute(
+    `with "matching" as materialized (
+       select "answers", "submitted_at" from ${responsesTable} r
+        where "form_id" = ? and "completed"
+          and (?::timestamptz is null or "submitted_at" >= ?::timestamptz)
+          and (?::timestamptz is null or "submitted_at" < ?::timestamptz)
+          and (?::text = '' or exists (
+            select 1 from jsonb_each(r."answers") a
+             where (a.value->'value') #>> '{}' ilike ?
+                or (a.value->'value')::text like any(array(select jsonb_array_elements_text(?::jsonb)))))
+     ),
+     "given" as materialized (
+       select a.key, a.value as "answer", a.value->'value' as "value", m."submitted_at"
+         from "matching" m, jsonb_each(m."answers") a
+        where jsonb_typeof(a.value->'value') <> 'null'
+     )
+     select 'responses' as "kind", null as "key", null as "value", count(*)::text as "n", null::float8 as "min", null::float8 as "median", null::float8 as "max", null::float8 as "mean" from "matching"
+     union all
+     select 'day', null, to_char("submitted_at" at time zone 'UTC', 'YYYY-MM-DD'), count(*)::text, null, null, null, null from "matching" group by 3
+     union all
+     select 'answered', "key", coalesce(sum(jsonb_array_length(coalesce("answer"->'files', '[]'::jsonb))), 0)::text, count(*)::text, null, null, null, null
+       from "given" group by "key"
+     union all
+     select 'count', g."key", v.value #>> '{}', count(*)::text, null, null, null, null
+       from "given" g, jsonb_array_elements(case jsonb_typeof(g."value") when 'array' then g."value" else jsonb_build_array(g."value") end) v
+      where g."key" in (select jsonb_array_elements_text(?::jsonb))
+      group by g."key", v.value #>> '{}'
+     union all
+     select 'numbers', "key", null, count(*)::text, min(("value" #>> '{}')::float8), percentile_cont(0.5) within group (order by ("value" #>> '{}')::float8),
+            max(("value" #>> '{}')::float8), avg(("value" #>> '{}')::float8)
+       from "given" where "key" in (select jsonb_array_elements_text(?::jsonb)) and jsonb_typeof("value") = 'number' group by "key"
+     union all
+     select 'latest', "key", "text", "rank"::text, null, null, null, null from (
+       select "key", left("value" #>> '{}', ${latestTextChars}) as "text", row_number() over (partition by "key" order by "submitted_at" desc) as "rank"
+         from "given" where "key" in (select jsonb_array_elements_text(?::jsonb))
+     ) t where "rank" <= ${latestTextCount}`,
+    [
+      filter.formId,
+      filter.since ?? null,
+      filter.since ?? null,
+      filter.until ?? null,
+      filter.until ?? null,
+      search,
+      containing(search),
+      idPatterns,
+      keysOf("counts"),
+      keysOf("numbers"),
+      keysOf("latest"),
+    ],
+    "all",
+  )) as Row[];
+
+  const byKind = (kind: Row["kind"], key?: string) => rows.filter((r) => r.kind === kind && (key === undefined || r.key === key));
+  const count = (r: Row | undefined) => BigInt(r?.n ?? 0);
+
+  const questions = blocks.map((block) => {
+    const key = block.key!;
+    const answered = byKind("answered", key)[0];
+    const tally = tallyOf(block);
+    const summary: QuestionSummary = {
+      key,
+      type: block.type,
+      label: block.fieldName?.trim() || block.question,
+      shape: questionTypes[block.type].answer,
+      answered: count(answered),
+    };
+    if (tally === "counts") summary.counts = countsOf(block, byKind("count", key));
+    if (tally === "numbers") {
+      const numbers = byKind("numbers", key)[0];
+      if (numbers) Object.assign(summary, { min: numbers.min!, median: numbers.median!, max: numbers.max!, mean: numbers.mean! });
+    }
+    if (tally === "latest") {
+      summary.latest = byKind("latest", key)
+        .sort((a, b) => Number(a.n) - Number(b.n))
+        .map((r) => r.value ?? "");
+    }
+    if (tally === "files") summary.files = BigInt(answered?.value ?? 0);
+    return summary;
+  });
+
+  const days = byKind("day")
+    .map((r) => ({ value: r.value!, label: "", count: count(r) }))
+    .sort((a, b) => a.value.localeCompare(b.value));
+  return { responses: count(byKind("responses")[0]), questions, submittedByDay: days };
+}
+
+/**
+ * The counts of a choice, rating or date question: every option of the current version (in its order,
+ * zero when nobody chose it) then any other id answered; every step of a scale; the days answered, oldest first.
+ */
+function countsOf(block: InputBlock, rows: Row[]): ValueCount[] {
+  const counted = new Map(rows.map((r) => [r.value ?? "", BigInt(r.n)]));
+  const take = (value: string, label: string): ValueCount => {
+    const count = counted.get(value) ?? 0n;
+    counted.delete(value);
+    return { value, label, count };
+  };
+  const listed: ValueCount[] = [];
+  if ("options" in block) for (const option of block.options) if (option.id) listed.push(take(option.id, option.text));
+  if (questionTypes[block.type].answer === "steps") {
+    const steps = ("max" in block && block.max) || defaultRatingMax;
+    for (let step = 1; step <= steps; step++) listed.push(take(String(step), String(step)));
+  }
+  const rest = [...counted.keys()].sort((a, b) => a.localeCompare(b, "en", { numeric: true })).map((value) => take(value, ""));
+  return [...listed, ...rest];
+}
