@@ -4,6 +4,17 @@ import { responseColumns } from "@formsvc/api-records/columns";
 import { csvCell, responsesCsv, type CsvSubmission } from "./csv.ts";
 import { displayValue, optionTexts } from "./display.ts";
 
+/** Pages as the export reads them. */
+async function* pagesOf(...pages: CsvSubmission[][]) {
+  yield* pages;
+}
+
+async function csvText(chunks: AsyncIterable<string>): Promise<string> {
+  let text = "";
+  for await (const chunk of chunks) text += chunk;
+  return text;
+}
+
 describe("CSV of responses", () => {
   it("quotes cells holding a quote, comma, semicolon or line break", () => {
     assert.equal(csvCell("plain"), "plain");
@@ -30,7 +41,7 @@ describe("CSV of responses", () => {
     assert.equal(csvCell(0), "0");
   });
 
-  it("writes number answers as numbers and text answers defused", () => {
+  it("writes number answers as numbers and text answers defused", async () => {
     const subs: CsvSubmission[] = [
       {
         id: "r1",
@@ -47,11 +58,11 @@ describe("CSV of responses", () => {
       },
     ];
     const columns = ["q_n", "q_t", "q_f", "q_c"].map((key) => ({ key, label: key }));
-    const csv = responsesCsv(columns, subs, () => new Map([["o1", "-minus"]]));
+    const csv = await csvText(responsesCsv(columns, pagesOf(subs), async () => new Map([["o1", "-minus"]])));
     assert.equal(csv.slice(1).split("\r\n")[1], `r1,completed,,,3,-3,'-3,"'=2+5;x",'-minus`);
   });
 
-  it("has the current questions, then older versions' columns, with option texts of each response's version", () => {
+  it("has the current questions, then older versions' columns, with option texts of each response's version, page after page", async () => {
     const questions = [
       { key: "q_name", label: "Name", type: "SHORT_TEXT" },
       { key: "q_plan", label: "Plan", type: "CHECKBOXES" },
@@ -84,7 +95,7 @@ describe("CSV of responses", () => {
       [2, new Map([["o1", "Free"], ["o2", "Pro"]])],
       [1, new Map()],
     ]);
-    const csv = responsesCsv(columns, subs, (v) => options.get(v)!);
+    const csv = await csvText(responsesCsv(columns, pagesOf(subs.slice(0, 1), subs.slice(1)), async (v) => options.get(v)!));
     assert.ok(csv.startsWith("\uFEFF"));
     const lines = csv.slice(1).split("\r\n");
     assert.equal(lines[0], "Response ID,Status,Submitted at,Started at,Form version,Name,Plan,CV,Age (removed)");

@@ -35,24 +35,30 @@ function csvLine(cells: (string | number)[]): string {
   return cells.map(csvCell).join(",") + "\r\n";
 }
 
-/** The header and rows; `optionsOf` gives the option texts of a version. */
-export function responsesCsv(
+/**
+ * The header, then the rows of each page as it comes (so an export of any size holds one page at a time);
+ * `optionsOf` gives the option texts of a version.
+ */
+export async function* responsesCsv(
   columns: CsvColumn[],
-  submissions: CsvSubmission[],
-  optionsOf: (version: number) => Map<string, string>,
-): string {
-  let out = "\uFEFF" + csvLine(["Response ID", "Status", "Submitted at", "Started at", "Form version", ...columns.map((c) => c.label)]);
-  for (const sub of submissions) {
-    const options = optionsOf(sub.version);
-    const cells = columns.map((c) => {
-      const answer = sub.answers[c.key];
-      if (!answer) return "";
-      if (answer.files) return answer.files.map((f) => `${f.name} ${f.url}`).join("\n");
-      const shown = displayValue(answer, options);
-      // A number shown as itself stays a number cell (an option id that happens to be one shows its text).
-      return typeof answer.value === "number" && shown === String(answer.value) ? answer.value : shown;
-    });
-    out += csvLine([sub.id, sub.completed ? "completed" : "partial", sub.submittedAt ?? "", sub.createdAt ?? "", sub.version, ...cells]);
+  pages: AsyncIterable<CsvSubmission[]>,
+  optionsOf: (version: number) => Promise<Map<string, string>>,
+): AsyncGenerator<string> {
+  yield "\uFEFF" + csvLine(["Response ID", "Status", "Submitted at", "Started at", "Form version", ...columns.map((c) => c.label)]);
+  for await (const page of pages) {
+    let out = "";
+    for (const sub of page) {
+      const options = await optionsOf(sub.version);
+      const cells = columns.map((c) => {
+        const answer = sub.answers[c.key];
+        if (!answer) return "";
+        if (answer.files) return answer.files.map((f) => `${f.name} ${f.url}`).join("\n");
+        const shown = displayValue(answer, options);
+        // A number shown as itself stays a number cell (an option id that happens to be one shows its text).
+        return typeof answer.value === "number" && shown === String(answer.value) ? answer.value : shown;
+      });
+      out += csvLine([sub.id, sub.completed ? "completed" : "partial", sub.submittedAt ?? "", sub.createdAt ?? "", sub.version, ...cells]);
+    }
+    yield out;
   }
-  return out;
 }

@@ -2,6 +2,8 @@
 // /app/api (the app's session). An entry states its method, path, schemas, status, handler and answer;
 // `api` (its reference entry) and `app` say which doors serve it, and what a door does differently:
 // another path or schema, the handler's input built from it (`input`), another answer (`answer`).
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import type { Request, Response } from "express";
 import { z } from "zod";
 import { describeZodError, recordIdPattern } from "@formsvc/form-document";
@@ -190,12 +192,24 @@ export function servedAt(route: Route, door: "api" | "app"): ServedRoute | undef
   };
 }
 
-/** Sends an answer: nothing for a 204, text as it is (its Content-Type among the headers), anything else as JSON. */
+/**
+ * Sends an answer: nothing for a 204, text as it is (its Content-Type among the headers), text in chunks
+ * as they come (an async iterable, sent with back-pressure; a failure midway cuts the response short),
+ * anything else as JSON.
+ */
 export function send(res: Response, reply: { status: number; body: unknown; headers?: Record<string, string> }): void {
   res.set(reply.headers ?? {});
   if (reply.status === 204) res.status(204).end();
+  else if (isChunks(reply.body)) {
+    res.status(reply.status);
+    pipeline(Readable.from(reply.body), res).catch(() => res.destroy());
+  }
   else if (typeof reply.body === "string") res.status(reply.status).send(reply.body);
   else res.status(reply.status).json(reply.body);
+}
+
+function isChunks(body: unknown): body is AsyncIterable<string> {
+  return typeof body === "object" && body !== null && Symbol.asyncIterator in body;
 }
 
 /** The query of a door that reads none where the route reads one. */

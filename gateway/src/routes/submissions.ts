@@ -2,7 +2,8 @@ import type { Client } from "@connectrpc/connect";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { z } from "zod";
 import { submissionJson } from "@formsvc/api-records";
-import { submissionSchema, type AppAnswer, type AppSubmission, type CalculatedFieldProblem, type FormStorage } from "@formsvc/api-records/schemas";
+import { listQuestions, type FormDocument } from "@formsvc/form-document";
+import { responseSummarySchema, submissionSchema, type ResponseSummary, type AppAnswer, type AppSubmission, type CalculatedFieldProblem, type FormStorage } from "@formsvc/api-records/schemas";
 import type { FileLinks } from "@formsvc/platform/file-links.ts";
 import { maxPageSize } from "@formsvc/platform/paging.ts";
 import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
@@ -35,10 +36,13 @@ const listQuerySchema = cursorPagingQuerySchema.extend(submissionFilterQuerySche
     .optional()
     .describe("Only submissions newer than this one of the form (by createdAt, then id); a 400 when the form has no such submission"),
 });
+/** A date range over when responses were submitted (the CSV export, the summary). */
+const rangeQuerySchema = z.object({
+  since: instant("only responses completed at or after it"),
+  until: instant("only responses completed before it"),
+});
+const at = (date: Date | undefined) => (date ? timestampFromDate(date) : undefined);
 const submissionParamsSchema = idParamsSchema.extend({ sid: z.string().min(1).describe("Submission id") });
-
-/** Rows the CSV export reads at most. */
-const maxCsvRows = 50_000;
 
 export function submissionRoutes(submissions: Client<typeof SubmissionsService>, forms: Client<typeof FormsService>, links: FileLinks) {
   const signed = (sub: Submission) => submissionJson(sub, (fileId) => links.sign(fileId));
@@ -84,7 +88,6 @@ export function submissionRoutes(submissions: Client<typeof SubmissionsService>,
       query: pagingQuerySchema.extend(submissionFilterQuerySchema.shape),
       success: { status: 200, description: "A page of submissions", schema: envelopeOf(submissionSchema, "SubmissionPage") },
       handle: ({ params, query, asUser }) => {
-        const at = (date: Date | undefined) => (date ? timestampFromDate(date) : undefined);
         return submissions.listSubmissions(
           {
             formId: params.id,
@@ -120,31 +123,73 @@ export function submissionRoutes(submissions: Client<typeof SubmissionsService>,
       method: "get",
       path: "/forms/:id/submissions.csv",
       params: idParamsSchema,
-      query: submissionFilterQuerySchema,
+      query: submissionFilterQuerySchema.extend(rangeQuerySchema.shape),
       success: { status: 200 },
       handle: async ({ params, query, asUser }) => {
         const formId = params.id;
         const [{ form }, { questions }] = await Promise.all([forms.getForm({ id: formId }, asUser), forms.listQuestions({ formId }, asUser)]);
-        const all: Submission[] = [];
-        for (let page = 1; all.length < maxCsvRows; page++) {
-          const { submissions: found, hasMore } = await submissions.listSubmissions(
-            { formId, filter: submissionFilters[query.filter], page, limit: maxPageSize },
-            asUser,
-          );
-          all.push(...found);
-          if (!hasMore) break;
-        }
-        const rows = all.slice(0, maxCsvRows).map(signed);
         const versionOf = formVersions(formId);
-        const options = new Map<number, Map<string, string>>();
-        for (const version of new Set(rows.map((r) => r.version))) options.set(version, (await versionOf(version)).options);
-        const csv = responsesCsv(responseColumns(questions, rows), rows, (v) => options.get(v) ?? new Map());
+        // Older versions' questions (newest first) are columns too: known before the first row is written.
+        const olderQuestions: Record<string, { label: string; type: string }> = {};
+        for (let version = form!.version; version >= 1; version--) {
+          const { document } = await versionOf(version);
+          if (!document) continue;
+          for (const q of listQuestions(document as FormDocument)) olderQuestions[q.key] ??= { label: q.label, type: q.type };
+        }
+        const columns = responseColumns(questions, [{ answers: olderQuestions }]);
+        // Keyset pages, newest first: each page is written before the next is read.
+        async function* pages() {
+          let cursor = "";
+          do {
+            const page = await submissions.listSubmissions(
+              { formId, filter: submissionFilters[query.filter], limit: maxPageSize, cursor, since: at(query.since), until: at(query.until) },
+              asUser,
+            );
+            yield page.submissions.map(signed);
+            cursor = page.nextCursor;
+          } while (cursor);
+        }
         const fileName = `${(form!.name || "responses").replace(/[^\w.-]+/g, "_").slice(0, 80)}-responses.csv`;
-        return new Reply(200, csv, {
+        return new Reply(200, responsesCsv(columns, pages(), async (version) => (await versionOf(version)).options), {
           "Content-Type": "text/csv; charset=utf-8",
           "Content-Disposition": `attachment; filename="${fileName}"`,
           "Cache-Control": "no-store",
         });
+      },
+      app: {},
+    }),
+    defineRoute({
+      method: "get",
+      path: "/forms/:id/summary",
+      params: idParamsSchema,
+      query: rangeQuerySchema.extend({
+        search: z.string().max(200).default("").describe("Only responses with an answer containing this text (a choice: its option's text)"),
+      }),
+      success: { status: 200, description: "The form's completed responses summed up per question", schema: responseSummarySchema },
+      handle: async ({ params, query, asUser }): Promise<ResponseSummary> => {
+        const summary = await submissions.summarizeResponses(
+          { formId: params.id, since: at(query.since), until: at(query.until), search: query.search },
+          asUser,
+        );
+        const counts = (list: { value: string; label: string; count: bigint }[]) => list.map((c) => ({ value: c.value, label: c.label, count: Number(c.count) }));
+        return {
+          responses: Number(summary.responses),
+          submittedByDay: counts(summary.submittedByDay),
+          questions: summary.questions.map((q) => ({
+            key: q.key,
+            type: q.type,
+            label: q.label,
+            shape: q.shape,
+            answered: Number(q.answered),
+            counts: counts(q.counts),
+            min: q.min ?? null,
+            median: q.median ?? null,
+            max: q.max ?? null,
+            mean: q.mean ?? null,
+            latest: q.latest,
+            files: Number(q.files),
+          })),
+        };
       },
       app: {},
     }),

@@ -464,6 +464,41 @@ export const calculatedFieldProblemSchema = z.object({
   lastAt: timestamp.nullable(),
 });
 
+/** How many answers (or responses) have one value: an option id, a step or a day (YYYY-MM-DD). */
+export const valueCountSchema = z.object({
+  value: z.string(),
+  /** The option's text in the current version, when the value is one of its option ids; else empty. */
+  label: z.string(),
+  count: z.number().int(),
+});
+
+/** A question of the current version summed up over the matching responses, by its answer shape. */
+export const questionSummarySchema = z.object({
+  key: z.string(),
+  type: z.string(),
+  label: z.string(),
+  shape: z.string(),
+  answered: z.number().int(),
+  /** Choices and ratings: per option or step; dates: per day. */
+  counts: z.array(valueCountSchema),
+  /** Numbers; null without any. */
+  min: z.number().nullable(),
+  median: z.number().nullable(),
+  max: z.number().nullable(),
+  mean: z.number().nullable(),
+  /** Text: the latest answers, newest first. */
+  latest: z.array(z.string()),
+  /** Uploads: files attached. */
+  files: z.number().int(),
+});
+
+/** A form's completed responses summed up (the app's Summary tab). */
+export const responseSummarySchema = z.object({
+  responses: z.number().int(),
+  submittedByDay: z.array(valueCountSchema),
+  questions: z.array(questionSummarySchema),
+});
+
 /** A list the app gets whole. */
 export const itemsOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });
 
@@ -492,5 +527,7 @@ export type Attempt = z.output<typeof attemptSchema>;
 export type ApiKey = z.output<typeof apiKeySchema>;
 export type FormStorage = z.output<typeof formStorageSchema>;
 export type CalculatedFieldProblem = z.output<typeof calculatedFieldProblemSchema>;
+export type ResponseSummary = z.output<typeof responseSummarySchema>;
+export type QuestionSummary = z.output<typeof questionSummarySchema>;
 export type Items<T> = z.output<ReturnType<typeof itemsOf<z.ZodType<T>>>>;
 export type AppPage<T> = z.output<ReturnType<typeof appPageOf<z.ZodType<T>>>>;
