@@ -17,6 +17,8 @@ export type {
   Items,
   Member,
   Question,
+  QuestionSummary,
+  ResponseSummary,
   Role,
   SessionUser,
   User,

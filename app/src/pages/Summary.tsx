@@ -1,0 +1,220 @@
+// Summary: the form's completed responses summed up per question by the server (any number of them),
+// drawn as plain SVG and CSS: choices as bars, ratings and dates as columns, numbers as min/median/max,
+// text as its latest answers. A search and a date range narrow it (the CSV export follows the range); the
+// counts refresh every 10 seconds while the page is visible.
+import { useEffect, useId, useState } from "react";
+import { get } from "../api.ts";
+import { EmptyState, ErrorState, Loading, useLoad } from "../components/ui.tsx";
+import { plural } from "../lib/format.ts";
+import type { Form, QuestionSummary, ResponseSummary } from "../types.ts";
+
+type ValueCount = ResponseSummary["submittedByDay"][number];
+
+/** How often the summary is read again while the page is visible. */
+const refreshMs = 10_000;
+
+/** The query of a date range (days in the browser's zone, `until` inclusive) and a search. */
+function summaryQuery(since: string, until: string, search = ""): string {
+  const params = new URLSearchParams();
+  if (since) params.set("since", new Date(`${since}T00:00:00`).toISOString());
+  if (until) {
+    const end = new Date(`${until}T00:00:00`);
+    end.setDate(end.getDate() + 1);
+    params.set("until", end.toISOString());
+  }
+  if (search) params.set("search", search);
+  return params.toString();
+}
+
+/** Reloads every `ms` while the document is visible, and at once when it becomes visible again. */
+function useRefreshWhileVisible(reload: () => void, ms: number) {
+  useEffect(() => {
+    const timer = setInterval(() => document.visibilityState === "visible" && reload(), ms);
+    const onVisible = () => document.visibilityState === "visible" && reload();
+    document.addEventListener("visibilitychange", onVisible);
+    return () => {
+      clearInterval(timer);
+      document.removeEventListener("visibilitychange", onVisible);
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [ms]);
+}
+
+export function SummaryView({ form }: { form: Form }) {
+  const [searchInput, setSearchInput] = useState("");
+  const [search, setSearch] = useState("");
+  const [since, setSince] = useState("");
+  const [until, setUntil] = useState("");
+  const ids = { search: useId(), since: useId(), until: useId() };
+  // The search is sent once typing pauses.
+  useEffect(() => {
+    const timer = setTimeout(() => setSearch(searchInput.trim()), 300);
+    return () => clearTimeout(timer);
+  }, [searchInput]);
+  const query = summaryQuery(since, until, search);
+  const summary = useLoad(() => get<ResponseSummary>(`/forms/${form.id}/summary?${query}`), [form.id, query]);
+  useRefreshWhileVisible(summary.reload, refreshMs);
+
+  return (
+    <div className="summary">
+      <div className="toolbar">
+        <div className="field field-inline">
+          <label htmlFor={ids.search}>Search answers</label>
+          <input id={ids.search} type="search" value={searchInput} onChange={(e) => setSearchInput(e.target.value)} maxLength={200} />
+        </div>
+        <div className="field field-inline">
+          <label htmlFor={ids.since}>From</label>
+          <input id={ids.since} type="date" value={since} max={until || undefined} onChange={(e) => setSince(e.target.value)} />
+        </div>
+        <div className="field field-inline">
+          <label htmlFor={ids.until}>To</label>
+          <input id={ids.until} type="date" value={until} min={since || undefined} onChange={(e) => setUntil(e.target.value)} />
+        </div>
+        <a className="button" href={`/app/api/forms/${form.id}/submissions.csv?filter=completed&${summaryQuery(since, until)}`} download>
+          Export CSV
+        </a>
+      </div>
+      {summary.loading && !summary.data ? (
+        <Loading what="Summing up responses" />
+      ) : summary.error && !summary.data ? (
+        <ErrorState message={summary.error} onRetry={summary.reload} />
+      ) : summary.data!.responses === 0 && !search && !since && !until ? (
+        <EmptyState title="No completed responses yet">
+          <p>Charts of each question appear here as responses arrive.</p>
+        </EmptyState>
+      ) : (
+        <SummaryCharts summary={summary.data!} />
+      )}
+    </div>
+  );
+}
+
+function SummaryCharts({ summary }: { summary: ResponseSummary }) {
+  return (
+    <>
+      <section className="card summary-card" aria-labelledby="summary-total">
+        <h3 id="summary-total" aria-live="polite">
+          {plural(summary.responses, "completed response")}
+        </h3>
+        {summary.submittedByDay.length > 0 && <Columns counts={summary.submittedByDay} label="Responses by day" />}
+      </section>
+      {summary.questions.map((q) => (
+        <QuestionCard key={q.key} question={q} responses={summary.responses} />
+      ))}
+    </>
+  );
+}
+
+function QuestionCard({ question: q, responses }: { question: QuestionSummary; responses: number }) {
+  const headingId = useId();
+  return (
+    <section className="card summary-card" aria-labelledby={headingId} data-question={q.key}>
+      <h3 id={headingId}>{q.label}</h3>
+      <p className="muted">
+        {q.answered} of {plural(responses, "response")} answered
+      </p>
+      {q.answered > 0 && <QuestionChart question={q} />}
+    </section>
+  );
+}
+
+/** The chart of a question's answer shape. */
+function QuestionChart({ question: q }: { question: QuestionSummary }) {
+  switch (q.shape) {
+    case "option":
+    case "options":
+      return <Bars counts={q.counts} total={q.answered} label={`Answers to ${q.label}`} />;
+    case "steps":
+      return (
+        <>
+          <Columns counts={q.counts} label={`Ratings of ${q.label}`} />
+          <p className="muted">Average {formatNumber(averageStep(q.counts))}</p>
+        </>
+      );
+    case "number":
+      return (
+        <dl className="summary-stats">
+          {(["min", "median", "mean", "max"] as const).map((stat) => (
+            <div key={stat}>
+              <dt>{{ min: "Minimum", median: "Median", mean: "Average", max: "Maximum" }[stat]}</dt>
+              <dd>{formatNumber(q[stat])}</dd>
+            </div>
+          ))}
+        </dl>
+      );
+    case "uploads":
+      return <p>{plural(q.files, "file")} attached</p>;
+    default:
+      // Text: dates come counted by day, other text as its latest answers.
+      return q.counts.length > 0 ? (
+        <Columns counts={q.counts} label={`Dates answered to ${q.label}`} />
+      ) : (
+        <ul className="summary-latest" aria-label={`Latest answers to ${q.label}`}>
+          {q.latest.map((text, i) => (
+            <li key={i}>{text}</li>
+          ))}
+        </ul>
+      );
+  }
+}
+
+function averageStep(counts: ValueCount[]): number | null {
+  const n = counts.reduce((sum, c) => sum + c.count, 0);
+  return n ? counts.reduce((sum, c) => sum + Number(c.value) * c.count, 0) / n : null;
+}
+
+function formatNumber(value: number | null): string {
+  return value === null ? "—" : value.toLocaleString(undefined, { maximumFractionDigits: 2 });
+}
+
+/** Horizontal bars, one per option, with the count and its share of the answers. */
+function Bars({ counts, total, label }: { counts: ValueCount[]; total: number; label: string }) {
+  const most = Math.max(1, ...counts.map((c) => c.count));
+  return (
+    <ul className="summary-bars" aria-label={label}>
+      {counts.map((c) => (
+        <li key={c.value}>
+          <span className="summary-bar-label">{c.label || c.value}</span>
+          <span className="summary-bar-track" aria-hidden="true">
+            <span className="summary-bar" style={{ width: `${(c.count / most) * 100}%` }} />
+          </span>
+          <span className="summary-bar-count">
+            {c.count} <span className="muted">({total ? Math.round((c.count / total) * 100) : 0}%)</span>
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Vertical columns over steps or days, as an SVG with a title per column and a text alternative. */
+function Columns({ counts, label }: { counts: ValueCount[]; label: string }) {
+  const most = Math.max(1, ...counts.map((c) => c.count));
+  const width = 600;
+  const height = 140;
+  const gap = 2;
+  const step = width / counts.length;
+  // Labels under the columns only when they fit; each column's title says its value anyway.
+  const labelEvery = Math.ceil(counts.length / 12);
+  return (
+    <figure className="summary-columns">
+      <svg viewBox={`0 0 ${width} ${height + 20}`} role="img" aria-label={`${label}: ${counts.map((c) => `${c.label || c.value} ${c.count}`).join(", ")}`}>
+        {counts.map((c, i) => {
+          const h = (c.count / most) * height;
+          return (
+            <g key={c.value}>
+              <rect x={i * step + gap / 2} y={height - h} width={Math.max(1, step - gap)} height={h} className="summary-column">
+                <title>{`${c.label || c.value}: ${c.count}`}</title>
+              </rect>
+              {i % labelEvery === 0 && (
+                <text x={i * step + step / 2} y={height + 14} textAnchor="middle" className="summary-column-label">
+                  {c.label || c.value}
+                </text>
+              )}
+            </g>
+          );
+        })}
+      </svg>
+    </figure>
+  );
+}
