@@ -193,12 +193,14 @@ function Columns({ counts, label }: { counts: ValueCount[]; label: string }) {
   const width = 600;
   const height = 140;
   const gap = 2;
-  const step = width / counts.length;
+  // At most 60 wide, so a day or two alone stay columns rather than blocks.
+  const step = Math.min(60, width / counts.length);
   // Labels under the columns only when they fit; each column's title says its value anyway.
   const labelEvery = Math.ceil(counts.length / 12);
+  const top = 14;
   return (
     <figure className="summary-columns">
-      <svg viewBox={`0 0 ${width} ${height + 20}`} role="img" aria-label={`${label}: ${counts.map((c) => `${c.label || c.value} ${c.count}`).join(", ")}`}>
+      <svg viewBox={`0 ${-top} ${width} ${height + 20 + top}`} role="img" aria-label={`${label}: ${counts.map((c) => `${c.label || c.value} ${c.count}`).join(", ")}`}>
         {counts.map((c, i) => {
           const h = (c.count / most) * height;
           return (
@@ -206,6 +208,11 @@ function Columns({ counts, label }: { counts: ValueCount[]; label: string }) {
               <rect x={i * step + gap / 2} y={height - h} width={Math.max(1, step - gap)} height={h} className="summary-column">
                 <title>{`${c.label || c.value}: ${c.count}`}</title>
               </rect>
+              {labelEvery === 1 && (
+                <text x={i * step + step / 2} y={height - h - 3} textAnchor="middle" className="summary-column-label">
+                  {c.count}
+                </text>
+              )}
               {i % labelEvery === 0 && (
                 <text x={i * step + step / 2} y={height + 14} textAnchor="middle" className="summary-column-label">
                   {c.label || c.value}
