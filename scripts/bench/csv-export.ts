@@ -53,9 +53,10 @@ export async function csvExport(responses = 100_000) {
     assert.equal(res.status, 200);
     let bytes = 0;
     let lines = 0;
-    for await (const chunk of res.body!) {
-      bytes += chunk.length;
-      for (const byte of chunk) if (byte === 10) lines++;
+    const reader = res.body!.getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      bytes += read.value.length;
+      for (const byte of read.value) if (byte === 10) lines++;
     }
     const seconds = (Date.now() - started) / 1000;
     const peak = sampler.stop();
