@@ -1,6 +1,6 @@
 // `node scripts/bench/csv-export.ts [responses]` (100,000 by default): the memory a CSV export takes. The
 // responses go straight into submissions' table (one INSERT ... SELECT, no respondent traffic), then the
-// app's export is downloaded and counted without keeping it. Prints each process's RSS before, at its peak
+// app's export is downloaded and counted without keeping it (the summary's time is printed too). Prints each process's RSS before, at its peak
 // while exporting, and after, with the rows and bytes received. A check of constant memory, not a timing:
 // the gateway's and submissions' peaks should not grow with the number of responses.
 import assert from "node:assert/strict";
@@ -45,6 +45,12 @@ export async function csvExport(responses = 100_000) {
     );
     await db.end();
 
+    // The summary over the same responses, counted by Postgres: how long one read takes.
+    const summaryStarted = Date.now();
+    const summary = await call("GET", `/forms/${form.id}/summary`);
+    const summaryMs = Date.now() - summaryStarted;
+    assert.equal(summary.body.responses, responses);
+
     await sleep(1000);
     const before = rssOf(sys);
     const sampler = sampleRss(sys);
@@ -63,7 +69,7 @@ export async function csvExport(responses = 100_000) {
     const after = rssOf(sys);
     // The header, then one line per response (no answer here holds a line break).
     assert.equal(lines, responses + 1, "every response exported");
-    return { responses, rows: lines - 1, megabytes: Math.round(bytes / 1024 / 102.4) / 10, seconds, rssMiB: { before, peak, after } };
+    return { responses, summaryMs, rows: lines - 1, megabytes: Math.round(bytes / 1024 / 102.4) / 10, seconds, rssMiB: { before, peak, after } };
   } finally {
     await sys.stop();
   }
@@ -72,6 +78,7 @@ export async function csvExport(responses = 100_000) {
 if (import.meta.main) {
   const responses = Number(process.argv[2] ?? 100_000);
   const result = await csvExport(responses);
+  console.log(`summary of ${result.responses} responses in ${result.summaryMs} ms`);
   console.log(`exported ${result.rows} responses (${result.megabytes} MB) in ${result.seconds} s`);
   console.log("RSS in MiB, per process: before / peak while exporting / after");
   for (const name of Object.keys(result.rssMiB.before)) {

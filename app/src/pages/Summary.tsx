@@ -1,7 +1,7 @@
 // Summary: the form's completed responses summed up per question by the server (any number of them),
 // drawn as plain SVG and CSS: choices as bars, ratings and dates as columns, numbers as min/median/max,
-// text as its latest answers. A search and a date range narrow it (the CSV export follows the range); the
-// counts refresh every 10 seconds while the page is visible.
+// text as its latest answers. A search and a date range narrow it (the CSV export follows the range); it
+// is read again when the form's response count changes (checked every 10 seconds while visible).
 import { useEffect, useId, useState } from "react";
 import { get } from "../api.ts";
 import { EmptyState, ErrorState, Loading, useLoad } from "../components/ui.tsx";
@@ -10,7 +10,7 @@ import type { Form, QuestionSummary, ResponseSummary } from "../types.ts";
 
 type ValueCount = ResponseSummary["submittedByDay"][number];
 
-/** How often the summary is read again while the page is visible. */
+/** How often the response count is checked while the page is visible. */
 const refreshMs = 10_000;
 
 /** The query of a date range (days in the browser's zone, `until` inclusive) and a search. */
@@ -26,18 +26,29 @@ function summaryQuery(since: string, until: string, search = ""): string {
   return params.toString();
 }
 
-/** Reloads every `ms` while the document is visible, and at once when it becomes visible again. */
-function useRefreshWhileVisible(reload: () => void, ms: number) {
+/**
+ * Calls `reload` when the form's completed responses changed: their count (a cheap read of the form) is
+ * checked every `ms` while the page is visible, and when it becomes visible again, so a summary over
+ * millions of responses is counted again only when there is something new.
+ */
+function useReloadOnNewResponses(formId: string, reload: () => void, ms: number) {
   useEffect(() => {
-    const timer = setInterval(() => document.visibilityState === "visible" && reload(), ms);
-    const onVisible = () => document.visibilityState === "visible" && reload();
-    document.addEventListener("visibilitychange", onVisible);
+    let known: number | undefined;
+    const check = async () => {
+      if (document.visibilityState !== "visible") return;
+      const count = await get<Form>(`/forms/${formId}`).then((f) => f.responseCount, () => known);
+      if (known !== undefined && count !== known) reload();
+      known = count;
+    };
+    void check();
+    const timer = setInterval(check, ms);
+    document.addEventListener("visibilitychange", check);
     return () => {
       clearInterval(timer);
-      document.removeEventListener("visibilitychange", onVisible);
+      document.removeEventListener("visibilitychange", check);
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [ms]);
+  }, [formId, ms]);
 }
 
 export function SummaryView({ form }: { form: Form }) {
@@ -53,7 +64,7 @@ export function SummaryView({ form }: { form: Form }) {
   }, [searchInput]);
   const query = summaryQuery(since, until, search);
   const summary = useLoad(() => get<ResponseSummary>(`/forms/${form.id}/summary?${query}`), [form.id, query]);
-  useRefreshWhileVisible(summary.reload, refreshMs);
+  useReloadOnNewResponses(form.id, summary.reload, refreshMs);
 
   return (
     <div className="summary">
