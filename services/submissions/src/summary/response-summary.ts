@@ -85,7 +85,7 @@ export async function summarizeResponses(em: EntityManager, responsesTable: stri
      "given" as materialized (
        select a.key, a.value as "answer", a.value->'value' as "value", m."submitted_at"
          from "matching" m, jsonb_each(m."answers") a
-        where jsonb_typeof(a.value->'value') <> 'null'
+        where jsonb_typeof(a.value->'value') <> 'null' and a.key in (select jsonb_array_elements_text(?::jsonb))
      )
      select 'responses' as "kind", null as "key", null as "value", count(*)::text as "n", null::float8 as "min", null::float8 as "median", null::float8 as "max", null::float8 as "mean" from "matching"
      union all
@@ -116,6 +116,7 @@ export async function summarizeResponses(em: EntityManager, responsesTable: stri
       search,
       containing(search),
       idPatterns,
+      JSON.stringify(blocks.map((b) => b.key)),
       keysOf("counts"),
       keysOf("numbers"),
       keysOf("latest"),
