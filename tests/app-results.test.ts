@@ -7,8 +7,8 @@ import { launchBrowser, screenshot } from "./support/browser.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
 // Results against the whole running system: responses arrive at /f/:id, the summary at
-// /app/api/forms/:id/summary sums them up (search, date range, 404 for strangers), the CSV export streams
-// them, and the app's Summary view draws the charts in Chromium (test-output/screenshots/app-summary.png).
+// /app/api/forms/:id/summary sums them up (search, date range, 404 for strangers), the CSV and XLSX
+// exports stream them, and the app's Summary view draws the charts in Chromium (test-output/screenshots/app-summary.png).
 
 let sys: TestSystem;
 let browser: Browser;
@@ -106,6 +106,14 @@ describe("results: the summary and the export", () => {
     assert.ok(all.some((line) => /,completed,.*,Linus,28,2026-05-02,Free,,2,/.test(line)), all.join("\n"));
     assert.equal((await csv("filter=completed")).length, 1 + 3);
     assert.equal((await csv(`filter=completed&since=${new Date(Date.now() + 86_400_000).toISOString()}`)).length, 1);
+
+    const xlsx = await fetch(`${sys.url}/app/api/forms/${formId}/submissions.xlsx?filter=completed`, { headers: { cookie: owner.cookies.header() } });
+    assert.equal(xlsx.status, 200);
+    assert.equal(xlsx.headers.get("content-type"), "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet");
+    assert.match(xlsx.headers.get("content-disposition") ?? "", /filename="Feedback-responses\.xlsx"/);
+    const zip = Buffer.from(await xlsx.arrayBuffer());
+    assert.equal(zip.subarray(0, 4).toString("hex"), "504b0304", "a ZIP");
+    assert.equal(zip.readUInt16LE(zip.length - 22 + 10), 5, "of the workbook's five parts");
   });
 
   it("draws the charts in the Summary view", async () => {

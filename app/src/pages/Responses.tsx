@@ -120,6 +120,9 @@ function ResponsesTable({ form }: { form: Form }) {
         <a className="button" href={`/app/api/forms/${form.id}/submissions.csv?filter=${filter}`} download>
           Export CSV
         </a>
+        <a className="button" href={`/app/api/forms/${form.id}/submissions.xlsx?filter=${filter}`} download>
+          Export XLSX
+        </a>
       </div>
       {loading ? (
         <Loading what="Loading responses" />

@@ -1,6 +1,6 @@
 // Summary: the form's completed responses summed up per question by the server (any number of them),
 // drawn as plain SVG and CSS: choices as bars, ratings and dates as columns, numbers as min/median/max,
-// text as its latest answers. A search and a date range narrow it (the CSV export follows the range); it
+// text as its latest answers. A search and a date range narrow it (the CSV and XLSX exports follow the range); it
 // is read again when the form's response count changes (checked every 10 seconds while visible).
 import { useEffect, useId, useState } from "react";
 import { get } from "../api.ts";
@@ -81,9 +81,11 @@ export function SummaryView({ form }: { form: Form }) {
           <label htmlFor={ids.until}>To</label>
           <input id={ids.until} type="date" value={until} min={since || undefined} onChange={(e) => setUntil(e.target.value)} />
         </div>
-        <a className="button" href={`/app/api/forms/${form.id}/submissions.csv?filter=completed&${summaryQuery(since, until)}`} download>
-          Export CSV
-        </a>
+        {(["csv", "xlsx"] as const).map((format) => (
+          <a key={format} className="button" href={`/app/api/forms/${form.id}/submissions.${format}?filter=completed&${summaryQuery(since, until)}`} download>
+            Export {format.toUpperCase()}
+          </a>
+        ))}
       </div>
       {summary.loading && !summary.data ? (
         <Loading what="Summing up responses" />

@@ -3,7 +3,7 @@
 // injection advice); cells holding ; are quoted too, since spreadsheets in many locales split on it.
 import { displayValue, type AnswerJson } from "./display.ts";
 
-interface CsvColumn {
+export interface CsvColumn {
   key: string;
   label: string;
 }
@@ -36,17 +36,18 @@ function csvLine(cells: (string | number)[]): string {
 }
 
 /**
- * The header, then the rows of each page as it comes (so an export of any size holds one page at a time);
- * `optionsOf` gives the option texts of a version.
+ * The export's rows: the header, then the rows of each page as it comes (so an export of any size holds
+ * one page at a time), each page's rows together; `optionsOf` gives the option texts of a version. A
+ * number answer shown as itself stays a number cell. The CSV and XLSX exports write them.
  */
-export async function* responsesCsv(
+export async function* responseRows(
   columns: CsvColumn[],
   pages: AsyncIterable<CsvSubmission[]>,
   optionsOf: (version: number) => Promise<Map<string, string>>,
-): AsyncGenerator<string> {
-  yield "\uFEFF" + csvLine(["Response ID", "Status", "Submitted at", "Started at", "Form version", ...columns.map((c) => c.label)]);
+): AsyncGenerator<(string | number)[][]> {
+  yield [["Response ID", "Status", "Submitted at", "Started at", "Form version", ...columns.map((c) => c.label)]];
   for await (const page of pages) {
-    let out = "";
+    const rows: (string | number)[][] = [];
     for (const sub of page) {
       const options = await optionsOf(sub.version);
       const cells = columns.map((c) => {
@@ -54,11 +55,17 @@ export async function* responsesCsv(
         if (!answer) return "";
         if (answer.files) return answer.files.map((f) => `${f.name} ${f.url}`).join("\n");
         const shown = displayValue(answer, options);
-        // A number shown as itself stays a number cell (an option id that happens to be one shows its text).
+        // An option id that happens to be a number shows its text.
         return typeof answer.value === "number" && shown === String(answer.value) ? answer.value : shown;
       });
-      out += csvLine([sub.id, sub.completed ? "completed" : "partial", sub.submittedAt ?? "", sub.createdAt ?? "", sub.version, ...cells]);
+      rows.push([sub.id, sub.completed ? "completed" : "partial", sub.submittedAt ?? "", sub.createdAt ?? "", sub.version, ...cells]);
     }
-    yield out;
+    yield rows;
   }
+}
+
+/** The CSV of `responseRows`, a chunk per page, after a UTF-8 byte order mark. */
+export async function* responsesCsv(...args: Parameters<typeof responseRows>): AsyncGenerator<string> {
+  yield "\uFEFF";
+  for await (const rows of responseRows(...args)) yield rows.map(csvLine).join("");
 }

@@ -193,8 +193,8 @@ export function servedAt(route: Route, door: "api" | "app"): ServedRoute | undef
 }
 
 /**
- * Sends an answer: nothing for a 204, text as it is (its Content-Type among the headers), text in chunks
- * as they come (an async iterable, sent with back-pressure; a failure midway cuts the response short),
+ * Sends an answer: nothing for a 204, text as it is (its Content-Type among the headers), text or bytes in
+ * chunks as they come (an async iterable, sent with back-pressure; a failure midway cuts the response short),
  * anything else as JSON.
  */
 export function send(res: Response, reply: { status: number; body: unknown; headers?: Record<string, string> }): void {
@@ -208,7 +208,7 @@ export function send(res: Response, reply: { status: number; body: unknown; head
   else res.status(reply.status).json(reply.body);
 }
 
-function isChunks(body: unknown): body is AsyncIterable<string> {
+function isChunks(body: unknown): body is AsyncIterable<string | Buffer> {
   return typeof body === "object" && body !== null && Symbol.asyncIterator in body;
 }
 

@@ -4,12 +4,14 @@ import { z } from "zod";
 import { submissionJson } from "@formsvc/api-records";
 import { listQuestions, type FormDocument } from "@formsvc/form-document";
 import { responseSummarySchema, submissionSchema, type ResponseSummary, type AppAnswer, type AppSubmission, type CalculatedFieldProblem, type FormStorage } from "@formsvc/api-records/schemas";
+import type { asCaller } from "@formsvc/platform/caller.ts";
 import type { FileLinks } from "@formsvc/platform/file-links.ts";
 import { maxPageSize } from "@formsvc/platform/paging.ts";
 import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { SubmissionFilter, type Submission, type SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { responseColumns } from "@formsvc/api-records/columns";
-import { responsesCsv } from "../app-api/csv.ts";
+import { responseRows, responsesCsv } from "../app-api/csv.ts";
+import { responsesXlsx } from "../app-api/xlsx.ts";
 import { displayValue, optionTexts } from "../app-api/display.ts";
 import { appPage, cursorPagingQuerySchema, envelope, envelopeOf, items, pagingQuerySchema } from "./paging.ts";
 import { defineRoute, idParamsSchema, recordIdSchema, Reply } from "./route.ts";
@@ -42,6 +44,8 @@ const rangeQuerySchema = z.object({
   until: instant("only responses completed before it"),
 });
 const at = (date: Date | undefined) => (date ? timestampFromDate(date) : undefined);
+/** What the exports write: columns, pages of responses, and the option texts of each version. */
+type ExportRows = Parameters<typeof responseRows>;
 const submissionParamsSchema = idParamsSchema.extend({ sid: z.string().min(1).describe("Submission id") });
 
 export function submissionRoutes(submissions: Client<typeof SubmissionsService>, forms: Client<typeof FormsService>, links: FileLinks) {
@@ -78,6 +82,35 @@ export function submissionRoutes(submissions: Client<typeof SubmissionsService>,
         return { ...json, answers };
       }),
     );
+  }
+
+  /**
+   * What an export writes: the columns (the current questions, then older versions' ones, newest first:
+   * known before the first row is written) and the responses as keyset pages, newest first, each read
+   * once the one before is written.
+   */
+  async function exportOf(formId: string, query: { filter: keyof typeof submissionFilters; since?: Date; until?: Date }, asUser: ReturnType<typeof asCaller>) {
+    const [{ form }, { questions }] = await Promise.all([forms.getForm({ id: formId }, asUser), forms.listQuestions({ formId }, asUser)]);
+    const versionOf = formVersions(formId);
+    const olderQuestions: Record<string, { label: string; type: string }> = {};
+    for (let version = form!.version; version >= 1; version--) {
+      const { document } = await versionOf(version);
+      if (!document) continue;
+      for (const q of listQuestions(document as FormDocument)) olderQuestions[q.key] ??= { label: q.label, type: q.type };
+    }
+    async function* pages() {
+      let cursor = "";
+      do {
+        const page = await submissions.listSubmissions(
+          { formId, filter: submissionFilters[query.filter], limit: maxPageSize, cursor, since: at(query.since), until: at(query.until) },
+          asUser,
+        );
+        yield page.submissions.map(signed);
+        cursor = page.nextCursor;
+      } while (cursor);
+    }
+    const rows: ExportRows = [responseColumns(questions, [{ answers: olderQuestions }]), pages(), async (version) => (await versionOf(version)).options];
+    return { fileName: `${(form!.name || "responses").replace(/[^\w.-]+/g, "_").slice(0, 80)}-responses`, rows };
   }
 
   return [
@@ -119,45 +152,29 @@ export function submissionRoutes(submissions: Client<typeof SubmissionsService>,
         answer: async (page, { params, query }) => appPage(await shown(page.submissions, formVersions(params.id)), query, page.hasMore),
       },
     }),
-    defineRoute({
-      method: "get",
-      path: "/forms/:id/submissions.csv",
-      params: idParamsSchema,
-      query: submissionFilterQuerySchema.extend(rangeQuerySchema.shape),
-      success: { status: 200 },
-      handle: async ({ params, query, asUser }) => {
-        const formId = params.id;
-        const [{ form }, { questions }] = await Promise.all([forms.getForm({ id: formId }, asUser), forms.listQuestions({ formId }, asUser)]);
-        const versionOf = formVersions(formId);
-        // Older versions' questions (newest first) are columns too: known before the first row is written.
-        const olderQuestions: Record<string, { label: string; type: string }> = {};
-        for (let version = form!.version; version >= 1; version--) {
-          const { document } = await versionOf(version);
-          if (!document) continue;
-          for (const q of listQuestions(document as FormDocument)) olderQuestions[q.key] ??= { label: q.label, type: q.type };
-        }
-        const columns = responseColumns(questions, [{ answers: olderQuestions }]);
-        // Keyset pages, newest first: each page is written before the next is read.
-        async function* pages() {
-          let cursor = "";
-          do {
-            const page = await submissions.listSubmissions(
-              { formId, filter: submissionFilters[query.filter], limit: maxPageSize, cursor, since: at(query.since), until: at(query.until) },
-              asUser,
-            );
-            yield page.submissions.map(signed);
-            cursor = page.nextCursor;
-          } while (cursor);
-        }
-        const fileName = `${(form!.name || "responses").replace(/[^\w.-]+/g, "_").slice(0, 80)}-responses.csv`;
-        return new Reply(200, responsesCsv(columns, pages(), async (version) => (await versionOf(version)).options), {
-          "Content-Type": "text/csv; charset=utf-8",
-          "Content-Disposition": `attachment; filename="${fileName}"`,
-          "Cache-Control": "no-store",
-        });
-      },
-      app: {},
-    }),
+    ...(
+      [
+        ["csv", "text/csv; charset=utf-8", (rows: ExportRows) => responsesCsv(...rows)],
+        ["xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", (rows: ExportRows) => responsesXlsx(responseRows(...rows))],
+      ] as const
+    ).map(([extension, contentType, write]) =>
+      defineRoute({
+        method: "get",
+        path: `/forms/:id/submissions.${extension}`,
+        params: idParamsSchema,
+        query: submissionFilterQuerySchema.extend(rangeQuerySchema.shape),
+        success: { status: 200 },
+        handle: async ({ params, query, asUser }) => {
+          const { fileName, rows } = await exportOf(params.id, query, asUser);
+          return new Reply(200, write(rows), {
+            "Content-Type": contentType,
+            "Content-Disposition": `attachment; filename="${fileName}.${extension}"`,
+            "Cache-Control": "no-store",
+          });
+        },
+        app: {},
+      }),
+    ),
     defineRoute({
       method: "get",
       path: "/forms/:id/summary",
