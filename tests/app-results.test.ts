@@ -86,6 +86,7 @@ describe("results: the summary and the export", () => {
     assert.equal((await owner.call("GET", `/forms/${formId}/summary?since=${tomorrow}`)).body.responses, 0);
     assert.equal((await owner.call("GET", `/forms/${formId}/summary?until=${tomorrow}`)).body.responses, 3);
     assert.equal((await owner.call("GET", `/forms/${formId}/summary?since=yesterday`)).status, 400);
+    assert.equal((await owner.call("GET", `/forms/${formId}/summary?search=${"x".repeat(201)}`)).status, 400, "submissions bounds the search");
 
     const stranger = await person("stranger");
     assert.equal((await stranger.call("GET", `/forms/${formId}/summary`)).status, 404);

@@ -71,7 +71,7 @@ export function SummaryView({ form }: { form: Form }) {
       <div className="toolbar">
         <div className="field field-inline">
           <label htmlFor={ids.search}>Search answers</label>
-          <input id={ids.search} type="search" value={searchInput} onChange={(e) => setSearchInput(e.target.value)} maxLength={200} />
+          <input id={ids.search} type="search" value={searchInput} onChange={(e) => setSearchInput(e.target.value)} />
         </div>
         <div className="field field-inline">
           <label htmlFor={ids.since}>From</label>

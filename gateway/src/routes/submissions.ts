@@ -180,7 +180,7 @@ export function submissionRoutes(submissions: Client<typeof SubmissionsService>,
       path: "/forms/:id/summary",
       params: idParamsSchema,
       query: rangeQuerySchema.extend({
-        search: z.string().max(200).default("").describe("Only responses with an answer containing this text (a choice: its option's text)"),
+        search: z.string().default("").describe("Only responses with an answer containing this text (a choice: its option's text)"),
       }),
       success: { status: 200, description: "The form's completed responses summed up per question", schema: responseSummarySchema },
       handle: async ({ params, query, asUser }): Promise<ResponseSummary> => {

@@ -38,7 +38,7 @@ import type { StoredAnswers, StoredFile } from "../answers/stored-answer.ts";
 import { countryAnswer, normalizeCountry } from "../answers/country.ts";
 import { createCalculatedFieldsPool, type CalculatedFieldsPool } from "../calculated-fields-pool.ts";
 import { problemsOf } from "../calculated-field-problems.ts";
-import { summarizeResponses } from "../summary/response-summary.ts";
+import { maxSearchLength, summarizeResponses } from "../summary/response-summary.ts";
 import { coalescedAdjustments } from "../response-counts.ts";
 import { createCompletionNotifier, type CompletionNotifier } from "../outbox/completion-notifier.ts";
 import { outboxColumns, outboxParams, outboxRow, type OutboxRow } from "../outbox/outbox-rows.ts";
@@ -756,6 +756,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
 
     async summarizeResponses(req, ctx) {
       if (!req.formId) throw formNotFound();
+      if (req.search.length > maxSearchLength) throw new ConnectError(`search: at most ${maxSearchLength} characters`, Code.InvalidArgument);
       const { form } = await forms.getForm({ id: req.formId }, asCaller(requireCaller(ctx))).catch((err: unknown) => upstreamFailure("forms", err, { logger }));
       return summarizeResponses(orm.em.fork(), responsesTable, form!.document as unknown as FormDocument, {
         formId: req.formId,

@@ -17,7 +17,7 @@ import { entities } from "../entities/index.ts";
 import { createLocalFileStore } from "../files/local-file-store.ts";
 import { createSubmissionsHandlers, routes } from "../handlers/submissions-handlers.ts";
 import { migrations } from "../migrations/index.ts";
-import { latestTextCount } from "./response-summary.ts";
+import { latestTextCount, maxSearchLength } from "./response-summary.ts";
 
 const fakeForms = new FakeForms();
 fakeForms.members["ws-ada"] = ["user-ada"];
@@ -157,6 +157,7 @@ describe("SummarizeResponses", () => {
     assert.equal(await ofSearch("2026-05"), 3n);
     assert.equal(await ofSearch("%"), 0n, "a LIKE wildcard matches itself only");
     assert.equal(await ofSearch("pete"), 0n, "partial responses are not summed up");
+    await rejectsWith(client.summarizeResponses({ formId: form.id, search: "x".repeat(maxSearchLength + 1) }, ada), Code.InvalidArgument);
     const grace = await client.summarizeResponses({ formId: form.id, search: "grace" }, ada);
     assert.deepEqual(question(grace, "name").latest, ["Grace"]);
     assert.deepEqual([question(grace, "age").min, question(grace, "age").max], [45, 45]);

@@ -18,6 +18,9 @@ export interface SummaryFilter {
   search?: string;
 }
 
+/** The longest search text a summary takes. */
+export const maxSearchLength = 200;
+
 /** How many of a text question's latest answers a summary lists, and how much of each. */
 export const latestTextCount = 10;
 const latestTextChars = 500;
