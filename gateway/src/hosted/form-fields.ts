@@ -16,6 +16,8 @@ import {
 /** Field names of the plain HTML form that are not answers. Keys start with a letter, so these never clash. */
 export const versionField = "_version";
 export const hiddenFieldPrefix = "_hidden.";
+/** The honeypot: a field people never see (settings.honeypot); whoever fills it is a bot. */
+export const honeypotField = "_website";
 
 /** A value of a posted field: one string, or several for repeated names (checkboxes). */
 export type FieldValue = string | string[];

@@ -489,6 +489,8 @@
     }
     const body = { version: config.version, answers: answers(), hidden: hiddenValues(), completed };
     if (responseId) body.responseId = responseId;
+    const trap = config.honeypotField && form.elements.namedItem(config.honeypotField);
+    if (trap && trap.value) body.honeypot = trap.value;
     let result;
     try {
       result = await postResponse(body);

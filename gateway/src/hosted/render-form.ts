@@ -4,7 +4,7 @@
 // application/x-www-form-urlencoded); form-page.js turns it into one page at a time with saving,
 // uploads and signatures.
 import { defaultRatingMax, maxUploadBytes, type Block, type FormDocument, type FormSettings, type InputBlock } from "@formsvc/form-document";
-import { hiddenFieldPrefix, needsScript, pagesOf, versionField, type FieldValue, type FieldValues } from "./form-fields.ts";
+import { hiddenFieldPrefix, honeypotField, needsScript, pagesOf, versionField, type FieldValue, type FieldValues } from "./form-fields.ts";
 
 export interface PageUrls {
   /** Where the hosted-form router is mounted, e.g. `/f`. */
@@ -110,6 +110,7 @@ button:disabled{opacity:.6;cursor:progress}
 .hf-branding{text-align:center;font-size:.875rem;padding:1rem 0 2rem}
 .hf-branding a{color:#57606a}
 .hf-js .hf-page:not(.hf-current){display:none}
+.hf-trap{position:absolute;left:-10000px;top:auto;width:1px;height:1px;overflow:hidden}
 .hf-sr{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
 [hidden]{display:none!important}
 @media (max-width:30rem){main{padding:1rem .5rem}.hf-card{padding:1rem;border-radius:8px}h1{font-size:1.45rem}.hf-nav button{flex:1 1 auto}}
@@ -316,7 +317,12 @@ export function renderFormPage(input: FormPageInput): string {
     uploadsUrl: `${action}/uploads`,
     maxUploadBytes,
     hiddenFields: (doc.hiddenFields ?? []).map((f) => f.name),
+    honeypotField: settings.honeypot ? honeypotField : null,
   };
+  // Off screen and out of the accessibility tree and tab order: only bots fill it in.
+  const honeypot = settings.honeypot
+    ? `<div class="hf-trap" aria-hidden="true"><label for="hf-website">Website</label><input type="text" id="hf-website" name="${honeypotField}" value="" tabindex="-1" autocomplete="off"></div>\n`
+    : "";
   const scriptNote = needsScript(doc)
     ? `<noscript><p class="hf-summary">This form needs JavaScript to upload files or sign. Please enable JavaScript to answer it.</p></noscript>\n`
     : "";
@@ -327,7 +333,7 @@ ${scriptNote}<p class="hf-resume" id="hf-resume" hidden>Welcome back: your earli
 ${pages.length > 1 ? progressBar(pages.length) : ""}<div class="hf-summary" id="hf-summary" role="alert" tabindex="-1">${errorSummary(input)}</div>
 <input type="hidden" name="${versionField}" value="${escapeHtml(input.version)}">
 ${hiddenInputs}
-${pageSections}
+${honeypot}${pageSections}
 <div class="hf-nav">
 <button type="button" class="hf-back" id="hf-back" hidden>Back</button>
 <button type="button" class="hf-next" id="hf-next" hidden>Next</button>

@@ -32,11 +32,15 @@ const document = normalizeDocument({
   hiddenFields: [{ name: "utm_source" }],
 }).document as unknown as JsonObject;
 
-const forms: Record<string, { status: FormStatus; settings?: JsonObject; showBranding?: boolean }> = {
+const forms: Record<string, { status: FormStatus; settings?: JsonObject; showBranding?: boolean; responseCount?: number }> = {
   pub: { status: FormStatus.PUBLISHED },
   nobrand: { status: FormStatus.PUBLISHED, showBranding: false },
   redirect: { status: FormStatus.PUBLISHED, settings: { redirectUrl: "https://example.com/thanks" } },
   closed: { status: FormStatus.CLOSED, settings: { closedMessage: "Registration is over." } },
+  ended: { status: FormStatus.PUBLISHED, settings: { closesAt: "2020-01-01T00:00:00Z", closedMessage: "Closed on January 1st." } },
+  full: { status: FormStatus.PUBLISHED, settings: { responseLimit: 3, closedMessage: "All 3 places are taken." }, responseCount: 3 },
+  notrap: { status: FormStatus.PUBLISHED, settings: { honeypot: false } },
+  busy: { status: FormStatus.PUBLISHED, settings: { submissionsPerMinute: 2 } },
 };
 
 const saved: SaveResponseRequest[] = [];
@@ -50,7 +54,7 @@ const transport = createRouterTransport((router) => {
       const form = forms[req.id];
       if (!form) throw new ConnectError("form not found", Code.NotFound);
       return {
-        form: create(FormSchema, { id: req.id, name: "Sign-up", status: form.status, version: 4, document, settings: form.settings ?? {} }),
+        form: create(FormSchema, { id: req.id, name: "Sign-up", status: form.status, version: 4, document, settings: form.settings ?? {}, responseCount: BigInt(form.responseCount ?? 0) }),
         showBranding: form.showBranding ?? true,
       };
     },
@@ -488,5 +492,62 @@ describe("rate limits", () => {
       limitedServer.close();
       await limitedStore.close();
     }
+  });
+});
+
+describe("form controls", () => {
+  const post = (id: string, fields: [string, string][]) =>
+    call("POST", `/f/${id}`, { headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() });
+
+  it("shows the closed message past the closing date and at the response limit, and takes no post", async () => {
+    for (const [id, message] of [["ended", /Closed on January 1st\./], ["full", /All 3 places are taken\./]] as const) {
+      const page = await call("GET", `/f/${id}`);
+      assert.equal(page.status, 200);
+      assert.match(page.text, message);
+      assert.doesNotMatch(page.text, /<form/);
+      const posted = await post(id, [["name", "Ada"]]);
+      assert.equal(posted.status, 409);
+      assert.match(posted.text, message);
+    }
+    assert.equal(saved.length, 0);
+  });
+
+  it("carries a honeypot people never see; who fills it is thanked and nothing is stored", async () => {
+    const page = await call("GET", "/f/pub");
+    const trap = /<div class="hf-trap" aria-hidden="true">.*?<input ([^>]*)><\/div>/.exec(page.text);
+    assert.ok(trap, "the page has the honeypot");
+    for (const attribute of ['name="_website"', 'tabindex="-1"', 'autocomplete="off"', 'type="text"']) assert.ok(trap[1].includes(attribute), attribute);
+    assert.match(page.text, /\.hf-trap\{position:absolute;left:-10000px/);
+    assert.doesNotMatch((await call("GET", "/f/notrap")).text, /_website/, "off in the settings: no honeypot");
+
+    const plain = await post("pub", [["name", "Ada"], ["_website", "http://spam.example"]]);
+    assert.equal(plain.status, 200);
+    assert.match(plain.text, /Thank you!/);
+    const redirected = await post("redirect", [["name", "Ada"], ["_website", "http://spam.example"]]);
+    assert.equal(redirected.status, 303);
+    assert.equal(redirected.headers.get("location"), "https://example.com/thanks");
+    const json = await postJson("/f/pub/responses", { answers: { name: "Ada" }, completed: true, honeypot: "http://spam.example" });
+    assert.equal(json.status, 200);
+    assert.equal(json.json.completed, true);
+    assert.match(json.json.responseId, /^\w{16}$/);
+    assert.equal(saved.length, 0, "nothing reached the service");
+
+    assert.equal((await post("pub", [["name", "Ada"], ["_website", ""]])).status, 200);
+    assert.equal(saved.length, 1, "an empty honeypot is a person");
+  });
+
+  it("limits the posts to a form from everyone to its submissionsPerMinute: 429 with Retry-After", async () => {
+    const fromAddress = (ip: string) => ({ "content-type": "application/json", "x-forwarded-for": ip });
+    assert.equal((await postJson("/f/busy/responses", { answers: {} }, fromAddress("198.51.100.1"))).status, 200);
+    assert.equal((await post("busy", [["name", "Ada"]])).status, 200);
+    const third = await postJson("/f/busy/responses", { answers: {} }, fromAddress("198.51.100.2"));
+    assert.equal(third.status, 429);
+    assert.ok(Number(third.headers.get("retry-after")) >= 1);
+    assert.deepEqual(third.json, { error: "rate limit of 2 requests a minute per form exceeded" });
+    const page = await post("busy", [["name", "Ada"]]);
+    assert.equal(page.status, 429);
+    assert.match(page.text, /Too many requests/);
+    // Other forms are not held back by it.
+    assert.equal((await postJson("/f/pub/responses", { answers: {} })).status, 200);
   });
 });

@@ -15,10 +15,22 @@ import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from "express";
 import multer from "multer";
 import { z } from "zod";
-import { describeZodError, isRecordId, jsonInputProblem, maxAnswerDepth, maxInt32, maxUploadBytes, resolveSettings, textProblem } from "@formsvc/form-document";
+import {
+  describeZodError,
+  isPastClosingDate,
+  isRecordId,
+  jsonInputProblem,
+  maxAnswerDepth,
+  maxInt32,
+  maxUploadBytes,
+  resolveSettings,
+  textProblem,
+  type FormSettings,
+} from "@formsvc/form-document";
 import { defaultResponseRatePerIp, defaultUploadBytesPerIp, defaultUploadRatePerIp } from "@formsvc/platform/config.ts";
+import { newId } from "@formsvc/platform/ids.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
-import { FormStatus, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import { FormStatus, type Form, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import type { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { recordIdSchema } from "../routes/route.ts";
 import { errorAnswer, fieldProblems, HttpError } from "../http-errors.ts";
@@ -29,7 +41,7 @@ import type { RateLimitStore } from "../rate-limit/sliding-window.ts";
 import { countryOf, defaultLookupCountry, type LookupCountry } from "./country.ts";
 import { uploadBudget } from "./upload-budget.ts";
 import { streamingUploadStorage, type StreamedFile } from "./upload-storage.ts";
-import { answersFromFields, documentOf, problemsByQuestion, type FieldValues } from "./form-fields.ts";
+import { answersFromFields, documentOf, honeypotField, problemsByQuestion, type FieldValues } from "./form-fields.ts";
 import {
   renderClosedPage,
   renderErrorPage,
@@ -80,7 +92,21 @@ export const responseBodySchema = z.strictObject({
   hidden: z.record(z.string().min(1).max(200), z.string().max(10_000)).optional(),
   completed: z.boolean().optional(),
   responseId: recordIdSchema.optional(),
+  /** The honeypot's value (settings.honeypot): a body carrying one is answered like a success and not stored. */
+  honeypot: z.string().max(10_000).optional(),
 });
+
+/**
+ * Whether the page shows the closed message: closed by its owner, past its closing date, or at its
+ * response limit as far as the form's count tells (submissions' own count is the one that binds).
+ */
+function showsClosed(form: Form, settings: FormSettings, now: Date): boolean {
+  if (form.status === FormStatus.CLOSED || isPastClosingDate(settings, now)) return true;
+  return settings.responseLimit !== null && form.responseCount >= BigInt(settings.responseLimit);
+}
+
+/** How long a form's submissionsPerMinute is kept before forms is asked again. */
+const formRateTtlMs = 5_000;
 
 function formIdOf(req: Request): string {
   const id = String(req.params.formId ?? "");
@@ -161,12 +187,34 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   router.use(rateLimit(store, "address", perIp, address));
   const writeLimit = rateLimit(store, "public", writesPerIp, address);
 
+  // Each form's own limit (settings.submissionsPerMinute) on the posts to it from everyone, bucket "form".
+  // Its setting is kept a few seconds, so a post does not ask forms for it each time.
+  const formRates = new Map<string, { perMinute: number | null; until: number }>();
+  const formRateOf = async (formId: string): Promise<number | null> => {
+    const known = formRates.get(formId);
+    if (known && known.until > Date.now()) return known.perMinute;
+    const perMinute = await publicForm(formId).then(
+      ({ settings }) => settings.submissionsPerMinute,
+      // Unknown or unreachable: the route's own call answers that.
+      () => null,
+    );
+    if (formRates.size >= 10_000) formRates.clear();
+    formRates.set(formId, { perMinute, until: Date.now() + formRateTtlMs });
+    return perMinute;
+  };
+  const formLimit: RequestHandler = async (req, res, next) => {
+    const formId = formIdOf(req);
+    const perMinute = await formRateOf(formId);
+    if (perMinute === null) return next();
+    await rateLimit(store, "form", perMinute, () => formId)(req, res, next);
+  };
+
   router.get("/:formId", async (req, res) => {
     const formId = formIdOf(req);
     rejectUnsafeQueryAndBody(req);
     const { form, showBranding, document, settings } = await publicForm(formId);
     const info = { name: form.name, document, showBranding, brandingUrl: deps.brandingUrl };
-    if (form.status === FormStatus.CLOSED) {
+    if (showsClosed(form, settings, new Date())) {
       sendHtml(res, 200, renderClosedPage({ ...info, closedMessage: settings.closedMessage }));
       return;
     }
@@ -189,6 +237,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   router.post(
     "/:formId",
     writeLimit,
+    formLimit,
     express.urlencoded({ extended: false, limit: maxResponseBodyBytes, parameterLimit: maxPostedFields }),
     async (req, res) => {
       const formId = formIdOf(req);
@@ -196,9 +245,16 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       const { form, showBranding, document, settings } = await publicForm(formId);
       const info = { name: form.name, document, showBranding, brandingUrl: deps.brandingUrl };
       const closed = () => sendHtml(res, 409, renderClosedPage({ ...info, closedMessage: settings.closedMessage }));
-      if (form.status === FormStatus.CLOSED) return closed();
+      if (showsClosed(form, settings, new Date())) return closed();
 
       const fields = (req.body ?? {}) as FieldValues;
+      const thanked = () => {
+        if (!settings.redirectUrl) return sendHtml(res, 200, renderThankYouPage(info));
+        securityHeaders(res, settings.redirectUrl);
+        res.redirect(303, settings.redirectUrl);
+      };
+      // A bot that filled the honeypot learns nothing: thanked as anyone, nothing stored.
+      if (settings.honeypot && fields[honeypotField]) return thanked();
       const posted = answersFromFields(document, fields);
       const again = (errors: Record<string, string>, formError?: string) =>
         sendHtml(
@@ -240,12 +296,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
         }
         throw err;
       }
-      if (settings.redirectUrl) {
-        securityHeaders(res, settings.redirectUrl);
-        res.redirect(303, settings.redirectUrl);
-        return;
-      }
-      sendHtml(res, 200, renderThankYouPage(info));
+      thanked();
     },
   );
 
@@ -294,7 +345,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     bytes: deps.rateLimits.uploadBytesPerIp ?? defaultUploadBytesPerIp,
     addressOf: (req) => req.ip ?? "unknown",
   });
-  router.post("/:formId/uploads", writeLimit, knownFormId, budget.admit, receiveFile, async (req, res) => {
+  router.post("/:formId/uploads", writeLimit, knownFormId, formLimit, budget.admit, receiveFile, async (req, res) => {
     const file = req.file as (Express.Multer.File & StreamedFile) | undefined;
     if (!file) throw new HttpError(400, 'missing file: send multipart/form-data with the file in field "file"');
     // Charged once all of it came and before submissions is told to keep it: a refused file is not stored.
@@ -331,7 +382,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     res.status(answer.status).json(answer.body);
   });
 
-  router.post("/:formId/responses", writeLimit, express.json({ limit: maxResponseBodyBytes }), async (req, res) => {
+  router.post("/:formId/responses", writeLimit, formLimit, express.json({ limit: maxResponseBodyBytes }), async (req, res) => {
     const formId = formIdOf(req);
     if (!req.is("application/json")) throw new HttpError(415, "Content-Type must be application/json");
     // Before the schema, whose JSON check recurses through the answers; the answers' own bound first.
@@ -341,6 +392,11 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     const parsed = responseBodySchema.safeParse(req.body ?? {});
     if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error, "body"));
     const body = parsed.data;
+    // A bot that filled the honeypot learns nothing: answered as a save would be, nothing stored.
+    if (body.honeypot) {
+      res.json({ responseId: body.responseId ?? newId(), completed: body.completed ?? false });
+      return;
+    }
     const saved = await deps.submissions.saveResponse({
       formId,
       version: body.version ?? 0,
