@@ -12,6 +12,18 @@ export function brandingRefusal(plan: string | undefined): string {
 }
 
 /** Bytes as people read them: "0 bytes", "512 bytes", "1.5 KB", "12.3 MB", "1 GB" (1024-based). */
+/** A date-time as a datetime-local input shows it, in the browser's time zone ("" for none). */
+export function localDateTimeInput(iso: string | null): string {
+  if (!iso) return "";
+  const at = new Date(iso);
+  return new Date(at.getTime() - at.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+}
+
+/** A whole number typed in, or null when left empty. */
+function countOrNull(text: string): number | null {
+  return text.trim() === "" ? null : Number(text);
+}
+
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} ${bytes === 1 ? "byte" : "bytes"}`;
   const units = ["KB", "MB", "GB", "TB"];
@@ -192,6 +204,47 @@ export function SettingsTab({ form, onSaved }: { form: Form; onSaved(form: Form)
             <p className="hint" id={`${id}-receipt-hint`}>
               {emailQuestions.length === 0 ? "Add an Email question to the form to send respondents a copy." : "Sent to the address the respondent gives in that Email question."}
             </p>
+          </div>
+        </fieldset>
+        <fieldset className="card">
+          <legend>Closing and spam</legend>
+          <div className="field">
+            <label htmlFor={`${id}-closes`}>Close the form at</label>
+            <input
+              id={`${id}-closes`}
+              type="datetime-local"
+              value={localDateTimeInput(settings.closesAt)}
+              onChange={(e) => setSettings({ ...settings, closesAt: e.target.value ? new Date(e.target.value).toISOString() : null })}
+            />
+            <p className="hint">In your time zone. Leave empty to keep the form open.</p>
+          </div>
+          <div className="field">
+            <label htmlFor={`${id}-limit`}>Close after this many responses</label>
+            <input
+              id={`${id}-limit`}
+              type="number"
+              min={1}
+              step={1}
+              value={settings.responseLimit ?? ""}
+              onChange={(e) => setSettings({ ...settings, responseLimit: countOrNull(e.target.value) })}
+            />
+            <p className="hint">Completed responses; deleting one makes room again. Leave empty for no limit.</p>
+          </div>
+          <label className="check">
+            <input type="checkbox" checked={settings.honeypot} onChange={(e) => setSettings({ ...settings, honeypot: e.target.checked })} /> Catch bots with a
+            hidden field (a submission that fills it is not stored)
+          </label>
+          <div className="field">
+            <label htmlFor={`${id}-rate`}>Responses a minute at most</label>
+            <input
+              id={`${id}-rate`}
+              type="number"
+              min={1}
+              step={1}
+              value={settings.submissionsPerMinute ?? ""}
+              onChange={(e) => setSettings({ ...settings, submissionsPerMinute: countOrNull(e.target.value) })}
+            />
+            <p className="hint">From everyone together; more are asked to wait. Leave empty for no limit of the form's own.</p>
           </div>
         </fieldset>
         <fieldset className="card">

@@ -7,7 +7,7 @@ import { blockTypes, newBlock } from "../lib/document.ts";
 import type { Form } from "../types.ts";
 import { passwordRefusal } from "./Auth.tsx";
 import { Editor } from "./Editor.tsx";
-import { brandingRefusal, formatBytes } from "./FormSettings.tsx";
+import { brandingRefusal, formatBytes, localDateTimeInput } from "./FormSettings.tsx";
 import { headersOf } from "./Integrations.tsx";
 
 const form: Form = {
@@ -16,7 +16,7 @@ const form: Form = {
   name: "Survey",
   status: "draft",
   document: { blocks: [] },
-  settings: { branding: true, closedMessage: "Closed", redirectUrl: null, submitLabel: "Submit", showProgressBar: true, saveProgress: true, notifications: { owner: false, members: [], receiptQuestionId: null } },
+  settings: { branding: true, closedMessage: "Closed", redirectUrl: null, submitLabel: "Submit", showProgressBar: true, saveProgress: true, closesAt: null, responseLimit: null, honeypot: true, submissionsPerMinute: null, notifications: { owner: false, members: [], receiptQuestionId: null } },
   version: 1,
   responseCount: 0,
   createdAt: "2026-01-01T00:00:00Z",
@@ -38,6 +38,13 @@ describe("small components", () => {
 
   it("show the bytes a form's files hold as people read them", () => {
     expect([0, 1, 512, 1536, 12.34 * 1024 * 1024, 1024 ** 3].map(formatBytes)).toEqual(["0 bytes", "1 byte", "512 bytes", "1.5 KB", "12.3 MB", "1 GB"]);
+  });
+
+  it("show a closing date in the browser's time zone, and round-trip it", () => {
+    expect(localDateTimeInput(null)).toBe("");
+    const shown = localDateTimeInput("2027-01-31T17:00:00Z");
+    expect(shown).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/);
+    expect(new Date(shown).toISOString()).toBe("2027-01-31T17:00:00.000Z");
   });
 
   it("turn header rows into headers, leaving out rows without a name", () => {
