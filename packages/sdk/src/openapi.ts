@@ -1427,6 +1427,7 @@ export interface components {
             };
             completed?: boolean;
             responseId?: string;
+            honeypot?: string;
         };
         /** @description Any JSON value */
         JsonValue: unknown;
