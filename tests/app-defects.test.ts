@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
-import { editorBlock, launchBrowser, screenshot, watchPage } from "./support/browser.ts";
+import { editorBlock, launchBrowser, pageApi, screenshot, watchPage } from "./support/browser.ts";
 import { startReceiver } from "./support/receiver.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
@@ -39,24 +39,6 @@ async function dismissNotices(page: Page) {
   const dismiss = page.locator(".notice").getByRole("button", { name: "Dismiss" });
   // One at a time: each may also go by itself meanwhile.
   while ((await dismiss.count()) > 0) await dismiss.first().click({ timeout: 2_000 }).catch(() => undefined);
-}
-
-/** The app's API from inside the page, as the app calls it (session cookie, CSRF header on changes). */
-function pageApi(page: Page) {
-  return (method: string, path: string, body?: unknown) =>
-    page.evaluate(
-      async ({ method, path, body }) => {
-        const csrf = /(?:^|; )formsvc_csrf=([^;]*)/.exec(document.cookie)?.[1];
-        const res = await fetch(`/app/api${path}`, {
-          method,
-          headers: { "content-type": "application/json", ...(csrf ? { "x-csrf-token": decodeURIComponent(csrf) } : {}) },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-        const text = await res.text();
-        return { status: res.status, body: text ? JSON.parse(text) : undefined };
-      },
-      { method, path, body },
-    );
 }
 
 describe("the defects of issue 19, in Chromium", () => {
@@ -98,6 +80,7 @@ describe("the defects of issue 19, in Chromium", () => {
 
   it("gives new questions readable keys from their text, unique in the form, kept when the question changes", async () => {
     await page.getByRole("button", { name: "New form" }).first().click();
+    await page.getByRole("dialog", { name: "New form" }).getByRole("button", { name: /^Blank form/ }).click();
     await page.getByLabel("Form name").waitFor();
     formId = /\/app\/forms\/([^/]+)\/edit/.exec(page.url())![1];
     await page.getByLabel("Form name").fill("Feedback");

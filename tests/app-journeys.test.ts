@@ -117,6 +117,7 @@ describe("the app in Chromium: one person's journey", () => {
 
   it("builds a form with every block type, reorders, renames a column, adds hidden and calculated fields, and saves", async () => {
     await page.getByRole("button", { name: "New form" }).first().click();
+    await page.getByRole("dialog", { name: "New form" }).getByRole("button", { name: /^Blank form/ }).click();
     await page.getByLabel("Form name").waitFor();
     formId = /\/app\/forms\/([^/]+)\/edit/.exec(page.url())![1];
     await page.getByLabel("Form name").fill("Conference sign-up");

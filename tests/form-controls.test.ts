@@ -1,9 +1,15 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import type { Browser } from "playwright-core";
+import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
+import { appClient } from "./support/app-client.ts";
+import { launchBrowser, screenshot, watchPage } from "./support/browser.ts";
+import { eventually } from "./support/receiver.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
-// The form controls against the whole running system: an owner sets them over /api/v1, a respondent
-// meets them on the hosted form (its page and its posts), and the owner reads back what was stored.
+// The form controls against the whole running system: an owner sets them over /api/v1, or in the app's
+// Settings tab in Chromium (screenshot form-controls), a respondent meets them on the hosted form (its
+// page and its posts), and the owner reads back what was stored.
 
 let sys: TestSystem;
 let ada: Awaited<ReturnType<typeof createUserWithKey>>;
@@ -36,7 +42,9 @@ describe("form controls, end to end", () => {
     const statuses = await Promise.all(Array.from({ length: 10 }, (_, i) => respond(formId, { answers: { name: `R${i}` }, completed: true }).then((r) => r.status)));
     assert.deepEqual(statuses.toSorted(), [200, 200, 200, 200, 200, 409, 409, 409, 409, 409]);
     assert.equal(await completedCount(formId), 5);
-    const page = await (await fetch(`${sys.url}/f/${formId}`)).text();
+    // The page reads the form's responseCount, which follows the stored responses within seconds; the
+    // submissions themselves were refused exactly at the limit.
+    const page = await eventually(async () => (await fetch(`${sys.url}/f/${formId}`)).text(), (text) => /All places are taken\./.test(text), 15_000, 50);
     assert.match(page, /All places are taken\./);
     assert.equal((await postPlain(formId, [["name", "Late"]])).status, 409);
   });
@@ -72,5 +80,68 @@ describe("form controls, end to end", () => {
     assert.equal(third.status, 429);
     assert.ok(Number(third.headers.get("retry-after")) >= 1);
     assert.deepEqual(await third.json(), { error: "rate limit of 2 requests a minute per form exceeded" });
+  });
+});
+
+describe("the Closing and spam card in Chromium", () => {
+  let browser: Browser;
+  before(async () => {
+    ensureAppBuilt(undefined, { quiet: true });
+    browser = await launchBrowser();
+  });
+  after(() => browser?.close());
+
+  it("sets a closing date, a response limit, the honeypot and a rate; the hosted form follows, and clearing them reopens it", async () => {
+    const { call, cookies } = appClient(sys.url);
+    await call("GET", "/session");
+    const signedUp = await call("POST", "/auth/signup", { email: `controls.${Date.now()}@example.com`, name: "Cleo", password: "Cleo keeps a long passphrase" });
+    assert.equal(signedUp.status, 201, JSON.stringify(signedUp.body));
+    const workspace = (await call("GET", "/workspaces")).body.items[0];
+    const created = await call("POST", "/forms", { workspaceId: workspace.id, name: "Workshop", document });
+    const formId: string = created.body.id;
+    assert.equal((await call("POST", `/forms/${formId}/publish`)).status, 200);
+
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    const host = new URL(sys.url).hostname;
+    await context.addCookies(["formsvc_session", "formsvc_csrf"].map((name) => ({ name, value: cookies.get(name)!, domain: host, path: "/" })));
+    const page = await context.newPage();
+    const problems = watchPage(page, []);
+    await page.goto(`${sys.url}/app/forms/${formId}/settings`);
+    const card = page.getByRole("group", { name: "Closing and spam" });
+    await card.getByLabel("Close the form at").fill("2030-01-01T09:30");
+    await card.getByLabel("Close after this many responses").fill("1");
+    await card.getByLabel(/Catch bots with a hidden field/).uncheck();
+    await card.getByLabel("Responses a minute at most").fill("30");
+    await page.getByLabel("Closed message").fill("All places are taken.");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Settings saved.").waitFor();
+    await card.scrollIntoViewIfNeeded();
+    await screenshot(page, "form-controls");
+
+    // datetime-local is the browser's time zone: the instant stored is what the browser makes of it.
+    const closesAt = await page.evaluate(() => new Date("2030-01-01T09:30").toISOString());
+    const saved = (await call("GET", `/forms/${formId}`)).body.settings;
+    assert.deepEqual(
+      [saved.closesAt, saved.responseLimit, saved.honeypot, saved.submissionsPerMinute, saved.closedMessage],
+      [closesAt, 1, false, 30, "All places are taken."],
+    );
+    assert.doesNotMatch(await (await fetch(`${sys.url}/f/${formId}`)).text(), /name="_website"/, "no honeypot field once it is off");
+    assert.equal((await respond(formId, { answers: { name: "First" }, completed: true })).status, 200);
+    assert.equal((await respond(formId, { answers: { name: "Second" }, completed: true })).status, 409, "the limit of 1 is reached");
+    assert.match(await (await fetch(`${sys.url}/f/${formId}`)).text(), /All places are taken\./);
+
+    await page.reload();
+    assert.equal(await card.getByLabel("Close the form at").inputValue(), "2030-01-01T09:30");
+    assert.equal(await card.getByLabel("Close after this many responses").inputValue(), "1");
+    assert.equal(await card.getByLabel(/Catch bots with a hidden field/).isChecked(), false);
+    await card.getByLabel("Close the form at").fill("");
+    await card.getByLabel("Close after this many responses").fill("");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Settings saved.").waitFor();
+    const cleared = (await call("GET", `/forms/${formId}`)).body.settings;
+    assert.deepEqual([cleared.closesAt, cleared.responseLimit], [null, null]);
+    assert.equal((await respond(formId, { answers: { name: "Second" }, completed: true })).status, 200, "open again");
+    assert.deepEqual(problems, []);
+    await context.close();
   });
 });

@@ -270,6 +270,17 @@ describe("two replicas of the gateway, submissions and delivery", () => {
       );
       assert.equal(receiver.maxInFlightPerEvent, 1, "no event was being sent by two replicas at once");
       assert.equal(backlog, 0);
+
+      // Each form's responseCount, pushed to forms by both submissions replicas off the respondents' path,
+      // settles on exactly its stored responses (double submits and resends counted once).
+      const perForm = formIds.map((_, f) => Array.from({ length: responses }, (_, i) => i % forms).filter((k) => k === f).length);
+      const counts = await eventually(
+        () => Promise.all(formIds.map(async (id) => (await owner.api("GET", `/forms/${id}`)).body.responseCount as number)),
+        (got) => got.every((n, f) => n === perForm[f]),
+        15_000,
+        100,
+      ).catch((err: Error) => err.message);
+      assert.deepEqual(counts, perForm);
     } finally {
       await receiver.close();
     }

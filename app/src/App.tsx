@@ -23,7 +23,7 @@ const titles: [string, string][] = [
   ["/settings/api-keys", "API keys"],
 ];
 
-const formTabs = ["edit", "preview", "responses", "integrations", "settings"];
+const formTabs = ["edit", "preview", "responses", "integrations", "share", "design", "settings"];
 
 function Redirect({ to }: { to: string }) {
   const { navigate } = useRouter();

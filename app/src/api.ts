@@ -1,13 +1,24 @@
 // The one way the app talks to the server: JSON over /app/api with the session cookie, and the CSRF
 // token (from its cookie) in X-CSRF-Token on every request that changes something.
+import type { FieldProblem } from "./types.ts";
+
 export const apiBase = "/app/api";
 
 export class ApiError extends Error {
   readonly status: number;
-  constructor(status: number, message: string) {
+  readonly fields: FieldProblem[];
+  constructor(status: number, message: string, fields: FieldProblem[] = []) {
     super(message);
     this.status = status;
+    this.fields = fields;
   }
+}
+
+/** The `fields` of an error answer, when it has well-formed ones. */
+function fieldProblemsOf(body: unknown): FieldProblem[] {
+  const fields = (body as { fields?: unknown } | null | undefined)?.fields;
+  if (!Array.isArray(fields)) return [];
+  return fields.filter((f): f is FieldProblem => typeof f?.key === "string" && typeof f?.message === "string");
 }
 
 let csrfFallback = "";
@@ -50,8 +61,9 @@ export function errorMessage(status: number, body: unknown): string {
   return `The request failed (HTTP ${status}).`;
 }
 
-export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { accept: "application/json" };
+/** One request: the answer's text when it succeeds, else an ApiError with the server's message. */
+async function request(method: string, path: string, body: unknown, accept: string, signal?: AbortSignal): Promise<string> {
+  const headers: Record<string, string> = { accept };
   if (body !== undefined) headers["content-type"] = "application/json";
   if (method !== "GET") headers["x-csrf-token"] = csrfToken();
   let res: Response;
@@ -61,25 +73,36 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
       credentials: "same-origin",
+      signal,
     });
-  } catch {
+  } catch (err) {
+    if (signal?.aborted) throw err;
     throw new ApiError(0, errorMessage(0, null));
   }
   const text = await res.text();
-  let parsed: unknown = undefined;
-  if (text) {
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-  }
   if (!res.ok) {
     if (res.status === 401 && !path.startsWith("/auth/")) onSignedOut?.();
-    throw new ApiError(res.status, errorMessage(res.status, parsed));
+    const answer = parseJson(text);
+    throw new ApiError(res.status, errorMessage(res.status, answer), fieldProblemsOf(answer));
   }
-  return parsed as T;
+  return text;
 }
+
+function parseJson(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+  return parseJson(await request(method, path, body, "application/json")) as T;
+}
+
+/** POST a JSON body and take the answer as a page of HTML (the editor's live preview). */
+export const postForHtml = (path: string, body: unknown, signal?: AbortSignal) => request("POST", path, body, "text/html", signal);
 
 export const get = <T>(path: string) => api<T>("GET", path);
 export const post = <T>(path: string, body?: unknown) => api<T>("POST", path, body ?? {});

@@ -11,6 +11,8 @@ export type {
   Attempt,
   CalculatedFieldProblem,
   Delivery,
+  FieldProblem,
+  FormHoldings,
   FormStatus,
   FormStorage,
   Invitation,

@@ -7,6 +7,7 @@ import type { GatewayDeps } from "./deps.ts";
 import { buildOpenApiDocument } from "./developers/openapi.ts";
 import { developersRoutes } from "./developers/routes.ts";
 import { fileRoutes } from "./files/routes.ts";
+import { embedScript } from "./hosted/embed.ts";
 import { hostedFormRoutes } from "./hosted/routes.ts";
 import { errorHandler } from "./http-errors.ts";
 import { observabilityRoutes, recordHttpMetrics, traceHttpRequests } from "./observability.ts";
@@ -40,6 +41,7 @@ export function createApp(deps: GatewayDeps): Express {
 
   app.use("/files", fileRoutes(deps.submissions, deps.fileLinks));
   app.use("/f", hostedFormRoutes(deps));
+  app.get("/embed.js", embedScript());
   app.use("/developers", developersRoutes(buildOpenApiDocument(routes, deps.publicUrl)));
   app.use("/app/api", appDoor(deps, appRoutes(deps)));
   app.use("/app", appStaticRoutes());

@@ -27,10 +27,13 @@ export const httpStatusOfCode: Partial<Record<Code, number>> = {
 export class HttpError extends Error {
   readonly status: number;
   readonly headers: Record<string, string>;
-  constructor(status: number, message: string, headers: Record<string, string> = {}) {
+  /** The request's fields that are wrong, answered as `fields` beside the message. */
+  readonly fields: FieldProblem[];
+  constructor(status: number, message: string, headers: Record<string, string> = {}, fields: FieldProblem[] = []) {
     super(message);
     this.status = status;
     this.headers = headers;
+    this.fields = fields;
   }
 }
 
@@ -69,7 +72,10 @@ function clientErrorMessage(err: object, status: number): string {
   return (STATUS_CODES[status] ?? "bad request").toLowerCase();
 }
 
-/** A problem with one field of the request: the answer's key as filed in a submission, and what is wrong. */
+/**
+ * A problem with one field of the request, and what is wrong: an answer's key as filed in a submission, or
+ * the path of a field violation in the request's body (`settings.theme.accentColor`).
+ */
 export interface FieldProblem {
   key: string;
   message: string;
@@ -96,7 +102,10 @@ export function errorAnswer(err: unknown): ErrorAnswer {
 }
 
 function statusAndMessage(err: unknown): ErrorAnswer {
-  if (err instanceof HttpError) return { status: err.status, message: err.message, headers: err.headers };
+  if (err instanceof HttpError) {
+    const answer: ErrorAnswer = { status: err.status, message: err.message, headers: err.headers };
+    return err.fields.length > 0 ? { ...answer, fields: err.fields } : answer;
+  }
   if (err instanceof ConnectError) {
     if (isTransportFailure(err)) return { status: 503, message: unavailableMessage };
     const status = httpStatusOfCode[err.code];

@@ -20,7 +20,7 @@ import { MemorySlidingWindow, type RateLimitStore } from "./rate-limit/sliding-w
 const config = loadConfig();
 const logger = createLogger("gateway", config.logLevel);
 setMetricsService("gateway");
-const tracing = startTracing("gateway");
+const tracing = await startTracing("gateway");
 const identity = createServiceClient(IdentityService, config.services.identity);
 const secretKey = resolveSecretKey(config);
 const store: RateLimitStore = config.redisUrl ? new RedisSlidingWindow(config.redisUrl) : new MemorySlidingWindow();

@@ -1,23 +1,27 @@
 // Scenario 1: authenticated GET /api/v1/forms/:id at 64 connections against (a) a bare Express 5 handler
 // serving the same JSON from memory and (b) a direct-Postgres Express handler with no RPC hop.
 // Also scenario 5's idle RSS and RSS under this load.
-import { createUserWithKey, startTestSystem } from "../../tests/support/system.ts";
+import { createUserWithKey, startTestSystem, type TestSystem } from "../../tests/support/system.ts";
 import { cpuMeter, load, ratio, rssMiB, rssOf, sampleRss, sleep, startBaselineServer } from "./common.ts";
+
+/** A form of a user with an API key on `sys`: the read that scenario 1 loads, and the key's header. */
+export async function apiReadTarget(sys: TestSystem, email = "bench@example.com") {
+  const ada = await createUserWithKey(sys, email);
+  const form = await ada.api("POST", "/forms", {
+    workspaceId: ada.workspace.id,
+    name: "Bench",
+    document: { blocks: [{ id: "a", key: "a", type: "SHORT_TEXT", question: "Name" }] },
+  });
+  return { ada, formId: form.body.id as string, path: `/api/v1/forms/${form.body.id}`, headers: { authorization: `Bearer ${ada.key}` } };
+}
 
 export async function apiRead(opts: { connections?: number; seconds?: number } = {}) {
   const connections = opts.connections ?? 64;
   const duration = opts.seconds ?? 8;
   const sys = await startTestSystem("bench_api_read");
   try {
-    const ada = await createUserWithKey(sys, "bench@example.com");
-    const form = await ada.api("POST", "/forms", {
-      workspaceId: ada.workspace.id,
-      name: "Bench",
-      document: { blocks: [{ id: "a", key: "a", type: "SHORT_TEXT", question: "Name" }] },
-    });
-    const path = `/api/v1/forms/${form.body.id}`;
-    const headers = { authorization: `Bearer ${ada.key}` };
-    const body = JSON.stringify((await ada.api("GET", `/forms/${form.body.id}`)).body);
+    const { ada, formId, path, headers } = await apiReadTarget(sys);
+    const body = JSON.stringify((await ada.api("GET", `/forms/${formId}`)).body);
     await sleep(1000);
     const idleRss = rssOf(sys);
     // A short warm-up so the JIT and connection pools are not measured cold.

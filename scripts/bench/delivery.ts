@@ -80,6 +80,37 @@ export async function makeHookedForm(sys: TestSystem, ada: Awaited<ReturnType<ty
   return form.body.id as string;
 }
 
+/** A user's published form with a webhook to `receiver`, warmed by 50 deliveries (connections, topic) then cleared. */
+export async function warmHookedForm(sys: TestSystem, receiver: { url: string; received: Received[] }): Promise<string> {
+  const ada = await createUserWithKey(sys, "bench@example.com");
+  const formId = await makeHookedForm(sys, ada, receiver.url);
+  await submitBurst(sys, [formId], 50, 8);
+  await eventually(async () => receiver.received.length, (n) => n >= 50, 120_000, 100);
+  await sleep(500);
+  receiver.received.length = 0;
+  return formId;
+}
+
+/**
+ * A fresh system (`env` beside WEBHOOK_ALLOW_PRIVATE_URLS) with a warmed hooked form: `burst` responses
+ * delivered to one quick receiver. What arrived, when the burst was sent, and each process's CPU per delivery.
+ */
+export async function deliveredBurst(name: string, env: Record<string, string>, burst: number) {
+  const sys = await startTestSystem(name, { WEBHOOK_ALLOW_PRIVATE_URLS: "true", ...env });
+  const receiver = await startReceiver();
+  try {
+    const formId = await warmHookedForm(sys, receiver);
+    const cpu = cpuMeter(sys);
+    const sentAt = Date.now();
+    await submitBurst(sys, [formId], burst);
+    await eventually(async () => receiver.received.length, (n) => n >= burst, 600_000, 100);
+    return { received: [...receiver.received], sentAt, cpuMsPerDelivery: cpu.perUnit(burst) };
+  } finally {
+    await receiver.close();
+    await sys.stop();
+  }
+}
+
 export async function delivery(bus: "embedded" | "kafka", opts: { burst?: number; rates?: [number, number][] } = {}) {
   const burst = opts.burst ?? 1000;
   const rates = opts.rates ?? [
@@ -90,13 +121,8 @@ export async function delivery(bus: "embedded" | "kafka", opts: { burst?: number
   const sys = await startTestSystem(`bench_delivery_${bus}`, { WEBHOOK_ALLOW_PRIVATE_URLS: "true", KAFKA_BROKERS: kafka?.brokers ?? "" });
   const receiver = await startReceiver();
   try {
-    const ada = await createUserWithKey(sys, "bench@example.com");
-    const formId = await makeHookedForm(sys, ada, receiver.url);
     // Warm-up: a few deliveries so the first measured one does not pay for connections and topic creation.
-    await submitBurst(sys, [formId], 50, 8);
-    await eventually(async () => receiver.received.length, (n) => n >= 50, 120_000, 100);
-    await sleep(500);
-    receiver.received.length = 0;
+    const formId = await warmHookedForm(sys, receiver);
     const idleRss = rssOf(sys);
     const sampler = sampleRss(sys);
 

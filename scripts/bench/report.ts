@@ -1,6 +1,8 @@
 // Renders BENCHMARKS.md from benchmarks/latest.json and, when present, the before/after records of the
 // performance changes: before-pipeline.json and ab-pipeline.json (ingest and delivery), before-api-read.json,
-// after-api-read.json and ab-identity.json (the API read), and notes.md.
+// after-api-read.json and ab-identity.json (the API read), ab-held-copies.json (the open-form and webhook
+// caches), ab-origin-concurrency.json (delivery's per-origin slots),
+// ab-rpc-protocol.json (Connect against gRPC between the services), and notes.md.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -140,6 +142,87 @@ Rounds of before (services at \`${abPipeline.before}\`) then after (\`${abPipeli
 that speeds up or slows down moves both sides alike. Ceilings are measured in each run.
 
 ${abTable(abPipeline)}
+`;
+  }
+  const held = json(join(dir, "ab-held-copies.json"));
+  if (held) {
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const side = (runs: any[], key: string, digits = 0) => `${mean(runs.map((x) => x[key])).toFixed(digits)} (${runs.map((x) => Number(x[key]).toFixed(digits)).join(", ")})`;
+    const ingest = held.openFormCache.figures;
+    const read = held.membershipCache?.figures;
+    const burst = held.webhookCache.figures;
+    md += `## Held copies kept fresh by notices: a submit, a delivery and an API read that ask fewer services (\`benchmarks/ab-held-copies.json\`)
+
+Submissions holds each open form (\`OPEN_FORM_CACHE\`), delivery each webhook and each form's subscriptions
+(\`WEBHOOK_CACHE\`), and forms each caller's workspace (\`MEMBERSHIP_CACHE\`), dropped on every replica by Postgres
+notices from the owning service's triggers. Rounds of off then on, each on a fresh system
+(\`node scripts/bench/open-form-cache.ts\`, \`node scripts/bench/webhook-cache.ts\`, \`node scripts/bench/api-read-switch.ts MEMBERSHIP_CACHE\`),
+at commit \`${held.commit}\` on ${d(held)}; mean (each round).
+
+| | off | on | on / off |
+|---|---|---|---|
+| ingest req/s, 50 conns | ${side(ingest.off, "requestsPerSecond")} | ${side(ingest.on, "requestsPerSecond")} | ${r(held.openFormCache.ratioOnToOff)} |
+| ingest p99 ms | ${side(ingest.off, "p99")} | ${side(ingest.on, "p99")} | – |
+| CPU ms per ingested response, all processes | ${side(ingest.off, "cpuMsPerRequest", 2)} | ${side(ingest.on, "cpuMsPerRequest", 2)} | – |
+| of which forms | ${side(ingest.off, "formsCpuMsPerRequest", 2)} | ${side(ingest.on, "formsCpuMsPerRequest", 2)} | – |
+| delivery burst (${held.webhookCache.burst}), deliveries/s | ${side(burst.off, "deliveriesPerSecond")} | ${side(burst.on, "deliveriesPerSecond")} | ${r(held.webhookCache.ratioOnToOff)} |
+| delivery burst p99 lag ms | ${side(burst.off, "p99LagMs")} | ${side(burst.on, "p99LagMs")} | – |
+| CPU ms per delivery, all processes | ${side(burst.off, "cpuMsPerDelivery", 2)} | ${side(burst.on, "cpuMsPerDelivery", 2)} | – |
+| of which webhooks | ${side(burst.off, "webhooksCpuMs", 2)} | ${side(burst.on, "webhooksCpuMs", 2)} | – |
+| of which delivery | ${side(burst.off, "deliveryCpuMs", 2)} | ${side(burst.on, "deliveryCpuMs", 2)} | – |
+${
+  read
+    ? `| API read req/s, 64 conns (MEMBERSHIP_CACHE) | ${side(read.off, "requestsPerSecond")} | ${side(read.on, "requestsPerSecond")} | ${r(held.membershipCache.ratioOnToOff)} |
+| API read p99 ms | ${side(read.off, "p99")} | ${side(read.on, "p99")} | – |
+| CPU ms per API read, all processes | ${side(read.off, "cpuMsPerRequest", 2)} | ${side(read.on, "cpuMsPerRequest", 2)} | – |
+| of which identity | ${side(read.off, "identityCpuMs", 2)} | ${side(read.on, "identityCpuMs", 2)} | – |
+`
+    : ""
+}
+`;
+  }
+  const slots = json(join(dir, "ab-origin-concurrency.json"));
+  if (slots) {
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const side = (runs: any[], key: string, digits = 0) => `${mean(runs.map((x) => x[key])).toFixed(digits)} (${runs.map((x) => Number(x[key]).toFixed(digits)).join(", ")})`;
+    const f = slots.figures;
+    md += `## Per-origin slots that widen for a quick receiver (\`benchmarks/ab-origin-concurrency.json\`)
+
+A burst of ${slots.burst} responses to one quick receiver on the embedded bus, with the per-origin cap fixed at 4
+(\`WEBHOOK_MAX_ORIGIN_CONCURRENCY=4\`, as before) and widening to 32; rounds of 4 then 32, each on a fresh system
+(\`node scripts/bench/origin-concurrency.ts\`); mean (each round). Lag is from \`submittedAt\` to arrival.
+
+| | 4 | up to 32 | ratio |
+|---|---|---|---|
+| deliveries/s | ${side(f.off, "deliveriesPerSecond")} | ${side(f.on, "deliveriesPerSecond")} | ${r(slots.ratioOnToOff)} |
+| lag p50 ms | ${side(f.off, "p50LagMs")} | ${side(f.on, "p50LagMs")} | – |
+| lag p99 ms | ${side(f.off, "p99LagMs")} | ${side(f.on, "p99LagMs")} | – |
+| delivery's CPU ms per delivery | ${side(f.off, "deliveryCpuMs", 2)} | ${side(f.on, "deliveryCpuMs", 2)} | – |
+| CPU ms per delivery, all processes | ${side(f.off, "totalCpuMs", 2)} | ${side(f.on, "totalCpuMs", 2)} | – |
+
+`;
+  }
+  const protocol = json(join(dir, "ab-rpc-protocol.json"));
+  if (protocol) {
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const side = (runs: any[], key: string, digits = 0) => `${mean(runs.map((x) => x[key])).toFixed(digits)} (${runs.map((x) => Number(x[key]).toFixed(digits)).join(", ")})`;
+    const f = protocol.figures;
+    const row = (label: string, key: string, digits = 0) => `| ${label} | ${side(f.off, key, digits)} | ${side(f.on, key, digits)} | ${r(mean(f.on.map((x: any) => x[key])) / mean(f.off.map((x: any) => x[key])))} |`;
+    md += `## The services' calls in the Connect protocol instead of gRPC (\`benchmarks/ab-rpc-protocol.json\`)
+
+The same calls over the same kept HTTP/2 connection, in gRPC (\`RPC_PROTOCOL=grpc\`, as before) and in the Connect
+protocol (binary); rounds of gRPC then Connect, each on a fresh system (\`node scripts/bench/rpc-protocol.ts\`);
+mean (each round). CPU is every process's, per request.
+
+| | gRPC | Connect | Connect / gRPC |
+|---|---|---|---|
+${row("ingest req/s, 50 conns", "ingestPerSecond")}
+${row("ingest p99 ms", "ingestP99")}
+${row("CPU ms per ingested response", "ingestCpuMs", 2)}
+${row("API read req/s, 64 conns", "readPerSecond")}
+${row("API read p99 ms", "readP99")}
+${row("CPU ms per API read", "readCpuMs", 2)}
+
 `;
   }
   const apiBefore = json(join(dir, "before-api-read.json"));

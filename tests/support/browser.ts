@@ -24,11 +24,11 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** Saves a full-page screenshot as test-output/screenshots/<name>.png; returns its path. */
-export async function screenshot(page: Page, name: string): Promise<string> {
+/** Saves a screenshot (of the full page unless `fullPage: false`) as test-output/screenshots/<name>.png; returns its path. */
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<string> {
   mkdirSync(screenshotDir, { recursive: true });
   const path = join(screenshotDir, `${name.replace(/[^\w.-]+/g, "-")}.png`);
-  await page.screenshot({ path, fullPage: true });
+  await page.screenshot({ path, fullPage: options.fullPage ?? true });
   return path;
 }
 
@@ -61,3 +61,21 @@ export function watchPage(page: Page, expectedStatuses: number[]): string[] {
 
 /** The editor's block at `index`. */
 export const editorBlock = (page: Page, index: number) => page.locator(`[data-block-index="${index}"]`);
+
+/** The app's API from inside the page, as the app calls it (session cookie, CSRF header on changes). */
+export function pageApi(page: Page) {
+  return (method: string, path: string, body?: unknown) =>
+    page.evaluate(
+      async ({ method, path, body }) => {
+        const csrf = /(?:^|; )formsvc_csrf=([^;]*)/.exec(document.cookie)?.[1];
+        const res = await fetch(`/app/api${path}`, {
+          method,
+          headers: { "content-type": "application/json", ...(csrf ? { "x-csrf-token": decodeURIComponent(csrf) } : {}) },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        const text = await res.text();
+        return { status: res.status, body: text ? JSON.parse(text) : undefined };
+      },
+      { method, path, body },
+    );
+}

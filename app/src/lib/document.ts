@@ -2,6 +2,8 @@
 // editor makes before saving (the server checks everything again).
 import { blockTypes, defaultRatingMax, fieldNamePattern, inputBlockTypes, takesOptions, takesPlaceholder } from "@formsvc/form-document/block-types";
 import { calculatedFieldProblems } from "@formsvc/form-document/expression-cost";
+import type { LogicRule } from "@formsvc/form-document/logic";
+import { logicProblems } from "@formsvc/form-document/logic-check";
 import type { Block, BlockType, CalculatedField, Form, FormDocument, HiddenField } from "../types.ts";
 
 export { blockTypes };
@@ -70,6 +72,8 @@ export interface Draft {
   blocks: EditableBlock[];
   hiddenFields: HiddenField[];
   calculatedFields: CalculatedField[];
+  /** Conditional logic rules (form-document's logic.ts), naming blocks by id; none when absent. */
+  logic?: LogicRule[];
 }
 
 /** A draft of the form as stored (copies, so editing never touches the loaded form). */
@@ -81,6 +85,7 @@ export function draftOf(form: Form): Draft {
     blocks: structuredClone((doc.blocks ?? []) as EditableBlock[]),
     hiddenFields: structuredClone(doc.hiddenFields ?? []),
     calculatedFields: structuredClone(doc.calculatedFields ?? []),
+    logic: structuredClone((doc.logic ?? []) as LogicRule[]),
   };
 }
 
@@ -133,7 +138,7 @@ export function blockSummary(block: EditableBlock): string {
  * The document to save: properties that mean nothing for a block's type are dropped, blank optional
  * texts are left out, and numbers are numbers.
  */
-export function cleanDocument(doc: { title?: string; blocks: EditableBlock[]; hiddenFields?: HiddenField[]; calculatedFields?: CalculatedField[] }): FormDocument {
+export function cleanDocument(doc: { title?: string; blocks: EditableBlock[]; hiddenFields?: HiddenField[]; calculatedFields?: CalculatedField[]; logic?: LogicRule[] }): FormDocument {
   const blocks = doc.blocks.map((b): Block => {
     if (b.type === "PAGE_BREAK") return { ...(b.id ? { id: b.id } : {}), type: "PAGE_BREAK" } as Block;
     if (b.type === "HEADING" || b.type === "PARAGRAPH") return { ...(b.id ? { id: b.id } : {}), type: b.type, text: b.text ?? "" } as Block;
@@ -158,12 +163,13 @@ export function cleanDocument(doc: { title?: string; blocks: EditableBlock[]; hi
   if (doc.calculatedFields?.length) {
     result.calculatedFields = doc.calculatedFields.map((f) => ({ name: f.name.trim(), type: f.type, expression: f.expression }));
   }
+  if (doc.logic?.length) result.logic = structuredClone(doc.logic);
   return result;
 }
 
 
 /** Problems the editor can see before saving, each naming the block or field. */
-export function documentProblems(doc: { blocks: EditableBlock[]; hiddenFields?: HiddenField[]; calculatedFields?: CalculatedField[] }): string[] {
+export function documentProblems(doc: { blocks: EditableBlock[]; hiddenFields?: HiddenField[]; calculatedFields?: CalculatedField[]; logic?: LogicRule[] }): string[] {
   const problems: string[] = [];
   doc.blocks.forEach((b, i) => {
     const where = `Block ${i + 1} (${blockTypeLabels[b.type]})`;
@@ -190,5 +196,7 @@ export function documentProblems(doc: { blocks: EditableBlock[]; hiddenFields?: 
   for (const { index, message } of calculatedFieldProblems(doc.calculatedFields ?? [])) {
     problems.push(`Calculated field ${index + 1} expression: ${message}.`);
   }
+  // The server's own check of logic rules (targets exist, conditions fit, forwards only).
+  for (const { path, message } of logicProblems({ blocks: doc.blocks, calculatedFields: doc.calculatedFields, logic: doc.logic ?? [] })) problems.push(`Logic ${path}: ${message}.`);
   return problems;
 }

@@ -1,8 +1,8 @@
 // Readable answer keys for new questions: `q_email` from "Your email", so calculated fields and the API
 // read like the question. The server keeps a key it is sent unless another block of the form (past or
 // present) owns it, and never changes a key once stored.
-import type { BlockType } from "../types.ts";
-import { isInputType, type EditableBlock } from "./document.ts";
+import type { BlockType, FormDocument } from "../types.ts";
+import { cleanDocument, isInputType, type Draft, type EditableBlock } from "./document.ts";
 
 /** Words that say nothing about the answer; left out unless nothing else is left. */
 const fillerWords = new Set(["a", "an", "the", "your", "you", "what", "whats", "which", "is", "are", "do", "does", "please", "enter", "of", "s"]);
@@ -43,4 +43,9 @@ export function withReadableKeys(blocks: EditableBlock[]): EditableBlock[] {
     taken.add(key);
     return { ...block, key };
   });
+}
+
+/** The document of `draft` as a save sends it (and the live preview shows it): new questions with their readable keys. */
+export function documentToSave(draft: Draft): FormDocument {
+  return cleanDocument({ ...draft, blocks: withReadableKeys(draft.blocks) });
 }

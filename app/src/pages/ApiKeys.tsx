@@ -3,25 +3,9 @@
 import { useId, useRef, useState, type FormEvent } from "react";
 import { del, get, post } from "../api.ts";
 import { EmptyState, ErrorState, InlineMessage, Loading, useConfirm, useLoad, useNotify } from "../components/ui.tsx";
+import { copyText } from "../lib/clipboard.ts";
 import { formatDateTime, formatRelative } from "../lib/format.ts";
 import type { ApiKey } from "../types.ts";
-
-/** Copies text: the Clipboard API where allowed, else the selected text field and execCommand. */
-async function copyText(text: string, field: HTMLInputElement | null): Promise<boolean> {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    if (!field) return false;
-    field.focus();
-    field.select();
-    try {
-      return document.execCommand("copy");
-    } catch {
-      return false;
-    }
-  }
-}
 
 export function ApiKeysPage() {
   const keys = useLoad(() => get<{ items: ApiKey[] }>("/api-keys"), []);
@@ -102,7 +86,7 @@ export function ApiKeysPage() {
             <button
               type="button"
               onClick={async () => {
-                const ok = await copyText(created.key, keyField.current);
+                const ok = await copyText(created.key);
                 setCopied(ok);
               }}
             >

@@ -1,11 +1,13 @@
-// The editor of the v1 form document: blocks of every type (add, reorder with buttons, edit, delete),
+// The editor of the v1 form document: blocks of every type (add, reorder by dragging or with buttons, edit, delete),
 // question text, field name (the column's name), required, options, hidden fields and calculated fields.
-import { useId, useRef, useState } from "react";
+import { useId, useRef, useState, type ReactNode } from "react";
 import { expressionLimits } from "@formsvc/form-document/block-types";
 import { expressionProblem } from "@formsvc/form-document/expression-cost";
 import { get } from "../api.ts";
+import { SortableBlocks } from "../components/SortableBlocks.tsx";
 import { InlineMessage, useLoad } from "../components/ui.tsx";
 import { formatDateTime } from "../lib/format.ts";
+import { reorder } from "../lib/reorder.ts";
 import {
   blockSummary,
   blockTypeLabels,
@@ -22,6 +24,8 @@ import {
   type EditableBlock,
 } from "../lib/document.ts";
 import type { BlockType, Form } from "../types.ts";
+import { LivePreview } from "./LivePreview.tsx";
+import { LogicEditor } from "./LogicEditor.tsx";
 
 interface EditorProps {
   form: Form;
@@ -58,118 +62,131 @@ export function Editor({ form, draft, onChange, onSave, saving, dirty, problems 
   };
 
   return (
-    <form
-      className="editor"
-      onSubmit={(e) => {
-        e.preventDefault();
-        onSave();
-      }}
-    >
-      <div className="editor-bar">
-        <p className="muted">
-          {form.status === "draft"
-            ? "Changes are kept as a draft until you publish."
-            : "Saving a published form makes a new version that respondents see at once; earlier responses keep theirs."}
-        </p>
-        <button type="submit" className="primary" disabled={saving || !dirty}>
-          {saving ? "Saving…" : dirty ? "Save" : "Saved"}
-        </button>
-      </div>
-
-      {problems.length > 0 && (
-        <InlineMessage kind="error">
-          <p>The form cannot be saved yet:</p>
-          <ul>
-            {problems.map((p) => (
-              <li key={p}>{p}</li>
-            ))}
-          </ul>
-        </InlineMessage>
-      )}
-
-      <fieldset className="card">
-        <legend>Form</legend>
-        <div className="grid-2">
-          <div className="field">
-            <label htmlFor={`${ids}-name`}>Form name</label>
-            <input id={`${ids}-name`} value={draft.name} maxLength={200} required onChange={(e) => onChange({ ...draft, name: e.target.value })} />
-            <p className="hint">Shown in your list of forms.</p>
-          </div>
-          <div className="field">
-            <label htmlFor={`${ids}-title`}>Title on the page</label>
-            <input id={`${ids}-title`} value={draft.title} maxLength={200} onChange={(e) => onChange({ ...draft, title: e.target.value })} />
-            <p className="hint">Respondents see this at the top; the form name when empty.</p>
-          </div>
+    <div className="editor-layout">
+      <form
+        className="editor"
+        onSubmit={(e) => {
+          e.preventDefault();
+          onSave();
+        }}
+      >
+        <div className="editor-bar">
+          <p className="muted">
+            {form.status === "draft"
+              ? "Changes are kept as a draft until you publish."
+              : "Saving a published form makes a new version that respondents see at once; earlier responses keep theirs."}
+          </p>
+          <button type="submit" className="primary" disabled={saving || !dirty}>
+            {saving ? "Saving…" : dirty ? "Save" : "Saved"}
+          </button>
         </div>
-      </fieldset>
 
-      <h2 className="section-title">Blocks</h2>
-      {draft.blocks.length === 0 && (
-        <div className="state state-empty">
-          <p>No blocks yet. Choose a block type below and add it.</p>
-        </div>
-      )}
-      <ol className="blocks" ref={listRef}>
-        {draft.blocks.map((block, index) => (
-          <BlockEditor
-            key={block.id ?? `new-${index}`}
-            block={block}
-            index={index}
-            count={draft.blocks.length}
-            onChange={(b) => setBlocks(replaceItem(draft.blocks, index, b))}
-            onMove={(delta, which) => move(index, delta, which)}
-            onDelete={() => {
-              setBlocks(removeItem(draft.blocks, index));
-              requestAnimationFrame(() => document.getElementById(`${ids}-add-type`)?.focus());
-            }}
-          />
-        ))}
-      </ol>
-
-      <div className="card add-block">
-        <div className="field">
-          <label htmlFor={`${ids}-add-type`}>Block type</label>
-          <select id={`${ids}-add-type`} value={newType} onChange={(e) => setNewType(e.target.value as BlockType)}>
-            <optgroup label="Questions">
-              {blockTypes.filter(isInputType).map((t) => (
-                <option key={t} value={t}>
-                  {blockTypeLabels[t]}
-                </option>
+        {problems.length > 0 && (
+          <InlineMessage kind="error">
+            <p>The form cannot be saved yet:</p>
+            <ul>
+              {problems.map((p) => (
+                <li key={p}>{p}</li>
               ))}
-            </optgroup>
-            <optgroup label="Layout">
-              {blockTypes
-                .filter((t) => !isInputType(t))
-                .map((t) => (
+            </ul>
+          </InlineMessage>
+        )}
+
+        <fieldset className="card">
+          <legend>Form</legend>
+          <div className="grid-2">
+            <div className="field">
+              <label htmlFor={`${ids}-name`}>Form name</label>
+              <input id={`${ids}-name`} value={draft.name} maxLength={200} required onChange={(e) => onChange({ ...draft, name: e.target.value })} />
+              <p className="hint">Shown in your list of forms.</p>
+            </div>
+            <div className="field">
+              <label htmlFor={`${ids}-title`}>Title on the page</label>
+              <input id={`${ids}-title`} value={draft.title} maxLength={200} onChange={(e) => onChange({ ...draft, title: e.target.value })} />
+              <p className="hint">Respondents see this at the top; the form name when empty.</p>
+            </div>
+          </div>
+        </fieldset>
+
+        <h2 className="section-title">Blocks</h2>
+        {draft.blocks.length === 0 && (
+          <div className="state state-empty">
+            <p>No blocks yet. Choose a block type below and add it.</p>
+          </div>
+        )}
+        <SortableBlocks
+          className="blocks"
+          listRef={listRef}
+          items={draft.blocks}
+          itemKey={(block, index) => block.id ?? `new-${index}`}
+          itemLabel={(block, index) => `block ${index + 1}, ${blockSummary(block)}`}
+          itemProps={(block, index) => ({ className: `card block block-${block.type.toLowerCase()}`, "data-block-index": index, "data-block-type": block.type })}
+          onReorder={(from, to) => setBlocks(reorder(draft.blocks, from, to))}
+          renderItem={(block, index, handle) => (
+            <BlockEditor
+              block={block}
+              index={index}
+              count={draft.blocks.length}
+              handle={handle}
+              onChange={(b) => setBlocks(replaceItem(draft.blocks, index, b))}
+              onMove={(delta, which) => move(index, delta, which)}
+              onDelete={() => {
+                setBlocks(removeItem(draft.blocks, index));
+                requestAnimationFrame(() => document.getElementById(`${ids}-add-type`)?.focus());
+              }}
+            />
+          )}
+        />
+
+        <div className="card add-block">
+          <div className="field">
+            <label htmlFor={`${ids}-add-type`}>Block type</label>
+            <select id={`${ids}-add-type`} value={newType} onChange={(e) => setNewType(e.target.value as BlockType)}>
+              <optgroup label="Questions">
+                {blockTypes.filter(isInputType).map((t) => (
                   <option key={t} value={t}>
                     {blockTypeLabels[t]}
                   </option>
                 ))}
-            </optgroup>
-          </select>
+              </optgroup>
+              <optgroup label="Layout">
+                {blockTypes
+                  .filter((t) => !isInputType(t))
+                  .map((t) => (
+                    <option key={t} value={t}>
+                      {blockTypeLabels[t]}
+                    </option>
+                  ))}
+              </optgroup>
+            </select>
+          </div>
+          <button type="button" onClick={add}>
+            Add block
+          </button>
         </div>
-        <button type="button" onClick={add}>
-          Add block
-        </button>
-      </div>
 
-      <HiddenFieldsEditor draft={draft} onChange={onChange} />
-      <CalculatedFieldsEditor draft={draft} onChange={onChange} />
-      <CalculatedFieldProblems formId={form.id} />
+        <HiddenFieldsEditor draft={draft} onChange={onChange} />
+        <CalculatedFieldsEditor draft={draft} onChange={onChange} />
+        <LogicEditor draft={draft} onChange={onChange} />
+        <CalculatedFieldProblems formId={form.id} />
 
-      <div className="editor-bar editor-bar-end">
-        <button type="submit" className="primary" disabled={saving || !dirty}>
-          {saving ? "Saving…" : dirty ? "Save" : "Saved"}
-        </button>
-      </div>
-    </form>
+        <div className="editor-bar editor-bar-end">
+          <button type="submit" className="primary" disabled={saving || !dirty}>
+            {saving ? "Saving…" : dirty ? "Save" : "Saved"}
+          </button>
+        </div>
+      </form>
+      <LivePreview formId={form.id} draft={draft} />
+    </div>
   );
 }
 
+/** One block's fields; its `<li>` (and the drag handle's behaviour) is SortableBlocks'. */
 function BlockEditor({
   block,
   index,
   count,
+  handle,
   onChange,
   onMove,
   onDelete,
@@ -177,6 +194,7 @@ function BlockEditor({
   block: EditableBlock;
   index: number;
   count: number;
+  handle: ReactNode;
   onChange(b: EditableBlock): void;
   onMove(delta: number, which: "up" | "down"): void;
   onDelete(): void;
@@ -186,102 +204,101 @@ function BlockEditor({
   const set = (patch: Partial<EditableBlock>) => onChange({ ...block, ...patch });
   const input = isInputType(block.type);
   return (
-    <li className={`card block block-${block.type.toLowerCase()}`} data-block-index={index} data-block-type={block.type}>
-      <fieldset aria-labelledby={`${id}-title`}>
-        <div className="block-head">
-          <h3 className="block-title" id={`${id}-title`} tabIndex={-1}>
-            <span className="block-number">{index + 1}.</span> {blockTypeLabels[block.type]}
-            <span className="block-summary"> — {blockSummary(block)}</span>
-          </h3>
-          <div className="block-tools">
-            <button type="button" data-move="up" onClick={() => onMove(-1, "up")} disabled={index === 0} aria-label={`Move block ${index + 1} up`}>
-              ↑ Up
-            </button>
-            <button type="button" data-move="down" onClick={() => onMove(1, "down")} disabled={index === count - 1} aria-label={`Move block ${index + 1} down`}>
-              ↓ Down
-            </button>
-            <button type="button" className="danger-outline" onClick={onDelete} aria-label={`Delete block ${index + 1}`}>
-              Delete
-            </button>
-          </div>
+    <fieldset aria-labelledby={`${id}-title`}>
+      <div className="block-head">
+        {handle}
+        <h3 className="block-title" id={`${id}-title`} tabIndex={-1}>
+          <span className="block-number">{index + 1}.</span> {blockTypeLabels[block.type]}
+          <span className="block-summary"> — {blockSummary(block)}</span>
+        </h3>
+        <div className="block-tools">
+          <button type="button" data-move="up" onClick={() => onMove(-1, "up")} disabled={index === 0} aria-label={`Move block ${index + 1} up`}>
+            ↑ Up
+          </button>
+          <button type="button" data-move="down" onClick={() => onMove(1, "down")} disabled={index === count - 1} aria-label={`Move block ${index + 1} down`}>
+            ↓ Down
+          </button>
+          <button type="button" className="danger-outline" onClick={onDelete} aria-label={`Delete block ${index + 1}`}>
+            Delete
+          </button>
         </div>
-        <span className="sr-only">{label}</span>
+      </div>
+      <span className="sr-only">{label}</span>
 
-        {input && (
-          <>
-            <div className="field">
-              <label htmlFor={`${id}-q`}>Question</label>
-              <input id={`${id}-q`} value={block.question ?? ""} maxLength={1000} onChange={(e) => set({ question: e.target.value })} />
-            </div>
-            <div className="grid-2">
-              <div className="field">
-                <label htmlFor={`${id}-fn`}>Field name</label>
-                <input
-                  id={`${id}-fn`}
-                  value={block.fieldName ?? ""}
-                  maxLength={200}
-                  aria-describedby={`${id}-fn-hint`}
-                  onChange={(e) => set({ fieldName: e.target.value })}
-                />
-                <p className="hint" id={`${id}-fn-hint`}>
-                  Names the column in Responses and exports; the question when empty.{block.key && <> Answers are filed under <code>{block.key}</code>, which never changes.</>}
-                </p>
-              </div>
-              <div className="field">
-                <label htmlFor={`${id}-desc`}>Description</label>
-                <input id={`${id}-desc`} value={block.description ?? ""} maxLength={5000} onChange={(e) => set({ description: e.target.value })} />
-              </div>
-            </div>
-            <div className="row">
-              <label className="check">
-                <input type="checkbox" checked={block.required ?? false} onChange={(e) => set({ required: e.target.checked })} /> Required
-              </label>
-              {takesPlaceholder(block.type) && (
-                <div className="field field-inline">
-                  <label htmlFor={`${id}-ph`}>Placeholder</label>
-                  <input id={`${id}-ph`} value={block.placeholder ?? ""} maxLength={500} onChange={(e) => set({ placeholder: e.target.value })} />
-                </div>
-              )}
-            </div>
-          </>
-        )}
-
-        {block.type === "NUMBER" && (
-          <div className="grid-2">
-            <NumberField label="Smallest answer" value={block.min} onChange={(min) => set({ min })} />
-            <NumberField label="Largest answer" value={block.max} onChange={(max) => set({ max })} />
-          </div>
-        )}
-
-        {block.type === "RATING" && (
-          <div className="field field-inline">
-            <label htmlFor={`${id}-max`}>Steps</label>
-            <select id={`${id}-max`} value={block.max ?? 5} onChange={(e) => set({ max: Number(e.target.value) })}>
-              {Array.from({ length: 9 }, (_, i) => i + 2).map((n) => (
-                <option key={n} value={n}>
-                  {n}
-                </option>
-              ))}
-            </select>
-          </div>
-        )}
-
-        {isChoiceType(block.type) && <OptionsEditor block={block} blockIndex={index} onChange={onChange} />}
-
-        {(block.type === "HEADING" || block.type === "PARAGRAPH") && (
+      {input && (
+        <>
           <div className="field">
-            <label htmlFor={`${id}-text`}>{block.type === "HEADING" ? "Heading text" : "Paragraph text"}</label>
-            {block.type === "HEADING" ? (
-              <input id={`${id}-text`} value={block.text ?? ""} maxLength={5000} onChange={(e) => set({ text: e.target.value })} />
-            ) : (
-              <textarea id={`${id}-text`} value={block.text ?? ""} maxLength={5000} rows={3} onChange={(e) => set({ text: e.target.value })} />
+            <label htmlFor={`${id}-q`}>Question</label>
+            <input id={`${id}-q`} value={block.question ?? ""} maxLength={1000} onChange={(e) => set({ question: e.target.value })} />
+          </div>
+          <div className="grid-2">
+            <div className="field">
+              <label htmlFor={`${id}-fn`}>Field name</label>
+              <input
+                id={`${id}-fn`}
+                value={block.fieldName ?? ""}
+                maxLength={200}
+                aria-describedby={`${id}-fn-hint`}
+                onChange={(e) => set({ fieldName: e.target.value })}
+              />
+              <p className="hint" id={`${id}-fn-hint`}>
+                Names the column in Responses and exports; the question when empty.{block.key && <> Answers are filed under <code>{block.key}</code>, which never changes.</>}
+              </p>
+            </div>
+            <div className="field">
+              <label htmlFor={`${id}-desc`}>Description</label>
+              <input id={`${id}-desc`} value={block.description ?? ""} maxLength={5000} onChange={(e) => set({ description: e.target.value })} />
+            </div>
+          </div>
+          <div className="row">
+            <label className="check">
+              <input type="checkbox" checked={block.required ?? false} onChange={(e) => set({ required: e.target.checked })} /> Required
+            </label>
+            {takesPlaceholder(block.type) && (
+              <div className="field field-inline">
+                <label htmlFor={`${id}-ph`}>Placeholder</label>
+                <input id={`${id}-ph`} value={block.placeholder ?? ""} maxLength={500} onChange={(e) => set({ placeholder: e.target.value })} />
+              </div>
             )}
           </div>
-        )}
+        </>
+      )}
 
-        {block.type === "PAGE_BREAK" && <p className="muted">Respondents continue on a new page after this point.</p>}
-      </fieldset>
-    </li>
+      {block.type === "NUMBER" && (
+        <div className="grid-2">
+          <NumberField label="Smallest answer" value={block.min} onChange={(min) => set({ min })} />
+          <NumberField label="Largest answer" value={block.max} onChange={(max) => set({ max })} />
+        </div>
+      )}
+
+      {block.type === "RATING" && (
+        <div className="field field-inline">
+          <label htmlFor={`${id}-max`}>Steps</label>
+          <select id={`${id}-max`} value={block.max ?? 5} onChange={(e) => set({ max: Number(e.target.value) })}>
+            {Array.from({ length: 9 }, (_, i) => i + 2).map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
+
+      {isChoiceType(block.type) && <OptionsEditor block={block} blockIndex={index} onChange={onChange} />}
+
+      {(block.type === "HEADING" || block.type === "PARAGRAPH") && (
+        <div className="field">
+          <label htmlFor={`${id}-text`}>{block.type === "HEADING" ? "Heading text" : "Paragraph text"}</label>
+          {block.type === "HEADING" ? (
+            <input id={`${id}-text`} value={block.text ?? ""} maxLength={5000} onChange={(e) => set({ text: e.target.value })} />
+          ) : (
+            <textarea id={`${id}-text`} value={block.text ?? ""} maxLength={5000} rows={3} onChange={(e) => set({ text: e.target.value })} />
+          )}
+        </div>
+      )}
+
+      {block.type === "PAGE_BREAK" && <p className="muted">Respondents continue on a new page after this point.</p>}
+    </fieldset>
   );
 }
 

@@ -4,21 +4,26 @@ import { useEffect, useState } from "react";
 import { get, patch, post } from "../api.ts";
 import { ErrorState, Loading, StatusBadge, useConfirm, useLoad, useNotify } from "../components/ui.tsx";
 import { useUnsavedChangesGuard } from "../components/unsaved-changes.tsx";
-import { cleanDocument, documentProblems, draftOf, type Draft } from "../lib/document.ts";
-import { withReadableKeys } from "../lib/keys.ts";
+import { documentProblems, draftOf, type Draft } from "../lib/document.ts";
+import { documentToSave } from "../lib/keys.ts";
 import { formatRelative } from "../lib/format.ts";
 import { Link, useRouter } from "../router.tsx";
 import type { Form } from "../types.ts";
+import { DesignTab } from "./Design.tsx";
 import { Editor } from "./Editor.tsx";
+import { duplicateForm } from "./Forms.tsx";
 import { IntegrationsTab } from "./Integrations.tsx";
 import { ResponsesTab } from "./Responses.tsx";
 import { SettingsTab } from "./FormSettings.tsx";
+import { ShareTab, usePublicUrl } from "./Share.tsx";
 
 const tabs = [
   { id: "edit", label: "Build" },
   { id: "preview", label: "Preview" },
   { id: "responses", label: "Responses" },
   { id: "integrations", label: "Integrations" },
+  { id: "share", label: "Share" },
+  { id: "design", label: "Design" },
   { id: "settings", label: "Settings" },
 ] as const;
 export type TabId = (typeof tabs)[number]["id"];
@@ -33,6 +38,7 @@ export function FormPage({ formId, tab, sub }: { formId: string; tab: TabId; sub
   const notify = useNotify();
   const confirm = useConfirm();
   const { navigate } = useRouter();
+  const address = usePublicUrl();
 
   useEffect(() => {
     if (loaded.data) {
@@ -87,7 +93,7 @@ export function FormPage({ formId, tab, sub }: { formId: string; tab: TabId; sub
     }
     setSaving(true);
     try {
-      const saved = await patch<Form>(`/forms/${form.id}`, { name: draft.name.trim(), document: cleanDocument({ ...draft, blocks: withReadableKeys(draft.blocks) }) });
+      const saved = await patch<Form>(`/forms/${form.id}`, { name: draft.name.trim(), document: documentToSave(draft) });
       setForm(saved);
       setDraft(draftOf(saved));
       setDirty(false);
@@ -133,7 +139,14 @@ export function FormPage({ formId, tab, sub }: { formId: string; tab: TabId; sub
     }
   };
 
-  const publicUrl = `${window.location.origin}/f/${form.id}`;
+  // The copy is of the saved form; leaving for it asks about unsaved edits as any way out does.
+  const duplicate = async () => {
+    const copy = await duplicateForm(form, notify);
+    if (copy) navigate(`/forms/${copy.id}/edit`);
+  };
+
+  // At PUBLIC_URL, as the Share tab gives it; the app's own address until that is known.
+  const publicUrl = `${address.data ?? window.location.origin}/f/${form.id}`;
 
   return (
     <div className="page form-page">
@@ -173,6 +186,9 @@ export function FormPage({ formId, tab, sub }: { formId: string; tab: TabId; sub
               Reopen
             </button>
           )}
+          <button type="button" onClick={duplicate}>
+            Duplicate
+          </button>
           <button type="button" className="danger-outline" onClick={trash}>
             Move to Trash
           </button>
@@ -202,6 +218,8 @@ export function FormPage({ formId, tab, sub }: { formId: string; tab: TabId; sub
         {tab === "preview" && <PreviewTab form={form} dirty={dirty} />}
         {tab === "responses" && <ResponsesTab form={form} responseId={sub} />}
         {tab === "integrations" && <IntegrationsTab form={form} />}
+        {tab === "share" && <ShareTab form={form} onSaved={setForm} />}
+        {tab === "design" && <DesignTab form={form} onSaved={setForm} />}
         {tab === "settings" && <SettingsTab form={form} onSaved={setForm} />}
       </section>
     </div>

@@ -34,6 +34,16 @@ export function ResponsesTab({ form, responseId }: { form: Form; responseId?: st
 
 function AnswerCell({ answer }: { answer: Answer | undefined }) {
   if (!answer) return <span className="muted">—</span>;
+  // A question's null is one the form's logic passed over (hidden, or on a page jumped past); a
+  // calculated field's null is a failed expression, so only questions read "skipped". The CSV export
+  // leaves such a cell empty, as for an unanswered question, so spreadsheets see no made-up text.
+  if (answer.value === null && isInputType(answer.type)) {
+    return (
+      <span className="muted skipped" title="Skipped: the form's logic did not show this question">
+        skipped
+      </span>
+    );
+  }
   if ("files" in answer && answer.files.length) {
     return (
       <ul className="files">

@@ -94,7 +94,11 @@ const transport = createRouterTransport((router) => {
           status: FormStatus.DRAFT,
           version: 1,
           document: { title: "Sign-up", blocks: [{ id: "b1", key: "q_name", type: "SHORT_TEXT", question: "Your name" }] },
-          settings: {},
+          // Both of the form's ways of leaving for the owner's site, which its preview must not take.
+          settings: {
+            redirectUrl: "https://owner.example/after",
+            thankYou: { title: "Thanks", buttonLabel: "Back to the shop", buttonUrl: "https://owner.example/shop", redirectSeconds: 5 },
+          },
         }),
       };
     },
@@ -458,6 +462,11 @@ describe("/app/api preview", () => {
     assert.match(page.headers.get("content-security-policy")!, /frame-ancestors 'self'/);
     assert.equal(page.headers.get("x-frame-options"), "SAMEORIGIN");
     assert.equal(page.headers.get("cache-control"), "no-store");
+    // No redirect away from the app, at once or from the thank-you screen (its button stays, with no timed note).
+    const config = JSON.parse(/id="hf-config">(.*?)<\/script>/s.exec(page.body)![1]);
+    assert.deepEqual([config.redirectUrl, config.thanksRedirect], [null, null]);
+    assert.match(page.body, /href="https:\/\/owner\.example\/shop"/);
+    assert.doesNotMatch(page.body, /hf-thanks-redirect|You will be taken to/);
     assert.equal((await b.call("GET", "/app/api/forms/nope/preview")).status, 404);
     assert.equal((await browser().call("GET", "/app/api/forms/form1/preview")).status, 401);
 
@@ -467,6 +476,38 @@ describe("/app/api preview", () => {
       body: JSON.stringify({ answers: { q_name: "x" }, completed: true }),
     });
     assert.deepEqual(await sink.json(), { responseId: "preview", completed: true });
+  });
+
+  it("renders the editor's unsaved document the same way, and names what a save would refuse", async () => {
+    const { b } = await signedUp();
+    const document = {
+      title: "Unsaved title",
+      blocks: [
+        { type: "HEADING", text: "About you" },
+        { type: "EMAIL", question: "Where do we write?", key: "q_email", required: true },
+      ],
+    };
+    const page = await b.call("POST", "/app/api/forms/form1/preview", { body: { name: "Renamed", document } });
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get("content-type")!, /text\/html/);
+    assert.match(page.body, /Unsaved title/);
+    assert.match(page.body, /Where do we write\?/);
+    assert.doesNotMatch(page.body, /Your name/, "the stored document is not shown");
+    assert.match(page.body, /\/app\/api\/preview\/preview-form1\/responses/);
+    assert.equal(page.headers.get("cache-control"), "no-store");
+
+    const empty = await b.call("POST", "/app/api/forms/form1/preview", { body: { document: { blocks: [{ type: "SHORT_TEXT", question: "" }] } } });
+    assert.equal(empty.status, 400);
+    assert.match(empty.body.error, /^document\.blocks\[0\]\.question: /);
+    const twice = await b.call("POST", "/app/api/forms/form1/preview", {
+      body: { document: { blocks: [{ id: "b1", type: "PAGE_BREAK" }, { id: "b1", type: "PAGE_BREAK" }] } },
+    });
+    assert.equal(twice.status, 400);
+    assert.match(twice.body.error, /duplicate block id "b1"/);
+    assert.equal((await b.call("POST", "/app/api/forms/form1/preview", { body: { document, extra: 1 } })).status, 400);
+    assert.equal((await b.call("POST", "/app/api/forms/nope/preview", { body: { document } })).status, 404);
+    assert.equal((await b.call("POST", "/app/api/forms/form1/preview", { body: { document }, csrf: false })).status, 403);
+    assert.equal((await browser().call("POST", "/app/api/forms/form1/preview", { body: { document } })).status, 403);
   });
 });
 

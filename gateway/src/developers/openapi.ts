@@ -90,6 +90,10 @@ has a secret, two signatures come with it, both over the raw body bytes (verify 
 A 2xx answer ends the delivery, a 3xx or 4xx fails it without retry; 5xx, refused connections and answers slower
 than ten seconds are retried.
 
+Deliveries to one receiver (scheme, host and port) run up to 4 at a time; while it answers 2xx within 250 ms
+each 2xx allows one more, up to 32 (the operator's \`WEBHOOK_MAX_ORIGIN_CONCURRENCY\`), and any other answer
+brings it back to 4. So a receiver sees concurrent POSTs, in no guaranteed order: order by \`submittedAt\`.
+
 ## Versioning
 Every path is under the fixed prefix \`/api/v1\`; there is no version header. This page always describes what
 the API serves today.

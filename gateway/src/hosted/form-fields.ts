@@ -3,6 +3,9 @@
 // problems a service names by key next to their questions. Pure functions; the browser script
 // (form-page.js) mirrors the last.
 import {
+  documentPages,
+  evaluateLogic,
+  hasLogic,
   isInputBlock,
   maxInt32,
   questionTypes,
@@ -34,19 +37,8 @@ export function documentOf(raw: unknown): FormDocument {
 }
 
 /** Input blocks that can take an answer (they have a key). */
-function questionsOf(doc: FormDocument): InputBlock[] {
+export function questionsOf(doc: FormDocument): InputBlock[] {
   return doc.blocks.filter((b): b is InputBlock => isInputBlock(b) && typeof b.key === "string" && b.key !== "");
-}
-
-/** The blocks of each page: the document split at PAGE_BREAK, empty pages dropped; at least one page. */
-export function pagesOf(doc: FormDocument): Block[][] {
-  const pages: Block[][] = [[]];
-  for (const block of doc.blocks) {
-    if (block.type === "PAGE_BREAK") pages.push([]);
-    else pages[pages.length - 1].push(block);
-  }
-  const kept = pages.filter((page) => page.length > 0);
-  return kept.length > 0 ? kept : [[]];
 }
 
 /** Whether the form needs the browser script to be answered (file uploads, signatures). */
@@ -85,6 +77,29 @@ export function shownProblem(message: string): string {
  * JavaScript sees every problem at once; questions that take uploads cannot be answered this way.
  */
 export function answersFromFields(doc: FormDocument, fields: FieldValues): PostedForm {
+  const { answers, errors } = readAnswers(doc, fields);
+  const checked = validateAnswers(doc, answers, { completed: true });
+  for (const problem of checked.ok ? [] : checked.problems) {
+    // A field that could not be read is already named, for what was wrong with it.
+    if (problem.key === undefined || errors[problem.key] !== undefined) continue;
+    errors[problem.key] = problem.missing ? "This question is required." : shownProblem(problem.message);
+  }
+  // A question the logic hides takes no answer, so nothing about it is a problem (submissions drops it).
+  if (hasLogic(doc)) {
+    const { hidden } = evaluateLogic(doc, answers);
+    for (const block of questionsOf(doc)) if (hidden.has(block.id ?? "")) delete errors[block.key!];
+  }
+  const hidden: Record<string, string> = {};
+  for (const { name } of doc.hiddenFields ?? []) {
+    const value = first(fields[hiddenFieldPrefix + name]);
+    if (value !== "") hidden[name] = value;
+  }
+  const version = Number(first(fields[versionField]));
+  return { answers, hidden, version: Number.isInteger(version) && version > 0 && version <= maxInt32 ? version : 0, errors };
+}
+
+/** The answers the fields carry, read by each question's answer shape, and the fields that could not be read. */
+export function readAnswers(doc: FormDocument, fields: FieldValues): Pick<PostedForm, "answers" | "errors"> {
   const answers: PostedForm["answers"] = {};
   const errors: PostedForm["errors"] = {};
   for (const block of questionsOf(doc)) {
@@ -115,19 +130,7 @@ export function answersFromFields(doc: FormDocument, fields: FieldValues): Poste
       }
     }
   }
-  const checked = validateAnswers(doc, answers, { completed: true });
-  for (const problem of checked.ok ? [] : checked.problems) {
-    // A field that could not be read is already named, for what was wrong with it.
-    if (problem.key === undefined || errors[problem.key] !== undefined) continue;
-    errors[problem.key] = problem.missing ? "This question is required." : shownProblem(problem.message);
-  }
-  const hidden: Record<string, string> = {};
-  for (const { name } of doc.hiddenFields ?? []) {
-    const value = first(fields[hiddenFieldPrefix + name]);
-    if (value !== "") hidden[name] = value;
-  }
-  const version = Number(first(fields[versionField]));
-  return { answers, hidden, version: Number.isInteger(version) && version > 0 && version <= maxInt32 ? version : 0, errors };
+  return { answers, errors };
 }
 
 /** The problems a service named by key (its field violations), by the key of the question each is shown next to. */

@@ -2,6 +2,34 @@
 // long HTML form; with it: one page at a time, per-page validation, partial saves that survive
 // leaving (the response id and answers are kept in localStorage per form), file uploads,
 // a signature pad, and a thank-you state or redirect after submitting.
+
+// Framed by an embed (/embed.js on another site): the page's height goes to the parent whenever it
+// changes, so the frame fits the form. Only the height is posted, to any parent: it tells nothing.
+// embed.js answers each height with "formsvc:embedded": from then on the parent takes the whole page to
+// the form's redirect, and the frame does not go there itself (its own navigation could win the race and
+// leave the page behind with the site shown inside the frame).
+const embedding = (() => {
+  "use strict";
+  const state = { parentTakesRedirects: false };
+  if (window.parent === window) return state;
+  window.addEventListener("message", (event) => {
+    if (event.source !== window.parent || !event.data || event.data.type !== "formsvc:embedded") return;
+    state.parentTakesRedirects = true;
+    document.documentElement.dataset.formsvcEmbedded = "";
+  });
+  if (typeof ResizeObserver !== "function") return state;
+  let posted = -1;
+  const post = () => {
+    const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    if (height === posted) return;
+    posted = height;
+    window.parent.postMessage({ type: "formsvc:height", height }, "*");
+  };
+  new ResizeObserver(post).observe(document.documentElement);
+  post();
+  return state;
+})();
+
 (() => {
   "use strict";
 
@@ -14,6 +42,21 @@
 
   const $ = (selector, root = document) => root.querySelector(selector);
   const $$ = (selector, root = document) => Array.from(root.querySelectorAll(selector));
+
+  // A form with logic rules comes one page at a time for browsers without script (logic-steps.ts): the
+  // other pages and the blocks the rules hide wait in templates, the buttons post. Here every block is on
+  // the page, the rules show and hide them as answers change (form-logic.js, the server's own evaluator),
+  // and the buttons move between pages.
+  const logic = config.logic && globalThis.formsvcLogic ? { doc: config.logic, run: globalThis.formsvcLogic, state: null } : null;
+  for (let later = $$("template.hf-later", form); later.length; later = $$("template.hf-later", form)) {
+    for (const template of later) template.replaceWith(template.content);
+  }
+  for (const carried of $$(".hf-carried", form)) carried.remove();
+  for (const id of ["hf-back", "hf-next"]) {
+    const button = document.getElementById(id);
+    button.type = "button";
+    button.removeAttribute("name");
+  }
   const pages = $$(".hf-page", form);
   const summary = $("#hf-summary");
   const buttons = { back: $("#hf-back"), next: $("#hf-next"), submit: $("#hf-submit") };
@@ -85,9 +128,46 @@
     }
   }
 
+  /** Every answer given, shown or not: what the rules are evaluated over. */
+  function givenAnswers() {
+    const out = {};
+    for (const q of questions) {
+      const value = valueOf(q);
+      if (value !== undefined) out[q.key] = value;
+    }
+    return out;
+  }
+
+  /** Shows and hides blocks as the rules say for the answers now, and marks what they require. */
+  function applyLogic() {
+    if (!logic) return;
+    logic.state = logic.run.evaluateLogic(logic.doc, givenAnswers());
+    for (const el of $$("[data-block]", form)) el.hidden = logic.state.hidden.has(el.dataset.block);
+    for (const q of questions) {
+      q.required = logic.state.required.has(q.key);
+      const label = $(".hf-label", q.el);
+      const mark = $(".hf-required", label);
+      if (q.required && !mark) label.insertAdjacentHTML("beforeend", ' <span class="hf-required">(required)</span>');
+      if (!q.required && mark) mark.remove();
+    }
+  }
+
+  /** The page after the current one (the rules' path with logic); undefined on the last. */
+  function nextIndex() {
+    if (logic) return logic.run.nextPageOf(logic.doc, logic.state, current);
+    return current < pages.length - 1 ? current + 1 : undefined;
+  }
+
+  function previousIndex() {
+    if (logic) return logic.run.previousPageOf(logic.doc, logic.state, current);
+    return current > 0 ? current - 1 : undefined;
+  }
+
+  /** The answers sent: those of the questions shown (the server drops any other). */
   function answers() {
     const out = {};
     for (const q of questions) {
+      if (q.el.hidden) continue;
       const value = valueOf(q);
       if (value !== undefined) out[q.key] = value;
     }
@@ -167,7 +247,7 @@
     let first = null;
     for (const q of questions) {
       if (!pageIndexes.includes(q.page)) continue;
-      const problem = problemOf(q);
+      const problem = q.el.hidden ? null : problemOf(q);
       if (problem) {
         showError(q, problem);
         first = first || q;
@@ -182,19 +262,41 @@
 
   // ---- pages ------------------------------------------------------------------------------------
   const progress = $("#hf-progress");
-  function showPage(index, moveFocus = true) {
-    current = Math.max(0, Math.min(pages.length - 1, index));
-    pages.forEach((page, i) => page.classList.toggle("hf-current", i === current));
-    const last = current === pages.length - 1;
-    buttons.back.hidden = current === 0;
+  /**
+   * "Page n of m" over the pages the respondent goes through: with logic, those of the rules' path for
+   * the answers so far that show anything (a jump that passes pages over shortens it, as it is chosen).
+   */
+  function showProgress() {
+    if (!progress || !config.showProgressBar) return;
+    const path = logic ? logic.state.path.filter((p) => logic.run.pageShows(logic.doc, logic.state, p)) : pages.map((_, i) => i);
+    const at = Math.max(0, path.indexOf(current)) + 1;
+    const of = Math.max(path.length, at);
+    progress.hidden = false;
+    $("#hf-progress-label").textContent = `Page ${at} of ${of}`;
+    const track = $(".hf-progress-track", progress);
+    track.setAttribute("aria-valuenow", String(at));
+    track.setAttribute("aria-valuemax", String(of));
+    $(".hf-progress-fill", progress).style.width = `${(at / of) * 100}%`;
+  }
+
+  /**
+   * Back, Next or Submit as the current page's place on the path says. Answers move it (a rule that
+   * reveals or passes over a later page makes this page the last, or no longer the last), so it is
+   * worked out again after each.
+   */
+  function updateButtons() {
+    const last = nextIndex() === undefined;
+    buttons.back.hidden = previousIndex() === undefined;
     buttons.next.hidden = last;
     buttons.submit.hidden = !last;
-    if (progress && config.showProgressBar) {
-      progress.hidden = false;
-      $("#hf-progress-label").textContent = `Page ${current + 1} of ${pages.length}`;
-      $(".hf-progress-track", progress).setAttribute("aria-valuenow", String(current + 1));
-      $(".hf-progress-fill", progress).style.width = `${((current + 1) / pages.length) * 100}%`;
-    }
+  }
+
+  /** Shows page `index`; none (no page after or before this one, as the rules now say) stays on this one. */
+  function showPage(index, moveFocus = true) {
+    if (index !== undefined) current = Math.max(0, Math.min(pages.length - 1, index));
+    pages.forEach((page, i) => page.classList.toggle("hf-current", i === current));
+    updateButtons();
+    showProgress();
     if (moveFocus) {
       window.scrollTo(0, 0);
       pages[current].focus({ preventScroll: true });
@@ -525,19 +627,27 @@
     try {
       // What cannot be saved now would fail on submit too: stay, with the reason shown.
       if (config.saveProgress && !(await save(false))) return;
-      showPage(current + 1);
+      showPage(nextIndex());
     } finally {
       setBusy(false);
     }
   }
 
+  // Going on to another address after submitting: in an embed's frame the page around the form goes
+  // there (embed.js does, on this message), as an owner's redirect means; a frame without embed.js
+  // around it goes there itself.
+  function leaveTo(url) {
+    if (window.parent !== window) window.parent.postMessage({ type: "formsvc:redirect", url }, "*");
+    if (!embedding.parentTakesRedirects) window.location.assign(url);
+  }
+
   async function submit() {
-    if (busy || !validate(pages.map((_, i) => i))) return;
+    if (busy || !validate(logic ? logic.state.path : pages.map((_, i) => i))) return;
     setBusy(true);
     try {
       if (!(await save(true))) return;
       if (config.redirectUrl) {
-        window.location.assign(config.redirectUrl);
+        leaveTo(config.redirectUrl);
         return;
       }
       $(".hf-card", document).hidden = true;
@@ -545,6 +655,9 @@
       const thanks = $("#hf-thanks");
       thanks.hidden = false;
       thanks.focus();
+      // The thank-you screen's own redirect, after the delay its note announces.
+      const onward = config.thanksRedirect;
+      if (onward) setTimeout(() => leaveTo(onward.url), onward.seconds * 1000);
     } finally {
       setBusy(false);
     }
@@ -556,20 +669,26 @@
     if (q.type === "SIGNATURE") setupPad(q);
   }
   form.addEventListener("input", (event) => {
+    applyLogic();
+    updateButtons();
+    showProgress();
     const q = questions.find((x) => x.el.contains(event.target));
     if (q && q.error.textContent) clearError(q);
     clearTimeout(rememberTimer);
     rememberTimer = setTimeout(remember, 400);
   });
   form.addEventListener("change", () => {
+    applyLogic();
+    updateButtons();
+    showProgress();
     clearTimeout(rememberTimer);
     rememberTimer = setTimeout(remember, 100);
   });
-  buttons.back.addEventListener("click", () => showPage(current - 1));
+  buttons.back.addEventListener("click", () => showPage(previousIndex()));
   buttons.next.addEventListener("click", () => void next());
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    if (current < pages.length - 1) void next();
+    if (nextIndex() !== undefined) void next();
     else void submit();
   });
   $("#hf-restart").addEventListener("click", () => {
@@ -579,5 +698,7 @@
 
   const stored = config.saveProgress ? readStored() : null;
   if (stored) restore(stored);
-  showPage(0, false);
+  applyLogic();
+  const first = logic ? logic.state.path.find((p) => logic.run.pageShows(logic.doc, logic.state, p)) : 0;
+  showPage(first ?? 0, false);
 })();

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { defaultSettings, inputBlockTypes, normalizeDocument, type FormDocument } from "@formsvc/form-document";
-import { answersFromFields, pagesOf, problemsByQuestion } from "./form-fields.ts";
+import { documentPages } from "@formsvc/form-document";
+import { answersFromFields, problemsByQuestion } from "./form-fields.ts";
 import {
   escapeHtml,
   jsonForScript,
@@ -118,7 +119,7 @@ describe("renderFormPage", () => {
 
   it("splits pages at PAGE_BREAK, the first one current, and shows the submit label", () => {
     const html = page({ settings: { ...defaultSettings, submitLabel: "Send it <now>" } });
-    assert.equal(pagesOf(everyBlock).length, 2);
+    assert.equal(documentPages(everyBlock).length, 2);
     assert.match(html, /<section class="hf-page hf-current" data-page="0"[^>]*aria-label="Page 1 of 2">/);
     assert.match(html, /<section class="hf-page" data-page="1"[^>]*aria-label="Page 2 of 2">/);
     assert.match(html, /<button type="submit" class="hf-submit" id="hf-submit">Send it &lt;now&gt;<\/button>/);
@@ -180,6 +181,32 @@ describe("renderFormPage", () => {
     assert.equal(jsonForScript("\u2028<&>"), '"\\u2028\\u003c\\u0026\\u003e"');
   });
 
+  it("gives the script the rules it evaluates, without SET actions: their values are the server's alone", () => {
+    const document: FormDocument = {
+      title: "Orders",
+      blocks: [
+        { id: "b_qty", key: "qty", type: "NUMBER", question: "How many?" },
+        { id: "b_gift", key: "gift", type: "SHORT_TEXT", question: "Gift message" },
+      ],
+      calculatedFields: [
+        { name: "code", type: "TEXT", expression: "'NONE'" },
+        { name: "tier", type: "TEXT", expression: "'standard'" },
+      ],
+      logic: [
+        {
+          when: { conditions: [{ question: "b_qty", operator: "GREATER_THAN", value: 10 }] },
+          then: [{ action: "SHOW", block: "b_gift" }, { action: "SET", field: "code", value: "BULK-SECRET-25" }],
+        },
+        { when: { conditions: [{ question: "b_qty", operator: "GREATER_THAN", value: 100 }] }, then: [{ action: "SET", field: "tier", value: "wholesale" }] },
+      ],
+    };
+    const html = page({ document });
+    const config = JSON.parse(/id="hf-config">(.*?)<\/script>/s.exec(html)![1]);
+    assert.deepEqual(config.logic.logic, [{ when: document.logic![0].when, then: [{ action: "SHOW", block: "b_gift" }] }]);
+    assert.deepEqual(config.logic.blocks.map((b: { id: string }) => b.id), ["b_qty", "b_gift"]);
+    assert.doesNotMatch(html, /BULK-SECRET-25|wholesale/);
+  });
+
   it("shows posted values and errors again, with a summary linking to the questions", () => {
     const html = page({
       values: { short: "Ada <L>", plan: "pro", topics: ["t1", "t2"], size: "l", rating: "3", long: "x</textarea>" },
@@ -218,6 +245,47 @@ describe("other pages", () => {
     assert.match(notFound, /noindex/);
     assert.match(renderErrorPage(429, "<slow down>"), /Too many requests[\s\S]*&lt;slow down&gt;/);
     assert.equal(escapeHtml(`<a href="x">'&'</a>`), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+  });
+});
+
+describe("theme and thank-you screen", () => {
+  const info = { name: "Sign-up", document: everyBlock, showBranding: true, brandingUrl: "/" };
+  const theme = { accentColor: "#1a7f37", backgroundColor: "#fff8c5", font: "serif" as const, buttonStyle: "pill" as const, logo: "data:image/png;base64,iVBORw0KGgo=" };
+  const thankYou = { title: "See you <there>", text: "Doors open at 9.\nBring a pen.", buttonLabel: "Back to the site", buttonUrl: "https://example.com/?a=1&b=2", redirectSeconds: 5 };
+
+  it("sets the theme as CSS variables the stylesheet reads, and shows the logo", () => {
+    const html = page({ settings: { ...defaultSettings, theme } });
+    const vars = /<style id="hf-theme">:root\{(.*?)\}<\/style>/.exec(html)?.[1] ?? "";
+    assert.match(vars, /--hf-accent:#1a7f37;--hf-on-accent:#ffffff;--hf-bg:#fff8c5;--hf-text:#1f2328;--hf-font:Charter, "Bitstream Charter"[^;]*, serif;--hf-radius:999px/);
+    assert.match(html, /\.hf-submit,\.hf-next,\.hf-button\{background:var\(--hf-accent\)/);
+    assert.match(html, /<div class="hf-logo"><img src="data:image\/png;base64,iVBORw0KGgo=" alt=""><\/div>/);
+    assert.match(page(), /--hf-accent:#0969da;[^<]*--hf-bg:#f6f7f9/, "the default theme without one");
+    assert.doesNotMatch(page(), /hf-logo"/);
+    const odd = page({ settings: { ...defaultSettings, theme: { ...theme, accentColor: "red;}</style>", font: "x" as never } } });
+    assert.match(odd, /--hf-accent:#0969da;[^<]*--hf-font:system-ui/, "a value that is not a colour or a listed font never reaches the style");
+    assert.match(renderClosedPage({ ...info, theme, closedMessage: "Closed" }), /--hf-accent:#1a7f37/);
+  });
+
+  it("shows the form's thank-you screen (hidden until the script completes) with its button and redirect", () => {
+    const html = page({ settings: { ...defaultSettings, thankYou } });
+    assert.match(html, /<section class="hf-card hf-thanks" id="hf-thanks" tabindex="-1" hidden>\n<h2 id="hf-thanks-title">See you &lt;there&gt;<\/h2>/);
+    assert.match(html, /<p id="hf-thanks-text">Doors open at 9.<br>Bring a pen.<\/p>/);
+    assert.match(html, /<a class="hf-button" id="hf-thanks-button" href="https:\/\/example.com\/\?a=1&amp;b=2" target="_top">Back to the site<\/a>/);
+    assert.match(html, /You will be taken to <a href="[^"]+">example.com<\/a> in 5 seconds\./);
+    const config = JSON.parse(/id="hf-config">(.*?)<\/script>/s.exec(html)![1]);
+    assert.deepEqual(config.thanksRedirect, { seconds: 5, url: "https://example.com/?a=1&b=2" });
+    assert.doesNotMatch(html, /http-equiv="refresh"/, "the form page itself never moves on");
+  });
+
+  it("the plain post's thank-you page shows the same screen and moves on with a meta refresh", () => {
+    const html = renderThankYouPage({ ...info, theme, thankYou });
+    assert.match(html, /<h2 id="hf-thanks-title">See you &lt;there&gt;<\/h2>/);
+    assert.match(html, /<meta http-equiv="refresh" content="5;url=https:\/\/example.com\/\?a=1&amp;b=2">/);
+    assert.match(html, /--hf-accent:#1a7f37/);
+    const plain = renderThankYouPage({ ...info, thankYou: { ...thankYou, redirectSeconds: null } });
+    assert.doesNotMatch(plain, /http-equiv="refresh"|You will be taken/);
+    assert.match(plain, /id="hf-thanks-button"/);
+    assert.match(renderThankYouPage(info), /<h2 id="hf-thanks-title">Thank you!<\/h2>\n<p id="hf-thanks-text">Your response has been recorded.<\/p>/);
   });
 });
 

@@ -3,8 +3,26 @@
 // request is escaped. The page works without JavaScript (one long form posted as
 // application/x-www-form-urlencoded); form-page.js turns it into one page at a time with saving,
 // uploads and signatures.
-import { defaultRatingMax, maxUploadBytes, type Block, type FormDocument, type FormSettings, type InputBlock } from "@formsvc/form-document";
-import { hiddenFieldPrefix, honeypotField, needsScript, pagesOf, versionField, type FieldValue, type FieldValues } from "./form-fields.ts";
+import {
+  buttonRadii,
+  defaultRatingMax,
+  defaultThankYou,
+  defaultTheme,
+  documentPages,
+  fontStacks,
+  hasLogic,
+  hexColorPattern,
+  maxUploadBytes,
+  themeText,
+  type Block,
+  type FormDocument,
+  type FormSettings,
+  type FormTheme,
+  type InputBlock,
+  type ThankYouScreen,
+} from "@formsvc/form-document";
+import { hiddenFieldPrefix, honeypotField, needsScript, versionField, type FieldValue, type FieldValues } from "./form-fields.ts";
+import { carriedFields, logicStep, navField, neighbours, pageField, shownBlocks, shownField, type LogicStep } from "./logic-steps.ts";
 
 export interface PageUrls {
   /** Where the hosted-form router is mounted, e.g. `/f`. */
@@ -30,6 +48,8 @@ export interface FormPageInput {
   errors?: Record<string, string>;
   /** A problem not tied to one question. */
   formError?: string;
+  /** A form with logic rules: the page shown (logic-steps.ts); the first one when absent. */
+  page?: number;
   urls: PageUrls;
 }
 
@@ -58,7 +78,7 @@ export function jsonForScript(value: unknown): string {
 const styles = `
 *,*::before,*::after{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
-body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:#1f2328;background:#f6f7f9}
+body{margin:0;font:16px/1.5 var(--hf-font);color:var(--hf-text);background:var(--hf-bg)}
 main{max-width:42rem;margin:0 auto;padding:2rem 1rem 1rem}
 .hf-card{background:#fff;border:1px solid #d8dce1;border-radius:12px;padding:1.5rem}
 h1{font-size:1.75rem;line-height:1.2;margin:0 0 1rem}
@@ -71,7 +91,7 @@ h2{font-size:1.3rem;margin:1.5rem 0 .5rem}
 input[type=text],input[type=email],input[type=number],input[type=tel],input[type=url],input[type=date],select,textarea{display:block;width:100%;font:inherit;padding:.6rem .75rem;border:1px solid #8c959f;border-radius:8px;background:#fff;color:inherit}
 textarea{min-height:7rem;resize:vertical}
 input[type=file]{font:inherit;max-width:100%}
-:focus-visible{outline:3px solid #0969da;outline-offset:2px}
+:focus-visible{outline:3px solid var(--hf-accent);outline-offset:2px}
 [aria-invalid=true]{border-color:#a4262c}
 .hf-options{display:grid;gap:.5rem}
 .hf-option{display:flex;align-items:center;gap:.6rem;padding:.55rem .75rem;border:1px solid #d0d7de;border-radius:8px;background:#fff}
@@ -81,8 +101,8 @@ input[type=file]{font:inherit;max-width:100%}
 .hf-rating .hf-option{padding:0;border:0;background:none;position:relative}
 .hf-rating input{position:absolute;opacity:0;width:100%;height:100%;cursor:pointer}
 .hf-rating label{display:inline-flex;align-items:center;justify-content:center;min-width:2.75rem;min-height:2.75rem;border:1px solid #8c959f;border-radius:8px;background:#fff;font-weight:600}
-.hf-rating input:checked+label{background:#0969da;border-color:#0969da;color:#fff}
-.hf-rating input:focus-visible+label{outline:3px solid #0969da;outline-offset:2px}
+.hf-rating input:checked+label{background:var(--hf-accent);border-color:var(--hf-accent);color:var(--hf-on-accent)}
+.hf-rating input:focus-visible+label{outline:3px solid var(--hf-accent);outline-offset:2px}
 .hf-error{color:#a4262c;font-weight:600;margin:.4rem 0 0}
 .hf-error:empty{display:none}
 .hf-summary{border:2px solid #a4262c;border-radius:8px;padding:.75rem 1rem;margin:0 0 1.5rem;background:#fff5f5}
@@ -97,18 +117,23 @@ input[type=file]{font:inherit;max-width:100%}
 .hf-note{color:#57606a;font-size:.875rem;margin:.25rem 0 0}
 .hf-nav{display:flex;flex-wrap:wrap;gap:.75rem;justify-content:space-between;margin-top:1.5rem}
 .hf-nav .hf-submit,.hf-nav .hf-next{margin-left:auto}
-button{font:inherit;cursor:pointer;border-radius:8px;padding:.6rem 1.25rem;border:1px solid #8c959f;background:#fff;color:#1f2328;min-height:2.75rem}
-.hf-submit,.hf-next{background:#0969da;border-color:#0969da;color:#fff;font-weight:600}
+.hf-nav .hf-back{order:-1}
+button,.hf-button{font:inherit;cursor:pointer;border-radius:var(--hf-radius);padding:.6rem 1.25rem;border:1px solid #8c959f;background:#fff;color:#1f2328;min-height:2.75rem}
+.hf-submit,.hf-next,.hf-button{background:var(--hf-accent);border-color:var(--hf-accent);color:var(--hf-on-accent);font-weight:600}
+.hf-button{display:inline-flex;align-items:center;text-decoration:none;border:1px solid var(--hf-accent)}
 button:disabled{opacity:.6;cursor:progress}
-.hf-link{border:0;background:none;padding:.25rem;min-height:0;color:#0969da;text-decoration:underline}
+.hf-link{border:0;background:none;padding:.25rem;min-height:0;color:var(--hf-accent);text-decoration:underline}
 .hf-progress{margin:0 0 1.25rem}
 .hf-progress-label{font-size:.875rem;color:#57606a;margin-bottom:.25rem}
 .hf-progress-track{height:.5rem;background:#d8dce1;border-radius:999px;overflow:hidden}
-.hf-progress-fill{height:100%;width:0;background:#0969da;transition:width .2s}
+.hf-progress-fill{height:100%;width:0;background:var(--hf-accent);transition:width .2s}
 .hf-resume{background:#eef6ff;border-radius:8px;padding:.5rem .75rem;margin:0 0 1.25rem}
 .hf-thanks:focus{outline:none}
+.hf-thanks>h2:first-child{margin-top:0}
 .hf-branding{text-align:center;font-size:.875rem;padding:1rem 0 2rem}
-.hf-branding a{color:#57606a}
+.hf-branding a{color:var(--hf-text)}
+.hf-logo{margin:0 0 1rem;text-align:center}
+.hf-logo img{max-height:4rem;max-width:100%;width:auto;vertical-align:middle}
 .hf-js .hf-page:not(.hf-current){display:none}
 .hf-trap{position:absolute;left:-10000px;top:auto;width:1px;height:1px;overflow:hidden}
 .hf-sr{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
@@ -117,7 +142,33 @@ button:disabled{opacity:.6;cursor:progress}
 @media (prefers-reduced-motion:reduce){.hf-progress-fill{transition:none}}
 `;
 
-function shell(title: string, body: string, options: { showBranding?: boolean; brandingUrl?: string; script?: string; noindex?: boolean } = {}): string {
+/**
+ * The theme as CSS variables the stylesheet reads. Only values from fixed lists and colours that are
+ * `#rrggbb` reach the `<style>` (where HTML escaping would not apply); anything else takes the default.
+ */
+function themeStyle(theme: FormTheme): string {
+  const colour = (value: string, fallback: string) => (hexColorPattern.test(value) ? value : fallback);
+  const font = Object.hasOwn(fontStacks, theme.font) ? fontStacks[theme.font] : fontStacks.system;
+  const radius = Object.hasOwn(buttonRadii, theme.buttonStyle) ? buttonRadii[theme.buttonStyle] : buttonRadii.rounded;
+  return `<style id="hf-theme">:root{--hf-accent:${colour(theme.accentColor, defaultTheme.accentColor)};--hf-on-accent:${themeText.onAccent};--hf-bg:${colour(theme.backgroundColor, defaultTheme.backgroundColor)};--hf-text:${themeText.onBackground};--hf-font:${font.stack};--hf-radius:${radius}}</style>`;
+}
+
+/** The theme's logo above the form (its alt text is empty: the form's title follows it). */
+function logoOf(theme: FormTheme | undefined): string {
+  return theme?.logo ? `<div class="hf-logo"><img src="${escapeHtml(theme.logo)}" alt=""></div>\n` : "";
+}
+
+interface ShellOptions {
+  showBranding?: boolean;
+  brandingUrl?: string;
+  script?: string;
+  noindex?: boolean;
+  theme?: FormTheme;
+  /** Goes on to `url` after `seconds` without script (a thank-you screen's redirect). */
+  refresh?: { seconds: number; url: string };
+}
+
+function shell(title: string, body: string, options: ShellOptions = {}): string {
   const branding = options.showBranding
     ? `<footer class="hf-branding"><a href="${escapeHtml(options.brandingUrl ?? "/")}">Made with Formsvc</a></footer>`
     : "";
@@ -130,10 +181,11 @@ function shell(title: string, body: string, options: { showBranding?: boolean; b
 <link rel="icon" href="data:,">
 ${options.noindex ? '<meta name="robots" content="noindex">\n' : ""}<title>${escapeHtml(title)}</title>
 <style>${styles}</style>
-</head>
+${themeStyle(options.theme ?? defaultTheme)}
+${options.refresh ? `<meta http-equiv="refresh" content="${options.refresh.seconds};url=${escapeHtml(options.refresh.url)}">\n` : ""}</head>
 <body>
 <main>
-${body}
+${logoOf(options.theme)}${body}
 </main>
 ${branding}
 ${script}
@@ -171,6 +223,8 @@ function attrs(list: Record<string, string | number | boolean | undefined>): str
 interface QuestionContext {
   values?: FieldValues;
   errors?: Record<string, string>;
+  /** Headings and paragraphs carry their block ids (for the script of a form with logic rules). */
+  blockIds?: boolean;
 }
 
 function renderQuestion(block: InputBlock, ctx: QuestionContext): string {
@@ -187,6 +241,7 @@ function renderQuestion(block: InputBlock, ctx: QuestionContext): string {
   const wrapAttrs = attrs({
     class: "hf-q",
     id: `${id}-field`,
+    "data-block": block.id,
     "data-key": key,
     "data-type": block.type,
     "data-required": required ? "true" : undefined,
@@ -265,14 +320,52 @@ function renderQuestion(block: InputBlock, ctx: QuestionContext): string {
 function renderBlock(block: Block, ctx: QuestionContext): string {
   switch (block.type) {
     case "HEADING":
-      return `<h2>${escapeHtml(block.text)}</h2>`;
+      return `<h2${attrs({ "data-block": ctx.blockIds ? block.id : undefined })}>${escapeHtml(block.text)}</h2>`;
     case "PARAGRAPH":
-      return `<p>${multiline(block.text)}</p>`;
+      return `<p${attrs({ "data-block": ctx.blockIds ? block.id : undefined })}>${multiline(block.text)}</p>`;
     case "PAGE_BREAK":
       return "";
     default:
       return renderQuestion(block as InputBlock, ctx);
   }
+}
+
+/** Markup left out of the page until the browser script opens it (a form with logic rules). */
+function later(html: string): string {
+  return `<template class="hf-later">${html}</template>`;
+}
+
+/** A block of the page shown one at a time: left out when the rules hide it, required as they say. */
+function stepBlock(block: Block, ctx: QuestionContext, step: LogicStep): string {
+  const key = "key" in block ? block.key : undefined;
+  const shown = key === undefined ? block : ({ ...block, required: step.state.required.has(key) } as Block);
+  const html = renderBlock(shown, ctx);
+  return step.state.hidden.has(block.id ?? "") ? later(html) : html;
+}
+
+/** The page-at-a-time post's own fields: the page, the blocks it shows, and the other pages' answers. */
+function stepFields(doc: FormDocument, values: FieldValues | undefined, step: LogicStep): string {
+  const carried = carriedFields(doc, values, step.page)
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join("\n");
+  return `<input type="hidden" name="${pageField}" value="${step.page}">
+<input type="hidden" name="${shownField}" value="${escapeHtml(shownBlocks(doc, step).join(","))}">
+<div class="hf-carried">${carried}</div>
+`;
+}
+
+/**
+ * The buttons of a page shown one at a time, each a submit button saying where to go. The one Enter
+ * presses (the first) is Next, or Submit on the last page; Back is shown first (CSS order).
+ */
+function stepNav(doc: FormDocument, step: LogicStep, submitLabel: string): string {
+  const { previous, next } = neighbours(doc, step);
+  const nextButton = `<button type="submit" name="${navField}" value="next" class="hf-next" id="hf-next"${next === undefined ? " hidden" : ""}>Next</button>`;
+  const submit = `<button type="submit" class="hf-submit" id="hf-submit"${next === undefined ? "" : " hidden"}>${escapeHtml(submitLabel)}</button>`;
+  return `<div class="hf-nav">
+${next === undefined ? submit + "\n" + nextButton : nextButton + "\n" + submit}
+<button type="submit" name="${navField}" value="back" class="hf-back" id="hf-back" formnovalidate${previous === undefined ? " hidden" : ""}>Back</button>
+</div>`;
 }
 
 function titleOf(doc: FormDocument, name: string): string {
@@ -296,15 +389,20 @@ export function renderFormPage(input: FormPageInput): string {
   const title = titleOf(doc, input.name);
   const action = `${input.urls.base}/${encodeURIComponent(input.formId)}`;
   const ctx = { values: input.values, errors: input.errors };
-  const pages = pagesOf(doc);
+  const pages = documentPages(doc);
   const hiddenInputs = (doc.hiddenFields ?? [])
     .map((f) => `<input type="hidden" name="${escapeHtml(hiddenFieldPrefix + f.name)}" value="${escapeHtml(input.hidden[f.name] ?? "")}">`)
     .join("\n");
+  // With logic rules, one page at a time (logic-steps.ts): what it does not show waits in templates.
+  const step = hasLogic(doc) ? logicStep(doc, input.values, input.page) : undefined;
+  const current = step?.page ?? 0;
   const pageSections = pages
-    .map(
-      (blocks, i) =>
-        `<section class="hf-page${i === 0 ? " hf-current" : ""}" data-page="${i}" tabindex="-1"${pages.length > 1 ? ` aria-label="Page ${i + 1} of ${pages.length}"` : ""}>\n${blocks.map((b) => renderBlock(b, ctx)).join("\n")}\n</section>`,
-    )
+    .map((blocks, i) => {
+      // The script shows and hides blocks by their ids.
+      const rendered = blocks.map((b) => (step && i === current ? stepBlock(b, { ...ctx, blockIds: true }, step) : renderBlock(b, { ...ctx, blockIds: step !== undefined }))).join("\n");
+      const section = `<section class="hf-page${i === current ? " hf-current" : ""}" data-page="${i}" tabindex="-1"${pages.length > 1 ? ` aria-label="Page ${i + 1} of ${pages.length}"` : ""}>\n${rendered}\n</section>`;
+      return step && i !== current ? later(section) : section;
+    })
     .join("\n");
   const config = {
     formId: input.formId,
@@ -313,11 +411,15 @@ export function renderFormPage(input: FormPageInput): string {
     saveProgress: settings.saveProgress,
     showProgressBar: settings.showProgressBar,
     redirectUrl: settings.redirectUrl,
+    // The thank-you screen's own redirect, after its delay (the plain post's page has a meta refresh instead).
+    thanksRedirect: thanksRedirectOf(settings.thankYou),
     responsesUrl: `${action}/responses`,
     uploadsUrl: `${action}/uploads`,
     maxUploadBytes,
     hiddenFields: (doc.hiddenFields ?? []).map((f) => f.name),
     honeypotField: settings.honeypot ? honeypotField : null,
+    // What the browser's copy of the evaluator needs (form-logic.js): the blocks' ids, types, keys and pages, and the rules.
+    logic: step ? { blocks: doc.blocks.map(({ id, type, ...b }) => ({ id, type, key: "key" in b ? b.key : undefined, required: "required" in b ? b.required : undefined })), logic: browserRules(doc.logic) } : null,
   };
   // Off screen and out of the accessibility tree and tab order: only bots fill it in.
   const honeypot = settings.honeypot
@@ -333,17 +435,17 @@ ${scriptNote}<p class="hf-resume" id="hf-resume" hidden>Welcome back: your earli
 ${pages.length > 1 ? progressBar(pages.length) : ""}<div class="hf-summary" id="hf-summary" role="alert" tabindex="-1">${errorSummary(input)}</div>
 <input type="hidden" name="${versionField}" value="${escapeHtml(input.version)}">
 ${hiddenInputs}
-${honeypot}${pageSections}
-<div class="hf-nav">
+${step ? stepFields(doc, input.values, step) : ""}${honeypot}${pageSections}
+${step ? stepNav(doc, step, settings.submitLabel) : `<div class="hf-nav">
 <button type="button" class="hf-back" id="hf-back" hidden>Back</button>
 <button type="button" class="hf-next" id="hf-next" hidden>Next</button>
 <button type="submit" class="hf-submit" id="hf-submit">${escapeHtml(settings.submitLabel)}</button>
-</div>
+</div>`}
 </form>
 </div>
-${thankYouSection(true)}
+${thankYouSection(settings.thankYou, true)}
 <script type="application/json" id="hf-config">${jsonForScript(config)}</script>`;
-  return shell(title, body, { showBranding: input.showBranding, brandingUrl: input.urls.branding, script: input.urls.script });
+  return shell(title, body, { showBranding: input.showBranding, brandingUrl: input.urls.branding, script: input.urls.script, theme: settings.theme });
 }
 
 function progressBar(pages: number): string {
@@ -354,18 +456,46 @@ function progressBar(pages: number): string {
 `;
 }
 
-function thankYouSection(hidden: boolean): string {
+/** Where and when the thank-you screen goes on by itself; null when it stays. */
+/**
+ * The rules as the browser needs them: what shows, hides, requires and jumps. SET actions are left out
+ * (and the rules that only set): their values are the server's to apply, and may be what a respondent
+ * is not to see (a discount code, an internal tier).
+ */
+function browserRules(rules: FormDocument["logic"]): NonNullable<FormDocument["logic"]> {
+  return (rules ?? []).flatMap((rule) => {
+    const then = rule.then.filter((action) => action.action !== "SET");
+    return then.length > 0 ? [{ ...rule, then }] : [];
+  });
+}
+
+function thanksRedirectOf(screen: ThankYouScreen | undefined): { seconds: number; url: string } | null {
+  return screen?.buttonUrl && screen.redirectSeconds !== null ? { seconds: screen.redirectSeconds, url: screen.buttonUrl } : null;
+}
+
+/** The thank-you screen of the settings: title, text, its button and the note of its redirect. */
+function thankYouSection(screen: ThankYouScreen = defaultThankYou, hidden: boolean): string {
+  const redirect = thanksRedirectOf(screen);
+  // target _top: in an embed's frame the button leads the whole page on, not the frame.
+  const button =
+    screen.buttonLabel && screen.buttonUrl ? `<p><a class="hf-button" id="hf-thanks-button" href="${escapeHtml(screen.buttonUrl)}" target="_top">${escapeHtml(screen.buttonLabel)}</a></p>\n` : "";
+  const note = redirect
+    ? `<p class="hf-note" id="hf-thanks-redirect">You will be taken to <a href="${escapeHtml(redirect.url)}">${escapeHtml(new URL(redirect.url).host)}</a> in ${redirect.seconds} ${redirect.seconds === 1 ? "second" : "seconds"}.</p>\n`
+    : "";
   return `<section class="hf-card hf-thanks" id="hf-thanks" tabindex="-1"${hidden ? " hidden" : ""}>
-<h2>Thank you!</h2>
-<p>Your response has been recorded.</p>
-</section>`;
+<h2 id="hf-thanks-title">${escapeHtml(screen.title)}</h2>
+${screen.text ? `<p id="hf-thanks-text">${multiline(screen.text)}</p>\n` : ""}${button}${note}</section>`;
 }
 
 interface FormInfo {
   name: string;
   document: FormDocument;
   showBranding: boolean;
+  /** The form's theme; the default look without one. */
+  theme?: FormTheme;
   brandingUrl: string;
+  /** The page script, which reports the page's height to an embed's frame (see form-page.js). */
+  script?: string;
 }
 
 /** A closed form: its closed message, and nothing to answer. */
@@ -374,16 +504,19 @@ export function renderClosedPage(info: FormInfo & { closedMessage: string }): st
   return shell(
     title,
     `<div class="hf-card">\n<h1>${escapeHtml(title)}</h1>\n<p class="hf-closed">${multiline(info.closedMessage)}</p>\n</div>`,
-    { showBranding: info.showBranding, brandingUrl: info.brandingUrl },
+    { showBranding: info.showBranding, brandingUrl: info.brandingUrl, theme: info.theme, script: info.script },
   );
 }
 
-/** After a plain (no JavaScript) post that was accepted. */
-export function renderThankYouPage(info: FormInfo): string {
+/** After a plain (no JavaScript) post that was accepted: the form's thank-you screen, going on by itself when it says so. */
+export function renderThankYouPage(info: FormInfo & { thankYou?: ThankYouScreen }): string {
   const title = titleOf(info.document, info.name);
-  return shell(title, `<h1 class="hf-sr">${escapeHtml(title)}</h1>\n${thankYouSection(false)}`, {
+  const refresh = thanksRedirectOf(info.thankYou) ?? undefined;
+  return shell(title, `<h1 class="hf-sr">${escapeHtml(title)}</h1>\n${thankYouSection(info.thankYou, false)}`, {
     showBranding: info.showBranding,
     brandingUrl: info.brandingUrl,
+    theme: info.theme,
+    refresh,
   });
 }
 

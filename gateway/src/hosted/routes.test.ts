@@ -41,6 +41,9 @@ const forms: Record<string, { status: FormStatus; settings?: JsonObject; showBra
   full: { status: FormStatus.PUBLISHED, settings: { responseLimit: 3, closedMessage: "All 3 places are taken." }, responseCount: 3 },
   notrap: { status: FormStatus.PUBLISHED, settings: { honeypot: false } },
   busy: { status: FormStatus.PUBLISHED, settings: { submissionsPerMinute: 2 } },
+  embedOnly: { status: FormStatus.PUBLISHED, settings: { embedOrigins: ["https://shop.example.com", "https://*.example.org"] } },
+  unframed: { status: FormStatus.PUBLISHED, settings: { embedOrigins: [] } },
+  closedEmbed: { status: FormStatus.CLOSED, settings: { embedOrigins: ["https://shop.example.com"] } },
 };
 
 const saved: SaveResponseRequest[] = [];
@@ -549,5 +552,34 @@ describe("form controls", () => {
     assert.match(page.text, /Too many requests/);
     // Other forms are not held back by it.
     assert.equal((await postJson("/f/pub/responses", { answers: {} })).status, 200);
+  });
+});
+
+describe("framing (settings.embedOrigins)", () => {
+  const directives = (res: { headers: Headers }) =>
+    new Map(
+      (res.headers.get("content-security-policy") ?? "").split(";").map((d) => {
+        const [name, ...sources] = d.trim().split(/\s+/);
+        return [name, sources] as const;
+      }),
+    );
+
+  it("lets any site frame a form by default, as embeds need", async () => {
+    const page = await call("GET", "/f/pub");
+    assert.equal(page.status, 200);
+    assert.equal(directives(page).has("frame-ancestors"), false);
+    assert.equal(page.headers.get("x-frame-options"), null);
+  });
+
+  it("names the form's allowed origins in frame-ancestors on each of its pages, and 'none' for an empty list", async () => {
+    assert.deepEqual(directives(await call("GET", "/f/embedOnly")).get("frame-ancestors"), ["https://shop.example.com", "https://*.example.org"]);
+    const thanked = await call("POST", "/f/embedOnly", { headers: { "content-type": "application/x-www-form-urlencoded" }, body: "name=Ada" });
+    assert.equal(thanked.status, 200);
+    assert.deepEqual(directives(thanked).get("frame-ancestors"), ["https://shop.example.com", "https://*.example.org"]);
+    const closed = await call("GET", "/f/closedEmbed");
+    assert.deepEqual(directives(closed).get("frame-ancestors"), ["https://shop.example.com"]);
+    assert.match(closed.text, /<script src="\/f\/assets\/form-page.js\?v=[0-9a-f]{12}"><\/script>/, "a closed page reports its height to an embed too");
+    assert.deepEqual(directives(await call("GET", "/f/unframed")).get("frame-ancestors"), ["'none'"]);
+    assert.deepEqual(directives(await call("GET", "/f/unframed")).get("script-src"), ["'self'"], "the rest of the policy stays");
   });
 });

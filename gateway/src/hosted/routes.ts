@@ -17,6 +17,7 @@ import multer from "multer";
 import { z } from "zod";
 import {
   describeZodError,
+  hasLogic,
   isPastClosingDate,
   isRecordId,
   jsonInputProblem,
@@ -42,6 +43,8 @@ import { countryOf, defaultLookupCountry, type LookupCountry } from "./country.t
 import { uploadBudget } from "./upload-budget.ts";
 import { streamingUploadStorage, type StreamedFile } from "./upload-storage.ts";
 import { answersFromFields, documentOf, honeypotField, problemsByQuestion, type FieldValues } from "./form-fields.ts";
+import { formLogicFile } from "./form-logic-build.ts";
+import { logicStep, pageWithProblems, stepAfterPost } from "./logic-steps.ts";
 import {
   renderClosedPage,
   renderErrorPage,
@@ -125,25 +128,38 @@ function hiddenFromQuery(req: Request, names: string[]): Record<string, string> 
   return hidden;
 }
 
-function securityHeaders(res: Response, redirectUrl?: string | null): void {
+/** What a form's settings say about its pages' headers: where a plain post may redirect, who may frame it. */
+type PagePolicy = Partial<Pick<FormSettings, "redirectUrl" | "embedOrigins">>;
+
+/**
+ * The CSP `frame-ancestors` of a form's pages: the sites its embedOrigins name ('none' for an empty list),
+ * or nothing when any site may embed it (null, the default), as an embed needs.
+ */
+export function frameAncestors(embedOrigins: readonly string[] | null | undefined): string | undefined {
+  if (!embedOrigins) return undefined;
+  return `frame-ancestors ${embedOrigins.length > 0 ? embedOrigins.join(" ") : "'none'"}`;
+}
+
+function securityHeaders(res: Response, page: PagePolicy = {}): void {
   let formAction = "'self'";
-  if (redirectUrl) {
+  if (page.redirectUrl) {
     try {
-      formAction += ` ${new URL(redirectUrl).origin}`;
+      formAction += ` ${new URL(page.redirectUrl).origin}`;
     } catch {
       // Settings are validated; an odd value only narrows where a plain post may redirect.
     }
   }
+  const framing = frameAncestors(page.embedOrigins);
   res.setHeader(
     "Content-Security-Policy",
-    `default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; form-action ${formAction}; base-uri 'none'`,
+    `default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; form-action ${formAction}; base-uri 'none'${framing ? `; ${framing}` : ""}`,
   );
   res.setHeader("X-Content-Type-Options", "nosniff");
   res.setHeader("Referrer-Policy", "same-origin");
 }
 
-function sendHtml(res: Response, status: number, html: string, redirectUrl?: string | null): void {
-  securityHeaders(res, redirectUrl);
+function sendHtml(res: Response, status: number, html: string, page?: PagePolicy): void {
+  securityHeaders(res, page);
   res.setHeader("Cache-Control", "no-store");
   res.status(status).type("html").send(html);
 }
@@ -159,7 +175,8 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   const writesPerIp = deps.rateLimits.publicWritesPerIp ?? defaultResponseRatePerIp;
   const address = (_res: Response, req: Request) => req.ip ?? "unknown";
 
-  const script = readFileSync(scriptFile);
+  // The logic evaluator's browser copy first: the page's script evaluates rules with it.
+  const script = Buffer.concat([readFileSync(formLogicFile), readFileSync(scriptFile)]);
   const scriptVersion = createHash("sha256").update(script).digest("hex").slice(0, 12);
 
   const urlsOf = (req: Request): PageUrls => ({
@@ -213,9 +230,9 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     const formId = formIdOf(req);
     rejectUnsafeQueryAndBody(req);
     const { form, showBranding, document, settings } = await publicForm(formId);
-    const info = { name: form.name, document, showBranding, brandingUrl: deps.brandingUrl };
+    const info = { name: form.name, document, showBranding, brandingUrl: deps.brandingUrl, theme: settings.theme };
     if (showsClosed(form, settings, new Date())) {
-      sendHtml(res, 200, renderClosedPage({ ...info, closedMessage: settings.closedMessage }));
+      sendHtml(res, 200, renderClosedPage({ ...info, closedMessage: settings.closedMessage, script: urlsOf(req).script }), settings);
       return;
     }
     const hidden = hiddenFromQuery(req, (document.hiddenFields ?? []).map((f) => f.name));
@@ -223,7 +240,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       res,
       200,
       renderFormPage({ formId: form.id, name: form.name, version: form.version, document, settings, showBranding, hidden, urls: urlsOf(req) }),
-      settings.redirectUrl,
+      settings,
     );
   });
 
@@ -243,23 +260,23 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       const formId = formIdOf(req);
       rejectUnsafeQueryAndBody(req);
       const { form, showBranding, document, settings } = await publicForm(formId);
-      const info = { name: form.name, document, showBranding, brandingUrl: deps.brandingUrl };
-      const closed = () => sendHtml(res, 409, renderClosedPage({ ...info, closedMessage: settings.closedMessage }));
+      const info = { name: form.name, document, showBranding, brandingUrl: deps.brandingUrl, theme: settings.theme };
+      const closed = () => sendHtml(res, 409, renderClosedPage({ ...info, closedMessage: settings.closedMessage }), settings);
       if (showsClosed(form, settings, new Date())) return closed();
 
       const fields = (req.body ?? {}) as FieldValues;
       const thanked = () => {
-        if (!settings.redirectUrl) return sendHtml(res, 200, renderThankYouPage(info));
-        securityHeaders(res, settings.redirectUrl);
+        if (!settings.redirectUrl) return sendHtml(res, 200, renderThankYouPage({ ...info, thankYou: settings.thankYou }), settings);
+        securityHeaders(res, settings);
         res.redirect(303, settings.redirectUrl);
       };
       // A bot that filled the honeypot learns nothing: thanked as anyone, nothing stored.
       if (settings.honeypot && fields[honeypotField]) return thanked();
       const posted = answersFromFields(document, fields);
-      const again = (errors: Record<string, string>, formError?: string) =>
+      const again = (errors: Record<string, string>, formError?: string, page?: number, status = 400) =>
         sendHtml(
           res,
-          400,
+          status,
           renderFormPage({
             formId: form.id,
             name: form.name,
@@ -271,10 +288,16 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
             values: fields,
             errors,
             formError,
+            page,
             urls: urlsOf(req),
           }),
-          settings.redirectUrl,
+          settings,
         );
+      // A form with logic rules is posted page by page (logic-steps.ts): on to the page the rules lead to.
+      if (hasLogic(document)) {
+        const step = stepAfterPost(document, fields, posted.errors);
+        if (!("complete" in step)) return again(step.errors, undefined, step.page, Object.keys(step.errors).length > 0 ? 400 : 200);
+      }
       if (Object.keys(posted.errors).length > 0) return again(posted.errors);
 
       try {
@@ -292,7 +315,9 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
         if (connectErr?.code === Code.FailedPrecondition) return closed();
         if (connectErr?.code === Code.InvalidArgument) {
           const errors = problemsByQuestion(document, fieldProblems(connectErr));
-          return Object.keys(errors).length > 0 ? again(errors) : again({}, connectErr.rawMessage);
+          // A form with logic rules shows the page of the first problem.
+          const page = hasLogic(document) ? pageWithProblems(document, logicStep(document, fields).state, errors) : undefined;
+          return Object.keys(errors).length > 0 ? again(errors, undefined, page) : again({}, connectErr.rawMessage);
         }
         throw err;
       }

@@ -7,7 +7,7 @@ import type { User } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { cookiePolicy, ensureCsrfCookie, refuseRepeatedCookies, requireCsrf, requireSession } from "../app-api/security.ts";
 import { sessionRoutes } from "../app-api/sessions.ts";
 import type { GatewayDeps } from "../deps.ts";
-import { formPreview, previewSink } from "../hosted/preview.ts";
+import { draftPreview, formPreview, previewSink } from "../hosted/preview.ts";
 import { HttpError, jsonNotFound } from "../http-errors.ts";
 import { unsafeInputGuard } from "../input-safety.ts";
 import { rateLimit } from "../rate-limit/rate-limit-middleware.ts";
@@ -42,6 +42,11 @@ export function appDoor(deps: AppDoorDeps, routes: ServedRoute[]): Router {
     router[route.method](route.path, async (req, res) => send(res, await route.accept(req, (res.locals.user as User).id).answer()));
   }
   router.get("/forms/:id/preview", formPreview(deps.forms, deps.brandingUrl));
+  router.post("/forms/:id/preview", draftPreview(deps.forms, deps.brandingUrl));
+  // The installation's public address (PUBLIC_URL), which the Share tab's links, embed codes and QR codes name.
+  router.get("/public-url", (_req, res) => {
+    res.json({ publicUrl: deps.publicUrl });
+  });
   router.use(jsonNotFound);
   return router;
 }

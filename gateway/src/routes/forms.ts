@@ -1,8 +1,8 @@
 import type { Client } from "@connectrpc/connect";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { z } from "zod";
-import { appFormJson, formJson, questionJson } from "@formsvc/api-records";
-import { formSchema, questionSchema } from "@formsvc/api-records/schemas";
+import { appFormJson, formHoldingsJson, formJson, questionJson } from "@formsvc/api-records";
+import { formHoldingsSchema, formSchema, questionSchema } from "@formsvc/api-records/schemas";
 import { createFormBodySchema, updateFormBodySchema } from "@formsvc/form-document";
 import { maxPageSize } from "@formsvc/platform/paging.ts";
 import { FormStatus, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
@@ -133,6 +133,31 @@ export function formRoutes(forms: Client<typeof FormsService>) {
       params: idParamsSchema,
       success: { status: 200 },
       handle: async ({ params, asUser }) => appFormJson((await forms.restoreForm({ id: params.id }, asUser)).form!),
+      app: {},
+    }),
+    defineRoute({
+      method: "get",
+      path: "/forms/:id/purge-preview",
+      params: idParamsSchema,
+      success: { status: 200, schema: formHoldingsSchema },
+      handle: async ({ params, asUser }) => formHoldingsJson((await forms.previewPurgeForm({ id: params.id }, asUser)).holdings),
+      app: {},
+    }),
+    defineRoute({
+      // Deleting for good, from the Trash only (409 otherwise; 403 for members who are not owner or admin).
+      method: "delete",
+      path: "/forms/:id/purge",
+      params: idParamsSchema,
+      success: { status: 200, schema: formHoldingsSchema },
+      handle: async ({ params, asUser }) => formHoldingsJson((await forms.purgeForm({ id: params.id }, asUser)).deleted),
+      app: {},
+    }),
+    defineRoute({
+      method: "post",
+      path: "/forms/:id/duplicate",
+      params: idParamsSchema,
+      success: { status: 201 },
+      handle: async ({ params, asUser }) => appFormJson((await forms.duplicateForm({ id: params.id }, asUser)).form!),
       app: {},
     }),
     ...statusActions(forms),

@@ -6,7 +6,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Request, Response } from "express";
 import { z } from "zod";
-import { describeZodError, recordIdPattern } from "@formsvc/form-document";
+import { describeZodError, fieldViolationsOf, recordIdPattern } from "@formsvc/form-document";
 import { asCaller } from "@formsvc/platform/caller.ts";
 import { HttpError } from "../http-errors.ts";
 import { pathIdMessages, rejectMalformedPathIds, rejectUnsafeQueryAndBody } from "../input-safety.ts";
@@ -136,7 +136,11 @@ export type ApiRoute = ServedRoute & ApiDocs;
 export function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, where: string): z.output<T> {
   if (!schema) return undefined as z.output<T>;
   const result = schema.safeParse(value);
-  if (!result.success) throw new HttpError(400, describeZodError(result.error, where));
+  if (!result.success) {
+    // Problems marked as field violations (a theme's colours, ...) are listed by their path in the part too.
+    const fields = fieldViolationsOf(result.error).map(({ path, message }) => ({ key: path, message }));
+    throw new HttpError(400, describeZodError(result.error, where), {}, fields);
+  }
   return result.data;
 }
 

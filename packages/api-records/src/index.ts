@@ -5,7 +5,7 @@ import { timestampDate, ValueSchema, type Timestamp } from "@bufbuild/protobuf/w
 import { takesUploads } from "@formsvc/form-document";
 import { Plan, Role, type ApiKey, type GetInvitationResponse, type Member, type User, type Workspace } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { FormStatus, type Form, type Question } from "@formsvc/proto/forms/v1/forms_pb.js";
-import type { Submission } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import type { FormHoldings, Submission } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import type { Webhook } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { DeliveryStatus, type Attempt, type Delivery } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 import type * as Json from "./schemas.ts";
@@ -100,6 +100,10 @@ export function formJson(form: Form): Json.Form {
 
 export function appFormJson(form: Form): Json.AppForm {
   return { ...formJson(form), trashedAt: iso(form.trashedAt) };
+}
+
+export function formHoldingsJson(h: FormHoldings | undefined): Json.FormHoldings {
+  return { responses: Number(h?.responses ?? 0), partials: Number(h?.partials ?? 0), files: Number(h?.files ?? 0), bytes: Number(h?.bytes ?? 0) };
 }
 
 export function questionJson(q: Question): Json.Question {

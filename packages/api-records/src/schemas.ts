@@ -15,12 +15,12 @@ export const errorSchema = z
     fields: z
       .array(
         z.object({
-          key: z.string().describe("The answer's key: the question's key, `hidden:<name>` for a hidden field"),
+          key: z.string().describe("The answer's key (the question's key, `hidden:<name>` for a hidden field), or the field's path in the body"),
           message: z.string().describe("What is wrong with it"),
         }),
       )
       .optional()
-      .describe("A respondent's answers that are wrong, each by its key (hosted form responses)"),
+      .describe("What is wrong, each by where it is: a respondent's answers by key (hosted form responses), a form document's logic rules by path (`document.logic[2].then[0]`), a form's theme colours and thank-you link by path (`settings.theme.accentColor`)"),
   })
   .meta({ id: "Error", examples: [{ error: "form not found" }] });
 
@@ -266,11 +266,11 @@ export const answerSchema = z
   .discriminatedUnion("type", [
     answerOf(
       [...typesAnswering("text", "option"), "HIDDEN_FIELDS", "RESPONDENT_COUNTRY"],
-      z.string().describe("The text; YYYY-MM-DD for DATE; the chosen option's id for MULTIPLE_CHOICE and DROPDOWN"),
+      z.string().nullable().describe("The text; YYYY-MM-DD for DATE; the chosen option's id for MULTIPLE_CHOICE and DROPDOWN; null: skipped by the form's logic"),
     ),
-    answerOf(typesAnswering("number", "steps"), z.number()),
-    answerOf(typesAnswering("options"), z.array(z.string()).describe("The chosen options' ids")),
-    answerOf(typesAnswering("uploads"), z.array(z.string()).describe("Upload ids")).extend({
+    answerOf(typesAnswering("number", "steps"), z.number().nullable().describe("null: skipped by the form's logic")),
+    answerOf(typesAnswering("options"), z.array(z.string()).nullable().describe("The chosen options' ids; null: skipped by the form's logic")),
+    answerOf(typesAnswering("uploads"), z.array(z.string()).nullable().describe("Upload ids; null: skipped by the form's logic")).extend({
       files: z.array(fileLinkSchema).describe("The files, in the order of `value`"),
     }),
     answerOf(["CALCULATED_FIELD"], z.xor([z.number(), z.string(), z.null()]).describe("The expression's result")),
@@ -456,6 +456,14 @@ export const appSubmissionSchema = submissionSchema.extend({ answers: z.record(z
 /** What a form's responses hold. */
 export const formStorageSchema = z.object({ files: z.number().int(), bytes: z.number().int(), quotaBytes: z.number().int() });
 
+/** What deleting a form in the Trash for good deletes (or deleted): its responses, partial ones and files. */
+export const formHoldingsSchema = z.object({
+  responses: z.number().int(),
+  partials: z.number().int(),
+  files: z.number().int(),
+  bytes: z.number().int(),
+});
+
 /** A calculated field that stored null on some responses, and why. */
 export const calculatedFieldProblemSchema = z.object({
   field: z.string(),
@@ -506,6 +514,7 @@ export const itemsOf = <T extends z.ZodType>(item: T) => z.object({ items: z.arr
 export const appPageOf = <T extends z.ZodType>(item: T) =>
   itemsOf(item).extend({ page: z.number().int(), limit: z.number().int(), hasMore: z.boolean() });
 
+export type FieldProblem = NonNullable<z.output<typeof errorSchema>["fields"]>[number];
 export type User = z.output<typeof userSchema>;
 export type SessionUser = z.output<typeof sessionUserSchema>;
 export type Workspace = z.output<typeof workspaceSchema>;
@@ -526,6 +535,7 @@ export type Delivery = z.output<typeof deliverySchema>;
 export type Attempt = z.output<typeof attemptSchema>;
 export type ApiKey = z.output<typeof apiKeySchema>;
 export type FormStorage = z.output<typeof formStorageSchema>;
+export type FormHoldings = z.output<typeof formHoldingsSchema>;
 export type CalculatedFieldProblem = z.output<typeof calculatedFieldProblemSchema>;
 export type ResponseSummary = z.output<typeof responseSummarySchema>;
 export type QuestionSummary = z.output<typeof questionSummarySchema>;

@@ -6,6 +6,7 @@ import { isRecordId, jsonInputProblem, maxAnswerDepth, textProblem } from "./inp
 import { hiddenFieldKey, listQuestions } from "./questions.ts";
 import { defaultRatingMax, questionTypes, type JsonValue, type QuestionType } from "./block-types.ts";
 import { isInputBlock, type ChoiceBlock, type FormDocument, type InputBlock } from "./schema.ts";
+import { evaluateLogic, hasLogic } from "./logic.ts";
 
 /** Characters of a hidden field's value. */
 export const maxHiddenValueLength = 2_000;
@@ -130,6 +131,10 @@ function checkValue(block: InputBlock, value: JsonValue): Checked {
  * when `completed`, every required question must be answered. A null, a blank string or an empty list
  * is no answer: it is left out of the result (and so clears an earlier answer when merged).
  *
+ * With logic rules (logic.ts), a question the rules hide (or that is on a page a jump passes over)
+ * neither needs nor takes an answer: whatever was sent for it is dropped, and the result holds it as
+ * skipped, with a null value; a question a REQUIRE rule names needs an answer when shown.
+ *
  * The answers carry the question's id, type and column label of this version. Upload answers hold
  * upload ids, which only submissions can check. Problems name the question:
  * `answers.q_name (Your full name): is required`.
@@ -145,6 +150,12 @@ export function validateAnswers(document: FormDocument, answers: { [key: string]
   const problems: AnswerProblem[] = [];
   const failed = new Set<string>();
   const checked: Record<string, CheckedAnswer> = {};
+  const checkedAnswer = (key: string, block: InputBlock, value: JsonValue): CheckedAnswer => ({
+    questionId: block.id ?? key,
+    type: block.type,
+    label: labels.get(key) ?? block.question,
+    value,
+  });
   for (const [key, value] of Object.entries(answers)) {
     const block = blocks.get(key);
     if (!block) {
@@ -158,17 +169,29 @@ export function validateAnswers(document: FormDocument, answers: { [key: string]
       continue;
     }
     if (result.value === undefined) continue;
-    checked[key] = { questionId: block.id ?? key, type: block.type, label: labels.get(key) ?? block.question, value: result.value };
+    checked[key] = checkedAnswer(key, block, result.value);
   }
+  // The rules see the answers that passed their checks; an answer that failed counts as none.
+  const logic = hasLogic(document) ? evaluateLogic(document, Object.fromEntries(Object.entries(checked).map(([k, a]) => [k, a.value]))) : undefined;
+  const skipped = (block: InputBlock) => logic !== undefined && logic.hidden.has(block.id ?? "");
+  if (logic) {
+    for (const [key, block] of blocks) {
+      if (!skipped(block)) continue;
+      checked[key] = checkedAnswer(key, block, null);
+      failed.delete(key);
+    }
+  }
+  const shownProblems = problems.filter((p) => p.key === undefined || !blocks.has(p.key) || !skipped(blocks.get(p.key)!));
   if (options.completed) {
     for (const [key, block] of blocks) {
+      const required = logic ? logic.required.has(key) : block.required;
       // An answer that failed its check is already reported.
-      if (block.required && checked[key] === undefined && !failed.has(key)) {
-        problems.push({ ...answerProblem(key, "is required", block.question), missing: true });
+      if (required && checked[key] === undefined && !failed.has(key)) {
+        shownProblems.push({ ...answerProblem(key, "is required", block.question), missing: true });
       }
     }
   }
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, answers: checked };
+  return shownProblems.length > 0 ? { ok: false, problems: shownProblems } : { ok: true, answers: checked };
 }
 
 /**

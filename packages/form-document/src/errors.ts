@@ -1,8 +1,16 @@
 import type { z } from "zod";
 
-/** A document that parses but cannot be accepted (duplicate ids or keys). The message names the path. */
+/**
+ * A document that parses but cannot be accepted (duplicate ids or keys, logic rules that do not fit it).
+ * The message names the path; `problems` lists each problem by its path (`document.logic[2].then[0]`).
+ */
 export class DocumentError extends Error {
   override name = "DocumentError";
+  readonly problems: readonly { path: string; message: string }[];
+  constructor(message: string, problems: readonly { path: string; message: string }[] = []) {
+    super(message);
+    this.problems = problems;
+  }
 }
 
 type PathSegment = PropertyKey;
@@ -60,4 +68,18 @@ export function describeZodError(err: z.ZodError | { issues: readonly z.core.$Zo
   const shown = issues.slice(0, 3).map((issue) => describeIssue(issue, root));
   const more = issues.length - shown.length;
   return shown.join("; ") + (more > 0 ? ` (and ${more} more)` : "");
+}
+
+/**
+ * The params that mark a refinement's issue as a field violation: a problem a person fixes at one field
+ * of the app (a theme's colour, a thank-you screen's link), which the API lists by path in its error's
+ * `fields` besides naming it in the message.
+ */
+export const fieldViolationParams = { fieldViolation: true } as const;
+
+/** The issues of `err` marked with `fieldViolationParams`, each by its path under `root`. */
+export function fieldViolationsOf(err: z.ZodError | { issues: readonly z.core.$ZodIssue[] }, root = ""): { path: string; message: string }[] {
+  return err.issues
+    .filter((issue) => issue.code === "custom" && (issue as { params?: { fieldViolation?: unknown } }).params?.fieldViolation === true)
+    .map((issue) => ({ path: formatPath(root, issue.path), message: issue.message }));
 }

@@ -28,6 +28,9 @@ export {
   keyPattern,
   layoutBlockTypes,
   limits,
+  logicActionSchema,
+  logicConditionSchema,
+  logicRuleSchema,
   optionSchema,
   type Block,
   type BlockOption,
@@ -40,8 +43,29 @@ export {
   type LayoutBlock,
   type LayoutBlockType,
 } from "./schema.ts";
+export {
+  conditionHolds,
+  documentPages,
+  evaluateLogic,
+  hasLogic,
+  isAnswered,
+  logicActions,
+  logicOperators,
+  nextPageOf,
+  operatorsByAnswer,
+  operatorsFor,
+  pageShows,
+  previousPageOf,
+  valuelessOperators,
+  type LogicAction,
+  type LogicCondition,
+  type LogicOperator,
+  type LogicRule,
+  type LogicState,
+} from "./logic.ts";
+export { logicLimits, logicProblems, type LogicProblem } from "./logic-check.ts";
 export { calculatedFieldProblems, expressionCost, expressionProblem, type ExpressionCost } from "./expression-cost.ts";
-export { DocumentError, describeZodError, formatPath } from "./errors.ts";
+export { DocumentError, describeZodError, fieldViolationParams, fieldViolationsOf, formatPath } from "./errors.ts";
 export { cursorPattern, isRecordId, jsonInputProblem, maxAnswerDepth, maxBodyDepth, maxInt32, recordIdPattern, textProblem } from "./input-safety.ts";
 export { normalizeDocument, type NormalizedDocument } from "./normalize.ts";
 export {
@@ -62,7 +86,23 @@ export {
   type FormSettings,
   type NotificationSettings,
   type FormSettingsPatch,
+  defaultThankYou,
+  type ThankYouScreen,
 } from "./settings.ts";
+export {
+  buttonRadii,
+  contrastRatio,
+  defaultTheme,
+  fontStacks,
+  formatRatio,
+  hexColorPattern,
+  minContrast,
+  themeContrast,
+  themeText,
+  type ButtonStyle,
+  type FontChoice,
+  type FormTheme,
+} from "./theme.ts";
 export {
   createFormBodySchema,
   formNameSchema,

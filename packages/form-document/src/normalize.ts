@@ -1,4 +1,5 @@
 import { DocumentError } from "./errors.ts";
+import { logicProblems } from "./logic-check.ts";
 import { randomId, randomKey } from "./ids.ts";
 import { isChoiceBlock, isInputBlock, keyPattern, type Block, type FormDocument } from "./schema.ts";
 
@@ -15,7 +16,8 @@ export interface NormalizedDocument {
  * that key whatever the client sent, so keys survive renames and a removed block coming back. Any other
  * block keeps a key the client sent when it is valid and no other block id of this form (past or
  * present) owns it; otherwise it gets a generated one. Two new blocks claiming the same key, duplicate
- * block ids and duplicate option ids within a block are errors ({@link DocumentError}).
+ * block ids and duplicate option ids within a block are errors ({@link DocumentError}), and so are logic
+ * rules that do not fit the document (logic-check.ts), each named in the error's `problems`.
  *
  * The input is not modified. Paths in error messages start at `root`.
  */
@@ -101,5 +103,11 @@ export function normalizeDocument(
     const { id, key: _sent, type, ...fields } = block;
     return { id, key, type, ...fields } as Block;
   });
+  // The rules name blocks by id: checked once every block has its id.
+  const problems = logicProblems(document).map((p) => ({ path: `${root}.${p.path}`, message: p.message }));
+  if (problems.length > 0) {
+    const more = problems.length > 3 ? ` (and ${problems.length - 3} more)` : "";
+    throw new DocumentError(problems.slice(0, 3).map((p) => `${p.path}: ${p.message}`).join("; ") + more, problems);
+  }
   return { document, blockKeys: newBlockKeys };
 }

@@ -140,6 +140,12 @@ export function takesOptions(type: string): boolean {
   return shape === "option" || shape === "options";
 }
 
+/** Whether answers of `type` are numbers (a NUMBER's value, a RATING's steps). */
+export function takesNumber(type: string): boolean {
+  const shape = questionTypeOf(type)?.answer;
+  return shape === "number" || shape === "steps";
+}
+
 /** Whether answers of `type` are upload ids (each with its file). */
 export function takesUploads(type: string): boolean {
   return questionTypeOf(type)?.answer === "uploads";

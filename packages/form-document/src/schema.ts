@@ -18,6 +18,8 @@ import {
   type LayoutBlockType,
 } from "./block-types.ts";
 import { calculatedFieldProblems } from "./expression-cost.ts";
+import { logicActions, logicOperators } from "./logic.ts";
+import { logicLimits } from "./logic-check.ts";
 
 const notBlank = /\S/;
 
@@ -146,6 +148,72 @@ export const calculatedFieldSchema = z.strictObject({
     ),
 });
 
+const blockRef = z.string().regex(idPattern, "must be a block id");
+
+export const logicConditionSchema = z
+  .strictObject({
+    question: blockRef.describe("The `id` of the question asked about."),
+    operator: z
+      .enum(logicOperators)
+      .describe(
+        "How its answer is compared. Text: EQUALS, NOT_EQUALS, CONTAINS (without regard to case or surrounding spaces); " +
+          "NUMBER and RATING: EQUALS, NOT_EQUALS, GREATER_THAN, LESS_THAN; DATE also GREATER_THAN (later), LESS_THAN (earlier); " +
+          "MULTIPLE_CHOICE and DROPDOWN: EQUALS, NOT_EQUALS an option id, ANY_OF a list of option ids; CHECKBOXES: CONTAINS an " +
+          "option id, ANY_OF a list; every type: IS_ANSWERED, IS_NOT_ANSWERED (no value). NOT_EQUALS also holds when unanswered.",
+      ),
+    value: z
+      .union([z.string().max(limits.optionText), z.number(), z.array(z.string().regex(idPattern)).max(limits.options)])
+      .optional()
+      .describe("What the answer is compared with; absent for IS_ANSWERED and IS_NOT_ANSWERED."),
+  })
+  .describe("One condition of a rule.");
+
+export const logicActionSchema = z
+  .discriminatedUnion("action", [
+    z.strictObject({ action: z.literal("SHOW"), block: blockRef.describe("The `id` of the block shown.") }),
+    z.strictObject({ action: z.literal("HIDE"), block: blockRef.describe("The `id` of the block hidden.") }),
+    z.strictObject({ action: z.literal("REQUIRE"), block: blockRef.describe("The `id` of the question that needs an answer.") }),
+    z.strictObject({
+      action: z.literal("JUMP"),
+      page: z.number().int().min(1).max(limits.blocks + 1).describe("The page moved on to when leaving the page of the rule's conditions, from 1."),
+    }),
+    z.strictObject({
+      action: z.literal("SET"),
+      field: z.string().regex(fieldNamePattern, "must be a calculated field's name").describe("The `name` of the calculated field set."),
+      value: z
+        .union([z.string().max(limits.optionText), z.number()])
+        .describe("Its value: a number for a NUMBER field, a text for a TEXT field."),
+    }),
+  ])
+  .describe(
+    "SHOW a block (hidden until one of its SHOW rules holds), HIDE a block (a HIDE rule that holds wins), REQUIRE an answer " +
+      "to a question, JUMP to a later page (passing over the pages between), or SET a calculated field to a value in place of " +
+      "its expression's (the last SET rule that holds, in order, wins; the response and the webhook payload carry it).",
+  );
+
+export const logicRuleSchema = z
+  .strictObject({
+    when: z.strictObject({
+      match: z.enum(["all", "any"]).optional().describe("Whether all conditions must hold (default) or any one."),
+      conditions: z.array(logicConditionSchema).min(1, "needs at least one condition").max(logicLimits.conditions),
+    }),
+    then: z.array(logicActionSchema).min(1, "needs at least one action").max(logicLimits.actions),
+  })
+  .meta({
+    id: "LogicRule",
+    description:
+      "When <conditions> then <actions>. Rules act forwards only: every block a rule shows, hides or requires comes after " +
+      "the questions its conditions ask about, and a jump goes to a later page than theirs; so no rule depends on itself. " +
+      "A question hidden by logic (or on a page a jump passes over) needs no answer and takes none: the response stores it " +
+      "as skipped (null), and so does the webhook payload.",
+    examples: [
+      {
+        when: { match: "all", conditions: [{ question: "b_plan", operator: "EQUALS", value: "o_pro" }] },
+        then: [{ action: "SHOW", block: "b_company" }, { action: "REQUIRE", block: "b_company" }],
+      },
+    ],
+  });
+
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
 /** The example document of DESIGN.md, as JSON: shown in the OpenAPI description, and used by tests. */
@@ -168,6 +236,16 @@ export const formDocumentSchema = z
     blocks: z.array(blockSchema).max(limits.blocks),
     hiddenFields: z.array(hiddenFieldSchema).max(limits.hiddenFields).optional(),
     calculatedFields: z.array(calculatedFieldSchema).max(limits.calculatedFields).optional(),
+    logic: z
+      .array(logicRuleSchema)
+      .max(logicLimits.rules)
+      .optional()
+      .describe(
+        "Conditional logic: rules evaluated in order, the same way on the hosted page (with and without JavaScript) and " +
+          "when a response is saved. Blocks are named by `id`, so give the blocks a rule names their ids. Checked when " +
+          "saved: unknown blocks, conditions that do not fit their question's type, and rules acting backwards are a 400 " +
+          "naming the rule (`document.logic[2].then[0]: jump target page 7 does not exist (the form has 3 pages)`).",
+      ),
   })
   .superRefine((doc, ctx) => {
     // Hidden and calculated fields share one namespace of names.
@@ -201,6 +279,7 @@ export type ChoiceBlock = Extract<Block, { type: ChoiceBlockType }>;
 export type BlockOption = z.infer<typeof optionSchema>;
 export type HiddenField = z.infer<typeof hiddenFieldSchema>;
 export type CalculatedField = z.infer<typeof calculatedFieldSchema>;
+export type LogicRuleInput = z.infer<typeof logicRuleSchema>;
 
 const inputTypeSet: ReadonlySet<string> = new Set(inputBlockTypes);
 const choiceTypeSet: ReadonlySet<string> = new Set(choiceBlockTypes);

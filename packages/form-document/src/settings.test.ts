@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { describeZodError } from "./errors.ts";
+import { describeZodError, fieldViolationsOf } from "./errors.ts";
 import {
   applySettingsPatch,
   defaultSettings,
@@ -24,7 +24,10 @@ test("full settings take their defaults", () => {
     responseLimit: null,
     honeypot: true,
     submissionsPerMinute: null,
+    embedOrigins: null,
     notifications: { owner: false, members: [], receiptQuestionId: null },
+    theme: { accentColor: "#0969da", backgroundColor: "#f6f7f9", font: "system", buttonStyle: "rounded", logo: null },
+    thankYou: { title: "Thank you!", text: "Your response has been recorded.", buttonLabel: null, buttonUrl: null, redirectSeconds: null },
   });
   assert.deepEqual(formSettingsSchema.parse({}), { ...defaultSettings });
   assert.equal(formSettingsSchema.parse({ branding: false }).branding, false);
@@ -47,7 +50,7 @@ function patchError(patch: unknown): string {
 }
 
 test("a patch is validated and names the property", () => {
-  assert.equal(patchError({ theme: "dark" }), "settings.theme: unknown property");
+  assert.equal(patchError({ colours: "dark" }), "settings.colours: unknown property");
   assert.match(patchError({ branding: "no" }), /^settings\.branding: /);
   assert.match(patchError({ redirectUrl: "ftp://example.com" }), /^settings\.redirectUrl: must be an http or https URL/);
   assert.match(patchError({ redirectUrl: "not a url" }), /^settings\.redirectUrl: /);
@@ -72,6 +75,7 @@ test("the patch schema converts to JSON Schema", () => {
     "branding",
     "closedMessage",
     "closesAt",
+    "embedOrigins",
     "honeypot",
     "notifications",
     "redirectUrl",
@@ -80,6 +84,8 @@ test("the patch schema converts to JSON Schema", () => {
     "showProgressBar",
     "submissionsPerMinute",
     "submitLabel",
+    "thankYou",
+    "theme",
   ]);
 });
 
@@ -112,4 +118,64 @@ test("form controls: a closing date, a response limit, the honeypot and a rate, 
   assert.equal(isPastClosingDate(closing, new Date("2027-01-31T15:59:59Z")), false);
   assert.equal(isPastClosingDate(closing, new Date("2027-01-31T16:00:00Z")), true);
   assert.equal(isPastClosingDate({ closesAt: null }, new Date("2999-01-01T00:00:00Z")), false);
+});
+
+test("a theme is given whole, its absent properties take their defaults, and its contrast is checked", () => {
+  const patch = formSettingsPatchSchema.parse({ theme: { accentColor: "#1a7f37", font: "serif", buttonStyle: "pill" } });
+  assert.deepEqual(patch.theme, { accentColor: "#1a7f37", backgroundColor: "#f6f7f9", font: "serif", buttonStyle: "pill", logo: null });
+  const low = formSettingsPatchSchema.safeParse({ theme: { accentColor: "#ffd33d", backgroundColor: "#444c56" } });
+  assert.equal(low.success, false);
+  assert.match(describeZodError(low.error!, "settings"), /settings\.theme\.accentColor: white text on the accent colour has a contrast of 1\.\d\d:1; at least 4\.5:1 is needed/);
+  assert.match(describeZodError(low.error!, "settings"), /settings\.theme\.backgroundColor: the text on the background colour has a contrast of/);
+  assert.deepEqual(
+    fieldViolationsOf(low.error!, "settings").map((v) => v.path),
+    ["settings.theme.accentColor", "settings.theme.backgroundColor"],
+    "both colours are field violations, by their paths",
+  );
+  const badColour = formSettingsPatchSchema.safeParse({ theme: { accentColor: "red" } });
+  assert.deepEqual(fieldViolationsOf(badColour.error!), [], "a value of the wrong shape is no field violation: its message says it");
+  for (const [theme, problem] of [
+    [{ accentColor: "red" }, /accentColor: must be a colour as #rrggbb/],
+    [{ font: "Comic Sans" }, /font: Invalid option/],
+    [{ buttonStyle: "round" }, /buttonStyle: Invalid option/],
+    [{ logo: "https://example.com/logo.png" }, /logo: must be a data: URL of a PNG, JPEG, GIF or WebP image/],
+    [{ logo: "data:image/svg+xml;base64,PHN2Zz4=" }, /logo: must be a data: URL/],
+    [{ logo: `data:image/png;base64,${"A".repeat(70_000)}` }, /logo: must be at most 70000 characters/],
+    [{ colour: "#000000" }, /theme\.colour: unknown property/],
+  ] as const) {
+    const result = formSettingsPatchSchema.safeParse({ theme });
+    assert.equal(result.success, false, JSON.stringify(theme));
+    assert.match(describeZodError(result.error!, "settings"), problem);
+  }
+  assert.equal(formSettingsPatchSchema.safeParse({ theme: { logo: "data:image/png;base64,iVBORw0KGgo=" } }).success, true);
+  assert.deepEqual(resolveSettings({ theme: { accentColor: "#ffffff" } }).theme, defaultSettings.theme, "a stored theme no longer valid takes the default");
+});
+
+test("a thank-you screen: a button needs its URL (http or https), a redirect needs where to go", () => {
+  const screen = { title: "Thanks, see you there", text: "Doors open at 9.", buttonLabel: "Back to the site", buttonUrl: "https://example.com/", redirectSeconds: 5 };
+  assert.deepEqual(formSettingsPatchSchema.parse({ thankYou: screen }).thankYou, screen);
+  assert.deepEqual(formSettingsPatchSchema.parse({ thankYou: { title: "Merci" } }).thankYou, { ...defaultSettings.thankYou, title: "Merci" });
+  for (const [thankYou, problem] of [
+    [{ buttonLabel: "Go" }, /thankYou\.buttonUrl: is required with a buttonLabel/],
+    [{ redirectSeconds: 3 }, /thankYou\.buttonUrl: is required with redirectSeconds/],
+    [{ buttonUrl: "https://example.com/" }, /thankYou\.buttonUrl: needs a buttonLabel or redirectSeconds/],
+    [{ buttonLabel: "Go", buttonUrl: "javascript:alert(1)" }, /thankYou\.buttonUrl: must be an http or https URL/],
+    [{ title: " " }, /thankYou\.title: must not be blank/],
+    [{ buttonUrl: "https://example.com/", redirectSeconds: 601 }, /thankYou\.redirectSeconds: Too big/],
+  ] as const) {
+    const result = formSettingsPatchSchema.safeParse({ thankYou });
+    assert.equal(result.success, false, JSON.stringify(thankYou));
+    assert.match(describeZodError(result.error!, "settings"), problem);
+  }
+});
+
+test("embedOrigins: any site by default; origins only, so nothing else reaches the frame-ancestors header", () => {
+  assert.equal(resolveSettings({}).embedOrigins, null);
+  const allowed = ["https://example.com", "https://*.example.org", "http://localhost:3000", "http://127.0.0.1:8080"];
+  assert.deepEqual(formSettingsPatchSchema.parse({ embedOrigins: allowed }).embedOrigins, allowed);
+  assert.deepEqual(formSettingsPatchSchema.parse({ embedOrigins: [] }).embedOrigins, []);
+  for (const bad of ["https://example.com/", "https://example.com/page", "example.com", "ftp://example.com", "https://exa mple.com", "https://a.com; script-src *", "*", "'self'", "HTTPS://Example.com"]) {
+    assert.match(patchError({ embedOrigins: [bad] }), /^settings\.embedOrigins\[0\]: must be an origin/, bad);
+  }
+  assert.equal(resolveSettings({ embedOrigins: ["not an origin"] }).embedOrigins, null, "a stored value no longer valid takes the default");
 });

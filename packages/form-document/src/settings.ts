@@ -1,13 +1,33 @@
 import { z } from "zod";
+import { fieldViolationParams } from "./errors.ts";
+import {
+  buttonStyles,
+  contrastProblem,
+  defaultThankYou,
+  defaultTheme,
+  fontChoices,
+  hexColorPattern,
+  logoDataUrlPattern,
+  maxLogoDataUrlLength,
+  themeContrast,
+  type FormTheme,
+  type ThankYouScreen,
+} from "./theme.ts";
+export { defaultThankYou, type ThankYouScreen };
+
+const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http or https URL" }).max(2000);
+const hexColor = z.string().regex(hexColorPattern, "must be a colour as #rrggbb");
+
+
+/** An origin a frame-ancestors source may name: scheme, host (a leading `*.` for its subdomains), optional port. */
+const embedOriginPattern = /^https?:\/\/(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/;
 
 const fields = {
   branding: z
     .boolean()
     .describe("Whether the service's branding is shown on the form. `false` needs a plan with the branding entitlement."),
   closedMessage: z.string().max(1000).describe("What a closed form shows instead of its questions."),
-  redirectUrl: z
-    .url({ protocol: /^https?$/, error: "must be an http or https URL" })
-    .max(2000)
+  redirectUrl: httpUrl
     .nullable()
     .describe("Where respondents are sent after submitting; null shows the thank-you screen."),
   submitLabel: z.string().min(1).max(60).regex(/\S/, "must not be blank").describe("Label of the submit button."),
@@ -34,6 +54,18 @@ const fields = {
     .max(100_000)
     .nullable()
     .describe("Responses and uploads the hosted form admits a minute from everyone together (a sliding minute); more are answered 429 with Retry-After. null: no limit of the form's own."),
+  embedOrigins: z
+    .array(
+      z
+        .string()
+        .max(300)
+        .regex(embedOriginPattern, "must be an origin: http(s)://host with an optional port and no path, e.g. https://example.com or https://*.example.com"),
+    )
+    .max(50)
+    .nullable()
+    .describe(
+      "The sites that may show the hosted form in a frame (an embed), as origins (`https://example.com`, `https://*.example.com`, `http://localhost:3000`); sent as the page's CSP `frame-ancestors`. null: any site may embed it; []: no site may.",
+    ),
   notifications: z
     .strictObject({
       owner: z.boolean().default(false).describe("Email the workspace's owner each completed response."),
@@ -51,6 +83,54 @@ const fields = {
         .describe("Email each respondent a copy of their answers, at their answer to this EMAIL question (its id); null sends no receipt."),
     })
     .describe("Emails sent for each completed response (never for partial saves), after the response is stored. Given whole in a patch: absent properties take their defaults."),
+  theme: z
+    .strictObject({
+      accentColor: hexColor.default(defaultTheme.accentColor).describe("Colour of the submit and next buttons, links, focus rings and the progress bar (#rrggbb); their labels are white on it."),
+      backgroundColor: hexColor.default(defaultTheme.backgroundColor).describe("Colour of the page around the form's card (#rrggbb); the page's text (#1f2328) is drawn on it."),
+      font: z.enum(fontChoices).default(defaultTheme.font).describe("The page's font, a system font stack (nothing is downloaded)."),
+      buttonStyle: z.enum(buttonStyles).default(defaultTheme.buttonStyle).describe("Corners of buttons and inputs: rounded (8px), square or pill."),
+      logo: z
+        .string()
+        .max(maxLogoDataUrlLength, `must be at most ${maxLogoDataUrlLength} characters (an image of about 50 KB)`)
+        .regex(logoDataUrlPattern, "must be a data: URL of a PNG, JPEG, GIF or WebP image (data:image/png;base64,...)")
+        .nullable()
+        .default(defaultTheme.logo)
+        .describe("The logo shown above the form: a base64 data: URL of a PNG, JPEG, GIF or WebP image; null: none."),
+    })
+    .superRefine((theme, ctx) => {
+      for (const check of themeContrast(theme)) {
+        if (!check.passes && hexColorPattern.test(theme[check.field])) ctx.addIssue({ code: "custom", path: [check.field], message: contrastProblem(check), params: fieldViolationParams });
+      }
+    })
+    .describe(
+      "The hosted page's look. Refused when white text on the accent colour or the page's text on the background colour has a contrast below 4.5:1 (WCAG AA). Given whole in a patch: absent properties take their defaults.",
+    ),
+  thankYou: z
+    .strictObject({
+      title: z.string().min(1).max(200).regex(/\S/, "must not be blank").default(defaultThankYou.title).describe("Heading of the thank-you screen."),
+      text: z.string().max(2000).default(defaultThankYou.text).describe("Text under the heading (line breaks kept)."),
+      buttonLabel: z.string().min(1).max(60).regex(/\S/, "must not be blank").nullable().default(null).describe("Label of a button linking to buttonUrl; null: no button."),
+      buttonUrl: httpUrl.nullable().default(null).describe("Where the button (and redirectSeconds) leads: an http or https URL."),
+      redirectSeconds: z
+        .number()
+        .int()
+        .min(0)
+        .max(600)
+        .nullable()
+        .default(null)
+        .describe("Seconds after which the screen goes on to buttonUrl by itself; null: it stays."),
+    })
+    .superRefine((screen, ctx) => {
+      if (screen.buttonUrl === null) {
+        if (screen.buttonLabel !== null) ctx.addIssue({ code: "custom", path: ["buttonUrl"], message: "is required with a buttonLabel", params: fieldViolationParams });
+        if (screen.redirectSeconds !== null) ctx.addIssue({ code: "custom", path: ["buttonUrl"], message: "is required with redirectSeconds (where to go)", params: fieldViolationParams });
+      } else if (screen.buttonLabel === null && screen.redirectSeconds === null) {
+        ctx.addIssue({ code: "custom", path: ["buttonUrl"], message: "needs a buttonLabel or redirectSeconds to be used", params: fieldViolationParams });
+      }
+    })
+    .describe(
+      "The screen shown after a completed submission, with and without JavaScript; `redirectUrl` (at once) takes precedence. Given whole in a patch: absent properties take their defaults.",
+    ),
 };
 
 /** Who is emailed for each completed response of a form. */
@@ -71,7 +151,10 @@ export type FormSettings = {
   responseLimit: number | null;
   honeypot: boolean;
   submissionsPerMinute: number | null;
+  embedOrigins: string[] | null;
   notifications: NotificationSettings;
+  theme: FormTheme;
+  thankYou: ThankYouScreen;
 };
 
 export const defaultSettings: Readonly<FormSettings> = Object.freeze({
@@ -85,7 +168,10 @@ export const defaultSettings: Readonly<FormSettings> = Object.freeze({
   responseLimit: null,
   honeypot: true,
   submissionsPerMinute: null,
+  embedOrigins: null,
   notifications: Object.freeze({ owner: false, members: Object.freeze([]), receiptQuestionId: null }),
+  theme: defaultTheme,
+  thankYou: defaultThankYou,
 });
 
 /** Whether a form's settings ask for any email per completed response. */
@@ -112,7 +198,10 @@ export const formSettingsSchema = z
     responseLimit: fields.responseLimit.default(defaultSettings.responseLimit),
     honeypot: fields.honeypot.default(defaultSettings.honeypot),
     submissionsPerMinute: fields.submissionsPerMinute.default(defaultSettings.submissionsPerMinute),
+    embedOrigins: fields.embedOrigins.default(defaultSettings.embedOrigins),
     notifications: fields.notifications.default({ ...defaultSettings.notifications, members: [] }),
+    theme: fields.theme.default({ ...defaultTheme }),
+    thankYou: fields.thankYou.default({ ...defaultThankYou }),
   })
   .describe("The form's settings.");
 
@@ -129,7 +218,10 @@ export const formSettingsPatchSchema = z
     responseLimit: fields.responseLimit.optional(),
     honeypot: fields.honeypot.optional(),
     submissionsPerMinute: fields.submissionsPerMinute.optional(),
+    embedOrigins: fields.embedOrigins.optional(),
     notifications: fields.notifications.optional(),
+    theme: fields.theme.optional(),
+    thankYou: fields.thankYou.optional(),
   })
   .meta({
     description: "Settings to change; the others keep their values.",

@@ -20,6 +20,8 @@ export interface Config {
   webhookDisableAfterFailingSeconds: number;
   /** WEBHOOK_SECRET_OVERLAP_SECONDS: how long a rotated-out secret keeps signing beside the new one. */
   webhookSecretOverlapSeconds: number;
+  /** WEBHOOK_MAX_ORIGIN_CONCURRENCY: the most attempts at a time to one receiver origin that keeps answering quickly. */
+  webhookMaxOriginConcurrency: number;
   webhookAllowPrivateUrls: boolean;
   countryHeader: string;
   secretKey: string | undefined;
@@ -50,6 +52,22 @@ export interface Config {
    * notices when a key or its user changes (on by default; `off` reads the database on every request).
    */
   apiKeyCache: boolean;
+  /**
+   * OPEN_FORM_CACHE: submissions keeps the forms respondents post to in memory, dropped on every replica
+   * by Postgres notices when a form changes (on by default; `off` asks forms on every submit).
+   */
+  openFormCache: boolean;
+  /**
+   * WEBHOOK_CACHE: delivery keeps webhooks (and each form's subscribed ones) in memory, dropped on every
+   * replica by Postgres notices when a webhook changes (on by default; `off` asks webhooks every time).
+   */
+  webhookCache: boolean;
+  /**
+   * MEMBERSHIP_CACHE: forms keeps each caller's workspace (membership, role, plan) in memory, dropped on
+   * every replica by Postgres notices when the workspace or a membership changes (on by default; `off`
+   * asks identity on every request).
+   */
+  membershipCache: boolean;
   /** Addresses of the internal RPC services. */
   services: Record<ServiceName, string>;
 }
@@ -245,6 +263,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetrySchedule: retrySchedule(env),
     webhookDisableAfterFailingSeconds: positiveInt(env, "WEBHOOK_DISABLE_AFTER_FAILING_SECONDS", defaultWebhookDisableAfterFailingSeconds),
     webhookSecretOverlapSeconds: positiveInt(env, "WEBHOOK_SECRET_OVERLAP_SECONDS", defaultWebhookSecretOverlapSeconds),
+    webhookMaxOriginConcurrency: positiveInt(env, "WEBHOOK_MAX_ORIGIN_CONCURRENCY", 32),
     webhookAllowPrivateUrls: bool(env, "WEBHOOK_ALLOW_PRIVATE_URLS", false),
     countryHeader: (value(env, "COUNTRY_HEADER") ?? "cf-ipcountry").toLowerCase(),
     secretKey: value(env, "SECRET_KEY"),
@@ -259,6 +278,9 @@ export function loadConfig(env: Env = process.env): Config {
     responseRatePerIp: positiveInt(env, "RESPONSE_RATE_PER_IP", defaultResponseRatePerIp),
     listenHost: value(env, "LISTEN_HOST") ?? "127.0.0.1",
     apiKeyCache: bool(env, "API_KEY_CACHE", true),
+    openFormCache: bool(env, "OPEN_FORM_CACHE", true),
+    webhookCache: bool(env, "WEBHOOK_CACHE", true),
+    membershipCache: bool(env, "MEMBERSHIP_CACHE", true),
     services,
   };
 }

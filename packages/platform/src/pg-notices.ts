@@ -1,6 +1,15 @@
 import pg from "pg";
 import type { Logger } from "./logger.ts";
 
+// The channels one service's triggers notify and another's replicas listen on (the sender's migration
+// creates the trigger, the listener's server.ts listens).
+/** Forms' trigger: the form's id, when anything a submit reads changes (submissions holds open forms). */
+export const formChangesChannel = "forms_form_changes";
+/** Identity's trigger: a workspace's id, when it or one of its memberships changes or goes (forms holds callers' workspaces). */
+export const workspaceChangesChannel = "identity_workspace_changes";
+/** Webhooks' trigger: `<formId> <webhookId>`, when a webhook is created, changed or deleted (delivery holds them). */
+export const webhookChangesChannel = "webhooks_webhook_changes";
+
 export interface NoticeListenerOptions {
   databaseUrl: string;
   /** The channel to LISTEN on; senders use `pg_notify(channel, payload)`, delivered when their transaction commits. */
@@ -93,4 +102,18 @@ export function listenForNotices(options: NoticeListenerOptions): NoticeListener
       await client?.end().catch(() => {});
     },
   };
+}
+
+/** What a listener keeps fresh: told when it may hold copies and when it must drop them all. */
+export interface NoticeHolder {
+  listening(): void;
+  lost(): void;
+}
+
+/** Keeps `holder`'s copies fresh by the notices on `channel`: it holds only while they are listened for. */
+export function keepFreshByNotices(
+  holder: NoticeHolder,
+  options: Pick<NoticeListenerOptions, "databaseUrl" | "channel" | "logger" | "onNotice">,
+): NoticeListener {
+  return listenForNotices({ ...options, onListening: () => holder.listening(), onLost: () => holder.lost() });
 }

@@ -19,10 +19,10 @@ export async function runService(
   const config = loadConfig();
   const logger = createLogger(name, config.logLevel);
   setMetricsService(name);
-  let tracing: ReturnType<typeof startTracing>;
+  let tracing: Awaited<ReturnType<typeof startTracing>>;
   let started: Awaited<ReturnType<typeof start>>;
   try {
-    tracing = startTracing(name);
+    tracing = await startTracing(name);
     started = await start({ config, logger, port: servicePort(config, name) });
   } catch (err) {
     logger.fatal({ err }, `${name} failed to start`);
@@ -57,12 +57,15 @@ type Routes = (router: ConnectRouter) => void;
  * Runs a service that owns a Postgres schema: opens its database (migrations applied), then
  * serves the routes `makeRoutes` builds over it; the database closes with the server. `makeRoutes`
  * may also return `{ routes, close }`: `close` (background work of the service) then runs after the
- * server has closed and before the database does.
+ * server has closed and before the database does. It may be async: what only some configurations need
+ * (Kafka, S3) is imported there, so a process without them never loads it.
  */
+type MadeRoutes = Routes | { routes: Routes; close(): Promise<void> };
+
 export async function runDatabaseService(
   name: ServiceName,
   database: Pick<DatabaseOptions, "schema" | "entities" | "migrations">,
-  makeRoutes: (ctx: { config: Config; logger: Logger; orm: MikroORM }) => Routes | { routes: Routes; close(): Promise<void> },
+  makeRoutes: (ctx: { config: Config; logger: Logger; orm: MikroORM }) => MadeRoutes | Promise<MadeRoutes>,
 ): Promise<void> {
   await runService(name, async ({ config, logger, port }) => {
     if (!config.databaseUrl) {
@@ -87,7 +90,7 @@ export async function runDatabaseService(
       await orm.close();
     };
     try {
-      const made = makeRoutes({ config, logger, orm });
+      const made = await makeRoutes({ config, logger, orm });
       const routes = typeof made === "function" ? made : made.routes;
       if (typeof made !== "function") closeWork = () => made.close();
       const server = await startRpcServer({ port, host: config.listenHost, logger, routes });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { traceparentOf, inSpan, samplerFromEnv, tracingConfigured } from "./tracing.ts";
+import { traceparentOf, inSpan, tracingConfigured } from "./tracing.ts";
+import { samplerFromEnv } from "./tracing-sdk.ts";
 
 describe("tracing", () => {
   it("is off unless an OTLP endpoint is configured", () => {

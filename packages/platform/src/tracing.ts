@@ -6,19 +6,6 @@
 // in the call metadata), the outbox row and the Kafka message (a `traceparent` header) or the embedded
 // stream, to each webhook POST of its delivery. Spans are made by hand at those seams, not by
 // monkey-patching libraries.
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  TraceIdRatioBasedSampler,
-  TracerProvider,
-  type Sampler,
-} from "@opentelemetry/sdk-trace";
 import {
   context,
   propagation,
@@ -44,25 +31,6 @@ export interface Tracing {
 
 type Env = Record<string, string | undefined>;
 
-/** OTEL_TRACES_SAMPLER values (the OpenTelemetry names), with OTEL_TRACES_SAMPLER_ARG as the ratio. */
-const samplers: Record<string, (ratio: number) => Sampler> = {
-  always_on: () => new AlwaysOnSampler(),
-  always_off: () => new AlwaysOffSampler(),
-  traceidratio: (ratio) => new TraceIdRatioBasedSampler(ratio),
-  parentbased_always_on: () => new ParentBasedSampler({ root: new AlwaysOnSampler() }),
-  parentbased_always_off: () => new ParentBasedSampler({ root: new AlwaysOffSampler() }),
-  parentbased_traceidratio: (ratio) => new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) }),
-};
-
-export function samplerFromEnv(env: Env): Sampler {
-  const name = env.OTEL_TRACES_SAMPLER || "parentbased_always_on";
-  const make = samplers[name];
-  if (!make) throw new Error(`OTEL_TRACES_SAMPLER must be one of ${Object.keys(samplers).join(", ")}; got ${name}`);
-  const ratio = env.OTEL_TRACES_SAMPLER_ARG ? Number(env.OTEL_TRACES_SAMPLER_ARG) : 1;
-  if (!(ratio >= 0 && ratio <= 1)) throw new Error(`OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1; got ${env.OTEL_TRACES_SAMPLER_ARG}`);
-  return make(ratio);
-}
-
 /** Whether the environment asks for traces. */
 export function tracingConfigured(env: Env = process.env): boolean {
   return Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT) && env.OTEL_SDK_DISABLED !== "true";
@@ -71,19 +39,13 @@ export function tracingConfigured(env: Env = process.env): boolean {
 /**
  * Registers the global tracer provider, context manager and propagator when the environment asks for
  * traces; undefined (and nothing registered) otherwise. `OTEL_SERVICE_NAME` overrides the service name
- * `formsvc-<service>`; `OTEL_BSP_SCHEDULE_DELAY` is the export interval (ms, 5,000 when absent).
+ * `formsvc-<service>`; `OTEL_BSP_SCHEDULE_DELAY` is the export interval (ms, 5,000 when absent). The SDK
+ * and its exporter (~25 MiB resident) are imported only then: with tracing off only the API's no-op is loaded.
  */
-export function startTracing(service: string, env: Env = process.env): Tracing | undefined {
+export async function startTracing(service: string, env: Env = process.env): Promise<Tracing | undefined> {
   if (!tracingConfigured(env)) return undefined;
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager());
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  const provider = new TracerProvider({
-    resource: resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME || `formsvc-${service}`, "service.namespace": "formsvc" }),
-    sampler: samplerFromEnv(env),
-    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), scheduledDelayMillis: Number(env.OTEL_BSP_SCHEDULE_DELAY) || 5_000 })],
-  });
-  trace.setGlobalTracerProvider(provider);
-  return { shutdown: () => provider.shutdown() };
+  const { registerTracerProvider } = await import("./tracing-sdk.ts");
+  return registerTracerProvider(service, env);
 }
 
 /** Writes the current trace context into `carrier` (headers, metadata) as `traceparent`. */

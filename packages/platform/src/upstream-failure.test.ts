@@ -38,12 +38,16 @@ describe("isTransportFailure", () => {
     assert.equal(isTransportFailure(new ConnectError("read ECONNRESET", Code.Aborted, undefined, undefined, nodeError("ECONNRESET", "read ECONNRESET"))), true);
     assert.equal(isTransportFailure(new ConnectError("socket hang up", Code.Unknown)), true);
     assert.equal(isTransportFailure(new ConnectError("http/2 stream closed with error code INTERNAL_ERROR (0x2)", Code.Internal)), true);
+    // A service killed mid-call: its session is destroyed and the stream closes with CANCEL under us.
+    assert.equal(isTransportFailure(new ConnectError("http/2 stream closed with error code CANCEL (0x8)", Code.Canceled)), true);
   });
 
   it("is false for answers the other service gave, and for calls we cancelled", () => {
     assert.equal(isTransportFailure(new ConnectError("form not found", Code.NotFound)), false);
     assert.equal(isTransportFailure(new ConnectError("duplicate key", Code.Internal)), false);
-    assert.equal(isTransportFailure(new ConnectError("http/2 stream closed with error code CANCEL (0x8)", Code.Canceled)), false);
+    const ourAbort = new AbortController();
+    ourAbort.abort();
+    assert.equal(isTransportFailure(ConnectError.from(ourAbort.signal.reason, Code.Canceled)), false);
     const looped = new Error("loop");
     looped.cause = looped;
     assert.equal(isTransportFailure(new ConnectError("odd", Code.Unknown, undefined, undefined, looped)), false);

@@ -16,7 +16,9 @@ export interface UpstreamFailureOptions {
 const callerProblems = [Code.Unauthenticated, Code.PermissionDenied] as const;
 
 // A broken connection, or an HTTP/2 stream or session cut under the call. connect-node reports a reset
-// as ABORTED ("read ECONNRESET"), which on its own would read as a conflict.
+// as ABORTED ("read ECONNRESET"), which on its own would read as a conflict, and a session that died
+// with the other process (SIGKILL) as CANCELED "http/2 stream closed with error code CANCEL": a call we
+// cancel ourselves fails with our signal's reason instead, which names no stream.
 const transportErrorCodes = new Set([
   ...connectionFailureCodes,
   "ERR_STREAM_DESTROYED",
@@ -35,7 +37,6 @@ const transportErrorCodes = new Set([
 export function isTransportFailure(err: unknown): boolean {
   const failure = ConnectError.from(err);
   if (failure.code === Code.Unavailable || failure.code === Code.DeadlineExceeded) return true;
-  if (failure.code === Code.Canceled) return false;
   // A few hops at most: a cause chain may loop.
   for (let cause: unknown = failure, hops = 0; cause instanceof Error && hops < 8; cause = cause.cause, hops++) {
     const code = (cause as { code?: unknown }).code;

@@ -521,9 +521,9 @@ export interface components {
         Error: {
             /** @description What went wrong, in words */
             error: string;
-            /** @description A respondent's answers that are wrong, each by its key (hosted form responses) */
+            /** @description What is wrong, each by where it is: a respondent's answers by key (hosted form responses), a form document's logic rules by path (`document.logic[2].then[0]`), a form's theme colours and thank-you link by path (`settings.theme.accentColor`) */
             fields?: {
-                /** @description The answer's key: the question's key, `hidden:<name>` for a hidden field */
+                /** @description The answer's key (the question's key, `hidden:<name>` for a hidden field), or the field's path in the body */
                 key: string;
                 /** @description What is wrong with it */
                 message: string;
@@ -632,10 +632,25 @@ export interface components {
          *         "responseLimit": null,
          *         "honeypot": true,
          *         "submissionsPerMinute": null,
+         *         "embedOrigins": null,
          *         "notifications": {
          *           "owner": false,
          *           "members": [],
          *           "receiptQuestionId": null
+         *         },
+         *         "theme": {
+         *           "accentColor": "#0969da",
+         *           "backgroundColor": "#f6f7f9",
+         *           "font": "system",
+         *           "buttonStyle": "rounded",
+         *           "logo": null
+         *         },
+         *         "thankYou": {
+         *           "title": "Thank you!",
+         *           "text": "Your response has been recorded.",
+         *           "buttonLabel": null,
+         *           "buttonUrl": null,
+         *           "redirectSeconds": null
          *         }
          *       },
          *       "version": 2,
@@ -968,6 +983,81 @@ export interface components {
                 /** @description A CEL expression (https://cel.dev) over the answers. It must parse and stay within: 300 nodes, 50 levels, 8 comprehensions (all, exists, exists_one, map, filter), 2 of them inside one another, and 10000 characters for all of a document's expressions. */
                 expression: string;
             }[];
+            /** @description Conditional logic: rules evaluated in order, the same way on the hosted page (with and without JavaScript) and when a response is saved. Blocks are named by `id`, so give the blocks a rule names their ids. Checked when saved: unknown blocks, conditions that do not fit their question's type, and rules acting backwards are a 400 naming the rule (`document.logic[2].then[0]: jump target page 7 does not exist (the form has 3 pages)`). */
+            logic?: components["schemas"]["LogicRule"][];
+        };
+        /**
+         * @description When <conditions> then <actions>. Rules act forwards only: every block a rule shows, hides or requires comes after the questions its conditions ask about, and a jump goes to a later page than theirs; so no rule depends on itself. A question hidden by logic (or on a page a jump passes over) needs no answer and takes none: the response stores it as skipped (null), and so does the webhook payload.
+         * @example {
+         *       "when": {
+         *         "match": "all",
+         *         "conditions": [
+         *           {
+         *             "question": "b_plan",
+         *             "operator": "EQUALS",
+         *             "value": "o_pro"
+         *           }
+         *         ]
+         *       },
+         *       "then": [
+         *         {
+         *           "action": "SHOW",
+         *           "block": "b_company"
+         *         },
+         *         {
+         *           "action": "REQUIRE",
+         *           "block": "b_company"
+         *         }
+         *       ]
+         *     }
+         */
+        LogicRule: {
+            when: {
+                /**
+                 * @description Whether all conditions must hold (default) or any one.
+                 * @enum {string}
+                 */
+                match?: "all" | "any";
+                conditions: {
+                    /** @description The `id` of the question asked about. */
+                    question: string;
+                    /**
+                     * @description How its answer is compared. Text: EQUALS, NOT_EQUALS, CONTAINS (without regard to case or surrounding spaces); NUMBER and RATING: EQUALS, NOT_EQUALS, GREATER_THAN, LESS_THAN; DATE also GREATER_THAN (later), LESS_THAN (earlier); MULTIPLE_CHOICE and DROPDOWN: EQUALS, NOT_EQUALS an option id, ANY_OF a list of option ids; CHECKBOXES: CONTAINS an option id, ANY_OF a list; every type: IS_ANSWERED, IS_NOT_ANSWERED (no value). NOT_EQUALS also holds when unanswered.
+                     * @enum {string}
+                     */
+                    operator: "EQUALS" | "NOT_EQUALS" | "CONTAINS" | "IS_ANSWERED" | "IS_NOT_ANSWERED" | "GREATER_THAN" | "LESS_THAN" | "ANY_OF";
+                    /** @description What the answer is compared with; absent for IS_ANSWERED and IS_NOT_ANSWERED. */
+                    value?: string | number | string[];
+                }[];
+            };
+            then: ({
+                /** @constant */
+                action: "SHOW";
+                /** @description The `id` of the block shown. */
+                block: string;
+            } | {
+                /** @constant */
+                action: "HIDE";
+                /** @description The `id` of the block hidden. */
+                block: string;
+            } | {
+                /** @constant */
+                action: "REQUIRE";
+                /** @description The `id` of the question that needs an answer. */
+                block: string;
+            } | {
+                /** @constant */
+                action: "JUMP";
+                /** @description The page moved on to when leaving the page of the rule's conditions, from 1. */
+                page: number;
+            } | {
+                /** @constant */
+                action: "SET";
+                /** @description The `name` of the calculated field set. */
+                field: string;
+                /** @description Its value: a number for a NUMBER field, a text for a TEXT field. */
+                value: string | number;
+            })[];
         };
         /** @description The form's settings. */
         FormSettings: {
@@ -1022,6 +1112,11 @@ export interface components {
              */
             submissionsPerMinute: number | null;
             /**
+             * @description The sites that may show the hosted form in a frame (an embed), as origins (`https://example.com`, `https://*.example.com`, `http://localhost:3000`); sent as the page's CSP `frame-ancestors`. null: any site may embed it; []: no site may.
+             * @default null
+             */
+            embedOrigins: string[] | null;
+            /**
              * @description Emails sent for each completed response (never for partial saves), after the response is stored. Given whole in a patch: absent properties take their defaults.
              * @default {
              *       "owner": false,
@@ -1045,6 +1140,82 @@ export interface components {
                  * @default null
                  */
                 receiptQuestionId: string | null;
+            };
+            /**
+             * @description The hosted page's look. Refused when white text on the accent colour or the page's text on the background colour has a contrast below 4.5:1 (WCAG AA). Given whole in a patch: absent properties take their defaults.
+             * @default {
+             *       "accentColor": "#0969da",
+             *       "backgroundColor": "#f6f7f9",
+             *       "font": "system",
+             *       "buttonStyle": "rounded",
+             *       "logo": null
+             *     }
+             */
+            theme: {
+                /**
+                 * @description Colour of the submit and next buttons, links, focus rings and the progress bar (#rrggbb); their labels are white on it.
+                 * @default #0969da
+                 */
+                accentColor: string;
+                /**
+                 * @description Colour of the page around the form's card (#rrggbb); the page's text (#1f2328) is drawn on it.
+                 * @default #f6f7f9
+                 */
+                backgroundColor: string;
+                /**
+                 * @description The page's font, a system font stack (nothing is downloaded).
+                 * @default system
+                 * @enum {string}
+                 */
+                font: "system" | "humanist" | "rounded" | "serif" | "mono";
+                /**
+                 * @description Corners of buttons and inputs: rounded (8px), square or pill.
+                 * @default rounded
+                 * @enum {string}
+                 */
+                buttonStyle: "rounded" | "square" | "pill";
+                /**
+                 * @description The logo shown above the form: a base64 data: URL of a PNG, JPEG, GIF or WebP image; null: none.
+                 * @default null
+                 */
+                logo: string | null;
+            };
+            /**
+             * @description The screen shown after a completed submission, with and without JavaScript; `redirectUrl` (at once) takes precedence. Given whole in a patch: absent properties take their defaults.
+             * @default {
+             *       "title": "Thank you!",
+             *       "text": "Your response has been recorded.",
+             *       "buttonLabel": null,
+             *       "buttonUrl": null,
+             *       "redirectSeconds": null
+             *     }
+             */
+            thankYou: {
+                /**
+                 * @description Heading of the thank-you screen.
+                 * @default Thank you!
+                 */
+                title: string;
+                /**
+                 * @description Text under the heading (line breaks kept).
+                 * @default Your response has been recorded.
+                 */
+                text: string;
+                /**
+                 * @description Label of a button linking to buttonUrl; null: no button.
+                 * @default null
+                 */
+                buttonLabel: string | null;
+                /**
+                 * @description Where the button (and redirectSeconds) leads: an http or https URL.
+                 * @default null
+                 */
+                buttonUrl: string | null;
+                /**
+                 * @description Seconds after which the screen goes on to buttonUrl by itself; null: it stays.
+                 * @default null
+                 */
+                redirectSeconds: number | null;
             };
         };
         QuestionList: {
@@ -1161,31 +1332,32 @@ export interface components {
             type: "SHORT_TEXT" | "LONG_TEXT" | "EMAIL" | "PHONE" | "URL" | "DATE" | "MULTIPLE_CHOICE" | "DROPDOWN" | "HIDDEN_FIELDS" | "RESPONDENT_COUNTRY";
             /** @description The label in the version the respondent saw */
             label: string;
-            /** @description The text; YYYY-MM-DD for DATE; the chosen option's id for MULTIPLE_CHOICE and DROPDOWN */
-            value: string;
+            /** @description The text; YYYY-MM-DD for DATE; the chosen option's id for MULTIPLE_CHOICE and DROPDOWN; null: skipped by the form's logic */
+            value: string | null;
         } | {
             questionId: string;
             /** @enum {string} */
             type: "NUMBER" | "RATING";
             /** @description The label in the version the respondent saw */
             label: string;
-            value: number;
+            /** @description null: skipped by the form's logic */
+            value: number | null;
         } | {
             questionId: string;
             /** @enum {string} */
             type: "CHECKBOXES";
             /** @description The label in the version the respondent saw */
             label: string;
-            /** @description The chosen options' ids */
-            value: string[];
+            /** @description The chosen options' ids; null: skipped by the form's logic */
+            value: string[] | null;
         } | {
             questionId: string;
             /** @enum {string} */
             type: "FILE" | "SIGNATURE";
             /** @description The label in the version the respondent saw */
             label: string;
-            /** @description Upload ids */
-            value: string[];
+            /** @description Upload ids; null: skipped by the form's logic */
+            value: string[] | null;
             /** @description The files, in the order of `value` */
             files: {
                 name: string;
@@ -2141,6 +2313,8 @@ export interface operations {
                         honeypot?: boolean;
                         /** @description Responses and uploads the hosted form admits a minute from everyone together (a sliding minute); more are answered 429 with Retry-After. null: no limit of the form's own. */
                         submissionsPerMinute?: number | null;
+                        /** @description The sites that may show the hosted form in a frame (an embed), as origins (`https://example.com`, `https://*.example.com`, `http://localhost:3000`); sent as the page's CSP `frame-ancestors`. null: any site may embed it; []: no site may. */
+                        embedOrigins?: string[] | null;
                         /** @description Emails sent for each completed response (never for partial saves), after the response is stored. Given whole in a patch: absent properties take their defaults. */
                         notifications?: {
                             /**
@@ -2158,6 +2332,64 @@ export interface operations {
                              * @default null
                              */
                             receiptQuestionId?: string | null;
+                        };
+                        /** @description The hosted page's look. Refused when white text on the accent colour or the page's text on the background colour has a contrast below 4.5:1 (WCAG AA). Given whole in a patch: absent properties take their defaults. */
+                        theme?: {
+                            /**
+                             * @description Colour of the submit and next buttons, links, focus rings and the progress bar (#rrggbb); their labels are white on it.
+                             * @default #0969da
+                             */
+                            accentColor?: string;
+                            /**
+                             * @description Colour of the page around the form's card (#rrggbb); the page's text (#1f2328) is drawn on it.
+                             * @default #f6f7f9
+                             */
+                            backgroundColor?: string;
+                            /**
+                             * @description The page's font, a system font stack (nothing is downloaded).
+                             * @default system
+                             * @enum {string}
+                             */
+                            font?: "system" | "humanist" | "rounded" | "serif" | "mono";
+                            /**
+                             * @description Corners of buttons and inputs: rounded (8px), square or pill.
+                             * @default rounded
+                             * @enum {string}
+                             */
+                            buttonStyle?: "rounded" | "square" | "pill";
+                            /**
+                             * @description The logo shown above the form: a base64 data: URL of a PNG, JPEG, GIF or WebP image; null: none.
+                             * @default null
+                             */
+                            logo?: string | null;
+                        };
+                        /** @description The screen shown after a completed submission, with and without JavaScript; `redirectUrl` (at once) takes precedence. Given whole in a patch: absent properties take their defaults. */
+                        thankYou?: {
+                            /**
+                             * @description Heading of the thank-you screen.
+                             * @default Thank you!
+                             */
+                            title?: string;
+                            /**
+                             * @description Text under the heading (line breaks kept).
+                             * @default Your response has been recorded.
+                             */
+                            text?: string;
+                            /**
+                             * @description Label of a button linking to buttonUrl; null: no button.
+                             * @default null
+                             */
+                            buttonLabel?: string | null;
+                            /**
+                             * @description Where the button (and redirectSeconds) leads: an http or https URL.
+                             * @default null
+                             */
+                            buttonUrl?: string | null;
+                            /**
+                             * @description Seconds after which the screen goes on to buttonUrl by itself; null: it stays.
+                             * @default null
+                             */
+                            redirectSeconds?: number | null;
                         };
                     };
                 };

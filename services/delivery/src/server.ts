@@ -2,18 +2,19 @@ import { fileLinks } from "@formsvc/platform/file-links.ts";
 import { createServiceClient } from "@formsvc/platform/rpc.ts";
 import { resolveSecretKey } from "@formsvc/platform/secret-key.ts";
 import { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import { keepFreshByNotices, webhookChangesChannel } from "@formsvc/platform/pg-notices.ts";
 import { runDatabaseService } from "@formsvc/platform/service-main.ts";
 import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { entities } from "./entities/index.ts";
+import { HeldWebhooks } from "./held-webhooks.ts";
 import { createDeliveryHandlers, routes } from "./handlers/delivery-handlers.ts";
 import { createAcceptEvents } from "./intake/accept-event.ts";
 import { startEmbeddedStream } from "./intake/embedded-stream.ts";
-import { startKafkaIntake } from "./intake/kafka-consumer.ts";
 import { migrations } from "./migrations/index.ts";
 import { DeliveryWorker } from "./worker/worker.ts";
 
-await runDatabaseService("delivery", { schema: "delivery", entities, migrations }, ({ config, logger, orm }) => {
+await runDatabaseService("delivery", { schema: "delivery", entities, migrations }, async ({ config, logger, orm }) => {
   const webhooks = createServiceClient(WebhooksService, config.services.webhooks);
   const settings = {
     retrySchedule: config.webhookRetrySchedule,
@@ -25,11 +26,17 @@ await runDatabaseService("delivery", { schema: "delivery", entities, migrations 
   const forms = createServiceClient(FormsService, config.services.forms);
   // File links in payloads are the gateway's: the same key and public address.
   const links = fileLinks(resolveSecretKey(config), config.publicUrl);
-  const worker = new DeliveryWorker({ orm, webhooks, logger, ...settings });
-  const acceptEvents = createAcceptEvents({ orm, webhooks, fileLinks: links, logger, onAccepted: () => worker.wake() });
+  // Webhooks are held while webhooks' change notices are listened for: fan-out and attempts then ask nothing.
+  const held = config.webhookCache ? new HeldWebhooks() : undefined;
+  const notices =
+    held && keepFreshByNotices(held, { databaseUrl: config.databaseUrl!, channel: webhookChangesChannel, logger, onNotice: (notice) => held.changed(notice) });
+  const heldOrAsked = held ? held.around(webhooks) : webhooks;
+  const worker = new DeliveryWorker({ orm, webhooks: heldOrAsked, logger, ...settings, maxPerOriginConcurrency: config.webhookMaxOriginConcurrency });
+  const acceptEvents = createAcceptEvents({ orm, webhooks: heldOrAsked, fileLinks: links, logger, onAccepted: () => worker.wake() });
   const intake =
     config.kafkaBrokers.length > 0
-      ? startKafkaIntake({ brokers: config.kafkaBrokers, acceptEvents, logger })
+      ? // The Kafka client (~60 MiB resident) is imported only when Kafka is configured.
+        (await import("./intake/kafka-consumer.ts")).startKafkaIntake({ brokers: config.kafkaBrokers, acceptEvents, logger })
       : startEmbeddedStream({
           orm,
           submissions: createServiceClient(SubmissionsService, config.services.submissions),
@@ -46,6 +53,7 @@ await runDatabaseService("delivery", { schema: "delivery", entities, migrations 
     close: async () => {
       const results = await Promise.allSettled([intake.stop(), worker.stop()]);
       for (const r of results) if (r.status === "rejected") logger.warn({ err: r.reason }, "stopping delivery work failed");
+      await notices?.stop();
     },
   };
 });

@@ -64,27 +64,4 @@ describe("ApiKeyCache", () => {
     cache.revoke("workspace:w1");
     assert.equal(cache.size, 0);
   });
-
-  it("keeps at most maxEntries, the least recently used going first", () => {
-    const cache = listeningCache({ maxEntries: 2 });
-    cache.remember(key(1), cache.generation);
-    cache.remember(key(2), cache.generation);
-    assert.ok(cache.lookup(key(1).keyHash));
-    cache.remember(key(3), cache.generation);
-    assert.equal(cache.size, 2);
-    assert.equal(cache.lookup(key(2).keyHash), undefined);
-    assert.ok(cache.lookup(key(1).keyHash));
-    assert.ok(cache.lookup(key(3).keyHash));
-  });
-
-  it("reads a key again after the TTL, whatever the notices said", () => {
-    let now = 0;
-    const cache = listeningCache({ ttlMs: 1000, now: () => now });
-    cache.remember(key(1), cache.generation);
-    now = 999;
-    assert.ok(cache.lookup(key(1).keyHash));
-    now = 1000;
-    assert.equal(cache.lookup(key(1).keyHash), undefined);
-    assert.equal(cache.size, 0);
-  });
 });

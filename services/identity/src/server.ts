@@ -1,5 +1,5 @@
 import { mailSettingsOf, mailTransport, startMailWorker } from "@formsvc/platform/mail.ts";
-import { listenForNotices } from "@formsvc/platform/pg-notices.ts";
+import { keepFreshByNotices } from "@formsvc/platform/pg-notices.ts";
 import { runDatabaseService } from "@formsvc/platform/service-main.ts";
 import { ApiKeyCache, apiKeyChangesChannel } from "./api-key-cache.ts";
 import { entities } from "./entities/index.ts";
@@ -17,14 +17,7 @@ await runDatabaseService("identity", { schema: "identity", entities, migrations 
   const apiKeyCache = config.apiKeyCache ? new ApiKeyCache() : undefined;
   const notices =
     apiKeyCache &&
-    listenForNotices({
-      databaseUrl: config.databaseUrl!,
-      channel: apiKeyChangesChannel,
-      logger,
-      onNotice: (notice) => apiKeyCache.revoke(notice),
-      onListening: () => apiKeyCache.listening(),
-      onLost: () => apiKeyCache.lost(),
-    });
+    keepFreshByNotices(apiKeyCache, { databaseUrl: config.databaseUrl!, channel: apiKeyChangesChannel, logger, onNotice: (notice) => apiKeyCache.revoke(notice) });
   const handlers = createIdentityHandlers({ orm, publicUrl: config.publicUrl, mailWritten: mail.wake, apiKeyCache });
   const sweep = setInterval(() => {
     sweepIdempotencyKeys(orm, new Date()).then(

@@ -38,3 +38,8 @@ export async function problemsOf(orm: MikroORM, formId: string): Promise<Calcula
     .execute(`select "field", "reason", "count"::text, "last_at" from ${table(orm)} where "form_id" = ? order by "last_at" desc`, [formId], "all");
   return rows.map((r) => ({ field: r.field, reason: r.reason, count: Number(r.count), lastAt: new Date(r.last_at) }));
 }
+
+/** Forgets the form's problems (the form is purged). */
+export async function deleteProblemsOf(orm: MikroORM, formId: string): Promise<void> {
+  await orm.em.fork().getConnection().execute(`delete from ${table(orm)} where "form_id" = ?`, [formId], "run");
+}

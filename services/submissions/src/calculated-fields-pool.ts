@@ -11,7 +11,7 @@
 // pool stores null at once, without queueing, until a later start succeeds.
 import type { JsonValue } from "@bufbuild/protobuf";
 import { Worker } from "node:worker_threads";
-import { calculatedFieldKey, isInputBlock, type FormDocument } from "@formsvc/form-document";
+import { calculatedFieldKey, evaluateLogic, isInputBlock, type FormDocument } from "@formsvc/form-document";
 import { defaultCalculatedFieldTimeoutMs } from "@formsvc/platform/config.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { Counter, metrics } from "@formsvc/platform/metrics.ts";
@@ -90,8 +90,15 @@ function timeoutsCounter(): Counter<"reason"> {
 
 /** The calculation a worker makes for `document` over `answers`. */
 export function calculationOf(document: FormDocument, answers: StoredAnswers): Calculation {
+  // The logic rules' SET actions, over the checked answers (those of questions hidden by logic are null).
+  const { set } = evaluateLogic(document, Object.fromEntries(Object.entries(answers).map(([key, answer]) => [key, answer.value])));
   return {
-    fields: (document.calculatedFields ?? []).map((f) => ({ key: calculatedFieldKey(f.name), type: f.type, expression: f.expression })),
+    fields: (document.calculatedFields ?? []).map((f) => ({
+      key: calculatedFieldKey(f.name),
+      type: f.type,
+      expression: f.expression,
+      ...(set.has(f.name) ? { set: set.get(f.name) } : {}),
+    })),
     questionKeys: document.blocks.flatMap((block) => (isInputBlock(block) && block.key ? [block.key] : [])),
     answers,
   };

@@ -116,6 +116,32 @@ describe("calculated fields (CEL)", () => {
     );
   });
 
+  it("takes the value a logic rule SETs in place of the expression's, and the fields after it see it", () => {
+    const document: FormDocument = {
+      ...documentWith([
+        { name: "tier", type: "TEXT", expression: "'standard'" },
+        { name: "label", type: "TEXT", expression: "answers['calculated:tier'] + ' for ' + name" },
+        { name: "bonus", type: "NUMBER", expression: "1.0" },
+      ]),
+      logic: [
+        { when: { conditions: [{ question: "b1", operator: "GREATER_THAN", value: 30 }] }, then: [{ action: "SET", field: "tier", value: "gold" }] },
+        { when: { conditions: [{ question: "b1", operator: "LESS_THAN", value: 30 }] }, then: [{ action: "SET", field: "bonus", value: 5 }] },
+      ],
+    };
+    const stored = (results: StoredAnswers) => Object.fromEntries(Object.entries(results).map(([k, a]) => [k, a.value]));
+    assert.deepEqual(stored(evaluateCalculatedFields(document, answers)), {
+      "calculated:tier": "gold",
+      "calculated:label": "gold for Ada",
+      "calculated:bonus": 1,
+    });
+    const young = { ...answers, age: { ...answers.age, value: 20 } };
+    assert.deepEqual(stored(evaluateCalculatedFields(document, young)), {
+      "calculated:tier": "standard",
+      "calculated:label": "standard for Ada",
+      "calculated:bonus": 5,
+    });
+  });
+
   it("gives nothing for a document without calculated fields", () => {
     assert.deepEqual(evaluateCalculatedFields(documentWith(undefined), answers), {});
   });

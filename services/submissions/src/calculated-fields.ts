@@ -12,6 +12,8 @@ export interface CalculationField {
   key: string;
   type: "NUMBER" | "TEXT";
   expression: string;
+  /** The value a logic rule SET gives it (evaluateLogic), taken in place of the expression's. */
+  set?: string | number;
 }
 
 /** What one response's calculated fields need; sent to a worker thread as it is. */
@@ -65,7 +67,8 @@ function resultValue(field: CalculationField, result: CelResult): JsonValue {
  *   `answers["meta:country"]`, and `answers["calculated:<name>"]` of the fields evaluated before);
  * - `hidden`: a map of the hidden fields' values by name.
  *
- * A NUMBER field gives a number and a TEXT field a string (numbers and booleans are written out). An
+ * A field a logic rule sets (`set`) takes that value and its expression is not run; the fields after it
+ * see that value. A NUMBER field gives a number and a TEXT field a string (numbers and booleans are written out). An
  * expression that does not parse, fails (unknown variable, wrong types, division by zero) or gives a
  * value of another kind gives null.
  */
@@ -86,8 +89,8 @@ export function evaluateCalculation({ fields, questionKeys, answers }: Calculati
   bindings.hidden = hidden;
 
   for (const field of fields) {
-    const program = programOf(field.expression);
-    let value: JsonValue = null;
+    const program = field.set === undefined ? programOf(field.expression) : null;
+    let value: JsonValue = field.set === undefined ? null : resultValue(field, field.set);
     if (program) {
       try {
         value = resultValue(field, program(bindings));

@@ -1,31 +1,46 @@
 import { mailSettingsOf, mailTransport, startMailWorker } from "@formsvc/platform/mail.ts";
 import { createServiceClient } from "@formsvc/platform/rpc.ts";
+import { NoticeKeptCache } from "@formsvc/platform/notice-kept-cache.ts";
+import { formChangesChannel, keepFreshByNotices } from "@formsvc/platform/pg-notices.ts";
 import { runDatabaseService } from "@formsvc/platform/service-main.ts";
-import { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import { FormsService, type Form } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { createCalculatedFieldsPool } from "./calculated-fields-pool.ts";
 import { recordCutOff } from "./calculated-field-problems.ts";
 import { createCompletionNotifier } from "./outbox/completion-notifier.ts";
 import { entities } from "./entities/index.ts";
 import { createLocalFileStore, defaultFilesDir } from "./files/local-file-store.ts";
-import { createS3FileStore } from "./files/s3-file-store.ts";
 import { sweepAbandonedUploads, sweepUnattachedUploads } from "./files/sweep-uploads.ts";
 import { sweepIdempotencyKeys } from "./idempotency.ts";
 import { createSubmissionsHandlers, routes } from "./handlers/submissions-handlers.ts";
 import { migrations } from "./migrations/index.ts";
 import { startResponseNotifier } from "./notifications/notifier.ts";
-import { startKafkaRelay } from "./outbox/kafka-relay.ts";
 import { registerOutboxBacklog } from "./outbox/outbox-metrics.ts";
+import { startResponseCountPusher } from "./response-counts.ts";
 
-await runDatabaseService("submissions", { schema: "submissions", entities, migrations }, ({ config, logger, orm }) => {
+await runDatabaseService("submissions", { schema: "submissions", entities, migrations }, async ({ config, logger, orm }) => {
   const forms = createServiceClient(FormsService, config.services.forms);
   // An S3-compatible bucket when S3_* is set (every replica sees every file); else a directory under DATA_DIR.
-  const files = config.s3 ? createS3FileStore(config.s3) : createLocalFileStore(defaultFilesDir(config.dataDir));
+  // The AWS SDK (~34 MiB resident) and the Kafka client (~60 MiB) are imported only when configured.
+  const files = config.s3
+    ? (await import("./files/s3-file-store.ts")).createS3FileStore(config.s3)
+    : createLocalFileStore(defaultFilesDir(config.dataDir));
   const completions = createCompletionNotifier();
   const calculatedFields = createCalculatedFieldsPool({ deadlineMs: config.calculatedFieldTimeoutMs, logger, onCutOff: recordCutOff(orm, logger) });
-  const handlers = createSubmissionsHandlers({ orm, forms, files, quotas: config.files, logger, completions, calculatedFields });
+  // Response counts are submissions' own; forms' copy is pushed off the respondent's path.
+  const countChanges = createCompletionNotifier();
+  const counts = startResponseCountPusher({ orm, forms, logger, changes: countChanges });
+  // Open forms are held while forms' change notices are listened for: a submit then asks forms nothing.
+  const openForms = config.openFormCache ? new NoticeKeptCache<Form>({ maxEntries: 10_000 }) : undefined;
+  const formNotices =
+    openForms &&
+    keepFreshByNotices(openForms, { databaseUrl: config.databaseUrl!, channel: formChangesChannel, logger, onNotice: (formId) => openForms.forget(formId) });
+  const handlers = createSubmissionsHandlers({ orm, forms, files, quotas: config.files, logger, completions, calculatedFields, countChanges, openForms });
   // With Kafka, the outbox goes to `formsvc.responses`; without, delivery reads it by StreamCompletions.
-  const relay = config.kafkaBrokers.length > 0 ? startKafkaRelay({ orm, brokers: config.kafkaBrokers, logger, completions }) : undefined;
+  const relay =
+    config.kafkaBrokers.length > 0
+      ? (await import("./outbox/kafka-relay.ts")).startKafkaRelay({ orm, brokers: config.kafkaBrokers, logger, completions })
+      : undefined;
   registerOutboxBacklog(orm, logger);
   // Response notifications and receipts: mails written off the respondent's path, sent by the mail worker.
   const mail = startMailWorker({ orm, transport: mailTransport(mailSettingsOf(config)), logger });
@@ -54,7 +69,9 @@ await runDatabaseService("submissions", { schema: "submissions", entities, migra
   return {
     routes: (router) => routes(router, handlers),
     close: async () => {
+      await formNotices?.stop();
       await relay?.stop();
+      await counts.stop();
       await notifier.stop();
       await mail.stop();
       await calculatedFields.close();

@@ -174,6 +174,28 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
       return { delivery: deliveryMessage(await attemptByHand(delivery, webhook, "manual")) };
     },
 
+    async deleteFormDeliveries(req) {
+      // Internal (forms' PurgeForm, once the form's webhooks are gone: nothing new arrives for it). A
+      // batch at a time; attempts go with their delivery (on delete cascade).
+      if (!req.formId) throw new ConnectError("formId: is required", Code.InvalidArgument);
+      const { deliveries, failingWebhooks } = tablesOf(orm);
+      // The failing periods of the form's (deleted) webhooks, found through their deliveries.
+      await orm.em.fork().execute(
+        `delete from ${failingWebhooks} where "webhook_id" in (select distinct "webhook_id" from ${deliveries} where "form_id" = ?)`,
+        [req.formId],
+      );
+      const batchSize = 1000;
+      let deleted = 0;
+      for (;;) {
+        const gone = (await orm.em.fork().execute(
+          `delete from ${deliveries} where "id" in (select "id" from ${deliveries} where "form_id" = ? limit ?) returning 1`,
+          [req.formId, batchSize],
+        )) as unknown[];
+        deleted += gone.length;
+        if (gone.length < batchSize) return { deleted: BigInt(deleted) };
+      }
+    },
+
     async recoverDeliveries(req, ctx) {
       const caller = requireCaller(ctx);
       if (!req.since) throw new ConnectError("since is required", Code.InvalidArgument);

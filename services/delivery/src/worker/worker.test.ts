@@ -428,6 +428,16 @@ describe("spreading work", () => {
     assert.ok(fastDone < slowDone - 400, `the fast receiver was not held up (${fastDone} ms vs ${slowDone} ms)`);
   });
 
+  it("widens a quick receiver's slots past 4, up to the ceiling, while a slow one keeps 4", async () => {
+    const quick = await receiver(() => ({ status: 200, delayMs: 40 }));
+    for (let i = 0; i < 60; i++) webhooks.add({ id: `wh_quick_${i}`, formId: "form_quick", url: quick.url });
+    await acceptEvent(sampleEvent({ formId: "form_quick" }));
+    startWorker({ perOriginConcurrency: 4, maxPerOriginConcurrency: 12, timeoutMs: 5_000 });
+    await eventually(() => quick.received.length === 60, 10_000, "the quick receiver's deliveries");
+    assert.ok(quick.maxConcurrent > 4, `more than 4 at once (${quick.maxConcurrent})`);
+    assert.ok(quick.maxConcurrent <= 12, `never past the ceiling (${quick.maxConcurrent})`);
+  });
+
   it("two workers on one database never attempt the same delivery at once", async () => {
     const r = await receiver(() => ({ status: 200, delayMs: 30 }));
     webhooks.add({ id: "wh_pair", formId: "form_pair", url: r.url });

@@ -1,9 +1,11 @@
 // The delivery loop: claim due deliveries, attempt each (attempt/attempt.ts), repeat. It looks every
 // ~200 ms and at once when told (a new event was accepted, or a slot became free).
 //
-// Spreading the work: at most `perOriginConcurrency` (4) attempts run at a time per receiver origin,
-// and `maxInFlight` (32) in all, so one slow receiver (10 s per attempt) holds only its own slots and
-// never the others'. A claim leaves out the origins that are full; a claimed delivery whose origin
+// Spreading the work: per receiver origin, `perOriginConcurrency` (4) attempts at a time, widened one by
+// one up to `maxPerOriginConcurrency` (32) while the receiver answers 2xx within `quickAnswerMs` (250 ms)
+// and narrowed back at any other answer (origin-slots.ts); `maxInFlight` (128) in all. So a receiver that
+// keeps up gets a burst in parallel, and one slow receiver (10 s per attempt) holds only its own 4 slots
+// and never the others'. A claim leaves out the origins that are full; a claimed delivery whose origin
 // filled up meanwhile is given back at once.
 //
 // Before each attempt the webhook is read as it is now (GetWebhookForDelivery): deleted => the
@@ -18,6 +20,8 @@ import { attemptDelivery, type AttemptSettings } from "../attempt/attempt.ts";
 import { watchBreakers } from "../delivery-metrics.ts";
 import { webhooksCallTimeoutMs } from "../intake/accept-event.ts";
 import { OriginBreakers, type BreakerOptions } from "../sender/breaker.ts";
+import { classify } from "../sender/send-result.ts";
+import { OriginSlots } from "./origin-slots.ts";
 import { claimDue, deferDelivery, defaultLeaseMs, failWithoutAttempt, releaseClaim, type ClaimedDelivery } from "./claim.ts";
 
 export interface WorkerOptions extends AttemptSettings {
@@ -25,7 +29,12 @@ export interface WorkerOptions extends AttemptSettings {
   logger: Logger;
   pollIntervalMs?: number;
   leaseMs?: number;
+  /** Attempts at a time per origin, at first and after any answer that was not a quick success. */
   perOriginConcurrency?: number;
+  /** The most attempts at a time per origin, reached by quick successes. */
+  maxPerOriginConcurrency?: number;
+  /** A success within this many ms widens its origin's limit. */
+  quickAnswerMs?: number;
   maxInFlight?: number;
   /** How long a delivery waits when webhooks does not answer. */
   webhooksUnavailableDelayMs?: number;
@@ -35,14 +44,16 @@ export interface WorkerOptions extends AttemptSettings {
 const workerDefaults = {
   pollIntervalMs: 200,
   perOriginConcurrency: 4,
-  maxInFlight: 32,
+  maxPerOriginConcurrency: 32,
+  quickAnswerMs: 250,
+  maxInFlight: 128,
   webhooksUnavailableDelayMs: 5_000,
 } as const;
 
 export class DeliveryWorker {
   private readonly options: WorkerOptions;
   private readonly breakers: OriginBreakers;
-  private readonly perOrigin = new Map<string, number>();
+  private readonly slots: OriginSlots;
   private readonly inFlight = new Set<Promise<void>>();
   private running = false;
   private loopDone: Promise<void> | undefined;
@@ -53,6 +64,11 @@ export class DeliveryWorker {
   constructor(options: WorkerOptions) {
     this.options = options;
     this.breakers = new OriginBreakers({ logger: options.logger, ...options.breakers });
+    this.slots = new OriginSlots({
+      floor: options.perOriginConcurrency ?? workerDefaults.perOriginConcurrency,
+      ceiling: options.maxPerOriginConcurrency ?? workerDefaults.maxPerOriginConcurrency,
+      quickMs: options.quickAnswerMs ?? workerDefaults.quickAnswerMs,
+    });
   }
 
   start(): void {
@@ -82,10 +98,6 @@ export class DeliveryWorker {
     return this.options.pollIntervalMs ?? workerDefaults.pollIntervalMs;
   }
 
-  private get perOriginConcurrency(): number {
-    return this.options.perOriginConcurrency ?? workerDefaults.perOriginConcurrency;
-  }
-
   private async loop(): Promise<void> {
     const maxInFlight = this.options.maxInFlight ?? workerDefaults.maxInFlight;
     while (this.running) {
@@ -94,8 +106,7 @@ export class DeliveryWorker {
       let claimed = 0;
       if (free > 0) {
         try {
-          const full = [...this.perOrigin].filter(([, n]) => n >= this.perOriginConcurrency).map(([origin]) => origin);
-          const rows = await claimDue(this.options.orm, { limit: free, leaseMs: this.options.leaseMs ?? defaultLeaseMs, excludeOrigins: full });
+          const rows = await claimDue(this.options.orm, { limit: free, leaseMs: this.options.leaseMs ?? defaultLeaseMs, excludeOrigins: this.slots.full() });
           claimed = rows.length;
           for (const row of rows) this.dispatch(row);
         } catch (err) {
@@ -125,15 +136,13 @@ export class DeliveryWorker {
 
   private dispatch(delivery: ClaimedDelivery): void {
     const origin = delivery.origin;
-    const busy = this.perOrigin.get(origin) ?? 0;
-    if (busy >= this.perOriginConcurrency) {
+    if (!this.slots.take(origin)) {
       const released = releaseClaim(this.options.orm, delivery).catch((err: unknown) =>
         this.options.logger.error({ err, deliveryId: delivery.id }, "giving back a claimed delivery failed"),
       );
       this.track(released, undefined);
       return;
     }
-    this.perOrigin.set(origin, busy + 1);
     const attempt = this.attempt(delivery).catch((err: unknown) =>
       // Its lease runs out and the delivery is tried again: at least once.
       this.options.logger.error({ err, deliveryId: delivery.id }, "delivery attempt could not be completed"),
@@ -145,9 +154,7 @@ export class DeliveryWorker {
     const tracked: Promise<void> = work.finally(() => {
       this.inFlight.delete(tracked);
       if (origin !== undefined) {
-        const left = (this.perOrigin.get(origin) ?? 1) - 1;
-        if (left > 0) this.perOrigin.set(origin, left);
-        else this.perOrigin.delete(origin);
+        this.slots.give(origin);
         // A slot is free: its origin's waiting deliveries may go.
         this.wake();
       }
@@ -189,7 +196,9 @@ export class DeliveryWorker {
     }
 
     const attempt = await attemptDelivery(this.options, delivery, webhook, { trigger: "automatic", leaseId: delivery.leaseId, breakers: this.breakers });
-    if (!attempt.sent) {
+    if (attempt.sent) {
+      this.slots.observe(delivery.origin, { succeeded: classify(attempt.result) === "succeeded", durationMs: attempt.result.durationMs });
+    } else {
       await deferDelivery(orm, delivery, attempt.retryAt.getTime() - Date.now(), attempt.origin);
       logger.debug({ ...log, origin: attempt.origin, retryAt: attempt.retryAt }, "receiver's breaker open: delivery put off");
     }

@@ -8,13 +8,16 @@ import { asCaller } from "@formsvc/platform/caller.ts";
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
 import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/testing/database.ts";
 import { FormStatus, FormsService, TrashFormResponseSchema, type Form } from "@formsvc/proto/forms/v1/forms_pb.js";
-import { Plan } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { Plan, type Workspace } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { entities } from "../entities/index.ts";
 import { migrations } from "../migrations/index.ts";
 import { createFormsHandlers, routes } from "./forms-handlers.ts";
 import { fromBinary } from "@bufbuild/protobuf";
 import { eventFacts, eventTypeOf } from "@formsvc/platform/events.ts";
 import { createLogger } from "@formsvc/platform/logger.ts";
+import { NoticeKeptCache } from "@formsvc/platform/notice-kept-cache.ts";
+import { formChangesChannel } from "@formsvc/platform/pg-notices.ts";
+import { recordChannel } from "@formsvc/platform/testing/notices.ts";
 import { EventSchema, type FormChanged } from "@formsvc/proto/events/v1/events_pb.js";
 import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { FormEventEntity } from "../entities/index.ts";
@@ -51,6 +54,9 @@ let clock = Date.parse("2026-01-01T00:00:00Z");
 
 const as = asCaller;
 
+/** What the handlers logged at warn and above. */
+const warnings: Record<string, unknown>[] = [];
+
 async function newForm(user: string, workspaceId: string, init: { name?: string; document?: JsonObject } = {}): Promise<Form> {
   const res = await client.createForm({ workspaceId, ...init }, as(user));
   assert.ok(res.form);
@@ -73,7 +79,8 @@ const signUp: JsonObject = {
 before(async () => {
   database = await createTestDatabase("forms_test");
   orm = await openDatabase({ databaseUrl: database.databaseUrl, schema: "forms", entities, migrations });
-  const handlers = createFormsHandlers({ orm, identity: fakeIdentity.client, now: () => new Date((clock += 1000)) });
+  const logger = createLogger("forms-test", "warn", { write: (line: string) => void warnings.push(JSON.parse(line)) });
+  const handlers = createFormsHandlers({ orm, identity: fakeIdentity.client, logger, now: () => new Date((clock += 1000)) });
   client = createClient(FormsService, createRouterTransport((router) => routes(router, handlers)));
 });
 
@@ -87,6 +94,8 @@ describe("migrations", () => {
     await assertMigrationsApplyOnce({ databaseUrl: database.databaseUrl, schema: "forms", entities, migrations }, [
       "Migration20261122000000_initial",
       "Migration20261215000000_outbox",
+      "Migration20270110000000_response_count_revision",
+      "Migration20270120000000_form_change_notices",
     ]);
   });
 });
@@ -112,7 +121,10 @@ describe("CreateForm", () => {
       responseLimit: null,
       honeypot: true,
       submissionsPerMinute: null,
+      embedOrigins: null,
       notifications: { owner: false, members: [], receiptQuestionId: null },
+      theme: { accentColor: "#0969da", backgroundColor: "#f6f7f9", font: "system", buttonStyle: "rounded", logo: null },
+      thankYou: { title: "Thank you!", text: "Your response has been recorded.", buttonLabel: null, buttonUrl: null, redirectSeconds: null },
     });
     assert.ok(form.createdAt && form.updatedAt);
     assert.equal(form.trashedAt, undefined);
@@ -460,9 +472,9 @@ describe("UpdateForm", () => {
       /^document\.blocks\[0\]\.max: /,
     );
     await rejectsWith(
-      client.updateForm({ id: form.id, settings: { theme: "dark" } }, as(users.alice)),
+      client.updateForm({ id: form.id, settings: { colours: "dark" } }, as(users.alice)),
       Code.InvalidArgument,
-      "settings.theme: unknown property",
+      "settings.colours: unknown property",
     );
     await rejectsWith(
       client.updateForm({ id: form.id, settings: { redirectUrl: "javascript:alert(1)" } }, as(users.alice)),
@@ -659,37 +671,53 @@ describe("GetFormVersion", () => {
   });
 });
 
-describe("AdjustResponseCount", () => {
-  it("adds the delta and returns the new count, never below zero, leaving updated_at alone", async () => {
+describe("SetResponseCounts", () => {
+  const countOf = async (id: string) => (await client.getForm({ id }, as(users.alice))).form!.responseCount;
+
+  it("sets each form's count when its revision is newer, leaving updated_at alone", async () => {
     const form = await newForm(users.alice, "ws-alice");
-    const adjust = async (delta: bigint) => (await client.adjustResponseCount({ formId: form.id, delta })).responseCount;
-    assert.equal(await adjust(1n), 1n);
-    assert.equal(await adjust(5n), 6n);
-    assert.equal(await adjust(0n), 6n);
-    assert.equal(await adjust(-2n), 4n);
+    const other = await newForm(users.alice, "ws-alice");
+    const set = async (counts: { formId: string; count: bigint; revision: bigint }[]) => (await client.setResponseCounts({ counts })).updated;
+    assert.equal(await set([{ formId: form.id, count: 6n, revision: 2n }, { formId: other.id, count: 1n, revision: 1n }]), 2);
+    assert.deepEqual([await countOf(form.id), await countOf(other.id)], [6n, 1n]);
+    assert.equal(await set([{ formId: form.id, count: 4n, revision: 1n }]), 0, "an older revision comes too late");
+    assert.equal(await set([{ formId: form.id, count: 6n, revision: 2n }]), 0, "a repeat changes nothing");
+    assert.equal(await countOf(form.id), 6n);
+    assert.equal(await set([{ formId: form.id, count: 5n, revision: 3n }, { formId: form.id, count: 9n, revision: 4n }]), 1, "the newest of one call");
+    assert.equal(await countOf(form.id), 9n);
     const got = (await client.getForm({ id: form.id }, as(users.alice))).form!;
-    assert.equal(got.responseCount, 4n);
     assert.deepEqual(got.updatedAt, form.updatedAt);
-    assert.equal(await adjust(-100n), 0n);
-    assert.equal(await adjust(3n), 3n, "counting starts again from zero");
 
+    assert.equal(await set([{ formId: "doesNotExist0000", count: 1n, revision: 1n }]), 0, "unknown forms are skipped");
+    assert.equal(await set([]), 0);
     await client.trashForm({ id: form.id }, as(users.alice));
-    assert.equal(await adjust(-1n), 2n, "a trashed form keeps counting");
+    assert.equal(await set([{ formId: form.id, count: 0n, revision: 5n }]), 1, "a trashed form keeps its count");
   });
 
-  it("loses no concurrent adjustment", async () => {
+  it("skips (and logs) counts without a form id, out of range, or without a revision, applying the others", async () => {
     const form = await newForm(users.alice, "ws-alice");
-    await Promise.all(Array.from({ length: 40 }, () => client.adjustResponseCount({ formId: form.id, delta: 1n })));
-    await Promise.all(Array.from({ length: 15 }, () => client.adjustResponseCount({ formId: form.id, delta: -1n })));
-    assert.equal((await client.getForm({ id: form.id }, as(users.alice))).form?.responseCount, 25n);
-  });
-
-  it("answers NOT_FOUND for unknown forms and refuses absurd deltas", async () => {
-    await rejectsWith(client.adjustResponseCount({ formId: "doesNotExist0000", delta: 1n }), Code.NotFound, "form not found");
-    await rejectsWith(client.adjustResponseCount({ formId: "", delta: 1n }), Code.NotFound, "form not found");
-    const form = await newForm(users.alice, "ws-alice");
-    await rejectsWith(client.adjustResponseCount({ formId: form.id, delta: 2n ** 62n }), Code.InvalidArgument, "delta is out of range");
-    await rejectsWith(client.adjustResponseCount({ formId: form.id, delta: -(2n ** 62n) }), Code.InvalidArgument, "delta is out of range");
+    const other = await newForm(users.alice, "ws-alice");
+    warnings.length = 0;
+    const bad = [
+      { formId: "", count: 1n, revision: 1n },
+      { formId: form.id, count: -1n, revision: 1n },
+      { formId: form.id, count: 2n ** 62n, revision: 2n },
+      { formId: form.id, count: 1n, revision: 0n },
+    ];
+    const { updated } = await client.setResponseCounts({ counts: [...bad, { formId: other.id, count: 4n, revision: 1n }] });
+    assert.equal(updated, 1, "the good count of the batch is taken");
+    assert.deepEqual([await countOf(form.id), await countOf(other.id)], [0n, 4n]);
+    const skipped = warnings.filter((w) => w.msg === "response count skipped");
+    assert.deepEqual(
+      skipped.map((w) => [w.formId, w.problem]),
+      [
+        ["", "no form id"],
+        [form.id, "count out of range"],
+        [form.id, "count out of range"],
+        [form.id, "revision not positive"],
+      ],
+    );
+    assert.equal((await client.setResponseCounts({ counts: bad })).updated, 0, "a batch of bad counts only is answered, not refused");
   });
 });
 
@@ -769,6 +797,53 @@ describe("form events", () => {
       assert.equal(await forwarder.forwardOnce(), 0, "each once");
     } finally {
       await forwarder.stop();
+    }
+  });
+});
+
+describe("callers' workspaces held while identity's notices are listened for", () => {
+  it("asks identity once per caller and workspace; a notice, or a loss of the notices, makes it ask again; non-members are asked about every time", async () => {
+    const callerWorkspaces = new NoticeKeptCache<Workspace>();
+    callerWorkspaces.listening();
+    const handlers = createFormsHandlers({ orm, identity: fakeIdentity.client, now: () => new Date((clock += 1000)), callerWorkspaces });
+    const held = createClient(FormsService, createRouterTransport((router) => routes(router, handlers)));
+    const form = await newForm(users.alice, "ws-team");
+    const asked = () => identityCallers.length;
+    const before = asked();
+    for (let i = 0; i < 3; i++) assert.equal((await held.getForm({ id: form.id }, as(users.erin))).form?.id, form.id);
+    assert.equal(asked() - before, 1);
+    for (let i = 0; i < 2; i++) await rejectsWith(held.getForm({ id: form.id }, as(users.carol)), Code.NotFound, "form not found");
+    assert.equal(asked() - before, 3);
+    // Erin leaves the team: the notice drops what was held for the workspace.
+    const team = fakeIdentity.workspaces.find((w) => w.workspace.id === "ws-team")!;
+    team.members = team.members.filter((m) => m !== users.erin);
+    callerWorkspaces.forgetWhere((workspace) => workspace.id === "ws-team");
+    await rejectsWith(held.getForm({ id: form.id }, as(users.erin)), Code.NotFound, "form not found");
+    team.members.push(users.erin);
+    callerWorkspaces.lost();
+    for (let i = 0; i < 2; i++) await held.getForm({ id: form.id }, as(users.erin));
+    assert.equal(asked() - before, 6);
+  });
+});
+
+describe("change notices for the forms submissions holds", () => {
+  it("notifies the form's id when what a submit reads changes, once committed; not when its response count does", async () => {
+    const notices = await recordChannel(database.databaseUrl, formChangesChannel);
+    try {
+      const form = await newForm(users.alice, "ws-alice");
+      assert.deepEqual(await notices.settled(0), [], "a new form is nobody's yet");
+      await client.setFormStatus({ id: form.id, status: FormStatus.PUBLISHED }, as(users.alice));
+      assert.deepEqual(await notices.settled(1), [form.id], "published");
+      await client.updateForm({ id: form.id, settings: { closesAt: "2030-01-01T00:00:00Z" } }, as(users.alice));
+      assert.deepEqual(await notices.settled(1), [form.id], "settings");
+      await client.setResponseCounts({ counts: [{ formId: form.id, count: 3n, revision: 1n }] });
+      assert.deepEqual(await notices.settled(0), [], "the response count is not a change respondents see");
+      await client.setFormStatus({ id: form.id, status: FormStatus.CLOSED }, as(users.alice));
+      assert.deepEqual(await notices.settled(1), [form.id], "closed");
+      await client.trashForm({ id: form.id }, as(users.alice));
+      assert.deepEqual(await notices.settled(1), [form.id], "moved to the Trash");
+    } finally {
+      await notices.stop();
     }
   });
 });

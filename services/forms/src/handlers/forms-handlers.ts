@@ -21,14 +21,19 @@ import { actorOf, asCaller, operator, requireCaller } from "@formsvc/platform/ca
 import { qualifiedTable, type MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { newId } from "@formsvc/platform/ids.ts";
+import type { NoticeKeptCache } from "@formsvc/platform/notice-kept-cache.ts";
 import { keysetAfter, pageOf, pageRequest } from "@formsvc/platform/paging.ts";
 import { FormSchema, FormStatus, FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { Role, type IdentityService, type Workspace } from "@formsvc/proto/identity/v1/identity_pb.js";
+import type { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import type { DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
+import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { FormEntity, FormEventEntity, FormVersionEntity, type Form, type FormStatusName } from "../entities/index.ts";
 import { encodeEvent, eventFacts } from "@formsvc/platform/events.ts";
 import { currentRequestId } from "@formsvc/platform/request-context.ts";
 import { traceparentOf } from "@formsvc/platform/tracing.ts";
 import { EventSchema } from "@formsvc/proto/events/v1/events_pb.js";
+import { BadRequestSchema } from "@formsvc/proto/google/rpc/error_details_pb.js";
 
 export interface FormsHandlersDeps {
   orm: MikroORM;
@@ -37,11 +42,24 @@ export interface FormsHandlersDeps {
    * caller) for the entitlements of a public form's workspace.
    */
   identity: Client<typeof IdentityService>;
+  /**
+   * The services holding a form's data, asked (internally) to delete it when the form is purged:
+   * webhooks, delivery, submissions (also asked what the form's responses hold).
+   */
+  submissions?: Client<typeof SubmissionsService>;
+  webhooks?: Client<typeof WebhooksService>;
+  delivery?: Client<typeof DeliveryService>;
   now?: () => Date;
   /** Where failures of identity are logged (they reach the caller only as UNAVAILABLE). */
   logger?: Logger;
   /** Told after a form event was committed to the outbox (the forwarder looks at once). */
   onEvent?: () => void;
+  /**
+   * The workspaces identity answered for a caller, by `<workspaceId> <userId>`, kept fresh by identity's
+   * workspace notices (see server.ts), so a caller's request asks identity nothing in the steady state.
+   * Absent: identity is asked every time.
+   */
+  callerWorkspaces?: NoticeKeptCache<Workspace>;
 }
 
 /** The event cases of a form's changes (FORM_PUBLISHED, FORM_CLOSED, FORM_DELETED). */
@@ -58,8 +76,8 @@ const statusFromProto = new Map<FormStatus, FormStatusName>([
   [FormStatus.CLOSED, "closed"],
 ]);
 
-/** The largest |delta| AdjustResponseCount takes: counts are read as JavaScript numbers. */
-const maxDelta = BigInt(Number.MAX_SAFE_INTEGER);
+/** The largest count SetResponseCounts takes: counts are read as JavaScript numbers. */
+const maxCount = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** Allowed moves between statuses (setting the current status is a no-op, handled apart). */
 const transitions: Record<FormStatusName, readonly FormStatusName[]> = {
@@ -94,7 +112,12 @@ function normalize(document: FormDocument, blockKeys: Record<string, string>) {
   try {
     return normalizeDocument(document, blockKeys);
   } catch (err) {
-    if (err instanceof DocumentError) throw new ConnectError(err.message, Code.InvalidArgument);
+    if (err instanceof DocumentError) {
+      // Each problem as a field violation (google.rpc.BadRequest): the gateway answers them as `fields`.
+      const fieldViolations = err.problems.map((p) => ({ field: p.path, description: p.message }));
+      const details = fieldViolations.length > 0 ? [{ desc: BadRequestSchema, value: { fieldViolations } }] : [];
+      throw new ConnectError(err.message, Code.InvalidArgument, undefined, details);
+    }
     throw err;
   }
 }
@@ -133,10 +156,16 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
   /** The workspace, when the caller is a member of it; NOT_FOUND with `message` otherwise. */
   async function callerWorkspace(caller: string, workspaceId: string, message: string): Promise<Workspace> {
     if (!workspaceId) throw new ConnectError(message, Code.NotFound);
+    const key = `${workspaceId} ${caller}`;
+    const held = deps.callerWorkspaces?.get(key);
+    if (held) return held;
+    const generation = deps.callerWorkspaces?.generation ?? 0;
     const res = await identity
       .getWorkspace({ workspaceId }, asCaller(caller))
       .catch((err: unknown) => upstreamFailure("identity", err, { notFoundMessage: message, logger: deps.logger }));
     if (!res.workspace) throw new ConnectError(message, Code.NotFound);
+    // Only memberships are held: someone who is not a member is asked about again, so joining counts at once.
+    deps.callerWorkspaces?.remember(key, res.workspace, generation);
     return res.workspace;
   }
 
@@ -203,6 +232,26 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
       return form;
     });
   }
+
+  /**
+   * A form the caller may delete for good: in the Trash (FAILED_PRECONDITION otherwise), of a workspace
+   * they own or administer (PERMISSION_DENIED otherwise); NOT_FOUND like every other call.
+   */
+  async function purgeableForm(id: string, caller: string): Promise<Form> {
+    const { form, workspace } = await accessibleForm(id, caller, { trashed: true });
+    if (workspace?.role !== Role.OWNER && workspace?.role !== Role.ADMIN) {
+      throw new ConnectError("only the workspace's owner or an admin may delete its forms", Code.PermissionDenied);
+    }
+    if (!form.trashedAt) throw new ConnectError("only a form in the Trash can be deleted for good; move it to the Trash first", Code.FailedPrecondition);
+    return form;
+  }
+
+  /** The client of a service that holds a form's data (a deployment of forms without it cannot purge). */
+  function holder<T>(client: T | undefined, name: string): T {
+    if (!client) throw new ConnectError(`purging forms needs ${name}`, Code.Unimplemented);
+    return client;
+  }
+  const failed = (name: string) => (err: unknown) => upstreamFailure(name, err, { logger: deps.logger });
 
   return {
     async createForm(req, ctx) {
@@ -410,23 +459,101 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
       };
     },
 
-    async adjustResponseCount(req) {
-      // Internal (submissions). One UPDATE, so concurrent adjustments never lose one another; the count
-      // never goes below zero. Not a change of the form: updated_at stays.
-      if (!req.formId) throw formNotFound();
-      if (req.delta > maxDelta || req.delta < -maxDelta) {
-        throw new ConnectError("delta is out of range", Code.InvalidArgument);
-      }
-      const rows: { response_count: string | number }[] = await orm.em
+    async setResponseCounts(req) {
+      // Internal (submissions owns the counts and sends absolute ones). One UPDATE; a count older than
+      // the one held (a late or repeated call) is skipped, and so are unknown forms. Not a change of the
+      // form: updated_at stays. A bad entry is skipped and logged, not the whole call refused: the sender
+      // retries a refused call as it was, so one bad count would hold back every other count with it.
+      const counts = req.counts.filter((c) => {
+        const problem = !c.formId
+          ? "no form id"
+          : c.count < 0n || c.count > maxCount
+            ? "count out of range"
+            : c.revision < 1n
+              ? "revision not positive"
+              : undefined;
+        if (problem) deps.logger?.warn({ formId: c.formId, count: c.count.toString(), revision: c.revision.toString(), problem }, "response count skipped");
+        return !problem;
+      });
+      if (counts.length === 0) return { updated: 0 };
+      const rows: unknown[] = await orm.em
         .fork()
         .getConnection()
         .execute(
-          `update ${formsTable} set response_count = greatest(response_count + ?::bigint, 0) where id = ? returning response_count`,
-          [req.delta.toString(), req.formId],
+          `update ${formsTable} f set response_count = c.count, response_count_revision = c.revision
+             from (select distinct on (id) id, count, revision
+                     from jsonb_to_recordset(?::jsonb) as u(id text, count bigint, revision bigint)
+                    order by id, revision desc) c
+            where f.id = c.id and f.response_count_revision < c.revision
+           returning f.id`,
+          [JSON.stringify(counts.map((c) => ({ id: c.formId, count: c.count.toString(), revision: c.revision.toString() })))],
           "all",
         );
-      if (rows.length === 0) throw formNotFound();
-      return { responseCount: BigInt(rows[0].response_count) };
+      return { updated: rows.length };
+    },
+
+    async previewPurgeForm(req, ctx) {
+      const form = await purgeableForm(req.id, requireCaller(ctx));
+      const res = await holder(deps.submissions, "submissions").countFormResponses({ formId: form.id }).catch(failed("submissions"));
+      return { holdings: res.holdings };
+    },
+
+    async purgeForm(req, ctx) {
+      const form = await purgeableForm(req.id, requireCaller(ctx));
+      // Every holder is known before anything is deleted: a service missing from the configuration fails
+      // the purge before its first step, not half-way.
+      const webhooksHolder = holder(deps.webhooks, "webhooks");
+      const deliveryHolder = holder(deps.delivery, "delivery");
+      const submissionsHolder = holder(deps.submissions, "submissions");
+      // Everything the other services hold first, the form last: a failure half-way leaves the form in the
+      // Trash, to be purged again (each step deletes what is left). Webhooks before deliveries, so no new
+      // delivery is made for the form meanwhile; the payloads deliveries keep carry answers and file links.
+      const webhooks = await webhooksHolder.deleteFormWebhooks({ formId: form.id }).catch(failed("webhooks"));
+      const deliveries = await deliveryHolder.deleteFormDeliveries({ formId: form.id }).catch(failed("delivery"));
+      const responses = await submissionsHolder.deleteFormResponses({ formId: form.id }).catch(failed("submissions"));
+      // Deliveries once more, last of the other services: delivery's intake lists a form's webhooks and then
+      // stores deliveries in a separate step, so a batch that listed them before DeleteFormWebhooks may have
+      // stored its deliveries after the first DeleteFormDeliveries. Before the form's own deletion, so a
+      // failure still leaves the form in the Trash to purge again.
+      const lateDeliveries = await deliveryHolder.deleteFormDeliveries({ formId: form.id }).catch(failed("delivery"));
+      const deliveriesDeleted = deliveries.deleted + lateDeliveries.deleted;
+      // Only while still in the Trash (a restore meanwhile keeps it); its versions go with it (cascade).
+      const purged = await orm.em.fork().nativeDelete(FormEntity, { id: form.id, trashedAt: { $ne: null } });
+      if (purged === 0) {
+        deps.logger?.warn({ formId: form.id, webhooks: webhooks.deleted, deliveries: deliveriesDeleted }, "form restored during its purge");
+        throw new ConnectError(
+          "the form was restored during the purge; its responses, webhooks and deliveries were deleted",
+          Code.FailedPrecondition,
+        );
+      }
+      deps.logger?.info({ formId: form.id, webhooks: webhooks.deleted, deliveries: deliveriesDeleted }, "form purged");
+      return { deleted: responses.deleted, webhooks: webhooks.deleted, deliveries: deliveriesDeleted };
+    },
+
+    async duplicateForm(req, ctx) {
+      const { form: source } = await accessibleForm(req.id, requireCaller(ctx));
+      const suffix = " (copy)";
+      const at = now();
+      const em = orm.em.fork();
+      const copy = em.create(FormEntity, {
+        id: newId(),
+        workspaceId: source.workspaceId,
+        name: source.name.slice(0, (formNameSchema.maxLength ?? source.name.length) - suffix.length) + suffix,
+        status: "draft",
+        // Block and option ids and keys are unique within one form only, so the copy keeps them (and the
+        // keys its blocks ever had, which stay theirs).
+        document: source.document,
+        blockKeys: source.blockKeys,
+        settings: source.settings,
+        version: 1,
+        responseCount: 0,
+        createdAt: at,
+        updatedAt: at,
+        trashedAt: null,
+      });
+      em.create(FormVersionEntity, { formId: copy.id, version: 1, document: source.document, createdAt: at, updatedAt: at });
+      await em.flush();
+      return { form: formMessage(copy) };
     },
 
     async restoreForm(req, ctx) {

@@ -1,6 +1,6 @@
 // The forms service in memory, for the unit tests of the services that call it (submissions, webhooks,
 // delivery): forms, their versions and who may see them, answering GetForm, GetPublicForm,
-// GetFormVersion and AdjustResponseCount with the codes and messages forms answers. Imported by tests only.
+// GetFormVersion and SetResponseCounts with the codes and messages forms answers. Imported by tests only.
 import assert from "node:assert/strict";
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
@@ -16,11 +16,13 @@ export interface FakeForm {
   versions: object[];
   trashed: boolean;
   responseCount: number;
+  /** The revision of responseCount (SetResponseCounts takes newer ones only). */
+  responseCountRevision?: number;
   /** The form's stored settings (absent ones take their defaults where they are read). */
   settings?: JsonObject;
 }
 
-type Method = "getForm" | "getPublicForm" | "getFormVersion" | "adjustResponseCount";
+type Method = "getForm" | "getPublicForm" | "getFormVersion" | "setResponseCounts";
 
 /** A call the fake was given: the form, the caller it was made for (null without one), and the version asked for. */
 export interface FakeFormsCall {
@@ -37,9 +39,11 @@ export class FakeForms {
   /** Each workspace's members, by workspace id: GetForm answers them, and nobody else. */
   readonly members: Record<string, string[]> = {};
   /** The calls seen, by method, in order. */
-  readonly calls: Record<Method, FakeFormsCall[]> = { getForm: [], getPublicForm: [], getFormVersion: [], adjustResponseCount: [] };
+  readonly calls: Record<Method, FakeFormsCall[]> = { getForm: [], getPublicForm: [], getFormVersion: [], setResponseCounts: [] };
   /** When it returns an error for a call (after the caller check), the call fails with it: a broken or unreachable forms. */
   failWith: ((method: Method, formId: string) => ConnectError | undefined) | undefined;
+  /** When it returns a promise for a call, the call waits for it first: a forms that hangs. */
+  holdWith: ((method: Method) => Promise<void> | undefined) | undefined;
   readonly client: Client<typeof FormsService>;
 
   constructor() {
@@ -79,13 +83,21 @@ export class FakeForms {
             if (req.version < 1 || !document) throw new ConnectError("form version not found", Code.NotFound);
             return { formId: form.id, workspaceId: form.workspaceId, name: form.name, version: req.version, document: document as JsonObject };
           },
-          adjustResponseCount: (req, ctx) => {
-            record("adjustResponseCount", req.formId, callerOf(ctx));
-            failIfTold("adjustResponseCount", req.formId);
-            const form = this.forms.get(req.formId);
-            if (!form) throw formNotFound();
-            form.responseCount = Math.max(0, form.responseCount + Number(req.delta));
-            return { responseCount: BigInt(form.responseCount) };
+          setResponseCounts: async (req, ctx) => {
+            for (const c of req.counts) record("setResponseCounts", c.formId, callerOf(ctx));
+            await this.holdWith?.("setResponseCounts");
+            for (const c of req.counts) failIfTold("setResponseCounts", c.formId);
+            let updated = 0;
+            for (const c of req.counts) {
+              const form = this.forms.get(c.formId);
+              // As forms does: a bad count is skipped, not the call refused.
+              if (!c.formId || c.count < 0n || c.revision < 1n) continue;
+              if (!form || (form.responseCountRevision ?? 0) >= Number(c.revision)) continue;
+              form.responseCount = Number(c.count);
+              form.responseCountRevision = Number(c.revision);
+              updated += 1;
+            }
+            return { updated };
           },
         }),
       ),

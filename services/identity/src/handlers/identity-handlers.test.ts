@@ -6,6 +6,8 @@ import { Code, createClient, createRouterTransport, type Client } from "@connect
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
 import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/testing/database.ts";
 import { asCaller } from "@formsvc/platform/caller.ts";
+import { workspaceChangesChannel } from "@formsvc/platform/pg-notices.ts";
+import { recordChannel } from "@formsvc/platform/testing/notices.ts";
 import { BeginIdempotencyResponse_Outcome as Outcome, IdentityService, Plan, Role } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { generateApiKey, hashSecret } from "../api-keys.ts";
 import { entities } from "../entities/index.ts";
@@ -51,6 +53,7 @@ describe("migrations", () => {
       "Migration20261228000000_mail_and_email_links",
       "Migration20261230000000_workspace_roles",
       "Migration20261231000000_api_key_change_notices",
+      "Migration20270120000000_workspace_change_notices",
     ]);
   });
 });
@@ -830,5 +833,26 @@ describe("idempotency keys", () => {
 
   it("a call without scope, key or hash is INVALID_ARGUMENT", async () => {
     await rejectsWith(client.beginIdempotency({ scope: "key:K1", key: "", requestHash: "h" }), Code.InvalidArgument);
+  });
+});
+
+describe("change notices for the workspaces forms holds", () => {
+  it("notifies the workspace's id when it changes, when a member's role changes or a member goes; not when one joins", async () => {
+    const owner = await newUser({ name: "Nora Notified" });
+    const member = await newUser({ name: "Max Member" });
+    const ws = owner.workspace;
+    const notices = await recordChannel(database.databaseUrl, workspaceChangesChannel);
+    try {
+      await client.addMember({ workspaceId: ws.id, email: member.user.email }, as(owner.user.id));
+      assert.deepEqual(await notices.settled(0), [], "a new member was nobody's to forget");
+      await client.setMemberRole({ workspaceId: ws.id, userId: member.user.id, role: Role.ADMIN }, as(owner.user.id));
+      assert.deepEqual(await notices.settled(1), [ws.id], "a role changed");
+      await client.setPlan({ workspaceId: ws.id, plan: Plan.PRO });
+      assert.deepEqual(await notices.settled(1), [ws.id], "the plan changed");
+      await client.removeMember({ workspaceId: ws.id, userId: member.user.id }, as(owner.user.id));
+      assert.deepEqual(await notices.settled(1), [ws.id], "a member removed");
+    } finally {
+      await notices.stop();
+    }
   });
 });

@@ -5,6 +5,7 @@ import { Migration20261223000000_idempotency_keys } from "./Migration20261223000
 import { Migration20261228000000_mail_and_email_links } from "./Migration20261228000000_mail_and_email_links.ts";
 import { Migration20261230000000_workspace_roles } from "./Migration20261230000000_workspace_roles.ts";
 import { Migration20261231000000_api_key_change_notices } from "./Migration20261231000000_api_key_change_notices.ts";
+import { Migration20270120000000_workspace_change_notices } from "./Migration20270120000000_workspace_change_notices.ts";
 
 /** The identity schema's migrations, oldest first. Never edit one that has shipped; add another. */
 export const migrations: MigrationObject[] = [
@@ -14,4 +15,5 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20261228000000_mail_and_email_links", class: Migration20261228000000_mail_and_email_links },
   { name: "Migration20261230000000_workspace_roles", class: Migration20261230000000_workspace_roles },
   { name: "Migration20261231000000_api_key_change_notices", class: Migration20261231000000_api_key_change_notices },
+  { name: "Migration20270120000000_workspace_change_notices", class: Migration20270120000000_workspace_change_notices },
 ];

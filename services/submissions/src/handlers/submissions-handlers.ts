@@ -22,6 +22,7 @@ import {
 import { asCaller, requireCaller } from "@formsvc/platform/caller.ts";
 import { qualifiedTable, type MikroORM } from "@formsvc/platform/database.ts";
 import { newId } from "@formsvc/platform/ids.ts";
+import type { NoticeKeptCache } from "@formsvc/platform/notice-kept-cache.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { keysetAfter, pageOf, pageRequest } from "@formsvc/platform/paging.ts";
 import { upstreamFailure } from "@formsvc/platform/upstream-failure.ts";
@@ -38,8 +39,9 @@ import type { StoredAnswers, StoredFile } from "../answers/stored-answer.ts";
 import { countryAnswer, normalizeCountry } from "../answers/country.ts";
 import { createCalculatedFieldsPool, type CalculatedFieldsPool } from "../calculated-fields-pool.ts";
 import { problemsOf } from "../calculated-field-problems.ts";
+import { countFormHoldings, deleteFormHoldings, holdingsMessage } from "../form-purge.ts";
 import { maxSearchLength, summarizeResponses } from "../summary/response-summary.ts";
-import { coalescedAdjustments } from "../response-counts.ts";
+import { countChangesTable } from "../response-counts.ts";
 import { createCompletionNotifier, type CompletionNotifier } from "../outbox/completion-notifier.ts";
 import { outboxColumns, outboxParams, outboxRow, type OutboxRow } from "../outbox/outbox-rows.ts";
 import { outboxStream } from "../outbox/outbox-stream.ts";
@@ -53,7 +55,7 @@ import { claimKeyCte, earlierAnswer, saveRequestHash, type EarlierAnswer, type S
 
 export interface SubmissionsHandlersDeps {
   orm: MikroORM;
-  /** The forms service: form status and versions, caller checks, response counts. */
+  /** The forms service: form status and versions, caller checks. */
   forms: Client<typeof FormsService>;
   /** Where the bytes of uploads live. */
   files: FileStore;
@@ -63,6 +65,11 @@ export interface SubmissionsHandlersDeps {
   now?: () => Date;
   /** How many form versions to keep in memory (a version's document never changes). */
   versionCacheSize?: number;
+  /**
+   * Forms as forms last answered them, kept fresh by forms' change notices (see server.ts), so a submit
+   * asks forms nothing in the steady state. Absent: forms is asked on every submit.
+   */
+  openForms?: NoticeKeptCache<Form>;
   /**
    * How often an idle StreamCompletions looks for rows committed by other replicas (milliseconds);
    * completions of this process wake it at once.
@@ -75,6 +82,11 @@ export interface SubmissionsHandlersDeps {
   completions?: CompletionNotifier;
   /** Evaluates calculated fields off the event loop, within a deadline. A private pool when absent. */
   calculatedFields?: CalculatedFieldsPool;
+  /**
+   * Told when a change of a form's response count has committed (a completion, the deletion of a
+   * completed response): wakes the pusher (response-counts.ts), which nobody waits for.
+   */
+  countChanges?: CompletionNotifier;
 }
 
 /** One version of a form, as respondents of that version saw it. */
@@ -238,9 +250,6 @@ function invalidAnswers(problems: AnswerProblem[]): ConnectError {
   return new ConnectError(describeProblems(problems), Code.InvalidArgument, undefined, details);
 }
 
-/** How long a response-count adjustment may take before it is given up (and logged). */
-const formsCallTimeoutMs = 5_000;
-
 export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): ServiceImpl<typeof SubmissionsService> {
   const { orm, forms, files, logger } = deps;
   const quotas = deps.quotas ?? defaultFileSettings;
@@ -253,6 +262,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
   const versions = new Map<string, FormVersionInfo>();
   const responsesTable = qualifiedTable(orm, ResponseEntity);
   const outboxTable = qualifiedTable(orm, OutboxEntity);
+  const changesTable = countChangesTable(orm);
 
   function remember(formId: string, info: FormVersionInfo): void {
     const key = `${formId} ${info.version}`;
@@ -261,18 +271,40 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
     while (versions.size > versionCacheSize) versions.delete(versions.keys().next().value!);
   }
 
-  /**
-   * The form as respondents see it, when it takes responses: published and before its closing date.
-   * Closed: FAILED_PRECONDITION.
-   */
-  async function openForm(formId: string): Promise<Form> {
-    if (!formId) throw formNotFound();
+  /** The form as forms answers it to respondents (published or closed), from `openForms` when held. */
+  async function publicForm(formId: string, fresh: boolean): Promise<{ form: Form; held: boolean }> {
+    const held = fresh ? undefined : deps.openForms?.get(formId);
+    if (held) return { form: held, held: true };
+    const generation = deps.openForms?.generation ?? 0;
     const res = await forms.getPublicForm({ id: formId }).catch((err: unknown) => upstreamFailure("forms", err, { logger }));
     const form = res.form;
     if (!form || form.id !== formId) throw formNotFound();
-    if (form.status === FormStatus.CLOSED) throw formClosed();
-    if (form.status !== FormStatus.PUBLISHED) throw formNotFound();
-    if (isPastClosingDate(resolveSettings(form.settings), now())) throw formClosed();
+    deps.openForms?.remember(formId, form, generation);
+    return { form, held: false };
+  }
+
+  /** Why respondents cannot post to the form now, if they cannot: closed (or past its closing date), or not public. */
+  function refusalOf(form: Form): ConnectError | undefined {
+    if (form.status === FormStatus.CLOSED) return formClosed();
+    if (form.status !== FormStatus.PUBLISHED) return formNotFound();
+    if (isPastClosingDate(resolveSettings(form.settings), now())) return formClosed();
+    return undefined;
+  }
+
+  /**
+   * The form as respondents see it, when it takes responses: published and before its closing date.
+   * Closed: FAILED_PRECONDITION. A held form that would refuse, or is older than the `version` posted, is
+   * asked again first, since its notice may still be on the way (a reopened form, a new version).
+   */
+  async function openForm(formId: string, version = 0): Promise<Form> {
+    if (!formId) throw formNotFound();
+    let { form, held } = await publicForm(formId, false);
+    let refusal = refusalOf(form);
+    if (held && (refusal || version > form.version)) {
+      ({ form } = await publicForm(formId, true));
+      refusal = refusalOf(form);
+    }
+    if (refusal) throw refusal;
     // The current version of a published form is final: edits make a new one.
     remember(formId, { workspaceId: form.workspaceId, version: form.version, document: form.document as unknown as FormDocument });
     return form;
@@ -309,20 +341,6 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
     await forms.getForm({ id: formId }, asCaller(caller)).catch((err: unknown) => upstreamFailure("forms", err, { logger }));
   }
 
-  /**
-   * Adds `delta` to the form's response count (coalesced per form, see response-counts.ts). Runs after
-   * the change has committed, so it cannot undo it; a failure is logged (the count is then off until
-   * recounted), never the caller's problem.
-   */
-  const adjustResponseCount = coalescedAdjustments(async (formId, delta) => {
-    try {
-      // Bounded: the next adjustments of the form wait for this one.
-      await forms.adjustResponseCount({ formId, delta: BigInt(delta) }, { timeoutMs: formsCallTimeoutMs });
-    } catch (err) {
-      logger?.error({ err, formId, delta }, "response count not adjusted");
-    }
-  });
-
   /** Removes stored bytes whose rows are gone (committed). A failure leaves an unreachable blob: logged. */
   async function removeBlobs(storageKeys: string[]): Promise<void> {
     for (const storageKey of storageKeys) {
@@ -352,7 +370,8 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
 
     const uploads = new Map<string, string>();
     for (const [key, answer] of Object.entries(answers)) {
-      if (!takesUploads(answer.type)) continue;
+      // null: a question the form's logic skipped (validateAnswers), which names no uploads.
+      if (!takesUploads(answer.type) || answer.value === null) continue;
       for (const uploadId of answer.value as string[]) {
         if (uploads.has(uploadId)) {
           problems.push(uploadProblem(document, key, `upload "${uploadId}" is already in ${answerPath(uploads.get(uploadId)!)}`));
@@ -387,19 +406,27 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       ? `, "event" as (insert into ${outboxTable} ${outboxColumns}
            select ?, ?, ?, ?, ?, ?, ? from "response")`
       : "";
+    const counted = countedCte(response);
     const [row] = await orm.em.getConnection().execute<{ claimed: number }[]>(
       `with "claim" as (${claim.sql}),
        "response" as (insert into ${responsesTable} ("id", "form_id", "workspace_id", "version", "completed", "answers", "hidden", "country", "created_at", "updated_at", "submitted_at")
          select ?::text, ?::text, ?::text, ?::int, ?::boolean, ?::jsonb, ?::jsonb, ?::text, ?::timestamptz, ?::timestamptz, ?::timestamptz
-         where exists (select 1 from "claim") returning "id")${outboxCte}
+         where exists (select 1 from "claim") returning "id")${outboxCte}${counted.sql}
        select count(*)::int as "claimed" from "claim"`,
       [
         ...claim.params,
         ...responseParams(response),
         ...(outbox ? outboxParams(outbox) : []),
+        ...counted.params,
       ],
     );
     return row.claimed > 0;
+  }
+
+  /** A completion's +1 to its form's count, as a CTE after "response" (nothing for a partial save). */
+  function countedCte(response: Response): { sql: string; params: unknown[] } {
+    if (!response.completed) return { sql: "", params: [] };
+    return { sql: `, "counted" as (insert into ${changesTable} ("form_id", "delta") select ?, 1 from "response")`, params: [response.formId] };
   }
 
   function responseParams(response: Response): unknown[] {
@@ -418,7 +445,10 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
     ];
   }
 
-  /** Stores a new response and, with an event (a completion, a partial save), its outbox row, atomically in one statement. */
+  /**
+   * Stores a new response and, with an event (a completion, a partial save), its outbox row, and for a
+   * completion its count change, atomically in one statement.
+   */
   async function insertResponse(response: Response, outbox: OutboxRow | null): Promise<void> {
     const insert = `insert into ${responsesTable} ("id", "form_id", "workspace_id", "version", "completed", "answers", "hidden", "country", "created_at", "updated_at", "submitted_at")
       values (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?)`;
@@ -427,13 +457,19 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       await orm.em.getConnection().execute(insert, params, "run");
       return;
     }
+    const counted = countedCte(response);
     await orm.em.getConnection().execute(
-      `with "response" as (${insert} returning "id")
+      `with "response" as (${insert} returning "id")${counted.sql}
        insert into ${outboxTable} ${outboxColumns}
        select ?, ?, ?, ?, ?, ?, ? from "response"`,
-      [...params, ...outboxParams(outbox)],
+      [...params, ...counted.params, ...outboxParams(outbox)],
       "run",
     );
+  }
+
+  /** Appends a change of the form's response count in the transaction of `em` (folded by the pusher). */
+  async function changeCount(em: EntityManager, formId: string, delta: 1 | -1): Promise<void> {
+    await em.getConnection().execute(`insert into ${changesTable} ("form_id", "delta") values (?, ?)`, [formId, delta], "run", em.getTransactionContext());
   }
 
   /** The answer of the save that claimed `key` first (committed, since claiming waited for it). */
@@ -461,10 +497,10 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
     if (row.completed >= limit) throw formClosed();
   }
 
-  /** After a completion committed: wake the relay or stream, count it. */
-  async function completed(formId: string): Promise<void> {
+  /** After a completion committed (its count change with it): wake the relay or stream, and the count pusher. */
+  function completed(): void {
     completions.notify();
-    await adjustResponseCount(formId, +1);
+    deps.countChanges?.notify();
   }
 
   return {
@@ -473,7 +509,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       const key: SaveKey | undefined = req.idempotencyKey ? { formId: req.formId, key: req.idempotencyKey, hash: saveRequestHash(req) } : undefined;
       const earlier = key && (await earlierAnswer(orm, key, now()));
       if (earlier) return earlier;
-      const form = await openForm(req.formId);
+      const form = await openForm(req.formId, req.version);
 
       // The response continued, if any, and the version its respondent saw.
       let version = req.version || form.version;
@@ -534,7 +570,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
         if (key) {
           if (!(await insertClaimedResponse(response, outbox, key))) return repeatOf(key);
         } else await insertResponse(response, outbox);
-        if (req.completed) await completed(form.id);
+        if (req.completed) completed();
         else if (outbox) completions.notify();
         return { responseId: response.id, completed: response.completed };
       }
@@ -577,7 +613,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
         if (problems.length > 0) throw invalidAnswers(problems);
         for (const answer of Object.values(answers)) {
           if (!takesUploads(answer.type)) continue;
-          answer.files = (answer.value as string[]).map((id) => fileRef(uploads.get(id)!));
+          answer.files = answer.value === null ? [] : (answer.value as string[]).map((id) => fileRef(uploads.get(id)!));
         }
         for (const upload of uploads.values()) upload.responseId = responseId;
         if (response) {
@@ -615,6 +651,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
         if (req.completed) {
           response.completed = true;
           response.submittedAt = at;
+          await changeCount(em, form.id, +1);
         }
         const outbox = saveEvent(response, form.name, document, previous);
         if (outbox) em.create(OutboxEntity, outbox);
@@ -624,7 +661,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       // null: another save claimed the key first (and has committed); its answer stands.
       if (!result) return repeatOf(key!);
       await removeBlobs(blobsToRemove);
-      if (result.completed) await completed(form.id);
+      if (result.completed) completed();
       else if (result.event) completions.notify();
       return { responseId: result.responseId, completed: result.completed };
     },
@@ -736,10 +773,11 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
         const uploads = await em.find(UploadEntity, { responseId: response.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
         await em.nativeDelete(UploadEntity, { responseId: response.id });
         await em.nativeDelete(ResponseEntity, { id: response.id });
+        if (response.completed) await changeCount(em, req.formId, -1);
         return { wasCompleted: response.completed, storageKeys: uploads.map((u) => u.storageKey) };
       });
       await removeBlobs(storageKeys);
-      if (wasCompleted) await adjustResponseCount(req.formId, -1);
+      if (wasCompleted) deps.countChanges?.notify();
       return {};
     },
 
@@ -808,6 +846,18 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       );
       completions.notify();
       return {};
+    },
+
+    async countFormResponses(req) {
+      // Internal (forms checks the caller, the role and the Trash).
+      if (!req.formId) throw formNotFound();
+      return { holdings: holdingsMessage(await countFormHoldings(orm, req.formId)) };
+    },
+
+    async deleteFormResponses(req) {
+      // Internal (forms' PurgeForm, for a form in the Trash, which takes no responses or uploads).
+      if (!req.formId) throw formNotFound();
+      return { deleted: holdingsMessage(await deleteFormHoldings(req.formId, { orm, files, logger })) };
     },
 
     async *streamCompletions(req, ctx) {

@@ -9,6 +9,7 @@ import { Migration20261221000000_idempotency_keys } from "./Migration20261221000
 import { Migration20261222000000_calculated_field_problems } from "./Migration20261222000000_calculated_field_problems.ts";
 import { Migration20261231000000_notifications } from "./Migration20261231000000_notifications.ts";
 import { Migration20270101000000_outbox_event_type } from "./Migration20270101000000_outbox_event_type.ts";
+import { Migration20270110000000_response_counts } from "./Migration20270110000000_response_counts.ts";
 
 /** The submissions schema's migrations, oldest first. Never edit one that has shipped; add a new one. */
 export const migrations: MigrationObject[] = [
@@ -22,4 +23,5 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20261222000000_calculated_field_problems", class: Migration20261222000000_calculated_field_problems },
   { name: "Migration20261231000000_notifications", class: Migration20261231000000_notifications },
   { name: "Migration20270101000000_outbox_event_type", class: Migration20270101000000_outbox_event_type },
+  { name: "Migration20270110000000_response_counts", class: Migration20270110000000_response_counts },
 ];

@@ -18,7 +18,8 @@ import { startKafka, type KafkaBroker } from "../../../../deploy/kafka/kafka-run
 import { createCompletionNotifier, type CompletionNotifier } from "./completion-notifier.ts";
 import { entities, OutboxEntity } from "../entities/index.ts";
 import { migrations } from "../migrations/index.ts";
-import { outboxBacklog, responsesTopic, startKafkaRelay, type KafkaRelay, type KafkaRelayOptions } from "./kafka-relay.ts";
+import { outboxBacklog } from "./outbox-metrics.ts";
+import { responsesTopic, startKafkaRelay, type KafkaRelay, type KafkaRelayOptions } from "./kafka-relay.ts";
 
 // A marker inside every payload: it must never reach a log line.
 const secretAnswer = `secret answer ${randomUUID()}`;

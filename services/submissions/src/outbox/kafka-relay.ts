@@ -54,11 +54,6 @@ export interface KafkaRelay {
   stop(): Promise<void>;
 }
 
-/** Rows not yet published: the relay's backlog, for metrics. It keeps growing on the embedded bus. */
-export async function outboxBacklog(orm: MikroORM): Promise<number> {
-  return orm.em.fork().count(OutboxEntity, { publishedAt: null });
-}
-
 /** A message as the relay sends it: the key and headers as strings, the value as bytes. */
 type OutboxMessage = MessageToProduce<string, Buffer, string, string>;
 

@@ -6,6 +6,8 @@ import { Code, ConnectError, createClient, createRouterTransport, type Client } 
 import { asCaller } from "@formsvc/platform/caller.ts";
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
+import { webhookChangesChannel } from "@formsvc/platform/pg-notices.ts";
+import { recordChannel } from "@formsvc/platform/testing/notices.ts";
 import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/testing/database.ts";
 import { DeleteWebhookResponseSchema, WebhooksService, type Webhook } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { entities } from "../entities/index.ts";
@@ -100,6 +102,7 @@ describe("migrations", () => {
       "Migration20261124000000_initial",
       "Migration20261215000000_disabled_and_rotation",
       "Migration20261215000100_event_types",
+      "Migration20270120000000_webhook_change_notices",
     ]);
   });
 
@@ -578,5 +581,28 @@ describe("event types", () => {
     assert.ok(!(await ids("")).includes(published.id));
     assert.deepEqual(await ids("FORM_PUBLISHED"), [published.id]);
     assert.deepEqual(await ids("FORM_CLOSED"), []);
+  });
+});
+
+describe("change notices for the webhooks delivery holds", () => {
+  it("notifies `<formId> <webhookId>` on creation, every change and deletion, once committed", async () => {
+    const notices = await recordChannel(database.databaseUrl, webhookChangesChannel);
+    try {
+      const hook = await newHook("form-alice");
+      const notice = `form-alice ${hook.id}`;
+      assert.deepEqual(await notices.settled(1), [notice], "created");
+      await client.updateWebhook({ id: hook.id, url: "https://hooks.example.com/elsewhere" }, as(users.alice));
+      assert.deepEqual(await notices.settled(1), [notice], "its URL changed");
+      await client.rotateSecret({ id: hook.id }, as(users.alice));
+      assert.deepEqual(await notices.settled(1), [notice], "its secret rotated");
+      await client.disableWebhook({ id: hook.id, reason: "410 Gone" });
+      assert.deepEqual(await notices.settled(1), [notice], "disabled by delivery");
+      await client.getWebhookForDelivery({ id: hook.id });
+      assert.deepEqual(await notices.settled(0), [], "a read notifies nothing");
+      await client.deleteWebhook({ id: hook.id }, as(users.alice));
+      assert.deepEqual(await notices.settled(1), [notice], "deleted");
+    } finally {
+      await notices.stop();
+    }
   });
 });

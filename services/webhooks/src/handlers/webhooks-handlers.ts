@@ -244,6 +244,13 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
       return { webhook: webhookMessage(hook) };
     },
 
+    async deleteFormWebhooks(req) {
+      // Internal (forms' PurgeForm checks the caller, the role and the Trash).
+      if (!req.formId) throw new ConnectError("formId: is required", Code.InvalidArgument);
+      const deleted = await orm.em.fork().nativeDelete(WebhookEntity, { formId: req.formId });
+      return { deleted: BigInt(deleted) };
+    },
+
     async rotateSecret(req, ctx) {
       await callerWebhook(req.id, requireCaller(ctx));
       const hook = await orm.em.fork().transactional(async (em) => {

@@ -372,6 +372,38 @@ export declare type RecoverDeliveriesResponse = Message<"formsvc.delivery.v1.Rec
 export declare const RecoverDeliveriesResponseSchema: GenMessage<RecoverDeliveriesResponse>;
 
 /**
+ * @generated from message formsvc.delivery.v1.DeleteFormDeliveriesRequest
+ */
+export declare type DeleteFormDeliveriesRequest = Message<"formsvc.delivery.v1.DeleteFormDeliveriesRequest"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+};
+
+/**
+ * Describes the message formsvc.delivery.v1.DeleteFormDeliveriesRequest.
+ * Use `create(DeleteFormDeliveriesRequestSchema)` to create a new message.
+ */
+export declare const DeleteFormDeliveriesRequestSchema: GenMessage<DeleteFormDeliveriesRequest>;
+
+/**
+ * @generated from message formsvc.delivery.v1.DeleteFormDeliveriesResponse
+ */
+export declare type DeleteFormDeliveriesResponse = Message<"formsvc.delivery.v1.DeleteFormDeliveriesResponse"> & {
+  /**
+   * @generated from field: int64 deleted = 1;
+   */
+  deleted: bigint;
+};
+
+/**
+ * Describes the message formsvc.delivery.v1.DeleteFormDeliveriesResponse.
+ * Use `create(DeleteFormDeliveriesResponseSchema)` to create a new message.
+ */
+export declare const DeleteFormDeliveriesResponseSchema: GenMessage<DeleteFormDeliveriesResponse>;
+
+/**
  * @generated from enum formsvc.delivery.v1.DeliveryStatus
  */
 export enum DeliveryStatus {
@@ -464,6 +496,18 @@ export declare const DeliveryService: GenService<{
     methodKind: "unary";
     input: typeof RecoverDeliveriesRequestSchema;
     output: typeof RecoverDeliveriesResponseSchema;
+  },
+  /**
+   * Internal (forms' PurgeForm, no caller, after the form's webhooks are deleted): deletes every
+   * delivery of the form with its attempts (the payloads sent, answers and file links in them); answers
+   * how many went.
+   *
+   * @generated from rpc formsvc.delivery.v1.DeliveryService.DeleteFormDeliveries
+   */
+  deleteFormDeliveries: {
+    methodKind: "unary";
+    input: typeof DeleteFormDeliveriesRequestSchema;
+    output: typeof DeleteFormDeliveriesResponseSchema;
   },
 }>;
 

@@ -5,6 +5,7 @@
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { FormHoldings } from "../../submissions/v1/submissions_pb.js";
 
 /**
  * Describes the file formsvc/forms/v1/forms.proto.
@@ -537,41 +538,176 @@ export declare type GetFormVersionResponse = Message<"formsvc.forms.v1.GetFormVe
 export declare const GetFormVersionResponseSchema: GenMessage<GetFormVersionResponse>;
 
 /**
- * @generated from message formsvc.forms.v1.AdjustResponseCountRequest
+ * @generated from message formsvc.forms.v1.ResponseCount
  */
-export declare type AdjustResponseCountRequest = Message<"formsvc.forms.v1.AdjustResponseCountRequest"> & {
+export declare type ResponseCount = Message<"formsvc.forms.v1.ResponseCount"> & {
   /**
    * @generated from field: string form_id = 1;
    */
   formId: string;
 
   /**
-   * @generated from field: int64 delta = 2;
+   * Completed responses of the form.
+   *
+   * @generated from field: int64 count = 2;
    */
-  delta: bigint;
-};
+  count: bigint;
 
-/**
- * Describes the message formsvc.forms.v1.AdjustResponseCountRequest.
- * Use `create(AdjustResponseCountRequestSchema)` to create a new message.
- */
-export declare const AdjustResponseCountRequestSchema: GenMessage<AdjustResponseCountRequest>;
-
-/**
- * @generated from message formsvc.forms.v1.AdjustResponseCountResponse
- */
-export declare type AdjustResponseCountResponse = Message<"formsvc.forms.v1.AdjustResponseCountResponse"> & {
   /**
-   * @generated from field: int64 response_count = 1;
+   * Grows with every change of the count (submissions' form_response_counts.revision).
+   *
+   * @generated from field: int64 revision = 3;
    */
-  responseCount: bigint;
+  revision: bigint;
 };
 
 /**
- * Describes the message formsvc.forms.v1.AdjustResponseCountResponse.
- * Use `create(AdjustResponseCountResponseSchema)` to create a new message.
+ * Describes the message formsvc.forms.v1.ResponseCount.
+ * Use `create(ResponseCountSchema)` to create a new message.
  */
-export declare const AdjustResponseCountResponseSchema: GenMessage<AdjustResponseCountResponse>;
+export declare const ResponseCountSchema: GenMessage<ResponseCount>;
+
+/**
+ * @generated from message formsvc.forms.v1.SetResponseCountsRequest
+ */
+export declare type SetResponseCountsRequest = Message<"formsvc.forms.v1.SetResponseCountsRequest"> & {
+  /**
+   * @generated from field: repeated formsvc.forms.v1.ResponseCount counts = 1;
+   */
+  counts: ResponseCount[];
+};
+
+/**
+ * Describes the message formsvc.forms.v1.SetResponseCountsRequest.
+ * Use `create(SetResponseCountsRequestSchema)` to create a new message.
+ */
+export declare const SetResponseCountsRequestSchema: GenMessage<SetResponseCountsRequest>;
+
+/**
+ * @generated from message formsvc.forms.v1.SetResponseCountsResponse
+ */
+export declare type SetResponseCountsResponse = Message<"formsvc.forms.v1.SetResponseCountsResponse"> & {
+  /**
+   * How many of the counts were taken (the others were unknown forms or not newer).
+   *
+   * @generated from field: int32 updated = 1;
+   */
+  updated: number;
+};
+
+/**
+ * Describes the message formsvc.forms.v1.SetResponseCountsResponse.
+ * Use `create(SetResponseCountsResponseSchema)` to create a new message.
+ */
+export declare const SetResponseCountsResponseSchema: GenMessage<SetResponseCountsResponse>;
+
+/**
+ * @generated from message formsvc.forms.v1.PreviewPurgeFormRequest
+ */
+export declare type PreviewPurgeFormRequest = Message<"formsvc.forms.v1.PreviewPurgeFormRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message formsvc.forms.v1.PreviewPurgeFormRequest.
+ * Use `create(PreviewPurgeFormRequestSchema)` to create a new message.
+ */
+export declare const PreviewPurgeFormRequestSchema: GenMessage<PreviewPurgeFormRequest>;
+
+/**
+ * @generated from message formsvc.forms.v1.PreviewPurgeFormResponse
+ */
+export declare type PreviewPurgeFormResponse = Message<"formsvc.forms.v1.PreviewPurgeFormResponse"> & {
+  /**
+   * @generated from field: formsvc.submissions.v1.FormHoldings holdings = 1;
+   */
+  holdings?: FormHoldings | undefined;
+};
+
+/**
+ * Describes the message formsvc.forms.v1.PreviewPurgeFormResponse.
+ * Use `create(PreviewPurgeFormResponseSchema)` to create a new message.
+ */
+export declare const PreviewPurgeFormResponseSchema: GenMessage<PreviewPurgeFormResponse>;
+
+/**
+ * @generated from message formsvc.forms.v1.PurgeFormRequest
+ */
+export declare type PurgeFormRequest = Message<"formsvc.forms.v1.PurgeFormRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message formsvc.forms.v1.PurgeFormRequest.
+ * Use `create(PurgeFormRequestSchema)` to create a new message.
+ */
+export declare const PurgeFormRequestSchema: GenMessage<PurgeFormRequest>;
+
+/**
+ * @generated from message formsvc.forms.v1.PurgeFormResponse
+ */
+export declare type PurgeFormResponse = Message<"formsvc.forms.v1.PurgeFormResponse"> & {
+  /**
+   * What was deleted with the form.
+   *
+   * @generated from field: formsvc.submissions.v1.FormHoldings deleted = 1;
+   */
+  deleted?: FormHoldings | undefined;
+
+  /**
+   * @generated from field: int64 webhooks = 2;
+   */
+  webhooks: bigint;
+
+  /**
+   * @generated from field: int64 deliveries = 3;
+   */
+  deliveries: bigint;
+};
+
+/**
+ * Describes the message formsvc.forms.v1.PurgeFormResponse.
+ * Use `create(PurgeFormResponseSchema)` to create a new message.
+ */
+export declare const PurgeFormResponseSchema: GenMessage<PurgeFormResponse>;
+
+/**
+ * @generated from message formsvc.forms.v1.DuplicateFormRequest
+ */
+export declare type DuplicateFormRequest = Message<"formsvc.forms.v1.DuplicateFormRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message formsvc.forms.v1.DuplicateFormRequest.
+ * Use `create(DuplicateFormRequestSchema)` to create a new message.
+ */
+export declare const DuplicateFormRequestSchema: GenMessage<DuplicateFormRequest>;
+
+/**
+ * @generated from message formsvc.forms.v1.DuplicateFormResponse
+ */
+export declare type DuplicateFormResponse = Message<"formsvc.forms.v1.DuplicateFormResponse"> & {
+  /**
+   * @generated from field: formsvc.forms.v1.Form form = 1;
+   */
+  form?: Form | undefined;
+};
+
+/**
+ * Describes the message formsvc.forms.v1.DuplicateFormResponse.
+ * Use `create(DuplicateFormResponseSchema)` to create a new message.
+ */
+export declare const DuplicateFormResponseSchema: GenMessage<DuplicateFormResponse>;
 
 /**
  * @generated from enum formsvc.forms.v1.FormStatus
@@ -682,6 +818,42 @@ export declare const FormsService: GenService<{
     output: typeof RestoreFormResponseSchema;
   },
   /**
+   * App: what deleting a form in the Trash for good would delete (submissions' counts). The workspace's
+   * owner or an admin (PERMISSION_DENIED otherwise); FAILED_PRECONDITION outside the Trash.
+   *
+   * @generated from rpc formsvc.forms.v1.FormsService.PreviewPurgeForm
+   */
+  previewPurgeForm: {
+    methodKind: "unary";
+    input: typeof PreviewPurgeFormRequestSchema;
+    output: typeof PreviewPurgeFormResponseSchema;
+  },
+  /**
+   * App: deletes a form in the Trash for good: first its webhooks (webhooks' DeleteFormWebhooks, so no
+   * delivery is made for it any more), their deliveries (delivery's DeleteFormDeliveries), its
+   * responses, partial ones and files (submissions' DeleteFormResponses), then the form and its
+   * versions, so a failure half-way leaves the form in the Trash to purge again. Same rules as
+   * PreviewPurgeForm.
+   *
+   * @generated from rpc formsvc.forms.v1.FormsService.PurgeForm
+   */
+  purgeForm: {
+    methodKind: "unary";
+    input: typeof PurgeFormRequestSchema;
+    output: typeof PurgeFormResponseSchema;
+  },
+  /**
+   * App: a draft copy named "<name> (copy)" in the same workspace, with the same document (block ids,
+   * option ids and keys kept: they are unique within a form only) and settings.
+   *
+   * @generated from rpc formsvc.forms.v1.FormsService.DuplicateForm
+   */
+  duplicateForm: {
+    methodKind: "unary";
+    input: typeof DuplicateFormRequestSchema;
+    output: typeof DuplicateFormResponseSchema;
+  },
+  /**
    * Public (no caller): a published or closed form as respondents see it; NOT_FOUND for drafts,
    * the Trash and unknown ids.
    *
@@ -703,14 +875,16 @@ export declare const FormsService: GenService<{
     output: typeof GetFormVersionResponseSchema;
   },
   /**
-   * Internal (submissions): adds `delta` to the form's count of completed responses.
+   * Internal (submissions, which owns the counts): sets forms' copies of the counts of completed
+   * responses. A count is taken only when its revision is newer than the one the form holds, so a late
+   * or repeated call never sets an older count back; unknown forms are skipped.
    *
-   * @generated from rpc formsvc.forms.v1.FormsService.AdjustResponseCount
+   * @generated from rpc formsvc.forms.v1.FormsService.SetResponseCounts
    */
-  adjustResponseCount: {
+  setResponseCounts: {
     methodKind: "unary";
-    input: typeof AdjustResponseCountRequestSchema;
-    output: typeof AdjustResponseCountResponseSchema;
+    input: typeof SetResponseCountsRequestSchema;
+    output: typeof SetResponseCountsResponseSchema;
   },
 }>;
 

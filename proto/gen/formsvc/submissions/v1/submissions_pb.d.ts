@@ -927,6 +927,111 @@ export declare type RecordFormEventResponse = Message<"formsvc.submissions.v1.Re
 export declare const RecordFormEventResponseSchema: GenMessage<RecordFormEventResponse>;
 
 /**
+ * What a form's responses hold: what purging the form deletes.
+ *
+ * @generated from message formsvc.submissions.v1.FormHoldings
+ */
+export declare type FormHoldings = Message<"formsvc.submissions.v1.FormHoldings"> & {
+  /**
+   * Completed responses.
+   *
+   * @generated from field: int64 responses = 1;
+   */
+  responses: bigint;
+
+  /**
+   * Partial responses (not completed).
+   *
+   * @generated from field: int64 partials = 2;
+   */
+  partials: bigint;
+
+  /**
+   * Uploaded files of the form (of any response, or of none yet) and their bytes.
+   *
+   * @generated from field: int64 files = 3;
+   */
+  files: bigint;
+
+  /**
+   * @generated from field: int64 bytes = 4;
+   */
+  bytes: bigint;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.FormHoldings.
+ * Use `create(FormHoldingsSchema)` to create a new message.
+ */
+export declare const FormHoldingsSchema: GenMessage<FormHoldings>;
+
+/**
+ * @generated from message formsvc.submissions.v1.CountFormResponsesRequest
+ */
+export declare type CountFormResponsesRequest = Message<"formsvc.submissions.v1.CountFormResponsesRequest"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.CountFormResponsesRequest.
+ * Use `create(CountFormResponsesRequestSchema)` to create a new message.
+ */
+export declare const CountFormResponsesRequestSchema: GenMessage<CountFormResponsesRequest>;
+
+/**
+ * @generated from message formsvc.submissions.v1.CountFormResponsesResponse
+ */
+export declare type CountFormResponsesResponse = Message<"formsvc.submissions.v1.CountFormResponsesResponse"> & {
+  /**
+   * @generated from field: formsvc.submissions.v1.FormHoldings holdings = 1;
+   */
+  holdings?: FormHoldings | undefined;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.CountFormResponsesResponse.
+ * Use `create(CountFormResponsesResponseSchema)` to create a new message.
+ */
+export declare const CountFormResponsesResponseSchema: GenMessage<CountFormResponsesResponse>;
+
+/**
+ * @generated from message formsvc.submissions.v1.DeleteFormResponsesRequest
+ */
+export declare type DeleteFormResponsesRequest = Message<"formsvc.submissions.v1.DeleteFormResponsesRequest"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.DeleteFormResponsesRequest.
+ * Use `create(DeleteFormResponsesRequestSchema)` to create a new message.
+ */
+export declare const DeleteFormResponsesRequestSchema: GenMessage<DeleteFormResponsesRequest>;
+
+/**
+ * @generated from message formsvc.submissions.v1.DeleteFormResponsesResponse
+ */
+export declare type DeleteFormResponsesResponse = Message<"formsvc.submissions.v1.DeleteFormResponsesResponse"> & {
+  /**
+   * What this call deleted (nothing when an earlier call deleted it all).
+   *
+   * @generated from field: formsvc.submissions.v1.FormHoldings deleted = 1;
+   */
+  deleted?: FormHoldings | undefined;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.DeleteFormResponsesResponse.
+ * Use `create(DeleteFormResponsesResponseSchema)` to create a new message.
+ */
+export declare const DeleteFormResponsesResponseSchema: GenMessage<DeleteFormResponsesResponse>;
+
+/**
  * @generated from enum formsvc.submissions.v1.SubmissionFilter
  */
 export enum SubmissionFilter {
@@ -1086,6 +1191,30 @@ export declare const SubmissionsService: GenService<{
     methodKind: "unary";
     input: typeof RecordFormEventRequestSchema;
     output: typeof RecordFormEventResponseSchema;
+  },
+  /**
+   * Internal (forms' PreviewPurgeForm, no caller): what the form's responses hold, as the purge would
+   * delete it.
+   *
+   * @generated from rpc formsvc.submissions.v1.SubmissionsService.CountFormResponses
+   */
+  countFormResponses: {
+    methodKind: "unary";
+    input: typeof CountFormResponsesRequestSchema;
+    output: typeof CountFormResponsesResponseSchema;
+  },
+  /**
+   * Internal (forms' PurgeForm, no caller, for a form in the Trash only): deletes every response of the
+   * form, partial ones too, and every upload of the form with its bytes in the file store, a batch at a
+   * time: bytes first, then rows, so an interrupted call leaves nothing unreachable and is simply made
+   * again. Answers what it deleted.
+   *
+   * @generated from rpc formsvc.submissions.v1.SubmissionsService.DeleteFormResponses
+   */
+  deleteFormResponses: {
+    methodKind: "unary";
+    input: typeof DeleteFormResponsesRequestSchema;
+    output: typeof DeleteFormResponsesResponseSchema;
   },
 }>;
 

@@ -514,6 +514,38 @@ export declare type RotateSecretResponse = Message<"formsvc.webhooks.v1.RotateSe
 export declare const RotateSecretResponseSchema: GenMessage<RotateSecretResponse>;
 
 /**
+ * @generated from message formsvc.webhooks.v1.DeleteFormWebhooksRequest
+ */
+export declare type DeleteFormWebhooksRequest = Message<"formsvc.webhooks.v1.DeleteFormWebhooksRequest"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+};
+
+/**
+ * Describes the message formsvc.webhooks.v1.DeleteFormWebhooksRequest.
+ * Use `create(DeleteFormWebhooksRequestSchema)` to create a new message.
+ */
+export declare const DeleteFormWebhooksRequestSchema: GenMessage<DeleteFormWebhooksRequest>;
+
+/**
+ * @generated from message formsvc.webhooks.v1.DeleteFormWebhooksResponse
+ */
+export declare type DeleteFormWebhooksResponse = Message<"formsvc.webhooks.v1.DeleteFormWebhooksResponse"> & {
+  /**
+   * @generated from field: int64 deleted = 1;
+   */
+  deleted: bigint;
+};
+
+/**
+ * Describes the message formsvc.webhooks.v1.DeleteFormWebhooksResponse.
+ * Use `create(DeleteFormWebhooksResponseSchema)` to create a new message.
+ */
+export declare const DeleteFormWebhooksResponseSchema: GenMessage<DeleteFormWebhooksResponse>;
+
+/**
  * Webhooks owns each form's webhooks: url, secret, headers, enabled. Caller calls are checked
  * against the form with forms.GetForm as the caller (missing and foreign are the same NOT_FOUND).
  *
@@ -600,6 +632,17 @@ export declare const WebhooksService: GenService<{
     methodKind: "unary";
     input: typeof RotateSecretRequestSchema;
     output: typeof RotateSecretResponseSchema;
+  },
+  /**
+   * Internal (forms' PurgeForm, no caller, for a form in the Trash only): deletes every webhook of the
+   * form, so no new delivery is made for it; answers how many went (none when a call before took them).
+   *
+   * @generated from rpc formsvc.webhooks.v1.WebhooksService.DeleteFormWebhooks
+   */
+  deleteFormWebhooks: {
+    methodKind: "unary";
+    input: typeof DeleteFormWebhooksRequestSchema;
+    output: typeof DeleteFormWebhooksResponseSchema;
   },
 }>;
 

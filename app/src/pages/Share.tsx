@@ -1,0 +1,312 @@
+// A form's Share tab: its public link (at PUBLIC_URL) to copy; values for its hidden fields, which the
+// link, the embed codes and the QR code then carry; the embed codes (a frame that takes the form's height,
+// and a button that opens the form over the page, both through /embed.js); which sites may embed it
+// (settings.embedOrigins, the hosted pages' CSP frame-ancestors); and the link's QR code as SVG and PNG.
+import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from "react";
+import { get, patch } from "../api.ts";
+import { ErrorState, InlineMessage, Loading, useLoad, useNotify } from "../components/ui.tsx";
+import { copyText } from "../lib/clipboard.ts";
+import { encodeQr, qrSvg, quietZone, type QrCode } from "../lib/qr.ts";
+import type { Form } from "../types.ts";
+
+let publicUrlRequest: Promise<string> | undefined;
+
+/** The installation's public address (PUBLIC_URL), which links name; asked once while the app runs. */
+export function usePublicUrl() {
+  return useLoad(() => {
+    publicUrlRequest ??= get<{ publicUrl: string }>("/public-url").then(
+      (answer) => answer.publicUrl,
+      (err: unknown) => {
+        publicUrlRequest = undefined; // asked again next time
+        throw err;
+      },
+    );
+    return publicUrlRequest;
+  }, []);
+}
+
+/** Text safe inside a double-quoted HTML attribute or an element's text. */
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+/** The form's public link with the hidden fields' values that are filled in, in the document's order. */
+function prefilledLink(formUrl: string, names: readonly string[], values: Record<string, string>): string {
+  const query = new URLSearchParams();
+  for (const name of names) if (values[name]) query.set(name, values[name]);
+  const search = query.toString();
+  return search ? `${formUrl}?${search}` : formUrl;
+}
+
+/** The embed codes of a link: a frame sized by /embed.js, and a button opening the form in a dialog. */
+function embedCodes(link: string, publicUrl: string, formName: string): { inline: string; popup: string } {
+  const script = `<script src="${escapeHtml(`${publicUrl}/embed.js`)}" async></script>`;
+  return {
+    inline: `<iframe data-formsvc-embed src="${escapeHtml(link)}" title="${escapeHtml(formName)}" style="width:100%;height:600px;border:0" loading="lazy"></iframe>\n${script}`,
+    popup: `<button type="button" data-formsvc-popup="${escapeHtml(link)}">${escapeHtml(formName)}</button>\n${script}`,
+  };
+}
+
+/** Origins typed one a line (or separated by spaces or commas), without trailing slashes. */
+function originsOf(text: string): string[] {
+  return text
+    .split(/[\s,]+/)
+    .map((origin) => origin.trim().replace(/\/+$/, ""))
+    .filter(Boolean);
+}
+
+function CopyButton({ text, label, what }: { text: string; label: string; what: string }) {
+  const notify = useNotify();
+  const [copied, setCopied] = useState(false);
+  const timer = useRef(0);
+  useEffect(() => () => window.clearTimeout(timer.current), []);
+  const copy = async () => {
+    if (await copyText(text)) {
+      setCopied(true);
+      notify(`Copied ${what}.`);
+      window.clearTimeout(timer.current);
+      timer.current = window.setTimeout(() => setCopied(false), 2000);
+    } else {
+      notify(`Could not copy ${what}: select it and copy it yourself.`, "error");
+    }
+  };
+  return (
+    <button type="button" onClick={copy}>
+      {copied ? "Copied" : label}
+    </button>
+  );
+}
+
+/** A file name from the form's name: letters, digits and dashes. */
+function fileStem(name: string): string {
+  return (
+    name
+      .normalize("NFKD")
+      .replace(/[^\w\s-]/g, "")
+      .trim()
+      .replace(/[\s_]+/g, "-")
+      .toLowerCase()
+      .slice(0, 60) || "form"
+  );
+}
+
+function download(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  window.setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/** The code drawn on a canvas, `scale` pixels a module, as a PNG. */
+function qrPng(code: QrCode, scale = 10): Promise<Blob> {
+  const span = code.size + 2 * quietZone;
+  const canvas = document.createElement("canvas");
+  canvas.width = canvas.height = span * scale;
+  const context = canvas.getContext("2d")!;
+  context.fillStyle = "#fff";
+  context.fillRect(0, 0, canvas.width, canvas.height);
+  context.fillStyle = "#000";
+  code.modules.forEach((row, y) =>
+    row.forEach((dark, x) => {
+      if (dark) context.fillRect((x + quietZone) * scale, (y + quietZone) * scale, scale, scale);
+    }),
+  );
+  return new Promise((resolve, reject) => canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error("The PNG could not be made."))), "image/png"));
+}
+
+type Framing = "any" | "listed" | "none";
+
+function framingOf(origins: string[] | null): Framing {
+  return origins === null ? "any" : origins.length === 0 ? "none" : "listed";
+}
+
+/** Which sites may show the form in a frame: settings.embedOrigins. */
+function EmbedOrigins({ form, onSaved }: { form: Form; onSaved(form: Form): void }) {
+  const id = useId();
+  const notify = useNotify();
+  const [framing, setFraming] = useState<Framing>(framingOf(form.settings.embedOrigins));
+  const [list, setList] = useState((form.settings.embedOrigins ?? []).join("\n"));
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  const save = async (e: FormEvent) => {
+    e.preventDefault();
+    const embedOrigins = framing === "any" ? null : framing === "none" ? [] : originsOf(list);
+    if (framing === "listed" && embedOrigins!.length === 0) {
+      setError("Name at least one site, such as https://example.com.");
+      return;
+    }
+    setBusy(true);
+    setError(undefined);
+    try {
+      const saved = await patch<Form>(`/forms/${form.id}`, { settings: { embedOrigins } });
+      onSaved(saved);
+      setFraming(framingOf(saved.settings.embedOrigins));
+      setList((saved.settings.embedOrigins ?? []).join("\n"));
+      notify("Embedding settings saved.");
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="stack" onSubmit={save} aria-labelledby={`${id}-title`}>
+      <fieldset>
+        <legend id={`${id}-title`}>Sites that may embed this form</legend>
+        <label className="check">
+          <input type="radio" name={`${id}-framing`} checked={framing === "any"} onChange={() => setFraming("any")} /> Any site
+        </label>
+        <label className="check">
+          <input type="radio" name={`${id}-framing`} checked={framing === "listed"} onChange={() => setFraming("listed")} /> Only these sites
+        </label>
+        {framing === "listed" && (
+          <div className="field">
+            <label htmlFor={`${id}-origins`}>Allowed sites, one a line</label>
+            <textarea
+              id={`${id}-origins`}
+              rows={3}
+              value={list}
+              placeholder={"https://example.com\nhttps://*.example.org"}
+              aria-describedby={`${id}-origins-hint`}
+              onChange={(e) => setList(e.target.value)}
+            />
+            <p className="hint" id={`${id}-origins-hint`}>
+              Origins: scheme, host and port if not the usual one, no path (https://www.example.com, http://localhost:3000). A leading *. takes every subdomain.
+            </p>
+          </div>
+        )}
+        <label className="check">
+          <input type="radio" name={`${id}-framing`} checked={framing === "none"} onChange={() => setFraming("none")} /> No site (the link only)
+        </label>
+      </fieldset>
+      {error && <InlineMessage kind="error">{error}</InlineMessage>}
+      <div className="actions">
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? "Saving…" : "Save embedding"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function ShareTab({ form, onSaved }: { form: Form; onSaved(form: Form): void }) {
+  const id = useId();
+  const notify = useNotify();
+  const address = usePublicUrl();
+  const hiddenNames = (form.document.hiddenFields ?? []).map((field) => field.name);
+  const [values, setValues] = useState<Record<string, string>>({});
+
+  const publicUrl = address.data;
+  const link = publicUrl ? prefilledLink(`${publicUrl}/f/${form.id}`, hiddenNames, values) : "";
+  const qr = useMemo((): { code: QrCode; svg: string } | { error: string } | undefined => {
+    if (!link) return undefined;
+    try {
+      const code = encodeQr(link);
+      return { code, svg: qrSvg(code, 200) };
+    } catch (err) {
+      return { error: (err as Error).message };
+    }
+  }, [link]);
+
+  if (address.error) return <ErrorState message={address.error} onRetry={address.reload} />;
+  if (!publicUrl) return <Loading what="Loading the sharing options" />;
+  const codes = embedCodes(link, publicUrl, form.name);
+  const stem = fileStem(form.name);
+
+  return (
+    <div className="stack share">
+      {form.status === "draft" && (
+        <InlineMessage kind="info">This form is a draft: its link answers “Form not found” until you publish it.</InlineMessage>
+      )}
+      {form.status === "closed" && <InlineMessage kind="info">This form is closed: its link shows the closed message until you reopen it.</InlineMessage>}
+
+      <section className="card" aria-labelledby={`${id}-link`}>
+        <h3 id={`${id}-link`}>Link</h3>
+        <div className="row">
+          <input readOnly value={link} aria-label="Link to the form" onFocus={(e) => e.target.select()} />
+          <CopyButton text={link} label="Copy link" what="the link" />
+          <a className="button" href={link} target="_blank" rel="noreferrer">
+            Open
+          </a>
+        </div>
+        {hiddenNames.length > 0 && (
+          <fieldset className="stack" style={{ marginTop: "1rem" }}>
+            <legend>Prefill hidden fields</legend>
+            <p className="hint">Values given here are added to the link, the embed codes and the QR code; responses through them carry the values.</p>
+            <div className="grid-2">
+              {hiddenNames.map((name) => (
+                <div className="field" key={name}>
+                  <label htmlFor={`${id}-hidden-${name}`}>{name}</label>
+                  <input id={`${id}-hidden-${name}`} value={values[name] ?? ""} maxLength={500} onChange={(e) => setValues({ ...values, [name]: e.target.value })} />
+                </div>
+              ))}
+            </div>
+          </fieldset>
+        )}
+      </section>
+
+      <section className="card stack" aria-labelledby={`${id}-embed`}>
+        <h3 id={`${id}-embed`}>Embed</h3>
+        <div className="field">
+          <label htmlFor={`${id}-inline`}>In the page: the frame grows and shrinks with the form</label>
+          <textarea id={`${id}-inline`} className="mono" readOnly rows={4} value={codes.inline} onFocus={(e) => e.target.select()} />
+          <div className="actions">
+            <CopyButton text={codes.inline} label="Copy embed code" what="the embed code" />
+          </div>
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-popup`}>As a button that opens the form over the page</label>
+          <textarea id={`${id}-popup`} className="mono" readOnly rows={3} value={codes.popup} onFocus={(e) => e.target.select()} />
+          <div className="actions">
+            <CopyButton text={codes.popup} label="Copy button code" what="the button code" />
+          </div>
+        </div>
+        <p className="hint">
+          Paste either into your site's HTML. The script (<code>{publicUrl}/embed.js</code>) is the same for every form; one copy on a page serves all its embeds.
+        </p>
+        <EmbedOrigins form={form} onSaved={onSaved} />
+      </section>
+
+      <section className="card" aria-labelledby={`${id}-qr`}>
+        <h3 id={`${id}-qr`}>QR code</h3>
+        {qr && "error" in qr && <InlineMessage kind="error">{qr.error} Use fewer or shorter prefilled values.</InlineMessage>}
+        {qr && "svg" in qr && (
+          <div className="row" style={{ alignItems: "flex-start" }}>
+            <img
+              src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(qr.svg)}`}
+              width={200}
+              height={200}
+              alt={`QR code of ${link}`}
+              data-version={qr.code.version}
+            />
+            <div className="stack">
+              <p className="hint">Printed at 2 cm or more, it opens the link above on a phone.</p>
+              <div className="actions">
+                <button type="button" onClick={() => download(new Blob([qr.svg], { type: "image/svg+xml" }), `${stem}-qr.svg`)}>
+                  Download SVG
+                </button>
+                <button
+                  type="button"
+                  onClick={() =>
+                    qrPng(qr.code).then(
+                      (png) => download(png, `${stem}-qr.png`),
+                      (err: Error) => notify(err.message, "error"),
+                    )
+                  }
+                >
+                  Download PNG
+                </button>
+              </div>
+            </div>
+          </div>
+        )}
+      </section>
+    </div>
+  );
+}
