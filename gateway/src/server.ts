@@ -1,6 +1,8 @@
+import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { loadConfig, serviceNames } from "@formsvc/platform/config.ts";
 import { setMetricsService } from "@formsvc/platform/metrics.ts";
+import { isHosted, stopOnSignals } from "@formsvc/platform/service-main.ts";
 import { Health } from "@formsvc/proto/grpc/health/v1/health_pb.js";
 import { createLogger } from "@formsvc/platform/logger.ts";
 import { createServiceClient } from "@formsvc/platform/rpc.ts";
@@ -19,8 +21,9 @@ import { MemorySlidingWindow, type RateLimitStore } from "./rate-limit/sliding-w
 
 const config = loadConfig();
 const logger = createLogger("gateway", config.logLevel);
-setMetricsService("gateway");
-const tracing = await startTracing("gateway");
+// Hosted with the services in one process, the host names the process's metrics and traces.
+if (!isHosted()) setMetricsService("gateway");
+const tracing = isHosted() ? undefined : await startTracing("gateway");
 const identity = createServiceClient(IdentityService, config.services.identity);
 const secretKey = resolveSecretKey(config);
 const store: RateLimitStore = config.redisUrl ? new RedisSlidingWindow(config.redisUrl) : new MemorySlidingWindow();
@@ -64,20 +67,16 @@ server.on("error", (err) => {
   logger.fatal({ err }, "gateway server failed");
   process.exit(1);
 });
+// A host that imports this entry (ONE_PROCESS) knows the gateway is ready when the import settles.
+await once(server, "listening");
 
-let stopping = false;
-function stop(reason: string): void {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ reason }, "gateway stopping");
-  // Finish in-flight requests, then close idle keep-alive connections.
-  server.close(() =>
-    void Promise.allSettled([store.close(), tracing?.shutdown()]).finally(() => process.exit(0)),
-  );
+// Finish in-flight requests, then close idle keep-alive connections; within Kubernetes' default 30 s grace
+// period, long enough for slow requests to finish.
+stopOnSignals("gateway", logger, async () => {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
-  // Within Kubernetes' default 30 s grace period, long enough for slow requests to finish.
-  setTimeout(() => process.exit(0), 25_000).unref();
-}
-process.on("SIGINT", () => stop("SIGINT"));
-process.on("SIGTERM", () => stop("SIGTERM"));
-process.on("disconnect", () => stop("launcher gone"));
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, 25_000).unref()))]);
+  clearTimeout(timer);
+  await Promise.allSettled([store.close(), tracing?.shutdown()]);
+});

@@ -80,7 +80,7 @@ export interface RunningSystem {
   gatewayUrl: string;
   /** Where each gateway replica listens: `gateway`, `gateway#2`, ... in order. */
   gatewayUrls: string[];
-  /** The current process of each name (every service name, then "gateway"). */
+  /** The current process of each name (every service name, then "gateway"; with ONE_PROCESS only "formsvc"). */
   processes: Map<string, ChildProcess>;
   /** The port each process reported when it became ready. */
   ports: Map<string, number>;
@@ -106,9 +106,13 @@ export function baseNameOf(name: string): string {
   return name.split("#")[0];
 }
 
-/** The entry file of a process: `services/<name>/src/server.ts` or `gateway/src/server.ts`. */
+/** The one process that hosts every service and the gateway when ONE_PROCESS is on. */
+export const oneProcessName = "formsvc";
+
+/** The entry file of a process: `services/<name>/src/server.ts`, `gateway/src/server.ts` or the one process's. */
 export function entryOf(name: string, root = repoRoot): string {
   name = baseNameOf(name);
+  if (name === oneProcessName) return join(root, "packages/launcher/src/one-process.ts");
   return name === "gateway" ? join(root, "gateway/src/server.ts") : join(root, "services", name, "src/server.ts");
 }
 
@@ -153,8 +157,12 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   // Each replica's own environment: its address, and for a gateway the replicas it talks to.
   const replicaCount = (name: string) => Math.max(1, Math.floor(options.replicas?.[name] ?? 1));
   const namesOf = (name: string) => Array.from({ length: replicaCount(name) }, (_, i) => (i === 0 ? name : `${name}#${i + 1}`));
-  const serviceProcesses = serviceNames.flatMap(namesOf);
-  const gatewayProcesses = namesOf("gateway");
+  if (config.oneProcess && Object.values(options.replicas ?? {}).some((n) => (n ?? 1) > 1)) {
+    throw new Error("ONE_PROCESS runs one of each service: replicas need a process each");
+  }
+  // With ONE_PROCESS, the one process stands where the gateway does: started last and stopped first.
+  const serviceProcesses = config.oneProcess ? [] : serviceNames.flatMap(namesOf);
+  const gatewayProcesses = config.oneProcess ? [oneProcessName] : namesOf("gateway");
   const envOf = new Map<string, Record<string, string>>();
   const extra = [...serviceProcesses, ...gatewayProcesses].filter((n) => n.includes("#"));
   const extraPorts = extra.length ? await freePorts(extra.length) : [];
@@ -252,6 +260,8 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       };
       const onMessage = (message: unknown) => {
         const m = message as { ready?: string; port?: number } | null;
+        // The one process reports each service it hosts by its own name, then itself.
+        if (name === oneProcessName && m?.ready && typeof m.port === "number") ports.set(m.ready, m.port);
         if (m?.ready !== baseNameOf(name)) return;
         if (typeof m.port === "number") ports.set(name, m.port);
         settle();
@@ -392,9 +402,10 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     return spawnProcess(name);
   };
 
+  const gatewayPortOf = (g: string) => ports.get(g === oneProcessName ? "gateway" : g) ?? envOf.get(g)?.PORT ?? config.port;
   return {
     gatewayUrl: `http://127.0.0.1:${ports.get("gateway") ?? config.port}`,
-    gatewayUrls: gatewayProcesses.map((g) => `http://127.0.0.1:${ports.get(g) ?? envOf.get(g)?.PORT ?? config.port}`),
+    gatewayUrls: gatewayProcesses.map((g) => `http://127.0.0.1:${gatewayPortOf(g)}`),
     processes,
     ports,
     stop,

@@ -53,6 +53,11 @@ export interface Config {
    */
   apiKeyCache: boolean;
   /**
+   * ONE_PROCESS: the launcher runs every service and the gateway in one Node process (off by default: one
+   * process each). They still talk over their ports; what they share is one Node and one copy of each module.
+   */
+  oneProcess: boolean;
+  /**
    * OPEN_FORM_CACHE: submissions keeps the forms respondents post to in memory, dropped on every replica
    * by Postgres notices when a form changes (on by default; `off` asks forms on every submit).
    */
@@ -278,6 +283,7 @@ export function loadConfig(env: Env = process.env): Config {
     responseRatePerIp: positiveInt(env, "RESPONSE_RATE_PER_IP", defaultResponseRatePerIp),
     listenHost: value(env, "LISTEN_HOST") ?? "127.0.0.1",
     apiKeyCache: bool(env, "API_KEY_CACHE", true),
+    oneProcess: bool(env, "ONE_PROCESS", false),
     openFormCache: bool(env, "OPEN_FORM_CACHE", true),
     webhookCache: bool(env, "WEBHOOK_CACHE", true),
     membershipCache: bool(env, "MEMBERSHIP_CACHE", true),

@@ -9,8 +9,50 @@ import { startRpcServer, type RpcServer } from "./rpc.ts";
 import { startTracing } from "./tracing.ts";
 
 /**
- * Runs one service process: builds it from the configuration, reports readiness to a parent
- * launcher over IPC, and shuts down on SIGINT, SIGTERM or when the launcher goes away.
+ * A process that hosts every service (ONE_PROCESS, packages/launcher/src/one-process.ts). A hosted
+ * service hands its stop to the host, which owns the signals and stops the gateway before the services;
+ * the host also owns tracing and the metrics label, which are the process's, not a service's.
+ */
+export interface ServiceHost {
+  hosted(name: string, stop: (reason: string) => Promise<void>): void;
+}
+
+let host: ServiceHost | undefined;
+
+/** Called by the hosting process before it imports the services' entries. */
+export function hostServicesHere(serviceHost: ServiceHost): void {
+  host = serviceHost;
+}
+
+/** Whether this process hosts every service (then the host, not the service, does process-wide set-up). */
+export function isHosted(): boolean {
+  return host !== undefined;
+}
+
+/**
+ * Runs `stop` once on SIGINT, SIGTERM or when the launcher goes away (even by SIGKILL: no orphan is left
+ * behind), then exits; in a hosting process, hands it to the host instead.
+ */
+export function stopOnSignals(name: string, logger: Logger, stop: () => Promise<void>): void {
+  let stopping: Promise<void> | undefined;
+  const stopOnce = (reason: string) =>
+    (stopping ??= (async () => {
+      logger.info({ reason }, `${name} stopping`);
+      await stop();
+    })());
+  if (host) {
+    host.hosted(name, stopOnce);
+    return;
+  }
+  const exitAfter = (reason: string) => void stopOnce(reason).finally(() => process.exit(0));
+  process.on("SIGINT", () => exitAfter("SIGINT"));
+  process.on("SIGTERM", () => exitAfter("SIGTERM"));
+  process.on("disconnect", () => exitAfter("launcher gone"));
+}
+
+/**
+ * Runs one service: builds it from the configuration, reports readiness to a parent launcher over IPC,
+ * and shuts down on SIGINT, SIGTERM or when the launcher goes away.
  */
 export async function runService(
   name: ServiceName,
@@ -18,37 +60,28 @@ export async function runService(
 ): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(name, config.logLevel);
-  setMetricsService(name);
+  if (!host) setMetricsService(name);
   let tracing: Awaited<ReturnType<typeof startTracing>>;
   let started: Awaited<ReturnType<typeof start>>;
   try {
-    tracing = await startTracing(name);
+    tracing = host ? undefined : await startTracing(name);
     started = await start({ config, logger, port: servicePort(config, name) });
   } catch (err) {
     logger.fatal({ err }, `${name} failed to start`);
     process.exit(1);
   }
   const { server, close } = started;
-  const metricsPort = metricsPortOf(config, name);
-  const metricsServer = startMetricsServer(metricsPort, logger, config.listenHost);
+  // Hosted, the process has one registry: the gateway's /metrics serves it.
+  const metricsPort = host ? undefined : metricsPortOf(config, name);
+  const metricsServer = metricsPort === undefined ? undefined : startMetricsServer(metricsPort, logger, config.listenHost);
   logger.info({ port: server.port, metricsPort, tracing: tracing ? "otlp" : "off" }, `${name} listening`);
   process.send?.({ ready: name, port: server.port });
-
-  let stopping = false;
-  const stop = async (reason: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ reason }, `${name} stopping`);
+  stopOnSignals(name, logger, async () => {
     await server.close();
     await close();
-    metricsServer.close();
+    metricsServer?.close();
     await tracing?.shutdown().catch((err: unknown) => logger.warn({ err }, "exporting the last spans failed"));
-    process.exit(0);
-  };
-  process.on("SIGINT", () => void stop("SIGINT"));
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-  // The launcher is gone (even by SIGKILL): leave no orphan behind.
-  process.on("disconnect", () => void stop("launcher gone"));
+  });
 }
 
 type Routes = (router: ConnectRouter) => void;
