@@ -28,7 +28,7 @@ async function post(sys: TestSystem, formId: string, n: number) {
 }
 
 /** Open-loop: `total` submissions at `perSecond`, spread over `formIds` round robin, whatever the latency. */
-async function submitPaced(sys: TestSystem, formIds: string[], total: number, perSecond: number) {
+export async function submitPaced(sys: TestSystem, formIds: string[], total: number, perSecond: number) {
   const start = performance.now();
   const pending = new Set<Promise<void>>();
   for (let n = 0; n < total; n++) {

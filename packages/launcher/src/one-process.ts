@@ -13,7 +13,8 @@ import { entryOf, oneProcessName } from "./system.ts";
 const config = loadConfig();
 const logger = createLogger(oneProcessName, config.logLevel);
 setMetricsService(oneProcessName);
-const tracing = await startTracing(oneProcessName);
+// Traces are named formsvc-all (OTEL_SERVICE_NAME overrides), metrics labelled service="formsvc".
+const tracing = await startTracing("all");
 const stops = new Map<string, (reason: string) => Promise<void>>();
 hostServicesHere({ hosted: (name, stop) => void stops.set(name, stop) });
 
