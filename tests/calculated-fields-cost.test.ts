@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Client } from "@connectrpc/connect";
+import { manyOptions, slowExpression } from "@formsvc/form-document/testing/slow-calculated-field";
 import { freePort } from "@formsvc/launcher/ports.ts";
 import { asCaller } from "@formsvc/platform/caller.ts";
 import { createServiceClient } from "@formsvc/platform/rpc.ts";
@@ -11,7 +12,7 @@ import { createUserWithKey, startTestSystem, type TestSystem } from "./support/s
 // form is saved, and what passes but still runs long (a comprehension inside another over a long list
 // answer) is cut off by the submissions worker pool's deadline, storing null.
 // The deadline leaves B's trivial evaluations room on a starved 2-core machine (one took over 100 ms
-// there) while still cutting A's, which runs about a second.
+// there) while still cutting A's, which runs over a second.
 let sys: TestSystem;
 let metricsPort: number;
 let ada: Awaited<ReturnType<typeof createUserWithKey>>;
@@ -26,13 +27,12 @@ before(async () => {
 });
 after(() => sys?.stop());
 
-const options = Array.from({ length: 500 }, (_, i) => ({ id: `o${i}`, text: `Option ${i}` }));
-const allTicked = options.map((o) => o.id);
+const allTicked = manyOptions.map((o) => o.id);
 
-/** Form A: passes the save check, but over 500 ticked options runs for about a second. */
+/** Form A: passes the save check, but over every option ticked runs for over a second. */
 const slowDocument = {
-  blocks: [{ id: "tags", key: "tags", type: "CHECKBOXES", question: "Pick any", options }],
-  calculatedFields: [{ name: "slow", type: "NUMBER", expression: "size(tags.map(x, tags.map(y, x + y))) > 0 ? 1.0 : 0.0" }],
+  blocks: [{ id: "tags", key: "tags", type: "CHECKBOXES", question: "Pick any", options: manyOptions }],
+  calculatedFields: [{ name: "slow", type: "NUMBER", expression: slowExpression }],
 };
 /** Form B: an ordinary form with an ordinary calculated field. */
 const normalDocument = {
