@@ -81,8 +81,8 @@ export async function makeHookedForm(sys: TestSystem, ada: Awaited<ReturnType<ty
 }
 
 /** A user's published form with a webhook to `receiver`, warmed by 50 deliveries (connections, topic) then cleared. */
-export async function warmHookedForm(sys: TestSystem, receiver: { url: string; received: Received[] }): Promise<string> {
-  const ada = await createUserWithKey(sys, "bench@example.com");
+export async function warmHookedForm(sys: TestSystem, receiver: { url: string; received: Received[] }, email = "bench@example.com"): Promise<string> {
+  const ada = await createUserWithKey(sys, email);
   const formId = await makeHookedForm(sys, ada, receiver.url);
   await submitBurst(sys, [formId], 50, 8);
   await eventually(async () => receiver.received.length, (n) => n >= 50, 120_000, 100);

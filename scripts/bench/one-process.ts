@@ -37,7 +37,7 @@ export async function oneProcess(opts: { rounds?: number; seconds?: number } = {
       const { system } = await loadIngest(sys, 50, seconds);
       const peakRss = sum(sampler.stop());
 
-      const formId = await warmHookedForm(sys, receiver);
+      const formId = await warmHookedForm(sys, receiver, "hooks@example.com");
       await submitPaced(sys, [formId], 1000, 500);
       await eventually(async () => receiver.received.length, (n) => n >= 1000, 300_000, 100);
       const lag500 = lagStats(receiver.received);

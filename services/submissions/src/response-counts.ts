@@ -16,7 +16,7 @@ import type { MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import type { CompletionNotifier } from "./outbox/completion-notifier.ts";
-import { outboxPauses } from "./outbox/outbox-pauses.ts";
+import { followOutbox, outboxPauses } from "./outbox/outbox-pauses.ts";
 
 function schemaOf(orm: MikroORM): string {
   return `"${orm.config.get("schema") ?? "public"}"`;
@@ -146,8 +146,6 @@ export function startResponseCountPusher(options: ResponseCountPusherOptions): R
   const pollMs = options.pollMs ?? 5_000;
   const spacingMs = options.spacingMs ?? 50;
   const pauses = outboxPauses(options.changes);
-  const minBackoff = 100;
-  const maxBackoff = 5_000;
   const stopping = new AbortController();
 
   async function pass(): Promise<void> {
@@ -155,25 +153,18 @@ export function startResponseCountPusher(options: ResponseCountPusherOptions): R
     await pushResponseCounts(orm, forms, { batchSize: options.batchSize, timeoutMs: options.timeoutMs, signal: stopping.signal });
   }
 
-  const loop = (async () => {
-    let backoff = minBackoff;
-    while (pauses.running) {
+  const loop = followOutbox(
+    pauses,
+    { minMs: 100, maxMs: 5_000 },
+    async () => {
       const startedAt = Date.now();
-      pauses.beginPass();
-      try {
-        await pass();
-        backoff = minBackoff;
-        const spacing = spacingMs - (Date.now() - startedAt);
-        if (spacing > 0) await pauses.sleep(spacing, false);
-        await pauses.sleep(pollMs, true);
-      } catch (err) {
-        if (!pauses.running) break;
-        logger?.warn({ error: err instanceof Error ? err.message : String(err), retryInMs: backoff }, "response counts not pushed: retrying");
-        await pauses.sleep(backoff, false);
-        backoff = Math.min(backoff * 2, maxBackoff);
-      }
-    }
-  })();
+      await pass();
+      const spacing = spacingMs - (Date.now() - startedAt);
+      if (spacing > 0) await pauses.sleep(spacing, false);
+      await pauses.sleep(pollMs, true);
+    },
+    (err, { retryInMs }) => logger?.warn({ error: err instanceof Error ? err.message : String(err), retryInMs }, "response counts not pushed: retrying"),
+  );
 
   return {
     flush: pass,

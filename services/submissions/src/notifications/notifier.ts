@@ -13,7 +13,7 @@ import type { ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
 import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { Role, type IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 import type { CompletionNotifier } from "../outbox/completion-notifier.ts";
-import { outboxPauses } from "../outbox/outbox-pauses.ts";
+import { followOutbox, outboxPauses } from "../outbox/outbox-pauses.ts";
 import { notificationMail, receiptAddress, receiptMail } from "./mails.ts";
 
 /** Outbox rows read per pass. */
@@ -170,23 +170,17 @@ export function startResponseNotifier(options: ResponseNotifierOptions): Respons
 
   const pauses = outboxPauses(options.completions);
 
-  const loop = (async () => {
-    let backoff = minBackoff;
-    while (pauses.running) {
-      pauses.beginPass();
-      try {
-        const count = await pass();
-        backoff = minBackoff;
-        // A full batch: more is waiting. Otherwise wait for a completion (or another replica's, by polling).
-        if (count === heldBack) await pauses.sleep(heldBackRetryMs, true);
-        else if (count < batchSize) await pauses.sleep(pollMs, true);
-      } catch (err) {
-        logger.warn({ error: err instanceof Error ? err.message : String(err), retryInMs: backoff }, "response notifications failed: retrying");
-        await pauses.sleep(backoff, false);
-        backoff = Math.min(backoff * 2, 10_000);
-      }
-    }
-  })();
+  const loop = followOutbox(
+    pauses,
+    { minMs: minBackoff, maxMs: 10_000 },
+    async () => {
+      const count = await pass();
+      // A full batch: more is waiting. Otherwise wait for a completion (or another replica's, by polling).
+      if (count === heldBack) await pauses.sleep(heldBackRetryMs, true);
+      else if (count < batchSize) await pauses.sleep(pollMs, true);
+    },
+    (err, { retryInMs }) => logger.warn({ error: err instanceof Error ? err.message : String(err), retryInMs }, "response notifications failed: retrying"),
+  );
 
   return {
     async stop() {

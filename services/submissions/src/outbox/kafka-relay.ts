@@ -15,7 +15,7 @@ import { logKafkaEvents, responsesTopic } from "@formsvc/platform/kafka.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { contextOf, injectTraceContext, markFailed, SpanKind, startSpan, type Context, type Span } from "@formsvc/platform/tracing.ts";
 import type { CompletionNotifier } from "./completion-notifier.ts";
-import { outboxPauses } from "./outbox-pauses.ts";
+import { followOutbox, outboxPauses } from "./outbox-pauses.ts";
 import { OutboxEntity, type Outbox } from "../entities/index.ts";
 
 export { responsesTopic };
@@ -209,34 +209,26 @@ export function startKafkaRelay(options: KafkaRelayOptions): KafkaRelay {
   let summaryAt = performance.now();
   let summaryFrom = 0;
 
-  const loop = (async () => {
-    let failures = 0;
-    let failingSince = 0;
-    while (pauses.running) {
-      try {
-        pauses.beginPass();
-        const count = await relayBatch();
-        if (failures > 0) {
-          logger.info({ failures, downForMs: Math.round(performance.now() - failingSince) }, "outbox relay recovered");
-          failures = 0;
-        }
-        if (performance.now() - summaryAt >= summaryEveryMs) {
-          if (published > summaryFrom) logger.info({ published: published - summaryFrom, total: published }, "outbox rows published to Kafka");
-          summaryAt = performance.now();
-          summaryFrom = published;
-        }
-        if (count < batchSize) await pauses.sleep(pollMs, true);
-      } catch (err) {
-        await dropProducer();
-        if (!pauses.running) break;
-        if (failures === 0) failingSince = performance.now();
-        failures++;
-        const retryInMs = Math.min(minBackoff * 2 ** Math.min(failures - 1, 30), maxBackoff);
-        logger.warn({ err, failures, retryInMs }, "publishing outbox rows failed: they stay unpublished, trying again");
-        await pauses.sleep(retryInMs, false);
+  let failingSince = 0;
+  const loop = followOutbox(
+    pauses,
+    { minMs: minBackoff, maxMs: maxBackoff },
+    async (failures) => {
+      const count = await relayBatch();
+      if (failures > 0) logger.info({ failures, downForMs: Math.round(performance.now() - failingSince) }, "outbox relay recovered");
+      if (performance.now() - summaryAt >= summaryEveryMs) {
+        if (published > summaryFrom) logger.info({ published: published - summaryFrom, total: published }, "outbox rows published to Kafka");
+        summaryAt = performance.now();
+        summaryFrom = published;
       }
-    }
-  })();
+      if (count < batchSize) await pauses.sleep(pollMs, true);
+    },
+    async (err, { failures, retryInMs }) => {
+      await dropProducer();
+      if (failures === 1) failingSince = performance.now();
+      logger.warn({ err, failures, retryInMs }, "publishing outbox rows failed: they stay unpublished, trying again");
+    },
+  );
 
   logger.info({ topic, brokers: options.brokers, batchSize, pollMs }, "outbox relay started");
 

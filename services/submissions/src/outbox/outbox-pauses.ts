@@ -1,6 +1,6 @@
-// The pauses of a loop that follows the outbox (the Kafka relay, the notifier): between passes it waits
-// for work, and a completion of this process ends that wait at once; after a failure it backs off, and
-// only stop() ends that.
+// The loop that follows the outbox (the Kafka relay, the notifier, the response count pusher) and its
+// pauses: between passes it waits for work, and a completion of this process ends that wait at once;
+// after a failure it backs off, and only stop() ends that.
 import type { CompletionNotifier } from "./completion-notifier.ts";
 
 export interface OutboxPauses {
@@ -47,4 +47,32 @@ export function outboxPauses(completions: CompletionNotifier | undefined): Outbo
       pause?.end();
     },
   };
+}
+
+/**
+ * The loop of an outbox follower: `turn` over and over (it pauses for work itself) until stopped. After a
+ * failure, `failed` hears of it (to log it, or to reset a client) and the loop pauses `retryInMs`, which
+ * doubles from `minMs` with each failure in a row up to `maxMs`; a turn that succeeds starts it over.
+ * `turn` is told how many turns had failed in a row before it (to log a recovery).
+ */
+export async function followOutbox(
+  pauses: OutboxPauses,
+  backoff: { minMs: number; maxMs: number },
+  turn: (failuresBefore: number) => Promise<void>,
+  failed: (err: unknown, retry: { failures: number; retryInMs: number }) => void | Promise<void>,
+): Promise<void> {
+  let failures = 0;
+  while (pauses.running) {
+    pauses.beginPass();
+    try {
+      await turn(failures);
+      failures = 0;
+    } catch (err) {
+      if (!pauses.running) break;
+      failures++;
+      const retryInMs = Math.min(backoff.minMs * 2 ** Math.min(failures - 1, 30), backoff.maxMs);
+      await failed(err, { failures, retryInMs });
+      await pauses.sleep(retryInMs, false);
+    }
+  }
 }
