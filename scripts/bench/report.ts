@@ -2,7 +2,7 @@
 // performance changes: before-pipeline.json and ab-pipeline.json (ingest and delivery), before-api-read.json,
 // after-api-read.json and ab-identity.json (the API read), ab-held-copies.json (the open-form and webhook
 // caches), ab-origin-concurrency.json (delivery's per-origin slots),
-// ab-rpc-protocol.json (Connect against gRPC between the services), and notes.md.
+// ab-rpc-protocol.json (Connect against gRPC between the services), ab-one-process.json (ONE_PROCESS), and notes.md.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -222,6 +222,41 @@ ${row("CPU ms per ingested response", "ingestCpuMs", 2)}
 ${row("API read req/s, 64 conns", "readPerSecond")}
 ${row("API read p99 ms", "readP99")}
 ${row("CPU ms per API read", "readCpuMs", 2)}
+
+`;
+  }
+  const single = json(join(dir, "ab-one-process.json"));
+  if (single) {
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const pick = (x: any, key: string) => key.split(".").reduce((v, k) => v?.[k], x) as number;
+    const side = (runs: any[], key: string, digits: number) => `${mean(runs.map((x) => pick(x, key))).toFixed(digits)} (${runs.map((x) => Number(pick(x, key)).toFixed(digits)).join(", ")})`;
+    const f = single.figures;
+    const row = (label: string, key: string, digits = 0) =>
+      `| ${label} | ${side(f.off, key, digits)} | ${side(f.on, key, digits)} | ${r(mean(f.on.map((x: any) => pick(x, key))) / mean(f.off.map((x: any) => pick(x, key))))} |`;
+    md += `## One process: every service and the gateway in one Node (\`ONE_PROCESS\`, \`benchmarks/ab-one-process.json\`)
+
+The same system as six processes (\`ONE_PROCESS=off\`, the default) and as one (\`on\`), in rounds of off then on,
+each on a fresh system (\`node scripts/bench/one-process.ts\`, at ${single.commit}, ${single.date}): idle memory summed over the
+processes after 8 s, ingest at 50 connections for ${single.seconds} s, then on the same system 1,000 responses at 500/s to a
+webhook and a burst of 1,000 at 32 connections. Mean (each round).
+
+| | six processes | one process | one / six |
+|---|---|---|---|
+${row("idle RSS, MiB", "idleRssMiB")}
+${row("idle PSS, MiB", "idlePssMiB")}
+${row("peak RSS under ingest, MiB", "peakRssUnderIngestMiB")}
+${row("ingest req/s", "ingestPerSecond")}
+${row("ingest p99 ms", "ingestP99ms")}
+${row("CPU ms per ingested response, all processes", "cpuMsPerResponse", 2)}
+${row("delivery lag p50 at 500/s, ms", "lagAt500PerSecond.p50ms")}
+${row("delivery lag p99 at 500/s, ms", "lagAt500PerSecond.p99ms")}
+${row("burst: deliveries/s (from its first request)", "deliveriesPerSecond")}
+${row("burst: CPU ms per delivery, all processes", "cpuMsPerDelivery", 2)}
+
+The services still call each other over loopback HTTP/2; what they share is one Node binary (its ~58 MiB of
+file-backed pages counted once, not six times), one copy of each module and one heap. In-process calls without
+the socket (connect's router transport) were left out: they would run the callee inside the caller's async
+context, where MikroORM's transaction context (AsyncLocalStorage) would hand one service's transaction to another.
 
 `;
   }
