@@ -1,16 +1,22 @@
-// `node scripts/bench-ab.ts <before-commit> [--rounds N] [--out name] [scenario...]`: an interleaved A/B of
-// a performance change. Each round runs the scenarios once with services/ as of <before-commit> and once
-// as committed now (the bench code is the current one both times), so a machine that speeds up or slows
-// down during the runs moves both sides alike. Writes benchmarks/<name>.json (ab-latest by default).
-// Scenarios: ingest delivery-embedded delivery-kafka (ingest and delivery-embedded when none is named).
+// `node scripts/bench-ab.ts <before-commit> [--whole-tree] [--rounds N] [--out name] [scenario...]`: an
+// interleaved A/B of a performance change. Each round runs the scenarios once with services/ as of
+// <before-commit> and once as committed now (the bench code is the current one both times), so a machine that
+// speeds up or slows down during the runs moves both sides alike. With --whole-tree the before side runs the
+// whole tree of <before-commit> (packages/ and gateway/ too), from a git worktree in the temp directory with its
+// own node_modules. Writes benchmarks/<name>.json (ab-latest by default).
+// Scenarios: api-read ingest delivery-embedded delivery-kafka (ingest and delivery-embedded when none is named).
 import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot } from "@formsvc/launcher/system.ts";
+import { systemRootVariable } from "../tests/support/system.ts";
+import { apiRead } from "./bench/api-read.ts";
 import { delivery } from "./bench/delivery.ts";
 import { ingest } from "./bench/ingest.ts";
 
 const scenarios: Record<string, () => Promise<any>> = {
+  "api-read": () => apiRead(),
   ingest: () => ingest(),
   "delivery-embedded": () => delivery("embedded"),
   "delivery-kafka": () => delivery("kafka"),
@@ -21,6 +27,7 @@ const option = (name: string, fallback: string) => {
   const at = args.indexOf(name);
   return at >= 0 ? args.splice(at, 2)[1] : fallback;
 };
+const wholeTree = args.includes("--whole-tree") ? (args.splice(args.indexOf("--whole-tree"), 1), true) : false;
 const rounds = Number(option("--rounds", "2"));
 const out = option("--out", "ab-latest");
 const [before, ...named] = args;
@@ -29,16 +36,33 @@ const chosen = named.length > 0 ? named : ["ingest", "delivery-embedded"];
 for (const name of chosen) if (!scenarios[name]) throw new Error(`unknown scenario ${name}; known: ${Object.keys(scenarios).join(" ")}`);
 
 const git = (...a: string[]) => execFileSync("git", a, { cwd: repoRoot, encoding: "utf8" }).trim();
-if (git("status", "--porcelain", "--", "services")) throw new Error("services/ has uncommitted changes: commit them first");
+if (!wholeTree && git("status", "--porcelain", "--", "services")) throw new Error("services/ has uncommitted changes: commit them first");
 const after = git("rev-parse", "--short", "HEAD");
 const beforeCommit = git("rev-parse", "--short", before);
 
+/** The before side's tree, checked out once with its own dependencies (--whole-tree). */
+function beforeTree(): string {
+  // Outside the repository, so that nothing that walks it (tsc, dpdm, duplicates) meets a second tree.
+  const dir = join(tmpdir(), `formsvc-ab-tree-${beforeCommit}`);
+  if (!existsSync(join(dir, "node_modules"))) {
+    if (!existsSync(dir)) git("worktree", "add", "--detach", dir, beforeCommit);
+    execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: dir, stdio: "inherit" });
+  }
+  return dir;
+}
+const beforeRoot = wholeTree ? beforeTree() : undefined;
+
 /** The figures worth comparing: throughput, latency or lag, and CPU per unit of work. */
 function summary(name: string, r: any) {
+  if (name === "api-read") {
+    const idleRssMiB = Math.round(Object.values<number>(r.rss.idle).reduce((a, b) => a + b, 0));
+    return { requestsPerSecond: r.system.requestsPerSecond, p99ms: r.system.p99ms, directPostgresPerSecond: r.directPostgres.requestsPerSecond, ratio: r.ratioToDirectPostgres, cpuMsPerRequest: r.system.cpuMsPerRequest, idleRssMiB };
+  }
   if (name === "ingest") return { requestsPerSecond: r.system.requestsPerSecond, p99ms: r.system.p99ms, rawInsertPerSecond: r.rawInsert.requestsPerSecond, ratio: r.ratio, cpuMsPerRequest: r.system.cpuMsPerRequest };
   return {
     deliveriesPerSecond: r.throughput.deliveriesPerSecond,
     lag100: r.lag["100/s"],
+    lag500: r.lag["500/s"],
     rawUndiciPerSecond: r.rawUndici.deliveriesPerSecond,
     ratio: r.throughputRatio,
     cpuMsPerDelivery: r.throughput.cpuMsPerDelivery,
@@ -49,7 +73,10 @@ const runs: { run: string; side: "before" | "after"; scenario: string; figures: 
 try {
   for (let round = 1; round <= rounds; round++) {
     for (const side of ["before", "after"] as const) {
-      git("checkout", side === "before" ? beforeCommit : "HEAD", "--", "services");
+      if (beforeRoot) {
+        if (side === "before") process.env[systemRootVariable] = beforeRoot;
+        else delete process.env[systemRootVariable];
+      } else git("checkout", side === "before" ? beforeCommit : "HEAD", "--", "services");
       for (const name of chosen) {
         console.error(`ab: round ${round}, ${side}, ${name} ...`);
         runs.push({ run: `${side}${round}`, side, scenario: name, figures: summary(name, await scenarios[name]()) });
@@ -57,10 +84,12 @@ try {
     }
   }
 } finally {
-  git("checkout", "HEAD", "--", "services");
-  git("reset", "-q", "--", "services");
+  if (!beforeRoot) {
+    git("checkout", "HEAD", "--", "services");
+    git("reset", "-q", "--", "services");
+  }
 }
-const report = { before: beforeCommit, after, date: new Date().toISOString(), rounds, runs };
+const report = { before: beforeCommit, after, wholeTree, date: new Date().toISOString(), rounds, runs };
 writeFileSync(join(repoRoot, "benchmarks", `${out}.json`), JSON.stringify(report, null, 2) + "\n");
 console.log(JSON.stringify(report, null, 2));
 process.exit(0);

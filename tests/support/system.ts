@@ -23,6 +23,9 @@ export interface TestSystem {
  * The whole system as `npm start` runs it, on free ports, over a fresh database on the machine's
  * real Postgres; dropped again by `stop()`.
  */
+/** The tree whose services and gateway the system runs, when not this one (scripts/bench-ab.ts --whole-tree). */
+export const systemRootVariable = "FORMSVC_SYSTEM_ROOT";
+
 export async function startTestSystem(
   name: string,
   env: Record<string, string> = {},
@@ -48,7 +51,12 @@ export async function startTestSystem(
     KAFKA_BROKERS: "",
     ...env,
   };
-  const system = await startSystem({ env: fullEnv, logDir: join(repoRoot, "test-output", database.name), replicas: options.replicas });
+  const system = await startSystem({
+    env: fullEnv,
+    logDir: join(repoRoot, "test-output", database.name),
+    replicas: options.replicas,
+    root: process.env[systemRootVariable] || undefined,
+  });
   return {
     url: system.gatewayUrl,
     system,
