@@ -104,6 +104,11 @@ export function openApiResponseValidator(openApiDocument: object, apiPrefix = "/
 
 /** The document a running system serves, fetched once per address. */
 const served = new Map<string, Promise<ResponseValidator>>();
+/** The system at `baseUrl` stopped: the next one there may serve another document (bench-ab's older tree). */
+export function forgetServedValidator(baseUrl: string): void {
+  served.delete(baseUrl);
+}
+
 export function servedResponseValidator(baseUrl: string): Promise<ResponseValidator> {
   let validator = served.get(baseUrl);
   if (!validator) {

@@ -5,7 +5,7 @@ import { promisify } from "node:util";
 import { freeSystemPorts } from "@formsvc/launcher/ports.ts";
 import { repoRoot, startSystem, type RunningSystem } from "@formsvc/launcher/system.ts";
 import { createTestDatabase } from "@formsvc/platform/testing/database.ts";
-import { servedResponseValidator } from "./openapi-validator.ts";
+import { forgetServedValidator, servedResponseValidator } from "./openapi-validator.ts";
 
 export const testRedisUrl = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -75,6 +75,7 @@ export async function startTestSystem(
     },
     stop: async () => {
       await system.stop();
+      forgetServedValidator(system.gatewayUrl);
       await database.drop();
     },
   };
