@@ -591,6 +591,16 @@ describe("SaveResponse: open forms held while forms' change notices are listened
     assert.equal((await submission(form.id, onTwo.responseId)).version, 2);
   });
 
+  it("asks again before refusing at a held form's response limit: one raised or cleared is taken at once", async () => {
+    const { save } = withOpenForms();
+    const form = addForm({ settings: { responseLimit: 1 } });
+    assert.equal((await save(form.id, { answers: { q_name: "first" }, completed: true })).completed, true);
+    await rejectsWith(save(form.id, { answers: { q_name: "second" }, completed: true }), Code.FailedPrecondition, "this form is closed");
+    // Cleared in forms before its notice came: the held copy still says 1.
+    form.settings = {};
+    assert.equal((await save(form.id, { answers: { q_name: "second" }, completed: true })).completed, true);
+  });
+
   it("holds nothing while the notice connection is lost", async () => {
     const { openForms, save } = withOpenForms();
     const form = addForm();

@@ -483,6 +483,8 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
    * Holds the form's response limit for the rest of the transaction: completions of a limited form take
    * a transaction-scoped advisory lock on it, one at a time, and count its completed responses after the
    * one before them committed; at the limit the form answers as closed. Exact however many complete at once.
+   * A limit read from a held form may be older than the form (raised or cleared, its notice still on the
+   * way): at the limit, forms is asked again before refusing, as `openForm` does for a closed form.
    */
   async function holdResponseLimit(em: EntityManager, formId: string, limit: number): Promise<void> {
     const connection = em.getConnection();
@@ -494,7 +496,13 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       "all",
       transaction,
     );
-    if (row.completed >= limit) throw formClosed();
+    if (row.completed < limit) return;
+    if (!deps.openForms) throw formClosed();
+    const { form } = await publicForm(formId, true);
+    const refusal = refusalOf(form);
+    if (refusal) throw refusal;
+    const current = resolveSettings(form.settings).responseLimit;
+    if (current !== null && row.completed >= current) throw formClosed();
   }
 
   /** After a completion committed (its count change with it): wake the relay or stream, and the count pusher. */
