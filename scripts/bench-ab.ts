@@ -31,7 +31,7 @@ const wholeTree = args.includes("--whole-tree") ? (args.splice(args.indexOf("--w
 const rounds = Number(option("--rounds", "2"));
 const out = option("--out", "ab-latest");
 const [before, ...named] = args;
-if (!before) throw new Error("usage: node scripts/bench-ab.ts <before-commit> [--rounds N] [--out name] [scenario...]");
+if (!before) throw new Error("usage: node scripts/bench-ab.ts <before-commit> [--whole-tree] [--rounds N] [--out name] [scenario...]");
 const chosen = named.length > 0 ? named : ["ingest", "delivery-embedded"];
 for (const name of chosen) if (!scenarios[name]) throw new Error(`unknown scenario ${name}; known: ${Object.keys(scenarios).join(" ")}`);
 

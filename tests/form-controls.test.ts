@@ -132,7 +132,9 @@ describe("the Closing and spam card in Chromium", () => {
     assert.doesNotMatch(await (await fetch(`${sys.url}/f/${formId}`)).text(), /name="_website"/, "no honeypot field once it is off");
     assert.equal((await respond(formId, { answers: { name: "First" }, completed: true })).status, 200);
     assert.equal((await respond(formId, { answers: { name: "Second" }, completed: true })).status, 409, "the limit of 1 is reached");
-    assert.match(await (await fetch(`${sys.url}/f/${formId}`)).text(), /All places are taken\./);
+    // The page reads the form's responseCount, which follows the stored responses within moments.
+    const closedPage = await eventually(async () => (await fetch(`${sys.url}/f/${formId}`)).text(), (text) => /All places are taken\./.test(text), 15_000, 50);
+    assert.match(closedPage, /All places are taken\./);
 
     await page.reload();
     assert.equal(await card.getByLabel("Close the form at").inputValue(), "2030-01-01T09:30");

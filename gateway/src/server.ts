@@ -1,12 +1,10 @@
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { loadConfig, serviceNames } from "@formsvc/platform/config.ts";
-import { setMetricsService } from "@formsvc/platform/metrics.ts";
-import { isHosted, stopOnSignals } from "@formsvc/platform/service-main.ts";
+import { startProcessTelemetry, stopOnSignals } from "@formsvc/platform/service-main.ts";
 import { Health } from "@formsvc/proto/grpc/health/v1/health_pb.js";
 import { createLogger } from "@formsvc/platform/logger.ts";
 import { createServiceClient } from "@formsvc/platform/rpc.ts";
-import { startTracing } from "@formsvc/platform/tracing.ts";
 import { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
@@ -21,9 +19,7 @@ import { MemorySlidingWindow, type RateLimitStore } from "./rate-limit/sliding-w
 
 const config = loadConfig();
 const logger = createLogger("gateway", config.logLevel);
-// Hosted with the services in one process, the host names the process's metrics and traces.
-if (!isHosted()) setMetricsService("gateway");
-const tracing = isHosted() ? undefined : await startTracing("gateway");
+const tracing = await startProcessTelemetry("gateway");
 const identity = createServiceClient(IdentityService, config.services.identity);
 const secretKey = resolveSecretKey(config);
 const store: RateLimitStore = config.redisUrl ? new RedisSlidingWindow(config.redisUrl) : new MemorySlidingWindow();

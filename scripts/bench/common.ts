@@ -15,15 +15,38 @@ export interface LoadResult {
   total: number;
 }
 
-/** Resident set size of a process in MiB, from /proc/<pid>/status VmRSS; 0 when it is gone. */
-export function rssMiB(pid: number | undefined): number {
-  if (!pid) return 0;
+/**
+ * A process's memory in MiB, from /proc: resident (VmRSS) and its anonymous and file-backed parts
+ * (/status), and its proportional share (Pss, /smaps_rollup: shared pages divided among their users).
+ * Zeros for a process that is gone.
+ */
+export function procMemory(pid: number | undefined): { rss: number; anon: number; file: number; pss: number } {
+  const none = { rss: 0, anon: 0, file: 0, pss: 0 };
+  if (!pid) return none;
   try {
-    const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return m ? Math.round((Number(m[1]) / 1024) * 10) / 10 : 0;
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+    const mib = (name: string, text: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(text)?.[1] ?? 0) / 1024;
+    return { rss: mib("VmRSS", status), anon: mib("RssAnon", status), file: mib("RssFile", status), pss: mib("Pss", rollup) };
   } catch {
-    return 0;
+    return none;
   }
+}
+
+/** Resident set size of a process in MiB (to 0.1); 0 when it is gone. */
+export function rssMiB(pid: number | undefined): number {
+  return Math.round(procMemory(pid).rss * 10) / 10;
+}
+
+/** RSS and PSS (MiB) summed over a system's processes, rounded once, at the sum. */
+export function memoryOf(sys: TestSystem): { rss: number; pss: number } {
+  const parts = [...sys.system.processes.values()].map((child) => procMemory(child.pid));
+  return { rss: Math.round(parts.reduce((a, p) => a + p.rss, 0)), pss: Math.round(parts.reduce((a, p) => a + p.pss, 0)) };
+}
+
+/** A per-process figure (CPU ms from cpuMeter, MiB from sampleRss) summed over every process, to 0.01. */
+export function summed(perProcess: Record<string, number>): number {
+  return Math.round(Object.values(perProcess).reduce((a, b) => a + b, 0) * 100) / 100;
 }
 
 /** CPU time (user + system) a process has used so far, in ms, from /proc/<pid>/stat. */

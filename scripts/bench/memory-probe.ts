@@ -1,14 +1,6 @@
 // Probe (not part of npm run bench): each process's memory when idle, as RSS and its parts.
-import { readFileSync } from "node:fs";
 import { startTestSystem } from "../../tests/support/system.ts";
-import { sleep } from "./common.ts";
-
-function parts(pid: number) {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (name: string, text = status) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(text)?.[1] ?? 0) / 1024;
-  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
-  return { rss: kb("VmRSS"), anon: kb("RssAnon"), file: kb("RssFile"), pss: kb("Pss", rollup) };
-}
+import { procMemory, sleep } from "./common.ts";
 
 const sys = await startTestSystem("memory_probe", {});
 try {
@@ -16,7 +8,7 @@ try {
   const rows: Record<string, Record<string, number>> = {};
   const total = { rss: 0, anon: 0, file: 0, pss: 0 };
   for (const [name, child] of sys.system.processes) {
-    const p = parts(child.pid!);
+    const p = procMemory(child.pid);
     rows[name] = Object.fromEntries(Object.entries(p).map(([k, v]) => [k, Math.round(v)]));
     for (const k of Object.keys(total) as (keyof typeof total)[]) total[k] += p[k];
   }

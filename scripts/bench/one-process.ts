@@ -2,27 +2,12 @@
 // idle memory (RSS and PSS summed over its processes), ingest (50 connections: req/s, CPU per response, peak
 // RSS), delivery lag at 500 responses a second and a delivered burst (deliveries/s, CPU per delivery).
 // `node scripts/bench/one-process.ts [--rounds N] [--seconds S]`.
-import { readFileSync } from "node:fs";
 import { eventually, startReceiver } from "../../tests/support/receiver.ts";
-import { startTestSystem, type TestSystem } from "../../tests/support/system.ts";
-import { cpuMeter, sampleRss, sleep } from "./common.ts";
+import { startTestSystem } from "../../tests/support/system.ts";
+import { cpuMeter, memoryOf, sampleRss, sleep, summed } from "./common.ts";
 import { lagStats, submitBurst, submitPaced, warmHookedForm } from "./delivery.ts";
 import { loadIngest } from "./ingest.ts";
 import { numberArg, switchAB } from "./switch-ab.ts";
-
-/** RSS and PSS (MiB) summed over a system's processes: PSS counts the pages they share once. */
-function memoryOf(sys: TestSystem) {
-  let rss = 0;
-  let pss = 0;
-  for (const child of sys.system.processes.values()) {
-    const kb = (name: string, text: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(text)?.[1] ?? 0) / 1024;
-    rss += kb("VmRSS", readFileSync(`/proc/${child.pid}/status`, "utf8"));
-    pss += kb("Pss", readFileSync(`/proc/${child.pid}/smaps_rollup`, "utf8"));
-  }
-  return { rss: Math.round(rss), pss: Math.round(pss) };
-}
-
-const sum = (perProcess: Record<string, number>) => Math.round(Object.values(perProcess).reduce((a, b) => a + b, 0) * 100) / 100;
 
 export async function oneProcess(opts: { rounds?: number; seconds?: number } = {}) {
   const seconds = opts.seconds ?? 8;
@@ -35,7 +20,7 @@ export async function oneProcess(opts: { rounds?: number; seconds?: number } = {
       const idle = memoryOf(sys);
       const sampler = sampleRss(sys);
       const { system } = await loadIngest(sys, 50, seconds);
-      const peakRss = sum(sampler.stop());
+      const peakRss = summed(sampler.stop());
 
       const formId = await warmHookedForm(sys, receiver, "hooks@example.com");
       await submitPaced(sys, [formId], 1000, 500);
@@ -53,11 +38,11 @@ export async function oneProcess(opts: { rounds?: number; seconds?: number } = {
         idlePssMiB: idle.pss,
         ingestPerSecond: system.requestsPerSecond,
         ingestP99ms: system.p99ms,
-        cpuMsPerResponse: sum(system.cpuMsPerRequest),
+        cpuMsPerResponse: summed(system.cpuMsPerRequest),
         peakRssUnderIngestMiB: peakRss,
         lagAt500PerSecond: { p50ms: lag500.p50LagMs, p99ms: lag500.p99LagMs },
         deliveriesPerSecond: burst.deliveriesPerSecond,
-        cpuMsPerDelivery: sum(cpu.perUnit(1000)),
+        cpuMsPerDelivery: summed(cpu.perUnit(1000)),
       });
       return idle.rss;
     } finally {

@@ -4,12 +4,11 @@
 // request of every process. `node scripts/bench/rpc-protocol.ts [--rounds N] [--seconds S]`.
 import { startTestSystem } from "../../tests/support/system.ts";
 import { apiReadTarget } from "./api-read.ts";
-import { cpuMeter, load } from "./common.ts";
+import { cpuMeter, load, summed } from "./common.ts";
 import { loadIngest } from "./ingest.ts";
 import { numberArg, switchAB } from "./switch-ab.ts";
 
 type Figures = { ingestPerSecond: number; ingestP99: number; ingestCpuMs: number; readPerSecond: number; readP99: number; readCpuMs: number };
-const sum = (perProcess: Record<string, number>) => Math.round(Object.values(perProcess).reduce((a, b) => a + b, 0) * 100) / 100;
 
 export async function rpcProtocol(opts: { rounds?: number; seconds?: number } = {}) {
   const seconds = opts.seconds ?? 8;
@@ -26,10 +25,10 @@ export async function rpcProtocol(opts: { rounds?: number; seconds?: number } = 
       figures[value].push({
         ingestPerSecond: ingest.requestsPerSecond,
         ingestP99: ingest.p99ms,
-        ingestCpuMs: sum(ingest.cpuMsPerRequest),
+        ingestCpuMs: summed(ingest.cpuMsPerRequest),
         readPerSecond: read.requestsPerSecond,
         readP99: read.p99ms,
-        readCpuMs: sum(cpu.perUnit(read.total)),
+        readCpuMs: summed(cpu.perUnit(read.total)),
       });
       return ingest.requestsPerSecond;
     } finally {

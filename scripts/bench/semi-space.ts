@@ -2,33 +2,10 @@
 // in alternating rounds on a fresh system each, every process's idle RSS and PSS (the binary's shared
 // pages counted once), ingest req/s and CPU per response (all processes), and the peak RSS under it.
 // `node scripts/bench/semi-space.ts [--rounds N] [--seconds S] [--sizes default,1,2,4]`.
-import { readFileSync } from "node:fs";
-import { startTestSystem, type TestSystem } from "../../tests/support/system.ts";
-import { sampleRss, sleep } from "./common.ts";
+import { startTestSystem } from "../../tests/support/system.ts";
+import { memoryOf, sampleRss, sleep, summed } from "./common.ts";
 import { loadIngest } from "./ingest.ts";
 import { numberArg } from "./switch-ab.ts";
-
-/** A process's proportional set size in MiB (/proc/<pid>/smaps_rollup): shared pages divided among their users. */
-export function pssMiB(pid: number | undefined): number {
-  if (!pid) return 0;
-  try {
-    const m = /Pss:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
-    return m ? Math.round(Number(m[1]) / 1024) : 0;
-  } catch {
-    return 0;
-  }
-}
-
-function idleMemory(sys: TestSystem) {
-  let rss = 0;
-  let pss = 0;
-  for (const child of sys.system.processes.values()) {
-    const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
-    rss += Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
-    pss += pssMiB(child.pid);
-  }
-  return { idleRssMiB: Math.round(rss), idlePssMiB: Math.round(pss) };
-}
 
 type Figures = { idleRssMiB: number; idlePssMiB: number; requestsPerSecond: number; cpuMsPerRequest: number; peakRssMiB: number };
 
@@ -41,12 +18,12 @@ export async function semiSpace(opts: { rounds?: number; seconds?: number; sizes
       const sys = await startTestSystem(`bench_semi_space_${size}`, { NODE_OPTIONS: nodeOptions });
       try {
         await sleep(5_000);
-        const idle = idleMemory(sys);
+        const memory = memoryOf(sys);
+        const idle = { idleRssMiB: memory.rss, idlePssMiB: memory.pss };
         const sampler = sampleRss(sys);
         const { system } = await loadIngest(sys, 50, opts.seconds ?? 8);
         const peak = sampler.stop();
-        const cpuMsPerRequest = Object.values(system.cpuMsPerRequest).reduce((a, b) => a + b, 0);
-        figures[size].push({ ...idle, requestsPerSecond: system.requestsPerSecond, cpuMsPerRequest: Math.round(cpuMsPerRequest * 100) / 100, peakRssMiB: Math.round(Object.values(peak).reduce((a, b) => a + b, 0)) });
+        figures[size].push({ ...idle, requestsPerSecond: system.requestsPerSecond, cpuMsPerRequest: summed(system.cpuMsPerRequest), peakRssMiB: Math.round(summed(peak)) });
       } finally {
         await sys.stop();
       }

@@ -9,6 +9,9 @@ import { forgetServedValidator, servedResponseValidator } from "./openapi-valida
 
 export const testRedisUrl = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
+/** The tree whose services and gateway the system runs, when not this one (scripts/bench-ab.ts --whole-tree). */
+export const systemRootVariable = "FORMSVC_SYSTEM_ROOT";
+
 export interface TestSystem {
   url: string;
   system: RunningSystem;
@@ -23,9 +26,6 @@ export interface TestSystem {
  * The whole system as `npm start` runs it, on free ports, over a fresh database on the machine's
  * real Postgres; dropped again by `stop()`.
  */
-/** The tree whose services and gateway the system runs, when not this one (scripts/bench-ab.ts --whole-tree). */
-export const systemRootVariable = "FORMSVC_SYSTEM_ROOT";
-
 export async function startTestSystem(
   name: string,
   env: Record<string, string> = {},
@@ -75,7 +75,7 @@ export async function startTestSystem(
     },
     stop: async () => {
       await system.stop();
-      forgetServedValidator(system.gatewayUrl);
+      for (const url of system.gatewayUrls) forgetServedValidator(url);
       await database.drop();
     },
   };

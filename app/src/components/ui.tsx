@@ -1,6 +1,7 @@
 // Small building blocks: status badge, loading / empty / error states, notices, and a confirmation
 // dialog on the native <dialog> (focus stays inside it, Escape cancels).
 import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from "react";
+import { Dialog } from "./dialog.tsx";
 import { statusLabels } from "../lib/format.ts";
 import type { FormStatus } from "../types.ts";
 
@@ -127,34 +128,19 @@ export function useConfirm() {
 
 export function ConfirmProvider({ children }: { children: ReactNode }) {
   const [request, setRequest] = useState<ConfirmRequest | undefined>();
-  const dialog = useRef<HTMLDialogElement>(null);
   const ask = useCallback(
     (r: Omit<ConfirmRequest, "resolve">) => new Promise<boolean>((resolve) => setRequest({ ...r, resolve })),
     [],
   );
-  useEffect(() => {
-    const el = dialog.current;
-    if (request && el && !el.open) el.showModal();
-  }, [request]);
   const close = (ok: boolean) => {
     request?.resolve(ok);
-    dialog.current?.close();
     setRequest(undefined);
   };
   return (
     <ConfirmContext.Provider value={ask}>
       {children}
-      <dialog
-        ref={dialog}
-        className="dialog"
-        aria-labelledby="confirm-title"
-        aria-describedby="confirm-body"
-        onCancel={(e) => {
-          e.preventDefault();
-          close(false);
-        }}
-      >
-        {request && (
+      {request && (
+        <Dialog title={request.title} onClose={() => close(false)} describedBy="confirm-body">
           <form
             method="dialog"
             onSubmit={(e) => {
@@ -162,7 +148,6 @@ export function ConfirmProvider({ children }: { children: ReactNode }) {
               close(true);
             }}
           >
-            <h2 id="confirm-title">{request.title}</h2>
             <div id="confirm-body">{request.body}</div>
             <div className="actions">
               <button type="button" onClick={() => close(false)} autoFocus>
@@ -173,8 +158,8 @@ export function ConfirmProvider({ children }: { children: ReactNode }) {
               </button>
             </div>
           </form>
-        )}
-      </dialog>
+        </Dialog>
+      )}
     </ConfirmContext.Provider>
   );
 }

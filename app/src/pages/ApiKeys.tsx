@@ -86,7 +86,7 @@ export function ApiKeysPage() {
             <button
               type="button"
               onClick={async () => {
-                const ok = await copyText(created.key);
+                const ok = await copyText(created.key, keyField.current);
                 setCopied(ok);
               }}
             >

@@ -63,7 +63,7 @@ function ColourField({
           aria-label={`${label}: picker`}
           value={hexColorPattern.test(value) ? value.toLowerCase() : "#000000"}
           onChange={(e) => onChange(e.target.value)}
-          style={{ width: "3rem", height: "2.4rem", padding: 2, flex: "none" }}
+          className="colour-picker"
         />
         <input
           id={id}
@@ -73,7 +73,7 @@ function ColourField({
           aria-describedby={problem ? `${id}-problem ${describedBy}` : describedBy}
           aria-invalid={problem ? true : undefined}
           onChange={(e) => onChange(e.target.value.trim())}
-          style={{ maxWidth: "8rem" }}
+          className="colour-value"
         />
       </div>
       {problem && (
@@ -211,10 +211,10 @@ export function DesignTab({ form, onSaved }: { form: Form; onSaved(form: Form): 
               problem={refused["settings.theme.backgroundColor"]}
               onChange={(backgroundColor) => changeTheme({ ...theme, backgroundColor })}
             />
-            <ul className="plain" aria-live="polite" style={{ listStyle: "none", margin: 0, padding: 0 }}>
+            <ul className="plain-list contrast-checks" aria-live="polite">
               {checks.map((check) => (
                 <li key={check.field} id={`${id}-contrast-${check.field}`} data-contrast={check.field} data-passes={check.passes}>
-                  <span style={{ color: check.passes ? "#1a7f37" : "#a4262c", fontWeight: 700 }}>{check.passes ? "✓" : "✗"}</span> Contrast of {check.pair}:{" "}
+                  <span className={check.passes ? "contrast-pass" : "contrast-fail"}>{check.passes ? "✓" : "✗"}</span> Contrast of {check.pair}:{" "}
                   <strong>{check.ratio > 0 ? formatRatio(check.ratio) : "not a colour"}</strong>
                   {!check.passes && ` (at least ${minContrast}:1 needed)`}
                 </li>

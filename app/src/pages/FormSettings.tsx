@@ -5,6 +5,7 @@ import { useId, useState, type FormEvent } from "react";
 import { ApiError, get, patch } from "../api.ts";
 import { InlineMessage, useLoad, useNotify } from "../components/ui.tsx";
 import { useSession } from "../session.tsx";
+import { formatBytes } from "../lib/format.ts";
 import type { Form, FormStorage } from "../types.ts";
 
 export function brandingRefusal(plan: string | undefined): string {
@@ -22,18 +23,6 @@ export function localDateTimeInput(iso: string | null): string {
 /** A whole number typed in, or null when left empty. */
 function countOrNull(text: string): number | null {
   return text.trim() === "" ? null : Number(text);
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} ${bytes === 1 ? "byte" : "bytes"}`;
-  const units = ["KB", "MB", "GB", "TB"];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${Math.round(value * 10) / 10} ${units[unit]}`;
 }
 
 /** What the form's responses hold: files, their size, and the share of the form's storage quota. */

@@ -1,15 +1,14 @@
 // The forms of the current workspace (status, responses, last change), creating one (blank or from a
 // template), duplicating one, and the Trash (restore, or delete for good after typing the form's name).
 import { useState } from "react";
-import { api, get, post } from "../api.ts";
+import { del, get, post } from "../api.ts";
 import { Dialog } from "../components/dialog.tsx";
 import { EmptyState, ErrorState, InlineMessage, Loading, StatusBadge, useLoad, useNotify } from "../components/ui.tsx";
-import { formatDateTime, formatRelative } from "../lib/format.ts";
+import { formatBytes, formatDateTime, formatRelative } from "../lib/format.ts";
 import { formTemplates, type FormTemplate } from "../lib/templates.ts";
 import { Link, useRouter } from "../router.tsx";
 import { useSession } from "../session.tsx";
 import type { Form, FormHoldings, Items } from "../types.ts";
-import { formatBytes } from "./FormSettings.tsx";
 
 /**
  * Makes a draft copy of the form's saved version ("<name> (copy)") and says so, or says why not; answers
@@ -264,7 +263,7 @@ function PurgeDialog({ form, onClose, onPurged }: { form: Form; onClose(): void;
     setBusy(true);
     setError(undefined);
     try {
-      onPurged(await api<FormHoldings>("DELETE", `/forms/${form.id}/purge`));
+      onPurged(await del<FormHoldings>(`/forms/${form.id}/purge`));
     } catch (err) {
       setError((err as Error).message);
       setBusy(false);

@@ -5,7 +5,7 @@
 import { useId } from "react";
 import { documentPages, operatorsFor, valuelessOperators, type LogicAction, type LogicCondition, type LogicOperator, type LogicRule } from "@formsvc/form-document/logic";
 import { logicProblems } from "@formsvc/form-document/logic-check";
-import { takesNumber } from "@formsvc/form-document/question-types";
+import { takesNumber } from "@formsvc/form-document/block-types";
 import { blockSummary, isChoiceType, isInputType, removeItem, replaceItem, type Draft, type EditableBlock } from "../lib/document.ts";
 
 const operatorLabels: Record<LogicOperator, string> = {

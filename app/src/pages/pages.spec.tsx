@@ -4,10 +4,11 @@ import { describe, expect, it } from "vitest";
 import { ApiError, csrfCookieName } from "../api.ts";
 import { EmptyState, ErrorState, StatusBadge } from "../components/ui.tsx";
 import { blockTypes, newBlock } from "../lib/document.ts";
+import { formatBytes } from "../lib/format.ts";
 import type { Form } from "../types.ts";
 import { passwordRefusal } from "./Auth.tsx";
 import { Editor } from "./Editor.tsx";
-import { brandingRefusal, formatBytes, localDateTimeInput } from "./FormSettings.tsx";
+import { brandingRefusal, localDateTimeInput } from "./FormSettings.tsx";
 import { headersOf } from "./Integrations.tsx";
 
 const form: Form = {

@@ -46,11 +46,13 @@ export function needsScript(doc: FormDocument): boolean {
   return questionsOf(doc).some((q) => takesUploads(q.type));
 }
 
-function first(value: FieldValue | undefined): string {
+/** A posted field's first value ("" when absent). */
+export function first(value: FieldValue | undefined): string {
   return Array.isArray(value) ? (value[0] ?? "") : (value ?? "");
 }
 
-function all(value: FieldValue | undefined): string[] {
+/** A posted field's values, the empty ones left out. */
+export function all(value: FieldValue | undefined): string[] {
   return (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((v) => v !== "");
 }
 

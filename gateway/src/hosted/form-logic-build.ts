@@ -39,7 +39,8 @@ function browserCode(file: string): string {
   const stripped = withoutStripWarning(() => stripTypeScriptTypes(readFileSync(file, "utf8")));
   return stripped
     .replace(importPattern, "")
-    .replace(/^[ \t]*\/\*\*[\s\S]*?\*\/[ \t]*$/gm, "")
+    // A doc comment alone on its lines: from "/**" to its own first "*/", which must end the line.
+    .replace(/^[ \t]*\/\*\*(?:[^*]|\*(?!\/))*\*\/[ \t]*$/gm, "")
     .replace(/^[ \t]*\/\/.*$/gm, "")
     .replace(/^export\s+(?=(const|function|let|class)\s)/gm, "")
     .split("\n")

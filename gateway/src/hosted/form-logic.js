@@ -208,7 +208,7 @@ function conditionHolds(condition                , type        , value          
   const targets              = Array.isArray(target) ? target : target === undefined ? [] : [target];
   switch (operator) {
     case "EQUALS":
-      if (shape === "number" || shape === "steps") return typeof target === "number" && Number(value) === target;
+      if (takesNumber(type)) return typeof target === "number" && Number(value) === target;
       if (shape === "text") return folded(value) === folded(target);
       return value === target;
     case "CONTAINS":
@@ -249,10 +249,19 @@ function evaluateLogic(doc               , answers                              
     });
     return rule.when.match === "any" ? results.some(Boolean) : results.every(Boolean);
   };
-  const targeting = (action                 , blockId        ) =>
-    rules.filter((rule) => rule.then.some((a) => a.action === action && "block" in a && a.block === blockId));
 
-  const anchorOf = (rule           ) => Math.max(...rule.when.conditions.map((c) => pageOf.get(c.question) ?? Infinity));
+  const byTarget = new Map                     ();
+  const jumpsFrom = new Map                                           ();
+  for (const rule of rules) {
+    const targets = new Set        ();
+    for (const a of rule.then) if (a.action !== "JUMP" && "block" in a) targets.add(`${a.action} ${a.block}`);
+    for (const target of targets) byTarget.set(target, (byTarget.get(target) ?? []).concat(rule));
+    const jump = rule.then.find((a) => a.action === "JUMP");
+    if (jump?.action !== "JUMP") continue;
+    const anchor = Math.max(...rule.when.conditions.map((c) => pageOf.get(c.question) ?? Infinity));
+    jumpsFrom.set(anchor, (jumpsFrom.get(anchor) ?? []).concat({ rule, to: jump.page - 1 }));
+  }
+  const targeting = (action                 , blockId        ) => byTarget.get(`${action} ${blockId}`) ?? [];
 
   let page = 0;
   while (page < pages.length) {
@@ -271,13 +280,9 @@ function evaluateLogic(doc               , answers                              
       if (block.required || targeting("REQUIRE", id).some(holds)) state.required.add(block.key);
     }
     let next = page + 1;
-    for (const rule of rules) {
-      const jump = rule.then.find((a) => a.action === "JUMP");
-      if (!jump || jump.action !== "JUMP" || anchorOf(rule) !== page || !holds(rule)) continue;
+    const jump = jumpsFrom.get(page)?.find(({ rule }) => holds(rule));
 
-      if (jump.page - 1 > page) next = jump.page - 1;
-      break;
-    }
+    if (jump && jump.to > page) next = jump.to;
     for (let skipped = page + 1; skipped < next && skipped < pages.length; skipped++) {
       for (const block of pages[skipped]) state.hidden.add(block.id ?? "");
     }

@@ -4,7 +4,7 @@
 // followed). The browser script takes the same markup over: what is left out is kept in <template>
 // elements it opens. Pure functions over the document and the posted fields.
 import { documentPages, evaluateLogic, nextPageOf, pageShows, previousPageOf, type FormDocument, type LogicState } from "@formsvc/form-document";
-import { questionsOf, readAnswers, type FieldValue, type FieldValues } from "./form-fields.ts";
+import { all, first, questionsOf, readAnswers, type FieldValues } from "./form-fields.ts";
 
 /** Fields of a page-at-a-time post (keys start with a letter, so these never clash with answers). */
 export const pageField = "_page";
@@ -17,8 +17,6 @@ export interface LogicStep {
   page: number;
   state: LogicState;
 }
-
-const first = (value: FieldValue | undefined) => (Array.isArray(value) ? (value[0] ?? "") : (value ?? ""));
 
 /** The rules over the posted fields, at `page` (absent: the first page that shows anything). */
 export function logicStep(doc: FormDocument, fields: FieldValues | undefined, page?: number): LogicStep {
@@ -34,7 +32,7 @@ export function carriedFields(doc: FormDocument, fields: FieldValues | undefined
   for (const block of questionsOf(doc)) {
     if (here.has(block.id)) continue;
     const value = fields?.[block.key!];
-    for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) if (v !== "") carried.push([block.key!, v]);
+    for (const v of all(value)) carried.push([block.key!, v]);
   }
   return carried;
 }

@@ -456,7 +456,6 @@ function progressBar(pages: number): string {
 `;
 }
 
-/** Where and when the thank-you screen goes on by itself; null when it stays. */
 /**
  * The rules as the browser needs them: what shows, hides, requires and jumps. SET actions are left out
  * (and the rules that only set): their values are the server's to apply, and may be what a respondent
@@ -469,6 +468,7 @@ function browserRules(rules: FormDocument["logic"]): NonNullable<FormDocument["l
   });
 }
 
+/** Where and when the thank-you screen goes on by itself; null when it stays. */
 function thanksRedirectOf(screen: ThankYouScreen | undefined): { seconds: number; url: string } | null {
   return screen?.buttonUrl && screen.redirectSeconds !== null ? { seconds: screen.redirectSeconds, url: screen.buttonUrl } : null;
 }

@@ -135,7 +135,7 @@ type PagePolicy = Partial<Pick<FormSettings, "redirectUrl" | "embedOrigins">>;
  * The CSP `frame-ancestors` of a form's pages: the sites its embedOrigins name ('none' for an empty list),
  * or nothing when any site may embed it (null, the default), as an embed needs.
  */
-export function frameAncestors(embedOrigins: readonly string[] | null | undefined): string | undefined {
+function frameAncestors(embedOrigins: readonly string[] | null | undefined): string | undefined {
   if (!embedOrigins) return undefined;
   return `frame-ancestors ${embedOrigins.length > 0 ? embedOrigins.join(" ") : "'none'"}`;
 }

@@ -28,9 +28,6 @@ export {
   keyPattern,
   layoutBlockTypes,
   limits,
-  logicActionSchema,
-  logicConditionSchema,
-  logicRuleSchema,
   optionSchema,
   type Block,
   type BlockOption,
@@ -48,11 +45,7 @@ export {
   documentPages,
   evaluateLogic,
   hasLogic,
-  isAnswered,
-  logicActions,
-  logicOperators,
   nextPageOf,
-  operatorsByAnswer,
   operatorsFor,
   pageShows,
   previousPageOf,
@@ -63,7 +56,7 @@ export {
   type LogicRule,
   type LogicState,
 } from "./logic.ts";
-export { logicLimits, logicProblems, type LogicProblem } from "./logic-check.ts";
+export { logicProblems, type LogicProblem } from "./logic-check.ts";
 export { calculatedFieldProblems, expressionCost, expressionProblem, type ExpressionCost } from "./expression-cost.ts";
 export { DocumentError, describeZodError, fieldViolationParams, fieldViolationsOf, formatPath } from "./errors.ts";
 export { cursorPattern, isRecordId, jsonInputProblem, maxAnswerDepth, maxBodyDepth, maxInt32, recordIdPattern, textProblem } from "./input-safety.ts";

@@ -3,7 +3,7 @@
 // act forwards only (targets after the questions asked about, jumps to a later page), which is what keeps
 // the rules free of cycles. Zod-free, so the app runs
 // the same check before saving (through "@formsvc/form-document/logic").
-import { defaultRatingMax, questionTypeOf } from "./block-types.ts";
+import { defaultRatingMax, questionTypeOf, takesOptions } from "./block-types.ts";
 import { documentPages, operatorsFor, valuelessOperators, type LogicBlock, type LogicDocument } from "./logic.ts";
 
 /** Rules a document may have, conditions and actions a rule may have. */
@@ -33,7 +33,7 @@ function valueProblem(block: CheckedBlock, operator: string, value: unknown): st
     const stray = value.find((v) => !isOption(v));
     return stray === undefined ? undefined : `"${String(stray)}" is not an option of block "${block.id}"`;
   }
-  if (shape === "option" || shape === "options") {
+  if (takesOptions(block.type)) {
     return isOption(value) ? undefined : `${JSON.stringify(value)} is not an option of block "${block.id}"`;
   }
   if (shape === "number") return typeof value === "number" && Number.isFinite(value) ? undefined : "needs a number";

@@ -7,7 +7,7 @@
 // Rules act forwards only (checked at save, logic-check.ts): a rule's targets come after every question
 // its conditions ask about, and a jump goes to a later page than theirs. So one pass over the pages in
 // order decides everything, and no rule can depend on itself.
-import { questionTypeOf, type AnswerShape, type JsonValue } from "./question-types.ts";
+import { questionTypeOf, takesNumber, type AnswerShape, type JsonValue } from "./question-types.ts";
 
 /** The comparisons a condition may make. */
 export const logicOperators = [
@@ -130,7 +130,7 @@ export function conditionHolds(condition: LogicCondition, type: string, value: J
   const targets: JsonValue[] = Array.isArray(target) ? target : target === undefined ? [] : [target];
   switch (operator) {
     case "EQUALS":
-      if (shape === "number" || shape === "steps") return typeof target === "number" && Number(value) === target;
+      if (takesNumber(type)) return typeof target === "number" && Number(value) === target;
       if (shape === "text") return folded(value) === folded(target);
       return value === target;
     case "CONTAINS":
@@ -194,10 +194,20 @@ export function evaluateLogic(doc: LogicDocument, answers: Record<string, JsonVa
     });
     return rule.when.match === "any" ? results.some(Boolean) : results.every(Boolean);
   };
-  const targeting = (action: LogicActionType, blockId: string) =>
-    rules.filter((rule) => rule.then.some((a) => a.action === action && "block" in a && a.block === blockId));
-  // The page of a rule's conditions: the furthest page they ask about.
-  const anchorOf = (rule: LogicRule) => Math.max(...rule.when.conditions.map((c) => pageOf.get(c.question) ?? Infinity));
+  // Once per evaluation, not per block: each block's rules by action (in order, each rule once), and the
+  // JUMP rules by the page of their conditions (the furthest page they ask about), in order.
+  const byTarget = new Map<string, LogicRule[]>();
+  const jumpsFrom = new Map<number, { rule: LogicRule; to: number }[]>();
+  for (const rule of rules) {
+    const targets = new Set<string>();
+    for (const a of rule.then) if (a.action !== "JUMP" && "block" in a) targets.add(`${a.action} ${a.block}`);
+    for (const target of targets) byTarget.set(target, (byTarget.get(target) ?? []).concat(rule));
+    const jump = rule.then.find((a) => a.action === "JUMP");
+    if (jump?.action !== "JUMP") continue;
+    const anchor = Math.max(...rule.when.conditions.map((c) => pageOf.get(c.question) ?? Infinity));
+    jumpsFrom.set(anchor, (jumpsFrom.get(anchor) ?? []).concat({ rule, to: jump.page - 1 }));
+  }
+  const targeting = (action: LogicActionType, blockId: string) => byTarget.get(`${action} ${blockId}`) ?? [];
 
   let page = 0;
   while (page < pages.length) {
@@ -216,13 +226,9 @@ export function evaluateLogic(doc: LogicDocument, answers: Record<string, JsonVa
       if (block.required || targeting("REQUIRE", id).some(holds)) state.required.add(block.key);
     }
     let next = page + 1;
-    for (const rule of rules) {
-      const jump = rule.then.find((a) => a.action === "JUMP");
-      if (!jump || jump.action !== "JUMP" || anchorOf(rule) !== page || !holds(rule)) continue;
-      // A jump to a page that is not after this one (never saved so) is not followed.
-      if (jump.page - 1 > page) next = jump.page - 1;
-      break;
-    }
+    const jump = jumpsFrom.get(page)?.find(({ rule }) => holds(rule));
+    // A jump to a page that is not after this one (never saved so) is not followed.
+    if (jump && jump.to > page) next = jump.to;
     for (let skipped = page + 1; skipped < next && skipped < pages.length; skipped++) {
       for (const block of pages[skipped]) state.hidden.add(block.id ?? "");
     }

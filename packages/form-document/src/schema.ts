@@ -150,7 +150,7 @@ export const calculatedFieldSchema = z.strictObject({
 
 const blockRef = z.string().regex(idPattern, "must be a block id");
 
-export const logicConditionSchema = z
+const logicConditionSchema = z
   .strictObject({
     question: blockRef.describe("The `id` of the question asked about."),
     operator: z
@@ -168,7 +168,7 @@ export const logicConditionSchema = z
   })
   .describe("One condition of a rule.");
 
-export const logicActionSchema = z
+const logicActionSchema = z
   .discriminatedUnion("action", [
     z.strictObject({ action: z.literal("SHOW"), block: blockRef.describe("The `id` of the block shown.") }),
     z.strictObject({ action: z.literal("HIDE"), block: blockRef.describe("The `id` of the block hidden.") }),
@@ -191,7 +191,7 @@ export const logicActionSchema = z
       "its expression's (the last SET rule that holds, in order, wins; the response and the webhook payload carry it).",
   );
 
-export const logicRuleSchema = z
+const logicRuleSchema = z
   .strictObject({
     when: z.strictObject({
       match: z.enum(["all", "any"]).optional().describe("Whether all conditions must hold (default) or any one."),
@@ -279,7 +279,6 @@ export type ChoiceBlock = Extract<Block, { type: ChoiceBlockType }>;
 export type BlockOption = z.infer<typeof optionSchema>;
 export type HiddenField = z.infer<typeof hiddenFieldSchema>;
 export type CalculatedField = z.infer<typeof calculatedFieldSchema>;
-export type LogicRuleInput = z.infer<typeof logicRuleSchema>;
 
 const inputTypeSet: ReadonlySet<string> = new Set(inputBlockTypes);
 const choiceTypeSet: ReadonlySet<string> = new Set(choiceBlockTypes);

@@ -1,8 +1,6 @@
 import { loadConfig, serviceNames } from "@formsvc/platform/config.ts";
 import { createLogger } from "@formsvc/platform/logger.ts";
-import { setMetricsService } from "@formsvc/platform/metrics.ts";
-import { hostServicesHere } from "@formsvc/platform/service-main.ts";
-import { startTracing } from "@formsvc/platform/tracing.ts";
+import { hostServicesHere, startProcessTelemetry, stopOnSignals } from "@formsvc/platform/service-main.ts";
 import { entryOf, oneProcessName } from "./system.ts";
 
 // Every service and the gateway in this one Node process (ONE_PROCESS=on): one Node binary and one copy of
@@ -12,26 +10,18 @@ import { entryOf, oneProcessName } from "./system.ts";
 
 const config = loadConfig();
 const logger = createLogger(oneProcessName, config.logLevel);
-setMetricsService(oneProcessName);
-// Traces are named formsvc-all (OTEL_SERVICE_NAME overrides), metrics labelled service="formsvc".
-const tracing = await startTracing("all");
+// Metrics labelled service="formsvc", traces named formsvc-all (OTEL_SERVICE_NAME overrides).
+const tracing = await startProcessTelemetry(oneProcessName, "all");
 const stops = new Map<string, (reason: string) => Promise<void>>();
+// Before hosting: this process's own stop takes the signals; the services' stops are handed to it.
+stopOnSignals(oneProcessName, logger, async (reason) => {
+  await stops.get("gateway")?.(reason);
+  await Promise.all([...stops].filter(([name]) => name !== "gateway").map(([, stop]) => stop(reason)));
+  await tracing?.shutdown().catch((err: unknown) => logger.warn({ err }, "exporting the last spans failed"));
+});
 hostServicesHere({ hosted: (name, stop) => void stops.set(name, stop) });
 
 await Promise.all(serviceNames.map((name) => import(entryOf(name))));
 await import(entryOf("gateway"));
 process.send?.({ ready: oneProcessName });
 logger.info({ services: [...stops.keys()] }, "every service is running in this process");
-
-let stopping = false;
-async function stopAll(reason: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  await stops.get("gateway")?.(reason);
-  await Promise.all([...stops].filter(([name]) => name !== "gateway").map(([, stop]) => stop(reason)));
-  await tracing?.shutdown().catch((err: unknown) => logger.warn({ err }, "exporting the last spans failed"));
-  process.exit(0);
-}
-process.on("SIGINT", () => void stopAll("SIGINT"));
-process.on("SIGTERM", () => void stopAll("SIGTERM"));
-process.on("disconnect", () => void stopAll("launcher gone"));

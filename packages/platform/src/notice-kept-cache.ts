@@ -61,6 +61,19 @@ export class NoticeKeptCache<V> {
     if (this.#entries.size > this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
   }
 
+  /**
+   * The value under `key`: the held one (unless `fresh`), else what `load` reads (from the database or the
+   * owning service), kept when it is not undefined and nothing was invalidated while it was read.
+   */
+  async read(key: string, load: () => Promise<V | undefined>, options: { fresh?: boolean } = {}): Promise<V | undefined> {
+    const held = options.fresh ? undefined : this.get(key);
+    if (held !== undefined) return held;
+    const generation = this.#generation;
+    const value = await load();
+    if (value !== undefined) this.remember(key, value, generation);
+    return value;
+  }
+
   forget(key: string): void {
     this.#generation++;
     this.#entries.delete(key);

@@ -6,7 +6,7 @@ import { databaseCheck, openDatabase, type DatabaseOptions, type MikroORM } from
 import { probeDependency, tcpCheck } from "./health.ts";
 import { kafkaServices } from "./kafka.ts";
 import { startRpcServer, type RpcServer } from "./rpc.ts";
-import { startTracing } from "./tracing.ts";
+import { startTracing, type Tracing } from "./tracing.ts";
 
 /**
  * A process that hosts every service (ONE_PROCESS, packages/launcher/src/one-process.ts). A hosted
@@ -24,21 +24,26 @@ export function hostServicesHere(serviceHost: ServiceHost): void {
   host = serviceHost;
 }
 
-/** Whether this process hosts every service (then the host, not the service, does process-wide set-up). */
-export function isHosted(): boolean {
-  return host !== undefined;
+/**
+ * The process's metrics label and tracing, set up by whoever owns the process: a service or the gateway
+ * running alone, or the host of every service (which calls this before it hosts them). Hosted: nothing.
+ */
+export async function startProcessTelemetry(name: string, tracingName = name): Promise<Tracing | undefined> {
+  if (host) return undefined;
+  setMetricsService(name);
+  return startTracing(tracingName);
 }
 
 /**
  * Runs `stop` once on SIGINT, SIGTERM or when the launcher goes away (even by SIGKILL: no orphan is left
  * behind), then exits; in a hosting process, hands it to the host instead.
  */
-export function stopOnSignals(name: string, logger: Logger, stop: () => Promise<void>): void {
+export function stopOnSignals(name: string, logger: Logger, stop: (reason: string) => Promise<void>): void {
   let stopping: Promise<void> | undefined;
   const stopOnce = (reason: string) =>
     (stopping ??= (async () => {
       logger.info({ reason }, `${name} stopping`);
-      await stop();
+      await stop(reason);
     })());
   if (host) {
     host.hosted(name, stopOnce);
@@ -60,11 +65,10 @@ export async function runService(
 ): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(name, config.logLevel);
-  if (!host) setMetricsService(name);
-  let tracing: Awaited<ReturnType<typeof startTracing>>;
+  let tracing: Tracing | undefined;
   let started: Awaited<ReturnType<typeof start>>;
   try {
-    tracing = host ? undefined : await startTracing(name);
+    tracing = await startProcessTelemetry(name);
     started = await start({ config, logger, port: servicePort(config, name) });
   } catch (err) {
     logger.fatal({ err }, `${name} failed to start`);

@@ -74,22 +74,15 @@ export class HeldWebhooks {
     const forget = (formId: string, webhookId: string) => this.#forget(formId, webhookId);
     return {
       async getWebhookForDelivery(req, options?: CallOptions) {
-        const id = req.id ?? "";
-        const held = byId.get(id);
-        if (held) return create(GetWebhookForDeliveryResponseSchema, { webhook: asOf(held, now()) });
-        const generation = byId.generation;
-        const answer = await client.getWebhookForDelivery(req, options);
-        if (answer.webhook) byId.remember(id, answer.webhook, generation);
-        return answer;
+        const webhook = await byId.read(req.id ?? "", async () => (await client.getWebhookForDelivery(req, options)).webhook);
+        return create(GetWebhookForDeliveryResponseSchema, { webhook: webhook && asOf(webhook, now()) });
       },
       async listEnabledWebhooks(req, options?: CallOptions) {
-        const key = `${req.formId ?? ""} ${req.eventType ?? ""}`;
-        const held = subscriptions.get(key);
-        if (held) return create(ListEnabledWebhooksResponseSchema, { webhooks: held.webhooks.map((w) => asOf(w, now())) });
-        const generation = subscriptions.generation;
-        const answer = await client.listEnabledWebhooks(req, options);
-        subscriptions.remember(key, { formId: req.formId ?? "", webhooks: answer.webhooks }, generation);
-        return answer;
+        const held = await subscriptions.read(`${req.formId ?? ""} ${req.eventType ?? ""}`, async () => ({
+          formId: req.formId ?? "",
+          webhooks: (await client.listEnabledWebhooks(req, options)).webhooks,
+        }));
+        return create(ListEnabledWebhooksResponseSchema, { webhooks: held!.webhooks.map((w) => asOf(w, now())) });
       },
       async disableWebhook(req, options?: CallOptions) {
         const answer = await client.disableWebhook(req, options);

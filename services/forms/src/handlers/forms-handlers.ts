@@ -156,17 +156,16 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
   /** The workspace, when the caller is a member of it; NOT_FOUND with `message` otherwise. */
   async function callerWorkspace(caller: string, workspaceId: string, message: string): Promise<Workspace> {
     if (!workspaceId) throw new ConnectError(message, Code.NotFound);
-    const key = `${workspaceId} ${caller}`;
-    const held = deps.callerWorkspaces?.get(key);
-    if (held) return held;
-    const generation = deps.callerWorkspaces?.generation ?? 0;
-    const res = await identity
-      .getWorkspace({ workspaceId }, asCaller(caller))
-      .catch((err: unknown) => upstreamFailure("identity", err, { notFoundMessage: message, logger: deps.logger }));
-    if (!res.workspace) throw new ConnectError(message, Code.NotFound);
+    const ask = async () =>
+      (
+        await identity
+          .getWorkspace({ workspaceId }, asCaller(caller))
+          .catch((err: unknown) => upstreamFailure("identity", err, { notFoundMessage: message, logger: deps.logger }))
+      ).workspace;
     // Only memberships are held: someone who is not a member is asked about again, so joining counts at once.
-    deps.callerWorkspaces?.remember(key, res.workspace, generation);
-    return res.workspace;
+    const workspace = await (deps.callerWorkspaces ? deps.callerWorkspaces.read(`${workspaceId} ${caller}`, ask) : ask());
+    if (!workspace) throw new ConnectError(message, Code.NotFound);
+    return workspace;
   }
 
   /**

@@ -271,16 +271,15 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
     while (versions.size > versionCacheSize) versions.delete(versions.keys().next().value!);
   }
 
-  /** The form as forms answers it to respondents (published or closed), from `openForms` when held. */
-  async function publicForm(formId: string, fresh: boolean): Promise<{ form: Form; held: boolean }> {
-    const held = fresh ? undefined : deps.openForms?.get(formId);
-    if (held) return { form: held, held: true };
-    const generation = deps.openForms?.generation ?? 0;
-    const res = await forms.getPublicForm({ id: formId }).catch((err: unknown) => upstreamFailure("forms", err, { logger }));
-    const form = res.form;
-    if (!form || form.id !== formId) throw formNotFound();
-    deps.openForms?.remember(formId, form, generation);
-    return { form, held: false };
+  /** The form as forms answers it to respondents (published or closed); kept in `openForms`, if any. */
+  async function askedForm(formId: string): Promise<Form> {
+    const ask = async () => {
+      const { form } = await forms.getPublicForm({ id: formId }).catch((err: unknown) => upstreamFailure("forms", err, { logger }));
+      return form?.id === formId ? form : undefined;
+    };
+    const form = await (deps.openForms ? deps.openForms.read(formId, ask, { fresh: true }) : ask());
+    if (!form) throw formNotFound();
+    return form;
   }
 
   /** Why respondents cannot post to the form now, if they cannot: closed (or past its closing date), or not public. */
@@ -298,12 +297,9 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
    */
   async function openForm(formId: string, version = 0): Promise<Form> {
     if (!formId) throw formNotFound();
-    let { form, held } = await publicForm(formId, false);
-    let refusal = refusalOf(form);
-    if (held && (refusal || version > form.version)) {
-      ({ form } = await publicForm(formId, true));
-      refusal = refusalOf(form);
-    }
+    const held = deps.openForms?.get(formId);
+    const form = held && !refusalOf(held) && version <= held.version ? held : await askedForm(formId);
+    const refusal = refusalOf(form);
     if (refusal) throw refusal;
     // The current version of a published form is final: edits make a new one.
     remember(formId, { workspaceId: form.workspaceId, version: form.version, document: form.document as unknown as FormDocument });
@@ -498,7 +494,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
     );
     if (row.completed < limit) return;
     if (!deps.openForms) throw formClosed();
-    const { form } = await publicForm(formId, true);
+    const form = await askedForm(formId);
     const refusal = refusalOf(form);
     if (refusal) throw refusal;
     const current = resolveSettings(form.settings).responseLimit;
