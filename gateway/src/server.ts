@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { loadConfig, serviceNames } from "@formsvc/platform/config.ts";
-import { startProcessTelemetry, stopOnSignals } from "@formsvc/platform/service-main.ts";
+import { ownProcess, stopOnSignals } from "@formsvc/platform/service-main.ts";
 import { Health } from "@formsvc/proto/grpc/health/v1/health_pb.js";
 import { createLogger } from "@formsvc/platform/logger.ts";
 import { createServiceClient } from "@formsvc/platform/rpc.ts";
@@ -19,7 +19,7 @@ import { MemorySlidingWindow, type RateLimitStore } from "./rate-limit/sliding-w
 
 const config = loadConfig();
 const logger = createLogger("gateway", config.logLevel);
-const tracing = await startProcessTelemetry("gateway");
+const tracing = await ownProcess("gateway", logger);
 const identity = createServiceClient(IdentityService, config.services.identity);
 const secretKey = resolveSecretKey(config);
 const store: RateLimitStore = config.redisUrl ? new RedisSlidingWindow(config.redisUrl) : new MemorySlidingWindow();

@@ -22,7 +22,8 @@ export async function apiRead(opts: { connections?: number; seconds?: number } =
   try {
     const { ada, formId, path, headers } = await apiReadTarget(sys);
     const body = JSON.stringify((await ada.api("GET", `/forms/${formId}`)).body);
-    await sleep(1000);
+    // Idle: long enough after start-up and the setup's requests for each process to give back its spare heap.
+    await sleep(8000);
     const idleRss = rssOf(sys);
     // A short warm-up so the JIT and connection pools are not measured cold.
     await load({ url: sys.url + path, headers, connections, duration: 2 });

@@ -2,7 +2,7 @@
 import { startTestSystem } from "../../tests/support/system.ts";
 import { procMemory, sleep } from "./common.ts";
 
-const sys = await startTestSystem("memory_probe", {});
+const sys = await startTestSystem("memory_probe", { LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" });
 try {
   await sleep(Number(process.env.IDLE_MS ?? 8000));
   const rows: Record<string, Record<string, number>> = {};

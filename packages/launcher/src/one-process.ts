@@ -1,6 +1,6 @@
 import { loadConfig, serviceNames } from "@formsvc/platform/config.ts";
 import { createLogger } from "@formsvc/platform/logger.ts";
-import { hostServicesHere, startProcessTelemetry, stopOnSignals } from "@formsvc/platform/service-main.ts";
+import { hostServicesHere, ownProcess, stopOnSignals } from "@formsvc/platform/service-main.ts";
 import { entryOf, oneProcessName } from "./system.ts";
 
 // Every service and the gateway in this one Node process (ONE_PROCESS=on): one Node binary and one copy of
@@ -11,7 +11,7 @@ import { entryOf, oneProcessName } from "./system.ts";
 const config = loadConfig();
 const logger = createLogger(oneProcessName, config.logLevel);
 // Metrics labelled service="formsvc", traces named formsvc-all (OTEL_SERVICE_NAME overrides).
-const tracing = await startProcessTelemetry(oneProcessName, "all");
+const tracing = await ownProcess(oneProcessName, logger, "all");
 const stops = new Map<string, (reason: string) => Promise<void>>();
 // Before hosting: this process's own stop takes the signals; the services' stops are handed to it.
 stopOnSignals(oneProcessName, logger, async (reason) => {

@@ -116,6 +116,11 @@ export function entryOf(name: string, root = repoRoot): string {
   return name === "gateway" ? join(root, "gateway/src/server.ts") : join(root, "services", name, "src/server.ts");
 }
 
+/** Where the processes keep Node's compile cache unless NODE_COMPILE_CACHE says (`NODE_DISABLE_COMPILE_CACHE=1`: none). */
+export function compileCacheDir(root = repoRoot): string {
+  return join(root, "node_modules", ".cache", "node-compile");
+}
+
 function exited(child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null;
 }
@@ -153,6 +158,9 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   const env: Record<string, string> = { ...(process.env as Record<string, string>), ...options.env };
   // A system started from a test file must not think it is a test process itself.
   delete env.NODE_TEST_CONTEXT;
+  // Node's compile cache keeps each source's type-stripped text and V8 code: from the second start on, a
+  // process neither loads the TypeScript stripper (~18 MiB resident each) nor compiles from scratch.
+  env.NODE_COMPILE_CACHE ||= compileCacheDir(root);
   const config = loadConfig(env);
   // Each replica's own environment: its address, and for a gateway the replicas it talks to.
   const replicaCount = (name: string) => Math.max(1, Math.floor(options.replicas?.[name] ?? 1));

@@ -7,6 +7,7 @@ import { probeDependency, tcpCheck } from "./health.ts";
 import { kafkaServices } from "./kafka.ts";
 import { startRpcServer, type RpcServer } from "./rpc.ts";
 import { startTracing, type Tracing } from "./tracing.ts";
+import { releaseMemoryWhenIdle } from "./idle-memory.ts";
 
 /**
  * A process that hosts every service (ONE_PROCESS, packages/launcher/src/one-process.ts). A hosted
@@ -25,12 +26,17 @@ export function hostServicesHere(serviceHost: ServiceHost): void {
 }
 
 /**
- * The process's metrics label and tracing, set up by whoever owns the process: a service or the gateway
- * running alone, or the host of every service (which calls this before it hosts them). Hosted: nothing.
+ * What belongs to the process, set up by whoever owns it: a service or the gateway running alone, or the host
+ * of every service (which calls this before it hosts them). Its metrics label, its tracing, and the release of
+ * its spare heap when idle. Hosted: nothing.
  */
-export async function startProcessTelemetry(name: string, tracingName = name): Promise<Tracing | undefined> {
+export async function ownProcess(name: string, logger: Logger, tracingName = name): Promise<Tracing | undefined> {
   if (host) return undefined;
   setMetricsService(name);
+  releaseMemoryWhenIdle({
+    onRelease: ({ heapBeforeBytes, heapAfterBytes, ms }) =>
+      logger.debug({ heapBeforeMiB: Math.round(heapBeforeBytes / 2 ** 20), heapAfterMiB: Math.round(heapAfterBytes / 2 ** 20), ms: Math.round(ms) }, "idle: spare heap released"),
+  });
   return startTracing(tracingName);
 }
 
@@ -68,7 +74,7 @@ export async function runService(
   let tracing: Tracing | undefined;
   let started: Awaited<ReturnType<typeof start>>;
   try {
-    tracing = await startProcessTelemetry(name);
+    tracing = await ownProcess(name, logger);
     started = await start({ config, logger, port: servicePort(config, name) });
   } catch (err) {
     logger.fatal({ err }, `${name} failed to start`);
