@@ -1,10 +1,13 @@
-// Probe: every process under --cpu-prof through a burst of responses delivered to a fast receiver, then
-// the functions with the most self time in each process's profile.
-// `node scripts/bench/profile-delivery.ts [--burst N] [--dir D]`.
+// Probe: every process under --cpu-prof through a load, then the functions with the most self time in each
+// process's profile. `delivery` (the default): a burst of responses delivered to a fast receiver; `api-read`:
+// scenario 1's authenticated GET at 64 connections for 10 s.
+// `node scripts/bench/profile.ts [delivery|api-read] [--burst N] [--dir D]`.
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { eventually, startReceiver } from "../../tests/support/receiver.ts";
 import { startTestSystem } from "../../tests/support/system.ts";
+import { apiReadTarget } from "./api-read.ts";
+import { load } from "./common.ts";
 import { submitBurst, warmHookedForm } from "./delivery.ts";
 import { numberArg } from "./switch-ab.ts";
 
@@ -41,14 +44,21 @@ const dir = process.argv.includes("--dir") ? process.argv[process.argv.indexOf("
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
 const burst = numberArg("--burst", 2000);
-const sys = await startTestSystem("profile_delivery", { WEBHOOK_ALLOW_PRIVATE_URLS: "true", NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` });
+const scenario = process.argv.includes("api-read") ? "api-read" : "delivery";
+const sys = await startTestSystem("profile", { WEBHOOK_ALLOW_PRIVATE_URLS: "true", NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` });
 const receiver = await startReceiver();
 try {
-  const formId = await warmHookedForm(sys, receiver);
-  const t0 = performance.now();
-  await submitBurst(sys, [formId], burst);
-  await eventually(async () => receiver.received.length, (n) => n >= burst, 600_000, 100);
-  console.log(`delivered ${burst} in ${Math.round(performance.now() - t0)} ms`);
+  if (scenario === "api-read") {
+    const { path, headers } = await apiReadTarget(sys);
+    const result = await load({ url: sys.url + path, headers, connections: 64, duration: 10 });
+    console.log(`read at ${result.requestsPerSecond} req/s`);
+  } else {
+    const formId = await warmHookedForm(sys, receiver);
+    const t0 = performance.now();
+    await submitBurst(sys, [formId], burst);
+    await eventually(async () => receiver.received.length, (n) => n >= burst, 600_000, 100);
+    console.log(`delivered ${burst} in ${Math.round(performance.now() - t0)} ms`);
+  }
 } finally {
   await receiver.close();
   await sys.stop();
