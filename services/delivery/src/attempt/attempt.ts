@@ -11,7 +11,7 @@ import type { Delivery } from "../entities/index.ts";
 import { originOf, type OriginBreakers } from "../sender/breaker.ts";
 import { postWebhook, type WebhookRequest } from "../sender/http-client.ts";
 import { classify, type SendResult } from "../sender/send-result.ts";
-import { recordAttempt, type RecordedDelivery } from "./record.ts";
+import { recordAttempt, type RecordedDelivery, type SuccessRecorder } from "./record.ts";
 import { applyDisablingRules, type WebhookDisablingOptions } from "./webhook-disabling.ts";
 
 export interface AttemptSettings extends WebhookDisablingOptions {
@@ -25,8 +25,11 @@ export interface AttemptSettings extends WebhookDisablingOptions {
   random?: () => number;
 }
 
-/** Who asked for the attempt: the worker, holding the delivery's lease and the origins' breakers, or a person. */
-export type AttemptKind = { trigger: "automatic"; leaseId: string; breakers: OriginBreakers } | { trigger: "manual" | "test" };
+/**
+ * Who asked for the attempt: the worker, holding the delivery's lease, the origins' breakers and the recorder
+ * its successes are written with together, or a person.
+ */
+export type AttemptKind = { trigger: "automatic"; leaseId: string; breakers: OriginBreakers; successes: SuccessRecorder } | { trigger: "manual" | "test" };
 
 /**
  * The end of an attempt: sent and recorded (`delivery` as it now is, undefined when it no longer
@@ -62,15 +65,18 @@ export async function attemptDelivery(settings: AttemptSettings, delivery: Attem
     result = await send();
   }
   const manual = kind.trigger !== "automatic";
-  const recorded = await recordAttempt(settings.orm, {
-    deliveryId: delivery.id,
-    leaseId: kind.trigger === "automatic" ? kind.leaseId : undefined,
-    result,
-    manual,
-    origin,
-    retrySchedule: settings.retrySchedule,
-    random: settings.random,
-  });
+  const recorded =
+    kind.trigger === "automatic" && classify(result) === "succeeded"
+      ? await kind.successes.record({ deliveryId: delivery.id, leaseId: kind.leaseId, result, origin })
+      : await recordAttempt(settings.orm, {
+          deliveryId: delivery.id,
+          leaseId: kind.trigger === "automatic" ? kind.leaseId : undefined,
+          result,
+          manual,
+          origin,
+          retrySchedule: settings.retrySchedule,
+          random: settings.random,
+        });
   observeAttempt(classify(result), kind.trigger, delivery.payload);
   if (settings.logger) {
     const fields = { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId: delivery.eventId, origin, ...(manual ? { manual } : {}) };

@@ -109,3 +109,112 @@ export async function recordAttempt(orm: MikroORM, options: RecordAttemptOptions
   );
   return updated ? { ...deliveryFromRow(updated), failingSince: toDate(updated.failing_since) } : undefined;
 }
+
+/** An automatic attempt that succeeded, to be recorded with others (`SuccessRecorder`). */
+export interface RecordSuccessOptions {
+  deliveryId: string;
+  leaseId: string;
+  result: SendResult;
+  origin: string;
+}
+
+/**
+ * Records automatic successful attempts, the common case, in one statement for many: the same effect as
+ * `recordAttempt` gives each (the attempt under the next number, the delivery succeeded and its lease
+ * released when it still held it, the webhook's failing period ended), rows locked in id order.
+ * Returns each delivery as it now is, by id (absent when it no longer exists).
+ */
+export async function recordSuccesses(orm: MikroORM, successes: readonly RecordSuccessOptions[]): Promise<Map<string, RecordedDelivery>> {
+  const { deliveries, attempts, failingWebhooks } = tablesOf(orm);
+  const values = successes.map(({ deliveryId, leaseId, result, origin }) => ({
+    delivery_id: deliveryId,
+    lease_id: leaseId,
+    attempt_id: newId(),
+    status_code: result.statusCode,
+    duration_ms: Math.max(0, Math.round(result.durationMs)),
+    error: result.error ?? "",
+    response_body: result.responseBody.slice(0, maxResponseBytes),
+    origin,
+  }));
+  // What a success changes while the attempt holds the lease; an attempt whose lease was lost is counted only.
+  const changes: [string, string][] = [
+    ["last_status_code", `r."status_code"`],
+    ["origin", `r."origin"`],
+    ["status", `'succeeded'`],
+    ["next_attempt_at", "null"],
+    ["locked_until", "null"],
+    ["lease_id", "null"],
+  ];
+  const rows: DeliveryRow[] = await orm.em.getConnection().execute(
+    `with "v" as (
+       select * from jsonb_to_recordset(?::jsonb) as v("delivery_id" text, "lease_id" text, "attempt_id" text, "status_code" int,
+         "duration_ms" int, "error" text, "response_body" text, "origin" text)),
+     "r" as (
+       select d."id", d."webhook_id", d."attempts", d."lease_id" = v."lease_id" as "holds", v.*
+         from ${deliveries} d join "v" on v."delivery_id" = d."id" order by d."id" for update of d),
+     "attempt" as (
+       insert into ${attempts} ("id", "delivery_id", "number", "status_code", "duration_ms", "error", "response_body", "manual", "created_at")
+       select "attempt_id", "id", "attempts" + 1, "status_code", "duration_ms", "error", "response_body", false, now() from "r"),
+     "period" as (delete from ${failingWebhooks} f using "r" where f."webhook_id" = r."webhook_id")
+     update ${deliveries} d set "attempts" = r."attempts" + 1, "updated_at" = now(),
+       ${changes.map(([column, value]) => `"${column}" = case when r."holds" then ${value} else d."${column}" end`).join(", ")}
+     from "r" where d."id" = r."id"
+     returning d.*`,
+    [JSON.stringify(values)],
+    "all",
+  );
+  return new Map(rows.map((row) => [row.id, { ...deliveryFromRow(row), failingSince: null }]));
+}
+
+interface WaitingSuccess {
+  options: RecordSuccessOptions;
+  settle(recorded: Promise<RecordedDelivery | undefined>): void;
+}
+
+/**
+ * Group commit of automatic successes: the first is written at once; those that finish while a write is under
+ * way wait for it and go together in the next (at most `maxBatch` at a time). Under a burst that is one
+ * statement for many attempts instead of one each; alone, an attempt waits for nothing.
+ */
+export class SuccessRecorder {
+  readonly #orm: MikroORM;
+  readonly #maxBatch: number;
+  #waiting: WaitingSuccess[] = [];
+  #writing = false;
+
+  constructor(orm: MikroORM, maxBatch = 128) {
+    this.#orm = orm;
+    this.#maxBatch = maxBatch;
+  }
+
+  record(options: RecordSuccessOptions): Promise<RecordedDelivery | undefined> {
+    return new Promise((resolve) => {
+      this.#waiting.push({ options, settle: resolve });
+      if (!this.#writing) void this.#write();
+    });
+  }
+
+  async #write(): Promise<void> {
+    this.#writing = true;
+    while (this.#waiting.length > 0) {
+      // One attempt per delivery in a statement (a delivery has one lease, so this only guards the rule).
+      const batch: WaitingSuccess[] = [];
+      const later: WaitingSuccess[] = [];
+      const ids = new Set<string>();
+      for (const entry of this.#waiting) {
+        if (batch.length < this.#maxBatch && !ids.has(entry.options.deliveryId)) {
+          ids.add(entry.options.deliveryId);
+          batch.push(entry);
+        } else later.push(entry);
+      }
+      this.#waiting = later;
+      const written = recordSuccesses(
+        this.#orm,
+        batch.map((entry) => entry.options),
+      );
+      for (const entry of batch) entry.settle(written.then((recorded) => recorded.get(entry.options.deliveryId)));
+      await written.catch(() => {});
+    }
+    this.#writing = false;
+  }
+}

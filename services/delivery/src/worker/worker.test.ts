@@ -13,7 +13,7 @@ import { closedPort, createAcceptEvent, eventually, quietLogger, sampleEvent, st
 import { FakeWebhooks } from "../../../webhooks/src/testing/fake-webhooks.ts";
 import { defaultWebhookRetrySchedule } from "@formsvc/platform/config.ts";
 import { claimDue } from "./claim.ts";
-import { recordAttempt } from "../attempt/record.ts";
+import { recordAttempt, SuccessRecorder } from "../attempt/record.ts";
 import { DeliveryWorker, type WorkerOptions } from "./worker.ts";
 
 let db: DeliveryTestDatabase;
@@ -477,6 +477,47 @@ describe("spreading work", () => {
     assert.equal(d.status, "succeeded");
     assert.ok(Date.now() - claimedAt >= 550, "taken again only after the lease ran out");
     assert.equal(r.received.length, 1);
+  });
+});
+
+describe("recording successes together", () => {
+  it("writes successes that finish together in one statement each batch, with what one at a time would", async () => {
+    for (let i = 0; i < 6; i++) webhooks.add({ id: `wh_${i}`, url: `https://r${i}.example/hook` });
+    await acceptEvent(sampleEvent());
+    const claimed = await claimDue(db.orm, { limit: 10 });
+    assert.equal(claimed.length, 6);
+    // A failing period that a success ends.
+    await db.orm.em.getConnection().execute(`insert into "delivery"."failing_webhooks" ("webhook_id", "failing_since") values (?, now())`, [claimed[0].webhookId]);
+    const statements: string[] = [];
+    const connection = db.orm.em.getConnection();
+    const execute = connection.execute.bind(connection);
+    connection.execute = ((sql: string, ...rest: unknown[]) => (statements.push(sql), (execute as (...a: unknown[]) => unknown)(sql, ...rest))) as typeof connection.execute;
+    try {
+      const recorder = new SuccessRecorder(db.orm, 4);
+      const result = { statusCode: 200, durationMs: 12.4, responseBody: "ok" };
+      // The last lost its lease meanwhile (completed by hand, say): counted, and nothing else changes.
+      const lost = claimed[5];
+      const recorded = await Promise.all(
+        claimed.map((d) => recorder.record({ deliveryId: d.id, leaseId: d === lost ? "lease_gone" : d.leaseId, result, origin: d.origin })),
+      );
+      assert.equal(statements.length, 3, "the first alone, then the 5 that waited: 4 and 1");
+      for (const [i, d] of recorded.entries()) {
+        assert.equal(d?.attempts, 1);
+        assert.equal(d?.status, i === 5 ? "pending" : "succeeded");
+        assert.equal(d?.failingSince, null);
+      }
+    } finally {
+      connection.execute = execute;
+    }
+    for (const d of claimed) {
+      const [stored] = await db.deliveries(d.webhookId);
+      const attempts = await db.attempts(d.id);
+      assert.deepEqual(attempts.map((a) => [a.number, a.statusCode, a.durationMs, a.responseBody, a.manual]), [[1, 200, 12, "ok", false]]);
+      if (d === claimed[5]) assert.equal(stored.leaseId, d.leaseId, "a lost lease is not released by the attempt");
+      else assert.deepEqual([stored.status, stored.lastStatusCode, stored.nextAttemptAt, stored.leaseId], ["succeeded", 200, null, null]);
+    }
+    const left = await db.orm.em.getConnection().execute(`select * from "delivery"."failing_webhooks"`);
+    assert.deepEqual(left, []);
   });
 });
 

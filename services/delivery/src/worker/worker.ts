@@ -17,6 +17,7 @@ import type { Logger } from "@formsvc/platform/logger.ts";
 import { contextOf, inSpan } from "@formsvc/platform/tracing.ts";
 import type { Webhook, WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { attemptDelivery, type AttemptSettings } from "../attempt/attempt.ts";
+import { SuccessRecorder } from "../attempt/record.ts";
 import { watchBreakers } from "../delivery-metrics.ts";
 import { webhooksCallTimeoutMs } from "../intake/accept-event.ts";
 import { OriginBreakers, type BreakerOptions } from "../sender/breaker.ts";
@@ -54,6 +55,7 @@ export class DeliveryWorker {
   private readonly options: WorkerOptions;
   private readonly breakers: OriginBreakers;
   private readonly slots: OriginSlots;
+  private readonly successes: SuccessRecorder;
   private readonly inFlight = new Set<Promise<void>>();
   private running = false;
   private loopDone: Promise<void> | undefined;
@@ -64,6 +66,7 @@ export class DeliveryWorker {
   constructor(options: WorkerOptions) {
     this.options = options;
     this.breakers = new OriginBreakers({ logger: options.logger, ...options.breakers });
+    this.successes = new SuccessRecorder(options.orm);
     this.slots = new OriginSlots({
       floor: options.perOriginConcurrency ?? workerDefaults.perOriginConcurrency,
       ceiling: options.maxPerOriginConcurrency ?? workerDefaults.maxPerOriginConcurrency,
@@ -195,7 +198,7 @@ export class DeliveryWorker {
       return;
     }
 
-    const attempt = await attemptDelivery(this.options, delivery, webhook, { trigger: "automatic", leaseId: delivery.leaseId, breakers: this.breakers });
+    const attempt = await attemptDelivery(this.options, delivery, webhook, { trigger: "automatic", leaseId: delivery.leaseId, breakers: this.breakers, successes: this.successes });
     if (attempt.sent) {
       this.slots.observe(delivery.origin, { succeeded: classify(attempt.result) === "succeeded", durationMs: attempt.result.durationMs });
     } else {
