@@ -11,7 +11,8 @@ import type { Delivery } from "../entities/index.ts";
 import { originOf, type OriginBreakers } from "../sender/breaker.ts";
 import { postWebhook, type WebhookRequest } from "../sender/http-client.ts";
 import { classify, type SendResult } from "../sender/send-result.ts";
-import { recordAttempt, type RecordedDelivery, type SuccessRecorder } from "./record.ts";
+import type { GroupCommit } from "@formsvc/platform/group-commit.ts";
+import { recordAttempt, type RecordedDelivery, type RecordSuccessOptions } from "./record.ts";
 import { applyDisablingRules, type WebhookDisablingOptions } from "./webhook-disabling.ts";
 
 export interface AttemptSettings extends WebhookDisablingOptions {
@@ -29,7 +30,7 @@ export interface AttemptSettings extends WebhookDisablingOptions {
  * Who asked for the attempt: the worker, holding the delivery's lease, the origins' breakers and the recorder
  * its successes are written with together, or a person.
  */
-export type AttemptKind = { trigger: "automatic"; leaseId: string; breakers: OriginBreakers; successes: SuccessRecorder } | { trigger: "manual" | "test" };
+export type AttemptKind = { trigger: "automatic"; leaseId: string; breakers: OriginBreakers; successes: GroupCommit<RecordSuccessOptions, RecordedDelivery | undefined> } | { trigger: "manual" | "test" };
 
 /**
  * The end of an attempt: sent and recorded (`delivery` as it now is, undefined when it no longer
@@ -67,7 +68,7 @@ export async function attemptDelivery(settings: AttemptSettings, delivery: Attem
   const manual = kind.trigger !== "automatic";
   const recorded =
     kind.trigger === "automatic" && classify(result) === "succeeded"
-      ? await kind.successes.record({ deliveryId: delivery.id, leaseId: kind.leaseId, result, origin })
+      ? await kind.successes.add({ deliveryId: delivery.id, leaseId: kind.leaseId, result, origin })
       : await recordAttempt(settings.orm, {
           deliveryId: delivery.id,
           leaseId: kind.trigger === "automatic" ? kind.leaseId : undefined,

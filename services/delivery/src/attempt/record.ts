@@ -1,6 +1,7 @@
 // Writing down what happened to a delivery. An attempt's row and the delivery's new state go together in
 // one statement, under the delivery's row lock, so the attempt numbers and the count never drift apart
 // and the next automatic attempt is only due once the result is stored.
+import { GroupCommit } from "@formsvc/platform/group-commit.ts";
 import { newId } from "@formsvc/platform/ids.ts";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import type { Delivery } from "../entities/index.ts";
@@ -166,55 +167,17 @@ export async function recordSuccesses(orm: MikroORM, successes: readonly RecordS
   return new Map(rows.map((row) => [row.id, { ...deliveryFromRow(row), failingSince: null }]));
 }
 
-interface WaitingSuccess {
-  options: RecordSuccessOptions;
-  settle(recorded: Promise<RecordedDelivery | undefined>): void;
-}
-
 /**
- * Group commit of automatic successes: the first is written at once; those that finish while a write is under
- * way wait for it and go together in the next (at most `maxBatch` at a time). Under a burst that is one
+ * Automatic successes recorded by group commit (packages/platform/src/group-commit.ts): under a burst one
  * statement for many attempts instead of one each; alone, an attempt waits for nothing.
  */
-export class SuccessRecorder {
-  readonly #orm: MikroORM;
-  readonly #maxBatch: number;
-  #waiting: WaitingSuccess[] = [];
-  #writing = false;
-
-  constructor(orm: MikroORM, maxBatch = 128) {
-    this.#orm = orm;
-    this.#maxBatch = maxBatch;
-  }
-
-  record(options: RecordSuccessOptions): Promise<RecordedDelivery | undefined> {
-    return new Promise((resolve) => {
-      this.#waiting.push({ options, settle: resolve });
-      if (!this.#writing) void this.#write();
-    });
-  }
-
-  async #write(): Promise<void> {
-    this.#writing = true;
-    while (this.#waiting.length > 0) {
-      // One attempt per delivery in a statement (a delivery has one lease, so this only guards the rule).
-      const batch: WaitingSuccess[] = [];
-      const later: WaitingSuccess[] = [];
-      const ids = new Set<string>();
-      for (const entry of this.#waiting) {
-        if (batch.length < this.#maxBatch && !ids.has(entry.options.deliveryId)) {
-          ids.add(entry.options.deliveryId);
-          batch.push(entry);
-        } else later.push(entry);
-      }
-      this.#waiting = later;
-      const written = recordSuccesses(
-        this.#orm,
-        batch.map((entry) => entry.options),
-      );
-      for (const entry of batch) entry.settle(written.then((recorded) => recorded.get(entry.options.deliveryId)));
-      await written.catch(() => {});
-    }
-    this.#writing = false;
-  }
+export function successRecorder(orm: MikroORM, maxBatch = 128): GroupCommit<RecordSuccessOptions, RecordedDelivery | undefined> {
+  return new GroupCommit(
+    async (successes) => {
+      const recorded = await recordSuccesses(orm, successes);
+      return successes.map((success) => recorded.get(success.deliveryId));
+    },
+    // A delivery has one lease, so one attempt in a statement; the key only guards the rule.
+    { maxBatch, keyOf: (success) => success.deliveryId },
+  );
 }

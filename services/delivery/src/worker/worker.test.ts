@@ -13,7 +13,7 @@ import { closedPort, createAcceptEvent, eventually, quietLogger, sampleEvent, st
 import { FakeWebhooks } from "../../../webhooks/src/testing/fake-webhooks.ts";
 import { defaultWebhookRetrySchedule } from "@formsvc/platform/config.ts";
 import { claimDue } from "./claim.ts";
-import { recordAttempt, SuccessRecorder } from "../attempt/record.ts";
+import { recordAttempt, successRecorder } from "../attempt/record.ts";
 import { DeliveryWorker, type WorkerOptions } from "./worker.ts";
 
 let db: DeliveryTestDatabase;
@@ -493,12 +493,12 @@ describe("recording successes together", () => {
     const execute = connection.execute.bind(connection);
     connection.execute = ((sql: string, ...rest: unknown[]) => (statements.push(sql), (execute as (...a: unknown[]) => unknown)(sql, ...rest))) as typeof connection.execute;
     try {
-      const recorder = new SuccessRecorder(db.orm, 4);
+      const recorder = successRecorder(db.orm, 4);
       const result = { statusCode: 200, durationMs: 12.4, responseBody: "ok" };
       // The last lost its lease meanwhile (completed by hand, say): counted, and nothing else changes.
       const lost = claimed[5];
       const recorded = await Promise.all(
-        claimed.map((d) => recorder.record({ deliveryId: d.id, leaseId: d === lost ? "lease_gone" : d.leaseId, result, origin: d.origin })),
+        claimed.map((d) => recorder.add({ deliveryId: d.id, leaseId: d === lost ? "lease_gone" : d.leaseId, result, origin: d.origin })),
       );
       assert.equal(statements.length, 3, "the first alone, then the 5 that waited: 4 and 1");
       for (const [i, d] of recorded.entries()) {

@@ -17,7 +17,7 @@ import type { Logger } from "@formsvc/platform/logger.ts";
 import { contextOf, inSpan } from "@formsvc/platform/tracing.ts";
 import type { Webhook, WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { attemptDelivery, type AttemptSettings } from "../attempt/attempt.ts";
-import { SuccessRecorder } from "../attempt/record.ts";
+import { successRecorder } from "../attempt/record.ts";
 import { watchBreakers } from "../delivery-metrics.ts";
 import { webhooksCallTimeoutMs } from "../intake/accept-event.ts";
 import { OriginBreakers, type BreakerOptions } from "../sender/breaker.ts";
@@ -55,7 +55,7 @@ export class DeliveryWorker {
   private readonly options: WorkerOptions;
   private readonly breakers: OriginBreakers;
   private readonly slots: OriginSlots;
-  private readonly successes: SuccessRecorder;
+  private readonly successes: ReturnType<typeof successRecorder>;
   private readonly inFlight = new Set<Promise<void>>();
   private running = false;
   private loopDone: Promise<void> | undefined;
@@ -66,7 +66,7 @@ export class DeliveryWorker {
   constructor(options: WorkerOptions) {
     this.options = options;
     this.breakers = new OriginBreakers({ logger: options.logger, ...options.breakers });
-    this.successes = new SuccessRecorder(options.orm);
+    this.successes = successRecorder(options.orm);
     this.slots = new OriginSlots({
       floor: options.perOriginConcurrency ?? workerDefaults.perOriginConcurrency,
       ceiling: options.maxPerOriginConcurrency ?? workerDefaults.maxPerOriginConcurrency,

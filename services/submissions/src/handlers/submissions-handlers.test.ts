@@ -767,6 +767,35 @@ describe("the outbox", () => {
     assert.equal((await outboxRows(form.id)).length, 1);
   });
 
+  it("stores new responses arriving together in one statement each batch, each with its outbox row and count", async () => {
+    const form = addForm({ document: { blocks: [{ id: "b_name", key: "q_name", type: "SHORT_TEXT", question: "Name" }] } });
+    const statements: string[] = [];
+    const connection = orm.em.getConnection();
+    const execute = connection.execute.bind(connection);
+    connection.execute = ((sql: string, ...rest: unknown[]) => (statements.push(sql), (execute as (...a: unknown[]) => unknown)(sql, ...rest))) as typeof connection.execute;
+    let saved: { responseId: string; completed: boolean }[];
+    try {
+      // Completions and a partial save (no event, no count) arrive together.
+      saved = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => save(form.id, { answers: { q_name: `r${i}` }, completed: i !== 7 })),
+      );
+    } finally {
+      connection.execute = execute;
+    }
+    const inserts = statements.filter((sql) => sql.includes(`insert into "submissions"."responses"`));
+    assert.ok(inserts.length < 20 && inserts.length >= 2, `the first alone, the rest together: ${inserts.length} statements for 20`);
+    assert.equal((await responseRows(form.id)).length, 20);
+    const rows = await outboxRows(form.id);
+    assert.deepEqual(
+      rows.map((row) => completionOf(row).responseId).sort(),
+      saved.filter((s) => s.completed).map((s) => s.responseId).sort(),
+      "one completion event per completed response",
+    );
+    const first = completionOf(rows[0]);
+    assert.equal(toJson(ValueSchema, first.fields[0].value!), valueOf(await submission(form.id, first.responseId), "q_name"));
+    assert.equal(await countOf(form), 19);
+  });
+
   it("carries what makes each value usable: option texts, files, hidden and calculated fields, the country", async () => {
     const form = addForm();
     const cv = await upload(form.id, "my cv", "cv.pdf");
