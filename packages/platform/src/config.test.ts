@@ -14,3 +14,11 @@ describe("BRANDING_URL", () => {
     assert.throws(() => loadConfig({ BRANDING_URL: "/about" }), /BRANDING_URL must be an http\(s\) URL/);
   });
 });
+
+describe("RPC_PROTOCOL", () => {
+  it("is the Connect protocol unless grpc is asked for, and nothing else", () => {
+    assert.equal(loadConfig({}).rpcProtocol, "connect");
+    assert.equal(loadConfig({ RPC_PROTOCOL: "gRPC" }).rpcProtocol, "grpc");
+    assert.throws(() => loadConfig({ RPC_PROTOCOL: "grcp" }), /RPC_PROTOCOL must be connect or grpc, got "grcp"/);
+  });
+});

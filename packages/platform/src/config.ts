@@ -57,6 +57,8 @@ export interface Config {
    * process each). They still talk over their ports; what they share is one Node and one copy of each module.
    */
   oneProcess: boolean;
+  /** RPC_PROTOCOL (`rpcProtocolOf`). */
+  rpcProtocol: "connect" | "grpc";
   /**
    * OPEN_FORM_CACHE: submissions keeps the forms respondents post to in memory, dropped on every replica
    * by Postgres notices when a form changes (on by default; `off` asks forms on every submit).
@@ -218,6 +220,13 @@ function logFormat(env: Env): "json" | "pretty" {
   return raw;
 }
 
+/** RPC_PROTOCOL: the protocol of the services' calls to each other (rpc.ts); every service serves both. */
+export function rpcProtocolOf(env: Env = process.env): "connect" | "grpc" {
+  const raw = value(env, "RPC_PROTOCOL")?.toLowerCase() ?? "connect";
+  if (raw !== "connect" && raw !== "grpc") throw new ConfigError(`RPC_PROTOCOL must be connect or grpc, got "${raw}"`);
+  return raw;
+}
+
 function defaultMailFrom(publicUrl: string | undefined): string {
   const host = publicUrl && URL.canParse(publicUrl) ? new URL(publicUrl).hostname : "localhost";
   return `formsvc <no-reply@${host}>`;
@@ -284,6 +293,7 @@ export function loadConfig(env: Env = process.env): Config {
     listenHost: value(env, "LISTEN_HOST") ?? "127.0.0.1",
     apiKeyCache: bool(env, "API_KEY_CACHE", true),
     oneProcess: bool(env, "ONE_PROCESS", false),
+    rpcProtocol: rpcProtocolOf(env),
     openFormCache: bool(env, "OPEN_FORM_CACHE", true),
     webhookCache: bool(env, "WEBHOOK_CACHE", true),
     membershipCache: bool(env, "MEMBERSHIP_CACHE", true),

@@ -12,6 +12,7 @@ import {
 } from "@connectrpc/connect";
 import { connectNodeAdapter, createConnectTransport, createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import { requestIdHeader } from "./caller.ts";
+import { rpcProtocolOf } from "./config.ts";
 import type { Logger } from "./logger.ts";
 import { isDatabaseUnavailable } from "./database-unavailable.ts";
 import { healthRoutes, HealthState } from "./health.ts";
@@ -161,7 +162,7 @@ function transportTo(baseUrl: string): Transport {
     // The Connect protocol unless RPC_PROTOCOL=grpc: a unary call is one request and one response, without
     // gRPC's envelopes and trailers, and costs ~25 % less CPU end to end (scripts/bench/rpc-protocol.ts).
     transport =
-      process.env.RPC_PROTOCOL === "grpc"
+      rpcProtocolOf() === "grpc"
         ? createGrpcTransport(options)
         : createConnectTransport({ ...options, httpVersion: "2", useBinaryFormat: true });
     transports.set(baseUrl, transport);

@@ -3,6 +3,7 @@ import { Migration20261125000000_initial } from "./Migration20261125000000_initi
 import { Migration20261204000000_delivery_trace_parent } from "./Migration20261204000000_delivery_trace_parent.ts";
 import { Migration20261215000000_failing_webhooks } from "./Migration20261215000000_failing_webhooks.ts";
 import { Migration20261215000100_delivery_trigger } from "./Migration20261215000100_delivery_trigger.ts";
+import { Migration20270201000000_deliveries_form_index } from "./Migration20270201000000_deliveries_form_index.ts";
 
 /** The delivery schema's migrations, oldest first. Never edit one that has shipped; add a new one. */
 export const migrations: MigrationObject[] = [
@@ -10,4 +11,5 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20261204000000_delivery_trace_parent", class: Migration20261204000000_delivery_trace_parent },
   { name: "Migration20261215000000_failing_webhooks", class: Migration20261215000000_failing_webhooks },
   { name: "Migration20261215000100_delivery_trigger", class: Migration20261215000100_delivery_trigger },
+  { name: "Migration20270201000000_deliveries_form_index", class: Migration20270201000000_deliveries_form_index },
 ];

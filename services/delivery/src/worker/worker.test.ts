@@ -74,7 +74,7 @@ after(async () => {
 
 describe("migrations", () => {
   it("apply once: a second replica opening the same database finds nothing to do", async () => {
-    await assertMigrationsApplyOnce(db.options, ["Migration20261125000000_initial", "Migration20261204000000_delivery_trace_parent", "Migration20261215000000_failing_webhooks", "Migration20261215000100_delivery_trigger"]);
+    await assertMigrationsApplyOnce(db.options, ["Migration20261125000000_initial", "Migration20261204000000_delivery_trace_parent", "Migration20261215000000_failing_webhooks", "Migration20261215000100_delivery_trigger", "Migration20270201000000_deliveries_form_index"]);
   });
 });
 
