@@ -864,6 +864,32 @@ describe("the outbox", () => {
   });
 });
 
+describe("StreamCompletions: transactions of many rows (group commit)", () => {
+  it("streams a transaction larger than one read whole, its rows before the last carrying the cursor before it", { timeout: 30_000 }, async () => {
+    const form = addForm();
+    await save(form.id, { answers: { q_name: "template" }, completed: true });
+    const [template] = await outboxRows(form.id);
+    const connection = orm.em.getConnection();
+    // 150 rows in one transaction (one read takes 100), after one of their own.
+    const [{ txid: beforeTxid }] = await connection.execute(`select max("txid")::text as txid from "submissions"."outbox"`);
+    await connection.execute(
+      `insert into "submissions"."outbox" ("event_id", "form_id", "event_type", "payload", "request_id", "trace_parent", "created_at")
+       select 'evt_many_' || n, form_id, event_type, payload, request_id, trace_parent, created_at
+         from "submissions"."outbox", generate_series(1, 150) as n where id = ?`,
+      [template.id],
+    );
+    const [{ txid: manyTxid }] = await connection.execute(`select "txid"::text as txid from "submissions"."outbox" where event_id = 'evt_many_1'`);
+    const abort = new AbortController();
+    const iterator = client.streamCompletions({ afterCursor: BigInt(beforeTxid) }, { signal: abort.signal })[Symbol.asyncIterator]();
+    const cursors: bigint[] = [];
+    for (let i = 0; i < 150; i++) cursors.push((await iterator.next()).value!.cursor);
+    abort.abort();
+    await iterator.return?.();
+    assert.deepEqual(cursors.slice(0, 149), Array(149).fill(BigInt(beforeTxid)), "mid-transaction rows: the cursor before it");
+    assert.equal(cursors[149], BigInt(manyTxid));
+  });
+});
+
 describe("events beyond completions", () => {
   const paged: FormDocument = {
     title: "Paged",

@@ -14,6 +14,7 @@ import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { Role, type IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 import type { CompletionNotifier } from "../outbox/completion-notifier.ts";
 import { followOutbox, outboxPauses } from "../outbox/outbox-pauses.ts";
+import { wholeTransactionsAfter } from "../outbox/outbox-rows.ts";
 import { notificationMail, receiptAddress, receiptMail } from "./mails.ts";
 
 /** Outbox rows read per pass. */
@@ -128,21 +129,19 @@ export function startResponseNotifier(options: ResponseNotifierOptions): Respons
     const connection = orm.em.getConnection();
     const [cursorRow] = await connection.execute<{ txid: string }[]>(`select "txid"::text as "txid" from ${cursorTable}`);
     if (!cursorRow) throw new Error("the notification cursor is missing: migrations were not applied");
-    // As StreamCompletions: only transactions older than the oldest one running, so none is skipped.
-    const rows = await connection.execute<{ event_type: string | null; payload: Buffer; txid: string }[]>(
-      `select "event_type", "payload", "txid"::text as "txid" from ${outboxTable}
-        where "txid" > ?::text::xid8 and "txid" < pg_snapshot_xmin(pg_current_snapshot())
-        order by "txid", "id" limit ?`,
-      [cursorRow.txid, batchSize],
+    // As StreamCompletions: whole transactions, older than the oldest one running, so none is skipped.
+    const { rows: whole } = await wholeTransactionsAfter<{ event_type: string | null; payload: Buffer; txid: string }>(
+      orm,
+      `"event_type", "payload"`,
+      cursorRow.txid,
+      batchSize,
     );
-    if (rows.length === 0) {
+    if (whole.length === 0) {
       // Committed rows an older, still running transaction (of any service) holds back: look again soon,
       // since that transaction's end wakes nobody here.
       const [held] = await connection.execute<{ held: boolean }[]>(`select exists (select 1 from ${outboxTable} where "txid" > ?::text::xid8) as "held"`, [cursorRow.txid]);
       return held?.held ? heldBack : 0;
     }
-    // A batch that ends inside a transaction leaves that transaction for the next pass, whole.
-    const whole = rows.length === batchSize && rows[0].txid !== rows.at(-1)!.txid ? rows.filter((r) => r.txid !== rows.at(-1)!.txid) : rows;
     const completions = whole.filter((r) => r.event_type === null || r.event_type === formResponseEventType);
     const mails = (
       await Promise.all(

@@ -1,10 +1,10 @@
 // StreamCompletions: the outbox in commit order, from a cursor, for delivery's embedded stream.
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { qualifiedTable, type MikroORM } from "@formsvc/platform/database.ts";
+import type { MikroORM } from "@formsvc/platform/database.ts";
 import { decodeEvent } from "@formsvc/platform/events.ts";
 import type { StreamCompletionsResponseSchema } from "@formsvc/proto/submissions/v1/submissions_pb.js";
-import { OutboxEntity } from "../entities/index.ts";
 import type { CompletionNotifier } from "./completion-notifier.ts";
+import { wholeTransactionsAfter } from "./outbox-rows.ts";
 
 /** Outbox rows read per query by StreamCompletions. */
 const streamBatch = 100;
@@ -23,23 +23,20 @@ export interface OutboxStreamOptions {
 /** The outbox's rows after `afterCursor`, then each row as it commits, until `signal` aborts. */
 export async function* outboxStream(orm: MikroORM, options: OutboxStreamOptions): AsyncGenerator<MessageInitShape<typeof StreamCompletionsResponseSchema>> {
   const { signal, completions } = options;
-  const outboxTable = qualifiedTable(orm, OutboxEntity);
-  // The cursor is a transaction id. Only rows of transactions older than the oldest one still
-  // running are read: any row committed later belongs to a newer transaction, so it sorts after
-  // the cursor and is never skipped, while completions commit concurrently.
+  // The cursor is a transaction id: a row carries its transaction's id only when it is the transaction's
+  // last, the others the cursor before it, so a reader that keeps the cursor of any row it has taken
+  // reads a transaction it took only in part again whole (a delivery is made once per event anyway).
   let cursor = options.afterCursor < 0n ? 0n : options.afterCursor;
   while (!signal.aborted) {
-    const rows = (await orm.em.getConnection().execute(
-      `select "event_type", "payload", "request_id", "trace_parent", "txid"::text as "txid" from ${outboxTable}
-        where "txid" > ?::text::xid8 and "txid" < pg_snapshot_xmin(pg_current_snapshot())
-        order by "txid", "id" limit ?`,
-      [cursor.toString(), streamBatch],
-    )) as { event_type: string | null; payload: Buffer; request_id: string | null; trace_parent: string | null; txid: string }[];
-    // One completion per transaction; should a batch end inside one, read that one again whole.
-    const whole = rows.length === streamBatch ? rows.filter((r) => r.txid !== rows.at(-1)!.txid) : rows;
-    for (const row of whole.length ? whole : rows) {
+    const { rows, more } = await wholeTransactionsAfter<{ event_type: string | null; payload: Buffer; request_id: string | null; trace_parent: string | null; txid: string }>(
+      orm,
+      `"event_type", "payload", "request_id", "trace_parent"`,
+      cursor.toString(),
+      streamBatch,
+    );
+    for (const [i, row] of rows.entries()) {
       if (signal.aborted) return;
-      cursor = BigInt(row.txid);
+      if (rows[i + 1]?.txid !== row.txid) cursor = BigInt(row.txid);
       const envelope = decodeEvent(row.payload, row.event_type);
       yield {
         cursor,
@@ -50,6 +47,6 @@ export async function* outboxStream(orm: MikroORM, options: OutboxStreamOptions)
         traceParent: row.trace_parent ?? "",
       };
     }
-    if (rows.length < streamBatch) await completions.next(options.pollMs, signal);
+    if (!more) await completions.next(options.pollMs, signal);
   }
 }
