@@ -86,6 +86,54 @@ function abTable(ab: any): string {
   return `| run | scenario | figure | ceiling | ratio | CPU ms per request or delivery, all processes |\n|---|---|---|---|---|---|\n${lines.join("\n")}\n`;
 }
 
+/**
+ * The issue's table (ratios to the ceilings, lag, CPU, idle memory) from an interleaved whole-tree A/B
+ * (scripts/bench-ab.ts --whole-tree): the mean of each side's rounds, each round's figure in brackets.
+ */
+function issueTable(ab: any): string {
+  const of = (side: string, scenario: string) => ab.runs.filter((x: any) => x.side === side && x.scenario === scenario).map((x: any) => x.figures);
+  const summed = (cpu: Record<string, number> = {}) => Object.values(cpu).reduce((a, b) => a + b, 0);
+  const rows: [string, string, (f: any) => number | undefined, number][] = [
+    ["API read vs direct-pg handler", "api-read", (f) => f.ratio, 3],
+    ["ingest vs raw INSERT", "ingest", (f) => f.ratio, 3],
+    ["delivery throughput, embedded, vs raw POSTs", "delivery-embedded", (f) => f.ratio, 3],
+    ["delivery throughput, Kafka, vs raw POSTs", "delivery-kafka", (f) => f.ratio, 3],
+    ["lag p99 at 500 responses/s, embedded (s)", "delivery-embedded", (f) => f.lag500?.p99LagMs / 1000, 3],
+    ["lag p99 at 500 responses/s, Kafka (s)", "delivery-kafka", (f) => f.lag500?.p99LagMs / 1000, 3],
+    ["CPU ms per ingested response, all processes", "ingest", (f) => summed(f.cpuMsPerRequest), 2],
+    ["whole system idle RSS, 6 Node processes (MiB)", "api-read", (f) => f.idleRssMiB, 0],
+  ];
+  const cell = (figures: any[], pick: (f: any) => number | undefined, digits: number) => {
+    const values = figures.map(pick).filter((v): v is number => typeof v === "number" && Number.isFinite(v));
+    if (values.length === 0) return "–";
+    const mean = values.reduce((a, b) => a + b, 0) / values.length;
+    return `${mean.toFixed(digits)} (${values.map((v) => v.toFixed(digits)).join(", ")})`;
+  };
+  const lines = rows.map(([label, scenario, pick, digits]) => `| ${label} | ${cell(of("before", scenario), pick, digits)} | ${cell(of("after", scenario), pick, digits)} |`);
+  return `| path | before \`${ab.before}\` | after \`${ab.after}\` |\n|---|---|---|\n${lines.join("\n")}\n`;
+}
+
+/** Issue 17's table, before and after, from each whole-tree A/B kept: the issue's "now" to the first round of work, and the latest round. */
+function issueTables(dir: string): string {
+  const sections: [string, string][] = [
+    ["ab-whole-tree.json", "From the issue's \"now\" to the end of the first sessions' work"],
+    ["ab-session26.json", "Then: the compile cache and the idle heap release, group commit on ingest and for delivery's successes, the form read as one raw query"],
+  ];
+  let md = "";
+  for (const [file, title] of sections) {
+    const ab = json(join(dir, file));
+    if (!ab) continue;
+    md += `### ${title} (\`benchmarks/${file}\`, \`node scripts/bench-ab.ts ${ab.before} --whole-tree\`, ${ab.rounds} rounds, ${ab.date.slice(0, 10)})
+
+Each round runs the whole tree of \`${ab.before}\` (a worktree with its own node_modules) and then the tree at \`${ab.after}\`, on a
+fresh system each; the bench code and the launcher are the after side's on both sides. Mean of the rounds (each round in brackets).
+
+${issueTable(ab)}
+`;
+  }
+  return md ? `## The issue's table, before and after (interleaved A/B)\n\n${md}` : "";
+}
+
 export function renderMarkdown(dir: string): string {
   const latest = JSON.parse(readFileSync(join(dir, "latest.json"), "utf8"));
   let md = `# Benchmarks
@@ -97,7 +145,7 @@ same machine in the same run), the ratio figure / ceiling (for lag and isolation
 and the system's p50 and p99 latency (for delivery rows: lag from \`submittedAt\` to the receiver's arrival).
 
 ${table(rows(latest))}
-## Memory (scenario 5)
+${issueTables(dir)}## Memory (scenario 5)
 
 Resident size (VmRSS from /proc/<pid>/status) of each process, idle after start-up and the peak sampled every
 250 ms during scenario 1 and scenario 3.
