@@ -20,6 +20,7 @@ await runDatabaseService("delivery", { schema: "delivery", entities, migrations 
     retrySchedule: config.webhookRetrySchedule,
     allowPrivateUrls: config.webhookAllowPrivateUrls,
     disableAfterFailingSeconds: config.webhookDisableAfterFailingSeconds,
+    maxPerOriginConcurrency: config.webhookMaxOriginConcurrency,
   };
   if (settings.allowPrivateUrls) logger.warn("WEBHOOK_ALLOW_PRIVATE_URLS is on: webhooks may reach loopback and private addresses");
 
@@ -31,7 +32,7 @@ await runDatabaseService("delivery", { schema: "delivery", entities, migrations 
   const notices =
     held && keepFreshByNotices(held, { databaseUrl: config.databaseUrl!, channel: webhookChangesChannel, logger, onNotice: (notice) => held.changed(notice) });
   const heldOrAsked = held ? held.around(webhooks) : webhooks;
-  const worker = new DeliveryWorker({ orm, webhooks: heldOrAsked, logger, ...settings, maxPerOriginConcurrency: config.webhookMaxOriginConcurrency });
+  const worker = new DeliveryWorker({ orm, webhooks: heldOrAsked, logger, ...settings });
   const acceptEvents = createAcceptEvents({ orm, webhooks: heldOrAsked, fileLinks: links, logger, onAccepted: () => worker.wake() });
   const intake =
     config.kafkaBrokers.length > 0

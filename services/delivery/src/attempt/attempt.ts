@@ -20,6 +20,8 @@ export interface AttemptSettings extends WebhookDisablingOptions {
   retrySchedule: readonly number[];
   /** WEBHOOK_ALLOW_PRIVATE_URLS. */
   allowPrivateUrls: boolean;
+  /** The most attempts at a time to one origin (WEBHOOK_MAX_ORIGIN_CONCURRENCY): as many connections to it are kept. */
+  maxPerOriginConcurrency?: number;
   /** The hard limit of one exchange; 10 s. */
   timeoutMs?: number;
   /** The jitter of the schedule's delays. */
@@ -56,7 +58,7 @@ function webhookRequest(delivery: Attempted, webhook: Webhook): WebhookRequest {
 
 export async function attemptDelivery(settings: AttemptSettings, delivery: Attempted, webhook: Webhook, kind: AttemptKind): Promise<AttemptEnd> {
   const origin = originOf(webhook.url);
-  const send = () => postWebhook(webhookRequest(delivery, webhook), { allowPrivateUrls: settings.allowPrivateUrls, timeoutMs: settings.timeoutMs });
+  const send = () => postWebhook(webhookRequest(delivery, webhook), { allowPrivateUrls: settings.allowPrivateUrls, timeoutMs: settings.timeoutMs, keptPerOrigin: settings.maxPerOriginConcurrency });
   let result: SendResult;
   if (kind.trigger === "automatic") {
     const verdict = await kind.breakers.run(origin, send);

@@ -47,6 +47,28 @@ describe("http client", () => {
     assert.equal(got.headers["webhook-id"], "evt_http");
   });
 
+  it("keeps as many connections to an origin as attempts may be in flight to it, and reuses them", async () => {
+    const server = http.createServer((req, res) => req.resume().on("end", () => res.end("ok")));
+    let connections = 0;
+    server.on("connection", () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      const burst = async () => {
+        const results = await Promise.all(Array.from({ length: 16 }, () => postWebhook(request(url), { ...open, keptPerOrigin: 16 })));
+        assert.ok(results.every((r) => r.statusCode === 200));
+      };
+      await burst();
+      assert.equal(connections, 16);
+      // The next burst finds all 16 kept (with 4 kept, 12 would be opened again).
+      await burst();
+      assert.equal(connections, 16);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it("keeps at most 4 KiB of the answer", async () => {
     const r = await receiver(() => ({ status: 500, body: "x".repeat(100_000) }));
     const result = await postWebhook(request(r.url), open);

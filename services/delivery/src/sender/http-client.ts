@@ -33,6 +33,8 @@ export interface HttpClientOptions {
   timeoutMs?: number;
   /** WEBHOOK_ALLOW_PRIVATE_URLS: when true, loopback and private addresses may be reached. */
   allowPrivateUrls: boolean;
+  /** Idle connections kept per origin: as many as attempts may be in flight to one (4 unless told). */
+  keptPerOrigin?: number;
   /** The clock of the signature timestamp. */
   now?: () => Date;
 }
@@ -82,18 +84,20 @@ function describeError(err: NodeJS.ErrnoException, timeoutMs: number): { errorKi
  * Connections are kept alive per receiver origin and reused by the next attempts to it (a new TLS
  * handshake and TCP connect per webhook POST cost more than the POST). The address guard is the
  * agents' lookup, so it checks every connection made; a kept connection goes to an address it
- * checked. Idle connections close after a few seconds, and a few per origin at most are kept.
+ * checked. Idle connections close after a few seconds; as many per origin are kept as attempts may be
+ * in flight to it, so a burst to a quick receiver (32 at a time) does not close and open connections as
+ * its attempts end and begin.
  */
 const agents = new Map<string, http.Agent>();
 const idleConnectionMs = 4_000;
 
-function agentFor(protocol: string, allowPrivateUrls: boolean): http.Agent {
-  const key = `${protocol}${allowPrivateUrls ? " private" : ""}`;
+function agentFor(protocol: string, allowPrivateUrls: boolean, keptPerOrigin: number): http.Agent {
+  const key = `${protocol}${allowPrivateUrls ? " private" : ""} ${keptPerOrigin}`;
   let agent = agents.get(key);
   if (!agent) {
     const options = {
       keepAlive: true,
-      maxFreeSockets: 4,
+      maxFreeSockets: keptPerOrigin,
       timeout: idleConnectionMs,
       scheduling: "lifo" as const,
       lookup: allowPrivateUrls ? undefined : guardedLookup(),
@@ -179,7 +183,7 @@ function sendOnce(request: WebhookRequest, options: HttpClientOptions): Promise<
       req = transport.request(url, {
         method: "POST",
         headers: { ...requestHeaders(request, options.now?.() ?? new Date()), [names.contentLength]: String(body.length) },
-        agent: agentFor(url.protocol, options.allowPrivateUrls),
+        agent: agentFor(url.protocol, options.allowPrivateUrls, options.keptPerOrigin ?? 4),
       });
     } catch (err) {
       finish({ statusCode: 0, responseBody: "", ...describeError(err as NodeJS.ErrnoException, timeoutMs) });

@@ -32,8 +32,6 @@ export interface WorkerOptions extends AttemptSettings {
   leaseMs?: number;
   /** Attempts at a time per origin, at first and after any answer that was not a quick success. */
   perOriginConcurrency?: number;
-  /** The most attempts at a time per origin, reached by quick successes. */
-  maxPerOriginConcurrency?: number;
   /** A success within this many ms widens its origin's limit. */
   quickAnswerMs?: number;
   maxInFlight?: number;
