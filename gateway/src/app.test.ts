@@ -23,10 +23,7 @@ const user = create(UserSchema, { id: "u1", email: "ada@example.com", name: "Ada
 
 const transport = createRouterTransport((router) => {
   router.service(IdentityService, {
-    authenticateApiKey: (req) => {
-      if (!req.key.startsWith("fk-good")) throw new ConnectError("invalid API key", Code.Unauthenticated);
-      return { user, apiKeyId: req.key };
-    },
+    authenticateApiKeys: (req) => ({ results: req.keys.map((key) => (key.startsWith("fk-good") ? { user, apiKeyId: key } : {})) }),
     getCurrentUser: (_req, ctx) => {
       assert.equal(callerOf(ctx), "u1");
       return { user };

@@ -1,6 +1,8 @@
 // /api/v1: an API key on every request (resolved by identity each time, so a deleted key is refused on its
-// very next use), limits per address and per key, and an Idempotency-Key on every POST.
-import { Code, ConnectError } from "@connectrpc/connect";
+// very next use), limits per address and per key, and an Idempotency-Key on every POST. The keys of requests
+// that arrive while identity is being asked go together in its next call (AuthenticateApiKeys).
+import { maxApiKeysPerCall } from "@formsvc/platform/caller.ts";
+import { GroupCommit } from "@formsvc/platform/group-commit.ts";
 import express, { type RequestHandler, type Router } from "express";
 import type { GatewayDeps } from "../deps.ts";
 import { HttpError, jsonNotFound } from "../http-errors.ts";
@@ -17,18 +19,16 @@ interface Caller {
 const bearer = /^Bearer\s+(\S+)\s*$/i;
 
 function authenticateApiKey(identity: GatewayDeps["identity"]): RequestHandler {
+  // A call carries every key waiting; alone, a request's key is asked about at once.
+  const verdicts = new GroupCommit(async (keys: string[]) => (await identity.authenticateApiKeys({ keys })).results, { maxBatch: maxApiKeysPerCall });
   return async (req, res, next) => {
     const header = req.get("authorization");
     if (!header) throw new HttpError(401, "missing API key: send Authorization: Bearer <API_KEY>");
     const key = bearer.exec(header)?.[1];
     if (!key) throw new HttpError(401, "malformed Authorization header: expected Bearer <API_KEY>");
-    try {
-      const { user, apiKeyId } = await identity.authenticateApiKey({ key });
-      res.locals.caller = { userId: user!.id, apiKeyId } satisfies Caller;
-    } catch (err) {
-      if (ConnectError.from(err).code === Code.Unauthenticated) throw new HttpError(401, "invalid API key");
-      throw err;
-    }
+    const { user, apiKeyId } = await verdicts.add(key);
+    if (!user) throw new HttpError(401, "invalid API key");
+    res.locals.caller = { userId: user.id, apiKeyId } satisfies Caller;
     next();
   };
 }

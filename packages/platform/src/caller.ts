@@ -7,6 +7,9 @@ import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 export const callerHeader = "x-caller-user-id";
 export const requestIdHeader = "x-request-id";
 
+/** The most keys one AuthenticateApiKeys call carries: identity refuses more, the gateway sends no more. */
+export const maxApiKeysPerCall = 256;
+
 export function callerOf(ctx: HandlerContext): string | undefined {
   return ctx.requestHeader.get(callerHeader) || undefined;
 }

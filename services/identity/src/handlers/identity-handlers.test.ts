@@ -293,6 +293,21 @@ describe("API keys", () => {
     assert.equal((await client.authenticateApiKey({ key })).user?.id, user.id);
   });
 
+  it("answers many keys in one call, in order, a refused key without a user; at most 256", async () => {
+    const ada = await newUser();
+    const bo = await newUser();
+    const adaKey = await client.createApiKey({ email: ada.user.email, name: "a" });
+    const boKey = await client.createApiKey({ email: bo.user.email, name: "b" });
+    const { results } = await client.authenticateApiKeys({ keys: [adaKey.key, "fk-short", generateApiKey(), boKey.key, adaKey.key] });
+    assert.deepEqual(
+      results.map((r) => [r.user?.id, r.apiKeyId]),
+      [[ada.user.id, adaKey.apiKey!.id], [undefined, ""], [undefined, ""], [bo.user.id, boKey.apiKey!.id], [ada.user.id, adaKey.apiKey!.id]],
+    );
+    await client.deleteApiKey({ id: boKey.apiKey!.id });
+    assert.equal((await client.authenticateApiKeys({ keys: [boKey.key] })).results[0].user, undefined, "a deleted key, at once");
+    await rejectsWith(client.authenticateApiKeys({ keys: Array(257).fill(adaKey.key) }), Code.InvalidArgument, /at most 256/);
+  });
+
   it("a caller's keys are their own: email ignored, others' keys NOT_FOUND", async () => {
     const alice = await newUser();
     const bob = await newUser();

@@ -4,7 +4,7 @@ import { Code, ConnectError, type ConnectRouter, type HandlerContext, type Servi
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import { qualifiedTable } from "@formsvc/platform/database.ts";
-import { actorOf, callerOf, operator, requireCaller } from "@formsvc/platform/caller.ts";
+import { actorOf, callerOf, maxApiKeysPerCall, operator, requireCaller } from "@formsvc/platform/caller.ts";
 import { newId, randomToken } from "@formsvc/platform/ids.ts";
 import { insertMailsSql, mailOutboxTable, type Mail } from "@formsvc/platform/mail.ts";
 import { keysetAfter, pageOf, pageRequest } from "@formsvc/platform/paging.ts";
@@ -275,6 +275,28 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
       if (err instanceof UniqueConstraintViolationException) throw userExists();
       throw err;
     }
+  }
+
+  /** A bearer key's user and key id; UNAUTHENTICATED when the key is unknown or deleted. */
+  async function authenticateKey(key: string): Promise<{ user: UserMessage; apiKeyId: string }> {
+    if (!isWellFormedApiKey(key)) throw invalidApiKey();
+    const digest = secretDigest(key);
+    const cache = deps.apiKeyCache;
+    // A held key was read while this replica listened for its revocation, and is dropped by it.
+    const held = cache?.lookup(digest.toString("hex"));
+    const verified = held && digestsEqual(digest, held.keyHash) ? held : await readApiKey(key, cache);
+    const at = now();
+    const staleBefore = new Date(at.getTime() - lastUsedResolutionMs);
+    if (!verified.lastUsedAt || verified.lastUsedAt <= staleBefore) {
+      // Conditional, so replicas racing on the same key write once.
+      await fork().nativeUpdate(
+        ApiKeyEntity,
+        { id: verified.apiKeyId, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lte: staleBefore } }] },
+        { lastUsedAt: at },
+      );
+      verified.lastUsedAt = at;
+    }
+    return { user: verified.user, apiKeyId: verified.apiKeyId };
   }
 
   return {
@@ -607,25 +629,20 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
     },
 
     async authenticateApiKey(req) {
-      const key = req.key;
-      if (!isWellFormedApiKey(key)) throw invalidApiKey();
-      const digest = secretDigest(key);
-      const cache = deps.apiKeyCache;
-      // A held key was read while this replica listened for its revocation, and is dropped by it.
-      const held = cache?.lookup(digest.toString("hex"));
-      const verified = held && digestsEqual(digest, held.keyHash) ? held : await readApiKey(key, cache);
-      const at = now();
-      const staleBefore = new Date(at.getTime() - lastUsedResolutionMs);
-      if (!verified.lastUsedAt || verified.lastUsedAt <= staleBefore) {
-        // Conditional, so replicas racing on the same key write once.
-        await fork().nativeUpdate(
-          ApiKeyEntity,
-          { id: verified.apiKeyId, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lte: staleBefore } }] },
-          { lastUsedAt: at },
-        );
-        verified.lastUsedAt = at;
-      }
-      return { user: verified.user, apiKeyId: verified.apiKeyId };
+      return authenticateKey(req.key);
+    },
+
+    async authenticateApiKeys(req) {
+      if (req.keys.length > maxApiKeysPerCall) throw new ConnectError(`keys: at most ${maxApiKeysPerCall} in one call`, Code.InvalidArgument);
+      const results = await Promise.all(
+        req.keys.map((key) =>
+          authenticateKey(key).catch((err: unknown) => {
+            if (ConnectError.from(err).code === Code.Unauthenticated) return {};
+            throw err;
+          }),
+        ),
+      );
+      return { results };
     },
 
     async createSession(req) {

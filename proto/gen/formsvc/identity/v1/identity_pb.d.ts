@@ -1153,6 +1153,40 @@ export declare type AuthenticateApiKeyResponse = Message<"formsvc.identity.v1.Au
 export declare const AuthenticateApiKeyResponseSchema: GenMessage<AuthenticateApiKeyResponse>;
 
 /**
+ * @generated from message formsvc.identity.v1.AuthenticateApiKeysRequest
+ */
+export declare type AuthenticateApiKeysRequest = Message<"formsvc.identity.v1.AuthenticateApiKeysRequest"> & {
+  /**
+   * @generated from field: repeated string keys = 1;
+   */
+  keys: string[];
+};
+
+/**
+ * Describes the message formsvc.identity.v1.AuthenticateApiKeysRequest.
+ * Use `create(AuthenticateApiKeysRequestSchema)` to create a new message.
+ */
+export declare const AuthenticateApiKeysRequestSchema: GenMessage<AuthenticateApiKeysRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.AuthenticateApiKeysResponse
+ */
+export declare type AuthenticateApiKeysResponse = Message<"formsvc.identity.v1.AuthenticateApiKeysResponse"> & {
+  /**
+   * One per key, in the order of the request; `user` unset when the key is refused.
+   *
+   * @generated from field: repeated formsvc.identity.v1.AuthenticateApiKeyResponse results = 1;
+   */
+  results: AuthenticateApiKeyResponse[];
+};
+
+/**
+ * Describes the message formsvc.identity.v1.AuthenticateApiKeysResponse.
+ * Use `create(AuthenticateApiKeysResponseSchema)` to create a new message.
+ */
+export declare const AuthenticateApiKeysResponseSchema: GenMessage<AuthenticateApiKeysResponse>;
+
+/**
  * @generated from message formsvc.identity.v1.CreateSessionRequest
  */
 export declare type CreateSessionRequest = Message<"formsvc.identity.v1.CreateSessionRequest"> & {
@@ -1758,6 +1792,17 @@ export declare const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof AuthenticateApiKeyRequestSchema;
     output: typeof AuthenticateApiKeyResponseSchema;
+  },
+  /**
+   * Gateway: many keys in one call (the requests that arrive while a call is under way), each answered as
+   * AuthenticateApiKey would, in order; an unknown or deleted key is a result without a user. At most 256 keys.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.AuthenticateApiKeys
+   */
+  authenticateApiKeys: {
+    methodKind: "unary";
+    input: typeof AuthenticateApiKeysRequestSchema;
+    output: typeof AuthenticateApiKeysResponseSchema;
   },
   /**
    * App sessions: opaque tokens stored as hashes.
