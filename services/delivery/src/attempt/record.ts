@@ -39,6 +39,24 @@ export type RecordedDelivery = Delivery & { failingSince: Date | null };
  * hand) is still recorded and counted, but changes nothing else.
  * Returns the delivery as it now is, undefined when it no longer exists.
  */
+/** The columns of an attempt's row, in the order both statements below fill them. */
+const attemptColumns = `"id", "delivery_id", "number", "status_code", "duration_ms", "error", "response_body", "manual", "created_at"`;
+
+/** What an attempt's row keeps of its result. */
+function keptOf(result: SendResult) {
+  return {
+    status_code: result.statusCode,
+    duration_ms: Math.max(0, Math.round(result.durationMs)),
+    error: result.error ?? "",
+    response_body: result.responseBody.slice(0, maxResponseBytes),
+  };
+}
+
+/** Changes of an automatic attempt: an attempt whose lease was lost is counted, and changes nothing else. */
+function whileHolding(changes: [string, string][]): [string, string][] {
+  return changes.map(([column, value]) => [column, `case when r."holds" then ${value} else d."${column}" end`]);
+}
+
 export async function recordAttempt(orm: MikroORM, options: RecordAttemptOptions): Promise<RecordedDelivery | undefined> {
   const { deliveries, attempts, failingWebhooks } = tablesOf(orm);
   const { result } = options;
@@ -62,9 +80,10 @@ export async function recordAttempt(orm: MikroORM, options: RecordAttemptOptions
         else greatest((${p(schedule)}::float8[])["schedule_step" + 1] * ${p(withJitter(1, options.random))}, ${p(atLeast)}) end`;
   const locked = `select "id", "webhook_id", "attempts", "schedule_step", ${holds} as "holds", ${delay} as "delay"
     from ${deliveries} where "id" = ${p(options.deliveryId)} for update`;
-  const attempt = `insert into ${attempts} ("id", "delivery_id", "number", "status_code", "duration_ms", "error", "response_body", "manual", "created_at")
-    select ${p(newId())}, r."id", r."attempts" + 1, ${p(result.statusCode)}, ${p(Math.max(0, Math.round(result.durationMs)))}, ${p(result.error ?? "")},
-      ${p(result.responseBody.slice(0, maxResponseBytes))}, ${p(options.manual)}, now() from "r"`;
+  const kept = keptOf(result);
+  const attempt = `insert into ${attempts} (${attemptColumns})
+    select ${p(newId())}, r."id", r."attempts" + 1, ${p(kept.status_code)}, ${p(kept.duration_ms)}, ${p(kept.error)},
+      ${p(kept.response_body)}, ${p(options.manual)}, now() from "r"`;
 
   // The columns an attempt by hand, or one holding the lease, sets: [column, expression].
   const reported: [string, string][] = [
@@ -90,9 +109,7 @@ export async function recordAttempt(orm: MikroORM, options: RecordAttemptOptions
     const status = outcome === "retry" ? `case when r."delay" is null then 'failed' else 'retrying' end` : p(outcome);
     const next = outcome === "retry" ? `now() + make_interval(secs => round(r."delay"::numeric, 3)::float8)` : "null";
     const step = outcome === "retry" ? `r."schedule_step" + case when r."delay" is null then 0 else 1 end` : `r."schedule_step"`;
-    changes = [...reported, ["status", status], ["next_attempt_at", next], ["schedule_step", step], ["locked_until", "null"], ["lease_id", "null"]];
-    // An attempt whose lease was lost is counted, and changes nothing else.
-    changes = changes.map(([column, value]) => [column, `case when r."holds" then ${value} else d."${column}" end`]);
+    changes = whileHolding([...reported, ["status", status], ["next_attempt_at", next], ["schedule_step", step], ["locked_until", "null"], ["lease_id", "null"]]);
   }
   // The webhook's failing period, in the same statement (no round trip of its own on the common path).
   const period =
@@ -111,7 +128,7 @@ export async function recordAttempt(orm: MikroORM, options: RecordAttemptOptions
   return updated ? { ...deliveryFromRow(updated), failingSince: toDate(updated.failing_since) } : undefined;
 }
 
-/** An automatic attempt that succeeded, to be recorded with others (`SuccessRecorder`). */
+/** An automatic attempt that succeeded, to be recorded with others (`successRecorder`). */
 export interface RecordSuccessOptions {
   deliveryId: string;
   leaseId: string;
@@ -127,25 +144,15 @@ export interface RecordSuccessOptions {
  */
 export async function recordSuccesses(orm: MikroORM, successes: readonly RecordSuccessOptions[]): Promise<Map<string, RecordedDelivery>> {
   const { deliveries, attempts, failingWebhooks } = tablesOf(orm);
-  const values = successes.map(({ deliveryId, leaseId, result, origin }) => ({
-    delivery_id: deliveryId,
-    lease_id: leaseId,
-    attempt_id: newId(),
-    status_code: result.statusCode,
-    duration_ms: Math.max(0, Math.round(result.durationMs)),
-    error: result.error ?? "",
-    response_body: result.responseBody.slice(0, maxResponseBytes),
-    origin,
-  }));
-  // What a success changes while the attempt holds the lease; an attempt whose lease was lost is counted only.
-  const changes: [string, string][] = [
+  const values = successes.map(({ deliveryId, leaseId, result, origin }) => ({ delivery_id: deliveryId, lease_id: leaseId, attempt_id: newId(), ...keptOf(result), origin }));
+  const changes = whileHolding([
     ["last_status_code", `r."status_code"`],
     ["origin", `r."origin"`],
     ["status", `'succeeded'`],
     ["next_attempt_at", "null"],
     ["locked_until", "null"],
     ["lease_id", "null"],
-  ];
+  ]);
   const rows: DeliveryRow[] = await orm.em.getConnection().execute(
     `with "v" as (
        select * from jsonb_to_recordset(?::jsonb) as v("delivery_id" text, "lease_id" text, "attempt_id" text, "status_code" int,
@@ -154,11 +161,11 @@ export async function recordSuccesses(orm: MikroORM, successes: readonly RecordS
        select d."id", d."webhook_id", d."attempts", d."lease_id" = v."lease_id" as "holds", v.*
          from ${deliveries} d join "v" on v."delivery_id" = d."id" order by d."id" for update of d),
      "attempt" as (
-       insert into ${attempts} ("id", "delivery_id", "number", "status_code", "duration_ms", "error", "response_body", "manual", "created_at")
+       insert into ${attempts} (${attemptColumns})
        select "attempt_id", "id", "attempts" + 1, "status_code", "duration_ms", "error", "response_body", false, now() from "r"),
      "period" as (delete from ${failingWebhooks} f using "r" where f."webhook_id" = r."webhook_id")
      update ${deliveries} d set "attempts" = r."attempts" + 1, "updated_at" = now(),
-       ${changes.map(([column, value]) => `"${column}" = case when r."holds" then ${value} else d."${column}" end`).join(", ")}
+       ${changes.map(([column, value]) => `"${column}" = ${value}`).join(", ")}
      from "r" where d."id" = r."id"
      returning d.*`,
     [JSON.stringify(values)],

@@ -251,8 +251,14 @@ function invalidAnswers(problems: AnswerProblem[]): ConnectError {
   return new ConnectError(describeProblems(problems), Code.InvalidArgument, undefined, details);
 }
 
-/** The columns of a new response's insert, in the order of `responseParams`. */
+/** The columns of a new response's insert (the recordset of `savedResponses` names them alike). */
 const responseColumns = `"id", "form_id", "workspace_id", "version", "completed", "answers", "hidden", "country", "created_at", "updated_at", "submitted_at"`;
+
+/** A new response, with the outbox row of its event if it has one. */
+interface NewResponse {
+  response: Response;
+  outbox: OutboxRow | null;
+}
 
 export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): ServiceImpl<typeof SubmissionsService> {
   const { orm, forms, files, logger } = deps;
@@ -396,96 +402,67 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
     return outboxRow(partialEvent(response, formName, document, page), response.updatedAt);
   }
 
+  /** New responses, each with its outbox row if it has an event, as the recordset `savedResponses` reads. */
+  function savedRows(saves: NewResponse[]): string {
+    return JSON.stringify(
+      saves.map(({ response: r, outbox }) => ({
+        id: r.id,
+        form_id: r.formId,
+        workspace_id: r.workspaceId,
+        version: r.version,
+        completed: r.completed,
+        answers: r.answers,
+        hidden: r.hidden,
+        country: r.country,
+        created_at: r.createdAt,
+        updated_at: r.updatedAt,
+        submitted_at: r.submittedAt,
+        ...(outbox && {
+          event_id: outbox.eventId,
+          event_type: outbox.eventType,
+          payload: Buffer.from(outbox.payload).toString("base64"),
+          request_id: outbox.requestId,
+          trace_parent: outbox.traceParent,
+          event_created_at: outbox.createdAt,
+        }),
+      })),
+    );
+  }
+
   /**
-   * `insertResponse` under an Idempotency-Key: the key's row, the response and its outbox row in one
-   * statement, all or none. False when the key was already claimed (nothing stored).
+   * The CTEs that store the recordset of `savedRows` (one parameter): the responses, a completion's +1 to its
+   * form's count, and the outbox rows; `guard` (a condition) can keep them all from being stored.
    */
-  async function insertClaimedResponse(response: Response, outbox: OutboxRow | null, key: SaveKey): Promise<boolean> {
-    const claim = claimKeyCte(orm, key, { responseId: response.id, completed: response.completed }, response.createdAt);
-    const outboxCte = outbox
-      ? `, "event" as (insert into ${outboxTable} ${outboxColumns}
-           select ?, ?, ?, ?, ?, ?, ? from "response")`
-      : "";
-    const counted = countedCte(response);
+  function savedResponses(guard = "true"): string {
+    return `"v" as (
+         select * from jsonb_to_recordset(?::jsonb) as v("id" text, "form_id" text, "workspace_id" text, "version" int, "completed" boolean,
+           "answers" jsonb, "hidden" jsonb, "country" text, "created_at" timestamptz, "updated_at" timestamptz, "submitted_at" timestamptz,
+           "event_id" text, "event_type" text, "payload" text, "request_id" text, "trace_parent" text, "event_created_at" timestamptz)
+         where ${guard}),
+       "response" as (insert into ${responsesTable} (${responseColumns}) select ${responseColumns} from "v"),
+       "counted" as (insert into ${changesTable} ("form_id", "delta") select "form_id", 1 from "v" where "completed"),
+       "event" as (insert into ${outboxTable} ${outboxColumns}
+         select "event_id", "form_id", "event_type", decode("payload", 'base64'), "request_id", "trace_parent", "event_created_at"
+           from "v" where "event_id" is not null)`;
+  }
+
+  /**
+   * A new response under an Idempotency-Key: the key's row, the response and its outbox row in one statement,
+   * all or none. False when the key was already claimed (nothing stored).
+   */
+  async function insertClaimedResponse(save: NewResponse, key: SaveKey): Promise<boolean> {
+    const claim = claimKeyCte(orm, key, { responseId: save.response.id, completed: save.response.completed }, save.response.createdAt);
     const [row] = await orm.em.getConnection().execute<{ claimed: number }[]>(
-      `with "claim" as (${claim.sql}),
-       "response" as (insert into ${responsesTable} (${responseColumns})
-         select ?::text, ?::text, ?::text, ?::int, ?::boolean, ?::jsonb, ?::jsonb, ?::text, ?::timestamptz, ?::timestamptz, ?::timestamptz
-         where exists (select 1 from "claim") returning "id")${outboxCte}${counted.sql}
+      `with "claim" as (${claim.sql}), ${savedResponses(`exists (select 1 from "claim")`)}
        select count(*)::int as "claimed" from "claim"`,
-      [
-        ...claim.params,
-        ...responseParams(response),
-        ...(outbox ? outboxParams(outbox) : []),
-        ...counted.params,
-      ],
+      [...claim.params, savedRows([save])],
     );
     return row.claimed > 0;
   }
 
-  /** A completion's +1 to its form's count, as a CTE after "response" (nothing for a partial save). */
-  function countedCte(response: Response): { sql: string; params: unknown[] } {
-    if (!response.completed) return { sql: "", params: [] };
-    return { sql: `, "counted" as (insert into ${changesTable} ("form_id", "delta") select ?, 1 from "response")`, params: [response.formId] };
-  }
-
-  /** A new response's values in the order of `responseColumns`. */
-  function responseParams(response: Response): unknown[] {
-    return [
-      response.id,
-      response.formId,
-      response.workspaceId,
-      response.version,
-      response.completed,
-      JSON.stringify(response.answers),
-      JSON.stringify(response.hidden),
-      response.country,
-      response.createdAt,
-      response.updatedAt,
-      response.submittedAt,
-    ];
-  }
-
-  /**
-   * Stores new responses and, with an event (a completion, a partial save), each one's outbox row, and for a
-   * completion its count change, atomically in one statement for the lot.
-   */
-  async function insertResponses(saves: { response: Response; outbox: OutboxRow | null }[]): Promise<void[]> {
-    const rows = saves.map(({ response: r, outbox }) => ({
-      id: r.id,
-      form_id: r.formId,
-      workspace_id: r.workspaceId,
-      version: r.version,
-      completed: r.completed,
-      answers: r.answers,
-      hidden: r.hidden,
-      country: r.country,
-      created_at: r.createdAt,
-      updated_at: r.updatedAt,
-      submitted_at: r.submittedAt,
-      counted: r.completed,
-      ...(outbox && {
-        event_id: outbox.eventId,
-        event_type: outbox.eventType,
-        payload: Buffer.from(outbox.payload).toString("base64"),
-        request_id: outbox.requestId,
-        trace_parent: outbox.traceParent,
-        event_created_at: outbox.createdAt,
-      }),
-    }));
-    await orm.em.getConnection().execute(
-      `with "v" as (
-         select * from jsonb_to_recordset(?::jsonb) as v("id" text, "form_id" text, "workspace_id" text, "version" int, "completed" boolean,
-           "answers" jsonb, "hidden" jsonb, "country" text, "created_at" timestamptz, "updated_at" timestamptz, "submitted_at" timestamptz,
-           "counted" boolean, "event_id" text, "event_type" text, "payload" text, "request_id" text, "trace_parent" text, "event_created_at" timestamptz)),
-       "response" as (insert into ${responsesTable} (${responseColumns}) select ${responseColumns} from "v"),
-       "counted" as (insert into ${changesTable} ("form_id", "delta") select "form_id", 1 from "v" where "counted")
-       insert into ${outboxTable} ${outboxColumns}
-       select "event_id", "form_id", "event_type", decode("payload", 'base64'), "request_id", "trace_parent", "event_created_at"
-         from "v" where "event_id" is not null`,
-      [JSON.stringify(rows)],
-      "run",
-    );
+  /** New responses (no Idempotency-Key), atomically in one statement for the lot. */
+  async function insertResponses(saves: NewResponse[]): Promise<void[]> {
+    await orm.em.getConnection().execute(`with ${savedResponses()} select null`, [savedRows(saves)], "run");
     return saves.map(() => undefined);
   }
   // Respondents' new responses by group commit: under load one statement for many (the first waits for nothing).
@@ -600,7 +577,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
         };
         const outbox = saveEvent(response, form.name, document, null);
         if (key) {
-          if (!(await insertClaimedResponse(response, outbox, key))) return repeatOf(key);
+          if (!(await insertClaimedResponse({ response, outbox }, key))) return repeatOf(key);
         } else await newResponses.add({ response, outbox });
         if (req.completed) completed();
         else if (outbox) completions.notify();
