@@ -3,7 +3,6 @@
 // problems a service names by key next to their questions. Pure functions; the browser script
 // (form-page.js) mirrors the last.
 import {
-  documentPages,
   evaluateLogic,
   hasLogic,
   isInputBlock,

@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 export const formLogicFile = join(import.meta.dirname, "form-logic.js");
 
 /** What the page's script uses of the evaluator. */
-const exported = ["evaluateLogic", "nextPageOf", "previousPageOf", "pageShows", "documentPages"];
+const exported = ["evaluateLogic", "nextPageOf", "previousPageOf", "pageShows"];
 
 const importPattern = /^import\s[\s\S]*?\sfrom\s+"([^"]+)";?\s*$/gm;
 

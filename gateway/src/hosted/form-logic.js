@@ -298,18 +298,24 @@ function evaluateLogic(doc               , answers                              
 }
 
 function pageShows(doc                               , state            , page        )          {
-  return (documentPages(doc)[page] ?? []).some((block) => !state.hidden.has(block.id ?? ""));
+  return showsAny(documentPages(doc)[page], state);
+}
+
+function showsAny(page                                   , state            )          {
+  return (page ?? []).some((block) => !state.hidden.has(block.id ?? ""));
 }
 
 function nextPageOf(doc                               , state            , page        )                     {
+  const pages = documentPages(doc);
   const at = state.path.indexOf(page);
-  return state.path.slice(at + 1).find((p) => pageShows(doc, state, p));
+  return state.path.slice(at + 1).find((p) => showsAny(pages[p], state));
 }
 
 function previousPageOf(doc                               , state            , page        )                     {
+  const pages = documentPages(doc);
   const at = state.path.indexOf(page);
-  return state.path.slice(0, Math.max(0, at)).reverse().find((p) => pageShows(doc, state, p));
+  return state.path.slice(0, Math.max(0, at)).reverse().find((p) => showsAny(pages[p], state));
 }
 
-globalThis.formsvcLogic = { evaluateLogic, nextPageOf, previousPageOf, pageShows, documentPages };
+globalThis.formsvcLogic = { evaluateLogic, nextPageOf, previousPageOf, pageShows };
 })();

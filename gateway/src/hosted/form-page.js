@@ -668,19 +668,22 @@ const embedding = (() => {
     if (q.type === "FILE") setupFile(q);
     if (q.type === "SIGNATURE") setupPad(q);
   }
-  form.addEventListener("input", (event) => {
+  /** An answer moves what the rules decide, and with it the buttons and the progress; without rules, neither. */
+  function followAnswers() {
+    if (!logic) return;
     applyLogic();
     updateButtons();
     showProgress();
+  }
+  form.addEventListener("input", (event) => {
+    followAnswers();
     const q = questions.find((x) => x.el.contains(event.target));
     if (q && q.error.textContent) clearError(q);
     clearTimeout(rememberTimer);
     rememberTimer = setTimeout(remember, 400);
   });
   form.addEventListener("change", () => {
-    applyLogic();
-    updateButtons();
-    showProgress();
+    followAnswers();
     clearTimeout(rememberTimer);
     rememberTimer = setTimeout(remember, 100);
   });

@@ -173,14 +173,9 @@ export function validateAnswers(document: FormDocument, answers: { [key: string]
   }
   // The rules see the answers that passed their checks; an answer that failed counts as none.
   const logic = hasLogic(document) ? evaluateLogic(document, Object.fromEntries(Object.entries(checked).map(([k, a]) => [k, a.value]))) : undefined;
-  const skipped = (block: InputBlock) => logic !== undefined && logic.hidden.has(block.id ?? "");
-  if (logic) {
-    for (const [key, block] of blocks) {
-      if (!skipped(block)) continue;
-      checked[key] = checkedAnswer(key, block, null);
-      failed.delete(key);
-    }
-  }
+  const hiddenIds = logic?.hidden ?? new Set<string>();
+  const skipped = (block: InputBlock) => hiddenIds.has(block.id ?? "");
+  for (const [key, block] of blocks) if (skipped(block)) checked[key] = checkedAnswer(key, block, null);
   const shownProblems = problems.filter((p) => p.key === undefined || !blocks.has(p.key) || !skipped(blocks.get(p.key)!));
   if (options.completed) {
     for (const [key, block] of blocks) {

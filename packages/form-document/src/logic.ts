@@ -73,7 +73,7 @@ export const valuelessOperators: readonly LogicOperator[] = ["IS_ANSWERED", "IS_
  * only by whether there are any. Dates (text of calendarDates types) are also ordered (GREATER_THAN:
  * later than).
  */
-export const operatorsByAnswer: Record<AnswerShape, readonly LogicOperator[]> = {
+const operatorsByAnswer: Record<AnswerShape, readonly LogicOperator[]> = {
   text: ["EQUALS", "NOT_EQUALS", "CONTAINS", "IS_ANSWERED", "IS_NOT_ANSWERED"],
   number: ["EQUALS", "NOT_EQUALS", "GREATER_THAN", "LESS_THAN", "IS_ANSWERED", "IS_NOT_ANSWERED"],
   steps: ["EQUALS", "NOT_EQUALS", "GREATER_THAN", "LESS_THAN", "IS_ANSWERED", "IS_NOT_ANSWERED"],
@@ -107,7 +107,7 @@ export function documentPages<B extends LogicBlock>(doc: { blocks: readonly B[] 
 }
 
 /** Whether a value is an answer: not null, a blank string or an empty list. */
-export function isAnswered(value: JsonValue | undefined): boolean {
+function isAnswered(value: JsonValue | undefined): boolean {
   if (value === undefined || value === null) return false;
   if (typeof value === "string") return value.trim() !== "";
   if (Array.isArray(value)) return value.length > 0;
@@ -245,17 +245,23 @@ export function evaluateLogic(doc: LogicDocument, answers: Record<string, JsonVa
 
 /** Whether a page of the path shows anything (a page whose every block is hidden is passed over). */
 export function pageShows(doc: Pick<LogicDocument, "blocks">, state: LogicState, page: number): boolean {
-  return (documentPages(doc)[page] ?? []).some((block) => !state.hidden.has(block.id ?? ""));
+  return showsAny(documentPages(doc)[page], state);
+}
+
+function showsAny(page: readonly LogicBlock[] | undefined, state: LogicState): boolean {
+  return (page ?? []).some((block) => !state.hidden.has(block.id ?? ""));
 }
 
 /** The page after `page` on the respondent's path that shows anything; undefined when `page` is the last. */
 export function nextPageOf(doc: Pick<LogicDocument, "blocks">, state: LogicState, page: number): number | undefined {
+  const pages = documentPages(doc);
   const at = state.path.indexOf(page);
-  return state.path.slice(at + 1).find((p) => pageShows(doc, state, p));
+  return state.path.slice(at + 1).find((p) => showsAny(pages[p], state));
 }
 
 /** The page before `page` on the respondent's path that shows anything; undefined on the first. */
 export function previousPageOf(doc: Pick<LogicDocument, "blocks">, state: LogicState, page: number): number | undefined {
+  const pages = documentPages(doc);
   const at = state.path.indexOf(page);
-  return state.path.slice(0, Math.max(0, at)).reverse().find((p) => pageShows(doc, state, p));
+  return state.path.slice(0, Math.max(0, at)).reverse().find((p) => showsAny(pages[p], state));
 }

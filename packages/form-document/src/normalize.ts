@@ -1,4 +1,5 @@
 import { DocumentError } from "./errors.ts";
+import { describeProblems } from "./answers.ts";
 import { logicProblems } from "./logic-check.ts";
 import { randomId, randomKey } from "./ids.ts";
 import { isChoiceBlock, isInputBlock, keyPattern, type Block, type FormDocument } from "./schema.ts";
@@ -106,8 +107,7 @@ export function normalizeDocument(
   // The rules name blocks by id: checked once every block has its id.
   const problems = logicProblems(document).map((p) => ({ path: `${root}.${p.path}`, message: p.message }));
   if (problems.length > 0) {
-    const more = problems.length > 3 ? ` (and ${problems.length - 3} more)` : "";
-    throw new DocumentError(problems.slice(0, 3).map((p) => `${p.path}: ${p.message}`).join("; ") + more, problems);
+    throw new DocumentError(describeProblems(problems.map((p) => ({ message: p.message, line: `${p.path}: ${p.message}` })), 3), problems);
   }
   return { document, blockKeys: newBlockKeys };
 }
