@@ -3,7 +3,7 @@
 // Enter drops it and Escape puts it back; a live region says each step. While an item is dragged the list
 // only moves items with transforms; the order changes once, on drop, through `onReorder`, so items keep
 // their identity (React keys, ids). The arithmetic is in lib/reorder.ts.
-import { useCallback, useEffect, useId, useRef, useState, type CSSProperties, type KeyboardEvent, type LiHTMLAttributes, type PointerEvent, type ReactNode, type RefObject } from "react";
+import { useEffect, useId, useRef, useState, type CSSProperties, type KeyboardEvent, type LiHTMLAttributes, type PointerEvent, type ReactNode, type RefObject } from "react";
 import { announcements, dropIndex, keyboardMove, shifts, type Slot } from "../lib/reorder.ts";
 
 interface Drag {
@@ -48,10 +48,10 @@ export function SortableBlocks<T>({ items, itemKey, itemLabel, itemProps, render
   const ids = useId();
   const count = items.length;
 
-  const setDrag = useCallback((next: Drag | null) => {
+  const setDrag = (next: Drag | null) => {
     dragRef.current = next;
     setDragState(next);
-  }, []);
+  };
 
   const label = (index: number) => itemLabel(items[index], index);
 

@@ -163,7 +163,8 @@ export function cleanDocument(doc: { title?: string; blocks: EditableBlock[]; hi
   if (doc.calculatedFields?.length) {
     result.calculatedFields = doc.calculatedFields.map((f) => ({ name: f.name.trim(), type: f.type, expression: f.expression }));
   }
-  if (doc.logic?.length) result.logic = structuredClone(doc.logic);
+  // Shared, not copied: a draft is replaced, never changed in place (draftOf copied the rules once).
+  if (doc.logic?.length) result.logic = doc.logic;
   return result;
 }
 

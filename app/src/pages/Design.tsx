@@ -99,8 +99,9 @@ function ThemePreview({ theme, submitLabel, thankYou }: { theme: FormTheme; subm
   };
   const card: CSSProperties = { background: "#fff", border: "1px solid #d8dce1", borderRadius: 12, padding: "1rem", margin: "0 auto", maxWidth: "22rem" };
   const button: CSSProperties = {
+    display: "inline-block",
     background: accent,
-    borderColor: accent,
+    border: `1px solid ${accent}`,
     color: themeText.onAccent,
     borderRadius: buttonRadii[theme.buttonStyle],
     fontWeight: 600,
@@ -120,13 +121,13 @@ function ThemePreview({ theme, submitLabel, thankYou }: { theme: FormTheme; subm
           <p style={{ margin: "0 0 .25rem", fontWeight: 600 }}>Your name</p>
           <div style={{ border: "1px solid #8c959f", borderRadius: 8, height: "2.2rem", background: "#fff", marginBottom: ".75rem" }} />
           <p style={{ textAlign: "right", margin: 0 }}>
-            <span style={{ ...button, display: "inline-block", border: `1px solid ${accent}` }}>{submitLabel}</span>
+            <span style={button}>{submitLabel}</span>
           </p>
         </div>
         <div style={{ ...card, marginTop: ".75rem" }}>
           <p style={{ fontWeight: 700, margin: "0 0 .25rem" }}>{thankYou.title || defaultThankYou.title}</p>
           {thankYou.text && <p style={{ margin: "0 0 .5rem", whiteSpace: "pre-line" }}>{thankYou.text}</p>}
-          {thankYou.buttonLabel && <span style={{ ...button, display: "inline-block", border: `1px solid ${accent}` }}>{thankYou.buttonLabel}</span>}
+          {thankYou.buttonLabel && <span style={button}>{thankYou.buttonLabel}</span>}
         </div>
       </div>
     </div>

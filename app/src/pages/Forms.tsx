@@ -250,7 +250,7 @@ function countsText(holdings: FormHoldings): string {
   const parts = [counted(holdings.responses, "response", "responses")];
   if (holdings.partials > 0) parts.push(counted(holdings.partials, "partial response", "partial responses"));
   parts.push(counted(holdings.files, "file", "files"));
-  return parts.length === 2 ? parts.join(" and ") : `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}`;
+  return `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}`;
 }
 
 /** Delete forever: what goes (counted by the server), and the form's name typed to confirm. */

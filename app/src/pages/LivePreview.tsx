@@ -27,6 +27,8 @@ export function LivePreview({ formId, draft }: { formId: string; draft: Draft })
   const shown = useRef<string>(undefined);
   /** Where the person had scrolled the page, kept across updates. */
   const scrollY = useRef(0);
+  /** The first page is asked for at once; later ones once the edits settle, whether or not one was shown. */
+  const asked = useRef(false);
 
   const request = useMemo(() => ({ name: draft.name, document: documentToSave(draft) }), [draft]);
   const body = useMemo(() => JSON.stringify(request), [request]);
@@ -37,6 +39,7 @@ export function LivePreview({ formId, draft }: { formId: string; draft: Draft })
     const controller = new AbortController();
     const timer = setTimeout(
       async () => {
+        asked.current = true;
         setState((s) => (s.kind === "loading" ? s : { kind: "updating" }));
         try {
           const page = await postForHtml(`/forms/${formId}/preview`, request, controller.signal);
@@ -48,7 +51,7 @@ export function LivePreview({ formId, draft }: { formId: string; draft: Draft })
           if (!controller.signal.aborted) setState({ kind: "waiting", reason: (err as Error).message });
         }
       },
-      shown.current === undefined ? 0 : settleMs,
+      asked.current ? settleMs : 0,
     );
     return () => {
       clearTimeout(timer);

@@ -42,6 +42,8 @@ export function LogicEditor({ draft, onChange }: { draft: Draft; onChange(d: Dra
   const rules = draft.logic ?? [];
   const questions = draft.blocks.filter((b) => isInputType(b.type) && b.id);
   const blocks = draft.blocks.filter((b) => b.type !== "PAGE_BREAK" && b.id);
+  /** What a new action, or one changed to a kind that names a block, acts on at first. */
+  const lastBlock = blocks.at(-1)?.id ?? "";
   const pages = documentPages({ blocks: draft.blocks });
   const calculated = draft.calculatedFields;
   const problems = logicProblems({ blocks: draft.blocks, calculatedFields: calculated, logic: rules });
@@ -136,7 +138,7 @@ export function LogicEditor({ draft, onChange }: { draft: Draft; onChange(d: Dra
                         const kind = e.target.value as LogicAction["action"];
                         if (kind === "JUMP") setAction({ action: "JUMP", page: Math.min(pages.length, 2) });
                         else if (kind === "SET") setAction(setOf());
-                        else setAction({ action: kind, block: "block" in action ? action.block : (blocks[blocks.length - 1]?.id ?? "") });
+                        else setAction({ action: kind, block: "block" in action ? action.block : lastBlock });
                       }}
                     >
                       {(Object.keys(actionLabels) as LogicAction["action"][])
@@ -200,7 +202,7 @@ export function LogicEditor({ draft, onChange }: { draft: Draft; onChange(d: Dra
                 );
               })}
               <div className="option-row logic-rule-actions">
-                <button type="button" onClick={() => setActions([...rule.then, { action: "SHOW", block: blocks[blocks.length - 1]?.id ?? "" }])}>
+                <button type="button" onClick={() => setActions([...rule.then, { action: "SHOW", block: lastBlock }])}>
                   Add action
                 </button>
                 <button type="button" onClick={() => setRules(removeItem(rules, i))} aria-label={`Remove rule ${i + 1}`}>
