@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { repoRoot } from "@formsvc/launcher/system.ts";
 import { systemRootVariable } from "../tests/support/system.ts";
 import { apiRead } from "./bench/api-read.ts";
+import { summed } from "./bench/common.ts";
 import { delivery } from "./bench/delivery.ts";
 import { ingest } from "./bench/ingest.ts";
 
@@ -55,7 +56,7 @@ const beforeRoot = wholeTree ? beforeTree() : undefined;
 /** The figures worth comparing: throughput, latency or lag, and CPU per unit of work. */
 function summary(name: string, r: any) {
   if (name === "api-read") {
-    const idleRssMiB = Math.round(Object.values<number>(r.rss.idle).reduce((a, b) => a + b, 0));
+    const idleRssMiB = Math.round(summed(r.rss.idle));
     return { requestsPerSecond: r.system.requestsPerSecond, p99ms: r.system.p99ms, directPostgresPerSecond: r.directPostgres.requestsPerSecond, ratio: r.ratioToDirectPostgres, cpuMsPerRequest: r.system.cpuMsPerRequest, idleRssMiB };
   }
   if (name === "ingest") return { requestsPerSecond: r.system.requestsPerSecond, p99ms: r.system.p99ms, rawInsertPerSecond: r.rawInsert.requestsPerSecond, ratio: r.ratio, cpuMsPerRequest: r.system.cpuMsPerRequest };

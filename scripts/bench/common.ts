@@ -45,6 +45,11 @@ export function memoryOf(sys: TestSystem): { rss: number; pss: number } {
 }
 
 /** A per-process figure (CPU ms from cpuMeter, MiB from sampleRss) summed over every process, to 0.01. */
+/** The mean of some figures. */
+export function mean(xs: readonly number[]): number {
+  return xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
 export function summed(perProcess: Record<string, number>): number {
   return Math.round(Object.values(perProcess).reduce((a, b) => a + b, 0) * 100) / 100;
 }

@@ -5,6 +5,7 @@
 // ab-rpc-protocol.json (Connect against gRPC between the services), ab-one-process.json (ONE_PROCESS), and notes.md.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { mean, summed } from "./common.ts";
 
 type Row = [scenario: string, figure: string, ceiling: string, ratio: string, p50: string, p99: string, commit: string, date: string];
 
@@ -71,6 +72,17 @@ function cpuLine(before: Record<string, number> = {}, after: Record<string, numb
 }
 const b = (v: number | undefined) => (v === undefined ? "–" : String(v));
 
+/** A figure of a run by its (dotted) key. */
+const pick = (x: any, key: string) => key.split(".").reduce((v, k) => v?.[k], x) as number;
+
+/** A figure over runs: the mean, then each run's. */
+const side = (runs: any[], key: string, digits = 0) => `${mean(runs.map((x) => pick(x, key))).toFixed(digits)} (${runs.map((x) => Number(pick(x, key)).toFixed(digits)).join(", ")})`;
+
+/** A row of a switch's A/B (off, on, on / off). */
+function switchRow(f: { off: any[]; on: any[] }, label: string, key: string, digits = 0): string {
+  return `| ${label} | ${side(f.off, key, digits)} | ${side(f.on, key, digits)} | ${r(mean(f.on.map((x) => pick(x, key))) / mean(f.off.map((x) => pick(x, key))))} |`;
+}
+
 const json = (file: string) => (existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : undefined);
 
 /** The interleaved A/B of the pipeline change, one row per run and scenario. */
@@ -78,7 +90,7 @@ function abTable(ab: any): string {
   const lines = ab.runs.map((x: any) => {
     const f = x.figures;
     const cpu = f.cpuMsPerRequest ?? f.cpuMsPerDelivery ?? {};
-    const total = Math.round(Object.values<number>(cpu).reduce((p, q) => p + q, 0) * 100) / 100;
+    const total = summed(cpu);
     const figure = x.scenario === "ingest" ? `${f.requestsPerSecond} req/s, p99 ${f.p99ms} ms` : `${f.deliveriesPerSecond} deliveries/s; lag at 100/s p50 ${f.lag100.p50LagMs} ms, p99 ${f.lag100.p99LagMs} ms`;
     const ceiling = x.scenario === "ingest" ? `raw INSERT ${f.rawInsertPerSecond}/s` : `raw undici ${f.rawUndiciPerSecond}/s`;
     return `| ${x.run} | ${x.scenario} | ${figure} | ${ceiling} | ${r(f.ratio)} | ${total} |`;
@@ -92,7 +104,6 @@ function abTable(ab: any): string {
  */
 function issueTable(ab: any): string {
   const of = (side: string, scenario: string) => ab.runs.filter((x: any) => x.side === side && x.scenario === scenario).map((x: any) => x.figures);
-  const summed = (cpu: Record<string, number> = {}) => Object.values(cpu).reduce((a, b) => a + b, 0);
   const rows: [string, string, (f: any) => number | undefined, number][] = [
     ["API read vs direct-pg handler", "api-read", (f) => f.ratio, 3],
     ["ingest vs raw INSERT", "ingest", (f) => f.ratio, 3],
@@ -106,8 +117,7 @@ function issueTable(ab: any): string {
   const cell = (figures: any[], pick: (f: any) => number | undefined, digits: number) => {
     const values = figures.map(pick).filter((v): v is number => typeof v === "number" && Number.isFinite(v));
     if (values.length === 0) return "–";
-    const mean = values.reduce((a, b) => a + b, 0) / values.length;
-    return `${mean.toFixed(digits)} (${values.map((v) => v.toFixed(digits)).join(", ")})`;
+    return `${mean(values).toFixed(digits)} (${values.map((v) => v.toFixed(digits)).join(", ")})`;
   };
   const lines = rows.map(([label, scenario, pick, digits]) => `| ${label} | ${cell(of("before", scenario), pick, digits)} | ${cell(of("after", scenario), pick, digits)} |`);
   return `| path | before \`${ab.before}\` | after \`${ab.after}\` |\n|---|---|---|\n${lines.join("\n")}\n`;
@@ -194,8 +204,6 @@ ${abTable(abPipeline)}
   }
   const held = json(join(dir, "ab-held-copies.json"));
   if (held) {
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    const side = (runs: any[], key: string, digits = 0) => `${mean(runs.map((x) => x[key])).toFixed(digits)} (${runs.map((x) => Number(x[key]).toFixed(digits)).join(", ")})`;
     const ingest = held.openFormCache.figures;
     const read = held.membershipCache?.figures;
     const burst = held.webhookCache.figures;
@@ -231,8 +239,6 @@ ${
   }
   const slots = json(join(dir, "ab-origin-concurrency.json"));
   if (slots) {
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    const side = (runs: any[], key: string, digits = 0) => `${mean(runs.map((x) => x[key])).toFixed(digits)} (${runs.map((x) => Number(x[key]).toFixed(digits)).join(", ")})`;
     const f = slots.figures;
     md += `## Per-origin slots that widen for a quick receiver (\`benchmarks/ab-origin-concurrency.json\`)
 
@@ -252,10 +258,7 @@ A burst of ${slots.burst} responses to one quick receiver on the embedded bus, w
   }
   const protocol = json(join(dir, "ab-rpc-protocol.json"));
   if (protocol) {
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    const side = (runs: any[], key: string, digits = 0) => `${mean(runs.map((x) => x[key])).toFixed(digits)} (${runs.map((x) => Number(x[key]).toFixed(digits)).join(", ")})`;
-    const f = protocol.figures;
-    const row = (label: string, key: string, digits = 0) => `| ${label} | ${side(f.off, key, digits)} | ${side(f.on, key, digits)} | ${r(mean(f.on.map((x: any) => x[key])) / mean(f.off.map((x: any) => x[key])))} |`;
+    const row = (label: string, key: string, digits = 0) => switchRow(protocol.figures, label, key, digits);
     md += `## The services' calls in the Connect protocol instead of gRPC (\`benchmarks/ab-rpc-protocol.json\`)
 
 The same calls over the same kept HTTP/2 connection, in gRPC (\`RPC_PROTOCOL=grpc\`, as before) and in the Connect
@@ -275,12 +278,7 @@ ${row("CPU ms per API read", "readCpuMs", 2)}
   }
   const single = json(join(dir, "ab-one-process.json"));
   if (single) {
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    const pick = (x: any, key: string) => key.split(".").reduce((v, k) => v?.[k], x) as number;
-    const side = (runs: any[], key: string, digits: number) => `${mean(runs.map((x) => pick(x, key))).toFixed(digits)} (${runs.map((x) => Number(pick(x, key)).toFixed(digits)).join(", ")})`;
-    const f = single.figures;
-    const row = (label: string, key: string, digits = 0) =>
-      `| ${label} | ${side(f.off, key, digits)} | ${side(f.on, key, digits)} | ${r(mean(f.on.map((x: any) => pick(x, key))) / mean(f.off.map((x: any) => pick(x, key))))} |`;
+    const row = (label: string, key: string, digits = 0) => switchRow(single.figures, label, key, digits);
     md += `## One process: every service and the gateway in one Node (\`ONE_PROCESS\`, \`benchmarks/ab-one-process.json\`)
 
 The same system as six processes (\`ONE_PROCESS=off\`, the default) and as one (\`on\`), in rounds of off then on,

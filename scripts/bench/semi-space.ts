@@ -3,7 +3,7 @@
 // pages counted once), ingest req/s and CPU per response (all processes), and the peak RSS under it.
 // `node scripts/bench/semi-space.ts [--rounds N] [--seconds S] [--sizes default,1,2,4]`.
 import { startTestSystem } from "../../tests/support/system.ts";
-import { memoryOf, sampleRss, sleep, summed } from "./common.ts";
+import { mean, memoryOf, sampleRss, sleep, summed } from "./common.ts";
 import { loadIngest } from "./ingest.ts";
 import { numberArg } from "./switch-ab.ts";
 
@@ -29,9 +29,9 @@ export async function semiSpace(opts: { rounds?: number; seconds?: number; sizes
       }
     }
   }
-  const mean = (xs: number[]) => Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 100) / 100;
+  const meanOf = (xs: number[]) => Math.round(mean(xs) * 100) / 100;
   const summary = Object.fromEntries(
-    Object.entries(figures).map(([size, rows]) => [size, Object.fromEntries((Object.keys(rows[0]) as (keyof Figures)[]).map((k) => [k, mean(rows.map((r) => r[k]))]))]),
+    Object.entries(figures).map(([size, rows]) => [size, Object.fromEntries((Object.keys(rows[0]) as (keyof Figures)[]).map((k) => [k, meanOf(rows.map((r) => r[k]))]))]),
   );
   return { figures, summary };
 }

@@ -1,6 +1,6 @@
 // A setting switched off and on, measured in alternating rounds on a fresh system each, so a machine that
 // speeds up or slows down moves both alike. Used by the benches of the caches (API_KEY_CACHE, MEMBERSHIP_CACHE, OPEN_FORM_CACHE, WEBHOOK_CACHE).
-import { ratio } from "./common.ts";
+import { mean, ratio } from "./common.ts";
 
 export async function switchAB(rounds: number, measure: (value: "on" | "off") => Promise<number>) {
   const on: number[] = [];
@@ -9,7 +9,6 @@ export async function switchAB(rounds: number, measure: (value: "on" | "off") =>
     off.push(await measure("off"));
     on.push(await measure("on"));
   }
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   return { rounds, off, on, ratioOnToOff: ratio(mean(on), mean(off)) };
 }
 

@@ -3,7 +3,7 @@
 import { startOtlpCollector } from "../../tests/support/otlp-collector.ts";
 import { startTestSystem } from "../../tests/support/system.ts";
 import { loadIngest } from "./ingest.ts";
-import { ratio } from "./common.ts";
+import { ratio, summed } from "./common.ts";
 
 export async function tracingOverhead(opts: { connections?: number; seconds?: number } = {}) {
   const connections = opts.connections ?? 50;
@@ -20,14 +20,13 @@ export async function tracingOverhead(opts: { connections?: number; seconds?: nu
   const collector = await startOtlpCollector();
   try {
     const on = await run({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: "1000" });
-    const cpuTotal = (cpu: Record<string, number>) => Math.round(Object.values(cpu).reduce((a, b) => a + b, 0) * 100) / 100;
     return {
       connections,
       durationSeconds: duration,
       off,
       on: { ...on, spansExported: collector.spans.length },
       throughputRatio: ratio(on.requestsPerSecond, off.requestsPerSecond),
-      cpuMsPerRequest: { off: cpuTotal(off.cpuMsPerRequest), on: cpuTotal(on.cpuMsPerRequest) },
+      cpuMsPerRequest: { off: summed(off.cpuMsPerRequest), on: summed(on.cpuMsPerRequest) },
     };
   } finally {
     await collector.close();
