@@ -19,8 +19,12 @@ interface Caller {
 const bearer = /^Bearer\s+(\S+)\s*$/i;
 
 function authenticateApiKey(identity: GatewayDeps["identity"]): RequestHandler {
-  // A call carries every key waiting; alone, a request's key is asked about at once.
-  const verdicts = new GroupCommit(async (keys: string[]) => (await identity.authenticateApiKeys({ keys })).results, { maxBatch: maxApiKeysPerCall });
+  // A call carries every key waiting; alone, a request's key is asked about at once. A refused key is an
+  // answer, not a failure: a failed call is identity's, and asking again key by key would only add load.
+  const verdicts = new GroupCommit(async (keys: string[]) => (await identity.authenticateApiKeys({ keys })).results, {
+    maxBatch: maxApiKeysPerCall,
+    splitOnFailure: false,
+  });
   return async (req, res, next) => {
     const header = req.get("authorization");
     if (!header) throw new HttpError(401, "missing API key: send Authorization: Bearer <API_KEY>");

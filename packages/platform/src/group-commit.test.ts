@@ -43,4 +43,15 @@ describe("GroupCommit", () => {
     );
     assert.deepEqual(store.batches, [[1], [2, 3, 4], [2], [3], [4]]);
   });
+
+  it("fails every item of a failed batch at once when told not to split it", async () => {
+    const store = slowStore((n) => n === 3);
+    const group = new GroupCommit(store.write, { splitOnFailure: false });
+    const settled = await Promise.allSettled([1, 2, 3, 4].map((n) => group.add(n)));
+    assert.deepEqual(
+      settled.map((s) => (s.status === "fulfilled" ? s.value : (s.reason as Error).message)),
+      [10, "cannot store 3", "cannot store 3", "cannot store 3"],
+    );
+    assert.deepEqual(store.batches, [[1], [2, 3, 4]]);
+  });
 });

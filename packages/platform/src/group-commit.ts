@@ -3,7 +3,8 @@
  * costs one statement (one round trip, one transaction, one WAL flush) per batch instead of one each, and a
  * write that comes alone waits for nothing. `write` stores a batch in one statement and returns each item's
  * result in the batch's order. When a batch of several fails, each of its items is written again alone, so one
- * bad item fails only its own caller.
+ * bad item fails only its own caller (`splitOnFailure: false`: a write whose items cannot fail it alone, where a
+ * failure is the store's, fails every item at once instead).
  */
 interface Waiting<Item, Result> {
   item: Item;
@@ -15,6 +16,7 @@ export class GroupCommit<Item, Result> {
   readonly #write: (items: Item[]) => Promise<Result[]>;
   readonly #maxBatch: number;
   readonly #keyOf: ((item: Item) => string) | undefined;
+  readonly #splitOnFailure: boolean;
   #waiting: Waiting<Item, Result>[] = [];
   #writing = false;
 
@@ -22,10 +24,11 @@ export class GroupCommit<Item, Result> {
    * `keyOf`: items with the same key never share a batch (a statement that would touch one row twice);
    * the later waits for the next.
    */
-  constructor(write: (items: Item[]) => Promise<Result[]>, options: { maxBatch?: number; keyOf?: (item: Item) => string } = {}) {
+  constructor(write: (items: Item[]) => Promise<Result[]>, options: { maxBatch?: number; keyOf?: (item: Item) => string; splitOnFailure?: boolean } = {}) {
     this.#write = write;
     this.#maxBatch = options.maxBatch ?? 128;
     this.#keyOf = options.keyOf;
+    this.#splitOnFailure = options.splitOnFailure ?? true;
   }
 
   add(item: Item): Promise<Result> {
@@ -54,7 +57,7 @@ export class GroupCommit<Item, Result> {
         const results = await this.#write(batch.map((waiting) => waiting.item));
         batch.forEach((waiting, i) => waiting.resolve(results[i]));
       } catch (err) {
-        if (batch.length === 1) batch[0].reject(err);
+        if (batch.length === 1 || !this.#splitOnFailure) for (const waiting of batch) waiting.reject(err);
         else
           await Promise.all(
             batch.map((waiting) =>

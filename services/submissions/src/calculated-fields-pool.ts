@@ -11,7 +11,7 @@
 // pool stores null at once, without queueing, until a later start succeeds.
 import type { JsonValue } from "@bufbuild/protobuf";
 import { Worker } from "node:worker_threads";
-import { calculatedFieldKey, evaluateLogic, isInputBlock, type FormDocument } from "@formsvc/form-document";
+import { calculatedFieldKey, evaluateLogic, hasLogic, isInputBlock, type FormDocument } from "@formsvc/form-document";
 import { defaultCalculatedFieldTimeoutMs } from "@formsvc/platform/config.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { Counter, metrics } from "@formsvc/platform/metrics.ts";
@@ -91,7 +91,7 @@ function timeoutsCounter(): Counter<"reason"> {
 /** The calculation a worker makes for `document` over `answers`. */
 export function calculationOf(document: FormDocument, answers: StoredAnswers): Calculation {
   // The logic rules' SET actions, over the checked answers (those of questions hidden by logic are null).
-  const { set } = evaluateLogic(document, Object.fromEntries(Object.entries(answers).map(([key, answer]) => [key, answer.value])));
+  const set = hasLogic(document) ? evaluateLogic(document, Object.fromEntries(Object.entries(answers).map(([key, answer]) => [key, answer.value]))).set : new Map<string, string | number>();
   return {
     fields: (document.calculatedFields ?? []).map((f) => ({
       key: calculatedFieldKey(f.name),

@@ -10,7 +10,7 @@ import { observeAttempt } from "../delivery-metrics.ts";
 import type { Delivery } from "../entities/index.ts";
 import { originOf, type OriginBreakers } from "../sender/breaker.ts";
 import { postWebhook, type WebhookRequest } from "../sender/http-client.ts";
-import { classify, type SendResult } from "../sender/send-result.ts";
+import { classify, type Outcome, type SendResult } from "../sender/send-result.ts";
 import type { GroupCommit } from "@formsvc/platform/group-commit.ts";
 import { recordAttempt, type RecordedDelivery, type RecordSuccessOptions } from "./record.ts";
 import { applyDisablingRules, type WebhookDisablingOptions } from "./webhook-disabling.ts";
@@ -68,8 +68,9 @@ export async function attemptDelivery(settings: AttemptSettings, delivery: Attem
     result = await send();
   }
   const manual = kind.trigger !== "automatic";
+  const outcome = classify(result);
   const recorded =
-    kind.trigger === "automatic" && classify(result) === "succeeded"
+    kind.trigger === "automatic" && outcome === "succeeded"
       ? await kind.successes.add({ deliveryId: delivery.id, leaseId: kind.leaseId, result, origin })
       : await recordAttempt(settings.orm, {
           deliveryId: delivery.id,
@@ -80,18 +81,17 @@ export async function attemptDelivery(settings: AttemptSettings, delivery: Attem
           retrySchedule: settings.retrySchedule,
           random: settings.random,
         });
-  observeAttempt(classify(result), kind.trigger, delivery.payload);
+  observeAttempt(outcome, kind.trigger, delivery.payload);
   if (settings.logger) {
     const fields = { deliveryId: delivery.id, webhookId: delivery.webhookId, eventId: delivery.eventId, origin, ...(manual ? { manual } : {}) };
-    logAttempt(settings.logger, fields, result, recorded);
+    logAttempt(settings.logger, fields, result, outcome, recorded);
   }
   await applyDisablingRules(settings, delivery.webhookId, result, recorded?.failingSince);
   return { sent: true, result, delivery: recorded };
 }
 
 /** One line per attempt: never the body, the URL (it may hold a token) or the secret. */
-function logAttempt(logger: Logger, fields: Record<string, unknown>, result: SendResult, recorded: RecordedDelivery | undefined): void {
-  const outcome = classify(result);
+function logAttempt(logger: Logger, fields: Record<string, unknown>, result: SendResult, outcome: Outcome, recorded: RecordedDelivery | undefined): void {
   const line = {
     ...fields,
     attempt: recorded?.attempts,

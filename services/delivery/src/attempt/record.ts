@@ -28,17 +28,6 @@ export interface RecordAttemptOptions {
 /** A delivery after an attempt, with since when its webhook's attempts have all failed (null after a success). */
 export type RecordedDelivery = Delivery & { failingSince: Date | null };
 
-/**
- * Stores one attempt and moves its delivery on, and notes its webhook's failing period (failing_webhooks:
- * kept from the first failure, gone at a success; webhook-disabling.ts reads it):
- * - automatic: 2xx succeeded; 3xx/4xx/refused address failed; anything else retrying with the next
- *   delay of the schedule, or failed once the schedule is used up. The lease is released.
- * - manual: success makes the delivery succeeded; a failure leaves status, schedule and next attempt as
- *   they were (a retrying delivery keeps its automatic schedule, a failed one stays failed).
- * An automatic attempt whose lease was lost meanwhile (it outlived its lease, or was completed by
- * hand) is still recorded and counted, but changes nothing else.
- * Returns the delivery as it now is, undefined when it no longer exists.
- */
 /** The columns of an attempt's row, in the order both statements below fill them. */
 const attemptColumns = `"id", "delivery_id", "number", "status_code", "duration_ms", "error", "response_body", "manual", "created_at"`;
 
@@ -57,6 +46,17 @@ function whileHolding(changes: [string, string][]): [string, string][] {
   return changes.map(([column, value]) => [column, `case when r."holds" then ${value} else d."${column}" end`]);
 }
 
+/**
+ * Stores one attempt and moves its delivery on, and notes its webhook's failing period (failing_webhooks:
+ * kept from the first failure, gone at a success; webhook-disabling.ts reads it):
+ * - automatic: 2xx succeeded; 3xx/4xx/refused address failed; anything else retrying with the next
+ *   delay of the schedule, or failed once the schedule is used up. The lease is released.
+ * - manual: success makes the delivery succeeded; a failure leaves status, schedule and next attempt as
+ *   they were (a retrying delivery keeps its automatic schedule, a failed one stays failed).
+ * An automatic attempt whose lease was lost meanwhile (it outlived its lease, or was completed by
+ * hand) is still recorded and counted, but changes nothing else.
+ * Returns the delivery as it now is, undefined when it no longer exists.
+ */
 export async function recordAttempt(orm: MikroORM, options: RecordAttemptOptions): Promise<RecordedDelivery | undefined> {
   const { deliveries, attempts, failingWebhooks } = tablesOf(orm);
   const { result } = options;
@@ -142,7 +142,7 @@ export interface RecordSuccessOptions {
  * released when it still held it, the webhook's failing period ended), rows locked in id order.
  * Returns each delivery as it now is, by id (absent when it no longer exists).
  */
-export async function recordSuccesses(orm: MikroORM, successes: readonly RecordSuccessOptions[]): Promise<Map<string, RecordedDelivery>> {
+async function recordSuccesses(orm: MikroORM, successes: readonly RecordSuccessOptions[]): Promise<Map<string, RecordedDelivery>> {
   const { deliveries, attempts, failingWebhooks } = tablesOf(orm);
   const values = successes.map(({ deliveryId, leaseId, result, origin }) => ({ delivery_id: deliveryId, lease_id: leaseId, attempt_id: newId(), ...keptOf(result), origin }));
   const changes = whileHolding([

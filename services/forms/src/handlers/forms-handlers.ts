@@ -452,7 +452,7 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
 
     async getPublicForm(req) {
       // Public: no caller, no membership; drafts and the Trash look exactly like unknown ids.
-      const form = req.id ? await orm.em.fork().findOne(FormEntity, { id: req.id }) : null;
+      const form = req.id ? await readForm(req.id) : undefined;
       if (!form || form.trashedAt || !publicStatuses.includes(form.status)) throw formNotFound();
       let showBranding = true;
       if (!resolveSettings(form.settings).branding) {
@@ -468,10 +468,9 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
     async getFormVersion(req) {
       // Internal: whatever the status, even in the Trash, since responses refer to their version.
       if (!req.formId) throw formNotFound();
-      const em = orm.em.fork();
-      const form = await em.findOne(FormEntity, { id: req.formId });
+      const form = await readForm(req.formId);
       if (!form) throw formNotFound();
-      const row = req.version > 0 ? await em.findOne(FormVersionEntity, { formId: form.id, version: req.version }) : null;
+      const row = req.version > 0 ? await orm.em.fork().findOne(FormVersionEntity, { formId: form.id, version: req.version }) : null;
       if (!row) throw formVersionNotFound();
       return {
         formId: form.id,

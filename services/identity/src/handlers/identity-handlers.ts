@@ -634,15 +634,15 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
 
     async authenticateApiKeys(req) {
       if (req.keys.length > maxApiKeysPerCall) throw new ConnectError(`keys: at most ${maxApiKeysPerCall} in one call`, Code.InvalidArgument);
-      const results = await Promise.all(
-        req.keys.map((key) =>
-          authenticateKey(key).catch((err: unknown) => {
-            if (ConnectError.from(err).code === Code.Unauthenticated) return {};
-            throw err;
-          }),
-        ),
-      );
-      return { results };
+      // A burst from one client repeats its key: each distinct key is checked once.
+      const verdicts = new Map<string, Promise<{ user?: UserMessage; apiKeyId?: string }>>();
+      const verdictOf = (key: string) =>
+        authenticateKey(key).catch((err: unknown) => {
+          if (ConnectError.from(err).code === Code.Unauthenticated) return {};
+          throw err;
+        });
+      for (const key of req.keys) if (!verdicts.has(key)) verdicts.set(key, verdictOf(key));
+      return { results: await Promise.all(req.keys.map((key) => verdicts.get(key)!)) };
     },
 
     async createSession(req) {

@@ -308,8 +308,10 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
   async function openForm(formId: string, version = 0): Promise<Form> {
     if (!formId) throw formNotFound();
     const held = deps.openForms?.get(formId);
-    const form = held && !refusalOf(held) && version <= held.version ? held : await askedForm(formId);
-    const refusal = refusalOf(form);
+    const usable = held && !refusalOf(held) && version <= held.version ? held : undefined;
+    const form = usable ?? (await askedForm(formId));
+    // A held form was just found to take responses.
+    const refusal = form === usable ? undefined : refusalOf(form);
     if (refusal) throw refusal;
     // The current version of a published form is final: edits make a new one.
     remember(formId, { workspaceId: form.workspaceId, version: form.version, document: form.document as unknown as FormDocument });

@@ -19,8 +19,6 @@ import { notificationMail, receiptAddress, receiptMail } from "./mails.ts";
 
 /** Outbox rows read per pass. */
 const batchSize = 100;
-/** What a pass answers when completions are committed but not yet readable. */
-const heldBack = -1;
 /** The pause before looking again at completions held back (ms). */
 const heldBackRetryMs = 10;
 /**
@@ -120,17 +118,18 @@ export function startResponseNotifier(options: ResponseNotifierOptions): Respons
   }
 
   /**
-   * One pass: the next batch of outbox rows after the cursor; the number of rows read, or `heldBack`. Reading and
+   * One pass: the next batch of outbox rows after the cursor; whether more are waiting, or none can be read
+   * yet (`"held back"`: committed rows behind an older transaction still running). Reading and
    * addressing run outside any transaction (a transaction holding an id would hold back every outbox
    * reader's horizon, StreamCompletions' too); only writing the mails and moving the cursor is one, and
    * only if the cursor is still where this pass read it (else another replica mailed the batch).
    */
-  async function pass(): Promise<number> {
+  async function pass(): Promise<"more" | "caught up" | "held back"> {
     const connection = orm.em.getConnection();
     const [cursorRow] = await connection.execute<{ txid: string }[]>(`select "txid"::text as "txid" from ${cursorTable}`);
     if (!cursorRow) throw new Error("the notification cursor is missing: migrations were not applied");
     // As StreamCompletions: whole transactions, older than the oldest one running, so none is skipped.
-    const { rows: whole } = await wholeTransactionsAfter<{ event_type: string | null; payload: Buffer; txid: string }>(
+    const { rows: whole, more } = await wholeTransactionsAfter<{ event_type: string | null; payload: Buffer; txid: string }>(
       orm,
       `"event_type", "payload"`,
       cursorRow.txid,
@@ -140,7 +139,7 @@ export function startResponseNotifier(options: ResponseNotifierOptions): Respons
       // Committed rows an older, still running transaction (of any service) holds back: look again soon,
       // since that transaction's end wakes nobody here.
       const [held] = await connection.execute<{ held: boolean }[]>(`select exists (select 1 from ${outboxTable} where "txid" > ?::text::xid8) as "held"`, [cursorRow.txid]);
-      return held?.held ? heldBack : 0;
+      return held?.held ? "held back" : "caught up";
     }
     const completions = whole.filter((r) => r.event_type === null || r.event_type === formResponseEventType);
     const mails = (
@@ -164,7 +163,7 @@ export function startResponseNotifier(options: ResponseNotifierOptions): Respons
       return true;
     });
     if (moved && mails.length > 0) options.mailWritten();
-    return whole.length;
+    return more ? "more" : "caught up";
   }
 
   const pauses = outboxPauses(options.completions);
@@ -173,10 +172,10 @@ export function startResponseNotifier(options: ResponseNotifierOptions): Respons
     pauses,
     { minMs: minBackoff, maxMs: 10_000 },
     async () => {
-      const count = await pass();
-      // A full batch: more is waiting. Otherwise wait for a completion (or another replica's, by polling).
-      if (count === heldBack) await pauses.sleep(heldBackRetryMs, true);
-      else if (count < batchSize) await pauses.sleep(pollMs, true);
+      const read = await pass();
+      // More waiting: read on. Otherwise wait for a completion (or another replica's, by polling).
+      if (read === "held back") await pauses.sleep(heldBackRetryMs, true);
+      else if (read === "caught up") await pauses.sleep(pollMs, true);
     },
     (err, { retryInMs }) => logger.warn({ error: err instanceof Error ? err.message : String(err), retryInMs }, "response notifications failed: retrying"),
   );
