@@ -65,8 +65,8 @@ after(async () => {
   await sys?.stop();
 });
 
-const respond = (body: object) =>
-  fetch(`${sys.url}/f/${formId}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const respond = (body: object, id = formId) =>
+  fetch(`${sys.url}/f/${id}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
 /**
  * Each branch's answers through the page: choose the plan, Pro fills the company it reveals, on to the end.
@@ -238,11 +238,7 @@ describe("conditional logic, end to end", () => {
     // A Free response leaves the company hidden by the rule: the Responses table and the response read
     // "skipped" there (muted), the CSV export leaves its cell empty.
     await sys.cli("form:publish", "--id", id);
-    const free = await fetch(`${sys.url}/f/${id}/responses`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ answers: { plan: "o_free", team: 3 }, completed: true }),
-    });
+    const free = await respond({ answers: { plan: "o_free", team: 3 }, completed: true }, id);
     assert.equal(free.status, 200);
     await page.goto(`${sys.url}/app/forms/${id}/responses`);
     const table = page.getByRole("table", { name: "Responses to Plans" });
@@ -302,11 +298,7 @@ describe("rules that turn later pages on and off, and upload questions they skip
     assert.equal(created.status, 201, JSON.stringify(created.body));
     followUpId = created.body.id;
     await sys.cli("form:publish", "--id", followUpId);
-    const res = await fetch(`${sys.url}/f/${followUpId}/responses`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ answers: { name: "json", call: "call_no", survey: "survey_no" }, completed: true }),
-    });
+    const res = await respond({ answers: { name: "json", call: "call_no", survey: "survey_no" }, completed: true }, followUpId);
     assert.equal(res.status, 200);
     const answers = await storedOf("json");
     assert.deepEqual([answers.recording?.value, answers.recording?.files], [null, []]);

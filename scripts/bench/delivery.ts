@@ -28,7 +28,7 @@ async function post(sys: TestSystem, formId: string, n: number) {
 }
 
 /** Open-loop: `total` submissions at `perSecond`, spread over `formIds` round robin, whatever the latency. */
-export async function submitPaced(sys: TestSystem, formIds: string[], total: number, perSecond: number) {
+async function submitPaced(sys: TestSystem, formIds: string[], total: number, perSecond: number) {
   const start = performance.now();
   const pending = new Set<Promise<void>>();
   for (let n = 0; n < total; n++) {
@@ -91,6 +91,26 @@ export async function warmHookedForm(sys: TestSystem, receiver: { url: string; r
   return formId;
 }
 
+type Receiving = { received: Received[] };
+
+/** `total` responses to `formId` at `perSecond`, once all have been delivered: their lag. The receiver is emptied. */
+export async function pacedLag(sys: TestSystem, receiver: Receiving, formId: string, perSecond: number, total: number) {
+  await submitPaced(sys, [formId], total, perSecond);
+  await eventually(async () => receiver.received.length, (n) => n >= total, 300_000, 100);
+  const stats = lagStats(receiver.received);
+  receiver.received.length = 0;
+  return stats;
+}
+
+/** `burst` responses to `formId` at 32 connections, once all have been delivered: what arrived, when the burst was sent, each process's CPU per delivery. */
+export async function measuredBurst(sys: TestSystem, receiver: Receiving, formId: string, burst: number) {
+  const cpu = cpuMeter(sys);
+  const sentAt = Date.now();
+  await submitBurst(sys, [formId], burst);
+  await eventually(async () => receiver.received.length, (n) => n >= burst, 600_000, 100);
+  return { received: [...receiver.received], sentAt, cpuMsPerDelivery: cpu.perUnit(burst) };
+}
+
 /**
  * A fresh system (`env` beside WEBHOOK_ALLOW_PRIVATE_URLS) with a warmed hooked form: `burst` responses
  * delivered to one quick receiver. What arrived, when the burst was sent, and each process's CPU per delivery.
@@ -99,12 +119,7 @@ export async function deliveredBurst(name: string, env: Record<string, string>, 
   const sys = await startTestSystem(name, { WEBHOOK_ALLOW_PRIVATE_URLS: "true", ...env });
   const receiver = await startReceiver();
   try {
-    const formId = await warmHookedForm(sys, receiver);
-    const cpu = cpuMeter(sys);
-    const sentAt = Date.now();
-    await submitBurst(sys, [formId], burst);
-    await eventually(async () => receiver.received.length, (n) => n >= burst, 600_000, 100);
-    return { received: [...receiver.received], sentAt, cpuMsPerDelivery: cpu.perUnit(burst) };
+    return await measuredBurst(sys, receiver, await warmHookedForm(sys, receiver), burst);
   } finally {
     await receiver.close();
     await sys.stop();
@@ -127,18 +142,11 @@ export async function delivery(bus: "embedded" | "kafka", opts: { burst?: number
     const sampler = sampleRss(sys);
 
     const lag: Record<string, ReturnType<typeof lagStats> & { perSecond: number }> = {};
-    for (const [perSecond, total] of rates) {
-      await submitPaced(sys, [formId], total, perSecond);
-      await eventually(async () => receiver.received.length, (n) => n >= total, 300_000, 100);
-      lag[`${perSecond}/s`] = { perSecond, ...lagStats(receiver.received) };
-      receiver.received.length = 0;
-    }
+    for (const [perSecond, total] of rates) lag[`${perSecond}/s`] = { perSecond, ...(await pacedLag(sys, receiver, formId, perSecond, total)) };
 
-    const cpu = cpuMeter(sys);
-    await submitBurst(sys, [formId], burst);
-    await eventually(async () => receiver.received.length, (n) => n >= burst, 600_000, 100);
+    const measured = await measuredBurst(sys, receiver, formId, burst);
     // Each process's CPU per response taken in and delivered.
-    const throughput = { ...lagStats(receiver.received), cpuMsPerDelivery: cpu.perUnit(burst) };
+    const throughput = { ...lagStats(measured.received), cpuMsPerDelivery: measured.cpuMsPerDelivery };
     const loadRss = sampler.stop();
     receiver.received.length = 0;
 

@@ -2,10 +2,10 @@
 // idle memory (RSS and PSS summed over its processes), ingest (50 connections: req/s, CPU per response, peak
 // RSS), delivery lag at 500 responses a second and a delivered burst (deliveries/s, CPU per delivery).
 // `node scripts/bench/one-process.ts [--rounds N] [--seconds S]`.
-import { eventually, startReceiver } from "../../tests/support/receiver.ts";
+import { startReceiver } from "../../tests/support/receiver.ts";
 import { startTestSystem } from "../../tests/support/system.ts";
-import { cpuMeter, memoryOf, sampleRss, sleep, summed } from "./common.ts";
-import { lagStats, submitBurst, submitPaced, warmHookedForm } from "./delivery.ts";
+import { memoryOf, sampleRss, sleep, summed } from "./common.ts";
+import { lagStats, measuredBurst, pacedLag, warmHookedForm } from "./delivery.ts";
 import { loadIngest } from "./ingest.ts";
 import { numberArg, switchAB } from "./switch-ab.ts";
 
@@ -23,15 +23,9 @@ export async function oneProcess(opts: { rounds?: number; seconds?: number } = {
       const peakRss = summed(sampler.stop());
 
       const formId = await warmHookedForm(sys, receiver, "hooks@example.com");
-      await submitPaced(sys, [formId], 1000, 500);
-      await eventually(async () => receiver.received.length, (n) => n >= 1000, 300_000, 100);
-      const lag500 = lagStats(receiver.received);
-      receiver.received.length = 0;
-      const cpu = cpuMeter(sys);
-      const sentAt = Date.now();
-      await submitBurst(sys, [formId], 1000);
-      await eventually(async () => receiver.received.length, (n) => n >= 1000, 600_000, 100);
-      const burst = lagStats(receiver.received, sentAt);
+      const lag500 = await pacedLag(sys, receiver, formId, 500, 1000);
+      const measured = await measuredBurst(sys, receiver, formId, 1000);
+      const burst = lagStats(measured.received, measured.sentAt);
 
       figures[value].push({
         idleRssMiB: idle.rss,
@@ -42,7 +36,7 @@ export async function oneProcess(opts: { rounds?: number; seconds?: number } = {
         peakRssUnderIngestMiB: peakRss,
         lagAt500PerSecond: { p50ms: lag500.p50LagMs, p99ms: lag500.p99LagMs },
         deliveriesPerSecond: burst.deliveriesPerSecond,
-        cpuMsPerDelivery: summed(cpu.perUnit(1000)),
+        cpuMsPerDelivery: summed(measured.cpuMsPerDelivery),
       });
       return idle.rss;
     } finally {

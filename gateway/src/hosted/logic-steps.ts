@@ -68,7 +68,10 @@ export function stepAfterPost(doc: FormDocument, fields: FieldValues, errors: Re
   const page = Number.isInteger(posted) && posted >= 0 && posted < pages.length ? posted : 0;
   const step = logicStep(doc, fields, page);
   const keysOf = (p: number) => new Set(questionsOf({ ...doc, blocks: pages[p] ?? [] }).map((b) => b.key!));
-  const errorsOn = (p: number) => Object.fromEntries(Object.entries(errors).filter(([key]) => keysOf(p).has(key)));
+  const errorsOn = (p: number) => {
+    const keys = keysOf(p);
+    return Object.fromEntries(Object.entries(errors).filter(([key]) => keys.has(key)));
+  };
   const nav = first(fields[navField]);
   if (nav === "back") return { page: previousPageOf(doc, step.state, page) ?? page, errors: {} };
 
