@@ -256,15 +256,20 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
     });
   }
 
+  /** Deleting a form (to the Trash or for good) takes the workspace's owner or an admin (GetWorkspace tells the caller's role). */
+  function requireFormDeleter(workspace: Workspace | undefined): void {
+    if (workspace?.role !== Role.OWNER && workspace?.role !== Role.ADMIN) {
+      throw new ConnectError("only the workspace's owner or an admin may delete its forms", Code.PermissionDenied);
+    }
+  }
+
   /**
    * A form the caller may delete for good: in the Trash (FAILED_PRECONDITION otherwise), of a workspace
    * they own or administer (PERMISSION_DENIED otherwise); NOT_FOUND like every other call.
    */
   async function purgeableForm(id: string, caller: string): Promise<Form> {
     const { form, workspace } = await accessibleForm(id, caller, { trashed: true });
-    if (workspace?.role !== Role.OWNER && workspace?.role !== Role.ADMIN) {
-      throw new ConnectError("only the workspace's owner or an admin may delete its forms", Code.PermissionDenied);
-    }
+    requireFormDeleter(workspace);
     if (!form.trashedAt) throw new ConnectError("only a form in the Trash can be deleted for good; move it to the Trash first", Code.FailedPrecondition);
     return form;
   }
@@ -404,10 +409,7 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
 
     async trashForm(req, ctx) {
       const { workspace } = await accessibleForm(req.id, requireCaller(ctx));
-      // Deleting a form takes the workspace's owner or an admin (GetWorkspace tells the caller's role).
-      if (workspace?.role !== Role.OWNER && workspace?.role !== Role.ADMIN) {
-        throw new ConnectError("only the workspace's owner or an admin may delete its forms", Code.PermissionDenied);
-      }
+      requireFormDeleter(workspace);
       await changeForm(req.id, { event: (before) => ["formDeleted", before] }, (form) => {
         form.trashedAt = now();
         return true;
