@@ -13,6 +13,7 @@ import {
   type Block,
   type FormDocument,
   type InputBlock,
+  type LogicState,
 } from "@formsvc/form-document";
 
 /** Field names of the plain HTML form that are not answers. Keys start with a letter, so these never clash. */
@@ -71,6 +72,17 @@ export function shownProblem(message: string): string {
   return message.charAt(0).toUpperCase() + message.slice(1);
 }
 
+/** What the rules make of posted fields, worked out once per post (its checks, its next page and its page all ask). */
+const logicStates = new WeakMap<FieldValues, { doc: FormDocument; state: LogicState }>();
+
+export function logicStateOf(doc: FormDocument, fields: FieldValues): LogicState {
+  const known = logicStates.get(fields);
+  if (known?.doc === doc) return known.state;
+  const state = evaluateLogic(doc, readAnswers(doc, fields).answers);
+  logicStates.set(fields, { doc, state });
+  return state;
+}
+
 /**
  * Answers from the fields of the plain (urlencoded) HTML form: text as given, numbers as numbers,
  * choices as option ids, checkboxes as arrays of option ids. Empty fields are no answer. The answers
@@ -87,7 +99,7 @@ export function answersFromFields(doc: FormDocument, fields: FieldValues): Poste
   }
   // A question the logic hides takes no answer, so nothing about it is a problem (submissions drops it).
   if (hasLogic(doc)) {
-    const { hidden } = evaluateLogic(doc, answers);
+    const { hidden } = logicStateOf(doc, fields);
     for (const block of questionsOf(doc)) if (hidden.has(block.id ?? "")) delete errors[block.key!];
   }
   const hidden: Record<string, string> = {};

@@ -3,8 +3,8 @@
 // the other pages travel along as hidden inputs, and the next page is the one the rules lead to (jumps
 // followed). The browser script takes the same markup over: what is left out is kept in <template>
 // elements it opens. Pure functions over the document and the posted fields.
-import { documentPages, evaluateLogic, nextPageOf, pageShows, previousPageOf, type FormDocument, type LogicState } from "@formsvc/form-document";
-import { all, first, questionsOf, readAnswers, type FieldValues } from "./form-fields.ts";
+import { documentPages, nextPageOf, pageShows, previousPageOf, type FormDocument, type LogicState } from "@formsvc/form-document";
+import { all, first, logicStateOf, questionsOf, type FieldValues } from "./form-fields.ts";
 
 /** Fields of a page-at-a-time post (keys start with a letter, so these never clash with answers). */
 export const pageField = "_page";
@@ -20,7 +20,7 @@ export interface LogicStep {
 
 /** The rules over the posted fields, at `page` (absent: the first page that shows anything). */
 export function logicStep(doc: FormDocument, fields: FieldValues | undefined, page?: number): LogicStep {
-  const state = evaluateLogic(doc, readAnswers(doc, fields ?? {}).answers);
+  const state = logicStateOf(doc, fields ?? {});
   const start = state.path.find((p) => pageShows(doc, state, p)) ?? 0;
   return { page: page ?? start, state };
 }
