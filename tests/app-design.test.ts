@@ -4,8 +4,8 @@ import { crc32, deflateSync } from "node:zlib";
 import type { Browser, BrowserContext } from "playwright-core";
 import { contrastRatio, fontStacks, formatRatio } from "@formsvc/form-document";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
-import { appClient } from "./support/app-client.ts";
-import { launchBrowser, screenshot, watchPage } from "./support/browser.ts";
+import { signedUpPerson } from "./support/app-client.ts";
+import { launchBrowser, screenshot, watchPage, signedInContext } from "./support/browser.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
 // Design against the whole running system: an owner sets a theme and a thank-you screen in the app's
@@ -27,14 +27,7 @@ after(async () => {
 
 const document = { title: "Workshop sign-up", blocks: [{ id: "name", key: "name", type: "SHORT_TEXT", question: "Your name", required: true }] };
 
-async function person(label: string) {
-  const { call, cookies } = appClient(sys.url);
-  await call("GET", "/session");
-  const signedUp = await call("POST", "/auth/signup", { email: `${label}.${Date.now()}@example.com`, name: label, password: "correct horse battery" });
-  assert.equal(signedUp.status, 201, JSON.stringify(signedUp.body));
-  const workspace = (await call("GET", "/workspaces")).body.items[0];
-  return { call, cookies, workspace };
-}
+const person = (label: string) => signedUpPerson(sys.url, label);
 type Person = Awaited<ReturnType<typeof person>>;
 
 async function newForm(owner: Person): Promise<string> {
@@ -43,12 +36,7 @@ async function newForm(owner: Person): Promise<string> {
   return created.body.id;
 }
 
-async function signedIn(owner: Person): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-  const host = new URL(sys.url).hostname;
-  await context.addCookies(["formsvc_session", "formsvc_csrf"].map((name) => ({ name, value: owner.cookies.get(name)!, domain: host, path: "/" })));
-  return context;
-}
+const signedIn = (owner: Person): Promise<BrowserContext> => signedInContext(browser, sys.url, owner.cookies);
 
 /** A PNG of one colour (RGB, 8 bits), made here so the test needs no file. */
 function solidPng(width: number, height: number, [r, g, b]: [number, number, number]): Buffer {

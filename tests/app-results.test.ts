@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
-import { appClient } from "./support/app-client.ts";
-import { launchBrowser, screenshot } from "./support/browser.ts";
+import { signedUpPerson } from "./support/app-client.ts";
+import { launchBrowser, screenshot, signedInContext } from "./support/browser.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
 // Results against the whole running system: responses arrive at /f/:id, the summary at
@@ -40,14 +40,7 @@ const answers = [
   { name: "Linus", age: 28, visit: "2026-05-02", plan: "free", stars: 2 },
 ];
 
-async function person(label: string) {
-  const { call, cookies } = appClient(sys.url);
-  await call("GET", "/session");
-  const signedUp = await call("POST", "/auth/signup", { email: `${label}.${Date.now()}@example.com`, name: label, password: "correct horse battery" });
-  assert.equal(signedUp.status, 201, JSON.stringify(signedUp.body));
-  const workspace = (await call("GET", "/workspaces")).body.items[0];
-  return { call, cookies, workspace };
-}
+const person = (label: string) => signedUpPerson(sys.url, label);
 
 async function respond(formId: string, body: object) {
   const res = await fetch(`${sys.url}/f/${formId}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -118,11 +111,7 @@ describe("results: the summary and the export", () => {
   });
 
   it("draws the charts in the Summary view", async () => {
-    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-    const host = new URL(sys.url).hostname;
-    await context.addCookies(
-      ["formsvc_session", "formsvc_csrf"].map((name) => ({ name, value: owner.cookies.get(name)!, domain: host, path: "/" })),
-    );
+    const context = await signedInContext(browser, sys.url, owner.cookies);
     const page = await context.newPage();
     await page.goto(`${sys.url}/app/forms/${formId}/responses`);
     await page.getByRole("tab", { name: "Summary" }).click();

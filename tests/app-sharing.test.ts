@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
 import { encodeQr, quietZone } from "../app/src/lib/qr.ts";
 import { appClient } from "./support/app-client.ts";
-import { launchBrowser, screenshot, watchPage } from "./support/browser.ts";
+import { launchBrowser, screenshot, watchPage, signedInContext } from "./support/browser.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
 // Sharing, as an owner and a visitor of another site would: the Share tab's link (copied), prefilled
@@ -84,10 +84,8 @@ describe("sharing: link, embeds, QR code, framing", () => {
     formId = created.body.id;
     assert.equal((await owner.call("POST", `/forms/${formId}/publish`, {})).status, 200);
 
-    context = await browser.newContext({ viewport: { width: 1200, height: 900 }, acceptDownloads: true });
+    context = await signedInContext(browser, sys.url, owner.cookies, { acceptDownloads: true });
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: sys.url });
-    const host = new URL(sys.url).hostname;
-    await context.addCookies(["formsvc_session", "formsvc_csrf"].map((name) => ({ name, value: owner.cookies.get(name)!, domain: host, path: "/" })));
     share = await context.newPage();
     problems = watchPage(share, []);
     await share.goto(`${sys.url}/app/forms/${formId}/share`);

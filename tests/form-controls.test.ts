@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
 import { appClient } from "./support/app-client.ts";
-import { launchBrowser, screenshot, watchPage } from "./support/browser.ts";
+import { launchBrowser, screenshot, watchPage, signedInContext } from "./support/browser.ts";
 import { eventually } from "./support/receiver.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
@@ -105,9 +105,7 @@ describe("the Closing and spam card in Chromium", () => {
     const formId: string = created.body.id;
     assert.equal((await call("POST", `/forms/${formId}/publish`)).status, 200);
 
-    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-    const host = new URL(sys.url).hostname;
-    await context.addCookies(["formsvc_session", "formsvc_csrf"].map((name) => ({ name, value: cookies.get(name)!, domain: host, path: "/" })));
+    const context = await signedInContext(browser, sys.url, cookies);
     const page = await context.newPage();
     const problems = watchPage(page, []);
     await page.goto(`${sys.url}/app/forms/${formId}/settings`);

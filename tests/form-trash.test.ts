@@ -9,7 +9,7 @@ import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
 import { createServiceClient } from "@formsvc/platform/rpc.ts";
 import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { appClient } from "./support/app-client.ts";
-import { launchBrowser, screenshot, watchPage } from "./support/browser.ts";
+import { launchBrowser, screenshot, watchPage, signedInContext } from "./support/browser.ts";
 import { eventually, startReceiver } from "./support/receiver.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
@@ -201,9 +201,7 @@ describe("the Trash, Duplicate and templates in Chromium", () => {
 
   before(async () => {
     owner = await person("chromium");
-    const context = await browser.newContext({ viewport: { width: 1200, height: 850 } });
-    const host = new URL(sys.url).hostname;
-    await context.addCookies(["formsvc_session", "formsvc_csrf"].map((name) => ({ name, value: owner.cookies.get(name)!, domain: host, path: "/" })));
+    const context = await signedInContext(browser, sys.url, owner.cookies, { viewport: { width: 1200, height: 850 } });
     page = await context.newPage();
     problems = watchPage(page, []);
   });

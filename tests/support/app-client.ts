@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 // The app's API (/app/api) as the browser calls it: cookies kept between calls, the CSRF token sent
 // back on every write.
 
@@ -38,4 +39,14 @@ export function appClient(baseUrl: string) {
     return { status: res.status, body: res.status === 204 ? undefined : await res.json() };
   };
   return { call, cookies };
+}
+
+/** Someone who signed up in the app (as `label`, at a fresh address): their client, cookies and own workspace. */
+export async function signedUpPerson(baseUrl: string, label: string) {
+  const { call, cookies } = appClient(baseUrl);
+  await call("GET", "/session");
+  const signedUp = await call("POST", "/auth/signup", { email: `${label}.${Date.now()}@example.com`, name: label, password: "correct horse battery" });
+  assert.equal(signedUp.status, 201, JSON.stringify(signedUp.body));
+  const workspace = (await call("GET", "/workspaces")).body.items[0];
+  return { call, cookies, workspace };
 }

@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
+import type { Cookies } from "./app-client.ts";
 import { repoRoot } from "@formsvc/launcher/system.ts";
 
 /** Debian's Chromium (apt install chromium); CHROMIUM_PATH overrides. Never a downloaded browser. */
@@ -78,4 +79,12 @@ export function pageApi(page: Page) {
       },
       { method, path, body },
     );
+}
+
+/** A browser context signed in as the person whose app cookies are `cookies` (their session and CSRF token). */
+export async function signedInContext(browser: Browser, baseUrl: string, cookies: Cookies, options: BrowserContextOptions = {}): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, ...options });
+  const host = new URL(baseUrl).hostname;
+  await context.addCookies(["formsvc_session", "formsvc_csrf"].map((name) => ({ name, value: cookies.get(name)!, domain: host, path: "/" })));
+  return context;
 }
