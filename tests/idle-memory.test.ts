@@ -1,14 +1,16 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { compileCacheDir, repoRoot } from "@formsvc/launcher/system.ts";
+import { compileCacheDir, entryOf, repoRoot } from "@formsvc/launcher/system.ts";
 import { eventually } from "./support/receiver.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
 // What keeps a self-hoster's idle system small (BENCHMARKS.md, "Memory"): each process runs with Node's compile
-// cache, so from the second start on none loads the TypeScript stripper, and each gives back the heap that
-// start-up grew once it has been idle for a moment.
+// cache, so from the second start on none loads the TypeScript stripper; with two malloc arenas; each gives
+// back the heap that start-up grew once it has been idle for a moment; and none loads what only some
+// configurations or some requests need.
 
 describe("an idle system", () => {
   let sys: TestSystem;
@@ -17,10 +19,11 @@ describe("an idle system", () => {
   });
   after(() => sys?.stop());
 
-  it("runs every process with Node's compile cache, kept under node_modules/.cache", () => {
+  it("runs every process with Node's compile cache, kept under node_modules/.cache, and two malloc arenas", () => {
     for (const [name, child] of sys.system.processes) {
       const environ = readFileSync(`/proc/${child.pid}/environ`, "utf8").split("\0");
       assert.ok(environ.includes(`NODE_COMPILE_CACHE=${compileCacheDir()}`), `${name} runs with the compile cache`);
+      assert.ok(environ.includes(`MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX || 2}`), `${name} runs with two malloc arenas`);
     }
     // Node files each version's entries under a directory of its own.
     const entries = readdirSync(compileCacheDir(), { recursive: true });
@@ -39,5 +42,38 @@ describe("an idle system", () => {
       const release = JSON.parse(line!) as { heapBeforeMiB: number; heapAfterMiB: number };
       assert.ok(release.heapAfterMiB < release.heapBeforeMiB, `${name}: ${line}`);
     }
+  });
+});
+
+/**
+ * Every module `name`'s entry imports before any of its code runs (its static imports, all resolved and
+ * linked first): the entry is started with a resolve hook that writes each module it resolves, and a
+ * configuration it refuses at once.
+ */
+function staticImportsOf(name: string): string[] {
+  const hook = `import { registerHooks } from "node:module";
+    registerHooks({ resolve(specifier, context, next) { const r = next(specifier, context); process.stdout.write("resolved " + r.url + "\\n"); return r; } });`;
+  const run = spawnSync(process.execPath, ["--import", `data:text/javascript,${encodeURIComponent(hook)}`, entryOf(name)], {
+    env: { ...process.env, NODE_TEST_CONTEXT: "", PORT: "not-a-port", DATABASE_URL: "" },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  const resolved = run.stdout.split("\n").filter((line) => line.startsWith("resolved ")).map((line) => line.slice(9));
+  assert.ok(resolved.length > 50, `${name} resolved its imports: ${run.stderr.slice(-500)}`);
+  return resolved;
+}
+
+describe("what a process loads", () => {
+  it("the gateway, which owns no database: neither the ORM nor the GeoIP tables (read in on the first public address)", () => {
+    const modules = staticImportsOf("gateway");
+    for (const unneeded of ["/@mikro-orm/", "/kysely/", "/pg/", "/geoip-country/", "/nodemailer/"]) {
+      assert.deepEqual(modules.filter((url) => url.includes(unneeded)), [], `the gateway does not load ${unneeded}`);
+    }
+  });
+
+  it("a service that sends mail: nodemailer only once it has mail to send", () => {
+    const modules = staticImportsOf("identity");
+    assert.ok(modules.some((url) => url.includes("/@mikro-orm/")), "identity loads its ORM");
+    assert.deepEqual(modules.filter((url) => url.includes("/nodemailer/")), []);
   });
 });

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { loadConfig, serviceNames } from "@formsvc/platform/config.ts";
-import { ownProcess, stopOnSignals } from "@formsvc/platform/service-main.ts";
+import { ownProcess, stopOnSignals } from "@formsvc/platform/own-process.ts";
 import { Health } from "@formsvc/proto/grpc/health/v1/health_pb.js";
 import { createLogger } from "@formsvc/platform/logger.ts";
 import { createServiceClient } from "@formsvc/platform/rpc.ts";

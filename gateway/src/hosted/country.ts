@@ -2,13 +2,24 @@
 // only when the request came through a proxy the gateway trusts (TRUST_PROXY): anyone connecting
 // directly could send any country in it. Otherwise the country is an offline GeoIP lookup of the
 // client address (which TRUST_PROXY decides the same way, through Express's req.ip).
+import { createRequire } from "node:module";
 import type { Request } from "express";
-import geoip from "geoip-country";
+import type geoipCountry from "geoip-country";
+import { blockedKind } from "@formsvc/platform/blocked-addresses.ts";
 
 export type LookupCountry = (ip: string) => string | undefined;
 
+let geoip: typeof geoipCountry | undefined;
+
+/**
+ * The country of a public address from the offline GeoIP tables. They take ~8 MiB, read in on the first
+ * public address: a gateway behind a proxy that sends the country, or one that only sees private
+ * addresses (which have none), never holds them.
+ */
 export function defaultLookupCountry(ip: string): string | undefined {
   const address = ip.startsWith("::ffff:") ? ip.slice(7) : ip;
+  if (blockedKind(address) !== undefined) return undefined;
+  geoip ??= createRequire(import.meta.url)("geoip-country") as typeof geoipCountry;
   return geoip.lookup(address)?.country || undefined;
 }
 

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { appFormJson, formHoldingsJson, formJson, questionJson } from "@formsvc/api-records";
 import { formHoldingsSchema, formSchema, questionSchema } from "@formsvc/api-records/schemas";
 import { createFormBodySchema, updateFormBodySchema } from "@formsvc/form-document";
-import { maxPageSize } from "@formsvc/platform/paging.ts";
+import { maxPageSize } from "@formsvc/platform/page-size.ts";
 import { FormStatus, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { HttpError } from "../http-errors.ts";
 import { appPage, cursorPagingQuerySchema, envelope, envelopeOf, items, pagingQuerySchema, wholeList } from "./paging.ts";

@@ -1,7 +1,7 @@
 // Paging: the query of a list, and the envelope each door answers a list in.
 import { z } from "zod";
 import { cursorPattern, maxInt32 } from "@formsvc/form-document";
-import { maxPageSize } from "@formsvc/platform/paging.ts";
+import { maxPageSize } from "@formsvc/platform/page-size.ts";
 import type { AppPage, Items } from "@formsvc/api-records/schemas";
 
 /** A page of an /api/v1 list of `item`, named `name` in the reference. */

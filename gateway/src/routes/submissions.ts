@@ -6,7 +6,7 @@ import { listQuestions, type FormDocument } from "@formsvc/form-document";
 import { responseSummarySchema, submissionSchema, type ResponseSummary, type AppAnswer, type AppSubmission, type CalculatedFieldProblem, type FormStorage } from "@formsvc/api-records/schemas";
 import type { asCaller } from "@formsvc/platform/caller.ts";
 import type { FileLinks } from "@formsvc/platform/file-links.ts";
-import { maxPageSize } from "@formsvc/platform/paging.ts";
+import { maxPageSize } from "@formsvc/platform/page-size.ts";
 import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { SubmissionFilter, type Submission, type SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { responseColumns } from "@formsvc/api-records/columns";

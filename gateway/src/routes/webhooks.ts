@@ -4,7 +4,7 @@ import { z } from "zod";
 import { attemptJson, deliveryJson, webhookJson } from "@formsvc/api-records";
 import { attemptSchema, deliverySchema, webhookSchema } from "@formsvc/api-records/schemas";
 import { eventTypes } from "@formsvc/platform/events.ts";
-import { maxPageSize } from "@formsvc/platform/paging.ts";
+import { maxPageSize } from "@formsvc/platform/page-size.ts";
 import { DeliveryStatus, type DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { appPage, cursorPagingQuerySchema, envelope, envelopeOf, items, pagingQuerySchema, wholeList } from "./paging.ts";

@@ -1,6 +1,6 @@
 import { loadConfig, serviceNames } from "@formsvc/platform/config.ts";
 import { createLogger } from "@formsvc/platform/logger.ts";
-import { hostServicesHere, ownProcess, stopOnSignals } from "@formsvc/platform/service-main.ts";
+import { hostServicesHere, ownProcess, stopOnSignals } from "@formsvc/platform/own-process.ts";
 import { entryOf, oneProcessName } from "./system.ts";
 
 // Every service and the gateway in this one Node process (ONE_PROCESS=on): one Node binary and one copy of

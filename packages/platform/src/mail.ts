@@ -4,7 +4,7 @@
 // DATA_DIR/mail instead, so nothing is silently lost on a machine with no mail server.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { Config } from "./config.ts";
 import type { MikroORM } from "./database.ts";
 import type { Logger } from "./logger.ts";
@@ -89,29 +89,44 @@ export function mailSettingsOf(config: Config): MailSettings {
   return { smtpUrl: config.smtpUrl, from: config.mailFrom, dir: join(config.dataDir, "mail") };
 }
 
+/**
+ * nodemailer's transporter for `options`, made on the first mail: most processes send mail seldom or never,
+ * and nodemailer (~40 modules) is then never loaded.
+ */
+function lazyTransporter(options: string | object): { get(): Promise<Transporter>; close(): void } {
+  let made: Promise<Transporter> | undefined;
+  return {
+    get: () => (made ??= import("nodemailer").then(({ default: nodemailer }) => nodemailer.createTransport(options))),
+    close: () => void made?.then(
+      (transporter) => transporter.close(),
+      () => {}, // never made: nothing to close
+    ),
+  };
+}
+
 /** The transport the settings describe. */
 export function mailTransport(settings: MailSettings): MailTransport {
   if (settings.smtpUrl) {
     // Pooled: a few kept-alive connections carry every mail, rather than one handshake per mail.
-    const transporter = nodemailer.createTransport(settings.smtpUrl.includes("?") ? settings.smtpUrl : `${settings.smtpUrl}?pool=true&maxConnections=4`);
+    const transporter = lazyTransporter(settings.smtpUrl.includes("?") ? settings.smtpUrl : `${settings.smtpUrl}?pool=true&maxConnections=4`);
     const url = new URL(settings.smtpUrl);
     return {
       describe: `${url.protocol}//${url.host}`,
-      send: async (mail) => void (await transporter.sendMail({ from: settings.from, ...mail })),
-      close: () => transporter.close(),
+      send: async (mail) => void (await (await transporter.get()).sendMail({ from: settings.from, ...mail })),
+      close: transporter.close,
     };
   }
-  const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" });
+  const composer = lazyTransporter({ streamTransport: true, buffer: true, newline: "unix" });
   let sequence = 0;
   return {
     describe: settings.dir,
     send: async (mail) => {
-      const { message } = (await composer.sendMail({ from: settings.from, ...mail })) as { message: Buffer };
+      const { message } = (await (await composer.get()).sendMail({ from: settings.from, ...mail })) as { message: Buffer };
       await mkdir(settings.dir, { recursive: true, mode: 0o700 });
       const name = `${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}-${sequence++}.eml`;
       await writeFile(join(settings.dir, name), message, { mode: 0o600 });
     },
-    close: () => composer.close(),
+    close: composer.close,
   };
 }
 

@@ -1,8 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { raw } from "@mikro-orm/core";
-
-export const defaultPageSize = 50;
-export const maxPageSize = 500;
+import { defaultPageSize, maxPageSize } from "./page-size.ts";
 
 /**
  * A position in a list ordered by (timestamp, id): the last row a page showed. The opaque `cursor` of
