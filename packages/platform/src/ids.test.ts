@@ -12,8 +12,9 @@ describe("newId", () => {
       for (const c of id) counts.set(c, (counts.get(c) ?? 0) + 1);
     }
     assert.equal(counts.size, 62);
-    // 800,000 characters over 62: about 12,903 each; a biased draw (e.g. byte % 62 without rejection) is off by ~3 %.
-    for (const [c, n] of counts) assert.ok(Math.abs(n / 12_903 - 1) < 0.03, `${c}: ${n}`);
+    // 800,000 characters over 62: about 12,903 each (σ ≈ 0.9 %); byte % 62 without the rejection would give
+    // eight of them 25 % more.
+    for (const [c, n] of counts) assert.ok(Math.abs(n / 12_903 - 1) < 0.05, `${c}: ${n}`);
   });
 
   it("gives ids of the length asked for", () => {
