@@ -40,6 +40,7 @@ import { rejectUnsafeQueryAndBody } from "../input-safety.ts";
 import { rateLimit } from "../rate-limit/rate-limit-middleware.ts";
 import type { RateLimitStore } from "../rate-limit/sliding-window.ts";
 import { countryOf, defaultLookupCountry, type LookupCountry } from "./country.ts";
+import { responseSaver } from "./response-saves.ts";
 import { uploadBudget } from "./upload-budget.ts";
 import { streamingUploadStorage, type StreamedFile } from "./upload-storage.ts";
 import { answersFromFields, documentOf, honeypotField, problemsByQuestion, type FieldValues } from "./form-fields.ts";
@@ -174,6 +175,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   const { store, perIp } = deps.rateLimits;
   const writesPerIp = deps.rateLimits.publicWritesPerIp ?? defaultResponseRatePerIp;
   const address = (_res: Response, req: Request) => req.ip ?? "unknown";
+  const saveResponse = responseSaver(deps.submissions);
 
   // The logic evaluator's browser copy first: the page's script evaluates rules with it.
   const script = Buffer.concat([readFileSync(formLogicFile), readFileSync(scriptFile)]);
@@ -301,7 +303,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       if (Object.keys(posted.errors).length > 0) return again(posted.errors);
 
       try {
-        await deps.submissions.saveResponse({
+        await saveResponse({
           formId: form.id,
           version: posted.version,
           answers: posted.answers as JsonObject,
@@ -422,7 +424,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       res.json({ responseId: body.responseId ?? newId(), completed: body.completed ?? false });
       return;
     }
-    const saved = await deps.submissions.saveResponse({
+    const saved = await saveResponse({
       formId,
       version: body.version ?? 0,
       answers: body.answers as JsonObject,

@@ -10,6 +10,9 @@ export const requestIdHeader = "x-request-id";
 /** The most keys one AuthenticateApiKeys call carries: identity refuses more, the gateway sends no more. */
 export const maxApiKeysPerCall = 256;
 
+/** The most saves one SaveResponses call carries: submissions refuses more, the gateway sends no more. */
+export const maxSavesPerCall = 256;
+
 export function callerOf(ctx: HandlerContext): string | undefined {
   return ctx.requestHeader.get(callerHeader) || undefined;
 }

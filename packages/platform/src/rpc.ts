@@ -31,19 +31,26 @@ function serverInterceptor(logger: Logger, health: HealthState): Interceptor {
       try {
         return await next(req);
       } catch (err) {
-        const connectErr = ConnectError.from(err);
-        if ((connectErr.code === Code.Internal || connectErr.code === Code.Unknown) && isDatabaseUnavailable(err)) {
-          if (health.setReachable("database", false)) logger.warn({ err, method: req.method.name }, "database unreachable: not serving until it answers");
-          throw new ConnectError(databaseUnavailableMessage, Code.Unavailable);
-        }
-        if (connectErr.code === Code.Internal || connectErr.code === Code.Unknown) {
-          logger.error({ err, method: req.method.name, requestId: currentRequestId() }, "rpc failed");
-          // The cause stays in our log; the caller learns nothing more than "internal".
-          throw new ConnectError("internal error", Code.Internal);
-        }
-        throw connectErr;
+        throw answeredError(err, { logger, method: req.method.name, health });
       }
     });
+}
+
+/**
+ * What a caller is told of a failure: a deliberate answer (a ConnectError of another code) as it is; a database
+ * that cannot be reached as UNAVAILABLE (and `health` NOT_SERVING); anything else logged here and told only as
+ * "internal". For a call's failure, and for each failed item of a batch (SaveResponses).
+ */
+export function answeredError(err: unknown, at: { logger?: Logger; method: string; health?: HealthState }): ConnectError {
+  const connectErr = ConnectError.from(err);
+  if (connectErr.code !== Code.Internal && connectErr.code !== Code.Unknown) return connectErr;
+  if (isDatabaseUnavailable(err)) {
+    if (at.health?.setReachable("database", false)) at.logger?.warn({ err, method: at.method }, "database unreachable: not serving until it answers");
+    return new ConnectError(databaseUnavailableMessage, Code.Unavailable);
+  }
+  at.logger?.error({ err, method: at.method, requestId: currentRequestId() }, "rpc failed");
+  // The cause stays in our log; the caller learns nothing more than "internal".
+  return new ConnectError("internal error", Code.Internal);
 }
 
 /** Client side: carries the current request id to the next service. */

@@ -7,7 +7,8 @@ import { create, toJson, type JsonObject } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { maxUploadBytes, type FormDocument } from "@formsvc/form-document";
-import { asCaller } from "@formsvc/platform/caller.ts";
+import { asCaller, maxSavesPerCall } from "@formsvc/platform/caller.ts";
+import { connectErrorOf } from "@formsvc/platform/rpc-error-items.ts";
 import { BadRequestSchema } from "@formsvc/proto/google/rpc/error_details_pb.js";
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
 import { NoticeKeptCache } from "@formsvc/platform/notice-kept-cache.ts";
@@ -19,6 +20,7 @@ import { decodeEvent } from "@formsvc/platform/events.ts";
 import { EventSchema, type ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
 import {
   SaveResponseRequestSchema,
+  type SaveResponsesItemSchema,
   SubmissionFilter,
   SubmissionsService,
   type Submission,
@@ -376,6 +378,50 @@ describe("SaveResponse: answers", () => {
     assert.equal(ConnectError.from(failed.reason).code, Code.FailedPrecondition);
     assert.equal((await outboxRows(form.id)).length, 1);
     assert.equal(await countOf(form), 1);
+  });
+});
+
+describe("SaveResponses: several respondents' saves in one call", () => {
+  it("saves each on its own, under its request id, and answers each by its index: a save, or the error a call of its own would fail with", async () => {
+    const form = addForm();
+    const closed = addForm({ status: "closed" });
+    const items: MessageInitShape<typeof SaveResponsesItemSchema>[] = [
+      { save: { formId: form.id, answers: { q_name: "Ada" }, completed: true }, requestId: "req-ada", traceParent: "" },
+      { save: { formId: form.id, answers: { email: "not-an-email" } }, requestId: "req-bad", traceParent: "" },
+      { save: { formId: closed.id, answers: { q_name: "x" }, completed: true }, requestId: "req-closed", traceParent: "" },
+      { requestId: "req-empty", traceParent: "" },
+    ];
+    const results = [];
+    for await (const result of client.saveResponses({ items })) results.push(result);
+    assert.deepEqual(results.map((r) => r.index).sort(), [0, 1, 2, 3]);
+    const byIndex = new Map(results.map((r) => [r.index, r.outcome]));
+    const saved = byIndex.get(0)!;
+    assert.equal(saved.case, "saved");
+    const errorOf = (index: number) => {
+      const outcome = byIndex.get(index)!;
+      assert.equal(outcome.case, "error");
+      return connectErrorOf(outcome.value);
+    };
+    const invalid = errorOf(1);
+    assert.equal(invalid.code, Code.InvalidArgument);
+    assert.deepEqual(invalid.findDetails(BadRequestSchema).flatMap((d) => d.fieldViolations.map((v) => [v.field, v.description])), [["email", "must be an email address"]]);
+    assert.deepEqual([errorOf(2).code, errorOf(2).rawMessage], [Code.FailedPrecondition, "this form is closed"]);
+    assert.equal(errorOf(3).code, Code.InvalidArgument);
+    const rows = await responseRows(form.id);
+    assert.deepEqual(rows.map((r) => r.id), [saved.value.responseId], "only the good save is stored");
+    const [event] = await orm.em.fork().getConnection().execute(`select request_id from "submissions"."outbox" where form_id = ?`, [form.id]);
+    assert.equal(event.request_id, "req-ada", "its event carries its own request id");
+  });
+
+  it("refuses more saves than a call may carry", async () => {
+    const items = Array.from({ length: maxSavesPerCall + 1 }, () => ({ save: { formId: "f" }, requestId: "", traceParent: "" }));
+    await rejectsWith(
+      (async () => {
+        for await (const _ of client.saveResponses({ items })) assert.fail("answered");
+      })(),
+      Code.InvalidArgument,
+      `at most ${maxSavesPerCall} saves per call`,
+    );
   });
 });
 

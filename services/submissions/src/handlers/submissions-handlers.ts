@@ -20,7 +20,11 @@ import {
   type InputBlock,
 } from "@formsvc/form-document";
 import { GroupCommit } from "@formsvc/platform/group-commit.ts";
-import { asCaller, requireCaller } from "@formsvc/platform/caller.ts";
+import { asCaller, maxSavesPerCall, requireCaller } from "@formsvc/platform/caller.ts";
+import { answeredError } from "@formsvc/platform/rpc.ts";
+import { rpcErrorOf } from "@formsvc/platform/rpc-error-items.ts";
+import { runWithRequestId } from "@formsvc/platform/request-context.ts";
+import { contextOf, withContext } from "@formsvc/platform/tracing.ts";
 import { qualifiedTable, type MikroORM } from "@formsvc/platform/database.ts";
 import { newId } from "@formsvc/platform/ids.ts";
 import type { NoticeKeptCache } from "@formsvc/platform/notice-kept-cache.ts";
@@ -34,6 +38,8 @@ import { FormStatus, type Form, type FormsService } from "@formsvc/proto/forms/v
 import {
   SubmissionFilter,
   SubmissionsService,
+  type SaveResponsesItem,
+  type SaveResponsesResponseSchema,
   type SubmissionSchema,
 } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import type { StoredAnswers, StoredFile } from "../answers/stored-answer.ts";
@@ -514,7 +520,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
     deps.countChanges?.notify();
   }
 
-  return {
+  const handlers: ServiceImpl<typeof SubmissionsService> = {
     async saveResponse(req, ctx) {
       // A repeat under the same Idempotency-Key answers what the first save did, whatever happened since.
       const key: SaveKey | undefined = req.idempotencyKey ? { formId: req.formId, key: req.idempotencyKey, hash: saveRequestHash(req) } : undefined;
@@ -874,8 +880,35 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
     async *streamCompletions(req, ctx) {
       yield* outboxStream(orm, { afterCursor: req.afterCursor, signal: ctx.signal, completions, pollMs: streamPollMs });
     },
+
+    async *saveResponses(req, ctx) {
+      // Internal (the gateway's respondents' saves that arrived together). Each item is a SaveResponse under
+      // its own request id and trace, all at once (their new responses share group commits); each result
+      // goes back as soon as its save is done.
+      if (req.items.length > maxSavesPerCall) throw new ConnectError(`at most ${maxSavesPerCall} saves per call`, Code.InvalidArgument);
+      const saveItem = (item: SaveResponsesItem, index: number): Promise<SaveResponsesOutcome & { index: number }> =>
+        runWithRequestId(item.requestId || undefined, () =>
+          withContext(contextOf(item.traceParent), async () => {
+            try {
+              if (!item.save) throw new ConnectError("an item without its save", Code.InvalidArgument);
+              return { index, outcome: { case: "saved" as const, value: await handlers.saveResponse(item.save, ctx) } };
+            } catch (err) {
+              return { index, outcome: { case: "error" as const, value: rpcErrorOf(answeredError(err, { logger, method: "SaveResponses" })) } };
+            }
+          }),
+        );
+      const pending = new Map(req.items.map((item, index) => [index, saveItem(item, index)]));
+      while (pending.size > 0) {
+        const done = await Promise.race(pending.values());
+        pending.delete(done.index);
+        yield done;
+      }
+    },
   };
+  return handlers;
 }
+
+type SaveResponsesOutcome = MessageInitShape<typeof SaveResponsesResponseSchema>;
 
 export function routes(router: ConnectRouter, handlers: ServiceImpl<typeof SubmissionsService>): void {
   router.service(SubmissionsService, handlers);

@@ -4,7 +4,7 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
-import type { Timestamp, Value } from "@bufbuild/protobuf/wkt";
+import type { Any, Timestamp, Value } from "@bufbuild/protobuf/wkt";
 import type { Event, ResponseCompleted } from "../../events/v1/events_pb.js";
 
 /**
@@ -227,6 +227,113 @@ export declare type SaveResponseResponse = Message<"formsvc.submissions.v1.SaveR
  * Use `create(SaveResponseResponseSchema)` to create a new message.
  */
 export declare const SaveResponseResponseSchema: GenMessage<SaveResponseResponse>;
+
+/**
+ * @generated from message formsvc.submissions.v1.SaveResponsesRequest
+ */
+export declare type SaveResponsesRequest = Message<"formsvc.submissions.v1.SaveResponsesRequest"> & {
+  /**
+   * @generated from field: repeated formsvc.submissions.v1.SaveResponsesItem items = 1;
+   */
+  items: SaveResponsesItem[];
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.SaveResponsesRequest.
+ * Use `create(SaveResponsesRequestSchema)` to create a new message.
+ */
+export declare const SaveResponsesRequestSchema: GenMessage<SaveResponsesRequest>;
+
+/**
+ * @generated from message formsvc.submissions.v1.SaveResponsesItem
+ */
+export declare type SaveResponsesItem = Message<"formsvc.submissions.v1.SaveResponsesItem"> & {
+  /**
+   * @generated from field: formsvc.submissions.v1.SaveResponseRequest save = 1;
+   */
+  save?: SaveResponseRequest | undefined;
+
+  /**
+   * The respondent's request (x-request-id) and trace (W3C traceparent), as a call of its own carries them.
+   *
+   * @generated from field: string request_id = 2;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: string trace_parent = 3;
+   */
+  traceParent: string;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.SaveResponsesItem.
+ * Use `create(SaveResponsesItemSchema)` to create a new message.
+ */
+export declare const SaveResponsesItemSchema: GenMessage<SaveResponsesItem>;
+
+/**
+ * @generated from message formsvc.submissions.v1.SaveResponsesResponse
+ */
+export declare type SaveResponsesResponse = Message<"formsvc.submissions.v1.SaveResponsesResponse"> & {
+  /**
+   * The item's position in the request.
+   *
+   * @generated from field: int32 index = 1;
+   */
+  index: number;
+
+  /**
+   * @generated from oneof formsvc.submissions.v1.SaveResponsesResponse.outcome
+   */
+  outcome: {
+    /**
+     * @generated from field: formsvc.submissions.v1.SaveResponseResponse saved = 2;
+     */
+    value: SaveResponseResponse;
+    case: "saved";
+  } | {
+    /**
+     * @generated from field: formsvc.submissions.v1.RpcError error = 3;
+     */
+    value: RpcError;
+    case: "error";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.SaveResponsesResponse.
+ * Use `create(SaveResponsesResponseSchema)` to create a new message.
+ */
+export declare const SaveResponsesResponseSchema: GenMessage<SaveResponsesResponse>;
+
+/**
+ * An error as a call fails with it (google.rpc.Status): a Connect code, its message and its details.
+ *
+ * @generated from message formsvc.submissions.v1.RpcError
+ */
+export declare type RpcError = Message<"formsvc.submissions.v1.RpcError"> & {
+  /**
+   * @generated from field: int32 code = 1;
+   */
+  code: number;
+
+  /**
+   * @generated from field: string message = 2;
+   */
+  message: string;
+
+  /**
+   * @generated from field: repeated google.protobuf.Any details = 3;
+   */
+  details: Any[];
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.RpcError.
+ * Use `create(RpcErrorSchema)` to create a new message.
+ */
+export declare const RpcErrorSchema: GenMessage<RpcError>;
 
 /**
  * @generated from message formsvc.submissions.v1.CreateUploadRequest
@@ -1083,6 +1190,19 @@ export declare const SubmissionsService: GenService<{
     methodKind: "unary";
     input: typeof SaveResponseRequestSchema;
     output: typeof SaveResponseResponseSchema;
+  },
+  /**
+   * Several respondents' saves in one call (the gateway's, from the requests that arrived together): each
+   * is a SaveResponse of its own, with its request id and trace, and each result is streamed back as soon
+   * as that save is done, so a slow one holds up no other. A save's refusal is its result's error (the
+   * code, message and details SaveResponse would fail with); the call fails only when the service does.
+   *
+   * @generated from rpc formsvc.submissions.v1.SubmissionsService.SaveResponses
+   */
+  saveResponses: {
+    methodKind: "server_streaming";
+    input: typeof SaveResponsesRequestSchema;
+    output: typeof SaveResponsesResponseSchema;
   },
   /**
    * Respondent: stores an uploaded file for a later FILE or SIGNATURE answer. The file comes in
