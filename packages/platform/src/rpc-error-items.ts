@@ -1,7 +1,8 @@
 // A call's error as a message (google.rpc.Status's shape: code, message, details as Any), for a batch whose
 // items each succeed or fail on their own (SaveResponses), and back into the ConnectError the item's caller
 // would have got from a call of its own: the same code, message and details (a BadRequest's field violations).
-import { create, toBinary } from "@bufbuild/protobuf";
+import { create } from "@bufbuild/protobuf";
+import { anyPack } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 
 const typeUrlPrefix = "type.googleapis.com/";
@@ -18,7 +19,7 @@ export function rpcErrorOf(err: ConnectError): RpcErrorShape {
     message: err.rawMessage,
     details: err.details.map((detail) =>
       "desc" in detail
-        ? { typeUrl: typeUrlPrefix + detail.desc.typeName, value: toBinary(detail.desc, create(detail.desc, detail.value)) }
+        ? anyPack(detail.desc, create(detail.desc, detail.value))
         : { typeUrl: typeUrlPrefix + detail.type, value: detail.value },
     ),
   };
