@@ -908,6 +908,40 @@ describe("the outbox", () => {
     abort.abort();
     await iterator.return?.();
   });
+
+  it("streams a completion an older transaction held back soon after that transaction ends, not at the next poll", async () => {
+    // A stream that polls once a minute: only looking again by itself brings the held row in time.
+    const handlers = createSubmissionsHandlers({ orm, forms: fakeForms.client, files: createLocalFileStore(join(filesDir, "files")), logger: testLogger, streamPollMs: 60_000, completions, countChanges });
+    const slowPolling = createClient(SubmissionsService, createRouterTransport((router) => routes(router, handlers)));
+    const form = addForm();
+    const abort = new AbortController();
+    const [{ txid: now }] = await orm.em.getConnection().execute(`select pg_current_xact_id()::text as txid`);
+    const iterator = slowPolling.streamCompletions({ afterCursor: BigInt(now) }, { signal: abort.signal })[Symbol.asyncIterator]();
+    // Another service's transaction, begun first and still running, which will tell submissions nothing when it ends.
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    let begin!: () => void;
+    const begun = new Promise<void>((resolve) => (begin = resolve));
+    const older = orm.em.fork().transactional(async (em) => {
+      await em.getConnection().execute(`select pg_current_xact_id()`, [], "all", em.getTransactionContext());
+      begin();
+      await ended;
+    });
+    await begun;
+    const next = iterator.next();
+    const saved = await save(form.id, { answers: { q_name: "behind" }, completed: true });
+    const early = await Promise.race([next.then(() => "streamed"), new Promise((resolve) => setTimeout(() => resolve("held"), 300))]);
+    assert.equal(early, "held", "a row behind a running transaction is not read yet (it could be skipped)");
+    const endedAt = performance.now();
+    end();
+    await older;
+    const streamed = await next;
+    assert.ok(!streamed.done);
+    assert.equal(streamed.value.event?.responseId, saved.responseId);
+    assert.ok(performance.now() - endedAt < 10_000, "found by looking again, not by the minute's poll");
+    abort.abort();
+    await iterator.return?.();
+  });
 });
 
 describe("StreamCompletions: transactions of many rows (group commit)", () => {

@@ -14,13 +14,11 @@ import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { Role, type IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 import type { CompletionNotifier } from "../outbox/completion-notifier.ts";
 import { followOutbox, outboxPauses } from "../outbox/outbox-pauses.ts";
-import { wholeTransactionsAfter } from "../outbox/outbox-rows.ts";
+import { heldBackPauseMs, wholeTransactionsAfter } from "../outbox/outbox-rows.ts";
 import { notificationMail, receiptAddress, receiptMail } from "./mails.ts";
 
 /** Outbox rows read per pass. */
 const batchSize = 100;
-/** The pause before looking again at completions held back (ms). */
-const heldBackRetryMs = 10;
 /**
  * How long a form's settings and a workspace's members are reused (ms): settings are not versioned, so
  * a change reaches notifications within this long, while a busy form asks forms and identity rarely.
@@ -75,7 +73,6 @@ export function startResponseNotifier(options: ResponseNotifierOptions): Respons
   const pollMs = options.pollMs ?? 500;
   const minBackoff = options.minBackoffMs ?? 200;
   const schema = orm.config.get("schema") ?? "public";
-  const outboxTable = `"${schema}"."outbox"`;
   const cursorTable = `"${schema}"."notification_cursor"`;
   const mailTable = mailOutboxTable(orm);
 
@@ -129,18 +126,14 @@ export function startResponseNotifier(options: ResponseNotifierOptions): Respons
     const [cursorRow] = await connection.execute<{ txid: string }[]>(`select "txid"::text as "txid" from ${cursorTable}`);
     if (!cursorRow) throw new Error("the notification cursor is missing: migrations were not applied");
     // As StreamCompletions: whole transactions, older than the oldest one running, so none is skipped.
-    const { rows: whole, more } = await wholeTransactionsAfter<{ event_type: string | null; payload: Buffer; txid: string }>(
+    const { rows: whole, more, held } = await wholeTransactionsAfter<{ event_type: string | null; payload: Buffer; txid: string }>(
       orm,
       `"event_type", "payload"`,
       cursorRow.txid,
       batchSize,
     );
-    if (whole.length === 0) {
-      // Committed rows an older, still running transaction (of any service) holds back: look again soon,
-      // since that transaction's end wakes nobody here.
-      const [held] = await connection.execute<{ held: boolean }[]>(`select exists (select 1 from ${outboxTable} where "txid" > ?::text::xid8) as "held"`, [cursorRow.txid]);
-      return held?.held ? "held back" : "caught up";
-    }
+    const after = more ? "more" : held ? "held back" : "caught up";
+    if (whole.length === 0) return after;
     const completions = whole.filter((r) => r.event_type === null || r.event_type === formResponseEventType);
     const mails = (
       await Promise.all(
@@ -163,10 +156,11 @@ export function startResponseNotifier(options: ResponseNotifierOptions): Respons
       return true;
     });
     if (moved && mails.length > 0) options.mailWritten();
-    return more ? "more" : "caught up";
+    return after;
   }
 
   const pauses = outboxPauses(options.completions);
+  let heldInARow = 0;
 
   const loop = followOutbox(
     pauses,
@@ -174,7 +168,8 @@ export function startResponseNotifier(options: ResponseNotifierOptions): Respons
     async () => {
       const read = await pass();
       // More waiting: read on. Otherwise wait for a completion (or another replica's, by polling).
-      if (read === "held back") await pauses.sleep(heldBackRetryMs, true);
+      heldInARow = read === "held back" ? heldInARow + 1 : 0;
+      if (read === "held back") await pauses.sleep(heldBackPauseMs(heldInARow, pollMs), true);
       else if (read === "caught up") await pauses.sleep(pollMs, true);
     },
     (err, { retryInMs }) => logger.warn({ error: err instanceof Error ? err.message : String(err), retryInMs }, "response notifications failed: retrying"),

@@ -8,13 +8,11 @@ export interface CompletionNotifier {
   notify(): void;
   /** Calls `listener` on every completion until the returned function is called. */
   subscribe(listener: () => void): () => void;
-  /** Settles on the next completion, after `ms`, or when `signal` aborts, whichever comes first. */
-  next(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 export function createCompletionNotifier(): CompletionNotifier {
   const listeners = new Set<() => void>();
-  const notifier: CompletionNotifier = {
+  return {
     notify() {
       for (const listener of [...listeners]) {
         try {
@@ -29,20 +27,5 @@ export function createCompletionNotifier(): CompletionNotifier {
       listeners.add(entry);
       return () => void listeners.delete(entry);
     },
-    next(ms, signal) {
-      return new Promise<void>((resolve) => {
-        if (signal?.aborted) return resolve();
-        const done = () => {
-          clearTimeout(timer);
-          unsubscribe();
-          signal?.removeEventListener("abort", done);
-          resolve();
-        };
-        const timer = setTimeout(done, ms);
-        const unsubscribe = notifier.subscribe(done);
-        signal?.addEventListener("abort", done, { once: true });
-      });
-    },
   };
-  return notifier;
 }

@@ -1,5 +1,5 @@
-// The loop that follows the outbox (the Kafka relay, the notifier, the response count pusher) and its
-// pauses: between passes it waits for work, and a completion of this process ends that wait at once;
+// The loops that follow the outbox (StreamCompletions, the Kafka relay, the notifier, the response count pusher) and their
+// pauses: between passes each waits for work, and a completion of this process ends that wait at once;
 // after a failure it backs off, and only stop() ends that.
 import type { CompletionNotifier } from "./completion-notifier.ts";
 

@@ -4,7 +4,8 @@ import type { MikroORM } from "@formsvc/platform/database.ts";
 import { decodeEvent } from "@formsvc/platform/events.ts";
 import type { StreamCompletionsResponseSchema } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import type { CompletionNotifier } from "./completion-notifier.ts";
-import { wholeTransactionsAfter } from "./outbox-rows.ts";
+import { outboxPauses } from "./outbox-pauses.ts";
+import { heldBackPauseMs, wholeTransactionsAfter } from "./outbox-rows.ts";
 
 /** Outbox rows read per query by StreamCompletions. */
 const streamBatch = 100;
@@ -20,33 +21,48 @@ export interface OutboxStreamOptions {
   pollMs: number;
 }
 
-/** The outbox's rows after `afterCursor`, then each row as it commits, until `signal` aborts. */
+/**
+ * The outbox's rows after `afterCursor`, then each row as it commits, until `signal` aborts. A completion
+ * that commits while a pass reads ends the next pause at once, so no row waits for a poll.
+ */
 export async function* outboxStream(orm: MikroORM, options: OutboxStreamOptions): AsyncGenerator<MessageInitShape<typeof StreamCompletionsResponseSchema>> {
-  const { signal, completions } = options;
+  const { signal } = options;
+  const pauses = outboxPauses(options.completions);
+  const stop = () => pauses.stop();
+  signal.addEventListener("abort", stop, { once: true });
   // The cursor is a transaction id: a row carries its transaction's id only when it is the transaction's
   // last, the others the cursor before it, so a reader that keeps the cursor of any row it has taken
   // reads a transaction it took only in part again whole (a delivery is made once per event anyway).
   let cursor = options.afterCursor < 0n ? 0n : options.afterCursor;
-  while (!signal.aborted) {
-    const { rows, more } = await wholeTransactionsAfter<{ event_type: string | null; payload: Buffer; request_id: string | null; trace_parent: string | null; txid: string }>(
-      orm,
-      `"event_type", "payload", "request_id", "trace_parent"`,
-      cursor.toString(),
-      streamBatch,
-    );
-    for (const [i, row] of rows.entries()) {
-      if (signal.aborted) return;
-      if (rows[i + 1]?.txid !== row.txid) cursor = BigInt(row.txid);
-      const envelope = decodeEvent(row.payload, row.event_type);
-      yield {
-        cursor,
-        envelope,
-        // Also bare, for a delivery older than the envelope (it reads completions only).
-        event: envelope.event.case === "formResponse" ? envelope.event.value : undefined,
-        requestId: row.request_id ?? "",
-        traceParent: row.trace_parent ?? "",
-      };
+  let heldInARow = 0;
+  try {
+    while (pauses.running && !signal.aborted) {
+      pauses.beginPass();
+      const { rows, more, held } = await wholeTransactionsAfter<{ event_type: string | null; payload: Buffer; request_id: string | null; trace_parent: string | null; txid: string }>(
+        orm,
+        `"event_type", "payload", "request_id", "trace_parent"`,
+        cursor.toString(),
+        streamBatch,
+      );
+      for (const [i, row] of rows.entries()) {
+        if (signal.aborted) return;
+        if (rows[i + 1]?.txid !== row.txid) cursor = BigInt(row.txid);
+        const envelope = decodeEvent(row.payload, row.event_type);
+        yield {
+          cursor,
+          envelope,
+          // Also bare, for a delivery older than the envelope (it reads completions only).
+          event: envelope.event.case === "formResponse" ? envelope.event.value : undefined,
+          requestId: row.request_id ?? "",
+          traceParent: row.trace_parent ?? "",
+        };
+      }
+      heldInARow = held ? heldInARow + 1 : 0;
+      if (held) await pauses.sleep(heldBackPauseMs(heldInARow, options.pollMs), true);
+      else if (!more) await pauses.sleep(options.pollMs, true);
     }
-    if (!more) await completions.next(options.pollMs, signal);
+  } finally {
+    signal.removeEventListener("abort", stop);
+    pauses.stop();
   }
 }
