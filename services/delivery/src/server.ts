@@ -33,7 +33,7 @@ await runDatabaseService("delivery", { schema: "delivery", entities, migrations 
     held && keepFreshByNotices(held, { databaseUrl: config.databaseUrl!, channel: webhookChangesChannel, logger, onNotice: (notice) => held.changed(notice) });
   const heldOrAsked = held ? held.around(webhooks) : webhooks;
   const worker = new DeliveryWorker({ orm, webhooks: heldOrAsked, logger, ...settings });
-  const acceptEvents = createAcceptEvents({ orm, webhooks: heldOrAsked, fileLinks: links, logger, onAccepted: () => worker.wake() });
+  const acceptEvents = createAcceptEvents({ orm, webhooks: heldOrAsked, fileLinks: links, logger, worker });
   const intake =
     config.kafkaBrokers.length > 0
       ? // The Kafka client (~60 MiB resident) is imported only when Kafka is configured.

@@ -2,7 +2,9 @@
 // time: ask webhooks for each form's enabled webhooks of each event type (once per form and type in the
 // batch) and store one pending delivery per event and webhook, due at once, in one statement. The unique (webhook_id,
 // event_id) makes a redelivered event create nothing twice. Each delivery keeps its event's trace
-// context, which its attempts continue. The caller acknowledges the batch to its bus (Kafka offset,
+// context, which its attempts continue. Deliveries whose receiver has a slot free in this process's
+// worker are stored already leased to it and handed over as the statement returns, so they go without a
+// claim; the others are stored due, and the worker is woken to claim them. The caller acknowledges the batch to its bus (Kafka offset,
 // stream cursor) only after this has returned; the embedded stream's cursor moves in the same
 // statement that stores the deliveries.
 import type { Client } from "@connectrpc/connect";
@@ -17,11 +19,13 @@ import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js"
 import { tablesOf } from "../entities/rows.ts";
 import { originOf } from "../sender/breaker.ts";
 import { serializePayload } from "../sender/payload.ts";
+import type { ClaimedDelivery } from "../worker/claim.ts";
+import type { DeliveryWorker } from "../worker/worker.ts";
 
 /** A call to webhooks that takes longer fails (and is tried again), so a hung call holds nothing for long. */
 export const webhooksCallTimeoutMs = 5_000;
 
-/** Events stored per statement (9 parameters per delivery stay far below Postgres' 65,535). */
+/** Events stored per statement (11 parameters per delivery stay far below Postgres' 65,535). */
 export const maxEventsPerStatement = 200;
 
 export interface AcceptOptions {
@@ -46,40 +50,71 @@ export interface AcceptEventDeps {
   /** Signs the file links of payloads. */
   fileLinks: FileLinks;
   logger?: Logger;
-  /** Called after deliveries were stored: the worker of this process looks at once. */
-  onAccepted?: () => void;
+  /** The worker of this process: it takes the new deliveries it has slots for, and is woken for the rest. */
+  worker?: Pick<DeliveryWorker, "reserve" | "dueStored">;
+}
+
+/** A delivery to store: what an attempt needs (see ClaimedDelivery), and the rest of its row. */
+interface NewDelivery extends Omit<ClaimedDelivery, "leaseId"> {
+  eventType: string;
+  formId: string;
+  submissionId: string;
 }
 
 /**
- * Inserts the deliveries (those already there are left alone) and moves the cursor, in one statement
- * (atomic without a transaction, one round trip); the number of deliveries created.
+ * Inserts the deliveries (those already there are left alone), each leased for `leaseMs` under `leaseId` where
+ * `leased` says so, and moves the cursor, in one statement (atomic without a transaction, one round trip);
+ * the ids of the deliveries created.
  */
-async function storeDeliveries(orm: MikroORM, rows: unknown[][], cursor: AcceptOptions["cursor"]): Promise<number> {
-  const { deliveries, cursor: cursors } = tablesOf(orm);
-  const insert = `insert into ${deliveries} ("id", "webhook_id", "event_id", "event_type", "form_id", "submission_id", "origin", "payload", "trace_parent",
-       "status", "attempts", "last_error", "last_status_code", "next_attempt_at", "schedule_step", "created_at", "updated_at")
-     values ${rows.map(() => `(?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, '', 0, now(), 0, now(), now())`).join(", ")}
+async function storeDeliveries(
+  orm: MikroORM,
+  deliveries: readonly NewDelivery[],
+  lease: { leaseId: string; leaseMs: number; leased: readonly boolean[] } | undefined,
+  cursor: AcceptOptions["cursor"],
+): Promise<Set<string>> {
+  const { deliveries: table, cursor: cursors } = tablesOf(orm);
+  const insert = `insert into ${table} ("id", "webhook_id", "event_id", "event_type", "form_id", "submission_id", "origin", "payload", "trace_parent",
+       "locked_until", "lease_id", "status", "attempts", "last_error", "last_status_code", "next_attempt_at", "schedule_step", "created_at", "updated_at")
+     values ${deliveries.map(() => `(?, ?, ?, ?, ?, ?, ?, ?, ?, now() + make_interval(secs => ?::float8), ?, 'pending', 0, '', 0, now(), 0, now(), now())`).join(", ")}
      on conflict ("webhook_id", "event_id") do nothing
      returning "id"`;
   const moveCursor = `insert into ${cursors} ("name", "position") values (?, ?::bigint)
      on conflict ("name") do update set "position" = greatest(${cursors}."position", excluded."position")`;
   const cursorParams = cursor ? [cursor.name, cursor.position.toString()] : [];
   const connection = orm.em.getConnection();
-  if (rows.length === 0) {
+  if (deliveries.length === 0) {
     if (cursor) await connection.execute(moveCursor, cursorParams, "run");
-    return 0;
+    return new Set();
   }
+  const params = deliveries.flatMap((d, i) => {
+    const leased = lease?.leased[i] === true;
+    return [d.id, d.webhookId, d.eventId, d.eventType, d.formId, d.submissionId, d.origin, d.payload, d.traceParent, leased ? lease.leaseMs / 1000 : null, leased ? lease.leaseId : null];
+  });
   // Data-modifying CTEs run to completion whether or not the outer query reads them.
-  const sql = cursor
-    ? `with "created" as (${insert}), "cursor" as (${moveCursor}) select count(*)::int as "n" from "created"`
-    : `with "created" as (${insert}) select count(*)::int as "n" from "created"`;
-  const [{ n }]: { n: number }[] = await connection.execute(sql, [...rows.flat(), ...cursorParams], "all");
-  return n;
+  const sql = cursor ? `with "created" as (${insert}), "cursor" as (${moveCursor}) select "id" from "created"` : insert;
+  const created: { id: string }[] = await connection.execute(sql, [...params, ...cursorParams], "all");
+  return new Set(created.map((row) => row.id));
+}
+
+/** Stores a part of a batch's deliveries; those the worker has slots for go leased to it, and are handed over. */
+async function storePart(deps: AcceptEventDeps, part: readonly NewDelivery[], cursor: AcceptOptions["cursor"]): Promise<number> {
+  const reservation = part.length > 0 ? deps.worker?.reserve(part.map((d) => d.origin)) : undefined;
+  let created: Set<string>;
+  try {
+    created = await storeDeliveries(deps.orm, part, reservation && { ...reservation, leased: reservation.taken }, cursor);
+  } catch (err) {
+    reservation?.settle([]);
+    throw err;
+  }
+  const leased = (i: number) => reservation?.taken[i] === true;
+  reservation?.settle(part.flatMap((d, i) => (leased(i) && created.has(d.id) ? [{ ...d, leaseId: reservation.leaseId }] : [])));
+  if (part.some((d, i) => !leased(i) && created.has(d.id))) deps.worker?.dueStored();
+  return created.size;
 }
 
 /** Moves a cursor forward (never back) on its own. */
 export async function saveCursor(orm: MikroORM, cursor: NonNullable<AcceptOptions["cursor"]>): Promise<void> {
-  await storeDeliveries(orm, [], cursor);
+  await storeDeliveries(orm, [], undefined, cursor);
 }
 
 /**
@@ -109,26 +144,25 @@ export function createAcceptEvents(deps: AcceptEventDeps): AcceptEvents {
         }),
       ),
     );
-    const rows = deliverable.flatMap((incoming) => {
+    const deliveries = deliverable.flatMap((incoming): NewDelivery[] => {
       const subscribed = hooks.get(subscriptionOf(incoming))!;
       if (subscribed.length === 0) return [];
       const { event, trace, eventId, eventType, formId, responseId } = incoming;
       const payload = serializePayload(event, deps.fileLinks);
       const traceParent = trace ? traceparentOf(trace) : null;
-      return subscribed.map((w) => [newId(), w.id, eventId, eventType, formId, responseId, w.origin, payload, traceParent]);
+      return subscribed.map((w) => ({ id: newId(), webhookId: w.id, eventId, eventType, formId, submissionId: responseId, origin: w.origin, payload, traceParent }));
     });
     let created = 0;
-    for (let i = 0; i < rows.length || i === 0; i += maxEventsPerStatement) {
+    for (let i = 0; i < deliveries.length || i === 0; i += maxEventsPerStatement) {
       // The cursor moves with the last part, once everything before it is stored.
-      const last = i + maxEventsPerStatement >= rows.length;
-      created += await storeDeliveries(orm, rows.slice(i, i + maxEventsPerStatement), last ? options.cursor : undefined);
+      const last = i + maxEventsPerStatement >= deliveries.length;
+      created += await storePart(deps, deliveries.slice(i, i + maxEventsPerStatement), last ? options.cursor : undefined);
     }
-    if (created > 0) deps.onAccepted?.();
     for (const incoming of deliverable) {
       const { eventId, formId, eventType, requestId } = incoming;
       logger?.info({ eventId, formId, eventType, requestId, webhooks: hooks.get(subscriptionOf(incoming))!.length }, "event accepted");
     }
-    if (deliverable.length > 0 && created === 0 && rows.length > 0) logger?.info({ events: deliverable.length }, "events seen before: no new delivery");
+    if (deliverable.length > 0 && created === 0 && deliveries.length > 0) logger?.info({ events: deliverable.length }, "events seen before: no new delivery");
     return { created };
   };
 }

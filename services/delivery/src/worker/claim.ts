@@ -2,49 +2,86 @@
 // `FOR UPDATE SKIP LOCKED` lets concurrent claims pass each other without waiting or taking the same
 // row, and the lease written with the claim (`locked_until`, `lease_id`) keeps the row away from
 // every other claim while it is attempted. A worker that dies leaves its lease to run out, and the
-// row is due again: nothing is lost, at worst sent twice (delivery is at least once). A claim ends with
-// an attempt (attempt/), or without one: given back, put off, or failed; each write checks the lease.
+// row is due again: nothing is lost, at worst sent twice (delivery is at least once). The intake may also
+// store a new delivery already leased to this process's worker (accept-event.ts), which then attempts it
+// without a claim. A lease ends with an attempt (attempt/), or without one: given back, put off, or failed;
+// each write checks the lease.
 import { newId } from "@formsvc/platform/ids.ts";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import type { Delivery } from "../entities/index.ts";
-import { deliveryFromRow, tablesOf, type DeliveryRow } from "../entities/rows.ts";
+import { tablesOf, toDate, type DeliveryRow } from "../entities/rows.ts";
 
 /** How long a claim keeps a delivery: far longer than one attempt (10 s plus a lookup and a write). */
 export const defaultLeaseMs = 30_000;
 
-/** A claimed delivery: `leaseId` proves the claim in every later write. */
-export type ClaimedDelivery = Delivery & { leaseId: string };
+/** A delivery leased to this worker, as much of it as an attempt needs: `leaseId` proves the lease in every later write. */
+export type ClaimedDelivery = Pick<Delivery, "id" | "webhookId" | "eventId" | "origin" | "payload" | "traceParent"> & { leaseId: string };
+
+/** The columns of a claimed delivery, and the order they are claimed in. */
+type ClaimedRow = Pick<DeliveryRow, "id" | "webhook_id" | "event_id" | "origin" | "payload" | "trace_parent" | "next_attempt_at">;
 
 export interface ClaimOptions {
   limit: number;
   leaseMs?: number;
-  /** Receiver origins to leave alone (this worker already sends all it may to them). */
-  excludeOrigins?: readonly string[];
+  /**
+   * The most to claim per receiver origin: `of` the origins named (0 leaves one alone: this worker already
+   * sends all it may to it), `otherwise` for the rest. No bound when absent.
+   */
+  rooms?: { of: ReadonlyMap<string, number>; otherwise: number };
 }
 
-/** Claims up to `limit` due deliveries, those due longest first. */
-export async function claimDue(orm: MikroORM, options: ClaimOptions): Promise<ClaimedDelivery[]> {
-  if (options.limit <= 0) return [];
+export interface Claimed {
+  deliveries: ClaimedDelivery[];
+  /** Due deliveries were passed over for want of room at their origin (or beyond the rows looked at). */
+  passedOver: boolean;
+}
+
+/**
+ * Claims up to `limit` due deliveries, those due longest first, at most an origin's room of each: a claim
+ * never takes what its worker would only give back. The rows looked at are locked (skipping those another
+ * claim holds) for the statement only; those passed over stay due.
+ */
+export async function claimDue(orm: MikroORM, options: ClaimOptions): Promise<Claimed> {
+  if (options.limit <= 0) return { deliveries: [], passedOver: false };
   const { deliveries } = tablesOf(orm);
   const leaseId = newId();
-  const exclude = options.excludeOrigins?.length ? `and "origin" not in (?)` : "";
-  const params: unknown[] = [(options.leaseMs ?? defaultLeaseMs) / 1000, leaseId];
-  if (exclude) params.push([...options.excludeOrigins!]);
-  params.push(options.limit);
-  const rows: DeliveryRow[] = await orm.em.getConnection().execute(
-    `update ${deliveries} set "locked_until" = now() + make_interval(secs => ?), "lease_id" = ?
-     where "id" in (
-       select "id" from ${deliveries}
+  const rooms = options.rooms ? [...options.rooms.of] : [];
+  const full = rooms.filter(([, room]) => room <= 0).map(([origin]) => origin);
+  const open = Object.fromEntries(rooms.filter(([, room]) => room > 0));
+  const exclude = full.length ? `and "origin" not in (?)` : "";
+  // Looked at: twice the limit when rooms bound the origins, so a full origin's backlog leaves others a share.
+  const lookedAt = options.rooms ? options.limit * 2 : options.limit;
+  const params: unknown[] = [];
+  if (exclude) params.push(full);
+  params.push(lookedAt, JSON.stringify(open), options.rooms?.otherwise ?? options.limit, options.limit, (options.leaseMs ?? defaultLeaseMs) / 1000, leaseId);
+  const rows: (ClaimedRow & { looked_at: number })[] = await orm.em.getConnection().execute(
+    `with "due" as (
+       select "id", "origin", "next_attempt_at" from ${deliveries}
        where "status" in ('pending', 'retrying') and "next_attempt_at" <= now()
          and ("locked_until" is null or "locked_until" <= now()) ${exclude}
        order by "next_attempt_at"
        limit ?
-       for update skip locked)
-     returning *`,
+       for update skip locked),
+     "picked" as (
+       select "id" from (
+         select "id", "next_attempt_at", row_number() over (partition by "origin" order by "next_attempt_at", "id") as "nth",
+           coalesce((?::jsonb ->> "origin")::int, ?) as "room"
+         from "due") "ranked"
+       where "nth" <= "room"
+       order by "next_attempt_at"
+       limit ?)
+     update ${deliveries} d set "locked_until" = now() + make_interval(secs => ?), "lease_id" = ?
+     from "picked" where d."id" = "picked"."id"
+     returning d."id", d."webhook_id", d."event_id", d."origin", d."payload", d."trace_parent", d."next_attempt_at", (select count(*) from "due")::int as "looked_at"`,
     params,
     "all",
   );
-  return rows.map((row) => deliveryFromRow(row) as ClaimedDelivery).sort((a, b) => +a.nextAttemptAt! - +b.nextAttemptAt!);
+  return {
+    deliveries: rows
+      .sort((a, b) => +toDate(a.next_attempt_at!) - +toDate(b.next_attempt_at!))
+      .map((row) => ({ id: row.id, webhookId: row.webhook_id, eventId: row.event_id, origin: row.origin, payload: row.payload, traceParent: row.trace_parent, leaseId })),
+    passedOver: rows.length > 0 && (rows[0].looked_at > rows.length || rows[0].looked_at === lookedAt),
+  };
 }
 
 /** Gives a claimed delivery back untouched, due as before. */

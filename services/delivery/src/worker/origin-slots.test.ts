@@ -8,10 +8,10 @@ describe("OriginSlots", () => {
   it("gives an origin its floor at first, and no more", () => {
     const slots = new OriginSlots({ floor: 2, ceiling: 4, quickMs: 250 });
     assert.deepEqual([slots.take("a"), slots.take("a"), slots.take("a")], [true, true, false]);
-    assert.deepEqual(slots.full(), ["a"]);
+    assert.deepEqual(slots.rooms(), new Map([["a", 0]]));
     assert.equal(slots.take("b"), true, "another origin has its own");
     slots.give("a");
-    assert.deepEqual(slots.full(), []);
+    assert.deepEqual(slots.rooms(), new Map([["a", 1], ["b", 1]]));
     assert.equal(slots.take("a"), true);
   });
 
@@ -35,10 +35,10 @@ describe("OriginSlots", () => {
     assert.deepEqual([slots.take("a"), slots.take("a"), slots.take("a")], [true, true, true]);
     slots.observe("a", { succeeded: false, durationMs: 10_000 });
     slots.give("a");
-    assert.deepEqual(slots.full(), ["a"], "2 busy, limit 1");
+    assert.deepEqual(slots.rooms(), new Map([["a", 0]]), "2 busy, limit 1");
     slots.give("a");
-    assert.deepEqual(slots.full(), ["a"], "1 busy, limit 1");
+    assert.deepEqual(slots.rooms(), new Map([["a", 0]]), "1 busy, limit 1");
     slots.give("a");
-    assert.deepEqual(slots.full(), []);
+    assert.deepEqual(slots.rooms(), new Map());
   });
 });

@@ -32,9 +32,12 @@ export class OriginSlots {
     return this.widened.get(origin) ?? this.options.floor;
   }
 
-  /** The origins with no slot free (a claim leaves their deliveries alone). */
-  full(): string[] {
-    return [...this.busy].filter(([origin, n]) => n >= this.limitOf(origin)).map(([origin]) => origin);
+  /**
+   * The slots free of each origin with attempts under way (0: full, and a claim leaves its deliveries
+   * alone); any other origin has its limit free.
+   */
+  rooms(): Map<string, number> {
+    return new Map([...this.busy].map(([origin, n]) => [origin, Math.max(0, this.limitOf(origin) - n)]));
   }
 
   /** Takes a slot of `origin`; false when it has none free. */

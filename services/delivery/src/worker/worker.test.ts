@@ -299,7 +299,7 @@ describe("the worker", () => {
     const answer = { statusCode: 503, durationMs: 4, responseBody: "busy" };
     const waits: number[] = [];
     for (let step = 0; step <= defaultWebhookRetrySchedule.length; step++) {
-      const [claimed] = await claimDue(db.orm, { limit: 1 });
+      const [claimed] = (await claimDue(db.orm, { limit: 1 })).deliveries;
       assert.ok(claimed, `due at step ${step}`);
       const d = await recordAttempt(db.orm, { deliveryId: claimed.id, leaseId: claimed.leaseId, result: answer, manual: false, retrySchedule: defaultWebhookRetrySchedule, random: () => 0.5 });
       if (d!.status === "failed") break;
@@ -392,16 +392,117 @@ describe("the worker", () => {
     assert.equal(r.received.length, 0);
   });
 
-  it("looks at once when woken by a new event", async () => {
+  it("looks at once for deliveries stored due, without waiting for its poll", async () => {
     const r = await receiver();
     webhooks.add({ id: "wh_wake", url: r.url });
     const worker = startWorker({ pollIntervalMs: 60_000 });
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const woken = createAcceptEvent({ orm: db.orm, webhooks: webhooks.client, fileLinks: testFileLinks, onAccepted: () => worker.wake() });
+    // Stored by another replica's intake (not leased to this worker), which then told it.
+    await acceptEvent(sampleEvent());
     const started = Date.now();
-    await woken(sampleEvent());
+    worker.dueStored();
     await deliveryOf("wh_wake");
     assert.ok(Date.now() - started < 5_000);
+  });
+});
+
+describe("new deliveries handed over by the intake", () => {
+  /** The worker's claims from now on. */
+  function countClaims() {
+    const connection = db.orm.em.getConnection();
+    const execute = connection.execute;
+    const claims: string[] = [];
+    connection.execute = ((sql: string, ...rest: unknown[]) => {
+      if (typeof sql === "string" && sql.includes("for update skip locked")) claims.push(sql);
+      return (execute as (...a: unknown[]) => unknown).call(connection, sql, ...rest);
+    }) as typeof connection.execute;
+    return { claims, restore: () => (connection.execute = execute) };
+  }
+
+  it("attempts a new delivery it has a slot for at once, stored leased to it, without a claim", async () => {
+    const r = await receiver();
+    webhooks.add({ id: "wh_handed", url: r.url });
+    const worker = startWorker({ pollIntervalMs: 60_000 });
+    const accept = createAcceptEvent({ orm: db.orm, webhooks: webhooks.client, fileLinks: testFileLinks, logger: quietLogger, worker });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const spy = countClaims();
+    try {
+      await accept(sampleEvent());
+      const d = await deliveryOf("wh_handed");
+      assert.deepEqual([d.status, d.attempts, d.leaseId], ["succeeded", 1, null], "delivered, and its lease released");
+      assert.equal(r.received.length, 1);
+      assert.deepEqual(spy.claims, [], "no claim was needed");
+    } finally {
+      spy.restore();
+    }
+  });
+
+  it("stores the deliveries of a receiver with no slot free due, and claims them as its slots free", async () => {
+    const r = await receiver(() => ({ status: 200, delayMs: 50 }));
+    for (let i = 0; i < 5; i++) webhooks.add({ id: `wh_one_${i}`, url: r.url });
+    const worker = startWorker({ pollIntervalMs: 60_000, perOriginConcurrency: 2, maxPerOriginConcurrency: 2 });
+    const accept = createAcceptEvent({ orm: db.orm, webhooks: webhooks.client, fileLinks: testFileLinks, logger: quietLogger, worker });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(await accept(sampleEvent()), { created: 5 });
+    const leased = (await db.deliveries()).filter((d) => d.leaseId !== null && d.status === "pending");
+    assert.ok(leased.length <= 2, `only as many leased as the receiver has slots (${leased.length})`);
+    await eventually(async () => (await db.deliveries()).every((d) => d.status === "succeeded"), 5_000, "every delivery, long before the poll");
+    assert.equal(r.received.length, 5);
+    assert.equal(r.maxConcurrent, 2);
+  });
+
+  it("keeps claimed deliveries whose slots the intake took meanwhile until a slot frees, rather than giving them back", async () => {
+    const r = await receiver(() => ({ status: 200, delayMs: 100 }));
+    webhooks.add({ id: "wh_race_1", url: r.url });
+    webhooks.add({ id: "wh_race_2", url: r.url });
+    const worker = startWorker({ pollIntervalMs: 60_000, perOriginConcurrency: 2, maxPerOriginConcurrency: 2 });
+    const accept = createAcceptEvent({ orm: db.orm, webhooks: webhooks.client, fileLinks: testFileLinks, logger: quietLogger, worker });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Two deliveries due (stored by another replica), then a claim of them held up in flight...
+    await acceptEvent(sampleEvent());
+    const connection = db.orm.em.getConnection();
+    const execute = connection.execute;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let claimInFlight!: () => void;
+    const claiming = new Promise<void>((resolve) => (claimInFlight = resolve));
+    const statements: string[] = [];
+    connection.execute = (async (sql: string, ...rest: unknown[]) => {
+      statements.push(sql);
+      if (sql.includes(`with "due"`)) {
+        claimInFlight();
+        await gate;
+      }
+      return (execute as (...a: unknown[]) => unknown).call(connection, sql, ...rest);
+    }) as typeof connection.execute;
+    try {
+      worker.dueStored();
+      await claiming;
+      // ...while the intake hands over two new ones, taking both slots the claim counted on.
+      await accept(sampleEvent());
+      open();
+      await eventually(async () => (await db.deliveries()).every((d) => d.status === "succeeded"), 5_000, "all four, long before the poll");
+      assert.equal(r.received.length, 4);
+      assert.equal(r.maxConcurrent, 2, "never past the origin's slots");
+      assert.deepEqual(statements.filter((sql) => sql.includes(`"locked_until" = null, "lease_id" = null where`)), [], "nothing given back to the table");
+    } finally {
+      connection.execute = execute;
+    }
+  });
+
+  it("gives back the slot of a delivery that was not stored (its event seen before)", async () => {
+    const r = await receiver();
+    webhooks.add({ id: "wh_again", url: r.url });
+    const worker = startWorker({ pollIntervalMs: 60_000, maxInFlight: 1 });
+    const accept = createAcceptEvent({ orm: db.orm, webhooks: webhooks.client, fileLinks: testFileLinks, logger: quietLogger, worker });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const event = sampleEvent();
+    await accept(event);
+    await eventually(() => r.received.length === 1, 5_000, "the first delivery");
+    assert.deepEqual(await accept(event), { created: 0 });
+    // With the one slot leaked, the next would wait for the minute's poll.
+    await accept(sampleEvent());
+    await eventually(() => r.received.length === 2, 5_000, "the next event's delivery");
   });
 });
 
@@ -468,15 +569,31 @@ describe("spreading work", () => {
     webhooks.add({ id: "wh_lease", url: r.url });
     await acceptEvent(sampleEvent());
     // A worker claims the delivery and dies before attempting it.
-    const [claimed] = await claimDue(db.orm, { limit: 10, leaseMs: 600 });
+    const [claimed] = (await claimDue(db.orm, { limit: 10, leaseMs: 600 })).deliveries;
     assert.equal(claimed.webhookId, "wh_lease");
     const claimedAt = Date.now();
-    assert.deepEqual(await claimDue(db.orm, { limit: 10 }), [], "a leased delivery is nobody else's");
+    assert.deepEqual((await claimDue(db.orm, { limit: 10 })).deliveries, [], "a leased delivery is nobody else's");
     startWorker();
     const d = await deliveryOf("wh_lease");
     assert.equal(d.status, "succeeded");
     assert.ok(Date.now() - claimedAt >= 550, "taken again only after the lease ran out");
     assert.equal(r.received.length, 1);
+  });
+
+  it("claims no more of an origin than its room, and leaves the rest due for later", async () => {
+    for (let i = 0; i < 5; i++) webhooks.add({ id: `wh_a_${i}`, url: `https://a.example/hook/${i}` });
+    for (let i = 0; i < 3; i++) webhooks.add({ id: `wh_b_${i}`, url: `https://b.example/hook/${i}` });
+    webhooks.add({ id: "wh_c", url: "https://c.example/hook" });
+    await acceptEvent(sampleEvent());
+    const rooms = { of: new Map([["https://a.example", 2], ["https://c.example", 0]]), otherwise: 1 };
+    const first = await claimDue(db.orm, { limit: 10, rooms });
+    assert.deepEqual(first.deliveries.map((d) => d.origin).sort(), ["https://a.example", "https://a.example", "https://b.example"], "a's room of 2, b's of 1, none of full c");
+    assert.equal(first.passedOver, true);
+    const due = (await db.deliveries()).filter((d) => d.leaseId === null);
+    assert.equal(due.length, 6, "the rest untouched, due");
+    const rest = await claimDue(db.orm, { limit: 10 });
+    assert.equal(rest.deliveries.length, 6, "without rooms, every due one");
+    assert.equal(rest.passedOver, false);
   });
 });
 
@@ -484,7 +601,7 @@ describe("recording successes together", () => {
   it("writes successes that finish together in one statement each batch, with what one at a time would", async () => {
     for (let i = 0; i < 6; i++) webhooks.add({ id: `wh_${i}`, url: `https://r${i}.example/hook` });
     await acceptEvent(sampleEvent());
-    const claimed = await claimDue(db.orm, { limit: 10 });
+    const claimed = (await claimDue(db.orm, { limit: 10 })).deliveries;
     assert.equal(claimed.length, 6);
     // A failing period that a success ends.
     await db.orm.em.getConnection().execute(`insert into "delivery"."failing_webhooks" ("webhook_id", "failing_since") values (?, now())`, [claimed[0].webhookId]);

@@ -1,12 +1,15 @@
 // The delivery loop: claim due deliveries, attempt each (attempt/attempt.ts), repeat. It looks every
-// ~200 ms and at once when told (a new event was accepted, or a slot became free).
+// ~200 ms, and at once when told: new deliveries were stored due, or a slot became free while due
+// deliveries may be waiting for one. New deliveries mostly skip the claim: the intake reserves slots for
+// them and stores them already leased to this worker, which starts them as the statement returns (reserve).
 //
 // Spreading the work: per receiver origin, `perOriginConcurrency` (4) attempts at a time, widened one by
 // one up to `maxPerOriginConcurrency` (32) while the receiver answers 2xx within `quickAnswerMs` (250 ms)
 // and narrowed back at any other answer (origin-slots.ts); `maxInFlight` (128) in all. So a receiver that
 // keeps up gets a burst in parallel, and one slow receiver (10 s per attempt) holds only its own 4 slots
-// and never the others'. A claim leaves out the origins that are full; a claimed delivery whose origin
-// filled up meanwhile is given back at once.
+// and never the others'. A claim takes at most each origin's free slots (none of a full one); a claimed
+// delivery whose origin filled up meanwhile waits in memory for its next free slot (given back to the
+// table if that takes a third of its lease).
 //
 // Before each attempt the webhook is read as it is now (GetWebhookForDelivery): deleted => the
 // delivery fails "webhook deleted", disabled => "webhook disabled", both without an attempt; webhooks
@@ -14,6 +17,7 @@
 // delivery back to when it half-opens, again without an attempt.
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import type { Logger } from "@formsvc/platform/logger.ts";
+import { newId } from "@formsvc/platform/ids.ts";
 import { contextOf, inSpan } from "@formsvc/platform/tracing.ts";
 import type { Webhook, WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { attemptDelivery, type AttemptSettings } from "../attempt/attempt.ts";
@@ -40,6 +44,19 @@ export interface WorkerOptions extends AttemptSettings {
   breakers?: BreakerOptions;
 }
 
+/**
+ * Slots taken for deliveries about to be stored already leased to this worker (`leaseId`, for `leaseMs`).
+ * `settle` is called once the statement has returned: it starts the deliveries stored, and gives back
+ * every other slot (all of them, when storing failed).
+ */
+export interface SlotReservation {
+  leaseId: string;
+  leaseMs: number;
+  /** Per origin asked for: whether a slot was taken (else the delivery is stored due, for a claim). */
+  taken: readonly boolean[];
+  settle(stored: readonly ClaimedDelivery[]): void;
+}
+
 const workerDefaults = {
   pollIntervalMs: 200,
   perOriginConcurrency: 4,
@@ -55,6 +72,20 @@ export class DeliveryWorker {
   private readonly slots: OriginSlots;
   private readonly successes: ReturnType<typeof successRecorder>;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Slots reserved by the intake and not settled yet. */
+  private reserved = 0;
+  /**
+   * Leased deliveries whose origin had no slot free when they came (its limit narrowed, or the intake took
+   * the room a claim counted on), per origin: each starts as a slot of its origin frees, or is given back
+   * after `leaseMs / 3`.
+   */
+  private readonly waiting = new Map<string, { delivery: ClaimedDelivery; since: number }[]>();
+  private waitingCount = 0;
+  /**
+   * Due deliveries may be waiting for a slot (a claim left origins out or filled its batch, or some were
+   * stored without a lease): a slot that becomes free then wakes the loop. Otherwise only polling looks.
+   */
+  private dueMayWait = true;
   private running = false;
   private loopDone: Promise<void> | undefined;
   private woken = false;
@@ -90,6 +121,7 @@ export class DeliveryWorker {
     this.running = false;
     this.wake();
     await this.loopDone;
+    this.giveBackWaiting(() => true);
     await Promise.allSettled([...this.inFlight]);
     this.breakers.shutdown();
     this.unwatchBreakers?.();
@@ -99,23 +131,74 @@ export class DeliveryWorker {
     return this.options.pollIntervalMs ?? workerDefaults.pollIntervalMs;
   }
 
+  private get maxInFlight(): number {
+    return this.options.maxInFlight ?? workerDefaults.maxInFlight;
+  }
+
+  private get leaseMs(): number {
+    return this.options.leaseMs ?? defaultLeaseMs;
+  }
+
+  /**
+   * Takes a slot for each of `origins` that has one free while the worker has room, for deliveries the
+   * intake is about to store already leased to this worker: they are attempted without a claim.
+   */
+  reserve(origins: readonly string[]): SlotReservation {
+    const taken = origins.map((origin) => {
+      if (!this.running || this.inFlight.size + this.reserved >= this.maxInFlight || !this.slots.take(origin)) return false;
+      this.reserved++;
+      return true;
+    });
+    let settled = false;
+    return {
+      leaseId: newId(),
+      leaseMs: this.leaseMs,
+      taken,
+      settle: (stored) => {
+        if (settled) return;
+        settled = true;
+        // Every slot back, then taken again by the deliveries stored, in the same turn: none is lost to a claim.
+        origins.forEach((origin, i) => {
+          if (!taken[i]) return;
+          this.reserved--;
+          this.slots.give(origin);
+        });
+        for (const delivery of stored) this.dispatch(delivery);
+        if (stored.length < taken.filter(Boolean).length && this.dueMayWait) this.wake();
+      },
+    };
+  }
+
+  /** New deliveries were stored due (without a lease): look for them now. */
+  dueStored(): void {
+    this.dueMayWait = true;
+    this.wake();
+  }
+
   private async loop(): Promise<void> {
-    const maxInFlight = this.options.maxInFlight ?? workerDefaults.maxInFlight;
     while (this.running) {
       this.woken = false;
-      const free = maxInFlight - this.inFlight.size;
+      const staleSince = performance.now() - this.leaseMs / 3;
+      this.giveBackWaiting((since) => since < staleSince);
+      const free = this.maxInFlight - this.inFlight.size - this.reserved - this.waitingCount;
       let claimed = 0;
       if (free > 0) {
+        // Anything stored due from now on sets it again.
+        this.dueMayWait = false;
         try {
-          const rows = await claimDue(this.options.orm, { limit: free, leaseMs: this.options.leaseMs ?? defaultLeaseMs, excludeOrigins: this.slots.full() });
-          claimed = rows.length;
-          for (const row of rows) this.dispatch(row);
+          const rooms = { of: this.slots.rooms(), otherwise: this.options.perOriginConcurrency ?? workerDefaults.perOriginConcurrency };
+          for (const origin of this.waiting.keys()) rooms.of.set(origin, 0);
+          const { deliveries, passedOver } = await claimDue(this.options.orm, { limit: free, leaseMs: this.leaseMs, rooms });
+          claimed = deliveries.length;
+          if (passedOver || claimed === free || [...rooms.of.values()].includes(0)) this.dueMayWait = true;
+          for (const delivery of deliveries) this.dispatch(delivery);
         } catch (err) {
+          this.dueMayWait = true;
           this.options.logger.error({ err }, "claiming due deliveries failed");
         }
       }
       // A full batch: more may be due at once.
-      if (this.running && free > 0 && claimed === free && this.inFlight.size < maxInFlight) continue;
+      if (this.running && free > 0 && claimed === free && this.inFlight.size + this.reserved + this.waitingCount < this.maxInFlight) continue;
       await this.sleep(this.pollIntervalMs);
     }
   }
@@ -138,10 +221,10 @@ export class DeliveryWorker {
   private dispatch(delivery: ClaimedDelivery): void {
     const origin = delivery.origin;
     if (!this.slots.take(origin)) {
-      const released = releaseClaim(this.options.orm, delivery).catch((err: unknown) =>
-        this.options.logger.error({ err, deliveryId: delivery.id }, "giving back a claimed delivery failed"),
-      );
-      this.track(released, undefined);
+      const queue = this.waiting.get(origin) ?? [];
+      queue.push({ delivery, since: performance.now() });
+      this.waiting.set(origin, queue);
+      this.waitingCount++;
       return;
     }
     const attempt = this.attempt(delivery).catch((err: unknown) =>
@@ -151,14 +234,42 @@ export class DeliveryWorker {
     this.track(attempt, origin);
   }
 
+  /** The next delivery waiting for a slot of `origin`, if any. */
+  private nextWaiting(origin: string): ClaimedDelivery | undefined {
+    const queue = this.waiting.get(origin);
+    const next = queue?.shift();
+    if (!next) return undefined;
+    if (queue!.length === 0) this.waiting.delete(origin);
+    this.waitingCount--;
+    return next.delivery;
+  }
+
+  /** Gives back, due as before, the waiting deliveries `stale` picks (by when they began to wait). */
+  private giveBackWaiting(stale: (since: number) => boolean): void {
+    for (const [origin, queue] of this.waiting) {
+      const kept = queue.filter((entry) => !stale(entry.since));
+      for (const { delivery } of queue.filter((entry) => stale(entry.since))) {
+        this.dueMayWait = true;
+        const released = releaseClaim(this.options.orm, delivery)
+          .then(() => this.wake())
+          .catch((err: unknown) => this.options.logger.error({ err, deliveryId: delivery.id }, "giving back a claimed delivery failed"));
+        this.track(released, undefined);
+      }
+      this.waitingCount -= queue.length - kept.length;
+      if (kept.length > 0) this.waiting.set(origin, kept);
+      else this.waiting.delete(origin);
+    }
+  }
+
   private track(work: Promise<void>, origin: string | undefined): void {
     const tracked: Promise<void> = work.finally(() => {
       this.inFlight.delete(tracked);
-      if (origin !== undefined) {
-        this.slots.give(origin);
-        // A slot is free: its origin's waiting deliveries may go.
-        this.wake();
-      }
+      if (origin === undefined) return;
+      this.slots.give(origin);
+      // A slot is free: a delivery waiting for it goes, or due ones may.
+      const next = this.nextWaiting(origin);
+      if (next) this.dispatch(next);
+      else if (this.dueMayWait) this.wake();
     });
     this.inFlight.add(tracked);
   }

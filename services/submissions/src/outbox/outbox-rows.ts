@@ -56,11 +56,12 @@ export async function wholeTransactionsAfter<Row extends { txid: string }>(
   const outboxTable = qualifiedTable(orm, OutboxEntity);
   const connection = orm.em.getConnection();
   // Rows beyond the horizon sort after every row before it (their transaction ids are higher), so the
-  // readable ones come first, each transaction whole.
+  // readable ones come first, each transaction whole. The horizon is taken once (a scalar subquery), not per
+  // row; the order is the column's (the index's), not the text "txid" of the output.
   const read = await connection.execute<(Row & { readable: boolean })[]>(
-    `select ${columns}, "txid"::text as "txid", "txid" < pg_snapshot_xmin(pg_current_snapshot()) as "readable" from ${outboxTable}
-      where "txid" > ?::text::xid8
-      order by "txid", "id" limit ?`,
+    `select ${columns}, o."txid"::text as "txid", o."txid" < (select pg_snapshot_xmin(pg_current_snapshot())) as "readable" from ${outboxTable} o
+      where o."txid" > ?::text::xid8
+      order by o."txid", o."id" limit ?`,
     [cursor, limit],
   );
   const firstHeld = read.findIndex((row) => !row.readable);
