@@ -67,8 +67,16 @@ export function chaosSuite(
   /** `partials`: each respondent saves a partial response first, and the healthy receiver takes FORM_RESPONSE_PARTIAL too. */
   async function run(name: string, withBadReceivers: boolean, faults: Faults["at"], partials = false): Promise<RunFigures> {
     const healthy = await startReceiver();
+    // Refuses every other call, so half its calls fail, but never one event twice: by the order calls
+    // arrive in, one delivery could otherwise get every refusal, its whole retry schedule.
     let flaps = 0;
-    const flapping = await startReceiver(() => ({ status: flaps++ % 2 ? 200 : 503 }));
+    const refused = new Set<string>();
+    const flapping = await startReceiver((req) => {
+      const eventId = String(req.body?.eventId);
+      if (flaps++ % 2 === 1 || refused.has(eventId)) return { status: 200 };
+      refused.add(eventId);
+      return { status: 503 };
+    });
     const slow = await startReceiver(() => ({ status: 200, delayMs: 15_000 }));
     try {
       return await measure(name, withBadReceivers, faults, { healthy, flapping, slow }, partials);

@@ -4,9 +4,9 @@
 // event_id) makes a redelivered event create nothing twice. Each delivery keeps its event's trace
 // context, which its attempts continue. Deliveries whose receiver has a slot free in this process's
 // worker are stored already leased to it and handed over as the statement returns, so they go without a
-// claim; the others are stored due, and the worker is woken to claim them. The caller acknowledges the batch to its bus (Kafka offset,
-// stream cursor) only after this has returned; the embedded stream's cursor moves in the same
-// statement that stores the deliveries.
+// claim; the others are stored due, and the worker is woken to claim them. The caller acknowledges the
+// batch to its bus (Kafka offset, stream cursor) only after this has returned; the embedded stream's
+// cursor moves in the same statement that stores the deliveries.
 import type { Client } from "@connectrpc/connect";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import type { FileLinks } from "@formsvc/platform/file-links.ts";
