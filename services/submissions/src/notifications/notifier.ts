@@ -143,18 +143,23 @@ export function startResponseNotifier(options: ResponseNotifierOptions): Respons
         }),
       )
     ).flat();
-    const moved = await orm.em.fork().transactional(async (em) => {
-      const tx = em.getTransactionContext();
-      const moving = em.getConnection();
-      const [now] = await moving.execute<{ txid: string }[]>(`select "txid"::text as "txid" from ${cursorTable} for update`, [], "all", tx);
-      if (now?.txid !== cursorRow.txid) return false;
-      if (mails.length > 0) {
-        const insert = insertMailsSql(mailTable, mails);
-        await moving.execute(insert.sql, insert.params, "run", tx);
-      }
-      await moving.execute(`update ${cursorTable} set "txid" = ?::text::xid8`, [whole.at(-1)!.txid], "run", tx);
-      return true;
-    });
+    // The cursor moves only from where this pass read it; without mails in one statement, with them in their
+    // transaction, the row locked by the move first.
+    type Connection = ReturnType<typeof orm.em.getConnection>;
+    const moveCursor = async (moving: Connection, tx?: Parameters<Connection["execute"]>[3]): Promise<boolean> => {
+      const result = await moving.execute(`update ${cursorTable} set "txid" = ?::text::xid8 where "txid" = ?::text::xid8`, [whole.at(-1)!.txid, cursorRow.txid], "run", tx);
+      return Number((result as { affectedRows?: number }).affectedRows ?? 0) === 1;
+    };
+    const moved =
+      mails.length === 0
+        ? await moveCursor(connection)
+        : await orm.em.fork().transactional(async (em) => {
+            const tx = em.getTransactionContext();
+            if (!(await moveCursor(em.getConnection(), tx))) return false;
+            const insert = insertMailsSql(mailTable, mails);
+            await em.getConnection().execute(insert.sql, insert.params, "run", tx);
+            return true;
+          });
     if (moved && mails.length > 0) options.mailWritten();
     return after;
   }
