@@ -19,8 +19,7 @@ import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js"
 import { tablesOf } from "../entities/rows.ts";
 import { originOf } from "../sender/breaker.ts";
 import { serializePayload } from "../sender/payload.ts";
-import type { ClaimedDelivery } from "../worker/claim.ts";
-import type { DeliveryWorker } from "../worker/worker.ts";
+import type { ClaimedDelivery, SlotReservation } from "../worker/claim.ts";
 
 /** A call to webhooks that takes longer fails (and is tried again), so a hung call holds nothing for long. */
 export const webhooksCallTimeoutMs = 5_000;
@@ -50,8 +49,8 @@ export interface AcceptEventDeps {
   /** Signs the file links of payloads. */
   fileLinks: FileLinks;
   logger?: Logger;
-  /** The worker of this process: it takes the new deliveries it has slots for, and is woken for the rest. */
-  worker?: Pick<DeliveryWorker, "reserve" | "dueStored">;
+  /** The worker of this process (DeliveryWorker): it takes the new deliveries it has slots for, and is woken for the rest. */
+  worker?: { reserve(origins: readonly string[]): SlotReservation; dueStored(): void };
 }
 
 /** A delivery to store: what an attempt needs (see ClaimedDelivery), and the rest of its row. */

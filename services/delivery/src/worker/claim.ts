@@ -17,6 +17,19 @@ export const defaultLeaseMs = 30_000;
 /** A delivery leased to this worker, as much of it as an attempt needs: `leaseId` proves the lease in every later write. */
 export type ClaimedDelivery = Pick<Delivery, "id" | "webhookId" | "eventId" | "origin" | "payload" | "traceParent"> & { leaseId: string };
 
+/**
+ * Slots taken for deliveries about to be stored already leased to this worker (`leaseId`, for `leaseMs`).
+ * `settle` is called once the statement has returned: it starts the deliveries stored, and gives back
+ * every other slot (all of them, when storing failed).
+ */
+export interface SlotReservation {
+  leaseId: string;
+  leaseMs: number;
+  /** Per origin asked for: whether a slot was taken (else the delivery is stored due, for a claim). */
+  taken: readonly boolean[];
+  settle(stored: readonly ClaimedDelivery[]): void;
+}
+
 /** The columns of a claimed delivery, and the order they are claimed in. */
 type ClaimedRow = Pick<DeliveryRow, "id" | "webhook_id" | "event_id" | "origin" | "payload" | "trace_parent" | "next_attempt_at">;
 

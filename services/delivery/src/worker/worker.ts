@@ -27,7 +27,7 @@ import { webhooksCallTimeoutMs } from "../intake/accept-event.ts";
 import { OriginBreakers, type BreakerOptions } from "../sender/breaker.ts";
 import { classify } from "../sender/send-result.ts";
 import { OriginSlots } from "./origin-slots.ts";
-import { claimDue, deferDelivery, defaultLeaseMs, failWithoutAttempt, releaseClaim, type ClaimedDelivery } from "./claim.ts";
+import { claimDue, deferDelivery, defaultLeaseMs, failWithoutAttempt, releaseClaim, type ClaimedDelivery, type SlotReservation } from "./claim.ts";
 
 export interface WorkerOptions extends AttemptSettings {
   webhooks: Pick<Client<typeof WebhooksService>, "getWebhookForDelivery" | "disableWebhook">;
@@ -42,19 +42,6 @@ export interface WorkerOptions extends AttemptSettings {
   /** How long a delivery waits when webhooks does not answer. */
   webhooksUnavailableDelayMs?: number;
   breakers?: BreakerOptions;
-}
-
-/**
- * Slots taken for deliveries about to be stored already leased to this worker (`leaseId`, for `leaseMs`).
- * `settle` is called once the statement has returned: it starts the deliveries stored, and gives back
- * every other slot (all of them, when storing failed).
- */
-export interface SlotReservation {
-  leaseId: string;
-  leaseMs: number;
-  /** Per origin asked for: whether a slot was taken (else the delivery is stored due, for a claim). */
-  taken: readonly boolean[];
-  settle(stored: readonly ClaimedDelivery[]): void;
 }
 
 const workerDefaults = {
