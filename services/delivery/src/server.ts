@@ -48,7 +48,7 @@ await runDatabaseService("delivery", { schema: "delivery", entities, migrations 
   worker.start();
 
   return {
-    routes: (router) => routes(router, createDeliveryHandlers({ orm, webhooks, forms, fileLinks: links, logger, ...settings, onRecovered: () => worker.wake() })),
+    routes: (router) => routes(router, createDeliveryHandlers({ orm, webhooks, forms, fileLinks: links, logger, ...settings, onRecovered: () => worker.dueStored() })),
     // On stop, after the RPC server: stop taking events (offsets committed), let the attempts under way be
     // recorded, then the database closes. An attempt cut short anyway is not lost: its lease runs out.
     close: async () => {

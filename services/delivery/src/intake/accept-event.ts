@@ -19,7 +19,7 @@ import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js"
 import { tablesOf } from "../entities/rows.ts";
 import { originOf } from "../sender/breaker.ts";
 import { serializePayload } from "../sender/payload.ts";
-import type { ClaimedDelivery, SlotReservation } from "../worker/claim.ts";
+import { releaseLease, type ClaimedDelivery, type SlotReservation } from "../worker/claim.ts";
 
 /** A call to webhooks that takes longer fails (and is tried again), so a hung call holds nothing for long. */
 export const webhooksCallTimeoutMs = 5_000;
@@ -103,6 +103,12 @@ async function storePart(deps: AcceptEventDeps, part: readonly NewDelivery[], cu
     created = await storeDeliveries(deps.orm, part, reservation && { ...reservation, leased: reservation.taken }, cursor);
   } catch (err) {
     reservation?.settle([]);
+    // A statement that failed after it committed (its answer lost) would leave its deliveries leased to nobody
+    // for a whole lease, and the batch handed again creates nothing: give them back (at worst, a no-op).
+    if (reservation) {
+      const leased = part.filter((_, i) => reservation.taken[i]).map((d) => d.id);
+      await releaseLease(deps.orm, leased, reservation.leaseId).catch(() => undefined);
+    }
     throw err;
   }
   const leased = (i: number) => reservation?.taken[i] === true;

@@ -451,6 +451,27 @@ describe("new deliveries handed over by the intake", () => {
     assert.equal(r.maxConcurrent, 2);
   });
 
+  /** Statements from now on; those `held` picks wait at a gate until it opens (`reached` resolves as the first arrives). */
+  function gateStatements(held: (sql: string) => boolean) {
+    const connection = db.orm.em.getConnection();
+    const execute = connection.execute;
+    const statements: string[] = [];
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let arrive!: () => void;
+    const reached = new Promise<void>((resolve) => (arrive = resolve));
+    connection.execute = (async (sql: string, ...rest: unknown[]) => {
+      statements.push(sql);
+      if (held(sql)) {
+        arrive();
+        await gate;
+      }
+      return (execute as (...a: unknown[]) => unknown).call(connection, sql, ...rest);
+    }) as typeof connection.execute;
+    const givenBack = () => statements.filter((sql) => sql.includes(`"locked_until" = null, "lease_id" = null where`));
+    return { reached, open, givenBack, restore: () => (connection.execute = execute) };
+  }
+
   it("keeps claimed deliveries whose slots the intake took meanwhile until a slot frees, rather than giving them back", async () => {
     const r = await receiver(() => ({ status: 200, delayMs: 100 }));
     webhooks.add({ id: "wh_race_1", url: r.url });
@@ -460,33 +481,55 @@ describe("new deliveries handed over by the intake", () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     // Two deliveries due (stored by another replica), then a claim of them held up in flight...
     await acceptEvent(sampleEvent());
-    const connection = db.orm.em.getConnection();
-    const execute = connection.execute;
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    let claimInFlight!: () => void;
-    const claiming = new Promise<void>((resolve) => (claimInFlight = resolve));
-    const statements: string[] = [];
-    connection.execute = (async (sql: string, ...rest: unknown[]) => {
-      statements.push(sql);
-      if (sql.includes(`with "due"`)) {
-        claimInFlight();
-        await gate;
-      }
-      return (execute as (...a: unknown[]) => unknown).call(connection, sql, ...rest);
-    }) as typeof connection.execute;
+    const claim = gateStatements((sql) => sql.includes(`with "due"`));
     try {
       worker.dueStored();
-      await claiming;
+      await claim.reached;
       // ...while the intake hands over two new ones, taking both slots the claim counted on.
       await accept(sampleEvent());
-      open();
+      claim.open();
       await eventually(async () => (await db.deliveries()).every((d) => d.status === "succeeded"), 5_000, "all four, long before the poll");
       assert.equal(r.received.length, 4);
       assert.equal(r.maxConcurrent, 2, "never past the origin's slots");
-      assert.deepEqual(statements.filter((sql) => sql.includes(`"locked_until" = null, "lease_id" = null where`)), [], "nothing given back to the table");
+      assert.deepEqual(claim.givenBack(), [], "nothing given back to the table");
     } finally {
-      connection.execute = execute;
+      claim.restore();
+    }
+  });
+
+  it("starts claimed deliveries waiting for slots a reservation held as soon as it turns out unused", async () => {
+    const r = await receiver();
+    webhooks.add({ id: "wh_unused_1", url: r.url });
+    webhooks.add({ id: "wh_unused_2", url: r.url });
+    const worker = startWorker({ pollIntervalMs: 60_000, perOriginConcurrency: 2, maxPerOriginConcurrency: 2 });
+    const accept = createAcceptEvent({ orm: db.orm, webhooks: webhooks.client, fileLinks: testFileLinks, logger: quietLogger, worker });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const seen = sampleEvent();
+    await acceptEvent(seen);
+    await acceptEvent(sampleEvent());
+    // The first event's deliveries are already delivered elsewhere; the second's are due.
+    await db.orm.em.getConnection().execute(`update "delivery"."deliveries" set "status" = 'succeeded', "next_attempt_at" = null where "event_id" = ?`, [seen.eventId]);
+    // A claim counts the origin's two slots free, and is held up...
+    const claim = gateStatements((sql) => sql.includes(`with "due"`));
+    const store = gateStatements((sql) => sql.includes(`insert into "delivery"."deliveries"`));
+    try {
+      worker.dueStored();
+      await claim.reached;
+      // ...while the intake takes both slots for the first event seen again, its statement held up too...
+      const again = accept(seen);
+      await store.reached;
+      // ...so the two due ones the claim brings wait for those slots...
+      claim.open();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal(r.received.length, 0, "no slot free yet");
+      // ...until the statement returns having stored nothing: the slots come back and the waiting ones go.
+      store.open();
+      assert.deepEqual(await again, { created: 0 });
+      await eventually(() => r.received.length === 2, 5_000, "both, long before a wait of a third of the lease");
+      assert.deepEqual(store.givenBack(), []);
+    } finally {
+      store.restore();
+      claim.restore();
     }
   });
 

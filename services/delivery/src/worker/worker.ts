@@ -68,6 +68,8 @@ export class DeliveryWorker {
    */
   private readonly waiting = new Map<string, { delivery: ClaimedDelivery; since: number }[]>();
   private waitingCount = 0;
+  /** A claim is under way: a slot freed meanwhile wakes the loop (the claim may have left its origin out). */
+  private claiming = false;
   /**
    * Due deliveries may be waiting for a slot (a claim left origins out or filled its batch, or some were
    * stored without a lease): a slot that becomes free then wakes the loop. Otherwise only polling looks.
@@ -108,6 +110,8 @@ export class DeliveryWorker {
     this.running = false;
     this.wake();
     await this.loopDone;
+    // A reservation made before the stop settles once its statement returns (its deliveries then go back).
+    while (this.reserved > 0) await new Promise((resolve) => setTimeout(resolve, 10));
     this.giveBackWaiting(() => true);
     await Promise.allSettled([...this.inFlight]);
     this.breakers.shutdown();
@@ -132,7 +136,7 @@ export class DeliveryWorker {
    */
   reserve(origins: readonly string[]): SlotReservation {
     const taken = origins.map((origin) => {
-      if (!this.running || this.inFlight.size + this.reserved >= this.maxInFlight || !this.slots.take(origin)) return false;
+      if (!this.running || this.busy >= this.maxInFlight || !this.slots.take(origin)) return false;
       this.reserved++;
       return true;
     });
@@ -150,10 +154,27 @@ export class DeliveryWorker {
           this.reserved--;
           this.slots.give(origin);
         });
+        if (!this.running) {
+          // Stopped meanwhile: they go back to the table, due, for whoever runs next.
+          for (const delivery of stored) this.giveBack(delivery);
+          return;
+        }
         for (const delivery of stored) this.dispatch(delivery);
-        if (stored.length < taken.filter(Boolean).length && this.dueMayWait) this.wake();
+        // Slots reserved for deliveries not stored: deliveries waiting for them, or due ones, may go.
+        if (stored.length < taken.filter(Boolean).length) {
+          for (const origin of new Set(origins.filter((_, i) => taken[i]))) this.startWaiting(origin);
+          if (this.dueMayWait) this.wake();
+        }
       },
     };
+  }
+
+  /**
+   * Attempts under way or about to be. A claim under way is not counted: the intake may reserve meanwhile, so
+   * for the moment both last, up to twice `maxInFlight` may be in flight (each origin's slots still hold).
+   */
+  private get busy(): number {
+    return this.inFlight.size + this.reserved + this.waitingCount;
   }
 
   /** New deliveries were stored due (without a lease): look for them now. */
@@ -167,25 +188,30 @@ export class DeliveryWorker {
       this.woken = false;
       const staleSince = performance.now() - this.leaseMs / 3;
       this.giveBackWaiting((since) => since < staleSince);
-      const free = this.maxInFlight - this.inFlight.size - this.reserved - this.waitingCount;
+      const free = this.maxInFlight - this.busy;
       let claimed = 0;
+      let passedOver = false;
       if (free > 0) {
-        // Anything stored due from now on sets it again.
+        // Anything stored due from now on sets it again; a slot freed meanwhile wakes the loop anyway.
         this.dueMayWait = false;
+        this.claiming = true;
         try {
           const rooms = { of: this.slots.rooms(), otherwise: this.options.perOriginConcurrency ?? workerDefaults.perOriginConcurrency };
           for (const origin of this.waiting.keys()) rooms.of.set(origin, 0);
-          const { deliveries, passedOver } = await claimDue(this.options.orm, { limit: free, leaseMs: this.leaseMs, rooms });
-          claimed = deliveries.length;
+          const claim = await claimDue(this.options.orm, { limit: free, leaseMs: this.leaseMs, rooms });
+          claimed = claim.deliveries.length;
+          passedOver = claim.passedOver;
           if (passedOver || claimed === free || [...rooms.of.values()].includes(0)) this.dueMayWait = true;
-          for (const delivery of deliveries) this.dispatch(delivery);
+          for (const delivery of claim.deliveries) this.dispatch(delivery);
         } catch (err) {
           this.dueMayWait = true;
           this.options.logger.error({ err }, "claiming due deliveries failed");
+        } finally {
+          this.claiming = false;
         }
       }
-      // A full batch: more may be due at once.
-      if (this.running && free > 0 && claimed === free && this.inFlight.size + this.reserved + this.waitingCount < this.maxInFlight) continue;
+      // A full batch, or one cut short by an origin's room: more may be due at once (each pass takes some or ends).
+      if (this.running && free > 0 && (claimed === free || (passedOver && claimed > 0)) && this.busy < this.maxInFlight) continue;
       await this.sleep(this.pollIntervalMs);
     }
   }
@@ -205,43 +231,54 @@ export class DeliveryWorker {
     });
   }
 
+  /** Attempts a leased delivery in a slot of its origin, or keeps it waiting for one. */
   private dispatch(delivery: ClaimedDelivery): void {
-    const origin = delivery.origin;
-    if (!this.slots.take(origin)) {
-      const queue = this.waiting.get(origin) ?? [];
+    if (!this.slots.take(delivery.origin)) {
+      const queue = this.waiting.get(delivery.origin) ?? [];
       queue.push({ delivery, since: performance.now() });
-      this.waiting.set(origin, queue);
+      this.waiting.set(delivery.origin, queue);
       this.waitingCount++;
       return;
     }
+    this.startAttempt(delivery);
+  }
+
+  /** Attempts a delivery in the slot of its origin it holds. */
+  private startAttempt(delivery: ClaimedDelivery): void {
     const attempt = this.attempt(delivery).catch((err: unknown) =>
       // Its lease runs out and the delivery is tried again: at least once.
       this.options.logger.error({ err, deliveryId: delivery.id }, "delivery attempt could not be completed"),
     );
-    this.track(attempt, origin);
+    this.track(attempt, delivery.origin);
   }
 
-  /** The next delivery waiting for a slot of `origin`, if any. */
-  private nextWaiting(origin: string): ClaimedDelivery | undefined {
+  /** Starts the deliveries waiting for `origin` while it has slots free, in the order they came. */
+  private startWaiting(origin: string): boolean {
     const queue = this.waiting.get(origin);
-    const next = queue?.shift();
-    if (!next) return undefined;
-    if (queue!.length === 0) this.waiting.delete(origin);
-    this.waitingCount--;
-    return next.delivery;
+    let started = false;
+    while (queue && queue.length > 0 && this.slots.take(origin)) {
+      this.waitingCount--;
+      this.startAttempt(queue.shift()!.delivery);
+      started = true;
+    }
+    if (queue?.length === 0) this.waiting.delete(origin);
+    return started;
   }
 
-  /** Gives back, due as before, the waiting deliveries `stale` picks (by when they began to wait). */
+  /** Gives a leased delivery back to the table, due as before (tracked, so stop() waits for it). */
+  private giveBack(delivery: ClaimedDelivery): void {
+    this.dueMayWait = true;
+    const released = releaseClaim(this.options.orm, delivery)
+      .then(() => this.wake())
+      .catch((err: unknown) => this.options.logger.error({ err, deliveryId: delivery.id }, "giving back a claimed delivery failed"));
+    this.track(released, undefined);
+  }
+
+  /** Gives back the waiting deliveries `stale` picks (by when they began to wait). */
   private giveBackWaiting(stale: (since: number) => boolean): void {
     for (const [origin, queue] of this.waiting) {
       const kept = queue.filter((entry) => !stale(entry.since));
-      for (const { delivery } of queue.filter((entry) => stale(entry.since))) {
-        this.dueMayWait = true;
-        const released = releaseClaim(this.options.orm, delivery)
-          .then(() => this.wake())
-          .catch((err: unknown) => this.options.logger.error({ err, deliveryId: delivery.id }, "giving back a claimed delivery failed"));
-        this.track(released, undefined);
-      }
+      for (const { delivery } of queue.filter((entry) => stale(entry.since))) this.giveBack(delivery);
       this.waitingCount -= queue.length - kept.length;
       if (kept.length > 0) this.waiting.set(origin, kept);
       else this.waiting.delete(origin);
@@ -253,10 +290,8 @@ export class DeliveryWorker {
       this.inFlight.delete(tracked);
       if (origin === undefined) return;
       this.slots.give(origin);
-      // A slot is free: a delivery waiting for it goes, or due ones may.
-      const next = this.nextWaiting(origin);
-      if (next) this.dispatch(next);
-      else if (this.dueMayWait) this.wake();
+      // A slot is free: a delivery waiting for it goes, or due ones may (a claim under way may have missed it).
+      if (!this.startWaiting(origin) && (this.dueMayWait || this.claiming)) this.wake();
     });
     this.inFlight.add(tracked);
   }
