@@ -128,15 +128,22 @@ function issueTables(dir: string): string {
   const sections: [string, string][] = [
     ["ab-whole-tree.json", "From the issue's \"now\" to the end of the first sessions' work"],
     ["ab-session26.json", "Then: the compile cache and the idle heap release, group commit on ingest and for delivery's successes, the form read as one raw query"],
+    ["ab-session28-final.json", "Then: outbox followers that no longer wait a poll, new deliveries leased at intake, claims bounded by each origin's free slots"],
   ];
   let md = "";
   for (const [file, title] of sections) {
     const ab = json(join(dir, file));
     if (!ab) continue;
-    md += `### ${title} (\`benchmarks/${file}\`, \`node scripts/bench-ab.ts ${ab.before} --whole-tree\`, ${ab.rounds} rounds, ${ab.date.slice(0, 10)})
+    const scenarios = [...new Set(ab.runs.map((x: any) => x.scenario))].join(" ");
+    const command = ab.wholeTree ? `node scripts/bench-ab.ts ${ab.before} --whole-tree` : `node scripts/bench-ab.ts ${ab.before} ${scenarios}`;
+    const sides = ab.wholeTree
+      ? `Each round runs the whole tree of \`${ab.before}\` (a worktree with its own node_modules) and then the tree at \`${ab.after}\`, on a
+fresh system each; the bench code and the launcher are the after side's on both sides.`
+      : `Each round runs services/ as of \`${ab.before}\` and then as of \`${ab.after}\`, on a fresh system each; packages/, gateway/,
+the launcher and the bench code are the after side's on both sides.`;
+    md += `### ${title} (\`benchmarks/${file}\`, \`${command}\`, ${ab.rounds} rounds, ${ab.date.slice(0, 10)})
 
-Each round runs the whole tree of \`${ab.before}\` (a worktree with its own node_modules) and then the tree at \`${ab.after}\`, on a
-fresh system each; the bench code and the launcher are the after side's on both sides. Mean of the rounds (each round in brackets).
+${sides} Mean of the rounds (each round in brackets).
 
 ${issueTable(ab)}
 `;
