@@ -67,7 +67,6 @@ export class DeliveryWorker {
    * after `leaseMs / 3`.
    */
   private readonly waiting = new Map<string, { delivery: ClaimedDelivery; since: number }[]>();
-  private waitingCount = 0;
   /** A claim is under way: a slot freed meanwhile wakes the loop (the claim may have left its origin out). */
   private claiming = false;
   /**
@@ -174,7 +173,9 @@ export class DeliveryWorker {
    * for the moment both last, up to twice `maxInFlight` may be in flight (each origin's slots still hold).
    */
   private get busy(): number {
-    return this.inFlight.size + this.reserved + this.waitingCount;
+    let waiting = 0;
+    for (const queue of this.waiting.values()) waiting += queue.length;
+    return this.inFlight.size + this.reserved + waiting;
   }
 
   /** New deliveries were stored due (without a lease): look for them now. */
@@ -237,7 +238,6 @@ export class DeliveryWorker {
       const queue = this.waiting.get(delivery.origin) ?? [];
       queue.push({ delivery, since: performance.now() });
       this.waiting.set(delivery.origin, queue);
-      this.waitingCount++;
       return;
     }
     this.startAttempt(delivery);
@@ -257,7 +257,6 @@ export class DeliveryWorker {
     const queue = this.waiting.get(origin);
     let started = false;
     while (queue && queue.length > 0 && this.slots.take(origin)) {
-      this.waitingCount--;
       this.startAttempt(queue.shift()!.delivery);
       started = true;
     }
@@ -277,9 +276,11 @@ export class DeliveryWorker {
   /** Gives back the waiting deliveries `stale` picks (by when they began to wait). */
   private giveBackWaiting(stale: (since: number) => boolean): void {
     for (const [origin, queue] of this.waiting) {
-      const kept = queue.filter((entry) => !stale(entry.since));
-      for (const { delivery } of queue.filter((entry) => stale(entry.since))) this.giveBack(delivery);
-      this.waitingCount -= queue.length - kept.length;
+      const kept: typeof queue = [];
+      for (const entry of queue) {
+        if (stale(entry.since)) this.giveBack(entry.delivery);
+        else kept.push(entry);
+      }
       if (kept.length > 0) this.waiting.set(origin, kept);
       else this.waiting.delete(origin);
     }

@@ -897,11 +897,18 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
             }
           }),
         );
-      const pending = new Map(req.items.map((item, index) => [index, saveItem(item, index)]));
-      while (pending.size > 0) {
-        const done = await Promise.race(pending.values());
-        pending.delete(done.index);
-        yield done;
+      // Each result queued as its save finishes (a save never rejects: its error is its outcome).
+      const finished: (SaveResponsesOutcome & { index: number })[] = [];
+      let wake: (() => void) | undefined;
+      req.items.forEach((item, index) =>
+        void saveItem(item, index).then((done) => {
+          finished.push(done);
+          wake?.();
+        }),
+      );
+      for (let sent = 0; sent < req.items.length; sent++) {
+        while (finished.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+        yield finished.shift()!;
       }
     },
   };

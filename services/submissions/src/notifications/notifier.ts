@@ -13,8 +13,8 @@ import type { ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
 import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { Role, type IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 import type { CompletionNotifier } from "../outbox/completion-notifier.ts";
-import { followOutbox, outboxPauses } from "../outbox/outbox-pauses.ts";
-import { heldBackPauseMs, wholeTransactionsAfter } from "../outbox/outbox-rows.ts";
+import { followOutbox, outboxPauses, type OutboxRead } from "../outbox/outbox-pauses.ts";
+import { wholeTransactionsAfter } from "../outbox/outbox-rows.ts";
 import { notificationMail, receiptAddress, receiptMail } from "./mails.ts";
 
 /** Outbox rows read per pass. */
@@ -121,19 +121,18 @@ export function startResponseNotifier(options: ResponseNotifierOptions): Respons
    * reader's horizon, StreamCompletions' too); only writing the mails and moving the cursor is one, and
    * only if the cursor is still where this pass read it (else another replica mailed the batch).
    */
-  async function pass(): Promise<"more" | "caught up" | "held back"> {
+  async function pass(): Promise<OutboxRead> {
     const connection = orm.em.getConnection();
     const [cursorRow] = await connection.execute<{ txid: string }[]>(`select "txid"::text as "txid" from ${cursorTable}`);
     if (!cursorRow) throw new Error("the notification cursor is missing: migrations were not applied");
     // As StreamCompletions: whole transactions, older than the oldest one running, so none is skipped.
-    const { rows: whole, more, held } = await wholeTransactionsAfter<{ event_type: string | null; payload: Buffer; txid: string }>(
+    const { rows: whole, read } = await wholeTransactionsAfter<{ event_type: string | null; payload: Buffer; txid: string }>(
       orm,
       `"event_type", "payload"`,
       cursorRow.txid,
       batchSize,
     );
-    const after = more ? "more" : held ? "held back" : "caught up";
-    if (whole.length === 0) return after;
+    if (whole.length === 0) return read;
     const completions = whole.filter((r) => r.event_type === null || r.event_type === formResponseEventType);
     const mails = (
       await Promise.all(
@@ -161,21 +160,17 @@ export function startResponseNotifier(options: ResponseNotifierOptions): Respons
             return true;
           });
     if (moved && mails.length > 0) options.mailWritten();
-    return after;
+    return read;
   }
 
   const pauses = outboxPauses(options.completions);
-  let heldInARow = 0;
 
   const loop = followOutbox(
     pauses,
     { minMs: minBackoff, maxMs: 10_000 },
     async () => {
-      const read = await pass();
       // More waiting: read on. Otherwise wait for a completion (or another replica's, by polling).
-      heldInARow = read === "held back" ? heldInARow + 1 : 0;
-      if (read === "held back") await pauses.sleep(heldBackPauseMs(heldInARow, pollMs), true);
-      else if (read === "caught up") await pauses.sleep(pollMs, true);
+      await pauses.afterPass(await pass(), pollMs);
     },
     (err, { retryInMs }) => logger.warn({ error: err instanceof Error ? err.message : String(err), retryInMs }, "response notifications failed: retrying"),
   );

@@ -221,7 +221,7 @@ export function startKafkaRelay(options: KafkaRelayOptions): KafkaRelay {
         summaryAt = performance.now();
         summaryFrom = published;
       }
-      if (count < batchSize) await pauses.sleep(pollMs, true);
+      await pauses.afterPass(count < batchSize ? "caught up" : "more", pollMs);
     },
     async (err, { failures, retryInMs }) => {
       await dropProducer();

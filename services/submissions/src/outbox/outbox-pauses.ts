@@ -3,6 +3,12 @@
 // after a failure it backs off, and only stop() ends that.
 import type { CompletionNotifier } from "./completion-notifier.ts";
 
+/**
+ * What a pass of the outbox found after its rows: more at once; nothing more yet; or committed rows an older
+ * transaction still running holds back (its end wakes nobody here: it may be another service's).
+ */
+export type OutboxRead = "more" | "caught up" | "held back";
+
 export interface OutboxPauses {
   /** Whether the loop should go on (false once stopped). */
   readonly running: boolean;
@@ -10,6 +16,11 @@ export interface OutboxPauses {
   beginPass(): void;
   /** Waits `ms`: a pause for work ends on a completion (or at once if one came since beginPass). */
   sleep(ms: number, forWork: boolean): Promise<void>;
+  /**
+   * The pause for work after a pass: none after "more", `pollMs` after "caught up", and after "held back" 10 ms,
+   * doubling with each pass in a row that finds rows still held (a long transaction), up to `pollMs`.
+   */
+  afterPass(read: OutboxRead, pollMs: number): Promise<void>;
   /** Ends any pause and every later one at once. */
   stop(): void;
 }
@@ -19,11 +30,12 @@ export function outboxPauses(completions: CompletionNotifier | undefined): Outbo
   /** Set by a completion of this process: look again before sleeping. */
   let pending = true;
   let pause: { end: () => void; forWork: boolean } | undefined;
+  let heldInARow = 0;
   const unsubscribe = completions?.subscribe(() => {
     pending = true;
     if (pause?.forWork) pause.end();
   });
-  return {
+  const pauses: OutboxPauses = {
     get running() {
       return running;
     },
@@ -41,12 +53,18 @@ export function outboxPauses(completions: CompletionNotifier | undefined): Outbo
         const timer = setTimeout(end, ms);
         pause = { end, forWork };
       }),
+    afterPass(read, pollMs) {
+      heldInARow = read === "held back" ? heldInARow + 1 : 0;
+      if (read === "more") return Promise.resolve();
+      return pauses.sleep(read === "held back" ? Math.min(10 * 2 ** Math.min(heldInARow - 1, 16), pollMs) : pollMs, true);
+    },
     stop() {
       running = false;
       unsubscribe?.();
       pause?.end();
     },
   };
+  return pauses;
 }
 
 /**

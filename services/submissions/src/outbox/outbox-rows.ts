@@ -6,6 +6,7 @@ import { traceparentOf } from "@formsvc/platform/tracing.ts";
 import { encodeEvent, eventFacts, eventTypeOf } from "@formsvc/platform/events.ts";
 import type { Event } from "@formsvc/proto/events/v1/events_pb.js";
 import { OutboxEntity } from "../entities/index.ts";
+import type { OutboxRead } from "./outbox-pauses.ts";
 
 export type OutboxRow = ReturnType<typeof outboxRow>;
 
@@ -31,28 +32,19 @@ export function outboxParams(outbox: OutboxRow): unknown[] {
 }
 
 /**
- * The pause before looking again at outbox rows an older transaction holds back: 10 ms, doubling with
- * each look that finds them still held (a long transaction), up to the follower's poll.
- */
-export function heldBackPauseMs(heldInARow: number, pollMs: number): number {
-  return Math.min(10 * 2 ** Math.min(Math.max(heldInARow - 1, 0), 16), pollMs);
-}
-
-/**
  * The outbox in commit order after `cursor` (a transaction id), for its followers (StreamCompletions, the
  * notifier): at most about `limit` rows, of whole transactions only, committed before every transaction
  * still running (any row committed later belongs to a newer transaction, so it sorts after the cursor and is
  * never skipped). A transaction may hold many rows (new responses are stored by group commit), so one that
- * fills `limit` alone is read whole, and a batch never ends inside one. `more`: rows may follow at once.
- * `held`: committed rows follow that an older transaction still running holds back; its end wakes nobody
- * (it may be another service's), so the follower looks again soon rather than at its next poll.
+ * fills `limit` alone is read whole, and a batch never ends inside one. `read`: what follows them (see
+ * OutboxRead), for the follower's pause (OutboxPauses.afterPass).
  */
 export async function wholeTransactionsAfter<Row extends { txid: string }>(
   orm: MikroORM,
   columns: string,
   cursor: string,
   limit: number,
-): Promise<{ rows: Row[]; more: boolean; held: boolean }> {
+): Promise<{ rows: Row[]; read: OutboxRead }> {
   const outboxTable = qualifiedTable(orm, OutboxEntity);
   const connection = orm.em.getConnection();
   // Rows beyond the horizon sort after every row before it (their transaction ids are higher), so the
@@ -65,11 +57,10 @@ export async function wholeTransactionsAfter<Row extends { txid: string }>(
     [cursor, limit],
   );
   const firstHeld = read.findIndex((row) => !row.readable);
-  const rows: Row[] = (firstHeld < 0 ? read : read.slice(0, firstHeld)).map(({ readable, ...row }) => row as unknown as Row);
-  if (firstHeld >= 0) return { rows, more: false, held: true };
-  if (rows.length < limit) return { rows, more: false, held: false };
-  const lastTxid = rows.at(-1)!.txid;
-  if (rows[0].txid !== lastTxid) return { rows: rows.filter((row) => row.txid !== lastTxid), more: true, held: false };
+  if (firstHeld >= 0) return { rows: read.slice(0, firstHeld), read: "held back" };
+  if (read.length < limit) return { rows: read, read: "caught up" };
+  const lastTxid = read.at(-1)!.txid;
+  if (read[0].txid !== lastTxid) return { rows: read.filter((row) => row.txid !== lastTxid), read: "more" };
   const whole = await connection.execute<Row[]>(`select ${columns}, "txid"::text as "txid" from ${outboxTable} where "txid" = ?::text::xid8 order by "id"`, [lastTxid]);
-  return { rows: whole, more: true, held: false };
+  return { rows: whole, read: "more" };
 }

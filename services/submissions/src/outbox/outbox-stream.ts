@@ -5,7 +5,7 @@ import { decodeEvent } from "@formsvc/platform/events.ts";
 import type { StreamCompletionsResponseSchema } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import type { CompletionNotifier } from "./completion-notifier.ts";
 import { outboxPauses } from "./outbox-pauses.ts";
-import { heldBackPauseMs, wholeTransactionsAfter } from "./outbox-rows.ts";
+import { wholeTransactionsAfter } from "./outbox-rows.ts";
 
 /** Outbox rows read per query by StreamCompletions. */
 const streamBatch = 100;
@@ -34,11 +34,10 @@ export async function* outboxStream(orm: MikroORM, options: OutboxStreamOptions)
   // last, the others the cursor before it, so a reader that keeps the cursor of any row it has taken
   // reads a transaction it took only in part again whole (a delivery is made once per event anyway).
   let cursor = options.afterCursor < 0n ? 0n : options.afterCursor;
-  let heldInARow = 0;
   try {
     while (pauses.running && !signal.aborted) {
       pauses.beginPass();
-      const { rows, more, held } = await wholeTransactionsAfter<{ event_type: string | null; payload: Buffer; request_id: string | null; trace_parent: string | null; txid: string }>(
+      const { rows, read } = await wholeTransactionsAfter<{ event_type: string | null; payload: Buffer; request_id: string | null; trace_parent: string | null; txid: string }>(
         orm,
         `"event_type", "payload", "request_id", "trace_parent"`,
         cursor.toString(),
@@ -57,9 +56,7 @@ export async function* outboxStream(orm: MikroORM, options: OutboxStreamOptions)
           traceParent: row.trace_parent ?? "",
         };
       }
-      heldInARow = held ? heldInARow + 1 : 0;
-      if (held) await pauses.sleep(heldBackPauseMs(heldInARow, options.pollMs), true);
-      else if (!more) await pauses.sleep(options.pollMs, true);
+      await pauses.afterPass(read, options.pollMs);
     }
   } finally {
     signal.removeEventListener("abort", stop);
