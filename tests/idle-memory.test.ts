@@ -64,11 +64,20 @@ function staticImportsOf(name: string): string[] {
 }
 
 describe("what a process loads", () => {
-  it("the gateway, which owns no database: neither the ORM nor the GeoIP tables (read in on the first public address)", () => {
+  it("the gateway, which owns no database: neither the ORM nor the GeoIP tables (read in on the first public address), nor multer (on the first upload)", () => {
     const modules = staticImportsOf("gateway");
-    for (const unneeded of ["/@mikro-orm/", "/kysely/", "/pg/", "/geoip-country/", "/nodemailer/"]) {
+    for (const unneeded of ["/@mikro-orm/", "/kysely/", "/pg/", "/geoip-country/", "/nodemailer/", "/multer/"]) {
       assert.deepEqual(modules.filter((url) => url.includes(unneeded)), [], `the gateway does not load ${unneeded}`);
     }
+  });
+
+  it("delivery and submissions: none of the form document's schemas or CEL parser, which only forms and the gateway check documents with", () => {
+    for (const name of ["delivery", "submissions"]) {
+      const modules = staticImportsOf(name);
+      assert.ok(modules.some((url) => url.includes("/packages/form-document/")), `${name} loads the form document's rules`);
+      assert.deepEqual(modules.filter((url) => url.includes("/@bufbuild/cel/") || url.endsWith("/form-document/src/schema.ts")), [], `${name} loads no document schema, no CEL`);
+    }
+    assert.deepEqual(staticImportsOf("delivery").filter((url) => url.includes("/zod/")), [], "delivery loads no zod");
   });
 
   it("a service that sends mail: nodemailer only once it has mail to send", () => {

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from "express";
-import multer from "multer";
+import type multer from "multer";
 import { z } from "zod";
 import {
   describeZodError,
@@ -330,7 +330,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   const fileTooLarge = () => new HttpError(413, `file is larger than ${maxUploadBytes / 1024 / 1024} MiB`);
   // A failed CreateUpload: a full storage quota of the form or its workspace means the file is too large to keep.
   const uploadFailure = (err: unknown) => (err instanceof ConnectError && err.code === Code.ResourceExhausted ? new HttpError(413, err.rawMessage) : err);
-  const upload = multer({
+  const uploadOptions = {
     storage: streamingUploadStorage({
       submissions: deps.submissions,
       headerOf: (req, file) => {
@@ -346,11 +346,15 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     limits: { fileSize: maxUploadBytes, files: 1, fields: 10, fieldSize: 1024, parts: 11 },
     // Browsers send UTF-8 file names without saying so.
     defParamCharset: "utf8",
-  } as multer.Options).single("file");
+  } as multer.Options;
+  // multer (busboy with it) is read in on the first upload: a gateway may never take one.
+  let uploadParser: Promise<{ upload: RequestHandler; MulterError: typeof multer.MulterError }> | undefined;
+  const parseUpload = () =>
+    (uploadParser ??= import("multer").then(({ default: multer }) => ({ upload: multer(uploadOptions).single("file"), MulterError: multer.MulterError })));
   const receiveFile: RequestHandler = (req, res, next) => {
-    upload(req, res, (err: unknown) => {
+    parseUpload().then(({ upload, MulterError }) => upload(req, res, (err: unknown) => {
       if (!err) return next();
-      if (err instanceof multer.MulterError) {
+      if (err instanceof MulterError) {
         if (err.code === "LIMIT_FILE_SIZE") return next(fileTooLarge());
         if (err.code === "LIMIT_UNEXPECTED_FILE") return next(new HttpError(400, `unexpected file field "${err.field}": send one file in field "file"`));
         return next(new HttpError(400, `invalid upload: ${err.message}`));
@@ -359,7 +363,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       if (err instanceof ConnectError) return next(uploadFailure(err));
       // Busboy's parse errors: a malformed multipart body.
       next(new HttpError(400, "malformed multipart body"));
-    });
+    }), next);
   };
 
   const knownFormId: RequestHandler = (req, _res, next) => {

@@ -5,7 +5,8 @@ import { formatPath } from "./errors.ts";
 import { isRecordId, jsonInputProblem, maxAnswerDepth, textProblem } from "./input-safety.ts";
 import { hiddenFieldKey, listQuestions } from "./questions.ts";
 import { defaultRatingMax, questionTypes, type JsonValue, type QuestionType } from "./block-types.ts";
-import { isInputBlock, type ChoiceBlock, type FormDocument, type InputBlock } from "./schema.ts";
+import { isInputBlock } from "./block-types.ts";
+import type { ChoiceBlock, FormDocument, InputBlock } from "./schema.ts";
 import { evaluateLogic, hasLogic } from "./logic.ts";
 
 /** Characters of a hidden field's value. */

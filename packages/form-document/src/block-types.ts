@@ -3,7 +3,7 @@
 // "@formsvc/form-document/block-types") without bundling the schemas.
 
 export * from "./question-types.ts";
-import { inputBlockTypes } from "./question-types.ts";
+import { choiceBlockTypes, inputBlockTypes, type ChoiceBlockType, type InputBlockType } from "./question-types.ts";
 
 /** Blocks that only lay the form out; they take no answer and have no `key`. */
 export const layoutBlockTypes = ["HEADING", "PARAGRAPH", "PAGE_BREAK"] as const;
@@ -11,6 +11,19 @@ export const blockTypes = [...inputBlockTypes, ...layoutBlockTypes] as const;
 
 export type LayoutBlockType = (typeof layoutBlockTypes)[number];
 export type BlockType = (typeof blockTypes)[number];
+
+const inputTypeSet: ReadonlySet<string> = new Set(inputBlockTypes);
+const choiceTypeSet: ReadonlySet<string> = new Set(choiceBlockTypes);
+
+// Generic over the block's type so that this module needs nothing of the schema's (and so of zod): for the
+// document's Block they narrow to InputBlock and ChoiceBlock.
+export function isInputBlock<B extends { type: string }>(block: B): block is Extract<B, { type: InputBlockType }> {
+  return inputTypeSet.has(block.type);
+}
+
+export function isChoiceBlock<B extends { type: string }>(block: B): block is Extract<B, { type: ChoiceBlockType }> {
+  return choiceTypeSet.has(block.type);
+}
 
 /**
  * What calculated fields' CEL expressions may cost, checked when a form is saved (expression-cost.ts):

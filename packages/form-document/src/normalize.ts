@@ -2,7 +2,8 @@ import { DocumentError } from "./errors.ts";
 import { describeProblems } from "./answers.ts";
 import { logicProblems } from "./logic-check.ts";
 import { randomId, randomKey } from "./ids.ts";
-import { isChoiceBlock, isInputBlock, keyPattern, type Block, type FormDocument } from "./schema.ts";
+import { isChoiceBlock, isInputBlock, keyPattern } from "./block-types.ts";
+import type { Block, FormDocument } from "./schema.ts";
 
 export interface NormalizedDocument {
   document: FormDocument;

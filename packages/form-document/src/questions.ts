@@ -1,4 +1,5 @@
-import { isInputBlock, type FormDocument } from "./schema.ts";
+import { isInputBlock } from "./block-types.ts";
+import type { FormDocument } from "./schema.ts";
 
 /** A column of the Submissions table. */
 export interface Question {

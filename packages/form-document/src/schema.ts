@@ -280,17 +280,6 @@ export type BlockOption = z.infer<typeof optionSchema>;
 export type HiddenField = z.infer<typeof hiddenFieldSchema>;
 export type CalculatedField = z.infer<typeof calculatedFieldSchema>;
 
-const inputTypeSet: ReadonlySet<string> = new Set(inputBlockTypes);
-const choiceTypeSet: ReadonlySet<string> = new Set(choiceBlockTypes);
-
-export function isInputBlock(block: Block): block is InputBlock {
-  return inputTypeSet.has(block.type);
-}
-
-export function isChoiceBlock(block: Block): block is ChoiceBlock {
-  return choiceTypeSet.has(block.type);
-}
-
 /** An empty document: what a form created without one starts with. */
 export function emptyDocument(): FormDocument {
   return { blocks: [] };

@@ -11,7 +11,10 @@
 // pool stores null at once, without queueing, until a later start succeeds.
 import type { JsonValue } from "@bufbuild/protobuf";
 import { Worker } from "node:worker_threads";
-import { calculatedFieldKey, evaluateLogic, hasLogic, isInputBlock, type FormDocument } from "@formsvc/form-document";
+import type { FormDocument } from "@formsvc/form-document";
+import { isInputBlock } from "@formsvc/form-document/block-types";
+import { evaluateLogic, hasLogic } from "@formsvc/form-document/logic";
+import { calculatedFieldKey } from "@formsvc/form-document/questions";
 import { defaultCalculatedFieldTimeoutMs } from "@formsvc/platform/config.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { Counter, metrics } from "@formsvc/platform/metrics.ts";

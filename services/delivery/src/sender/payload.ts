@@ -1,6 +1,6 @@
 import { toJson, type JsonValue } from "@bufbuild/protobuf";
 import { timestampDate, ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
-import { takesOptions, takesUploads } from "@formsvc/form-document";
+import { takesOptions, takesUploads } from "@formsvc/form-document/block-types";
 import { eventTypeOf } from "@formsvc/platform/events.ts";
 import type { FileLinks } from "@formsvc/platform/file-links.ts";
 import type { Event, FormChanged, ResponseCompleted, ResponseField, ResponsePartial } from "@formsvc/proto/events/v1/events_pb.js";

@@ -2,7 +2,9 @@
 // with a sample answer; for a form event the form as it is now.
 import { create, fromJson, type JsonObject } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
-import { isChoiceBlock, isInputBlock, sampleAnswer, type FormDocument } from "@formsvc/form-document";
+import type { FormDocument } from "@formsvc/form-document";
+import { isChoiceBlock, isInputBlock } from "@formsvc/form-document/block-types";
+import { sampleAnswer } from "@formsvc/form-document/sample-answers";
 import { eventCaseOf } from "@formsvc/platform/events.ts";
 import {
   EventSchema,

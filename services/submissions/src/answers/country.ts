@@ -1,5 +1,5 @@
 // The respondent's country: the RESPONDENT_COUNTRY answer of a response, from what the gateway found.
-import { respondentCountryQuestion } from "@formsvc/form-document";
+import { respondentCountryQuestion } from "@formsvc/form-document/questions";
 import type { StoredAnswer } from "./stored-answer.ts";
 
 /**

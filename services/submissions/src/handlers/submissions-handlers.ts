@@ -2,23 +2,13 @@ import { create, fromBinary, fromJson, toBinary, type JsonObject, type MessageIn
 import { timestampDate, timestampFromDate, ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
 import { LockMode, type EntityManager, type FilterQuery } from "@mikro-orm/core";
-import {
-  answerPath,
-  answerProblem,
-  describeProblems,
-  isChoiceBlock,
-  isInputBlock,
-  isPastClosingDate,
-  maxUploadBytes,
-  resolveSettings,
-  respondentCountryQuestion,
-  takesUploads,
-  validateAnswers,
-  validateHidden,
-  type AnswerProblem,
-  type FormDocument,
-  type InputBlock,
-} from "@formsvc/form-document";
+// The form document's rules by module, not its index: the index brings the schemas (zod) and the CEL parser
+// with it, which a submission never needs (calculated fields are evaluated in workers).
+import type { FormDocument, InputBlock } from "@formsvc/form-document";
+import { answerPath, answerProblem, describeProblems, validateAnswers, validateHidden, type AnswerProblem } from "@formsvc/form-document/answers";
+import { isChoiceBlock, isInputBlock, maxUploadBytes, takesUploads } from "@formsvc/form-document/block-types";
+import { respondentCountryQuestion } from "@formsvc/form-document/questions";
+import { isPastClosingDate, resolveSettings } from "@formsvc/form-document/settings";
 import { GroupCommit } from "@formsvc/platform/group-commit.ts";
 import { asCaller, maxSavesPerCall, requireCaller } from "@formsvc/platform/caller.ts";
 import { answeredError } from "@formsvc/platform/rpc.ts";

@@ -4,7 +4,7 @@
 // a file link would need signing, and a receipt is no place for one).
 import { toJson } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
-import { answerText as answerTextOf, questionTypes } from "@formsvc/form-document";
+import { answerText as answerTextOf, questionTypes } from "@formsvc/form-document/block-types";
 import { escapeHtml, type Mail } from "@formsvc/platform/mail.ts";
 import type { ResponseCompleted, ResponseField } from "@formsvc/proto/events/v1/events_pb.js";
 

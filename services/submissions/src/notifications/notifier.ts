@@ -4,7 +4,7 @@
 // mail worker sends. Cursor and mails move in one transaction, so each completion is mailed once (a
 // replica that finds the cursor moved under it drops its batch). Addresses and answers are never logged.
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
-import { resolveSettings, sendsNotifications, type FormSettings } from "@formsvc/form-document";
+import { resolveSettings, sendsNotifications, type FormSettings } from "@formsvc/form-document/settings";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import { decodeEvent, formResponseEventType } from "@formsvc/platform/events.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";

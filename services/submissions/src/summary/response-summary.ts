@@ -3,7 +3,8 @@
 // gets follows from its type's answer shape (form-document's question types), never from type names.
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { EntityManager } from "@mikro-orm/core";
-import { defaultRatingMax, isInputBlock, questionTypes, type FormDocument, type InputBlock } from "@formsvc/form-document";
+import type { FormDocument, InputBlock } from "@formsvc/form-document";
+import { defaultRatingMax, isInputBlock, questionTypes } from "@formsvc/form-document/block-types";
 import type { QuestionSummarySchema, SummarizeResponsesResponseSchema, ValueCountSchema } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 
 type Summary = MessageInitShape<typeof SummarizeResponsesResponseSchema>;
