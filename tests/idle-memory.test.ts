@@ -8,7 +8,7 @@ import { eventually } from "./support/receiver.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
 // What keeps a self-hoster's idle system small (BENCHMARKS.md, "Memory"): each process runs with Node's compile
-// cache, so from the second start on none loads the TypeScript stripper; with two malloc arenas; each gives
+// cache, so from the second start on none loads the TypeScript stripper; with one malloc arena; each gives
 // back the heap that start-up grew once it has been idle for a moment; and none loads what only some
 // configurations or some requests need.
 
@@ -19,11 +19,11 @@ describe("an idle system", () => {
   });
   after(() => sys?.stop());
 
-  it("runs every process with Node's compile cache, kept under node_modules/.cache, and two malloc arenas", () => {
+  it("runs every process with Node's compile cache, kept under node_modules/.cache, and one malloc arena", () => {
     for (const [name, child] of sys.system.processes) {
       const environ = readFileSync(`/proc/${child.pid}/environ`, "utf8").split("\0");
       assert.ok(environ.includes(`NODE_COMPILE_CACHE=${compileCacheDir()}`), `${name} runs with the compile cache`);
-      assert.ok(environ.includes(`MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX || 2}`), `${name} runs with two malloc arenas`);
+      assert.ok(environ.includes(`MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX || 1}`), `${name} runs with one malloc arena`);
     }
     // Node files each version's entries under a directory of its own.
     const entries = readdirSync(compileCacheDir(), { recursive: true });
