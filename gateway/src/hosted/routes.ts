@@ -350,8 +350,16 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   // multer (busboy with it) is read in on the first upload: a gateway may never take one.
   let uploadParser: Promise<{ upload: RequestHandler; MulterError: typeof multer.MulterError }> | undefined;
   const parseUpload = () =>
-    (uploadParser ??= import("multer").then(({ default: multer }) => ({ upload: multer(uploadOptions).single("file"), MulterError: multer.MulterError })));
-  const receiveFile: RequestHandler = (req, res, next) => {
+    (uploadParser ??= import("multer").then(
+      ({ default: multer }) => ({ upload: multer(uploadOptions).single("file"), MulterError: multer.MulterError }),
+      (err: unknown) => {
+        // A failed read is tried again by the next upload, not kept.
+        uploadParser = undefined;
+        throw err;
+      },
+    ));
+  // Returned, so that Express passes a failed read on as the request's error.
+  const receiveFile: RequestHandler = (req, res, next) =>
     parseUpload().then(({ upload, MulterError }) => upload(req, res, (err: unknown) => {
       if (!err) return next();
       if (err instanceof MulterError) {
@@ -363,8 +371,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       if (err instanceof ConnectError) return next(uploadFailure(err));
       // Busboy's parse errors: a malformed multipart body.
       next(new HttpError(400, "malformed multipart body"));
-    }), next);
-  };
+    }));
 
   const knownFormId: RequestHandler = (req, _res, next) => {
     formIdOf(req);

@@ -2,8 +2,8 @@ import { create, fromBinary, fromJson, toBinary, type JsonObject, type MessageIn
 import { timestampDate, timestampFromDate, ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
 import { LockMode, type EntityManager, type FilterQuery } from "@mikro-orm/core";
-// The form document's rules by module, not its index: the index brings the schemas (zod) and the CEL parser
-// with it, which a submission never needs (calculated fields are evaluated in workers).
+// The form document's rules by module, not its index: the index brings the document schemas and the CEL parser
+// with them, which a submission never needs (calculated fields are evaluated in workers).
 import type { FormDocument, InputBlock } from "@formsvc/form-document";
 import { answerPath, answerProblem, describeProblems, validateAnswers, validateHidden, type AnswerProblem } from "@formsvc/form-document/answers";
 import { isChoiceBlock, isInputBlock, maxUploadBytes, takesUploads } from "@formsvc/form-document/block-types";
