@@ -97,11 +97,6 @@ export async function claimDue(orm: MikroORM, options: ClaimOptions): Promise<Cl
   };
 }
 
-/** Gives a claimed delivery back untouched, due as before. */
-export async function releaseClaim(orm: MikroORM, delivery: ClaimedDelivery): Promise<void> {
-  await releaseLease(orm, [delivery.id], delivery.leaseId);
-}
-
 /** Gives back those of `ids` still held under `leaseId`, untouched, due as before. */
 export async function releaseLease(orm: MikroORM, ids: readonly string[], leaseId: string): Promise<void> {
   if (ids.length === 0) return;

@@ -27,7 +27,7 @@ import { webhooksCallTimeoutMs } from "../intake/accept-event.ts";
 import { OriginBreakers, type BreakerOptions } from "../sender/breaker.ts";
 import { classify } from "../sender/send-result.ts";
 import { OriginSlots } from "./origin-slots.ts";
-import { claimDue, deferDelivery, defaultLeaseMs, failWithoutAttempt, releaseClaim, type ClaimedDelivery, type SlotReservation } from "./claim.ts";
+import { claimDue, deferDelivery, defaultLeaseMs, failWithoutAttempt, releaseLease, type ClaimedDelivery, type SlotReservation } from "./claim.ts";
 
 export interface WorkerOptions extends AttemptSettings {
   webhooks: Pick<Client<typeof WebhooksService>, "getWebhookForDelivery" | "disableWebhook">;
@@ -134,9 +134,11 @@ export class DeliveryWorker {
    * intake is about to store already leased to this worker: they are attempted without a claim.
    */
   reserve(origins: readonly string[]): SlotReservation {
+    let busy = this.busy;
     const taken = origins.map((origin) => {
-      if (!this.running || this.busy >= this.maxInFlight || !this.slots.take(origin)) return false;
+      if (!this.running || busy >= this.maxInFlight || !this.slots.take(origin)) return false;
       this.reserved++;
+      busy++;
       return true;
     });
     let settled = false;
@@ -155,7 +157,7 @@ export class DeliveryWorker {
         });
         if (!this.running) {
           // Stopped meanwhile: they go back to the table, due, for whoever runs next.
-          for (const delivery of stored) this.giveBack(delivery);
+          this.giveBack(stored);
           return;
         }
         for (const delivery of stored) this.dispatch(delivery);
@@ -264,26 +266,37 @@ export class DeliveryWorker {
     return started;
   }
 
-  /** Gives a leased delivery back to the table, due as before (tracked, so stop() waits for it). */
-  private giveBack(delivery: ClaimedDelivery): void {
+  /** Gives leased deliveries back to the table, due as before: one statement per lease (tracked, so stop() waits for them). */
+  private giveBack(deliveries: readonly ClaimedDelivery[]): void {
+    if (deliveries.length === 0) return;
     this.dueMayWait = true;
-    const released = releaseClaim(this.options.orm, delivery)
-      .then(() => this.wake())
-      .catch((err: unknown) => this.options.logger.error({ err, deliveryId: delivery.id }, "giving back a claimed delivery failed"));
-    this.track(released, undefined);
+    const byLease = new Map<string, string[]>();
+    for (const { id, leaseId } of deliveries) {
+      const ids = byLease.get(leaseId);
+      if (ids) ids.push(id);
+      else byLease.set(leaseId, [id]);
+    }
+    for (const [leaseId, ids] of byLease) {
+      const released = releaseLease(this.options.orm, ids, leaseId)
+        .then(() => this.wake())
+        .catch((err: unknown) => this.options.logger.error({ err, leaseId, deliveries: ids.length }, "giving back claimed deliveries failed"));
+      this.track(released, undefined);
+    }
   }
 
   /** Gives back the waiting deliveries `stale` picks (by when they began to wait). */
   private giveBackWaiting(stale: (since: number) => boolean): void {
+    const given: ClaimedDelivery[] = [];
     for (const [origin, queue] of this.waiting) {
       const kept: typeof queue = [];
       for (const entry of queue) {
-        if (stale(entry.since)) this.giveBack(entry.delivery);
+        if (stale(entry.since)) given.push(entry.delivery);
         else kept.push(entry);
       }
       if (kept.length > 0) this.waiting.set(origin, kept);
       else this.waiting.delete(origin);
     }
+    this.giveBack(given);
   }
 
   private track(work: Promise<void>, origin: string | undefined): void {

@@ -50,17 +50,17 @@ export async function wholeTransactionsAfter<Row extends { txid: string }>(
   // Rows beyond the horizon sort after every row before it (their transaction ids are higher), so the
   // readable ones come first, each transaction whole. The horizon is taken once (a scalar subquery), not per
   // row; the order is the column's (the index's), not the text "txid" of the output.
-  const read = await connection.execute<(Row & { readable: boolean })[]>(
+  const found = await connection.execute<(Row & { readable: boolean })[]>(
     `select ${columns}, o."txid"::text as "txid", o."txid" < (select pg_snapshot_xmin(pg_current_snapshot())) as "readable" from ${outboxTable} o
       where o."txid" > ?::text::xid8
       order by o."txid", o."id" limit ?`,
     [cursor, limit],
   );
-  const firstHeld = read.findIndex((row) => !row.readable);
-  if (firstHeld >= 0) return { rows: read.slice(0, firstHeld), read: "held back" };
-  if (read.length < limit) return { rows: read, read: "caught up" };
-  const lastTxid = read.at(-1)!.txid;
-  if (read[0].txid !== lastTxid) return { rows: read.filter((row) => row.txid !== lastTxid), read: "more" };
+  const firstHeld = found.findIndex((row) => !row.readable);
+  if (firstHeld >= 0) return { rows: found.slice(0, firstHeld), read: "held back" };
+  if (found.length < limit) return { rows: found, read: "caught up" };
+  const lastTxid = found.at(-1)!.txid;
+  if (found[0].txid !== lastTxid) return { rows: found.filter((row) => row.txid !== lastTxid), read: "more" };
   const whole = await connection.execute<Row[]>(`select ${columns}, "txid"::text as "txid" from ${outboxTable} where "txid" = ?::text::xid8 order by "id"`, [lastTxid]);
   return { rows: whole, read: "more" };
 }
