@@ -1,4 +1,6 @@
-import { createServer } from "node:net";
+import { randomInt } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
 import { metricsPortOf, servicePort, serviceNames, type Config } from "@formsvc/platform/config.ts";
 
 /** Whether `port` can be listened on at `host` right now; `host` null means every interface (as the gateway listens). */
@@ -43,20 +45,39 @@ export async function busyPortMessage(config: Config, env: Record<string, string
   return undefined;
 }
 
-/** `count` distinct ports the system currently has free at `host`. */
-export async function freePorts(count: number, host = "127.0.0.1"): Promise<number[]> {
-  // Every server stays open until all are bound, so the kernel never hands out one port twice.
-  const servers = Array.from({ length: count }, () => createServer());
+/** The first port of the kernel's ephemeral range (Linux: ip_local_port_range), 32768 where it cannot be read. */
+function ephemeralRangeStart(): number {
   try {
-    return await Promise.all(
-      servers.map(
-        (server) =>
-          new Promise<number>((resolve, reject) => {
-            server.once("error", reject);
-            server.listen({ port: 0, host, exclusive: true }, () => resolve((server.address() as { port: number }).port));
-          }),
-      ),
-    );
+    return Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+const lowestPickedPort = 10_000;
+
+/**
+ * `count` distinct ports the system currently has free at `host`, picked at random below the kernel's ephemeral
+ * range: a port from that range (what port 0 gives) can be taken between this pick and the bind that uses it, by
+ * another test's `listen(0)` or as an outgoing connection's local port (which refuses the listen: EADDRINUSE).
+ * A service's metrics port is its RPC port + 1000, so that stays below the range too.
+ */
+export async function freePorts(count: number, host = "127.0.0.1"): Promise<number[]> {
+  const span = ephemeralRangeStart() - 1000 - lowestPickedPort;
+  // Every server stays open until all are bound, so no port is picked twice.
+  const servers: Server[] = [];
+  try {
+    for (let tries = 0; servers.length < count; tries++) {
+      if (tries === 1000) throw new Error(`no ${count} free ports found from ${lowestPickedPort} at ${host}`);
+      const server = createServer();
+      const port = lowestPickedPort + randomInt(span);
+      const bound = await new Promise<boolean>((resolve) => {
+        server.once("error", () => resolve(false));
+        server.listen({ port, host, exclusive: true }, () => resolve(true));
+      });
+      if (bound) servers.push(server);
+    }
+    return servers.map((server) => (server.address() as { port: number }).port);
   } finally {
     await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
   }
