@@ -29,6 +29,8 @@ export interface Config {
   s3: S3Settings | undefined;
   /** Storage quotas of uploaded files and when uploads nobody keeps are swept (submissions). */
   files: FileSettings;
+  /** How long finished and internal rows are kept, and how often each service prunes (retention.ts). */
+  retention: RetentionSettings;
   /** Wall-clock limit of one response's calculated fields in submissions (milliseconds). */
   calculatedFieldTimeoutMs: number;
   /** Express "trust proxy" setting; false unless TRUST_PROXY is set. */
@@ -113,6 +115,28 @@ export const defaultFileSettings: FileSettings = {
   abandonedTtlSeconds: 30 * 24 * 60 * 60,
   sweepIntervalSeconds: 60 * 60,
 };
+
+export interface RetentionSettings {
+  /** DELIVERY_RETENTION_DAYS (fractional allowed): finished deliveries, their attempts and payloads are kept this long. */
+  deliveryDays: number;
+  /** RETENTION_SAFETY_SECONDS: internal rows (the outbox, sent mail) stay this long after every consumer has passed them. */
+  safetySeconds: number;
+  /** RETENTION_INTERVAL_SECONDS: how often each service runs a retention pass. */
+  intervalSeconds: number;
+  /**
+   * RETENTION_PARTITION_SECONDS: the time span of one partition of the delivery tables; by default a tenth of
+   * the delivery retention, between a minute and a week (90 days: 7-day partitions, 13 to 15 of them).
+   */
+  partitionSeconds: number;
+}
+
+/** 90 days of deliveries (Svix's default), internal rows an hour past their last consumer, a pass every 10 minutes. */
+export const defaultRetentionSettings = { deliveryDays: 90, safetySeconds: 60 * 60, intervalSeconds: 10 * 60 };
+
+/** The default partition span for a retention: a tenth of it, between a minute and a week. */
+export function defaultPartitionSeconds(deliveryDays: number): number {
+  return Math.round(Math.min(7 * 86_400, Math.max(60, (deliveryDays * 86_400) / 10)));
+}
 
 export const serviceNames = ["identity", "forms", "submissions", "webhooks", "delivery"] as const;
 export type ServiceName = (typeof serviceNames)[number];
@@ -203,6 +227,19 @@ function s3Settings(env: Env): S3Settings | undefined {
   };
 }
 
+function retentionSettings(env: Env): RetentionSettings {
+  const d = defaultRetentionSettings;
+  const raw = value(env, "DELIVERY_RETENTION_DAYS");
+  const deliveryDays = raw === undefined ? d.deliveryDays : Number(raw);
+  if (!Number.isFinite(deliveryDays) || deliveryDays <= 0) throw new ConfigError(`DELIVERY_RETENTION_DAYS must be a positive number of days, got "${raw}"`);
+  return {
+    deliveryDays,
+    safetySeconds: positiveInt(env, "RETENTION_SAFETY_SECONDS", d.safetySeconds),
+    intervalSeconds: positiveInt(env, "RETENTION_INTERVAL_SECONDS", d.intervalSeconds),
+    partitionSeconds: positiveInt(env, "RETENTION_PARTITION_SECONDS", defaultPartitionSeconds(deliveryDays)),
+  };
+}
+
 function fileSettings(env: Env): FileSettings {
   const d = defaultFileSettings;
   return {
@@ -283,6 +320,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey: value(env, "SECRET_KEY"),
     s3: s3Settings(env),
     files: fileSettings(env),
+    retention: retentionSettings(env),
     calculatedFieldTimeoutMs: positiveInt(env, "CALCULATED_FIELD_TIMEOUT_MS", defaultCalculatedFieldTimeoutMs),
     trustProxy: trustProxy(env),
     logLevel: value(env, "LOG_LEVEL") ?? "info",

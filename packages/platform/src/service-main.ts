@@ -5,6 +5,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { databaseCheck, openDatabase, type DatabaseOptions, type MikroORM } from "./database.ts";
 import { probeDependency, tcpCheck } from "./health.ts";
 import { kafkaServices } from "./kafka.ts";
+import { maintenanceRoutes, registerTableSizes, startRetention, type PruneTarget } from "./retention.ts";
 import { startRpcServer, type RpcServer } from "./rpc.ts";
 import type { Tracing } from "./tracing.ts";
 import { isHosted, ownProcess, stopOnSignals } from "./own-process.ts";
@@ -47,11 +48,13 @@ type Routes = (router: ConnectRouter) => void;
 /**
  * Runs a service that owns a Postgres schema: opens its database (migrations applied), then
  * serves the routes `makeRoutes` builds over it; the database closes with the server. `makeRoutes`
- * may also return `{ routes, close }`: `close` (background work of the service) then runs after the
- * server has closed and before the database does. It may be async: what only some configurations need
+ * may also return `{ routes, close, retention }`: `close` (background work of the service) then runs after the
+ * server has closed and before the database does; `retention` names what the service prunes as it ages
+ * (retention.ts): a pass runs every RETENTION_INTERVAL_SECONDS and MaintenanceService.Prune serves the
+ * operator's `prune`. Every service reports its tables' rows and bytes on /metrics. It may be async: what only some configurations need
  * (Kafka, S3) is imported there, so a process without them never loads it.
  */
-type MadeRoutes = Routes | { routes: Routes; close(): Promise<void> };
+type MadeRoutes = Routes | { routes: Routes; close?(): Promise<void>; retention?: PruneTarget[] };
 
 export async function runDatabaseService(
   name: ServiceName,
@@ -70,9 +73,11 @@ export async function runDatabaseService(
         logger.warn({ error: err instanceof Error ? err.message : String(err), retryInMs }, "the database cannot be reached yet: waiting for it"),
     });
     let closeWork = async () => {};
-    const stopProbes: (() => void)[] = [];
+    let retention: ReturnType<typeof startRetention> | undefined;
+    const stopProbes: (() => void)[] = [registerTableSizes(orm, database.schema, logger)];
     const close = async () => {
       for (const stopProbe of stopProbes) stopProbe();
+      await retention?.stop();
       try {
         await closeWork();
       } catch (err) {
@@ -82,9 +87,15 @@ export async function runDatabaseService(
     };
     try {
       const made = await makeRoutes({ config, logger, orm });
-      const routes = typeof made === "function" ? made : made.routes;
-      if (typeof made !== "function") closeWork = () => made.close();
+      const serviceRoutes = typeof made === "function" ? made : made.routes;
+      if (typeof made !== "function" && made.close) closeWork = made.close;
+      const targets = (typeof made !== "function" && made.retention) || [];
+      const routes = (router: ConnectRouter) => {
+        serviceRoutes(router);
+        maintenanceRoutes(router, targets, logger);
+      };
       const server = await startRpcServer({ port, host: config.listenHost, logger, routes });
+      if (targets.length > 0) retention = startRetention(targets, { intervalMs: config.retention.intervalSeconds * 1000, logger });
       // Readiness follows what the service needs: NOT_SERVING while its database does not answer. Kafka's
       // outage is reported (health service `dependency:kafka`, logs) but tolerated: see HealthState.tolerate.
       stopProbes.push(probeDependency(server.health, "database", { check: databaseCheck(orm) }, logger));

@@ -1,0 +1,156 @@
+// Retention: what each service removes on its own as rows age (finished deliveries, consumed outbox rows,
+// expired sessions, sent mail ...), the operator's `prune` over RPC, and each table's size on /metrics.
+// A service names its targets once; the periodic pass, the RPC and the CLI all go through them.
+import type { ConnectRouter } from "@connectrpc/connect";
+import { MaintenanceService } from "@formsvc/proto/maintenance/v1/maintenance_pb.js";
+import type { MikroORM } from "./database.ts";
+import type { Logger } from "./logger.ts";
+import { Counter, Gauge, metrics } from "./metrics.ts";
+
+/** One kind of row a service removes as it ages. */
+export interface PruneTarget {
+  /** `<schema>.<what>`: the key of `prune`'s output and of the pruned-rows metric. */
+  what: string;
+  /**
+   * The age bound of the periodic pass at `now` (rows older go), or undefined when this target has no bound
+   * of its own (it then goes only with the operator's `prune`).
+   */
+  olderThanAt(now: Date): Date | undefined;
+  /** How many rows `remove(olderThan)` would remove now. */
+  count(olderThan: Date): Promise<number>;
+  /** Removes what this target allows older than `olderThan`; how many rows went. */
+  remove(olderThan: Date): Promise<number>;
+}
+
+const rowsPruned = new Counter({
+  name: "retention_rows_pruned_total",
+  help: "Rows removed by retention (periodic passes and the operator's prune), by what",
+  labelNames: ["what"] as const,
+  registers: [metrics],
+});
+
+/** Removes (or only counts) every target's rows older than `olderThan`; counts by `what`. */
+export async function prune(targets: readonly PruneTarget[], olderThan: Date, dryRun: boolean): Promise<Record<string, number>> {
+  const removed: Record<string, number> = {};
+  for (const target of targets) {
+    removed[target.what] = dryRun ? await target.count(olderThan) : await target.remove(olderThan);
+    if (!dryRun) rowsPruned.inc({ what: target.what }, removed[target.what]);
+  }
+  return removed;
+}
+
+/** One periodic pass: each target with its own bound; one log line with what went. */
+export async function retentionPass(targets: readonly PruneTarget[], logger: Logger, now = new Date()): Promise<Record<string, number>> {
+  const started = performance.now();
+  const removed: Record<string, number> = {};
+  for (const target of targets) {
+    const olderThan = target.olderThanAt(now);
+    if (!olderThan) continue;
+    try {
+      removed[target.what] = await target.remove(olderThan);
+      rowsPruned.inc({ what: target.what }, removed[target.what]);
+    } catch (err) {
+      logger.warn({ err, what: target.what }, "retention: pruning failed (tried again next pass)");
+    }
+  }
+  logger.info({ removed, ms: Math.round(performance.now() - started) }, "retention pass");
+  return removed;
+}
+
+/** Runs a pass soon after start and then every `intervalMs`; `stop` waits for a pass under way. */
+export function startRetention(targets: readonly PruneTarget[], options: { intervalMs: number; logger: Logger; firstAfterMs?: number }) {
+  let running: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+  const run = () => {
+    if (stopped) return;
+    running = retentionPass(targets, options.logger).catch(() => undefined);
+  };
+  const first = setTimeout(run, options.firstAfterMs ?? Math.min(options.intervalMs, 5_000));
+  const timer = setInterval(() => void running.then(run), options.intervalMs);
+  first.unref();
+  timer.unref();
+  return {
+    /** Runs a pass now (after any under way); resolves with what it removed. */
+    passNow: () => (running = running.then(() => retentionPass(targets, options.logger))) as Promise<Record<string, number>>,
+    stop: async () => {
+      stopped = true;
+      clearTimeout(first);
+      clearInterval(timer);
+      await running.catch(() => undefined);
+    },
+  };
+}
+
+/** Serves MaintenanceService.Prune over the service's targets. */
+export function maintenanceRoutes(router: ConnectRouter, targets: readonly PruneTarget[], logger: Logger): void {
+  router.service(MaintenanceService, {
+    async prune(request) {
+      const olderThan = new Date(Number(request.olderThanMs));
+      const removed = await prune(targets, olderThan, request.dryRun);
+      logger.info({ removed, olderThan, dryRun: request.dryRun }, "prune by the operator");
+      return { removed: Object.fromEntries(Object.entries(removed).map(([what, n]) => [what, BigInt(n)])) };
+    },
+  });
+}
+
+type TableSize = { table: string; rows: string; bytes: string };
+
+/** The schemas whose tables the gauges below report (one process may host several services). */
+const sizeSources = new Map<string, { read: () => Promise<TableSize[]>; logger?: Logger }>();
+
+// One catalogue read per schema and scrape serves both gauges.
+let scrape: Promise<Map<string, TableSize[]>> | undefined;
+function sizesOfEverySchema(): Promise<Map<string, TableSize[]>> {
+  return (scrape ??= (async () => {
+    const sizes = new Map<string, TableSize[]>();
+    for (const [schema, source] of sizeSources) {
+      try {
+        sizes.set(schema, await source.read());
+      } catch (err) {
+        // The database being away must not fail the whole scrape.
+        source.logger?.warn({ err }, "table sizes could not be read");
+      }
+    }
+    return sizes;
+  })().finally(() => setTimeout(() => (scrape = undefined), 100).unref()));
+}
+
+function sizeGauge(name: string, help: string, pick: (row: TableSize) => string): Gauge {
+  return new Gauge({
+    name,
+    help,
+    labelNames: ["table"] as const,
+    registers: [metrics],
+    async collect() {
+      for (const [schema, rows] of await sizesOfEverySchema()) for (const row of rows) this.set({ table: `${schema}.${row.table}` }, Number(pick(row)));
+    },
+  });
+}
+
+sizeGauge("table_rows", "Rows of each table (the planner's estimate; partitions summed)", (row) => row.rows);
+sizeGauge("table_bytes", "Bytes of each table with its indexes and TOAST (partitions summed)", (row) => row.bytes);
+
+/**
+ * Reports `table_rows` (the planner's estimate) and `table_bytes` (with indexes and TOAST) of every table of
+ * `schema` on /metrics, a partitioned table as the sum of its partitions; read from the catalogue on each scrape.
+ */
+export function registerTableSizes(orm: MikroORM, schema: string, logger?: Logger): () => void {
+  const source = {
+    logger,
+    read: () =>
+      orm.em.getConnection().execute<TableSize[]>(
+        `select c."relname" as "table", coalesce(sum(greatest(p."reltuples", 0)), 0)::bigint::text as "rows",
+           coalesce(sum(pg_total_relation_size(p."oid")), 0)::bigint::text as "bytes"
+         from pg_class c join pg_namespace n on n."oid" = c."relnamespace"
+         cross join lateral pg_partition_tree(c."oid") t join pg_class p on p."oid" = t."relid" and t."isleaf"
+         where n."nspname" = ? and c."relkind" in ('r', 'p') and not c."relispartition"
+         group by c."relname"`,
+        [schema],
+        "all",
+      ),
+  };
+  sizeSources.set(schema, source);
+  return () => {
+    if (sizeSources.get(schema) === source) sizeSources.delete(schema);
+  };
+}
