@@ -45,6 +45,17 @@ export function eventFacts(event: Event): { eventId: string; formId: string; res
 }
 
 /**
+ * The time the event tells of (a response's submission, a partial save, a form's change); undefined when it
+ * carries none. The same each time a bus hands the event again.
+ */
+export function eventTimeOf(event: Event): Date | undefined {
+  const { value } = event.event;
+  if (!value) return undefined;
+  const at = "submittedAt" in value ? value.submittedAt : "savedAt" in value ? value.savedAt : "changedAt" in value ? value.changedAt : undefined;
+  return at ? new Date(Number(at.seconds) * 1000 + Math.floor(at.nanos / 1e6)) : undefined;
+}
+
+/**
  * An outbox payload or Kafka value as an envelope: with an event type it is an Event; without one it was
  * written before the envelope, a bare ResponseCompleted.
  */

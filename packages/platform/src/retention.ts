@@ -17,9 +17,65 @@ export interface PruneTarget {
    */
   olderThanAt(now: Date): Date | undefined;
   /** How many rows `remove(olderThan)` would remove now. */
-  count(olderThan: Date): Promise<number>;
+  count(olderThan: Date): Promise<Removed>;
   /** Removes what this target allows older than `olderThan`; how many rows went. */
-  remove(olderThan: Date): Promise<number>;
+  remove(olderThan: Date): Promise<Removed>;
+}
+
+/** Rows removed: a count of the target's `what`, or counts by `what` for a target that removes several kinds together. */
+export type Removed = number | Record<string, number>;
+
+function byWhat(target: PruneTarget, removed: Removed): Record<string, number> {
+  return typeof removed === "number" ? { [target.what]: removed } : removed;
+}
+
+/** Rows one statement of a prune deletes: each statement's locks and WAL stay small however much has aged. */
+export const pruneBatchRows = 5_000;
+
+/** One table's aged rows, for `tableRetention`. */
+export interface TableRetention {
+  /** The table, in the ORM's schema; the target's `what` is `<schema>.<table>`. */
+  table: string;
+  /** The primary key's columns: rows are deleted by it. */
+  key: readonly string[];
+  olderThanAt(now: Date): Date | undefined;
+  /** The condition (SQL with `?` parameters) picking the rows that go for `olderThan`; an index should serve it. */
+  where(olderThan: Date): { sql: string; params: unknown[] };
+}
+
+/**
+ * A target over one table's rows that `where` picks: `count` counts them and `remove` deletes them
+ * `pruneBatchRows` at a time, a statement each, until a batch comes up short.
+ */
+export function tableRetention(orm: MikroORM, spec: TableRetention): PruneTarget {
+  const schema = orm.config.get("schema") ?? "public";
+  const table = `"${schema}"."${spec.table}"`;
+  const key = spec.key.map((column) => `"${column}"`).join(", ");
+  const connection = () => orm.em.getConnection();
+  return {
+    what: `${schema}.${spec.table}`,
+    olderThanAt: spec.olderThanAt,
+    async count(olderThan) {
+      const { sql, params } = spec.where(olderThan);
+      const [row] = await connection().execute<{ rows: number }[]>(`select count(*)::int as "rows" from ${table} where ${sql}`, params);
+      return row.rows;
+    },
+    async remove(olderThan) {
+      const { sql, params } = spec.where(olderThan);
+      let removed = 0;
+      for (;;) {
+        // The condition is checked again on each row deleted: one changed since it was picked (an expired
+        // Idempotency-Key claimed anew, say) stays.
+        const [row] = await connection().execute<{ rows: number }[]>(
+          `with gone as (delete from ${table} where (${key}) in (select ${key} from ${table} where ${sql} limit ${pruneBatchRows}) and ${sql} returning 1)
+           select count(*)::int as "rows" from gone`,
+          [...params, ...params],
+        );
+        removed += row.rows;
+        if (row.rows < pruneBatchRows) return removed;
+      }
+    },
+  };
 }
 
 const rowsPruned = new Counter({
@@ -33,8 +89,9 @@ const rowsPruned = new Counter({
 export async function prune(targets: readonly PruneTarget[], olderThan: Date, dryRun: boolean): Promise<Record<string, number>> {
   const removed: Record<string, number> = {};
   for (const target of targets) {
-    removed[target.what] = dryRun ? await target.count(olderThan) : await target.remove(olderThan);
-    if (!dryRun) rowsPruned.inc({ what: target.what }, removed[target.what]);
+    const counts = byWhat(target, dryRun ? await target.count(olderThan) : await target.remove(olderThan));
+    Object.assign(removed, counts);
+    if (!dryRun) for (const [what, n] of Object.entries(counts)) rowsPruned.inc({ what }, n);
   }
   return removed;
 }
@@ -47,8 +104,9 @@ export async function retentionPass(targets: readonly PruneTarget[], logger: Log
     const olderThan = target.olderThanAt(now);
     if (!olderThan) continue;
     try {
-      removed[target.what] = await target.remove(olderThan);
-      rowsPruned.inc({ what: target.what }, removed[target.what]);
+      const counts = byWhat(target, await target.remove(olderThan));
+      Object.assign(removed, counts);
+      for (const [what, n] of Object.entries(counts)) rowsPruned.inc({ what }, n);
     } catch (err) {
       logger.warn({ err, what: target.what }, "retention: pruning failed (tried again next pass)");
     }

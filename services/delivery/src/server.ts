@@ -12,6 +12,7 @@ import { createDeliveryHandlers, routes } from "./handlers/delivery-handlers.ts"
 import { createAcceptEvents } from "./intake/accept-event.ts";
 import { startEmbeddedStream } from "./intake/embedded-stream.ts";
 import { migrations } from "./migrations/index.ts";
+import { deliveryRetention, ensurePartitions } from "./retention/partitions.ts";
 import { DeliveryWorker } from "./worker/worker.ts";
 
 await runDatabaseService("delivery", { schema: "delivery", entities, migrations }, async ({ config, logger, orm }) => {
@@ -32,6 +33,9 @@ await runDatabaseService("delivery", { schema: "delivery", entities, migrations 
   const notices =
     held && keepFreshByNotices(held, { databaseUrl: config.databaseUrl!, channel: webhookChangesChannel, logger, onNotice: (notice) => held.changed(notice) });
   const heldOrAsked = held ? held.around(webhooks) : webhooks;
+  // The partitions new deliveries go to, before the first event comes (the retention pass keeps making them).
+  const { partitionSeconds, deliveryDays } = config.retention;
+  await ensurePartitions(orm, { spanSeconds: partitionSeconds, logger });
   const worker = new DeliveryWorker({ orm, webhooks: heldOrAsked, logger, ...settings });
   const acceptEvents = createAcceptEvents({ orm, webhooks: heldOrAsked, fileLinks: links, logger, worker });
   const intake =
@@ -48,6 +52,7 @@ await runDatabaseService("delivery", { schema: "delivery", entities, migrations 
   worker.start();
 
   return {
+    retention: [deliveryRetention(orm, { retentionMs: deliveryDays * 86_400_000, spanSeconds: partitionSeconds, logger })],
     routes: (router) => routes(router, createDeliveryHandlers({ orm, webhooks, forms, fileLinks: links, logger, ...settings, onRecovered: () => worker.dueStored() })),
     // On stop, after the RPC server: stop taking events (offsets committed), let the attempts under way be
     // recorded, then the database closes. An attempt cut short anyway is not lost: its lease runs out.

@@ -42,7 +42,7 @@ export type AttemptEnd =
   | { sent: true; result: SendResult; delivery: RecordedDelivery | undefined }
   | { sent: false; origin: string; retryAt: Date };
 
-type Attempted = Pick<Delivery, "id" | "webhookId" | "eventId" | "payload">;
+type Attempted = Pick<Delivery, "id" | "eventAt" | "webhookId" | "eventId" | "payload">;
 
 /** The request of one attempt of `delivery` to `webhook` as it is now. */
 function webhookRequest(delivery: Attempted, webhook: Webhook): WebhookRequest {
@@ -71,9 +71,10 @@ export async function attemptDelivery(settings: AttemptSettings, delivery: Attem
   const outcome = classify(result);
   const recorded =
     kind.trigger === "automatic" && outcome === "succeeded"
-      ? await kind.successes.add({ deliveryId: delivery.id, leaseId: kind.leaseId, result, origin })
+      ? await kind.successes.add({ deliveryId: delivery.id, eventAt: delivery.eventAt, leaseId: kind.leaseId, result, origin })
       : await recordAttempt(settings.orm, {
           deliveryId: delivery.id,
+          eventAt: delivery.eventAt,
           leaseId: kind.trigger === "automatic" ? kind.leaseId : undefined,
           result,
           manual,

@@ -5,13 +5,15 @@ import { GroupCommit } from "@formsvc/platform/group-commit.ts";
 import { newId } from "@formsvc/platform/ids.ts";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import type { Delivery } from "../entities/index.ts";
-import { deliveryFromRow, tablesOf, toDate, type DeliveryRow } from "../entities/rows.ts";
+import { deliveryFromRow, payloadColumn, tablesOf, toDate, type DeliveryRow } from "../entities/rows.ts";
 import { maxResponseBytes } from "../sender/http-client.ts";
 import { classify, describeResult, honouredRetryAfter, type SendResult } from "../sender/send-result.ts";
 import { retryAfterSeconds, withJitter } from "./retry-schedule.ts";
 
 export interface RecordAttemptOptions {
   deliveryId: string;
+  /** The delivery's partition key, which goes with its id. */
+  eventAt: Date;
   result: SendResult;
   /** An attempt asked for by hand: it never changes the automatic schedule (see below). */
   manual: boolean;
@@ -29,7 +31,7 @@ export interface RecordAttemptOptions {
 export type RecordedDelivery = Delivery & { failingSince: Date | null };
 
 /** The columns of an attempt's row, in the order both statements below fill them. */
-const attemptColumns = `"id", "delivery_id", "number", "status_code", "duration_ms", "error", "response_body", "manual", "created_at"`;
+const attemptColumns = `"id", "delivery_id", "event_at", "number", "status_code", "duration_ms", "error", "response_body", "manual", "created_at"`;
 
 /** What an attempt's row keeps of its result. */
 function keptOf(result: SendResult) {
@@ -58,7 +60,8 @@ function whileHolding(changes: [string, string][]): [string, string][] {
  * Returns the delivery as it now is, undefined when it no longer exists.
  */
 export async function recordAttempt(orm: MikroORM, options: RecordAttemptOptions): Promise<RecordedDelivery | undefined> {
-  const { deliveries, attempts, failingWebhooks } = tablesOf(orm);
+  const tables = tablesOf(orm);
+  const { deliveries, attempts, failingWebhooks } = tables;
   const { result } = options;
   const outcome = classify(result);
   const error = describeResult(result) || null;
@@ -78,11 +81,11 @@ export async function recordAttempt(orm: MikroORM, options: RecordAttemptOptions
     ? "null::float8"
     : `case when (${p(schedule)}::float8[])["schedule_step" + 1] is null then null
         else greatest((${p(schedule)}::float8[])["schedule_step" + 1] * ${p(withJitter(1, options.random))}, ${p(atLeast)}) end`;
-  const locked = `select "id", "webhook_id", "attempts", "schedule_step", ${holds} as "holds", ${delay} as "delay"
-    from ${deliveries} where "id" = ${p(options.deliveryId)} for update`;
+  const locked = `select "id", "event_at", "webhook_id", "attempts", "schedule_step", ${holds} as "holds", ${delay} as "delay"
+    from ${deliveries} where "id" = ${p(options.deliveryId)} and "event_at" = ${p(options.eventAt)} for update`;
   const kept = keptOf(result);
   const attempt = `insert into ${attempts} (${attemptColumns})
-    select ${p(newId())}, r."id", r."attempts" + 1, ${p(kept.status_code)}, ${p(kept.duration_ms)}, ${p(kept.error)},
+    select ${p(newId())}, r."id", r."event_at", r."attempts" + 1, ${p(kept.status_code)}, ${p(kept.duration_ms)}, ${p(kept.error)},
       ${p(kept.response_body)}, ${p(options.manual)}, now() from "r"`;
 
   // The columns an attempt by hand, or one holding the lease, sets: [column, expression].
@@ -120,8 +123,8 @@ export async function recordAttempt(orm: MikroORM, options: RecordAttemptOptions
   const [updated]: (DeliveryRow & { failing_since: Date | string | null })[] = await orm.em.getConnection().execute(
     `with "r" as (${locked}), "attempt" as (${attempt}), "period" as (${period})
      update ${deliveries} d set "attempts" = r."attempts" + 1, "updated_at" = now(), ${changes.map(([column, value]) => `"${column}" = ${value}`).join(", ")}
-     from "r" where d."id" = r."id"
-     returning d.*, (select max("failing_since") from "period") as "failing_since"`,
+     from "r" where d."id" = r."id" and d."event_at" = r."event_at"
+     returning d.*, ${payloadColumn(tables)}, (select max("failing_since") from "period") as "failing_since"`,
     params,
     "all",
   );
@@ -131,6 +134,7 @@ export async function recordAttempt(orm: MikroORM, options: RecordAttemptOptions
 /** An automatic attempt that succeeded, to be recorded with others (`successRecorder`). */
 export interface RecordSuccessOptions {
   deliveryId: string;
+  eventAt: Date;
   leaseId: string;
   result: SendResult;
   origin: string;
@@ -143,8 +147,9 @@ export interface RecordSuccessOptions {
  * Returns each delivery as it now is, by id (absent when it no longer exists).
  */
 async function recordSuccesses(orm: MikroORM, successes: readonly RecordSuccessOptions[]): Promise<Map<string, RecordedDelivery>> {
-  const { deliveries, attempts, failingWebhooks } = tablesOf(orm);
-  const values = successes.map(({ deliveryId, leaseId, result, origin }) => ({ delivery_id: deliveryId, lease_id: leaseId, attempt_id: newId(), ...keptOf(result), origin }));
+  const tables = tablesOf(orm);
+  const { deliveries, attempts, failingWebhooks } = tables;
+  const values = successes.map(({ deliveryId, eventAt, leaseId, result, origin }) => ({ delivery_id: deliveryId, event_at: eventAt, lease_id: leaseId, attempt_id: newId(), ...keptOf(result), origin }));
   const changes = whileHolding([
     ["last_status_code", `r."status_code"`],
     ["origin", `r."origin"`],
@@ -155,19 +160,19 @@ async function recordSuccesses(orm: MikroORM, successes: readonly RecordSuccessO
   ]);
   const rows: DeliveryRow[] = await orm.em.getConnection().execute(
     `with "v" as (
-       select * from jsonb_to_recordset(?::jsonb) as v("delivery_id" text, "lease_id" text, "attempt_id" text, "status_code" int,
+       select * from jsonb_to_recordset(?::jsonb) as v("delivery_id" text, "event_at" timestamptz, "lease_id" text, "attempt_id" text, "status_code" int,
          "duration_ms" int, "error" text, "response_body" text, "origin" text)),
      "r" as (
        select d."id", d."webhook_id", d."attempts", d."lease_id" = v."lease_id" as "holds", v.*
-         from ${deliveries} d join "v" on v."delivery_id" = d."id" order by d."id" for update of d),
+         from ${deliveries} d join "v" on v."delivery_id" = d."id" and v."event_at" = d."event_at" order by d."id" for update of d),
      "attempt" as (
        insert into ${attempts} (${attemptColumns})
-       select "attempt_id", "id", "attempts" + 1, "status_code", "duration_ms", "error", "response_body", false, now() from "r"),
+       select "attempt_id", "id", "event_at", "attempts" + 1, "status_code", "duration_ms", "error", "response_body", false, now() from "r"),
      "period" as (delete from ${failingWebhooks} f using "r" where f."webhook_id" = r."webhook_id")
      update ${deliveries} d set "attempts" = r."attempts" + 1, "updated_at" = now(),
        ${changes.map(([column, value]) => `"${column}" = ${value}`).join(", ")}
-     from "r" where d."id" = r."id"
-     returning d.*`,
+     from "r" where d."id" = r."id" and d."event_at" = r."event_at"
+     returning d.*, ${payloadColumn(tables)}`,
     [JSON.stringify(values)],
     "all",
   );

@@ -11,6 +11,8 @@ export const AttemptEntity = defineEntity({
   properties: {
     id: p.string().primary(),
     deliveryId: p.string(),
+    /** The delivery's partition key: attempts are kept, and dropped, with their delivery. */
+    eventAt: p.datetime(),
     number: p.integer(),
     statusCode: p.integer(),
     durationMs: p.integer(),

@@ -7,7 +7,9 @@ export const deliveryTriggers = ["event", "test"] as const;
 
 /**
  * One event to send to one webhook (unique per webhook and event, so an event delivered twice to this
- * service creates nothing twice). `payload` is the body exactly as sent on every attempt.
+ * service creates nothing twice). The body sent on every attempt is the event's payload (entities/payload.ts),
+ * stored once for all its webhooks. `eventAt`, the event's own time, places the row in its partition
+ * (retention/partitions.ts) and goes with its id in every lookup.
  *
  * pending (never tried) and retrying (tried, waiting for `nextAttemptAt`) are due once `nextAttemptAt`
  * has passed; succeeded and failed are final. `lockedUntil`/`leaseId` mark the row as being attempted
@@ -20,6 +22,7 @@ export const DeliveryEntity = defineEntity({
   tableName: "deliveries",
   properties: {
     id: p.string().primary(),
+    eventAt: p.datetime(),
     webhookId: p.string(),
     eventId: p.string(),
     eventType: p.string(),
@@ -27,7 +30,6 @@ export const DeliveryEntity = defineEntity({
     formId: p.string(),
     submissionId: p.string(),
     origin: p.string(),
-    payload: p.text(),
     status: p.enum(deliveryStatuses),
     attempts: p.integer(),
     lastError: p.text(),
@@ -43,4 +45,7 @@ export const DeliveryEntity = defineEntity({
   },
 });
 
-export type Delivery = InferEntity<typeof DeliveryEntity>;
+/** A delivery's record, as listed. */
+export type DeliveryRecord = InferEntity<typeof DeliveryEntity>;
+/** A delivery with the body its attempts send. */
+export type Delivery = DeliveryRecord & { payload: string };

@@ -5,10 +5,12 @@ import { AttemptEntity } from "./attempt.ts";
 import { CursorEntity } from "./cursor.ts";
 import { DeliveryEntity, type Delivery, type DeliveryStatusName } from "./delivery.ts";
 import { FailingWebhookEntity } from "./failing-webhook.ts";
+import { PayloadEntity } from "./payload.ts";
 
 export interface Tables {
   deliveries: string;
   attempts: string;
+  payloads: string;
   cursor: string;
   failingWebhooks: string;
 }
@@ -18,6 +20,7 @@ export function tablesOf(orm: MikroORM): Tables {
   return {
     deliveries: qualifiedTable(orm, DeliveryEntity),
     attempts: qualifiedTable(orm, AttemptEntity),
+    payloads: qualifiedTable(orm, PayloadEntity),
     cursor: qualifiedTable(orm, CursorEntity),
     failingWebhooks: qualifiedTable(orm, FailingWebhookEntity),
   };
@@ -31,9 +34,10 @@ export function toDate(value: Date | string | null): Date | null {
   return new Date(value);
 }
 
-/** A `deliveries` row as the driver returns it (timestamps as text). */
+/** A `deliveries` row as the driver returns it (timestamps as text), with its payload's body (`withPayload`). */
 export interface DeliveryRow {
   id: string;
+  event_at: Date | string;
   webhook_id: string;
   event_id: string;
   event_type: string;
@@ -58,6 +62,7 @@ export interface DeliveryRow {
 export function deliveryFromRow(row: DeliveryRow): Delivery {
   return {
     id: row.id,
+    eventAt: toDate(row.event_at),
     webhookId: row.webhook_id,
     eventId: row.event_id,
     eventType: row.event_type,
@@ -78,4 +83,9 @@ export function deliveryFromRow(row: DeliveryRow): Delivery {
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
   } as Delivery;
+}
+
+/** The body a delivery sends, as a column of a query over `deliveries` aliased `alias`: its event's payload. */
+export function payloadColumn(tables: Tables, alias = "d"): string {
+  return `(select p."body" from ${tables.payloads} p where p."event_id" = ${alias}."event_id" and p."event_at" = ${alias}."event_at") as "payload"`;
 }

@@ -14,8 +14,8 @@ import {
 import type { Webhook, WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { FormStatus, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import type { FileLinks } from "@formsvc/platform/file-links.ts";
-import { AttemptEntity, DeliveryEntity, type Attempt, type Delivery, type DeliveryStatusName } from "../entities/index.ts";
-import { deliveryFromRow, tablesOf, type DeliveryRow } from "../entities/rows.ts";
+import { AttemptEntity, DeliveryEntity, type Attempt, type Delivery, type DeliveryRecord, type DeliveryStatusName } from "../entities/index.ts";
+import { deliveryFromRow, payloadColumn, tablesOf, type DeliveryRow } from "../entities/rows.ts";
 import { webhooksCallTimeoutMs } from "../intake/accept-event.ts";
 import { originOf } from "../sender/breaker.ts";
 import { testPayload } from "../sender/payload.ts";
@@ -56,7 +56,7 @@ const deliveryNotFound = () => new ConnectError("delivery not found", Code.NotFo
 
 /** The receipt. `nextAttemptAt` only while another automatic attempt is to come. */
 export type Receipt = Pick<
-  Delivery,
+  DeliveryRecord,
   | "id"
   | "webhookId"
   | "eventId"
@@ -129,10 +129,14 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
     return webhook;
   }
 
+  /** The webhook's delivery with the body it sends; NOT_FOUND when there is none (or it was pruned). */
   async function webhookDelivery(webhookId: string, deliveryId: string): Promise<Delivery> {
-    const delivery = deliveryId ? await orm.em.fork().findOne(DeliveryEntity, { id: deliveryId, webhookId }) : null;
-    if (!delivery) throw deliveryNotFound();
-    return delivery;
+    const tables = tablesOf(orm);
+    const [row]: DeliveryRow[] = deliveryId
+      ? await orm.em.getConnection().execute(`select d.*, ${payloadColumn(tables)} from ${tables.deliveries} d where d."id" = ? and d."webhook_id" = ?`, [deliveryId, webhookId], "all")
+      : [];
+    if (!row) throw deliveryNotFound();
+    return deliveryFromRow(row);
   }
 
   /** One attempt asked for by hand: sent at once, past the origin's breaker (someone asked for exactly this attempt). */
@@ -152,7 +156,7 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
       const rows = await orm.em.fork().find(
         DeliveryEntity,
         { $and: [{ webhookId: req.webhookId }, ...(status ? [{ status }] : []), ...after] },
-        { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit: window.fetch, offset: window.offset, exclude: ["payload"] },
+        { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit: window.fetch, offset: window.offset },
       );
       const page = pageOf(rows, window.limit, (d) => d.createdAt);
       return { deliveries: page.items.map((d) => deliveryMessage(d)), hasMore: page.hasMore, nextCursor: page.nextCursor };
@@ -162,7 +166,7 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
       const caller = requireCaller(ctx);
       await callerWebhook(caller, req.webhookId);
       const delivery = await webhookDelivery(req.webhookId, req.deliveryId);
-      const rows = await orm.em.fork().find(AttemptEntity, { deliveryId: delivery.id }, { orderBy: { number: "asc" } });
+      const rows = await orm.em.fork().find(AttemptEntity, { deliveryId: delivery.id, eventAt: delivery.eventAt }, { orderBy: { number: "asc" } });
       return { attempts: rows.map(attemptMessage) };
     },
 
@@ -176,9 +180,9 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
 
     async deleteFormDeliveries(req) {
       // Internal (forms' PurgeForm, once the form's webhooks are gone: nothing new arrives for it). A
-      // batch at a time; attempts go with their delivery (on delete cascade).
+      // batch at a time, each delivery with its attempts and its event's payload (answers and file links).
       if (!req.formId) throw new ConnectError("formId: is required", Code.InvalidArgument);
-      const { deliveries, failingWebhooks } = tablesOf(orm);
+      const { deliveries, attempts, payloads, failingWebhooks } = tablesOf(orm);
       // The failing periods of the form's (deleted) webhooks, found through their deliveries.
       await orm.em.fork().execute(
         `delete from ${failingWebhooks} where "webhook_id" in (select distinct "webhook_id" from ${deliveries} where "form_id" = ?)`,
@@ -188,7 +192,12 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
       let deleted = 0;
       for (;;) {
         const gone = (await orm.em.fork().execute(
-          `delete from ${deliveries} where "id" in (select "id" from ${deliveries} where "form_id" = ? limit ?) returning 1`,
+          `with "gone" as (
+             delete from ${deliveries} where ("id", "event_at") in (select "id", "event_at" from ${deliveries} where "form_id" = ? limit ?)
+             returning "id", "event_id", "event_at"),
+           "gone_attempts" as (delete from ${attempts} a using "gone" g where a."delivery_id" = g."id" and a."event_at" = g."event_at"),
+           "gone_payloads" as (delete from ${payloads} p using "gone" g where p."event_id" = g."event_id" and p."event_at" = g."event_at")
+           select 1 from "gone"`,
           [req.formId, batchSize],
         )) as unknown[];
         deleted += gone.length;
@@ -228,7 +237,8 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
       if (!webhook.eventTypes.includes(eventType)) {
         throw new ConnectError(`eventType: the webhook does not receive ${eventType.slice(0, 60)}; it receives ${webhook.eventTypes.join(", ")}`, Code.InvalidArgument);
       }
-      const { deliveries } = tablesOf(orm);
+      const tables = tablesOf(orm);
+      const { deliveries, payloads } = tables;
       const eventId = `test_${newId()}`;
       const responseId = `test_${newId()}`;
       const origin = originOf(webhook.url);
@@ -244,24 +254,27 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
         version: form.version,
         document: form.document ?? {},
       };
-      const event = sampleEvent(eventType, { eventId, responseId, form: sample, at: new Date() });
+      // The test's time is its event's (whole milliseconds, as every event_at: it goes with the id in lookups).
+      const sentAt = new Date();
+      const event = sampleEvent(eventType, { eventId, responseId, form: sample, at: sentAt });
       const payload = JSON.stringify(testPayload(event, deps.fileLinks));
       // Stored before it is sent, without a due time: no worker ever claims it; only this call and a
       // retry by hand send it.
       const [row]: DeliveryRow[] = await orm.em.getConnection().execute(
-        `insert into ${deliveries} ("id", "webhook_id", "event_id", "event_type", "trigger", "form_id", "submission_id", "origin", "payload",
+        `with "payload" as (insert into ${payloads} ("event_id", "event_at", "body") values (?, ?, ?))
+         insert into ${deliveries} ("id", "event_at", "webhook_id", "event_id", "event_type", "trigger", "form_id", "submission_id", "origin",
            "status", "attempts", "last_error", "last_status_code", "next_attempt_at", "schedule_step", "created_at", "updated_at")
-         values (?, ?, ?, ?, 'test', ?, '', ?, ?, 'pending', 0, '', 0, null, 0, now(), now())
-         returning *`,
-        [newId(), webhook.id, eventId, eventType, webhook.formId, origin, payload],
+         values (?, ?, ?, ?, ?, 'test', ?, '', ?, 'pending', 0, '', 0, null, 0, now(), now())
+         returning *, ?::text as "payload"`,
+        [eventId, sentAt, payload, newId(), sentAt, webhook.id, eventId, eventType, webhook.formId, origin, payload],
         "all",
       );
       let updated = await attemptByHand(deliveryFromRow(row), webhook, "test");
       if (updated.status === "pending") {
         // Sent once: a test that did not succeed has failed.
         const [failed]: DeliveryRow[] = await orm.em.getConnection().execute(
-          `update ${deliveries} set "status" = 'failed', "updated_at" = now() where "id" = ? and "status" = 'pending' returning *`,
-          [updated.id],
+          `update ${deliveries} d set "status" = 'failed', "updated_at" = now() where "id" = ? and "event_at" = ? and "status" = 'pending' returning *, ${payloadColumn(tables)}`,
+          [updated.id, updated.eventAt],
           "all",
         );
         if (failed) updated = deliveryFromRow(failed);

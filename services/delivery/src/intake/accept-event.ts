@@ -1,7 +1,8 @@
 // The one way events come in, whichever bus brings them (Kafka or the embedded stream), a batch at a
 // time: ask webhooks for each form's enabled webhooks of each event type (once per form and type in the
-// batch) and store one pending delivery per event and webhook, due at once, in one statement. The unique (webhook_id,
-// event_id) makes a redelivered event create nothing twice. Each delivery keeps its event's trace
+// batch) and store one pending delivery per event and webhook, due at once, with the event's payload once for all
+// its webhooks, in one statement. The unique (webhook_id, event_id, event_at) makes a redelivered event create
+// nothing twice: event_at is the event's own time, the same each time it comes. Each delivery keeps its event's trace
 // context, which its attempts continue. Deliveries whose receiver has a slot free in this process's
 // worker are stored already leased to it and handed over as the statement returns, so they go without a
 // claim; the others are stored due, and the worker is woken to claim them. The caller acknowledges the
@@ -13,7 +14,7 @@ import type { FileLinks } from "@formsvc/platform/file-links.ts";
 import { newId } from "@formsvc/platform/ids.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { traceparentOf, withContext, type Context } from "@formsvc/platform/tracing.ts";
-import { eventFacts, eventTypeOf } from "@formsvc/platform/events.ts";
+import { eventFacts, eventTimeOf, eventTypeOf } from "@formsvc/platform/events.ts";
 import type { Event } from "@formsvc/proto/events/v1/events_pb.js";
 import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { tablesOf } from "../entities/rows.ts";
@@ -24,7 +25,7 @@ import { releaseLease, type ClaimedDelivery, type SlotReservation } from "../wor
 /** A call to webhooks that takes longer fails (and is tried again), so a hung call holds nothing for long. */
 export const webhooksCallTimeoutMs = 5_000;
 
-/** Events stored per statement (11 parameters per delivery stay far below Postgres' 65,535). */
+/** Deliveries stored per statement (12 parameters per delivery, 3 per payload, stay far below Postgres' 65,535). */
 export const maxEventsPerStatement = 200;
 
 export interface AcceptOptions {
@@ -71,11 +72,15 @@ async function storeDeliveries(
   lease: { leaseId: string; leaseMs: number; leased: readonly boolean[] } | undefined,
   cursor: AcceptOptions["cursor"],
 ): Promise<Set<string>> {
-  const { deliveries: table, cursor: cursors } = tablesOf(orm);
-  const insert = `insert into ${table} ("id", "webhook_id", "event_id", "event_type", "form_id", "submission_id", "origin", "payload", "trace_parent",
+  const { deliveries: table, cursor: cursors, payloads } = tablesOf(orm);
+  // One payload per event of the part (deliveries of an event are next to each other).
+  const events = deliveries.filter((d, i) => i === 0 || deliveries[i - 1].eventId !== d.eventId || +deliveries[i - 1].eventAt !== +d.eventAt);
+  const storePayloads = `insert into ${payloads} ("event_id", "event_at", "body") values ${events.map(() => "(?, ?, ?)").join(", ")}
+     on conflict ("event_id", "event_at") do nothing`;
+  const insert = `insert into ${table} ("id", "event_at", "webhook_id", "event_id", "event_type", "form_id", "submission_id", "origin", "trace_parent",
        "locked_until", "lease_id", "status", "attempts", "last_error", "last_status_code", "next_attempt_at", "schedule_step", "created_at", "updated_at")
      values ${deliveries.map(() => `(?, ?, ?, ?, ?, ?, ?, ?, ?, now() + make_interval(secs => ?::float8), ?, 'pending', 0, '', 0, now(), 0, now(), now())`).join(", ")}
-     on conflict ("webhook_id", "event_id") do nothing
+     on conflict ("webhook_id", "event_id", "event_at") do nothing
      returning "id"`;
   const moveCursor = `insert into ${cursors} ("name", "position") values (?, ?::bigint)
      on conflict ("name") do update set "position" = greatest(${cursors}."position", excluded."position")`;
@@ -85,13 +90,14 @@ async function storeDeliveries(
     if (cursor) await connection.execute(moveCursor, cursorParams, "run");
     return new Set();
   }
+  const payloadParams = events.flatMap((d) => [d.eventId, d.eventAt, d.payload]);
   const params = deliveries.flatMap((d, i) => {
     const leased = lease?.leased[i] === true;
-    return [d.id, d.webhookId, d.eventId, d.eventType, d.formId, d.submissionId, d.origin, d.payload, d.traceParent, leased ? lease.leaseMs / 1000 : null, leased ? lease.leaseId : null];
+    return [d.id, d.eventAt, d.webhookId, d.eventId, d.eventType, d.formId, d.submissionId, d.origin, d.traceParent, leased ? lease.leaseMs / 1000 : null, leased ? lease.leaseId : null];
   });
   // Data-modifying CTEs run to completion whether or not the outer query reads them.
-  const sql = cursor ? `with "created" as (${insert}), "cursor" as (${moveCursor}) select "id" from "created"` : insert;
-  const created: { id: string }[] = await connection.execute(sql, [...params, ...cursorParams], "all");
+  const sql = `with "payloads" as (${storePayloads}), "created" as (${insert})${cursor ? `, "cursor" as (${moveCursor})` : ""} select "id" from "created"`;
+  const created: { id: string }[] = await connection.execute(sql, [...payloadParams, ...params, ...cursorParams], "all");
   return new Set(created.map((row) => row.id));
 }
 
@@ -155,7 +161,8 @@ export function createAcceptEvents(deps: AcceptEventDeps): AcceptEvents {
       const { event, trace, eventId, eventType, formId, responseId } = incoming;
       const payload = serializePayload(event, deps.fileLinks);
       const traceParent = trace ? traceparentOf(trace) : null;
-      return subscribed.map((w) => ({ id: newId(), webhookId: w.id, eventId, eventType, formId, submissionId: responseId, origin: w.origin, payload, traceParent }));
+      const eventAt = eventTimeOf(event) ?? new Date();
+      return subscribed.map((w) => ({ id: newId(), eventAt, webhookId: w.id, eventId, eventType, formId, submissionId: responseId, origin: w.origin, payload, traceParent }));
     });
     let created = 0;
     for (let i = 0; i < deliveries.length || i === 0; i += maxEventsPerStatement) {

@@ -2,7 +2,9 @@
 // (StreamCompletions). What has arrived is handled as one batch (one statement stores its deliveries
 // and the new cursor), so a restart resumes right after the last batch handled, and an event is never skipped (at worst
 // seen twice, which creates nothing twice). When the stream ends or fails (submissions restarting,
-// webhooks not answering), it is opened again from the durable cursor after a growing pause.
+// webhooks not answering), it is opened again from the durable cursor after a growing pause. Every few
+// seconds (and once on stop) it tells submissions how far it has durably handled the outbox
+// (AcknowledgeCompletions), so submissions' retention may remove the rows up to there.
 import type { Client } from "@connectrpc/connect";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
@@ -20,12 +22,14 @@ export const outboxCursorName = "submissions-outbox";
 
 export interface EmbeddedStreamOptions {
   orm: MikroORM;
-  submissions: Pick<Client<typeof SubmissionsService>, "streamCompletions">;
+  submissions: Pick<Client<typeof SubmissionsService>, "streamCompletions" | "acknowledgeCompletions">;
   acceptEvents: AcceptEvents;
   logger: Logger;
   cursorName?: string;
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  /** The least time between two acknowledgments of the durable cursor to submissions (ms). 5,000 when absent. */
+  acknowledgeEveryMs?: number;
 }
 
 export interface EmbeddedStream {
@@ -46,6 +50,60 @@ export async function readCursor(orm: MikroORM, name: string = outboxCursorName)
 }
 
 
+/** How long one acknowledgment may take (ms): it is never waited for but on stop. */
+const acknowledgeTimeoutMs = 3_000;
+
+/**
+ * Tells submissions the durable cursor (AcknowledgeCompletions), off the stream's path: `saved` only notes
+ * the cursor of a batch handled; a timer sends the latest one every `everyMs` when it moved, one call at a
+ * time, and `stop` sends what is left. A failure is only logged (the next acknowledgment carries the cursor
+ * on; until then submissions keeps rows longer): the first of a run as a warning, the others at debug, and
+ * on stop at debug too (submissions may have stopped first).
+ */
+function cursorAcknowledger(options: { submissions: Pick<Client<typeof SubmissionsService>, "acknowledgeCompletions">; follower: string; everyMs: number; logger: Logger }) {
+  const { logger } = options;
+  let saved: bigint | undefined;
+  let acknowledged: bigint | undefined;
+  let sending: Promise<void> | undefined;
+  let failures = 0;
+  let stopping = false;
+  const send = (): Promise<void> => {
+    if (sending) return sending;
+    if (saved === undefined || saved === acknowledged) return Promise.resolve();
+    const cursor = saved;
+    sending = options.submissions
+      .acknowledgeCompletions({ follower: options.follower, cursor }, { timeoutMs: acknowledgeTimeoutMs })
+      .then(
+        () => {
+          acknowledged = cursor;
+          failures = 0;
+        },
+        (err: unknown) => {
+          failures += 1;
+          logger[failures === 1 && !stopping ? "warn" : "debug"](
+            { error: err instanceof Error ? err.message : String(err), cursor: cursor.toString(), failures },
+            "the outbox cursor could not be acknowledged to submissions: trying again later",
+          );
+        },
+      )
+      .finally(() => (sending = undefined));
+    return sending;
+  };
+  const timer = setInterval(() => void send(), options.everyMs);
+  timer.unref();
+  return {
+    saved(cursor: bigint) {
+      if (saved === undefined || cursor > saved) saved = cursor;
+    },
+    async stop() {
+      stopping = true;
+      clearInterval(timer);
+      await sending;
+      await send();
+    },
+  };
+}
+
 /** A streamed outbox row's event: the envelope, or a FORM_RESPONSE written before it. */
 function streamedEvent(message: StreamCompletionsResponse): Event | undefined {
   if (message.envelope?.event.case) return message.envelope;
@@ -58,6 +116,7 @@ export function startEmbeddedStream(options: EmbeddedStreamOptions): EmbeddedStr
   const batchSize = maxEventsPerStatement;
   const minBackoff = options.minBackoffMs ?? 200;
   const maxBackoff = options.maxBackoffMs ?? 10_000;
+  const acknowledger = cursorAcknowledger({ submissions: options.submissions, follower: name, everyMs: options.acknowledgeEveryMs ?? 5_000, logger });
   let running = true;
   let abort = new AbortController();
   let pause: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
@@ -69,6 +128,8 @@ export function startEmbeddedStream(options: EmbeddedStreamOptions): EmbeddedStr
 
   async function follow(): Promise<boolean> {
     const after = await readCursor(orm, name);
+    // Durable already: acknowledged too (one sent on the last stop may have failed).
+    if (after > 0n) acknowledger.saved(after);
     const call = (abort = new AbortController());
     logger.debug({ afterCursor: after.toString() }, "following the submissions outbox");
     const stream = options.submissions.streamCompletions({ afterCursor: after }, { signal: call.signal });
@@ -98,6 +159,8 @@ export function startEmbeddedStream(options: EmbeddedStreamOptions): EmbeddedStr
           ),
         );
       }
+      // Stored: submissions hears of it with the next acknowledgment.
+      acknowledger.saved(cursor.position);
       handled = true;
       if (!running) break;
     }
@@ -138,6 +201,7 @@ export function startEmbeddedStream(options: EmbeddedStreamOptions): EmbeddedStr
         pause.resolve();
       }
       await done;
+      await acknowledger.stop();
     },
   };
 }

@@ -3,7 +3,7 @@ import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
 import { createTestDatabase, type TestDatabase } from "@formsvc/platform/testing/database.ts";
 import { entities } from "../entities/index.ts";
 import { migrations } from "../migrations/index.ts";
-import { deliveryFromRow, tablesOf, toDate, type DeliveryRow } from "../entities/rows.ts";
+import { deliveryFromRow, payloadColumn, tablesOf, toDate, type DeliveryRow } from "../entities/rows.ts";
 import type { Attempt, Delivery } from "../entities/index.ts";
 
 export interface DeliveryTestDatabase {
@@ -30,7 +30,7 @@ export async function openTestDatabase(prefix: string): Promise<DeliveryTestData
     options,
     async deliveries(webhookId) {
       const rows = await sql<DeliveryRow[]>(
-        `select * from ${t.deliveries} ${webhookId ? `where "webhook_id" = ?` : ""} order by "created_at", "id"`,
+        `select d.*, ${payloadColumn(t)} from ${t.deliveries} d ${webhookId ? `where "webhook_id" = ?` : ""} order by "created_at", "id"`,
         webhookId ? [webhookId] : [],
       );
       return rows.map(deliveryFromRow);
@@ -40,6 +40,7 @@ export async function openTestDatabase(prefix: string): Promise<DeliveryTestData
       return rows.map((r) => ({
         id: r.id,
         deliveryId: r.delivery_id,
+        eventAt: toDate(r.event_at),
         number: r.number,
         statusCode: r.status_code,
         durationMs: r.duration_ms,
@@ -50,7 +51,7 @@ export async function openTestDatabase(prefix: string): Promise<DeliveryTestData
       })) as Attempt[];
     },
     async reset() {
-      await sql(`truncate ${t.attempts}, ${t.deliveries}, ${t.cursor}, ${t.failingWebhooks}`);
+      await sql(`truncate ${t.attempts}, ${t.deliveries}, ${t.payloads}, ${t.cursor}, ${t.failingWebhooks}`);
     },
     async close() {
       await orm.close(true);

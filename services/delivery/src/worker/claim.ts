@@ -9,13 +9,13 @@
 import { newId } from "@formsvc/platform/ids.ts";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import type { Delivery } from "../entities/index.ts";
-import { tablesOf, toDate, type DeliveryRow } from "../entities/rows.ts";
+import { payloadColumn, tablesOf, toDate, type DeliveryRow } from "../entities/rows.ts";
 
 /** How long a claim keeps a delivery: far longer than one attempt (10 s plus a lookup and a write). */
 export const defaultLeaseMs = 30_000;
 
 /** A delivery leased to this worker, as much of it as an attempt needs: `leaseId` proves the lease in every later write. */
-export type ClaimedDelivery = Pick<Delivery, "id" | "webhookId" | "eventId" | "origin" | "payload" | "traceParent"> & { leaseId: string };
+export type ClaimedDelivery = Pick<Delivery, "id" | "eventAt" | "webhookId" | "eventId" | "origin" | "payload" | "traceParent"> & { leaseId: string };
 
 /**
  * Slots taken for deliveries about to be stored already leased to this worker (`leaseId`, for `leaseMs`).
@@ -31,7 +31,7 @@ export interface SlotReservation {
 }
 
 /** The columns of a claimed delivery, and the order they are claimed in. */
-type ClaimedRow = Pick<DeliveryRow, "id" | "webhook_id" | "event_id" | "origin" | "payload" | "trace_parent" | "next_attempt_at">;
+type ClaimedRow = Pick<DeliveryRow, "id" | "event_at" | "webhook_id" | "event_id" | "origin" | "payload" | "trace_parent" | "next_attempt_at">;
 
 export interface ClaimOptions {
   limit: number;
@@ -56,7 +56,8 @@ export interface Claimed {
  */
 export async function claimDue(orm: MikroORM, options: ClaimOptions): Promise<Claimed> {
   if (options.limit <= 0) return { deliveries: [], passedOver: false };
-  const { deliveries } = tablesOf(orm);
+  const tables = tablesOf(orm);
+  const { deliveries } = tables;
   const leaseId = newId();
   const rooms = options.rooms ? [...options.rooms.of] : [];
   const full = rooms.filter(([, room]) => room <= 0).map(([origin]) => origin);
@@ -69,30 +70,30 @@ export async function claimDue(orm: MikroORM, options: ClaimOptions): Promise<Cl
   params.push(lookedAt, JSON.stringify(open), options.rooms?.otherwise ?? options.limit, options.limit, (options.leaseMs ?? defaultLeaseMs) / 1000, leaseId);
   const rows: (ClaimedRow & { looked_at: number })[] = await orm.em.getConnection().execute(
     `with "due" as (
-       select "id", "origin", "next_attempt_at" from ${deliveries}
+       select "id", "event_at", "origin", "next_attempt_at" from ${deliveries}
        where "status" in ('pending', 'retrying') and "next_attempt_at" <= now()
          and ("locked_until" is null or "locked_until" <= now()) ${exclude}
        order by "next_attempt_at"
        limit ?
        for update skip locked),
      "picked" as (
-       select "id" from (
-         select "id", "next_attempt_at", row_number() over (partition by "origin" order by "next_attempt_at", "id") as "nth",
+       select "id", "event_at" from (
+         select "id", "event_at", "next_attempt_at", row_number() over (partition by "origin" order by "next_attempt_at", "id") as "nth",
            coalesce((?::jsonb ->> "origin")::int, ?) as "room"
          from "due") "ranked"
        where "nth" <= "room"
        order by "next_attempt_at"
        limit ?)
      update ${deliveries} d set "locked_until" = now() + make_interval(secs => ?), "lease_id" = ?
-     from "picked" where d."id" = "picked"."id"
-     returning d."id", d."webhook_id", d."event_id", d."origin", d."payload", d."trace_parent", d."next_attempt_at", (select count(*) from "due")::int as "looked_at"`,
+     from "picked" where d."id" = "picked"."id" and d."event_at" = "picked"."event_at"
+     returning d."id", d."event_at", d."webhook_id", d."event_id", d."origin", ${payloadColumn(tables)}, d."trace_parent", d."next_attempt_at", (select count(*) from "due")::int as "looked_at"`,
     params,
     "all",
   );
   return {
     deliveries: rows
       .sort((a, b) => +toDate(a.next_attempt_at!) - +toDate(b.next_attempt_at!))
-      .map((row) => ({ id: row.id, webhookId: row.webhook_id, eventId: row.event_id, origin: row.origin, payload: row.payload, traceParent: row.trace_parent, leaseId })),
+      .map((row) => ({ id: row.id, eventAt: toDate(row.event_at), webhookId: row.webhook_id, eventId: row.event_id, origin: row.origin, payload: row.payload, traceParent: row.trace_parent, leaseId })),
     passedOver: rows.length > 0 && (rows[0].looked_at > rows.length || rows[0].looked_at === lookedAt),
   };
 }
@@ -114,8 +115,8 @@ export async function failWithoutAttempt(orm: MikroORM, delivery: ClaimedDeliver
   await orm.em.getConnection().execute(
     `update ${deliveries} set "status" = 'failed', "last_error" = ?, "next_attempt_at" = null,
        "locked_until" = null, "lease_id" = null, "updated_at" = now()
-     where "id" = ? and "lease_id" = ?`,
-    [error, delivery.id, delivery.leaseId],
+     where "id" = ? and "event_at" = ? and "lease_id" = ?`,
+    [error, delivery.id, delivery.eventAt, delivery.leaseId],
     "run",
   );
 }
@@ -126,8 +127,8 @@ export async function deferDelivery(orm: MikroORM, delivery: ClaimedDelivery, de
   await orm.em.getConnection().execute(
     `update ${deliveries} set "next_attempt_at" = now() + make_interval(secs => ?), "origin" = ?,
        "locked_until" = null, "lease_id" = null, "updated_at" = now()
-     where "id" = ? and "lease_id" = ?`,
-    [Math.max(0, delayMs) / 1000, origin ?? delivery.origin, delivery.id, delivery.leaseId],
+     where "id" = ? and "event_at" = ? and "lease_id" = ?`,
+    [Math.max(0, delayMs) / 1000, origin ?? delivery.origin, delivery.id, delivery.eventAt, delivery.leaseId],
     "run",
   );
 }

@@ -74,7 +74,14 @@ after(async () => {
 
 describe("migrations", () => {
   it("apply once: a second replica opening the same database finds nothing to do", async () => {
-    await assertMigrationsApplyOnce(db.options, ["Migration20261125000000_initial", "Migration20261204000000_delivery_trace_parent", "Migration20261215000000_failing_webhooks", "Migration20261215000100_delivery_trigger", "Migration20270201000000_deliveries_form_index"]);
+    await assertMigrationsApplyOnce(db.options, [
+      "Migration20261125000000_initial",
+      "Migration20261204000000_delivery_trace_parent",
+      "Migration20261215000000_failing_webhooks",
+      "Migration20261215000100_delivery_trigger",
+      "Migration20270201000000_deliveries_form_index",
+      "Migration20261127000000_partitioned_deliveries",
+    ]);
   });
 });
 
@@ -301,7 +308,7 @@ describe("the worker", () => {
     for (let step = 0; step <= defaultWebhookRetrySchedule.length; step++) {
       const [claimed] = (await claimDue(db.orm, { limit: 1 })).deliveries;
       assert.ok(claimed, `due at step ${step}`);
-      const d = await recordAttempt(db.orm, { deliveryId: claimed.id, leaseId: claimed.leaseId, result: answer, manual: false, retrySchedule: defaultWebhookRetrySchedule, random: () => 0.5 });
+      const d = await recordAttempt(db.orm, { deliveryId: claimed.id, eventAt: claimed.eventAt, leaseId: claimed.leaseId, result: answer, manual: false, retrySchedule: defaultWebhookRetrySchedule, random: () => 0.5 });
       if (d!.status === "failed") break;
       waits.push(Math.round((d!.nextAttemptAt!.getTime() - Date.now()) / 1000));
       // Due again at once, as if the wait had passed.
@@ -658,7 +665,7 @@ describe("recording successes together", () => {
       // The last lost its lease meanwhile (completed by hand, say): counted, and nothing else changes.
       const lost = claimed[5];
       const recorded = await Promise.all(
-        claimed.map((d) => recorder.add({ deliveryId: d.id, leaseId: d === lost ? "lease_gone" : d.leaseId, result, origin: d.origin })),
+        claimed.map((d) => recorder.add({ deliveryId: d.id, eventAt: d.eventAt, leaseId: d === lost ? "lease_gone" : d.leaseId, result, origin: d.origin })),
       );
       assert.equal(statements.length, 3, "the first alone, then the 5 that waited: 4 and 1");
       for (const [i, d] of recorded.entries()) {
