@@ -53,7 +53,7 @@ export type AcceptEvent = ReturnType<typeof createAcceptEvent>;
 let eventCounter = 0;
 
 /** A ResponseCompleted with a few answers; a new event id each time unless given. */
-export function sampleEvent(overrides: { eventId?: string; formId?: string; responseId?: string } = {}): ResponseCompleted {
+export function sampleEvent(overrides: { eventId?: string; formId?: string; responseId?: string; submittedAt?: Date } = {}): ResponseCompleted {
   eventCounter += 1;
   return create(ResponseCompletedSchema, {
     eventId: overrides.eventId ?? `evt_${process.pid}_${eventCounter}`,
@@ -61,7 +61,7 @@ export function sampleEvent(overrides: { eventId?: string; formId?: string; resp
     formId: overrides.formId ?? "form_1",
     workspaceId: "ws_1",
     formVersion: 2,
-    submittedAt: timestampFromDate(new Date("2026-03-01T10:20:30.456Z")),
+    submittedAt: timestampFromDate(overrides.submittedAt ?? new Date("2026-03-01T10:20:30.456Z")),
     formName: "Event sign-up",
     fields: [
       { questionId: "q1", type: "SHORT_TEXT", label: "Your full name", value: fromJson(ValueSchema, "Ada Lovelace") },
