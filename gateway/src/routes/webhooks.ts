@@ -204,7 +204,9 @@ export function webhookRoutes(webhooks: Client<typeof WebhooksService>, delivery
         summary: "Delivery receipts of a webhook, newest first",
         description:
           "One receipt per completed response pushed to this webhook (and per test event): its status, attempts so far and when the next is due. " +
-          "`status` keeps only the receipts in that status.",
+          "`status` keeps only the receipts in that status. Receipts are kept for the instance's delivery retention " +
+          "(`DELIVERY_RETENTION_DAYS`, 90 days by default): a finished delivery (succeeded or failed) goes, with its attempts and body, " +
+          "once its event is older than that; one still pending or retrying stays until it finishes.",
         errors: [],
         query: listDeliveriesQuerySchema,
         answer: (page, { query }) => envelope(page.deliveries.map(deliveryJson), query, page),

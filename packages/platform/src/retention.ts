@@ -200,7 +200,9 @@ export function registerTableSizes(orm: MikroORM, schema: string, logger?: Logge
         `select c."relname" as "table", coalesce(sum(greatest(p."reltuples", 0)), 0)::bigint::text as "rows",
            coalesce(sum(pg_total_relation_size(p."oid")), 0)::bigint::text as "bytes"
          from pg_class c join pg_namespace n on n."oid" = c."relnamespace"
-         cross join lateral pg_partition_tree(c."oid") t join pg_class p on p."oid" = t."relid" and t."isleaf"
+         cross join lateral (
+           select t."relid" from pg_partition_tree(c."oid") t where t."isleaf" and c."relkind" = 'p' union all select c."oid" where c."relkind" = 'r') leaf
+         join pg_class p on p."oid" = leaf."relid"
          where n."nspname" = ? and c."relkind" in ('r', 'p') and not c."relispartition"
          group by c."relname"`,
         [schema],
