@@ -54,6 +54,32 @@ describe("operator CLI", () => {
     assert.match(JSON.parse(dup.stderr).error, /exists/);
   });
 
+  it("prune --dry-run counts, by table, what prune then removes, and changes nothing", async () => {
+    const owner = JSON.parse((await npmCli("user:create", "--email", "pruner@example.com")).stdout);
+    // An invitation to someone without an account: a mail that is sent at once (to a file here) and then may go.
+    await npmCli("user:invite", "--workspace", owner.workspace.id, "--email", "invitee@example.com");
+    const everythingTill = new Date(Date.now() + 24 * 60 * 60 * 1000).toISOString();
+    const dryRun = async () => {
+      const res = await npmCli("prune", "--older-than", everythingTill, "--dry-run");
+      assert.equal(res.code, 0, res.stderr);
+      return JSON.parse(res.stdout) as Record<string, number>;
+    };
+    let counted = await dryRun();
+    for (const started = Date.now(); counted["identity.mail_outbox"] === 0 && Date.now() - started < 20_000; counted = await dryRun()) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    for (const what of ["identity.sessions", "identity.email_links", "identity.idempotency_keys", "identity.mail_outbox"]) assert.ok(what in counted, what);
+    for (const [what, rows] of Object.entries(counted)) assert.ok(Number.isInteger(rows) && rows >= 0, `${what}: ${rows}`);
+    assert.equal(counted["identity.mail_outbox"], 1, "the invitation, sent");
+    assert.equal(counted["identity.email_links"], 0, "the invitation's link is still good");
+    assert.deepEqual(await dryRun(), counted, "a dry run removes nothing");
+
+    const pruned = await npmCli("prune", "--older-than", everythingTill);
+    assert.equal(pruned.code, 0, pruned.stderr);
+    assert.equal(JSON.parse(pruned.stdout)["identity.mail_outbox"], 1);
+    assert.equal((await dryRun())["identity.mail_outbox"], 0);
+  });
+
   it("says so when the services are not running", async () => {
     const res = await promisify(execFile)(process.execPath, [join(repoRoot, "packages/cli/src/main.ts"), "key:list", "--email", "a@b.c"], {
       env: { ...process.env, IDENTITY_URL: "http://127.0.0.1:9" },

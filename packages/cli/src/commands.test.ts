@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { commands, parseArgs, usage, validate, UsageError } from "./commands.ts";
+import { commands, parseArgs, parseTimestamp, usage, validate, UsageError } from "./commands.ts";
 
 describe("parseArgs", () => {
   test("reads the command and --flag value pairs", () => {
@@ -23,6 +23,7 @@ describe("parseArgs", () => {
       flags: { "password-stdin": "true", email: "a@example.com" },
     });
     assert.deepEqual(parseArgs(["user:set-password", "--email", "a@example.com", "--password-stdin"]).flags, { email: "a@example.com", "password-stdin": "true" });
+    assert.deepEqual(parseArgs(["prune", "--dry-run", "--older-than", "2026-11-01"]).flags, { "dry-run": "true", "older-than": "2026-11-01" });
   });
 
   test("--help and -h mean help", () => {
@@ -62,11 +63,53 @@ describe("validate", () => {
     ["user:create", { email: " " }, /--email must not be empty/],
     ["workspace:set-plan", { workspace: "w" }, /needs --plan/],
     ["help", { x: "1" }, /unknown flag --x for help \(its flags: none\)/],
+    ["prune", {}, /prune needs --older-than; usage: prune --older-than T \[--dry-run\]/],
+    ["prune", { "older-than": "yesterday" }, /--older-than must be an ISO 8601 timestamp: a date \(midnight UTC\) or a date and time with its offset, as 2026-11-01 or 2026-11-01T09:30:00Z; not "yesterday"/],
+    ["prune", { "older-than": "2026-11-01T09:30:00" }, /--older-than must be an ISO 8601 timestamp/],
+    ["prune", { "older-than": "2026-11-01", "dry-run": "yes" }, /--dry-run takes no value/],
   ] as const) {
     test(`rejects ${command} ${JSON.stringify(flags)}`, () => {
       assert.throws(() => validate(command, flags), (err: Error) => err instanceof UsageError && message.test(err.message));
     });
   }
+});
+
+describe("parseTimestamp", () => {
+  test("reads a date as its midnight UTC, and a date and time with its offset", () => {
+    for (const [written, meant] of [
+      ["2026-11-01", "2026-11-01T00:00:00.000Z"],
+      ["2026-11-01T09:30Z", "2026-11-01T09:30:00.000Z"],
+      ["2026-11-01T09:30:15Z", "2026-11-01T09:30:15.000Z"],
+      ["2026-11-01T09:30:15.250Z", "2026-11-01T09:30:15.250Z"],
+      ["2026-11-01T09:30:00+02:00", "2026-11-01T07:30:00.000Z"],
+      ["2026-11-01T09:30:00-0530", "2026-11-01T15:00:00.000Z"],
+      ["2028-02-29T23:59:59Z", "2028-02-29T23:59:59.000Z"],
+    ]) {
+      assert.equal(parseTimestamp(written)?.toISOString(), meant, written);
+    }
+  });
+
+  test("refuses what is not one, a time without its offset, and dates or times that do not exist", () => {
+    for (const written of [
+      "",
+      "now",
+      "1764547200000",
+      "2026-11-01 09:30:00Z",
+      "2026-11-01T09:30:00",
+      "2026-1-1",
+      "01/11/2026",
+      "2026-02-30",
+      "2027-02-29",
+      "2026-13-01",
+      "2026-11-01T24:00:00Z",
+      "2026-11-01T09:60:00Z",
+      "2026-11-01T09:30:60Z",
+      "2026-11-01T09:30:00+24:00",
+      " 2026-11-01",
+    ]) {
+      assert.equal(parseTimestamp(written), undefined, written);
+    }
+  });
 });
 
 describe("the command table", () => {
@@ -86,14 +129,16 @@ describe("the command table", () => {
         "form:publish --id F",
         "form:close --id F",
         "form:restore --id F",
+        "prune --older-than T [--dry-run]",
         "help",
       ],
     );
   });
 
-  test("every command that calls a service names it", () => {
+  test("every command that calls one service names it; prune calls every one with a database", () => {
     for (const [name, spec] of Object.entries(commands)) {
-      if (name !== "help") assert.ok(spec.service === "identity" || spec.service === "forms", name);
+      if (name === "help" || name === "prune") assert.equal(spec.service, undefined, name);
+      else assert.ok(spec.service === "identity" || spec.service === "forms", name);
     }
   });
 });

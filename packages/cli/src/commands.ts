@@ -1,15 +1,18 @@
 // The operator CLI's commands, as data: flags, the service each one calls, and how its answer is shown.
 import type { Client } from "@connectrpc/connect";
 import { apiKeyJson, formJson, planFromName, userJson, workspaceJson } from "@formsvc/api-records";
-import type { ServiceName } from "@formsvc/platform/config.ts";
+import { serviceNames, type ServiceName } from "@formsvc/platform/config.ts";
 import { FormStatus, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { Role, type IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
+import type { MaintenanceService } from "@formsvc/proto/maintenance/v1/maintenance_pb.js";
 
 export type Flags = Record<string, string>;
 
 export interface Clients {
   identity: Client<typeof IdentityService>;
   forms: Client<typeof FormsService>;
+  /** MaintenanceService, which every service with a database serves. */
+  maintenance(service: ServiceName): Client<typeof MaintenanceService>;
 }
 
 export interface FlagSpec {
@@ -20,12 +23,17 @@ export interface FlagSpec {
   required?: boolean;
   /** The only values allowed, when the flag is an enumeration. */
   values?: readonly string[];
+  /** The value is a point in time: see `parseTimestamp`. */
+  timestamp?: true;
 }
 
 export interface CommandSpec {
   summary: string;
   flags: Record<string, FlagSpec>;
-  /** The service the command calls; its address is named when it cannot be reached. */
+  /**
+   * The service the command calls; its address is named when it cannot be reached. A command calling several
+   * throws `ServiceFailure`, which names the one that failed.
+   */
   service?: ServiceName;
   run(flags: Flags, clients: Clients, input: Input): Promise<object>;
 }
@@ -39,9 +47,37 @@ export interface Input {
 /** A mistake in how the CLI was called (as opposed to a failure of the call itself). */
 export class UsageError extends Error {}
 
+/** A call that failed, of a command calling several services: which service, so its address is named. */
+export class ServiceFailure extends Error {
+  readonly service: ServiceName;
+  constructor(service: ServiceName, cause: unknown) {
+    super(`${service}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.service = service;
+  }
+}
+
 /** Operator calls carry no caller header; a dead service must not hang the CLI. */
 const callOptions = { timeoutMs: 30_000 };
 const plans = ["free", "pro"] as const;
+/** A first prune of tables left to grow for long deletes in many batches: more than a call's usual half minute. */
+const pruneCallOptions = { timeoutMs: 10 * 60_000 };
+
+const isoTimestamp = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-](\d{2}):?(\d{2})))?$/;
+
+/**
+ * An ISO 8601 timestamp: a date (its midnight UTC), or a date and time with its offset (`Z`, `+02:00`), as
+ * `2026-11-01` or `2026-11-01T09:30:00Z`; undefined for anything else. A time without an offset is refused:
+ * it would be read in whatever time zone the CLI runs in.
+ */
+export function parseTimestamp(value: string): Date | undefined {
+  const parts = isoTimestamp.exec(value);
+  if (!parts) return undefined;
+  const [year, month, day, hours, minutes, seconds, offsetHours, offsetMinutes] = parts.slice(1).map((part) => Number(part ?? 0));
+  const date = new Date(Date.UTC(year, month - 1, day));
+  // Date carries 2026-02-30 over into March and 24:00 into the next day: each field must be within its range.
+  const inRange = date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hours < 24 && minutes < 60 && seconds < 60 && offsetHours < 24 && offsetMinutes < 60;
+  return inRange ? new Date(value) : undefined;
+}
 
 function present<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw new Error(`the service answered without ${what}`);
@@ -196,6 +232,25 @@ export const commands: Record<string, CommandSpec> = {
       return { form: formJson(present(res.form, "a form")) };
     },
   },
+  prune: {
+    summary:
+      "Removes, from every service, the rows it keeps no longer that ended before --older-than (expired sessions and links, sent mail, finished deliveries ...); with --dry-run only counts them. Prints the rows by table.",
+    flags: {
+      "older-than": { placeholder: "T", required: true, timestamp: true },
+      "dry-run": { placeholder: "", switch: true },
+    },
+    async run(flags, { maintenance }) {
+      const request = { olderThanMs: BigInt(parseTimestamp(flags["older-than"])!.getTime()), dryRun: flags["dry-run"] === "true" };
+      // Every service prunes even when another cannot be reached: running it again later removes only what is left.
+      const answers = await Promise.allSettled(serviceNames.map((service) => maintenance(service).prune(request, pruneCallOptions)));
+      const removed: Record<string, number> = {};
+      for (const [i, answer] of answers.entries()) {
+        if (answer.status === "rejected") throw new ServiceFailure(serviceNames[i], answer.reason);
+        for (const [what, rows] of Object.entries(answer.value.removed)) removed[what] = Number(rows);
+      }
+      return removed;
+    },
+  },
   help: {
     summary: "Lists the commands.",
     flags: {},
@@ -272,6 +327,9 @@ export function validate(command: string, flags: Flags): CommandSpec {
     if (f.switch && value !== "true") throw new UsageError(`--${name} takes no value`);
     if (value.trim() === "") throw new UsageError(`--${name} must not be empty`);
     if (f.values && !f.values.includes(value)) throw new UsageError(`--${name} must be ${f.values.join(" or ")}, not "${value}"`);
+    if (f.timestamp && !parseTimestamp(value)) {
+      throw new UsageError(`--${name} must be an ISO 8601 timestamp: a date (midnight UTC) or a date and time with its offset, as 2026-11-01 or 2026-11-01T09:30:00Z; not "${value}"`);
+    }
   }
   return spec;
 }

@@ -6,6 +6,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { FormSchema, FormStatus } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { ApiKeySchema, Plan, Role, UserSchema, WorkspaceSchema } from "@formsvc/proto/identity/v1/identity_pb.js";
+import type { ServiceName } from "@formsvc/platform/config.ts";
 import type { Clients } from "./commands.ts";
 import { runCli } from "./main.ts";
 
@@ -14,6 +15,15 @@ const user = create(UserSchema, { id: "u1", email: "a@example.com", name: "Ann",
 const workspace = create(WorkspaceSchema, { id: "w1", name: "Ann", plan: Plan.PRO, personal: true, ownerId: "u1", createdAt: at });
 const apiKey = create(ApiKeySchema, { id: "k1", name: "first", prefix: "fk-ab12", createdAt: at });
 const form = (status: FormStatus) => create(FormSchema, { id: "f1", workspaceId: "w1", name: "Survey", status, version: 2, responseCount: 5n, createdAt: at, updatedAt: at });
+
+/** What each service's fake MaintenanceService answers Prune with. */
+const prunedBy: Record<ServiceName, Record<string, bigint>> = {
+  identity: { "identity.sessions": 3n, "identity.mail_outbox": 1n },
+  forms: {},
+  submissions: { "submissions.outbox": 5n },
+  webhooks: {},
+  delivery: { "delivery.deliveries": 7n },
+};
 
 /** Fake clients that record each call (method and request) and answer like the services. */
 function fakeClients(calls: unknown[][], fail?: Error): Clients {
@@ -38,6 +48,7 @@ function fakeClients(calls: unknown[][], fail?: Error): Clients {
       setFormStatus: answer("setFormStatus", { form: form(FormStatus.PUBLISHED) }),
       restoreForm: answer("restoreForm", { form: form(FormStatus.DRAFT) }),
     },
+    maintenance: (service: ServiceName) => ({ prune: answer(`${service}.prune`, { removed: prunedBy[service] }) }),
   } as unknown as Clients;
 }
 
@@ -123,8 +134,41 @@ describe("runCli", () => {
     }
   });
 
+  test("prune asks every service with a database, and prints the rows of all of them by table", async () => {
+    for (const [dryRun, argv] of [
+      [true, ["prune", "--dry-run", "--older-than", "2026-11-01T09:30:00+01:00"]],
+      [false, ["prune", "--older-than", "2026-11-01T09:30:00+01:00"]],
+    ] as const) {
+      const r = await run([...argv]);
+      assert.equal(r.code, 0, r.stderr);
+      const request = { olderThanMs: BigInt(Date.parse("2026-11-01T08:30:00Z")), dryRun };
+      assert.deepEqual(
+        r.calls,
+        ["identity", "forms", "submissions", "webhooks", "delivery"].map((service) => [`${service}.prune`, request, undefined]),
+      );
+      assert.deepEqual(r.json, { "identity.sessions": 3, "identity.mail_outbox": 1, "submissions.outbox": 5, "delivery.deliveries": 7 });
+    }
+  });
+
+  test("prune names the address of the service that could not be reached, after the others have answered", async () => {
+    const calls: unknown[][] = [];
+    const clients = fakeClients(calls);
+    const answering = clients.maintenance;
+    clients.maintenance = (service) =>
+      service === "webhooks"
+        ? ({ prune: async () => Promise.reject(new ConnectError("connect ECONNREFUSED 127.0.0.1:9", Code.Unavailable)) } as unknown as ReturnType<Clients["maintenance"]>)
+        : answering(service);
+    const result = await runCli(["prune", "--older-than", "2026-11-01"], { clients, env: { WEBHOOKS_URL: "http://127.0.0.1:9" } });
+    assert.equal(result.code, 1);
+    assert.match(JSON.parse(result.stderr!).error, /^the services are not running at http:\/\/127\.0\.0\.1:9 /);
+    assert.deepEqual(
+      calls.map(([method]) => method),
+      ["identity.prune", "forms.prune", "submissions.prune", "delivery.prune"],
+    );
+  });
+
   test("usage mistakes are {error} on stderr with code 1, and call nothing", async () => {
-    for (const argv of [["nope"], ["key:list"], ["user:create", "--email", "a", "--plan", "gold"], []]) {
+    for (const argv of [["nope"], ["key:list"], ["user:create", "--email", "a", "--plan", "gold"], [], ["prune"], ["prune", "--older-than", "last week"], ["prune", "--older-than", "2026-11-01", "--dry-run=yes"]]) {
       const r = await run(argv);
       assert.equal(r.code, 1);
       assert.equal(r.stdout, undefined);
@@ -166,5 +210,9 @@ describe("runCli", () => {
     assert.equal(result.code, 1);
     const { error } = JSON.parse(result.stderr!);
     assert.match(error, new RegExp(`^the services are not running at http://127\\.0\\.0\\.1:${port} `));
+    const env = Object.fromEntries(["IDENTITY_URL", "FORMS_URL", "SUBMISSIONS_URL", "WEBHOOKS_URL", "DELIVERY_URL"].map((name) => [name, `http://127.0.0.1:${port}`]));
+    const pruned = await runCli(["prune", "--older-than", "2026-11-01", "--dry-run"], { env });
+    assert.equal(pruned.code, 1);
+    assert.match(JSON.parse(pruned.stderr!).error, new RegExp(`^the services are not running at http://127\\.0\\.0\\.1:${port} `));
   });
 });

@@ -2,11 +2,12 @@
 // or `{"error": "..."}` on stderr and exit 1.
 import { text } from "node:stream/consumers";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { loadConfig, type Config } from "@formsvc/platform/config.ts";
+import { loadConfig, type Config, type ServiceName } from "@formsvc/platform/config.ts";
 import { createServiceClient } from "@formsvc/platform/rpc.ts";
 import { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
-import { parseArgs, validate, UsageError, type Clients, type Input } from "./commands.ts";
+import { MaintenanceService } from "@formsvc/proto/maintenance/v1/maintenance_pb.js";
+import { parseArgs, validate, ServiceFailure, UsageError, type Clients, type Input } from "./commands.ts";
 
 export interface CliResult {
   code: 0 | 1;
@@ -18,12 +19,18 @@ export interface CliResult {
 function lazyClients(config: Config): Clients {
   let identity: Clients["identity"] | undefined;
   let forms: Clients["forms"] | undefined;
+  const maintenance = new Map<ServiceName, ReturnType<Clients["maintenance"]>>();
   return {
     get identity() {
       return (identity ??= createServiceClient(IdentityService, config.services.identity));
     },
     get forms() {
       return (forms ??= createServiceClient(FormsService, config.services.forms));
+    },
+    maintenance(service) {
+      let client = maintenance.get(service);
+      if (!client) maintenance.set(service, (client = createServiceClient(MaintenanceService, config.services[service])));
+      return client;
     },
   };
 }
@@ -49,16 +56,18 @@ export function errorMessage(err: unknown, address?: string): string {
 const processInput: Input = { stdin: () => text(process.stdin) };
 
 export async function runCli(argv: readonly string[], options: { env?: NodeJS.ProcessEnv; clients?: Clients; input?: Input } = {}): Promise<CliResult> {
+  let config: Config | undefined;
   let address: string | undefined;
   try {
     const { command, flags } = parseArgs(argv);
     const spec = validate(command, flags);
-    const config = loadConfig(options.env ?? process.env);
+    config = loadConfig(options.env ?? process.env);
     if (spec.service) address = config.services[spec.service];
     const output = await spec.run(flags, options.clients ?? lazyClients(config), options.input ?? processInput);
     return { code: 0, stdout: JSON.stringify(output) + "\n" };
   } catch (err) {
-    return { code: 1, stderr: JSON.stringify({ error: errorMessage(err, address) }) + "\n" };
+    const error = err instanceof ServiceFailure ? errorMessage(err.cause, config?.services[err.service]) : errorMessage(err, address);
+    return { code: 1, stderr: JSON.stringify({ error }) + "\n" };
   }
 }
 

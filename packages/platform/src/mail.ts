@@ -8,6 +8,7 @@ import type { Transporter } from "nodemailer";
 import type { Config } from "./config.ts";
 import type { MikroORM } from "./database.ts";
 import type { Logger } from "./logger.ts";
+import { tableRetention, type PruneTarget } from "./retention.ts";
 
 /** One message: plain text and HTML alternatives of the same content. */
 export interface Mail {
@@ -48,6 +49,28 @@ export function mailOutboxDdl(schema: string): string[] {
     )`,
     `create index "mail_outbox_due_index" on ${table} ("next_attempt_at") where "sent_at" is null and "failed_at" is null`,
   ];
+}
+
+/**
+ * The index `sentMailRetention` deletes by, for a migration of its own: not in `mailOutboxDdl`, whose
+ * shipped migrations made outboxes without it.
+ */
+export function mailOutboxRetentionDdl(schema: string): string[] {
+  return [`create index "mail_outbox_finished_at_index" on "${schema}"."mail_outbox" ((coalesce("sent_at", "failed_at")))`];
+}
+
+/**
+ * Retention of the ORM's schema's outbox: mail sent, or given up, `safetySeconds` before the pass (kept that
+ * long to look into what went out); for the operator's `prune`, mail sent or given up before its bound.
+ * Mail still to send never goes.
+ */
+export function sentMailRetention(orm: MikroORM, safetySeconds: number): PruneTarget {
+  return tableRetention(orm, {
+    table: "mail_outbox",
+    key: ["id"],
+    olderThanAt: (now) => new Date(now.getTime() - safetySeconds * 1000),
+    where: (olderThan) => ({ sql: `coalesce("sent_at", "failed_at") < ?`, params: [olderThan] }),
+  });
 }
 
 /** The outbox of the ORM's schema. */

@@ -1,6 +1,6 @@
 import type { MikroORM } from "@mikro-orm/postgresql";
 
-/** How long a key answers repeats: a day, as the spec's integrators expect (and Stripe does). */
+/** How long a key answers repeats: a day, as the spec's integrators expect (and Stripe does); retention.ts then removes it. */
 export const idempotencyTtlMs = 24 * 60 * 60 * 1000;
 /**
  * How long a claim without an answer holds its key: longer than any request runs (the gateway's RPC
@@ -62,12 +62,4 @@ export async function completeIdempotency(
   const where = [claim.scope, claim.key, claim.requestHash];
   if (answer.release) await connection.execute(`delete from ${table(orm)} where ${open}`, where, "run");
   else await connection.execute(`update ${table(orm)} set "status" = ?, "body" = ? where ${open}`, [answer.status, Buffer.from(answer.body), ...where], "run");
-}
-
-/** Deletes keys older than the TTL; returns how many. */
-export async function sweepIdempotencyKeys(orm: MikroORM, now: Date): Promise<number> {
-  const rows = await orm.em
-    .getConnection()
-    .execute(`delete from ${table(orm)} where "created_at" < ? returning 1`, [new Date(now.getTime() - idempotencyTtlMs)]);
-  return rows.length;
 }

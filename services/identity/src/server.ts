@@ -4,11 +4,8 @@ import { runDatabaseService } from "@formsvc/platform/service-main.ts";
 import { ApiKeyCache, apiKeyChangesChannel } from "./api-key-cache.ts";
 import { entities } from "./entities/index.ts";
 import { createIdentityHandlers, routes } from "./handlers/identity-handlers.ts";
-import { sweepIdempotencyKeys } from "./idempotency.ts";
 import { migrations } from "./migrations/index.ts";
-
-/** How often expired Idempotency-Keys are swept. */
-const sweepIntervalMs = 60 * 60 * 1000;
+import { identityRetention } from "./retention.ts";
 
 await runDatabaseService("identity", { schema: "identity", entities, migrations }, ({ orm, logger, config }) => {
   // Password resets, email verifications and invitations go out from identity's outbox.
@@ -19,16 +16,10 @@ await runDatabaseService("identity", { schema: "identity", entities, migrations 
     apiKeyCache &&
     keepFreshByNotices(apiKeyCache, { databaseUrl: config.databaseUrl!, channel: apiKeyChangesChannel, logger, onNotice: (notice) => apiKeyCache.revoke(notice) });
   const handlers = createIdentityHandlers({ orm, publicUrl: config.publicUrl, mailWritten: mail.wake, apiKeyCache });
-  const sweep = setInterval(() => {
-    sweepIdempotencyKeys(orm, new Date()).then(
-      (keys) => keys > 0 && logger.info({ keys }, "expired idempotency keys swept"),
-      (err: unknown) => logger.warn({ err }, "sweeping idempotency keys failed"),
-    );
-  }, sweepIntervalMs);
   return {
     routes: (router) => routes(router, handlers),
+    retention: identityRetention(orm, config.retention),
     close: async () => {
-      clearInterval(sweep);
       await notices?.stop();
       await mail.stop();
     },

@@ -1,0 +1,44 @@
+// What identity removes as it ages (packages/platform/src/retention.ts): expired sessions, links that
+// expired or were used, expired Idempotency-Keys, and the outbox's sent mail.
+import type { MikroORM } from "@formsvc/platform/database.ts";
+import { sentMailRetention } from "@formsvc/platform/mail.ts";
+import { tableRetention, type PruneTarget } from "@formsvc/platform/retention.ts";
+import { idempotencyTtlMs } from "./idempotency.ts";
+
+/**
+ * The bound of rows that go because they expired: `olderThan`, but never later than now, so the operator's
+ * `prune --older-than` with a time to come still leaves every row that is good now.
+ */
+const endedBefore = (olderThan: Date) => new Date(Math.min(olderThan.getTime(), Date.now()));
+
+/** Expiry is the condition: each pass takes whatever has expired by then. */
+const expiredByNow = (now: Date) => now;
+
+/**
+ * Identity's targets, each bounded by when its rows stopped being of use: a session's expiry, a link's use
+ * or expiry (the earlier), an Idempotency-Key's expiry (a day after its claim), a mail's sending.
+ */
+export function identityRetention(orm: MikroORM, settings: { safetySeconds: number }): PruneTarget[] {
+  return [
+    tableRetention(orm, {
+      table: "sessions",
+      key: ["id"],
+      olderThanAt: expiredByNow,
+      where: (olderThan) => ({ sql: `"expires_at" < ?`, params: [endedBefore(olderThan)] }),
+    }),
+    tableRetention(orm, {
+      table: "email_links",
+      key: ["token_hash"],
+      olderThanAt: expiredByNow,
+      // A used link answers as an unknown one does (useLink, peekLink): nothing needs it kept.
+      where: (olderThan) => ({ sql: `least("used_at", "expires_at") < ?`, params: [endedBefore(olderThan)] }),
+    }),
+    tableRetention(orm, {
+      table: "idempotency_keys",
+      key: ["scope", "key"],
+      olderThanAt: expiredByNow,
+      where: (olderThan) => ({ sql: `"created_at" < ?`, params: [new Date(endedBefore(olderThan).getTime() - idempotencyTtlMs)] }),
+    }),
+    sentMailRetention(orm, settings.safetySeconds),
+  ];
+}
