@@ -7,6 +7,7 @@ import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
 import type { BlockType } from "@formsvc/form-document";
 import { blockTypeLabels } from "../app/src/lib/document.ts";
 import { drawSignature, editorBlock, launchBrowser, screenshot, watchPage } from "./support/browser.ts";
+import { mailedFileLinkToken } from "./support/mail-files.ts";
 import { startReceiver } from "./support/receiver.ts";
 import { apiClient, startTestSystem, type TestSystem } from "./support/system.ts";
 
@@ -440,7 +441,7 @@ describe("the app in Chromium: one person's journey", () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
-  it("creates a workspace, invites by email (mailed to someone new, added at once when they have an account), switches back, and shows the plan", async () => {
+  it("creates a workspace, invites by email (mailed to someone new or unverified, added at once when their address is verified), switches back, and shows the plan", async () => {
     const other = `grace.${Date.now()}@example.com`;
     await sys.cli("user:create", "--email", other, "--name", "Grace Hopper");
     await page.getByRole("link", { name: "Workspaces", exact: true }).click();
@@ -453,6 +454,17 @@ describe("the app in Chromium: one person's journey", () => {
     await team.getByLabel("Invite by email").fill("nobody.yet@example.com");
     await team.getByRole("button", { name: "Invite" }).click();
     await notice(page, "Invitation mailed to nobody.yet@example.com.");
+    await team.getByLabel("Invite by email").fill(other);
+    await team.getByRole("button", { name: "Invite" }).click();
+    // The operator made Grace's account and nobody verified its address: she is mailed a link, as someone new is.
+    await notice(page, `Invitation mailed to ${other}.`);
+    // She sets a password by the mailed link, which proves the address; invited again, she is added at once.
+    const grace = appClient(sys.url, "198.51.100.150");
+    await grace("GET", "/session");
+    assert.equal((await grace("POST", "/auth/password-reset", { email: other })).status, 202);
+    const token = await mailedFileLinkToken(sys.env.DATA_DIR, other, "/app/reset-password");
+    const reset = await grace("POST", "/auth/password-reset/complete", { token, password: "Grace's compiler passphrase" });
+    assert.equal(reset.status, 200, JSON.stringify(reset.body));
     await team.getByLabel("Invite by email").fill(other);
     await team.getByRole("button", { name: "Invite" }).click();
     await team.getByRole("button", { name: "Remove Grace Hopper" }).waitFor();
@@ -547,6 +559,9 @@ describe("the app's API against the running services", () => {
     assert.equal((await ada.call("POST", `/forms/${form.id}/close`, {})).status, 409, "a draft cannot be closed");
     assert.equal((await ada.call("POST", `/forms/${form.id}/publish`, {})).body.status, "published");
 
+    // Only a verified address joins at once: eve confirms hers by the mailed link (written under DATA_DIR/mail).
+    const confirmed = await eve.call("POST", "/auth/verify-email", { token: await mailedFileLinkToken(sys.env.DATA_DIR, eve.email, "/app/verify-email") });
+    assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
     const invited = await ada.call("POST", `/workspaces/${ada.workspace.id}/members`, { email: eve.email.toUpperCase() });
     assert.equal(invited.status, 201);
     assert.equal((await eve.call("GET", `/forms/${form.id}`)).body.name, "Private", "a member sees the workspace's forms");

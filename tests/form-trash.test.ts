@@ -10,6 +10,7 @@ import { createServiceClient } from "@formsvc/platform/rpc.ts";
 import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { appClient } from "./support/app-client.ts";
 import { launchBrowser, screenshot, watchPage, signedInContext } from "./support/browser.ts";
+import { mailedFileLinkToken } from "./support/mail-files.ts";
 import { eventually, startReceiver } from "./support/receiver.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
@@ -118,6 +119,9 @@ describe("deleting a form in the Trash for good", () => {
     const team = await owner.call("POST", "/workspaces", { name: "Hiring" });
     assert.equal(team.status, 201, JSON.stringify(team.body));
     teamId = team.body.id;
+    // Only a verified address joins at once: the member confirms theirs by the mailed link (written under DATA_DIR/mail).
+    const confirmed = await member.call("POST", "/auth/verify-email", { token: await mailedFileLinkToken(sys.env.DATA_DIR, member.email, "/app/verify-email") });
+    assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
     assert.equal((await owner.call("POST", `/workspaces/${teamId}/members`, { email: member.email, role: "member" })).status, 201);
   });
 

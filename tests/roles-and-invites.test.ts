@@ -7,13 +7,22 @@ import { startTestSystem, type TestSystem } from "./support/system.ts";
 // Roles per workspace through the whole system: what an owner, an admin and a member may do over the
 // app and the API, that removing a member refuses their very next call, and an invitation mailed to
 // someone without an account (received by a real SMTP server on loopback) signing them up into it.
+// Joining takes a verified address (issue 34): someone who signed up with another person's address and
+// never verified it is not added by an invitation, and that person's password reset ends their key.
 
 let sys: TestSystem;
 let smtp: SmtpSink;
 
 before(async () => {
   smtp = await startSmtpSink();
-  sys = await startTestSystem("roles", { SMTP_URL: smtp.url, MAIL_FROM: "Forms <forms@example.com>", PUBLIC_URL: "http://forms.example.com" });
+  // TRUST_PROXY: each browser has an address of its own (X-Forwarded-For), so sign-ups and mailed links
+  // (10 a minute per address) are counted per browser.
+  sys = await startTestSystem("roles", {
+    SMTP_URL: smtp.url,
+    MAIL_FROM: "Forms <forms@example.com>",
+    PUBLIC_URL: "http://forms.example.com",
+    TRUST_PROXY: "true",
+  });
 });
 after(async () => {
   await sys?.stop();
@@ -22,13 +31,30 @@ after(async () => {
 
 const unique = (local: string) => `${local}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}@example.com`;
 
-/** A person signed up in their own browser, with an API key. */
-async function person(name: string) {
-  const email = unique(name.toLowerCase());
-  const browser = appClient(sys.url);
+let browsers = 0;
+/** A browser of its own, from an address of its own. */
+async function newBrowser() {
+  const browser = appClient(sys.url, { address: `198.51.100.${++browsers}` });
   await browser.call("GET", "/session");
+  return browser;
+}
+
+/** The newest mail to `to` about `subject`, arrived after `since` mails in all. */
+const mailTo = (to: string, subject: string, since = 0) => smtp.waitFor((m) => smtp.mails.indexOf(m) >= since && m.to.includes(to) && m.subject === subject);
+
+/**
+ * A person signed up in their own browser, with an API key; their address verified by the mailed link
+ * unless `verified` is false (only a verified address joins a workspace at once).
+ */
+async function person(name: string, { email = unique(name.toLowerCase()), verified = true } = {}) {
+  const browser = await newBrowser();
   const signedUp = await browser.call("POST", "/auth/signup", { email, name, password: `${name} keeps a long passphrase` });
   assert.equal(signedUp.status, 201, JSON.stringify(signedUp.body));
+  if (verified) {
+    const token = linkToken(await mailTo(email, "Confirm your email address"), "/app/verify-email");
+    const confirmed = await browser.call("POST", "/auth/verify-email", { token });
+    assert.deepEqual([confirmed.status, confirmed.body.user?.emailVerified], [200, true], JSON.stringify(confirmed.body));
+  }
   const key = await browser.call("POST", "/api-keys", { name: `${name}'s key` });
   assert.equal(key.status, 201);
   const api = async (method: string, path: string, body?: unknown) => {
@@ -140,8 +166,7 @@ describe("invites by email", () => {
     assert.ok(mail.text.includes("http://forms.example.com/app/accept-invite?token="), "the link is at PUBLIC_URL");
     assert.ok(mail.html.includes(`/app/accept-invite?token=${encodeURIComponent(token)}`));
 
-    const newcomer = appClient(sys.url);
-    await newcomer.call("GET", "/session");
+    const newcomer = await newBrowser();
     const lookup = await newcomer.call("POST", "/invitations/lookup", { token });
     assert.deepEqual(lookup.body, { email, workspaceName: "Invited team", inviterName: "Ines", role: "admin", accountExists: false });
     const weak = await newcomer.call("POST", "/invitations/accept", { token, name: "Nora", password: "password1" });
@@ -155,12 +180,11 @@ describe("invites by email", () => {
     assert.equal(theirs.body.items.find((w: { id: string }) => w.id === workspaceId).role, "admin");
     assert.equal((await newcomer.call("GET", `/forms?workspaceId=${workspaceId}`)).status, 200);
 
-    const other = appClient(sys.url);
-    await other.call("GET", "/session");
+    const other = await newBrowser();
     const twice = await other.call("POST", "/invitations/accept", { token, name: "Eve", password: "another long passphrase here" });
     assert.deepEqual([twice.status, twice.body.error], [400, "this link is not valid: it was used already, has expired or is unknown; ask for a new one"]);
 
-    // An email with an account is added at once, without a mail; the CLI invites the same way.
+    // An email with an account whose address is verified is added at once, without a mail; the CLI invites the same way.
     const existing = await person("Erik");
     const added = await owner.app("POST", `/workspaces/${workspaceId}/invites`, { email: existing.email });
     assert.deepEqual([added.status, added.body.invited, added.body.user.email], [201, false, existing.email]);
@@ -170,5 +194,76 @@ describe("invites by email", () => {
     assert.equal(cliMail.subject, "The formsvc administrator invited you to Invited team");
     const byCli = await sys.cli("user:invite", "--workspace", workspaceId, "--email", existing.email);
     assert.deepEqual([byCli.invited, byCli.user.id], [false, existing.id]);
+  });
+});
+
+describe("issue 34: someone else's address, signed up and never verified", () => {
+  it("is invited but does not join; the address's owner resets the password by mail and the stranger's key is refused", async () => {
+    const owner = await person("Owen");
+    const workspaceId = (await owner.app("POST", "/workspaces", { name: "Payroll" })).body.id;
+    const form = await owner.api("POST", "/forms", { workspaceId, name: "Salaries" });
+    assert.equal(form.status, 201, JSON.stringify(form.body));
+
+    // The stranger signs up with the victim's address, never verifies it, and makes an API key.
+    const victim = unique("victim");
+    const stranger = await person("Mallory", { email: victim, verified: false });
+    assert.equal((await stranger.app("GET", "/session")).body.user.emailVerified, false);
+
+    // The owner invites the address as an admin: the answer is the one for an address without an account.
+    const nobody = unique("nobody");
+    const invited = await owner.app("POST", `/workspaces/${workspaceId}/invites`, { email: victim, role: "admin" });
+    const forNobody = await owner.app("POST", `/workspaces/${workspaceId}/invites`, { email: nobody, role: "admin" });
+    assert.deepEqual([invited.status, invited.body], [202, { invited: true, email: victim }]);
+    assert.deepEqual([forNobody.status, forNobody.body], [202, { invited: true, email: nobody }]);
+    // Adding the address directly is refused as for an address without an account.
+    const added = await owner.app("POST", `/workspaces/${workspaceId}/members`, { email: victim, role: "admin" });
+    const addedNobody = await owner.app("POST", `/workspaces/${workspaceId}/members`, { email: nobody, role: "admin" });
+    assert.deepEqual([added.status, added.body], [404, addedNobody.body]);
+    assert.equal(added.body.error, "no account has this email verified yet: invite them by email (POST /workspaces/:id/invites)");
+
+    // Not a member: the stranger's key does not reach the workspace or its forms.
+    assert.equal((await stranger.api("GET", `/workspaces/${workspaceId}`)).status, 404);
+    assert.equal((await stranger.api("GET", `/forms/${form.body.id}`)).status, 404);
+    assert.equal((await stranger.api("POST", "/forms", { workspaceId })).status, 404);
+    assert.equal((await stranger.api("GET", "/users/me")).status, 200, "the key works, for the account's own things");
+    const members = await owner.app("GET", `/workspaces/${workspaceId}/members`);
+    assert.deepEqual(members.body.items.map((m: { user: { email: string } }) => m.user.email), [owner.email]);
+
+    // The address's owner, in a browser of their own, gets the invitation and sets a password by mail;
+    // asking to keep the keys does not keep the ones made before the address was proven.
+    const invitation = linkToken(await mailTo(victim, "Owen invited you to Payroll"), "/app/accept-invite");
+    const real = await newBrowser();
+    assert.equal((await real.call("POST", "/auth/password-reset", { email: victim })).status, 202);
+    const resetToken = linkToken(await mailTo(victim, "Set a new password"), "/app/reset-password");
+    const reset = await real.call("POST", "/auth/password-reset/complete", { token: resetToken, password: "this address is mine, truly", deleteApiKeys: false });
+    assert.equal(reset.status, 200, JSON.stringify(reset.body));
+    assert.equal((await real.call("GET", "/session")).body.user.emailVerified, true, "the mailed link proved the address");
+    assert.equal((await stranger.api("GET", "/users/me")).status, 401, "the stranger's key is refused");
+    assert.equal((await stranger.api("GET", `/forms/${form.body.id}`)).status, 401);
+    assert.equal((await stranger.app("GET", "/session")).body.user, null, "the stranger's session ended");
+    assert.equal((await owner.api("GET", `/forms/${form.body.id}`)).status, 200, "nobody else's key");
+
+    // Signed in now, they follow the invitation and join as the admin they were invited as.
+    assert.equal((await real.call("POST", "/invitations/lookup", { token: invitation })).body.accountExists, true);
+    const joined = await real.call("POST", "/invitations/accept", { token: invitation });
+    assert.deepEqual([joined.status, joined.body.workspace?.id, joined.body.workspace?.role], [200, workspaceId, "admin"], JSON.stringify(joined.body));
+    assert.equal((await real.call("GET", `/forms/${form.body.id}`)).status, 200);
+  });
+
+  it("a verified person's password reset keeps their API keys when asked, and deletes them by default", async () => {
+    const kim = await person("Kim");
+    const other = await person("Ola");
+    const resetTo = async (password: string, deleteApiKeys?: boolean) => {
+      const since = smtp.mails.length;
+      assert.equal((await kim.app("POST", "/auth/password-reset", { email: kim.email })).status, 202);
+      const token = linkToken(await mailTo(kim.email, "Set a new password", since), "/app/reset-password");
+      const res = await kim.app("POST", "/auth/password-reset/complete", { token, password, ...(deleteApiKeys === undefined ? {} : { deleteApiKeys }) });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    };
+    await resetTo("Kim's second long passphrase", false);
+    assert.equal((await kim.api("GET", "/users/me")).status, 200, "kept, as asked");
+    await resetTo("Kim's third long passphrase");
+    assert.equal((await kim.api("GET", "/users/me")).status, 401, "deleted: the default, as the page's box");
+    assert.equal((await other.api("GET", "/users/me")).status, 200, "nobody else's");
   });
 });

@@ -22,13 +22,18 @@ export class Cookies {
   }
 }
 
-/** One browser on the app: `call(method, path, body)` answers `{status, body}`; start with GET /session. */
-export function appClient(baseUrl: string) {
+/**
+ * One browser on the app: `call(method, path, body)` answers `{status, body}`; start with GET /session.
+ * `address`: sent as X-Forwarded-For, so a system started with TRUST_PROXY counts this browser's attempts
+ * (sign-up, mailed links: 10 a minute per address) apart from other browsers'.
+ */
+export function appClient(baseUrl: string, options: { address?: string } = {}) {
   const cookies = new Cookies();
   const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
     const res = await fetch(`${baseUrl}/app/api${path}`, {
       method,
       headers: {
+        ...(options.address ? { "x-forwarded-for": options.address } : {}),
         cookie: cookies.header(),
         ...(method === "GET" ? {} : { "x-csrf-token": cookies.get("formsvc_csrf") ?? "" }),
         ...(body === undefined ? {} : { "content-type": "application/json" }),

@@ -215,10 +215,12 @@ export function ResetPasswordPage() {
     setBusy(true);
     setError(undefined);
     setPasswordError(undefined);
+    const form = new FormData(event.currentTarget);
     try {
       const res = await post<{ user: User; csrfToken: string }>("/auth/password-reset/complete", {
         token: linkToken(),
-        password: String(new FormData(event.currentTarget).get("password") ?? ""),
+        password: String(form.get("password") ?? ""),
+        deleteApiKeys: form.get("deleteApiKeys") === "on",
       });
       signedIn(res.user, res.csrfToken);
       navigate("/forms", { replace: true });
@@ -234,12 +236,28 @@ export function ResetPasswordPage() {
     <AuthFrame title="Choose a new password">
       <form onSubmit={submit} className="stack">
         <NewPasswordField id="reset-password" label="New password" error={passwordError} />
+        <ApiKeysChoice />
         {error && <InlineMessage kind="error">{error}</InlineMessage>}
         <button type="submit" className="primary" disabled={busy}>
           {busy ? "Saving…" : "Set password and sign in"}
         </button>
       </form>
     </AuthFrame>
+  );
+}
+
+/** The reset form's box for the account's API keys: on by default, as someone else may have made them. */
+export function ApiKeysChoice() {
+  return (
+    <div className="field">
+      <label className="check">
+        <input type="checkbox" name="deleteApiKeys" defaultChecked aria-describedby="reset-keys-hint" /> Also delete my API keys
+      </label>
+      <p className="hint" id="reset-keys-hint">
+        Whoever knew your password may have made some. Scripts using them stop working; you can make new ones. If you had not confirmed this
+        email address, they are deleted either way.
+      </p>
+    </div>
   );
 }
 
@@ -309,7 +327,8 @@ export function AcceptInvitePage() {
       )}
       {invitation && !user && invitation.accountExists && (
         <p>
-          An account has this email: <Link to="/signin">sign in</Link>, then open the link again.
+          An account has this email: <Link to="/signin">sign in</Link>, then open the link again. Never signed up, or forgot the password?{" "}
+          <Link to="/forgot-password">Set a new password</Link> by mail first.
         </p>
       )}
       {invitation && (user || canSignUp) && (

@@ -4,7 +4,7 @@
 //
 //   GET  /session                      {user|null, csrfToken}
 //   POST /auth/signup | /auth/signin   sets the session cookie       POST /auth/signout
-//   POST /auth/password-reset          mails a link                  POST /auth/password-reset/complete
+//   POST /auth/password-reset          mails a link                  POST /auth/password-reset/complete {token, password, deleteApiKeys?}
 //   POST /auth/verify-email            POST /session/sign-out-all (ends every session of the person)
 //   POST /invitations/lookup {token}   POST /invitations/accept {token, name?, password?}: signs up (or adds the signed-in person)
 import { timestampDate } from "@bufbuild/protobuf/wkt";
@@ -37,7 +37,9 @@ const token = z.string().trim().min(1, "is required").max(200);
 const signUpSchema = z.strictObject({ email: emailSchema, name: z.string().max(100).optional(), password });
 const signInSchema = z.strictObject({ email: emailSchema, password });
 const passwordResetRequestSchema = z.strictObject({ email: emailSchema });
-const passwordResetSchema = z.strictObject({ token, password });
+// deleteApiKeys (default true, as the page's box): also delete the person's API keys. A never-verified
+// address's keys are deleted whatever it says.
+const passwordResetSchema = z.strictObject({ token, password, deleteApiKeys: z.boolean().optional() });
 const tokenSchema = z.strictObject({ token });
 const acceptInvitationSchema = z.strictObject({ token, name: z.string().max(100).optional(), password: z.string().max(1000).optional() });
 
@@ -91,11 +93,12 @@ export function sessionRoutes(identity: GatewayDeps["identity"], store: RateLimi
     res.status(202).json({ message: "if an account has this email, a link to set a new password is on its way" });
   });
 
-  // The mailed link's page sends its token and the new password; the person is signed in with it.
+  // The mailed link's page sends its token, the new password and whether to delete the API keys too; the
+  // person is signed in with it.
   router.post("/auth/password-reset/complete", async (req, res) => {
-    const { token, password } = body(passwordResetSchema, req);
+    const { token, password, deleteApiKeys } = body(passwordResetSchema, req);
     await signUpAttempt(req);
-    const { user } = await identity.resetPassword({ token, password });
+    const { user } = await identity.resetPassword({ token, password, keepApiKeys: deleteApiKeys === false });
     res.json(await startSession(res, user!));
   });
 

@@ -80,15 +80,17 @@ export function workspaceRoutes(identity: Client<typeof IdentityService>) {
           return { user: userJson(user!) };
         } catch (err) {
           const e = ConnectError.from(err);
+          // Also an account whose email was never verified: only a proven address joins at once.
           if (e.code === Code.NotFound && e.rawMessage === "user not found") {
-            throw new HttpError(404, "nobody has signed up with this email yet: invite them by email (POST /workspaces/:id/invites)");
+            throw new HttpError(404, "no account has this email verified yet: invite them by email (POST /workspaces/:id/invites)");
           }
           throw err;
         }
       },
       app: {},
     }),
-    // Adds an existing account at once (201, {user}); mails anyone else a link to sign up into the workspace (202).
+    // Adds an existing account whose email is verified at once (201, {user}); mails anyone else a link to sign
+    // up into the workspace, or to join it signed in (202; the same for a never-verified account as for none).
     defineRoute({
       method: "post",
       path: "/workspaces/:id/invites",

@@ -137,7 +137,7 @@ export const commands: Record<string, CommandSpec> = {
     },
   },
   "user:invite": {
-    summary: "Invites someone to a workspace: adds an existing account at once, or mails a link that signs them up into it.",
+    summary: "Invites someone to a workspace: adds an account whose email is verified at once, or mails a link that signs them up into it (or adds their account when they follow it).",
     service: "identity",
     flags: {
       workspace: { placeholder: "W", required: true },

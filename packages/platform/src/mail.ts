@@ -67,7 +67,6 @@ export function mailOutboxRetentionDdl(schema: string): string[] {
 export function sentMailRetention(orm: MikroORM, safetySeconds: number): PruneTarget {
   return tableRetention(orm, {
     table: "mail_outbox",
-    key: ["id"],
     olderThanAt: (now) => new Date(now.getTime() - safetySeconds * 1000),
     where: (olderThan) => ({ sql: `coalesce("sent_at", "failed_at") < ?`, params: [olderThan] }),
   });

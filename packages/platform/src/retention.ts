@@ -36,8 +36,6 @@ export const pruneBatchRows = 5_000;
 export interface TableRetention {
   /** The table, in the ORM's schema; the target's `what` is `<schema>.<table>`. */
   table: string;
-  /** The primary key's columns: rows are deleted by it. */
-  key: readonly string[];
   olderThanAt(now: Date): Date | undefined;
   /** The condition (SQL with `?` parameters) picking the rows that go for `olderThan`; an index should serve it. */
   where(olderThan: Date): { sql: string; params: unknown[] };
@@ -50,7 +48,6 @@ export interface TableRetention {
 export function tableRetention(orm: MikroORM, spec: TableRetention): PruneTarget {
   const schema = orm.config.get("schema") ?? "public";
   const table = `"${schema}"."${spec.table}"`;
-  const key = spec.key.map((column) => `"${column}"`).join(", ");
   const connection = () => orm.em.getConnection();
   return {
     what: `${schema}.${spec.table}`,
@@ -64,10 +61,12 @@ export function tableRetention(orm: MikroORM, spec: TableRetention): PruneTarget
       const { sql, params } = spec.where(olderThan);
       let removed = 0;
       for (;;) {
-        // The condition is checked again on each row deleted: one changed since it was picked (an expired
-        // Idempotency-Key claimed anew, say) stays.
+        // The batch is picked by the condition's index and deleted by row address (a TID scan): a key list
+        // `in (select ...)` plans as a semi-join that reads every aged row again per batch. The condition is
+        // checked again on each row deleted: one changed since it was picked (an expired Idempotency-Key
+        // claimed anew, say) stays.
         const [row] = await connection().execute<{ rows: number }[]>(
-          `with gone as (delete from ${table} where (${key}) in (select ${key} from ${table} where ${sql} limit ${pruneBatchRows}) and ${sql} returning 1)
+          `with gone as (delete from ${table} where ctid = any(array(select ctid from ${table} where ${sql} limit ${pruneBatchRows})) and ${sql} returning 1)
            select count(*)::int as "rows" from gone`,
           [...params, ...params],
         );

@@ -106,7 +106,7 @@ describe("identity's retention", () => {
     await key("answered", fromNow(-idempotencyTtlMs + hour), 201);
     await key("claimed", fromNow(-minute), null);
 
-    await prunes("identity.idempotency_keys", fromNow(-24 * hour), 1);
+    await prunes("identity.idempotency_keys", fromNow(-48 * hour), 1);
     await prunes("identity.idempotency_keys", targets.get("identity.idempotency_keys")!.olderThanAt(new Date())!, 1);
     await prunes("identity.idempotency_keys", fromNow(365 * 24 * hour), 0);
     assert.deepEqual(await left("idempotency_keys", "key"), ["answered", "claimed"]);

@@ -16,28 +16,26 @@ const expiredByNow = (now: Date) => now;
 
 /**
  * Identity's targets, each bounded by when its rows stopped being of use: a session's expiry, a link's use
- * or expiry (the earlier), an Idempotency-Key's expiry (a day after its claim), a mail's sending.
+ * or expiry (the earlier), an Idempotency-Key's save (once past its day), a mail's sending.
  */
 export function identityRetention(orm: MikroORM, settings: { safetySeconds: number }): PruneTarget[] {
   return [
     tableRetention(orm, {
       table: "sessions",
-      key: ["id"],
       olderThanAt: expiredByNow,
       where: (olderThan) => ({ sql: `"expires_at" < ?`, params: [endedBefore(olderThan)] }),
     }),
     tableRetention(orm, {
       table: "email_links",
-      key: ["token_hash"],
       olderThanAt: expiredByNow,
       // A used link answers as an unknown one does (useLink, peekLink): nothing needs it kept.
       where: (olderThan) => ({ sql: `least("used_at", "expires_at") < ?`, params: [endedBefore(olderThan)] }),
     }),
     tableRetention(orm, {
       table: "idempotency_keys",
-      key: ["scope", "key"],
       olderThanAt: expiredByNow,
-      where: (olderThan) => ({ sql: `"created_at" < ?`, params: [new Date(endedBefore(olderThan).getTime() - idempotencyTtlMs)] }),
+      // Saved before the bound and past the TTL (as submissions' keys): never one a repeat could still need.
+      where: (olderThan) => ({ sql: `"created_at" < ?`, params: [new Date(Math.min(olderThan.getTime(), Date.now() - idempotencyTtlMs))] }),
     }),
     sentMailRetention(orm, settings.safetySeconds),
   ];

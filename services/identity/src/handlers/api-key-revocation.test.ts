@@ -131,6 +131,26 @@ describe("API keys held in memory, revoked by notices", () => {
     }
   });
 
+  it("a password reset through one replica refuses the person's keys there at once, and on the other by the notices", async () => {
+    const [a, b] = replicas;
+    const email = `resetter.${Date.now()}.${counter++}@example.com`;
+    // Signed up, never verified: the reset deletes the keys whatever it is asked.
+    const { user } = await a.client.signUp({ email, name: "Rita", password: "a passphrase of my own" });
+    const keys = await Promise.all(["one", "two"].map((name) => a.client.createApiKey({ email, name })));
+    for (const replica of replicas) for (const { key } of keys) assert.equal((await replica.client.authenticateApiKey({ key })).user?.id, user!.id);
+    await a.client.requestPasswordReset({ email });
+    const [mail] = await orm.em.fork().getConnection().execute<{ text: string }[]>(
+      `select "text" from "identity"."mail_outbox" where "to_address" = ? and "subject" = 'Set a new password'`,
+      [email],
+    );
+    const token = decodeURIComponent(/reset-password\?token=([\w-]+)/.exec(mail.text)![1]);
+    await b.client.resetPassword({ token, password: "another passphrase of mine", keepApiKeys: true });
+    for (const { key } of keys) await rejectsWith(b.client.authenticateApiKey({ key }), Code.Unauthenticated, /^invalid API key$/);
+    for (const { key } of keys) {
+      await eventually(async () => (await a.client.authenticateApiKey({ key }).catch(() => undefined)) === undefined, "replica A refuses the key");
+    }
+  });
+
   it("the notice connection's loss drops every held key; the replica reads through until it listens again", async () => {
     const [a] = replicas;
     const { key, id } = await newKey(a.client);

@@ -26,10 +26,17 @@ const as = asCaller;
 let emailCounter = 0;
 const uniqueEmail = (local = "person") => `${local}.${Date.now()}.${emailCounter++}@example.com`;
 
-async function newUser(init: { email?: string; name?: string; plan?: Plan } = {}) {
+/** A user the operator made (never mailed, so unverified), or with `verified` one whose email is verified. */
+async function newUser(init: { email?: string; name?: string; plan?: Plan; verified?: boolean } = {}) {
   const res = await client.createUser({ email: init.email ?? uniqueEmail(), name: init.name ?? "", plan: init.plan });
   assert.ok(res.user && res.workspace);
+  if (init.verified) await markVerified(res.user.id);
   return { user: res.user, workspace: res.workspace };
+}
+
+/** Marks a user's email verified, as following a mailed link does (that path: "mailed links" below). */
+async function markVerified(userId: string): Promise<void> {
+  await orm.em.fork().getConnection().execute(`update "identity"."users" set "email_verified_at" = now() where "id" = ?`, [userId], "run");
 }
 
 before(async () => {
@@ -586,7 +593,34 @@ describe("mailed links: email verification and password reset", () => {
       skewMs = skewBefore;
     }
   });
+
+  it("ResetPassword of a verified person deletes their API keys unless asked to keep them; nobody else's", async () => {
+    const email = uniqueEmail("keeper");
+    const { user } = await client.signUp({ email, name: "Kim Keeper", password: "the first of my passwords" });
+    await client.verifyEmail({ token: tokenIn((await outbox(email))[0].text, "/app/verify-email") });
+    const mine = await client.createApiKey({ name: "ci" }, as(user!.id));
+    const theirs = await newKey();
+    const resetTo = async (password: string, keepApiKeys?: boolean) => {
+      await client.requestPasswordReset({ email });
+      const token = tokenIn((await outbox(email)).at(-1)!.text, "/app/reset-password");
+      return client.resetPassword({ token, password, keepApiKeys });
+    };
+    const kept = await resetTo("the second of my passwords", true);
+    assert.equal(kept.user?.emailVerified, true);
+    assert.equal((await client.authenticateApiKey({ key: mine.key })).user?.id, user!.id, "kept, as asked");
+    await resetTo("the third of my passwords");
+    await rejectsWith(client.authenticateApiKey({ key: mine.key }), Code.Unauthenticated, /^invalid API key$/);
+    assert.deepEqual((await client.listApiKeys({}, as(user!.id))).apiKeys, []);
+    assert.equal((await client.authenticateApiKey({ key: theirs.key })).user?.id, theirs.user.id);
+  });
 });
+
+/** Someone else, with an API key. */
+async function newKey() {
+  const { user } = await newUser();
+  const { key } = await client.createApiKey({ name: "someone else's" }, as(user.id));
+  return { user, key };
+}
 
 describe("workspaces as the caller (the app)", () => {
   it("CreateWorkspace with a caller makes a free workspace the caller owns; other plans are refused", async () => {
@@ -608,8 +642,8 @@ describe("workspaces as the caller (the app)", () => {
 
   it("AddMember with a caller needs the caller to be the owner or an admin; ListMembers shows the owner first", async () => {
     const owner = await newUser({ name: "Owner" });
-    const invitee = await newUser({ name: "Invitee" });
-    const stranger = await newUser({ name: "Stranger" });
+    const invitee = await newUser({ name: "Invitee", verified: true });
+    const stranger = await newUser({ name: "Stranger", verified: true });
     const ws = owner.workspace;
 
     const notMember = await rejectsWith(client.addMember({ workspaceId: ws.id, email: stranger.user.email }, as(stranger.user.id)), Code.NotFound);
@@ -623,6 +657,13 @@ describe("workspaces as the caller (the app)", () => {
     assert.equal(added.user?.id, invitee.user.id);
     assert.equal(added.workspace?.id, ws.id);
     await rejectsWith(client.addMember({ workspaceId: ws.id, email: uniqueEmail("ghost") }, as(owner.user.id)), Code.NotFound, /^user not found$/);
+    // An account whose email was never verified is no account to a caller: the same answer as a ghost.
+    const unverified = await client.signUp({ email: uniqueEmail("unproven"), name: "Uma", password: "nobody has confirmed this one" });
+    await rejectsWith(client.addMember({ workspaceId: ws.id, email: unverified.user!.email }, as(owner.user.id)), Code.NotFound, /^user not found$/);
+    await rejectsWith(client.getWorkspace({ workspaceId: ws.id }, as(unverified.user!.id)), Code.NotFound);
+    // The operator adds any account (the users it makes are never mailed to verify).
+    assert.equal((await client.addMember({ workspaceId: ws.id, email: unverified.user!.email })).user?.id, unverified.user!.id);
+    await client.removeMember({ workspaceId: ws.id, userId: unverified.user!.id });
 
     // A plain member may not add people; the owner may, and the newcomer sees the workspace.
     const refused = await rejectsWith(client.addMember({ workspaceId: ws.id, email: stranger.user.email }, as(invitee.user.id)), Code.PermissionDenied);
@@ -663,8 +704,8 @@ describe("roles and invitations", () => {
   /** A workspace of an owner with an admin and a member. */
   async function team() {
     const owner = await newUser({ name: "Olga Owner" });
-    const admin = await newUser({ name: "Adam Admin" });
-    const member = await newUser({ name: "Mia Member" });
+    const admin = await newUser({ name: "Adam Admin", verified: true });
+    const member = await newUser({ name: "Mia Member", verified: true });
     const ws = owner.workspace;
     await client.addMember({ workspaceId: ws.id, email: admin.user.email, role: Role.ADMIN }, as(owner.user.id));
     await client.addMember({ workspaceId: ws.id, email: member.user.email }, as(admin.user.id));
@@ -726,9 +767,9 @@ describe("roles and invitations", () => {
     assert.ok(!(await client.listApiKeys({}, as(member.user.id))).apiKeys.some((k) => k.id === adminKey.apiKey!.id));
   });
 
-  it("InviteMember adds an existing account at once and mails anyone else a link that signs them up into the workspace, once", async () => {
+  it("InviteMember adds an existing, verified account at once and mails anyone else a link that signs them up into the workspace, once", async () => {
     const { owner, admin, member, ws } = await team();
-    const existing = await newUser({ name: "Erik Existing" });
+    const existing = await newUser({ name: "Erik Existing", verified: true });
     const added = await client.inviteMember({ workspaceId: ws.id, email: existing.user.email.toUpperCase(), role: Role.ADMIN }, as(admin.user.id));
     assert.deepEqual([added.invited, added.user?.id], [false, existing.user.id]);
     assert.equal((await client.getWorkspace({ workspaceId: ws.id }, as(existing.user.id))).workspace?.role, Role.ADMIN);
@@ -778,8 +819,67 @@ describe("roles and invitations", () => {
     await rejectsWith(client.acceptInvitation({ token }, as(other.user.id)), Code.PermissionDenied, /another email address/);
     const accepted = await client.acceptInvitation({ token }, as(user!.id));
     assert.equal(accepted.workspace?.role, Role.ADMIN);
+    assert.equal(accepted.user?.emailVerified, true, "the link came to the address: it is verified");
+    assert.equal((await client.getCurrentUser({}, as(user!.id))).user?.emailVerified, true);
     assert.equal((await client.getWorkspace({ workspaceId: ws.id }, as(user!.id))).workspace?.role, Role.ADMIN);
+    // Verified by the link, the account is added at once from now on.
     assert.deepEqual(await client.inviteMember({ workspaceId: ws.id, email }).then((r) => r.invited), false);
+  });
+
+  it("an account whose email was never verified is not added by an invitation: its address is mailed the link, as one without an account", async () => {
+    const { owner, ws } = await team();
+    const email = uniqueEmail("unproven");
+    const { user } = await client.signUp({ email, name: "Una Unproven", password: "not confirmed by mail yet" });
+    const answer = await client.inviteMember({ workspaceId: ws.id, email, role: Role.ADMIN }, as(owner.user.id));
+    const forNobody = await client.inviteMember({ workspaceId: ws.id, email: uniqueEmail("nobody"), role: Role.ADMIN }, as(owner.user.id));
+    assert.deepEqual(answer, forNobody, "the same answer as for an address without an account");
+    assert.deepEqual([answer.invited, answer.user], [true, undefined]);
+    await rejectsWith(client.getWorkspace({ workspaceId: ws.id }, as(user!.id)), Code.NotFound, /^workspace not found$/);
+    // The operator's invitation (the CLI's user:invite) is the same.
+    assert.deepEqual(await client.inviteMember({ workspaceId: ws.id, email }), forNobody);
+    await rejectsWith(client.getWorkspace({ workspaceId: ws.id }, as(user!.id)), Code.NotFound, /^workspace not found$/);
+    const invitations = (await outbox(email)).filter((m) => m.subject.endsWith(`invited you to ${ws.name}`));
+    assert.deepEqual(invitations.map((m) => m.subject), [`Olga Owner invited you to ${ws.name}`, `The formsvc administrator invited you to ${ws.name}`]);
+  });
+});
+
+describe("the attack of issue 34: a stranger's sign-up with someone else's address", () => {
+  it("is invited but does not join; the address's owner resets the password by mail and the stranger's key is refused", async () => {
+    const owner = await newUser({ name: "Olga Owner", verified: true });
+    const ws = (await client.createWorkspace({ name: "Payroll" }, as(owner.user.id))).workspace!;
+    const ownersKey = await client.createApiKey({ name: "owner's" }, as(owner.user.id));
+    const victim = uniqueEmail("victim");
+    // The stranger signs up with the victim's address (never verified), makes a key and keeps a session.
+    const stranger = (await client.signUp({ email: victim, name: "Victor", password: "someone else's address, mine now" })).user!;
+    const { key } = await client.createApiKey({ name: "exfiltration" }, as(stranger.id));
+    const { token: session } = await client.createSession({ userId: stranger.id });
+
+    // The owner invites the address as admin: a mail to the address, not a membership.
+    const invited = await client.inviteMember({ workspaceId: ws.id, email: victim, role: Role.ADMIN }, as(owner.user.id));
+    assert.deepEqual([invited.invited, invited.user], [true, undefined]);
+    const byKey = (await client.authenticateApiKey({ key })).user!;
+    assert.equal(byKey.id, stranger.id);
+    await rejectsWith(client.getWorkspace({ workspaceId: ws.id }, as(byKey.id)), Code.NotFound, /^workspace not found$/);
+    assert.ok(!(await client.listWorkspaces({}, as(byKey.id))).workspaces.some((w) => w.id === ws.id));
+    assert.deepEqual((await client.listMembers({ workspaceId: ws.id }, as(owner.user.id))).members.map((m) => m.user?.email), [owner.user.email]);
+    const invitation = tokenIn((await outbox(victim)).find((m) => m.subject === `Olga Owner invited you to Payroll`)!.text, "/app/accept-invite");
+    assert.equal((await client.getInvitation({ token: invitation })).accountExists, true);
+
+    // The address's owner sets a password by the mailed link: the sessions end, and the keys made
+    // before the address was proven go, even when asked to keep them.
+    await client.requestPasswordReset({ email: victim });
+    const resetToken = tokenIn((await outbox(victim)).find((m) => m.subject === "Set a new password")!.text, "/app/reset-password");
+    const reset = await client.resetPassword({ token: resetToken, password: "my own address and my own password", keepApiKeys: true });
+    assert.deepEqual([reset.user?.id, reset.user?.emailVerified], [stranger.id, true]);
+    await rejectsWith(client.authenticateApiKey({ key }), Code.Unauthenticated, /^invalid API key$/);
+    await rejectsWith(client.resolveSession({ token: session }), Code.Unauthenticated);
+    assert.deepEqual((await client.listApiKeys({}, as(stranger.id))).apiKeys, []);
+    assert.equal((await client.authenticateApiKey({ key: ownersKey.key })).user?.id, owner.user.id, "nobody else's keys");
+
+    // Signed in with the new password, the address's owner follows the invitation and joins.
+    const joined = await client.acceptInvitation({ token: invitation }, as(reset.user!.id));
+    assert.equal(joined.workspace?.role, Role.ADMIN);
+    assert.equal((await client.getWorkspace({ workspaceId: ws.id }, as(reset.user!.id))).workspace?.role, Role.ADMIN);
   });
 });
 
@@ -852,7 +952,7 @@ describe("idempotency keys", () => {
 describe("change notices for the workspaces forms holds", () => {
   it("notifies the workspace's id when it changes, when a member's role changes or a member goes; not when one joins", async () => {
     const owner = await newUser({ name: "Nora Notified" });
-    const member = await newUser({ name: "Max Member" });
+    const member = await newUser({ name: "Max Member", verified: true });
     const ws = owner.workspace;
     const notices = await recordChannel(database.databaseUrl, workspaceChangesChannel);
     try {

@@ -330,6 +330,10 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
       const em = fork();
       const workspace = await managedWorkspace(em, ctx, req.workspaceId);
       const user = await findUserByEmail(em, req.email);
+      // Joining takes a proven address: whoever signed up with an email never verified may not own it, so
+      // to a caller that account is no account (InviteMember mails the address instead). The operator
+      // adds any account: the users it makes are never mailed to verify.
+      if (actorOf(ctx) !== operator && !user.emailVerifiedAt) throw userNotFound();
       await addMembership(em, workspace, user, role);
       return { workspace: toWorkspaceMessage(workspace), user: toUserMessage(user) };
     },
@@ -340,7 +344,10 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
       const role = grantableRole(req.role);
       const workspace = await managedWorkspace(fork(), ctx, req.workspaceId);
       const existing = await fork().findOne(UserEntity, { email });
-      if (existing) {
+      // Only a verified account joins at once. One whose email was never verified may be a stranger's
+      // sign-up with the address: the address is mailed the link, as one without an account, and the
+      // answer is the same, so it does not tell which; following the link verifies the email.
+      if (existing?.emailVerifiedAt) {
         await addMembership(fork(), workspace, existing, role);
         return { user: toUserMessage(existing), invited: false };
       }
@@ -425,6 +432,9 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
           } else {
             user = await callerUser(em, caller!);
             if (user.email !== used.email) throw new ConnectError("this invitation is for another email address", Code.PermissionDenied);
+            // The link came to this address: it is verified.
+            user.emailVerifiedAt ??= now();
+            await em.flush();
           }
           const role = invitedRole(used);
           await addMembership(em, workspace, user, role);
@@ -471,14 +481,23 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
       const problem = await passwordProblem(req.password, [user.email, user.name]);
       if (problem) throw new ConnectError(problem, Code.InvalidArgument);
       const passwordHash = await hashPassword(req.password);
-      return inTransaction(async (em) => {
+      const reset = await inTransaction(async (em) => {
         if (!(await useLink(em, "password-reset", req.token))) throw invalidLink();
-        const at = now();
+        const current = await em.findOne(UserEntity, { id: user.id });
+        if (!current) throw invalidLink();
+        const verifiedBefore = current.emailVerifiedAt;
+        const emailVerifiedAt = verifiedBefore ?? now();
         // Following the mailed link proves the address too; every session, perhaps an intruder's, ends.
-        await em.nativeUpdate(UserEntity, { id: user.id }, { passwordHash, emailVerifiedAt: user.emailVerifiedAt ?? at });
+        await em.nativeUpdate(UserEntity, { id: user.id }, { passwordHash, emailVerifiedAt });
         await em.nativeDelete(SessionEntity, { userId: user.id });
-        return { user: toUserMessage({ ...user, emailVerifiedAt: user.emailVerifiedAt ?? at }) };
+        // Keys act without a password. Before the address was proven they may be a stranger's, who signed
+        // up with it: they go whatever was asked. A verified person keeps theirs only when they ask to.
+        const keysDeleted = verifiedBefore && req.keepApiKeys ? 0 : await em.nativeDelete(ApiKeyEntity, { userId: user.id });
+        return { user: toUserMessage({ ...current, emailVerifiedAt }), keysDeleted };
       }, false);
+      // This replica refuses the keys before answering; the others when the deletes' notices reach them.
+      if (reset.keysDeleted > 0) deps.apiKeyCache?.forgetUser(user.id);
+      return { user: reset.user };
     },
 
     async verifyEmail(req) {

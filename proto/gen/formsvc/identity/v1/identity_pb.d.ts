@@ -762,6 +762,14 @@ export declare type ResetPasswordRequest = Message<"formsvc.identity.v1.ResetPas
    * @generated from field: string password = 2;
    */
   password: string;
+
+  /**
+   * Keep the user's API keys (by default they are deleted). Heeded only when the email was verified
+   * before this reset: a never-verified address's keys are deleted whatever this says.
+   *
+   * @generated from field: bool keep_api_keys = 3;
+   */
+  keepApiKeys: boolean;
 };
 
 /**
@@ -1564,7 +1572,9 @@ export declare const IdentityService: GenService<{
   /**
    * Operator: adds an existing user to a workspace, as a member or an admin.
    * Caller: the same, when the caller is the workspace's owner or an admin (NOT_FOUND for a workspace
-   * the caller is not a member of; PERMISSION_DENIED for a plain member).
+   * the caller is not a member of; PERMISSION_DENIED for a plain member), and only a user whose email is
+   * verified: joining a workspace takes a proven address, so an account whose email was never verified
+   * is the same NOT_FOUND "user not found" as no account (InviteMember mails it a link instead).
    *
    * @generated from rpc formsvc.identity.v1.IdentityService.AddMember
    */
@@ -1574,9 +1584,11 @@ export declare const IdentityService: GenService<{
     output: typeof AddMemberResponseSchema;
   },
   /**
-   * Operator or caller (owner or admin, as AddMember): adds the user of `email` at once when one exists;
-   * otherwise mails an invitation link (single use, valid 7 days) that signs its holder up into the
-   * workspace, the mail written in the same transaction as the link.
+   * Operator or caller (owner or admin, as AddMember): adds the user of `email` at once when one exists
+   * and its email is verified; otherwise mails an invitation link (single use, valid 7 days) that signs
+   * its holder up into the workspace (or adds the account, signed in, verifying its email), the mail
+   * written in the same transaction as the link. An account whose email was never verified gets the
+   * same answer as no account (`invited`), so the answer does not tell which.
    *
    * @generated from rpc formsvc.identity.v1.IdentityService.InviteMember
    */
@@ -1643,7 +1655,8 @@ export declare const IdentityService: GenService<{
   /**
    * App: takes an invitation link once. Without a caller it signs the invited email up (name, password
    * as SignUp; the email counts as verified) into the workspace; with a caller whose email is the
-   * invited one it adds the caller. ALREADY_EXISTS without a caller when the email has an account.
+   * invited one it adds the caller and marks their email verified (the link came to it).
+   * ALREADY_EXISTS without a caller when the email has an account.
    *
    * @generated from rpc formsvc.identity.v1.IdentityService.AcceptInvitation
    */
@@ -1697,8 +1710,10 @@ export declare const IdentityService: GenService<{
     output: typeof RequestPasswordResetResponseSchema;
   },
   /**
-   * App (no caller): sets the password of the link's user and ends every session of theirs; the link
-   * works once. INVALID_ARGUMENT with one message for an unknown, used or expired link; or a weak password.
+   * App (no caller): sets the password of the link's user, marks their email verified, ends every
+   * session of theirs and deletes their API keys: always when the email was not verified before (whoever
+   * signed up with the address may have made them), else unless `keep_api_keys`. The link works once.
+   * INVALID_ARGUMENT with one message for an unknown, used or expired link; or a weak password.
    *
    * @generated from rpc formsvc.identity.v1.IdentityService.ResetPassword
    */
