@@ -87,7 +87,7 @@ describe("form controls, end to end", () => {
   });
 });
 
-describe("the Closing and spam card in Chromium", () => {
+describe("the Closing and spam and the Keeping responses cards in Chromium", () => {
   let browser: Browser;
   before(async () => {
     ensureAppBuilt(undefined, { quiet: true });
@@ -145,6 +145,38 @@ describe("the Closing and spam card in Chromium", () => {
     const cleared = (await call("GET", `/forms/${formId}`)).body.settings;
     assert.deepEqual([cleared.closesAt, cleared.responseLimit], [null, null]);
     assert.equal((await respond(formId, { answers: { name: "Second" }, completed: true })).status, 200, "open again");
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it("sets how many days responses are kept, and clearing it keeps them until deleted", async () => {
+    const { call, cookies } = appClient(sys.url);
+    await call("GET", "/session");
+    const signedUp = await call("POST", "/auth/signup", { email: `retention.${Date.now()}@example.com`, name: "Rita", password: "Rita keeps a long passphrase" });
+    assert.equal(signedUp.status, 201, JSON.stringify(signedUp.body));
+    const workspace = (await call("GET", "/workspaces")).body.items[0];
+    const formId: string = (await call("POST", "/forms", { workspaceId: workspace.id, name: "Workshop", document })).body.id;
+
+    const context = await signedInContext(browser, sys.url, cookies);
+    const page = await context.newPage();
+    const problems = watchPage(page, []);
+    await page.goto(`${sys.url}/app/forms/${formId}/settings`);
+    const card = page.getByRole("group", { name: "Keeping responses" });
+    const days = card.getByLabel("Delete responses after this many days");
+    assert.equal(await days.inputValue(), "", "kept until deleted by default");
+    await days.fill("30");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Settings saved.").waitFor();
+    await card.scrollIntoViewIfNeeded();
+    await screenshot(page, "form-retention");
+    assert.equal((await call("GET", `/forms/${formId}`)).body.settings.deleteResponsesAfterDays, 30);
+
+    await page.reload();
+    assert.equal(await days.inputValue(), "30");
+    await days.fill("");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Settings saved.").waitFor();
+    assert.equal((await call("GET", `/forms/${formId}`)).body.settings.deleteResponsesAfterDays, null);
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -25,14 +25,17 @@ function poolOf(sys: TestSystem): Pool {
   return pool;
 }
 
-async function post(sys: TestSystem, formId: string, n: number) {
+/** The respondent's body of submission n: one number, what the scenarios' one-question forms ask. */
+const oneNumber = (n: number): unknown => ({ answers: { n }, completed: true });
+
+async function post(sys: TestSystem, formId: string, n: number, body: (n: number) => unknown = oneNumber) {
   for (let attempt = 1; ; attempt++) {
     try {
       const res = await poolOf(sys).request({
         method: "POST",
         path: `/f/${formId}/responses`,
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ answers: { n }, completed: true }),
+        body: JSON.stringify(body(n)),
       });
       await res.body.dump();
       if (res.statusCode >= 300) throw new Error(`submission answered ${res.statusCode}`);
@@ -44,17 +47,41 @@ async function post(sys: TestSystem, formId: string, n: number) {
   }
 }
 
+export interface PacedOptions {
+  /** The body of submission n (one number by default). */
+  body?: (n: number) => unknown;
+  /**
+   * Told as each submission ends: its latency in ms (from its send to its answer, resends on a closed
+   * kept-alive socket included) and its error if it failed. With it, a failed submission does not stop the run.
+   */
+  onEnd?: (ms: number, error?: Error) => void;
+  /** Aborting stops sending; the submissions in flight are waited for. */
+  signal?: AbortSignal;
+}
+
 /** Open-loop: `total` submissions at `perSecond`, spread over `formIds` round robin, whatever the latency. */
-async function submitPaced(sys: TestSystem, formIds: string[], total: number, perSecond: number) {
+export async function submitPaced(sys: TestSystem, formIds: string[], total: number, perSecond: number, options: PacedOptions = {}) {
+  const { body, onEnd, signal } = options;
   const start = performance.now();
   const pending = new Set<Promise<void>>();
-  for (let n = 0; n < total; n++) {
+  const send = async (n: number) => {
+    const t = performance.now();
+    try {
+      await post(sys, formIds[n % formIds.length], n, body);
+    } catch (err) {
+      if (!onEnd) throw err;
+      onEnd(performance.now() - t, err as Error);
+      return;
+    }
+    onEnd?.(performance.now() - t);
+  };
+  for (let n = 0; n < total && !signal?.aborted; n++) {
     const due = start + (n * 1000) / perSecond;
     const wait = due - performance.now();
     if (wait > 1) await sleep(wait);
     // At most 256 submissions in flight: past that the system is saturated and the lag says so anyway.
     while (pending.size >= 256) await Promise.race(pending);
-    const p: Promise<void> = post(sys, formIds[n % formIds.length], n).finally(() => pending.delete(p));
+    const p: Promise<void> = send(n).finally(() => pending.delete(p));
     pending.add(p);
   }
   await Promise.all(pending);
@@ -85,15 +112,20 @@ export function lagStats(received: Received[], sentAt?: number) {
   };
 }
 
-export async function makeHookedForm(sys: TestSystem, ada: Awaited<ReturnType<typeof createUserWithKey>>, url: string, name = "Delivery") {
-  const form = await ada.api("POST", "/forms", {
-    workspaceId: ada.workspace.id,
-    name,
-    document: { blocks: [{ id: "n", key: "n", type: "NUMBER", question: "Number" }] },
-  });
+/** A published form of `ada`'s (one NUMBER question unless `blocks` says) with a webhook to each of `urls`. */
+export async function makeHookedForm(
+  sys: TestSystem,
+  ada: Awaited<ReturnType<typeof createUserWithKey>>,
+  urls: string | string[],
+  name = "Delivery",
+  blocks: object[] = [{ id: "n", key: "n", type: "NUMBER", question: "Number" }],
+) {
+  const form = await ada.api("POST", "/forms", { workspaceId: ada.workspace.id, name, document: { blocks } });
   await sys.cli("form:publish", "--id", form.body.id);
-  const hook = await ada.api("POST", "/webhooks", { formId: form.body.id, url });
-  if (hook.status >= 300) throw new Error(`webhook: ${JSON.stringify(hook.body)}`);
+  for (const url of [urls].flat()) {
+    const hook = await ada.api("POST", "/webhooks", { formId: form.body.id, url });
+    if (hook.status >= 300) throw new Error(`webhook: ${JSON.stringify(hook.body)}`);
+  }
   return form.body.id as string;
 }
 

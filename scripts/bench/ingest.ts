@@ -5,14 +5,16 @@ import pg from "pg";
 import { createUserWithKey, startTestSystem, type TestSystem } from "../../tests/support/system.ts";
 import { cpuMeter, load, quantile, ratio } from "./common.ts";
 
-const fiveBlocks = [
+/** The ingest scenario's form: five questions of five types. */
+export const fiveBlocks = [
   { id: "a", key: "a", type: "SHORT_TEXT", question: "Name" },
   { id: "b", key: "b", type: "EMAIL", question: "Email" },
   { id: "c", key: "c", type: "NUMBER", question: "Age" },
   { id: "d", key: "d", type: "MULTIPLE_CHOICE", question: "Plan", options: [{ id: "p", text: "Pro" }] },
   { id: "e", key: "e", type: "LONG_TEXT", question: "Notes" },
 ];
-const fiveAnswers = { a: "Ada Lovelace", b: "ada@example.com", c: 36, d: "p", e: "Engines of analysis" };
+/** One respondent's answers to `fiveBlocks`. */
+export const fiveAnswers = { a: "Ada Lovelace", b: "ada@example.com", c: 36, d: "p", e: "Engines of analysis" };
 
 /** Publishes a five-question form on `sys` and loads its response endpoint: figures, stored/s, CPU per request. */
 export async function loadIngest(sys: TestSystem, connections: number, duration: number) {

@@ -5,7 +5,14 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import pg from "pg";
 import { submissionSchema } from "@formsvc/api-records/schemas";
+import { loadConfig } from "@formsvc/platform/config.ts";
+import { openDatabase } from "@formsvc/platform/database.ts";
+import { createServiceClient } from "@formsvc/platform/rpc.ts";
+import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { envelopeOf } from "../../gateway/src/routes/paging.ts";
+import { entities as formsEntities } from "../../services/forms/src/entities/index.ts";
+import { migrations as formsMigrations } from "../../services/forms/src/migrations/index.ts";
+import { deleteExpiredResponses } from "../../services/forms/src/response-retention.ts";
 import { fileStores, type FileStoreName, type FileStoreSetup } from "./file-stores.ts";
 import { eventually } from "./receiver.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./system.ts";
@@ -229,6 +236,79 @@ export function submissionsApiSuite(store: FileStoreName) {
       // A respondent still on the old page can finish against the version they loaded.
       const late = await respond(form.id, { version: v1.version, answers: { q: "late" }, completed: true });
       assert.equal(late.status, 200);
+    });
+
+    it("a form's deleteResponsesAfterDays removes old responses and their files and lowers the count", async () => {
+      const form = await publishedForm();
+      for (const bad of [0, -1, 1.5]) {
+        const refused = await ada.api("PATCH", `/forms/${form.id}`, { settings: { deleteResponsesAfterDays: bad } });
+        assert.equal(refused.status, 400, JSON.stringify(bad));
+        assert.match(refused.body.error, /deleteResponsesAfterDays/);
+      }
+      const patched = await ada.api("PATCH", `/forms/${form.id}`, { settings: { deleteResponsesAfterDays: 1 } });
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+      assert.equal(patched.body.settings.deleteResponsesAfterDays, 1);
+
+      const pdf = (text: string) => new TextEncoder().encode(`%PDF-1.4 ${text}`);
+      const oldFile = await upload(form.id, pdf("old"), "old.pdf", "application/pdf");
+      const old = await respond(form.id, { answers: { name: "Old", cv: [oldFile.uploadId] }, completed: true });
+      const oldPartialFile = await upload(form.id, pdf("old partial"), "old-partial.pdf", "application/pdf");
+      const oldPartial = await respond(form.id, { answers: { name: "Old partial", cv: [oldPartialFile.uploadId] } });
+      const newFile = await upload(form.id, pdf("new"), "new.pdf", "application/pdf");
+      const fresh = await respond(form.id, { answers: { name: "New", cv: [newFile.uploadId] }, completed: true });
+      const freshPartial = await respond(form.id, { answers: { name: "New partial" } });
+      for (const r of [old, oldPartial, fresh, freshPartial]) assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal(await settledCount(form.id, 2), 2);
+
+      // The old file's signed link, and on S3 the presigned URL it redirects to, to follow again afterwards.
+      const fileLink = async (responseId: string) => (await ada.api("GET", `/forms/${form.id}/submissions/${responseId}`)).body.answers.cv.files[0].url as string;
+      const oldLinks = [await fileLink(old.body.responseId), await fileLink(oldPartial.body.responseId)];
+      const newLink = await fileLink(fresh.body.responseId);
+      for (const link of oldLinks) assert.equal((await fetch(link)).status, 200);
+      const presigned = files.s3Endpoint ? await Promise.all(oldLinks.map(async (link) => (await fetch(link, { redirect: "manual" })).headers.get("location")!)) : [];
+      for (const url of presigned) assert.equal((await fetch(url)).status, 200);
+      const storedFile = (uploadId: string) => existsSync(join(sys.env.DATA_DIR, "files", uploadId));
+      if (!files.s3Endpoint) assert.ok(storedFile(oldFile.uploadId) && storedFile(oldPartialFile.uploadId) && storedFile(newFile.uploadId));
+
+      // Two days old as far as the database knows: submitted (the completed one) and last saved (the partial one) then.
+      const db = new pg.Client({ connectionString: sys.databaseUrl });
+      await db.connect();
+      try {
+        const aged = await db.query(
+          `update submissions.responses set created_at = now() - interval '2 days', updated_at = now() - interval '2 days',
+             submitted_at = case when completed then now() - interval '2 days' end where id = any($1)`,
+          [[old.body.responseId, oldPartial.body.responseId]],
+        );
+        assert.equal(aged.rowCount, 2);
+
+        // The pass forms runs every RETENTION_INTERVAL_SECONDS, now (its own may come first: the outcome is the same).
+        const orm = await openDatabase({ databaseUrl: sys.databaseUrl, schema: "forms", entities: formsEntities, migrations: formsMigrations });
+        try {
+          const submissions = createServiceClient(SubmissionsService, loadConfig(sys.env).services.submissions);
+          await deleteExpiredResponses({ orm, submissions });
+        } finally {
+          await orm.close(true);
+        }
+
+        const all = await ada.api("GET", `/forms/${form.id}/submissions?filter=all&limit=100`);
+        assert.deepEqual(new Set(all.body.items.map((s: { id: string }) => s.id)), new Set([fresh.body.responseId, freshPartial.body.responseId]));
+        for (const gone of [old, oldPartial]) assert.equal((await ada.api("GET", `/forms/${form.id}/submissions/${gone.body.responseId}`)).status, 404);
+        for (const link of oldLinks) assert.equal((await fetch(link)).status, 404, "the old files' links find nothing");
+        // S3: the objects went too, so a presigned URL handed out before finds nothing.
+        for (const url of presigned) assert.equal((await fetch(url)).status, 404);
+        if (!files.s3Endpoint) {
+          assert.equal(storedFile(oldFile.uploadId), false);
+          assert.equal(storedFile(oldPartialFile.uploadId), false);
+          assert.equal(storedFile(newFile.uploadId), true);
+        }
+        const uploads = await db.query("select id from submissions.uploads where form_id = $1", [form.id]);
+        assert.deepEqual(uploads.rows.map((r) => r.id), [newFile.uploadId]);
+        assert.equal((await fetch(newLink)).status, 200, "the new response keeps its file");
+        // The count follows: the old completed response no longer counts.
+        assert.equal(await settledCount(form.id, 1), 1);
+      } finally {
+        await db.end();
+      }
     });
 
     it("masks another user's forms and submissions, and refuses drafts and closed forms", async () => {

@@ -4,8 +4,12 @@ import { after, before, describe, it } from "node:test";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { Webhook as SvixWebhook } from "svix";
 import { loadConfig } from "@formsvc/platform/config.ts";
+import { openDatabase } from "@formsvc/platform/database.ts";
 import { deliverySchema, webhookSchema } from "@formsvc/api-records/schemas";
 import { envelopeOf } from "../../gateway/src/routes/paging.ts";
+import { entities as submissionsEntities } from "../../services/submissions/src/entities/index.ts";
+import { migrations as submissionsMigrations } from "../../services/submissions/src/migrations/index.ts";
+import { outboxBacklog } from "../../services/submissions/src/outbox/outbox-metrics.ts";
 import { spanKinds, startOtlpCollector, type CollectedSpan } from "./otlp-collector.ts";
 import { servedResponseValidator } from "./openapi-validator.ts";
 import { eventually, startReceiver } from "./receiver.ts";
@@ -489,6 +493,24 @@ export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<st
       assert.deepEqual([verifies(newSecret, afterwards), verifies(oldSecret, afterwards)], [true, false]);
       assert.equal((await ada.api("GET", `/webhooks/${created.body.id}`)).body.previousSecretExpiresAt, null);
       await receiver.close();
+    });
+
+    it("leaves nothing waiting on the bus once the events are taken: the outbox backlog reads 0", async () => {
+      const receiver = await startReceiver();
+      const formId = await publishedForm();
+      await addWebhook(formId, receiver.url);
+      await respond(formId, { name: "Ada" });
+      await receiver.waitFor(1);
+      const orm = await openDatabase({ databaseUrl: sys.databaseUrl, schema: "submissions", entities: submissionsEntities, migrations: submissionsMigrations });
+      try {
+        // With Kafka the relay marks what it published; on the embedded bus delivery acknowledges what it
+        // stored to submissions every few seconds (AcknowledgeCompletions).
+        const waiting = await eventually(() => outboxBacklog(orm, bus === "kafka" ? "kafka" : "embedded"), (n) => n === 0, 30_000, 250);
+        assert.equal(waiting, 0);
+      } finally {
+        await orm.close(true);
+        await receiver.close();
+      }
     });
 
     it("validates webhooks and masks other people's", async () => {

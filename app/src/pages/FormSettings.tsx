@@ -1,6 +1,7 @@
 // A form's Settings tab: branding (under the API's rule: hiding it needs the plan's entitlement, and a
 // refusal is explained), submit label, closed message, redirect, progress bar and saving progress, email
-// notifications and receipts, and the files its responses hold against its storage quota.
+// notifications and receipts, how long responses are kept, and the files its responses hold against its
+// storage quota.
 import { useId, useState, type FormEvent } from "react";
 import { ApiError, get, patch } from "../api.ts";
 import { InlineMessage, useLoad, useNotify } from "../components/ui.tsx";
@@ -19,6 +20,9 @@ export function localDateTimeInput(iso: string | null): string {
   const at = new Date(iso);
   return new Date(at.getTime() - at.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 }
+
+/** The most days `deleteResponsesAfterDays` takes (form-document's maxRetentionDays; its module brings zod, which the app leaves out). */
+const maxRetentionDays = 3650;
 
 /** A whole number typed in, or null when left empty. */
 function countOrNull(text: string): number | null {
@@ -234,6 +238,26 @@ export function SettingsTab({ form, onSaved }: { form: Form; onSaved(form: Form)
               onChange={(e) => setSettings({ ...settings, submissionsPerMinute: countOrNull(e.target.value) })}
             />
             <p className="hint">From everyone together; more are asked to wait. Leave empty for no limit of the form's own.</p>
+          </div>
+        </fieldset>
+        <fieldset className="card">
+          <legend>Keeping responses</legend>
+          <div className="field">
+            <label htmlFor={`${id}-retention`}>Delete responses after this many days</label>
+            <input
+              id={`${id}-retention`}
+              type="number"
+              min={1}
+              max={maxRetentionDays}
+              step={1}
+              value={settings.deleteResponsesAfterDays ?? ""}
+              aria-describedby={`${id}-retention-hint`}
+              onChange={(e) => setSettings({ ...settings, deleteResponsesAfterDays: countOrNull(e.target.value) })}
+            />
+            <p className="hint" id={`${id}-retention-hint`}>
+              A completed response is deleted with its files this many days after it was submitted, a partial one this many days after its last save (checked every few
+              minutes; up to {maxRetentionDays} days). Leave empty to keep responses until you delete them.
+            </p>
           </div>
         </fieldset>
         <fieldset className="card">

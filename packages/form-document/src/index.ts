@@ -75,6 +75,7 @@ export {
   formSettingsSchema,
   resolveSettings,
   isPastClosingDate,
+  maxRetentionDays,
   sendsNotifications,
   type FormSettings,
   type NotificationSettings,

@@ -22,6 +22,7 @@ test("full settings take their defaults", () => {
     saveProgress: true,
     closesAt: null,
     responseLimit: null,
+    deleteResponsesAfterDays: null,
     honeypot: true,
     submissionsPerMinute: null,
     embedOrigins: null,
@@ -75,6 +76,7 @@ test("the patch schema converts to JSON Schema", () => {
     "branding",
     "closedMessage",
     "closesAt",
+    "deleteResponsesAfterDays",
     "embedOrigins",
     "honeypot",
     "notifications",
@@ -178,4 +180,17 @@ test("embedOrigins: any site by default; origins only, so nothing else reaches t
     assert.match(patchError({ embedOrigins: [bad] }), /^settings\.embedOrigins\[0\]: must be an origin/, bad);
   }
   assert.equal(resolveSettings({ embedOrigins: ["not an origin"] }).embedOrigins, null, "a stored value no longer valid takes the default");
+});
+
+test("deleteResponsesAfterDays: kept forever by default; a whole number of days from 1 to 3650, or null", () => {
+  assert.equal(resolveSettings({}).deleteResponsesAfterDays, null);
+  assert.equal(formSettingsPatchSchema.parse({ deleteResponsesAfterDays: 30 }).deleteResponsesAfterDays, 30);
+  assert.equal(formSettingsPatchSchema.parse({ deleteResponsesAfterDays: 1 }).deleteResponsesAfterDays, 1);
+  assert.equal(formSettingsPatchSchema.parse({ deleteResponsesAfterDays: 3650 }).deleteResponsesAfterDays, 3650);
+  assert.equal(formSettingsPatchSchema.parse({ deleteResponsesAfterDays: null }).deleteResponsesAfterDays, null);
+  for (const bad of [0, -1, 1.5, 3651, "30", true]) {
+    assert.match(patchError({ deleteResponsesAfterDays: bad }), /^settings\.deleteResponsesAfterDays: /, JSON.stringify(bad));
+  }
+  assert.equal(resolveSettings({ deleteResponsesAfterDays: 0 }).deleteResponsesAfterDays, null, "a stored value no longer valid keeps responses");
+  assert.equal(resolveSettings({ deleteResponsesAfterDays: 90 }).deleteResponsesAfterDays, 90);
 });

@@ -22,6 +22,9 @@ const hexColor = z.string().regex(hexColorPattern, "must be a colour as #rrggbb"
 /** An origin a frame-ancestors source may name: scheme, host (a leading `*.` for its subdomains), optional port. */
 const embedOriginPattern = /^https?:\/\/(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/;
 
+/** The longest `deleteResponsesAfterDays`: ten years. */
+export const maxRetentionDays = 3650;
+
 const fields = {
   branding: z
     .boolean()
@@ -44,6 +47,15 @@ const fields = {
     .max(2_147_483_647)
     .nullable()
     .describe("Completed responses the form takes at most; past them it answers as a closed form (deleting responses makes room again). null: no limit."),
+  deleteResponsesAfterDays: z
+    .number()
+    .int()
+    .min(1)
+    .max(maxRetentionDays)
+    .nullable()
+    .describe(
+      `Days a response is kept (1 to ${maxRetentionDays}): a completed response goes this long after it was submitted, a partial one this long after its last save, with its uploaded files, and the form's responseCount drops by the completed ones. Deletion runs periodically (every 10 minutes by default), so a response may outlive its days by that much. null: responses are kept until deleted.`,
+    ),
   honeypot: z
     .boolean()
     .describe("Whether the hosted page carries a field hidden from people: a submission that fills it is answered like a success but not stored."),
@@ -149,6 +161,7 @@ export type FormSettings = {
   saveProgress: boolean;
   closesAt: string | null;
   responseLimit: number | null;
+  deleteResponsesAfterDays: number | null;
   honeypot: boolean;
   submissionsPerMinute: number | null;
   embedOrigins: string[] | null;
@@ -166,6 +179,7 @@ export const defaultSettings: Readonly<FormSettings> = Object.freeze({
   saveProgress: true,
   closesAt: null,
   responseLimit: null,
+  deleteResponsesAfterDays: null,
   honeypot: true,
   submissionsPerMinute: null,
   embedOrigins: null,
@@ -196,6 +210,7 @@ export const formSettingsSchema = z
     saveProgress: fields.saveProgress.default(defaultSettings.saveProgress),
     closesAt: fields.closesAt.default(defaultSettings.closesAt),
     responseLimit: fields.responseLimit.default(defaultSettings.responseLimit),
+    deleteResponsesAfterDays: fields.deleteResponsesAfterDays.default(defaultSettings.deleteResponsesAfterDays),
     honeypot: fields.honeypot.default(defaultSettings.honeypot),
     submissionsPerMinute: fields.submissionsPerMinute.default(defaultSettings.submissionsPerMinute),
     embedOrigins: fields.embedOrigins.default(defaultSettings.embedOrigins),
@@ -216,6 +231,7 @@ export const formSettingsPatchSchema = z
     saveProgress: fields.saveProgress.optional(),
     closesAt: fields.closesAt.optional(),
     responseLimit: fields.responseLimit.optional(),
+    deleteResponsesAfterDays: fields.deleteResponsesAfterDays.optional(),
     honeypot: fields.honeypot.optional(),
     submissionsPerMinute: fields.submissionsPerMinute.optional(),
     embedOrigins: fields.embedOrigins.optional(),

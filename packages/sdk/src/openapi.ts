@@ -237,7 +237,7 @@ export interface paths {
         };
         /**
          * Delivery receipts of a webhook, newest first
-         * @description One receipt per completed response pushed to this webhook (and per test event): its status, attempts so far and when the next is due. `status` keeps only the receipts in that status.
+         * @description One receipt per completed response pushed to this webhook (and per test event): its status, attempts so far and when the next is due. `status` keeps only the receipts in that status. Receipts are kept for the instance's delivery retention (`DELIVERY_RETENTION_DAYS`, 90 days by default): a finished delivery (succeeded or failed) goes, with its attempts and body, once its event is older than that; one still pending or retrying stays until it finishes.
          */
         get: operations["listDeliveries"];
         put?: never;
@@ -630,6 +630,7 @@ export interface components {
          *         "saveProgress": true,
          *         "closesAt": null,
          *         "responseLimit": null,
+         *         "deleteResponsesAfterDays": null,
          *         "honeypot": true,
          *         "submissionsPerMinute": null,
          *         "embedOrigins": null,
@@ -1101,6 +1102,11 @@ export interface components {
              * @default null
              */
             responseLimit: number | null;
+            /**
+             * @description Days a response is kept (1 to 3650): a completed response goes this long after it was submitted, a partial one this long after its last save, with its uploaded files, and the form's responseCount drops by the completed ones. Deletion runs periodically (every 10 minutes by default), so a response may outlive its days by that much. null: responses are kept until deleted.
+             * @default null
+             */
+            deleteResponsesAfterDays: number | null;
             /**
              * @description Whether the hosted page carries a field hidden from people: a submission that fills it is answered like a success but not stored.
              * @default true
@@ -2309,6 +2315,8 @@ export interface operations {
                         closesAt?: string | null;
                         /** @description Completed responses the form takes at most; past them it answers as a closed form (deleting responses makes room again). null: no limit. */
                         responseLimit?: number | null;
+                        /** @description Days a response is kept (1 to 3650): a completed response goes this long after it was submitted, a partial one this long after its last save, with its uploaded files, and the form's responseCount drops by the completed ones. Deletion runs periodically (every 10 minutes by default), so a response may outlive its days by that much. null: responses are kept until deleted. */
+                        deleteResponsesAfterDays?: number | null;
                         /** @description Whether the hosted page carries a field hidden from people: a submission that fills it is answered like a success but not stored. */
                         honeypot?: boolean;
                         /** @description Responses and uploads the hosted form admits a minute from everyone together (a sliding minute); more are answered 429 with Retry-After. null: no limit of the form's own. */

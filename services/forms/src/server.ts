@@ -10,6 +10,7 @@ import { startEventForwarder } from "./event-forwarder.ts";
 import { entities } from "./entities/index.ts";
 import { createFormsHandlers, routes } from "./handlers/forms-handlers.ts";
 import { migrations } from "./migrations/index.ts";
+import { startResponseRetention } from "./response-retention.ts";
 
 await runDatabaseService("forms", { schema: "forms", entities, migrations }, ({ config, logger, orm }) => {
   const identity = createServiceClient(IdentityService, config.services.identity);
@@ -31,9 +32,12 @@ await runDatabaseService("forms", { schema: "forms", entities, migrations }, ({ 
       onNotice: (workspaceId) => callerWorkspaces.forgetWhere((workspace) => workspace.id === workspaceId),
     });
   const handlers = createFormsHandlers({ orm, identity, submissions, webhooks, delivery, logger, onEvent: () => forwarder.wake(), callerWorkspaces });
+  // Forms' settings.deleteResponsesAfterDays, at the retention interval: submissions deletes what is past it.
+  const responseRetention = startResponseRetention({ orm, submissions, logger, intervalMs: config.retention.intervalSeconds * 1000 });
   return {
     routes: (router) => routes(router, handlers),
     close: async () => {
+      await responseRetention.stop();
       await notices?.stop();
       await forwarder.stop();
     },

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { MikroORM } from "@formsvc/platform/database.ts";
+import { tableRetention, type PruneTarget } from "@formsvc/platform/retention.ts";
 
 /** How long a respondent's Idempotency-Key answers repeats: a day, like the API's. */
 export const idempotencyTtlMs = 24 * 60 * 60 * 1000;
@@ -62,10 +63,16 @@ export async function earlierAnswer(orm: MikroORM, key: SaveKey, now: Date): Pro
   return { responseId: row.response_id, completed: row.completed, idempotencyKeyReused: false };
 }
 
-/** Deletes keys older than the TTL; returns how many. */
-export async function sweepIdempotencyKeys(orm: MikroORM, now: Date): Promise<number> {
-  const rows = await orm.em
-    .getConnection()
-    .execute(`delete from ${idempotencyTable(orm)} where "created_at" < ? returning 1`, [new Date(now.getTime() - idempotencyTtlMs)]);
-  return rows.length;
+/**
+ * `<schema>.idempotency_keys`: keys past the TTL (a day after their save), deleted by the periodic pass a
+ * batch per statement (by the created_at index). The operator's prune removes those older than its bound
+ * too, but never a key still within the TTL: a repeat of its save would then be stored again. `now`: the
+ * clock the TTL is counted from (the system's when absent).
+ */
+export function idempotencyKeysTarget(orm: MikroORM, now: () => Date = () => new Date()): PruneTarget {
+  return tableRetention(orm, {
+    table: "idempotency_keys",
+    olderThanAt: (at) => new Date(at.getTime() - idempotencyTtlMs),
+    where: (olderThan) => ({ sql: `"created_at" < ?`, params: [new Date(Math.min(olderThan.getTime(), now().getTime() - idempotencyTtlMs))] }),
+  });
 }

@@ -1,7 +1,7 @@
 // Each form's count of completed responses is submissions' own: it is exact here, and forms holds a
 // copy (Form.responseCount) that this module keeps up to date off the respondent's path.
 //
-// - A completion, and the deletion of a completed response, appends a change (+1, -1) to
+// - A completion, and the deletion of completed responses, appends a change (+1; -n for n deleted together) to
 //   `response_count_changes` in its own transaction or statement: inserts only, so concurrent completions
 //   of one form never wait on a shared row, and a change exists exactly when its response does.
 // - The pusher folds the changes into `form_response_counts` (deleting the rows it adds up, in the same

@@ -11,12 +11,13 @@ import { createCompletionNotifier } from "./outbox/completion-notifier.ts";
 import { entities } from "./entities/index.ts";
 import { createLocalFileStore, defaultFilesDir } from "./files/local-file-store.ts";
 import { sweepAbandonedUploads, sweepUnattachedUploads } from "./files/sweep-uploads.ts";
-import { sweepIdempotencyKeys } from "./idempotency.ts";
 import { createSubmissionsHandlers, routes } from "./handlers/submissions-handlers.ts";
 import { migrations } from "./migrations/index.ts";
 import { startResponseNotifier } from "./notifications/notifier.ts";
 import { registerOutboxBacklog } from "./outbox/outbox-metrics.ts";
+import type { OutboxConsumers } from "./outbox/outbox-retention.ts";
 import { startResponseCountPusher } from "./response-counts.ts";
+import { submissionsRetention } from "./retention.ts";
 
 await runDatabaseService("submissions", { schema: "submissions", entities, migrations }, async ({ config, logger, orm }) => {
   const forms = createServiceClient(FormsService, config.services.forms);
@@ -41,7 +42,9 @@ await runDatabaseService("submissions", { schema: "submissions", entities, migra
     config.kafkaBrokers.length > 0
       ? (await import("./outbox/kafka-relay.ts")).startKafkaRelay({ orm, brokers: config.kafkaBrokers, logger, completions })
       : undefined;
-  registerOutboxBacklog(orm, logger);
+  // The outbox's consumers: the bus (the relay, or delivery's stream by what it acknowledges) and the notifier.
+  const consumers: OutboxConsumers = { bus: relay ? "kafka" : "embedded", notifications: true };
+  registerOutboxBacklog(orm, consumers.bus, logger);
   // Response notifications and receipts: mails written off the respondent's path, sent by the mail worker.
   const mail = startMailWorker({ orm, transport: mailTransport(mailSettingsOf(config)), logger });
   const identity = createServiceClient(IdentityService, config.services.identity);
@@ -56,18 +59,13 @@ await runDatabaseService("submissions", { schema: "submissions", entities, migra
     } catch (err) {
       logger.warn({ err }, "sweeping uploads failed");
     }
-    try {
-      const keys = await sweepIdempotencyKeys(orm, new Date());
-      if (keys > 0) logger.info({ keys }, "expired idempotency keys swept");
-    } catch (err) {
-      logger.warn({ err }, "sweeping idempotency keys failed");
-    }
   };
   setInterval(sweep, sweepIntervalSeconds * 1000).unref();
 
   // After the RPC server has closed (no completion comes in any more): the in-flight batch finishes.
   return {
     routes: (router) => routes(router, handlers),
+    retention: submissionsRetention(orm, config.retention, consumers),
     close: async () => {
       await formNotices?.stop();
       await relay?.stop();

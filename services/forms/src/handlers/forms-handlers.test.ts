@@ -96,6 +96,7 @@ describe("migrations", () => {
       "Migration20261215000000_outbox",
       "Migration20270110000000_response_count_revision",
       "Migration20270120000000_form_change_notices",
+      "Migration20270201000000_delete_responses_after_days",
     ]);
   });
 });
@@ -119,6 +120,7 @@ describe("CreateForm", () => {
       saveProgress: true,
       closesAt: null,
       responseLimit: null,
+      deleteResponsesAfterDays: null,
       honeypot: true,
       submissionsPerMinute: null,
       embedOrigins: null,

@@ -33,7 +33,7 @@ import { createLocalFileStore } from "../files/local-file-store.ts";
 import type { FileStore } from "../files/file-store.ts";
 import { sweepAbandonedUploads, sweepUnattachedUploads } from "../files/sweep-uploads.ts";
 import { migrations } from "../migrations/index.ts";
-import { sweepIdempotencyKeys } from "../idempotency.ts";
+import { idempotencyKeysTarget } from "../idempotency.ts";
 import { createSubmissionsHandlers, routes } from "./submissions-handlers.ts";
 import { startResponseCountPusher, type ResponseCountPusher } from "../response-counts.ts";
 import { rejectsWith } from "@formsvc/platform/testing/rpc-assertions.ts";
@@ -203,6 +203,7 @@ describe("migrations", () => {
       "Migration20261231000000_notifications",
       "Migration20270101000000_outbox_event_type",
       "Migration20270110000000_response_counts",
+      "Migration20261127000100_retention",
     ]);
   });
 });
@@ -458,7 +459,8 @@ describe("SaveResponse: Idempotency-Key", () => {
     assert.deepEqual([(await save(form.id, finish)).responseId, (await save(form.id, finish)).completed], [done.responseId, true]);
     assert.equal((await outboxRows(form.id)).length, 1);
     await orm.em.fork().getConnection().execute(`update "submissions"."idempotency_keys" set created_at = created_at - interval '25 hours' where form_id = ?`, [form.id]);
-    assert.ok((await sweepIdempotencyKeys(orm, new Date(clock))) >= 2);
+    const keys = idempotencyKeysTarget(orm, () => new Date(clock));
+    assert.ok(((await keys.remove(keys.olderThanAt(new Date(clock))!)) as number) >= 2);
     await rejectsWith(save(form.id, finish), Code.FailedPrecondition, "this response is already completed");
   });
 });

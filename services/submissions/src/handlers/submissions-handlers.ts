@@ -39,9 +39,11 @@ import { problemsOf } from "../calculated-field-problems.ts";
 import { countFormHoldings, deleteFormHoldings, holdingsMessage } from "../form-purge.ts";
 import { maxSearchLength, summarizeResponses } from "../summary/response-summary.ts";
 import { countChangesTable } from "../response-counts.ts";
+import { deleteResponses, deleteResponsesBefore, removeStoredFiles, type ResponseDeletionDeps } from "../response-deletion.ts";
 import { createCompletionNotifier, type CompletionNotifier } from "../outbox/completion-notifier.ts";
 import { outboxColumns, outboxParams, outboxRow, type OutboxRow } from "../outbox/outbox-rows.ts";
 import { outboxStream } from "../outbox/outbox-stream.ts";
+import { acknowledgeCompletions } from "../outbox/outbox-retention.ts";
 import type { FileStore } from "../files/file-store.ts";
 import { checkStorageQuota, storageLeft, type StorageQuotas } from "../files/storage-quota.ts";
 import { readUploadStream, type ByteLimit } from "../files/upload-stream.ts";
@@ -346,15 +348,9 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
   }
 
   /** Removes stored bytes whose rows are gone (committed). A failure leaves an unreachable blob: logged. */
-  async function removeBlobs(storageKeys: string[]): Promise<void> {
-    for (const storageKey of storageKeys) {
-      try {
-        await files.delete(storageKey);
-      } catch (err) {
-        logger?.error({ err, storageKey }, "orphan file left in the store");
-      }
-    }
-  }
+  const removeBlobs = (storageKeys: string[]) => removeStoredFiles(files, storageKeys, logger);
+  /** How responses go with their files, whoever deletes them (response-deletion.ts). */
+  const deletion: ResponseDeletionDeps = { orm, files, logger, countChanges: deps.countChanges };
 
   /**
    * The answers of a save merged over the earlier ones of `previous` and checked as a whole (required
@@ -770,21 +766,8 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       if (!req.submissionId) throw submissionNotFound();
       // Rows first, in one transaction: from its commit on, neither the submission nor its files are
       // served. The bytes go after; one left behind by a failure is unreachable (and logged).
-      const { wasCompleted, storageKeys } = await orm.em.fork().transactional(async (em) => {
-        const response = await em.findOne(
-          ResponseEntity,
-          { id: req.submissionId, formId: req.formId },
-          { lockMode: LockMode.PESSIMISTIC_WRITE },
-        );
-        if (!response) throw submissionNotFound();
-        const uploads = await em.find(UploadEntity, { responseId: response.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        await em.nativeDelete(UploadEntity, { responseId: response.id });
-        await em.nativeDelete(ResponseEntity, { id: response.id });
-        if (response.completed) await changeCount(em, req.formId, -1);
-        return { wasCompleted: response.completed, storageKeys: uploads.map((u) => u.storageKey) };
-      });
-      await removeBlobs(storageKeys);
-      if (wasCompleted) deps.countChanges?.notify();
+      const deleted = await deleteResponses(deletion, req.formId, [req.submissionId]);
+      if (deleted.responses + deleted.partials === 0) throw submissionNotFound();
       return {};
     },
 
@@ -867,8 +850,23 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       return { deleted: holdingsMessage(await deleteFormHoldings(req.formId, { orm, files, logger })) };
     },
 
+    async deleteResponsesBefore(req, ctx) {
+      // Internal (forms' pass over the forms with settings.deleteResponsesAfterDays).
+      if (!req.formId) throw formNotFound();
+      if (!req.before) throw new ConnectError("before: is required", Code.InvalidArgument);
+      const deleted = await deleteResponsesBefore(deletion, req.formId, timestampDate(req.before), { signal: ctx.signal });
+      return { deleted: holdingsMessage(deleted) };
+    },
+
     async *streamCompletions(req, ctx) {
       yield* outboxStream(orm, { afterCursor: req.afterCursor, signal: ctx.signal, completions, pollMs: streamPollMs });
+    },
+
+    async acknowledgeCompletions(req) {
+      // Internal (delivery's embedded stream): how far it has durably handled the outbox, for retention.
+      if (!req.follower || req.follower.length > 200) throw new ConnectError("a follower's name (at most 200 characters) is required", Code.InvalidArgument);
+      await acknowledgeCompletions(orm, req.follower, req.cursor);
+      return {};
     },
 
     async *saveResponses(req, ctx) {

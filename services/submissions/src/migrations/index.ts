@@ -10,6 +10,7 @@ import { Migration20261222000000_calculated_field_problems } from "./Migration20
 import { Migration20261231000000_notifications } from "./Migration20261231000000_notifications.ts";
 import { Migration20270101000000_outbox_event_type } from "./Migration20270101000000_outbox_event_type.ts";
 import { Migration20270110000000_response_counts } from "./Migration20270110000000_response_counts.ts";
+import { Migration20261127000100_retention } from "./Migration20261127000100_retention.ts";
 
 /** The submissions schema's migrations, oldest first. Never edit one that has shipped; add a new one. */
 export const migrations: MigrationObject[] = [
@@ -24,4 +25,6 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20261231000000_notifications", class: Migration20261231000000_notifications },
   { name: "Migration20270101000000_outbox_event_type", class: Migration20270101000000_outbox_event_type },
   { name: "Migration20270110000000_response_counts", class: Migration20270110000000_response_counts },
+  // Written on 2026-11-27, after the ones above (whose names carry dates ahead of their writing): the order is this list's.
+  { name: "Migration20261127000100_retention", class: Migration20261127000100_retention },
 ];

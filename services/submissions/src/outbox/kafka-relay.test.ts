@@ -189,7 +189,7 @@ describe("Kafka outbox relay", () => {
     assert.ok(!(await admin.listTopics()).includes(responsesTopic));
     const rows = await writeRows(8, { perTransaction: 3 });
     const r = relay();
-    await until("the backlog is empty", async () => (await outboxBacklog(orm)) === 0);
+    await until("the backlog is empty", async () => (await outboxBacklog(orm, "kafka")) === 0);
 
     const metadata = (await admin.metadata({ topics: [responsesTopic] })).topics.get(responsesTopic)!;
     assert.equal(metadata.partitions.length, 3);
@@ -261,13 +261,13 @@ describe("Kafka outbox relay", () => {
     const topic = `relay-test-down-${randomUUID()}`;
     const first = relay({ topic, completions, maxBackoffMs: 1_000 });
     const before = await writeRows(3, { notify: completions });
-    await until("the first rows are published", async () => (await outboxBacklog(orm)) === 0);
+    await until("the first rows are published", async () => (await outboxBacklog(orm, "kafka")) === 0);
 
     await broker.kill();
     const warnsBefore = logged.filter((l) => l.level === "warn").length;
     const during = await writeRows(5, { notify: completions });
     await sleep(2_000);
-    assert.equal(await outboxBacklog(orm), 5, "nothing marked published without an acknowledgement");
+    assert.equal(await outboxBacklog(orm, "kafka"), 5, "nothing marked published without an acknowledgement");
     assert.ok(
       logged.slice(warnsBefore).some((l) => l.msg === "publishing outbox rows failed: they stay unpublished, trying again"),
       "the failures are logged",
@@ -278,14 +278,14 @@ describe("Kafka outbox relay", () => {
     await first.stop();
     const stopMs = performance.now() - stopBegan;
     assert.ok(stopMs < 12_000, `stop() took ${stopMs} ms`);
-    assert.equal(await outboxBacklog(orm), 5);
+    assert.equal(await outboxBacklog(orm, "kafka"), 5);
 
     const second = relay({ topic, completions, maxBackoffMs: 1_000 });
     const more = await writeRows(2, { notify: completions });
     const restartBegan = performance.now();
     await broker.restart();
     const restartMs = performance.now() - restartBegan;
-    const drainMs = await until("the backlog is published after the restart", async () => (await outboxBacklog(orm)) === 0, 60_000);
+    const drainMs = await until("the backlog is published after the restart", async () => (await outboxBacklog(orm, "kafka")) === 0, 60_000);
 
     const all = [...before, ...during, ...more];
     const messages = await readTopic(topic, new Set(all.map((row) => row.eventId)));
@@ -303,7 +303,7 @@ describe("Kafka outbox relay", () => {
     const r = relay({ topic, batchSize: 50 });
     await until("a first batch is published", async () => r.published > 0);
     await r.stop();
-    const marked = 1_000 - (await outboxBacklog(orm));
+    const marked = 1_000 - (await outboxBacklog(orm, "kafka"));
     assert.equal(marked, r.published);
     assert.equal(await messagesInTopic(topic), marked);
   });
@@ -324,7 +324,7 @@ describe("Kafka outbox relay", () => {
           writeRows(500, { perTransaction: 10, notify: completionsB, db: replica }),
         ])
       ).flat();
-      await until("both relays have published everything", async () => (await outboxBacklog(orm)) === 0, 60_000);
+      await until("both relays have published everything", async () => (await outboxBacklog(orm, "kafka")) === 0, 60_000);
       const seconds = (performance.now() - began) / 1000;
 
       const all = [...early, ...late];
@@ -351,7 +351,7 @@ describe("Kafka outbox relay", () => {
     const r = relay({ topic });
     await until("a first batch is published", async () => r.published > 0, 30_000);
     const [firstBatchAt, firstBatch] = [performance.now(), r.published];
-    await until("the backlog is published", async () => (await outboxBacklog(orm)) === 0, 60_000);
+    await until("the backlog is published", async () => (await outboxBacklog(orm, "kafka")) === 0, 60_000);
     const seconds = (performance.now() - began) / 1000;
     const steady = (performance.now() - firstBatchAt) / 1000;
     assert.equal(r.published, rows.length);

@@ -994,6 +994,43 @@ export declare type StreamCompletionsResponse = Message<"formsvc.submissions.v1.
 export declare const StreamCompletionsResponseSchema: GenMessage<StreamCompletionsResponse>;
 
 /**
+ * @generated from message formsvc.submissions.v1.AcknowledgeCompletionsRequest
+ */
+export declare type AcknowledgeCompletionsRequest = Message<"formsvc.submissions.v1.AcknowledgeCompletionsRequest"> & {
+  /**
+   * The follower's name: delivery's cursor name ("submissions-outbox").
+   *
+   * @generated from field: string follower = 1;
+   */
+  follower: string;
+
+  /**
+   * The last StreamCompletions cursor the follower has durably handled.
+   *
+   * @generated from field: int64 cursor = 2;
+   */
+  cursor: bigint;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.AcknowledgeCompletionsRequest.
+ * Use `create(AcknowledgeCompletionsRequestSchema)` to create a new message.
+ */
+export declare const AcknowledgeCompletionsRequestSchema: GenMessage<AcknowledgeCompletionsRequest>;
+
+/**
+ * @generated from message formsvc.submissions.v1.AcknowledgeCompletionsResponse
+ */
+export declare type AcknowledgeCompletionsResponse = Message<"formsvc.submissions.v1.AcknowledgeCompletionsResponse"> & {
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.AcknowledgeCompletionsResponse.
+ * Use `create(AcknowledgeCompletionsResponseSchema)` to create a new message.
+ */
+export declare const AcknowledgeCompletionsResponseSchema: GenMessage<AcknowledgeCompletionsResponse>;
+
+/**
  * @generated from message formsvc.submissions.v1.RecordFormEventRequest
  */
 export declare type RecordFormEventRequest = Message<"formsvc.submissions.v1.RecordFormEventRequest"> & {
@@ -1137,6 +1174,47 @@ export declare type DeleteFormResponsesResponse = Message<"formsvc.submissions.v
  * Use `create(DeleteFormResponsesResponseSchema)` to create a new message.
  */
 export declare const DeleteFormResponsesResponseSchema: GenMessage<DeleteFormResponsesResponse>;
+
+/**
+ * @generated from message formsvc.submissions.v1.DeleteResponsesBeforeRequest
+ */
+export declare type DeleteResponsesBeforeRequest = Message<"formsvc.submissions.v1.DeleteResponsesBeforeRequest"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+
+  /**
+   * Responses older than this go; required.
+   *
+   * @generated from field: google.protobuf.Timestamp before = 2;
+   */
+  before?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.DeleteResponsesBeforeRequest.
+ * Use `create(DeleteResponsesBeforeRequestSchema)` to create a new message.
+ */
+export declare const DeleteResponsesBeforeRequestSchema: GenMessage<DeleteResponsesBeforeRequest>;
+
+/**
+ * @generated from message formsvc.submissions.v1.DeleteResponsesBeforeResponse
+ */
+export declare type DeleteResponsesBeforeResponse = Message<"formsvc.submissions.v1.DeleteResponsesBeforeResponse"> & {
+  /**
+   * What this call deleted: completed and partial responses, and the files of those responses with their bytes.
+   *
+   * @generated from field: formsvc.submissions.v1.FormHoldings deleted = 1;
+   */
+  deleted?: FormHoldings | undefined;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.DeleteResponsesBeforeResponse.
+ * Use `create(DeleteResponsesBeforeResponseSchema)` to create a new message.
+ */
+export declare const DeleteResponsesBeforeResponseSchema: GenMessage<DeleteResponsesBeforeResponse>;
 
 /**
  * @generated from enum formsvc.submissions.v1.SubmissionFilter
@@ -1302,6 +1380,19 @@ export declare const SubmissionsService: GenService<{
     output: typeof StreamCompletionsResponseSchema;
   },
   /**
+   * Internal (delivery's embedded stream, no caller): `follower` has durably handled the outbox up to
+   * `cursor` (a StreamCompletions cursor), so retention may remove the rows up to it once every other
+   * consumer has passed them too. Sent now and then (every few seconds at most, and on stop), never per
+   * event; a cursor never moves back, and one past what StreamCompletions can have streamed is held there.
+   *
+   * @generated from rpc formsvc.submissions.v1.SubmissionsService.AcknowledgeCompletions
+   */
+  acknowledgeCompletions: {
+    methodKind: "unary";
+    input: typeof AcknowledgeCompletionsRequestSchema;
+    output: typeof AcknowledgeCompletionsResponseSchema;
+  },
+  /**
    * Internal (forms' outbox forwarder, no caller): puts a form event into the outbox, after which it
    * travels like every event. Idempotent on the event id (a forwarded event sent again adds nothing).
    *
@@ -1335,6 +1426,21 @@ export declare const SubmissionsService: GenService<{
     methodKind: "unary";
     input: typeof DeleteFormResponsesRequestSchema;
     output: typeof DeleteFormResponsesResponseSchema;
+  },
+  /**
+   * Internal (forms' pass over the forms with settings.deleteResponsesAfterDays, no caller): deletes the
+   * form's responses older than `before` (a completed one by when it was submitted, a partial one by its
+   * last save) with their files, a batch at a time, each batch as DeleteSubmission deletes a response:
+   * rows in one transaction, the count lowered by the completed ones, then the files in the store.
+   * Stops between batches when the call is given up; what it deleted stays deleted, the rest goes next
+   * time. Answers what it deleted.
+   *
+   * @generated from rpc formsvc.submissions.v1.SubmissionsService.DeleteResponsesBefore
+   */
+  deleteResponsesBefore: {
+    methodKind: "unary";
+    input: typeof DeleteResponsesBeforeRequestSchema;
+    output: typeof DeleteResponsesBeforeResponseSchema;
   },
 }>;
 
