@@ -96,7 +96,7 @@ describe("migrations", () => {
       "Migration20261215000000_outbox",
       "Migration20270110000000_response_count_revision",
       "Migration20270120000000_form_change_notices",
-      "Migration20270201000000_delete_responses_after_days",
+      "Migration20261127000200_delete_responses_after_days",
     ]);
   });
 });

@@ -3,7 +3,7 @@ import { Migration20261122000000_initial } from "./Migration20261122000000_initi
 import { Migration20261215000000_outbox } from "./Migration20261215000000_outbox.ts";
 import { Migration20270110000000_response_count_revision } from "./Migration20270110000000_response_count_revision.ts";
 import { Migration20270120000000_form_change_notices } from "./Migration20270120000000_form_change_notices.ts";
-import { Migration20270201000000_delete_responses_after_days } from "./Migration20270201000000_delete_responses_after_days.ts";
+import { Migration20261127000200_delete_responses_after_days } from "./Migration20261127000200_delete_responses_after_days.ts";
 
 /** The forms schema's migrations, oldest first. Never edit one that has shipped; add a new one. */
 export const migrations: MigrationObject[] = [
@@ -11,5 +11,6 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20261215000000_outbox", class: Migration20261215000000_outbox },
   { name: "Migration20270110000000_response_count_revision", class: Migration20270110000000_response_count_revision },
   { name: "Migration20270120000000_form_change_notices", class: Migration20270120000000_form_change_notices },
-  { name: "Migration20270201000000_delete_responses_after_days", class: Migration20270201000000_delete_responses_after_days },
+  // Written on 2026-11-27, after the ones above (whose names carry dates ahead of their writing): the order is this list's.
+  { name: "Migration20261127000200_delete_responses_after_days", class: Migration20261127000200_delete_responses_after_days },
 ];
