@@ -1,5 +1,6 @@
 // The soak's webhook receivers, on loopback, each with a role: healthy ones answer 200 at once; failing ones
-// answer a fraction of their requests 500; slow ones answer a fraction after `slowMs`. Only a fraction:
+// answer a fraction of their requests 500 and, of the rest, a fraction after `slowMs` (an unreliable receiver,
+// so two receivers can make a healthy one and one both failing and slow); slow ones answer a fraction after `slowMs`. Only a fraction:
 // a receiver that always failed would have its origin's breaker hold its deliveries back without counting
 // attempts (they would never end), and one always slow gets 4 attempts at a time (a slow origin's slots:
 // 2 a second at 2 s), far below a soak's rate; either would measure a design limit, not a leak. A failing
@@ -50,7 +51,7 @@ export async function startSoakReceivers(plan: ReceiverPlan, random: () => numbe
         failed.add(eventId);
         return { status: 500, body: "failing on purpose" };
       }
-      if (role === "slow" && random() < plan.slowFraction) return { status: 200, delayMs: plan.slowMs };
+      if ((role === "slow" || role === "failing") && random() < plan.slowFraction) return { status: 200, delayMs: plan.slowMs };
       return { status: 200 };
     });
     receivers.push(Object.assign(receiver, { role }));

@@ -8,10 +8,9 @@
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import type { PruneTarget } from "@formsvc/platform/retention.ts";
-import { tablesOf } from "../entities/rows.ts";
 
 /** The partitioned tables, all split at the same bounds. */
-const partitioned = ["deliveries", "attempts", "payloads"] as const;
+const partitioned = ["payloads", "deliveries", "attempts"] as const;
 const schema = "delivery";
 
 /** How long making or dropping a partition waits for the parent's lock before giving up until the next pass. */
@@ -32,17 +31,17 @@ function boundOf(text: string): Date {
   return new Date(`${m[1]}T${m[2]}${m[3]}:${m[4] ?? "00"}`);
 }
 
-/** The partitions of `deliveries` (the other two tables follow it), oldest first, the default last. */
-export async function listPartitions(orm: MikroORM): Promise<Partition[]> {
+/** The partitions of one of the tables, oldest first, the default last. */
+export async function listPartitions(orm: MikroORM, table: (typeof partitioned)[number] = "deliveries"): Promise<Partition[]> {
   const rows: { name: string; bound: string }[] = await orm.em.getConnection().execute(
     `select c."relname" as "name", pg_get_expr(c."relpartbound", c."oid") as "bound"
      from pg_inherits i join pg_class c on c."oid" = i."inhrelid"
      where i."inhparent" = ?::regclass`,
-    [tablesOf(orm).deliveries],
+    [`"${schema}"."${table}"`],
     "all",
   );
   const partitions = rows.map(({ name, bound }) => {
-    const suffix = name.slice("deliveries_".length);
+    const suffix = name.slice(table.length + 1);
     if (bound === "DEFAULT") return { suffix, from: null, to: null };
     const m = /FROM \('([^']+)'\) TO \('([^']+)'\)/.exec(bound);
     if (!m) throw new Error(`unexpected partition bound of ${name}: ${bound}`);
@@ -61,34 +60,50 @@ function partitionTable(table: (typeof partitioned)[number], suffix: string): st
 }
 
 /**
- * Makes the partitions of the coming spans: from where the last one ends (or the span `now` falls in) until
- * `aheadSpans` spans past `now`. Several replicas may run it at once: an advisory lock lets one make them.
- * Returns the suffixes made.
+ * One DDL statement in a transaction of its own, waiting at most `lockTimeout` for its locks. Each statement
+ * holds one table's locks only, so it never closes a cycle with the statements that use two of the tables
+ * (the intake writes payloads then deliveries; a claim reads deliveries then payloads): no deadlock.
+ */
+async function ddl(orm: MikroORM, sql: string): Promise<void> {
+  await orm.em.transactional(async (em) => {
+    await em.execute(`set local lock_timeout = '${lockTimeout}'`);
+    await em.execute(sql);
+  });
+}
+
+/** Postgres' codes for what another replica making the same partition meanwhile answers. */
+const madeMeanwhile = new Set(["42P07" /* duplicate_table */, "42P17" /* already a partition: invalid_object_definition */]);
+
+/**
+ * Makes the partitions of the coming spans: for each table, from where its last one ends (or the span `now`
+ * falls in) until `aheadSpans` spans past `now`. A partition is made apart (`create table ... like`) and then
+ * attached, which locks the parent only against other DDL, never against reads and writes. Replicas may run
+ * it at once: what another made meanwhile is taken as made. Returns the suffixes made, per table alike.
  */
 export async function ensurePartitions(orm: MikroORM, options: { spanSeconds: number; aheadSpans?: number; now?: Date; logger?: Logger }): Promise<string[]> {
   const span = options.spanSeconds * 1000;
   const now = +(options.now ?? new Date());
+  const current = Math.floor(now / span) * span;
   const until = now + span * (options.aheadSpans ?? 3);
-  const made: string[] = [];
-  await orm.em.transactional(async (em) => {
-    await em.execute(`select pg_advisory_xact_lock(hashtext('formsvc:delivery:partitions'))`);
-    await em.execute(`set local lock_timeout = '${lockTimeout}'`);
-    const ranges = (await listPartitions(orm)).filter((p) => p.to !== null);
-    let from = ranges.length > 0 ? +ranges[ranges.length - 1].to! : Math.floor(now / span) * span;
+  const made = new Set<string>();
+  for (const table of partitioned) {
+    const ranges = (await listPartitions(orm, table)).filter((p) => p.to !== null);
     // Behind by more than a span (the service was down): start at the current span, not in the past.
-    if (from < Math.floor(now / span) * span) from = Math.floor(now / span) * span;
+    let from = Math.max(ranges.length > 0 ? +ranges[ranges.length - 1].to! : current, current);
     for (; from < until; from += span) {
       const suffix = suffixOf(new Date(from));
-      for (const table of partitioned) {
-        await em.execute(
-          `create table ${partitionTable(table, suffix)} partition of "${schema}"."${table}" for values from ('${new Date(from).toISOString()}') to ('${new Date(from + span).toISOString()}')`,
-        );
+      const partition = partitionTable(table, suffix);
+      try {
+        await ddl(orm, `create table if not exists ${partition} (like "${schema}"."${table}" including all)`);
+        await ddl(orm, `alter table "${schema}"."${table}" attach partition ${partition} for values from ('${new Date(from).toISOString()}') to ('${new Date(from + span).toISOString()}')`);
+      } catch (err) {
+        if (!madeMeanwhile.has((err as { code?: string }).code ?? "")) throw err;
       }
-      made.push(suffix);
+      made.add(suffix);
     }
-  });
-  if (made.length > 0) options.logger?.info({ partitions: made }, "delivery partitions made");
-  return made;
+  }
+  if (made.size > 0) options.logger?.info({ partitions: [...made] }, "delivery partitions made");
+  return [...made];
 }
 
 type Counts = Record<string, number>;
@@ -140,33 +155,38 @@ async function finishedRows(orm: MikroORM, partition: Partition, olderThan: Date
   return countsOf(row.d, row.a, row.p);
 }
 
-/** Every row of a span's partitions: counted, or dropped with them. */
-async function wholePartition(orm: MikroORM, partition: Partition, remove: boolean): Promise<Counts> {
-  const [row]: { d: number; a: number; p: number }[] = await orm.em.getConnection().execute(
-    `select (select count(*) from ${partitionTable("deliveries", partition.suffix)})::int as "d",
-       (select count(*) from ${partitionTable("attempts", partition.suffix)})::int as "a",
-       (select count(*) from ${partitionTable("payloads", partition.suffix)})::int as "p"`,
-    [],
-    "all",
-  );
-  if (remove) {
-    await orm.em.transactional(async (em) => {
-      await em.execute(`set local lock_timeout = '${lockTimeout}'`);
-      await em.execute(`drop table ${partitioned.map((table) => partitionTable(table, partition.suffix)).join(", ")}`);
-    });
+/**
+ * Every row of a span's partitions (those of the tables that still have one: a drop cut short leaves some):
+ * counted, or dropped with them, a table at a time.
+ */
+async function wholePartition(orm: MikroORM, suffix: string, tables: readonly (typeof partitioned)[number][], remove: boolean): Promise<Counts> {
+  const counts: Counts = {};
+  for (const table of tables) {
+    const [row]: { n: number }[] = await orm.em.getConnection().execute(`select count(*)::int as "n" from ${partitionTable(table, suffix)}`, [], "all");
+    if (remove) await ddl(orm, `drop table ${partitionTable(table, suffix)}`);
+    counts[`${schema}.${table}`] = row.n;
   }
-  return countsOf(row.d, row.a, row.p);
+  return counts;
 }
 
 async function pruneDeliveries(orm: MikroORM, olderThan: Date, remove: boolean, logger?: Logger): Promise<Counts> {
   const total = countsOf(0, 0, 0);
   const dropped: string[] = [];
-  for (const partition of await listPartitions(orm)) {
-    const plan = await planOf(orm, partition, olderThan);
+  // Every span any table has a partition of; `of` names the tables that have it.
+  const spans = new Map<string, { partition: Partition; of: (typeof partitioned)[number][] }>();
+  for (const table of partitioned) {
+    for (const partition of await listPartitions(orm, table)) {
+      const span = spans.get(partition.suffix) ?? spans.set(partition.suffix, { partition, of: [] }).get(partition.suffix)!;
+      span.of.push(table);
+    }
+  }
+  for (const { partition, of } of spans.values()) {
+    // A span whose deliveries partition is gone (a drop cut short) has nothing unfinished: the rest goes whole.
+    const plan = of.includes("deliveries") ? await planOf(orm, partition, olderThan) : partition.to !== null && +partition.to <= +olderThan ? "drop" : "none";
     if (plan === "drop") {
-      add(total, await wholePartition(orm, partition, remove));
+      add(total, await wholePartition(orm, partition.suffix, of, remove));
       dropped.push(partition.suffix);
-    } else if (plan === "rows") {
+    } else if (plan === "rows" && of.length === partitioned.length) {
       add(total, await finishedRows(orm, partition, olderThan, remove));
     }
   }
