@@ -4,7 +4,7 @@
 // speeds up or slows down during the runs moves both sides alike. With --whole-tree the before side runs the
 // whole tree of <before-commit> (packages/ and gateway/ too), from a git worktree in the temp directory with its
 // own node_modules. Writes benchmarks/<name>.json (ab-latest by default).
-// Scenarios: api-read ingest delivery-embedded delivery-kafka (ingest and delivery-embedded when none is named).
+// Scenarios: api-read ingest delivery-embedded delivery-kafka storage (ingest and delivery-embedded when none is named).
 import { execFileSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,12 +15,14 @@ import { apiRead } from "./bench/api-read.ts";
 import { summed } from "./bench/common.ts";
 import { delivery } from "./bench/delivery.ts";
 import { ingest } from "./bench/ingest.ts";
+import { storage } from "./bench/storage.ts";
 
 const scenarios: Record<string, () => Promise<any>> = {
   "api-read": () => apiRead(),
   ingest: () => ingest(),
   "delivery-embedded": () => delivery("embedded"),
   "delivery-kafka": () => delivery("kafka"),
+  storage: () => storage(),
 };
 
 const args = process.argv.slice(2);
@@ -59,6 +61,7 @@ function summary(name: string, r: any) {
     const idleRssMiB = Math.round(summed(r.rss.idle));
     return { requestsPerSecond: r.system.requestsPerSecond, p99ms: r.system.p99ms, directPostgresPerSecond: r.directPostgres.requestsPerSecond, ratio: r.ratioToDirectPostgres, cpuMsPerRequest: r.system.cpuMsPerRequest, idleRssMiB };
   }
+  if (name === "storage") return { bytesPerResponse: r.bytesPerResponse, perResponse: r.perResponse };
   if (name === "ingest") return { requestsPerSecond: r.system.requestsPerSecond, p99ms: r.system.p99ms, rawInsertPerSecond: r.rawInsert.requestsPerSecond, ratio: r.ratio, cpuMsPerRequest: r.system.cpuMsPerRequest };
   return {
     deliveriesPerSecond: r.throughput.deliveriesPerSecond,

@@ -1,6 +1,6 @@
 // `npm run bench [-- scenario...] [--out name]`: every scenario and its ceiling, side by side on this
 // machine; writes benchmarks/<name>.json (latest by default) and BENCHMARKS.md. Not part of `npm test`.
-// Scenarios: api-read ingest delivery-embedded delivery-kafka isolation tracing (all when none is named).
+// Scenarios: api-read ingest delivery-embedded delivery-kafka isolation tracing storage (all when none is named).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -12,6 +12,7 @@ import { ingest } from "./bench/ingest.ts";
 import { isolation } from "./bench/isolation.ts";
 import { renderMarkdown } from "./bench/report.ts";
 import { tracingOverhead } from "./bench/tracing.ts";
+import { storage } from "./bench/storage.ts";
 
 const scenarios: Record<string, () => Promise<object>> = {
   "api-read": () => apiRead(),
@@ -20,6 +21,7 @@ const scenarios: Record<string, () => Promise<object>> = {
   "delivery-kafka": () => delivery("kafka"),
   isolation: () => isolation(),
   tracing: () => tracingOverhead(),
+  storage: () => storage(),
 };
 
 const args = process.argv.slice(2);
