@@ -4,6 +4,7 @@
 // caches), ab-origin-concurrency.json (delivery's per-origin slots),
 // ab-rpc-protocol.json (Connect against gRPC between the services), ab-one-process.json (ONE_PROCESS), and notes.md.
 import { existsSync, readFileSync } from "node:fs";
+import { retentionSection } from "./retention-report.ts";
 import { join } from "node:path";
 import { mean, summed } from "./common.ts";
 
@@ -330,6 +331,7 @@ CPU time per request (ms): ${cpuLine(apiBefore.scenarios?.["api-read"]?.system?.
 ${table([...rows(apiBefore).filter((x) => x[0].startsWith("1.")).map((x) => [`before: ${x[0]}`, ...x.slice(1)] as Row), ...rows(apiAfter).filter((x) => x[0].startsWith("1.")).map((x) => [`after: ${x[0]}`, ...x.slice(1)] as Row)])}
 `;
   }
+  md += retentionSection(dir);
   const notesFile = join(dir, "notes.md");
   if (existsSync(notesFile)) md += readFileSync(notesFile, "utf8") + "\n";
   md += `## Method
