@@ -8,7 +8,7 @@
 // transaction up to P, and no transaction up to P can commit any more (P was below the oldest one running
 // when it was read), so every row with txid <= P is passed for good.
 import { qualifiedTable, type MikroORM } from "@formsvc/platform/database.ts";
-import { pruneBatchRows, type PruneTarget } from "@formsvc/platform/retention.ts";
+import { pruneBatchRows, vacuumAfterPrune, type PruneTarget } from "@formsvc/platform/retention.ts";
 import { OutboxEntity } from "../entities/index.ts";
 
 /** The bus the outbox is consumed by. */
@@ -117,8 +117,10 @@ export function outboxTarget(orm: MikroORM, options: OutboxTargetOptions): Prune
         );
         const deleted = Number((result as { affectedRows?: number }).affectedRows ?? 0);
         removed += deleted;
-        if (deleted < batchSize) return removed;
+        if (deleted < batchSize) break;
       }
+      await vacuumAfterPrune(orm, table, removed);
+      return removed;
     },
   };
 }
