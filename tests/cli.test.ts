@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { after, before, describe, it } from "node:test";
@@ -40,6 +41,16 @@ describe("operator CLI", () => {
     assert.equal(ws.workspace.name, "Ops");
     const plan = JSON.parse((await npmCli("workspace:set-plan", "--workspace", ws.workspace.id, "--plan", "pro")).stdout);
     assert.equal(plan.workspace.plan, "pro");
+  });
+
+  it("version prints {version}, the root package.json's, and needs no service", async () => {
+    const { stdout } = await promisify(execFile)("npm", ["run", "-s", "cli", "--", "version"], {
+      cwd: repoRoot,
+      // Every service's address unreachable: version asks none of them.
+      env: { ...process.env, ...sys.env, IDENTITY_URL: "http://127.0.0.1:1", FORMS_URL: "http://127.0.0.1:1" },
+    });
+    const root = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8"));
+    assert.equal(stdout, `{"version":"${root.version}"}\n`);
   });
 
   it("fails with {error} on stderr and exit 1", async () => {

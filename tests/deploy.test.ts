@@ -13,12 +13,15 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseAllDocuments } from "yaml";
-import { ConfigMap, Namespace, Service } from "kubernetes-models/v1";
+import { ConfigMap, Namespace, PersistentVolumeClaim, Service } from "kubernetes-models/v1";
+import { CronJob, Job } from "kubernetes-models/batch/v1";
 import { Deployment } from "kubernetes-models/apps/v1";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
 import { Ingress, NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
 import { livenessService } from "@formsvc/platform/health.ts";
+import { serviceNames as schemaNames } from "@formsvc/platform/config.ts";
+import { stopTimeoutMs } from "@formsvc/platform/stopping.ts";
 
 // Parsed YAML: plain JSON-like data.
 type Obj = Record<string, any>;
@@ -45,6 +48,8 @@ const models: Record<string, new (data: any) => { validate(): void }> = {
   "v1/ConfigMap": ConfigMap,
   "v1/Service": Service,
   "apps/v1/Deployment": Deployment,
+  "batch/v1/CronJob": CronJob,
+  "v1/PersistentVolumeClaim": PersistentVolumeClaim,
   "autoscaling/v2/HorizontalPodAutoscaler": HorizontalPodAutoscaler,
   "policy/v1/PodDisruptionBudget": PodDisruptionBudget,
   "networking.k8s.io/v1/Ingress": Ingress,
@@ -227,6 +232,24 @@ function checkContainers(objects: Obj[]): void {
     }
   }
   assert.equal(images.size, 1, `one image for every process, found ${[...images].join(", ")}`);
+}
+
+/**
+ * A pod's grace covers its preStop pause and then as long as the launcher waits for a process it stopped
+ * (stopping.ts): the process finishes its requests in flight and exits by itself before Kubernetes' SIGKILL.
+ */
+function checkGracePeriods(objects: Obj[]): void {
+  for (const d of ofKind(objects, "Deployment")) {
+    const pod = d.spec.template.spec;
+    const grace = pod.terminationGracePeriodSeconds ?? 30;
+    const pauses = pod.containers.map((c: Obj) => {
+      const command: string[] = c.lifecycle?.preStop?.exec?.command ?? [];
+      assert.ok(command.length === 0 || command[0] === "sleep", `${id(d)} container ${c.name}: a preStop is a sleep`);
+      return command.length ? Number(command[1]) : 0;
+    });
+    const needed = Math.max(0, ...pauses) + stopTimeoutMs / 1000;
+    assert.ok(grace >= needed, `${id(d)}: terminationGracePeriodSeconds ${grace} covers preStop and the stop (${needed} s)`);
+  }
 }
 
 function checkServices(objects: Obj[]): void {
@@ -440,6 +463,7 @@ function checkCommon(objects: Obj[]): void {
   checkSchemas(objects);
   checkLabelsAndNamespace(objects);
   checkContainers(objects);
+  checkGracePeriods(objects);
   checkServices(objects);
   checkIngress(objects);
   checkNetworkPolicies(objects);
@@ -479,6 +503,45 @@ describe("Kubernetes manifests (kubectl kustomize)", () => {
       const mounts = pod.containers.flatMap((c: Obj) => c.volumeMounts ?? []).map((m: Obj) => m.mountPath);
       assert.deepEqual(mounts, ["/tmp"], `${name}: submissions mounts /tmp only (files are in the bucket)`);
     }
+  });
+
+  test("every overlay backs up: a CronJob dumps every service's schema from the Secret's DATABASE_URL onto a volume, one run at a time", () => {
+    for (const name of ["base", ...overlayNames]) {
+      const objects = rendered(name);
+      const [cron] = ofKind(objects, "CronJob");
+      assert.ok(cron, `${name}: a CronJob`);
+      assert.equal(cron.spec.concurrencyPolicy, "Forbid", `${name}: ${id(cron)} never runs twice at once`);
+      const pod = cron.spec.jobTemplate.spec.template.spec;
+      assert.equal(pod.automountServiceAccountToken, false, `${name}: ${id(cron)} has no service account token`);
+      const [c] = pod.containers;
+      const script = [...(c.command ?? []), ...(c.args ?? [])].join(" ");
+      const dumped = [...script.matchAll(/--schema=(\w+)/g)].map((m) => m[1]).sort();
+      assert.deepEqual(dumped, [...schemaNames].sort(), `${name}: pg_dump takes every service's schema (serviceNames in config.ts)`);
+      assert.deepEqual(dumped, serviceNames().sort(), `${name}: ... which are the services under services/`);
+      assert.match(script, /pg_dump --format=custom/, "a custom-format dump, which `restore --from` and pg_restore take");
+      assert.equal(c.env.find((e: Obj) => e.name === "DATABASE_URL")?.valueFrom?.secretKeyRef?.name, secretName, "DATABASE_URL from the Secret");
+      const sc = c.securityContext ?? {};
+      assert.equal(sc.readOnlyRootFilesystem, true, `${id(cron)}: readOnlyRootFilesystem`);
+      assert.equal(sc.allowPrivilegeEscalation, false, `${id(cron)}: allowPrivilegeEscalation false`);
+      assert.ok(sc.capabilities?.drop?.includes("ALL"), `${id(cron)}: capabilities drop ALL`);
+      assert.equal(pod.securityContext?.runAsNonRoot, true, `${id(cron)}: runAsNonRoot`);
+      const mount = c.volumeMounts.find((m: Obj) => m.mountPath === "/backups");
+      const volume = pod.volumes.find((v: Obj) => v.name === mount?.name);
+      const claim = ofKind(objects, "PersistentVolumeClaim").find((p) => p.metadata.name === volume?.persistentVolumeClaim?.claimName);
+      assert.ok(claim, `${name}: the backups land on a rendered PersistentVolumeClaim`);
+    }
+  });
+
+  test("the restore Job (deploy/k8s/restore, applied by hand) drops and restores every service's schema, locked down like the CronJob", () => {
+    const [job] = parseAllDocuments(readFileSync(join(k8sDir, "restore/restore-job.yaml"), "utf8")).map((d) => d.toJS() as Obj);
+    new Job(job).validate();
+    const [c] = job.spec.template.spec.containers;
+    const script = c.args.join(" ");
+    const dropped = /drop schema if exists ([\w, ]+) cascade/.exec(script)?.[1].split(/,\s*/).sort();
+    assert.deepEqual(dropped, [...schemaNames].sort(), "it drops every service's schema (serviceNames in config.ts)");
+    assert.match(script, /pg_restore --exit-on-error --single-transaction/);
+    assert.equal(c.securityContext.readOnlyRootFilesystem, true);
+    assert.equal(job.spec.template.spec.volumes.find((v: Obj) => v.persistentVolumeClaim)?.persistentVolumeClaim.claimName, "formsvc-backups");
   });
 
   for (const name of overlayNames.filter((n) => n !== "dev")) {
@@ -597,6 +660,15 @@ describe("container image (deploy/docker/Dockerfile)", () => {
       for (const path of sourcePaths(words)) assert.ok(existsSync(join(root, path)), `${step.keyword} runs ${path}, which is not in the repository`);
     }
     assert.deepEqual(JSON.parse(entry.find((s) => s.keyword === "CMD")!.args), ["node", "gateway/src/server.ts"], "the default command runs the gateway");
+  });
+
+  test("runtime: labelled with the release, which the build checks against package.json's version", () => {
+    assert.ok(final);
+    assert.ok(final.steps.some((s) => s.keyword === "ARG" && /^VERSION$/.test(s.args)), "ARG VERSION (no default: the build passes it)");
+    const labels = final.steps.filter((s) => s.keyword === "LABEL").map((s) => s.args).join(" ");
+    assert.match(labels, /org\.opencontainers\.image\.version="\$\{VERSION\}"/, "LABEL org.opencontainers.image.version from the build argument");
+    const runs = final.steps.filter((s) => s.keyword === "RUN").map((s) => s.args);
+    assert.ok(runs.some((r) => r.includes("${VERSION}") && r.includes('require("./package.json").version')), "a RUN that fails the build when VERSION is not package.json's version");
   });
 
   test("the build context keeps what npm ci and the processes need", () => {

@@ -8,6 +8,7 @@ import { test } from "node:test";
 import { simpleParser, type AddressObject } from "mailparser";
 import { freeSystemPorts } from "@formsvc/launcher/ports.ts";
 import { repoRoot } from "@formsvc/launcher/system.ts";
+import { version } from "@formsvc/platform/version.ts";
 import { killLauncher, launch, stopAndCheck, type Launched } from "@formsvc/launcher/testing/launched.ts";
 import { appClient } from "./support/app-client.ts";
 import { eventually } from "./support/receiver.ts";
@@ -41,7 +42,7 @@ test("a newcomer starts the system, makes the first user with a password by CLI,
 
     // The banner says where everything is and what to do first; nothing else clutters the terminal.
     const output = launched.output();
-    for (const line of [`${url}/app`, `${url}/api/v1`, `${url}/developers`, join(dataDir, "logs"), `written to ${join(dataDir, "mail")} as .eml files (set SMTP_URL to send it)`, "npm run -s cli -- user:create --email you@example.com --password-stdin"]) {
+    for (const line of [`(version ${version}, started in`, `${url}/app`, `${url}/api/v1`, `${url}/developers`, join(dataDir, "logs"), `written to ${join(dataDir, "mail")} as .eml files (set SMTP_URL to send it)`, "npm run -s cli -- user:create --email you@example.com --password-stdin"]) {
       assert.ok(output.includes(line), `the banner names ${line}:\n${output}`);
     }
     assert.doesNotMatch(output, /^\{"level"/m, "no JSON log lines in the terminal");

@@ -12,6 +12,7 @@ import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb
 import { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 import { fileLinks } from "@formsvc/platform/file-links.ts";
+import { version } from "@formsvc/platform/version.ts";
 import { idempotentRequests } from "./idempotency.ts";
 import { createApp } from "./app.ts";
 import { MemorySlidingWindow } from "./rate-limit/sliding-window.ts";
@@ -165,7 +166,9 @@ describe("gateway over an in-memory transport", () => {
 
   it("answers /healthz, /readyz and /metrics", async () => {
     assert.deepEqual((await call("GET", "/healthz")).body, { status: "ok" });
-    assert.equal((await call("GET", "/readyz")).status, 200);
+    const readyz = await call("GET", "/readyz");
+    assert.equal(readyz.status, 200);
+    assert.equal(readyz.body.version, version, "/readyz names the release: the root package.json's version");
     const text = await (await fetch(`${base}/metrics`)).text();
     assert.match(text, /http_request_duration_seconds_count\{[^}]*route="\/api\/v1\/users\/me"[^}]*code="200"/);
   });

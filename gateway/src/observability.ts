@@ -3,6 +3,7 @@ import express, { type Request, type RequestHandler, type Router } from "express
 import { Health, HealthCheckResponse_ServingStatus } from "@formsvc/proto/grpc/health/v1/health_pb.js";
 import { Histogram, metrics } from "@formsvc/platform/metrics.ts";
 import { extractTraceContext, markFailed, SpanKind, startSpan } from "@formsvc/platform/tracing.ts";
+import { version } from "@formsvc/platform/version.ts";
 import { retryAfterSeconds } from "./http-errors.ts";
 
 const httpDuration = new Histogram({
@@ -50,7 +51,7 @@ export const traceHttpRequests: RequestHandler = (req, res, next) => {
   run(next);
 };
 
-/** `/healthz` (the process answers), `/readyz` (every service it needs is SERVING), `/metrics`. */
+/** `/healthz` (the process answers), `/readyz` (every service it needs is SERVING, and the release running), `/metrics`. */
 export function observabilityRoutes(services: Record<string, Client<typeof Health>>): Router {
   const router = express.Router();
   router.get("/healthz", (_req, res) => {
@@ -69,7 +70,7 @@ export function observabilityRoutes(services: Record<string, Client<typeof Healt
     );
     const ready = entries.every(([, state]) => state === "serving");
     if (!ready) res.setHeader("Retry-After", String(retryAfterSeconds));
-    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "not ready", services: Object.fromEntries(entries) });
+    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "not ready", version, services: Object.fromEntries(entries) });
   });
   router.get("/metrics", async (_req, res) => {
     res.type(metrics.contentType).send(await metrics.metrics());

@@ -130,14 +130,17 @@ describe("the command table", () => {
         "form:close --id F",
         "form:restore --id F",
         "prune --older-than T [--dry-run]",
+        "version",
+        "backup --out FILE",
+        "restore --from FILE [--yes]",
         "help",
       ],
     );
   });
 
-  test("every command that calls one service names it; prune calls every one with a database", () => {
+  test("every command that calls one service names it; prune calls every one with a database; version, backup and restore call none", () => {
     for (const [name, spec] of Object.entries(commands)) {
-      if (name === "help" || name === "prune") assert.equal(spec.service, undefined, name);
+      if (["help", "prune", "version", "backup", "restore"].includes(name)) assert.equal(spec.service, undefined, name);
       else assert.ok(spec.service === "identity" || spec.service === "forms", name);
     }
   });

@@ -1,7 +1,8 @@
 // The operator CLI's commands, as data: flags, the service each one calls, and how its answer is shown.
 import type { Client } from "@connectrpc/connect";
 import { apiKeyJson, formJson, planFromName, userJson, workspaceJson } from "@formsvc/api-records";
-import { serviceNames, type ServiceName } from "@formsvc/platform/config.ts";
+import { serviceNames, type Config, type ServiceName } from "@formsvc/platform/config.ts";
+import { version } from "@formsvc/platform/version.ts";
 import { FormStatus, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { Role, type IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 import type { MaintenanceService } from "@formsvc/proto/maintenance/v1/maintenance_pb.js";
@@ -35,7 +36,13 @@ export interface CommandSpec {
    * throws `ServiceFailure`, which names the one that failed.
    */
   service?: ServiceName;
-  run(flags: Flags, clients: Clients, input: Input): Promise<object>;
+  run(flags: Flags, clients: Clients, input: Input, context: Context): Promise<object>;
+}
+
+/** What a command that works on the machine rather than through the services reads: the configuration (DATA_DIR, DATABASE_URL ...). */
+export interface Context {
+  config: Config;
+  env: NodeJS.ProcessEnv;
 }
 
 /** What a command may read besides its flags. */
@@ -249,6 +256,38 @@ export const commands: Record<string, CommandSpec> = {
         for (const [what, rows] of Object.entries(answer.value.removed)) removed[what] = Number(rows);
       }
       return removed;
+    },
+  },
+  version: {
+    summary: "Prints the release this checkout (or image) is: the root package.json's version.",
+    flags: {},
+    async run() {
+      return { version };
+    },
+  },
+  backup: {
+    summary:
+      "Writes the whole database (every service's schema, one consistent snapshot) and DATA_DIR's files into one file, while the system runs; with S3_BUCKET the bucket is not in it. Prints {file, bytes}.",
+    flags: { out: { placeholder: "FILE", required: true } },
+    async run(flags, _clients, _input, { config, env }) {
+      // Loaded on use: the other commands need neither pg nor the launcher's embedded Postgres.
+      const { backup } = await import("./backup.ts");
+      return backup(config, flags.out, env);
+    },
+  },
+  restore: {
+    summary:
+      "With the system stopped, replaces the database (the embedded one under DATA_DIR, or DATABASE_URL's services' schemas) and DATA_DIR's files with a backup's. Needs --yes.",
+    flags: {
+      from: { placeholder: "FILE", required: true },
+      yes: { placeholder: "", switch: true },
+    },
+    async run(flags, _clients, _input, { config, env }) {
+      if (flags.yes !== "true") {
+        throw new UsageError(`restore replaces everything the system holds (${config.databaseUrl ? "the services' schemas in DATABASE_URL" : `the embedded database under ${config.dataDir}`} and its files) with the backup's: add --yes to go ahead`);
+      }
+      const { restore } = await import("./backup.ts");
+      return restore(config, flags.from, env);
     },
   },
   help: {

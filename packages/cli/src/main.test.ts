@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { describe, test } from "node:test";
 import { create } from "@bufbuild/protobuf";
@@ -181,6 +182,24 @@ describe("runCli", () => {
     const r = await run(["help"]);
     assert.equal(r.code, 0);
     assert.equal(r.json.commands["key:create"].usage, "key:create --email E --name N");
+  });
+
+  test("version prints the root package.json's version and calls nothing", async () => {
+    const r = await run(["version"]);
+    assert.equal(r.code, 0, r.stderr);
+    const root = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8"));
+    assert.deepEqual(r.json, { version: root.version });
+    assert.deepEqual(r.calls, []);
+    assert.equal(r.stdout, `{"version":"${root.version}"}\n`);
+  });
+
+  test("backup and restore are listed, and restore without --yes changes nothing", async () => {
+    const help = (await run(["help"])).json;
+    assert.equal(help.commands.backup.usage, "backup --out FILE");
+    assert.equal(help.commands.restore.usage, "restore --from FILE [--yes]");
+    const r = await run(["restore", "--from", "/nonexistent/backup.tar.gz"]);
+    assert.equal(r.code, 1);
+    assert.match(r.json.error, /add --yes to go ahead/);
   });
 
   test("an RPC error shows its own message, without the code prefix", async () => {

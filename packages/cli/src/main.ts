@@ -61,9 +61,10 @@ export async function runCli(argv: readonly string[], options: { env?: NodeJS.Pr
   try {
     const { command, flags } = parseArgs(argv);
     const spec = validate(command, flags);
-    config = loadConfig(options.env ?? process.env);
+    const env = options.env ?? process.env;
+    config = loadConfig(env);
     if (spec.service) address = config.services[spec.service];
-    const output = await spec.run(flags, options.clients ?? lazyClients(config), options.input ?? processInput);
+    const output = await spec.run(flags, options.clients ?? lazyClients(config), options.input ?? processInput, { config, env });
     return { code: 0, stdout: JSON.stringify(output) + "\n" };
   } catch (err) {
     const error = err instanceof ServiceFailure ? errorMessage(err.cause, config?.services[err.service]) : errorMessage(err, address);
