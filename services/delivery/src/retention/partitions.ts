@@ -60,9 +60,9 @@ function partitionTable(table: (typeof partitioned)[number], suffix: string): st
 }
 
 /**
- * One DDL statement in a transaction of its own, waiting at most `lockTimeout` for its locks. Each statement
- * holds one table's locks only, so it never closes a cycle with the statements that use two of the tables
- * (the intake writes payloads then deliveries; a claim reads deliveries then payloads): no deadlock.
+ * DDL in a transaction of its own, waiting at most `lockTimeout` for its locks. Each touches one table (and its
+ * partition) only, so it never closes a cycle with the statements that use two of the tables (the intake writes
+ * payloads then deliveries; a claim reads deliveries then payloads): no deadlock.
  */
 async function ddl(orm: MikroORM, sql: string): Promise<void> {
   await orm.em.transactional(async (em) => {
@@ -71,14 +71,11 @@ async function ddl(orm: MikroORM, sql: string): Promise<void> {
   });
 }
 
-/** Postgres' codes for what another replica making the same partition meanwhile answers. */
-const madeMeanwhile = new Set(["42P07" /* duplicate_table */, "42P17" /* already a partition: invalid_object_definition */]);
-
 /**
  * Makes the partitions of the coming spans: for each table, from where its last one ends (or the span `now`
  * falls in) until `aheadSpans` spans past `now`. A partition is made apart (`create table ... like`) and then
  * attached, which locks the parent only against other DDL, never against reads and writes. Replicas may run
- * it at once: what another made meanwhile is taken as made. Returns the suffixes made, per table alike.
+ * it at once. Returns the suffixes this call made.
  */
 export async function ensurePartitions(orm: MikroORM, options: { spanSeconds: number; aheadSpans?: number; now?: Date; logger?: Logger }): Promise<string[]> {
   const span = options.spanSeconds * 1000;
@@ -93,13 +90,20 @@ export async function ensurePartitions(orm: MikroORM, options: { spanSeconds: nu
     for (; from < until; from += span) {
       const suffix = suffixOf(new Date(from));
       const partition = partitionTable(table, suffix);
-      try {
-        await ddl(orm, `create table if not exists ${partition} (like "${schema}"."${table}" including all)`);
-        await ddl(orm, `alter table "${schema}"."${table}" attach partition ${partition} for values from ('${new Date(from).toISOString()}') to ('${new Date(from + span).toISOString()}')`);
-      } catch (err) {
-        if (!madeMeanwhile.has((err as { code?: string }).code ?? "")) throw err;
-      }
-      made.add(suffix);
+      // Replicas making the same partition at once take turns (one table's lock), and the later finds it made.
+      await orm.em.transactional(async (em) => {
+        await em.execute(`set local lock_timeout = '${lockTimeout}'`);
+        await em.execute(`select pg_advisory_xact_lock(hashtext('formsvc:delivery:partitions:${table}'))`);
+        const [{ attached }] = await em.execute<{ attached: boolean }[]>(
+          `select exists (select 1 from pg_inherits i join pg_class c on c."oid" = i."inhrelid" join pg_namespace n on n."oid" = c."relnamespace"
+             where n."nspname" = ? and c."relname" = ?) as "attached"`,
+          [schema, `${table}_${suffix}`],
+        );
+        if (attached) return;
+        await em.execute(`create table if not exists ${partition} (like "${schema}"."${table}" including all)`);
+        await em.execute(`alter table "${schema}"."${table}" attach partition ${partition} for values from ('${new Date(from).toISOString()}') to ('${new Date(from + span).toISOString()}')`);
+        made.add(suffix);
+      });
     }
   }
   if (made.size > 0) options.logger?.info({ partitions: [...made] }, "delivery partitions made");
