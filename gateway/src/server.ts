@@ -1,7 +1,9 @@
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { loadConfig, serviceNames } from "@formsvc/platform/config.ts";
+import { drainable } from "@formsvc/platform/http-drain.ts";
 import { ownProcess, stopOnSignals } from "@formsvc/platform/own-process.ts";
+import { drainLimitMs } from "@formsvc/platform/stopping.ts";
 import { Health } from "@formsvc/proto/grpc/health/v1/health_pb.js";
 import { createLogger } from "@formsvc/platform/logger.ts";
 import { createServiceClient } from "@formsvc/platform/rpc.ts";
@@ -59,6 +61,7 @@ const server = app.listen(config.port, (err?: Error) => {
   logger.info({ port, rateLimits: config.redisUrl ? "redis" : "memory", tracing: tracing ? "otlp" : "off" }, "gateway listening");
   process.send?.({ ready: "gateway", port });
 });
+const drain = drainable(server);
 server.on("error", (err) => {
   logger.fatal({ err }, "gateway server failed");
   process.exit(1);
@@ -66,13 +69,11 @@ server.on("error", (err) => {
 // A host that imports this entry (ONE_PROCESS) knows the gateway is ready when the import settles.
 await once(server, "listening");
 
-// Finish in-flight requests, then close idle keep-alive connections; within Kubernetes' default 30 s grace
-// period, long enough for slow requests to finish.
+// Finish the requests in flight, each keep-alive connection closing after its response (drainable), for at most
+// drainLimitMs: the launcher and Kubernetes' terminationGracePeriodSeconds wait longer (stopping.ts).
 stopOnSignals("gateway", logger, async () => {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, 25_000).unref()))]);
-  clearTimeout(timer);
+  const { cut, ms } = await drain(drainLimitMs);
+  if (cut > 0) logger.warn({ cut, ms }, `connections still open after ${drainLimitMs / 1000} s of draining were closed`);
+  else logger.info({ ms }, "every request in flight was answered");
   await Promise.allSettled([store.close(), tracing?.shutdown()]);
 });

@@ -1,6 +1,6 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -28,8 +28,10 @@ export interface EmbeddedPostgresOptions {
   dataDir: string;
   /** Database created when missing. */
   database: string;
-  /** Preferred port; another free one is taken when it is busy. */
+  /** Preferred port; another free one is taken when it is busy, unless `exactPort`. */
   port?: number;
+  /** Fail when `port` is busy instead of taking another (a restart: the services know the port). */
+  exactPort?: boolean;
   log?: (message: string) => void;
   /** Called when Postgres exits without `stop()`. */
   onUnexpectedExit?: (code: number | null, signal: NodeJS.Signals | null) => void;
@@ -43,6 +45,8 @@ export interface EmbeddedPostgres {
   /** Whether this start created the cluster (initdb ran). */
   created: boolean;
   process: ChildProcess;
+  /** The cluster's directory, `<dataDir>/postgres`. */
+  clusterDir: string;
   /** Fast shutdown (SIGINT), then immediate (SIGQUIT) after 30 s. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -185,6 +189,77 @@ async function initialise(bin: Binaries, clusterDir: string, password: string, a
   }
 }
 
+/**
+ * A launcher that dies, even by SIGKILL, must not leave its Postgres running (Postgres runs in a process group
+ * of its own, so that a Ctrl-C reaches the launcher alone). A tiny shell beside each Postgres holds the read end
+ * of a pipe whose write end only this process has: when this process is gone, however it ended, the kernel
+ * closes that end, the shell reads end-of-file and asks Postgres for a fast shutdown (SIGINT). Once Postgres
+ * has exited, `release` writes a line and the shell exits without a signal. No native code: Linux and macOS.
+ */
+function startWatchdog(postgres: ChildProcess): { release(): Promise<void> } | undefined {
+  if (postgres.pid === undefined) return undefined;
+  const script = 'read -r line || kill -INT "$1" 2>/dev/null';
+  let shell: ChildProcess;
+  try {
+    // Its own process group too, so that a Ctrl-C does not end it before the launcher has stopped Postgres.
+    shell = spawn("/bin/sh", ["-c", script, "formsvc-postgres-watchdog", String(postgres.pid)], { stdio: ["pipe", "ignore", "ignore"], detached: true });
+  } catch {
+    return undefined;
+  }
+  shell.on("error", () => {});
+  shell.stdin!.on("error", () => {});
+  // Neither the shell nor the pipe keeps this process alive.
+  shell.unref();
+  (shell.stdin as unknown as { unref?: () => void }).unref?.();
+  const ended = new Promise<void>((resolve) => (shell.exitCode !== null || shell.signalCode !== null ? resolve() : shell.once("exit", () => resolve())));
+  let released: Promise<void> | undefined;
+  return {
+    release: () =>
+      (released ??= (() => {
+        shell.ref(); // waited for from here on
+        shell.stdin!.end("released\n");
+        return ended;
+      })()),
+  };
+}
+
+/**
+ * The pids of the processes whose working directory is `clusterDir` (Postgres's postmaster and every backend and
+ * helper chdir there), as far as /proc shows them (Linux; others' processes only as root). After a postmaster
+ * was killed, its backends still hold the cluster's shared memory for a moment, and a new postmaster refuses to
+ * start until they are gone.
+ */
+export function clusterProcesses(clusterDir: string): number[] {
+  let target: string;
+  let entries: string[];
+  try {
+    target = realpathSync(clusterDir);
+    entries = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const pids: number[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readlinkSync(`/proc/${entry}/cwd`) === target) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return pids;
+}
+
+/** Waits (polling /proc, at most `timeoutMs`) until no process works in `clusterDir`; whether none does. */
+export async function clusterProcessesGone(clusterDir: string, timeoutMs = stopTimeoutMs): Promise<boolean> {
+  const began = Date.now();
+  while (clusterProcesses(clusterDir).length > 0) {
+    if (Date.now() - began > timeoutMs) return false;
+    await sleep(50);
+  }
+  return true;
+}
+
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const log = options.log ?? (() => {});
   const { dataDir, signal } = options;
@@ -217,7 +292,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     const password = readFileSync(passwordFile, "utf8").trim();
 
     const preferred = options.port ?? defaultEmbeddedPostgresPort;
-    const port = (await isPortFree(preferred)) ? preferred : await freePort();
+    const free = await isPortFree(preferred);
+    if (!free && options.exactPort) throw new Error(`port ${preferred} of the embedded Postgres is taken by another process`);
+    const port = free ? preferred : await freePort();
     if (port !== preferred) log(`port ${preferred} is busy; the embedded Postgres takes ${port}`);
 
     const child = spawn(
@@ -227,19 +304,22 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       // Its own process group, so a Ctrl-C in the terminal does not stop it before the services.
       { ...as, stdio: ["ignore", logFd, logFd], detached: true, env: { ...process.env, LC_ALL: "C" } },
     );
+    const watchdog = startWatchdog(child);
     let ready = false;
     let stopping = false;
     child.once("exit", (code, sig) => {
+      void watchdog?.release();
       if (ready && !stopping) options.onUnexpectedExit?.(code, sig);
     });
 
     const stop = async () => {
       stopping = true;
-      if (exited(child)) return;
+      if (exited(child)) return watchdog?.release();
       child.kill("SIGINT"); // fast shutdown: ends sessions, checkpoints, exits
       const timer = setTimeout(() => child.kill("SIGQUIT"), stopTimeoutMs);
       await waitForExit(child);
       clearTimeout(timer);
+      await watchdog?.release();
     };
 
     const databaseUrl = `postgres://${user}:${password}@127.0.0.1:${port}/${options.database}`;
@@ -252,7 +332,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     }
     ready = true;
     let stopped: Promise<void> | undefined;
-    return { databaseUrl, port, created, process: child, stop: () => (stopped ??= stop()) };
+    return { databaseUrl, port, created, process: child, clusterDir, stop: () => (stopped ??= stop()) };
   } finally {
     closeSync(logFd); // the children keep their own copies
   }

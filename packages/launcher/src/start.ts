@@ -5,8 +5,10 @@ import { delimiter, join, relative } from "node:path";
 import { resolveSecretKey } from "@formsvc/platform/secret-key.ts";
 import { ConfigError, loadConfig, type Config } from "@formsvc/platform/config.ts";
 import { mailSettingsOf } from "@formsvc/platform/mail.ts";
+import { version } from "@formsvc/platform/version.ts";
 import { appNeedsBuild, buildApp } from "./app-build.ts";
-import { startEmbeddedPostgres, type EmbeddedPostgres } from "./embedded-postgres.ts";
+import type { EmbeddedPostgres } from "./embedded-postgres.ts";
+import { startSupervisedPostgres, type SupervisedPostgres } from "./supervised-postgres.ts";
 import { launcherLogger, logDirOf } from "./launcher-log.ts";
 import { busyPortMessage } from "./ports.ts";
 import { repoRoot, startSystem, type RunningSystem } from "./system.ts";
@@ -46,7 +48,7 @@ export function banner(config: Config, startedInSeconds: number, postgres?: Embe
   const logDir = logDirOf(config);
   return [
     "",
-    `formsvc is running at ${url} (started in ${startedInSeconds.toFixed(1)} s)`,
+    `formsvc is running at ${url} (version ${version}, started in ${startedInSeconds.toFixed(1)} s)`,
     `  the app:            ${url}/app`,
     `  the REST API:       ${url}/api/v1`,
     `  API reference:      ${url}/developers`,
@@ -81,7 +83,7 @@ export async function runLauncher(options: { root?: string } = {}): Promise<void
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const logger = launcherLogger(config);
   const aborter = new AbortController();
-  let postgres: EmbeddedPostgres | undefined;
+  let postgres: SupervisedPostgres | undefined;
   let system: RunningSystem | undefined;
   let startup: Promise<void> = Promise.resolve();
   let exiting: number | undefined;
@@ -92,7 +94,7 @@ export async function runLauncher(options: { root?: string } = {}): Promise<void
         // Asked twice: stop waiting for a clean shutdown.
         logger.warn({ reason }, "stopping at once");
         for (const child of system?.processes.values() ?? []) child.kill("SIGKILL");
-        postgres?.process.kill("SIGQUIT");
+        postgres?.current().process.kill("SIGQUIT");
         process.exit(1);
       }
       return;
@@ -140,12 +142,14 @@ export async function runLauncher(options: { root?: string } = {}): Promise<void
     if (config.databaseUrl) {
       env.DATABASE_URL = config.databaseUrl;
     } else {
-      postgres = await startEmbeddedPostgres({
+      // Supervised like the other processes: restarted when it dies, while the services wait for it.
+      postgres = await startSupervisedPostgres({
         dataDir: config.dataDir,
         database: embeddedDatabase,
         signal: aborter.signal,
         log: (message) => logger.info(message),
-        onUnexpectedExit: (code, signal) => fail(`the embedded Postgres exited unexpectedly (code ${code}, signal ${signal})`),
+        logger,
+        onCrashLoop: (error) => fail(error.message),
       });
       logger.info({ port: postgres.port, created: postgres.created, seconds: Number((performance.now() / 1000).toFixed(1)) }, "embedded Postgres ready");
       env.DATABASE_URL = postgres.databaseUrl;
@@ -162,7 +166,7 @@ export async function runLauncher(options: { root?: string } = {}): Promise<void
     // performance.now() counts from the start of this process, Node's own start included.
     const seconds = performance.now() / 1000;
     logger.info({ seconds: Number(seconds.toFixed(2)), url: config.publicUrl }, "formsvc started");
-    process.stdout.write(banner(config, seconds, postgres));
+    process.stdout.write(banner(config, seconds, postgres?.current()));
   })();
 
   await startup.catch((err: unknown) => {

@@ -4,6 +4,7 @@ import { join, relative, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { loadConfig, serviceNames } from "@formsvc/platform/config.ts";
 import { createLogger, type Logger } from "@formsvc/platform/logger.ts";
+import { stopTimeoutMs } from "@formsvc/platform/stopping.ts";
 import { freePorts } from "./ports.ts";
 import { decideRestart, defaultRestartPolicy, noCrashes, type CrashHistory, type RestartPolicy } from "./supervision.ts";
 
@@ -12,7 +13,6 @@ export const repoRoot = resolve(import.meta.dirname, "../../..");
 
 /** How long a process may take to report ready when the system starts (not when the supervisor restarts it). */
 const defaultReadyTimeoutMs = 30_000;
-const stopTimeoutMs = 10_000;
 const tailLines = 40;
 /** Lines of a crashed process's output quoted in the launcher's log, each cut to so many characters. */
 const crashTailLines = 10;
@@ -84,7 +84,10 @@ export interface RunningSystem {
   processes: Map<string, ChildProcess>;
   /** The port each process reported when it became ready. */
   ports: Map<string, number>;
-  /** Stops the gateway, then the services: SIGTERM, SIGKILL after 10 s. Safe to call twice. */
+  /**
+   * Stops the gateway, then the services: SIGTERM, SIGKILL after stopTimeoutMs (25 s; each process finishes its
+   * requests within 20 s and exits by itself within 23 s: @formsvc/platform/stopping.ts). Safe to call twice.
+   */
   stop(): Promise<void>;
   /** Sends `signal` (SIGKILL by default) to one process and waits until it has exited. */
   kill(name: string, signal?: NodeJS.Signals): Promise<void>;
@@ -132,7 +135,7 @@ function waitForExit(child: ChildProcess): Promise<void> {
   return closed.get(child) ?? (exited(child) ? Promise.resolve() : new Promise((resolve) => child.once("exit", () => resolve())));
 }
 
-/** SIGTERM, then SIGKILL when the process is still there after `timeoutMs`. */
+/** SIGTERM, then SIGKILL when the process is still there after `timeoutMs` (longer than it takes to stop by itself). */
 async function terminate(child: ChildProcess, timeoutMs = stopTimeoutMs): Promise<void> {
   if (exited(child)) return;
   child.kill("SIGTERM");

@@ -2,6 +2,7 @@ import { setMetricsService } from "./metrics.ts";
 import type { Logger } from "./logger.ts";
 import { startTracing, type Tracing } from "./tracing.ts";
 import { releaseMemoryWhenIdle } from "./idle-memory.ts";
+import { processStopLimitMs } from "./stopping.ts";
 
 // What belongs to a process rather than to a service, apart from runService so that the gateway, which
 // owns no database, does not load the ORM and the RPC server to own its process.
@@ -44,7 +45,8 @@ export async function ownProcess(name: string, logger: Logger, tracingName = nam
 
 /**
  * Runs `stop` once on SIGINT, SIGTERM or when the launcher goes away (even by SIGKILL: no orphan is left
- * behind), then exits; in a hosting process, hands it to the host instead.
+ * behind), then exits, by itself after processStopLimitMs at the latest (stopping.ts); in a hosting process,
+ * hands it to the host instead.
  */
 export function stopOnSignals(name: string, logger: Logger, stop: (reason: string) => Promise<void>): void {
   let stopping: Promise<void> | undefined;
@@ -57,7 +59,15 @@ export function stopOnSignals(name: string, logger: Logger, stop: (reason: strin
     host.hosted(name, stopOnce);
     return;
   }
-  const exitAfter = (reason: string) => void stopOnce(reason).finally(() => process.exit(0));
+  let deadline: NodeJS.Timeout | undefined;
+  const exitAfter = (reason: string) => {
+    // Whatever is left by then is cut: the launcher (and Kubernetes) would SIGKILL the process a little later.
+    deadline ??= setTimeout(() => {
+      logger.error({ reason, limitMs: processStopLimitMs }, `${name} did not stop within ${processStopLimitMs / 1000} s: exiting`);
+      process.exit(1);
+    }, processStopLimitMs).unref();
+    void stopOnce(reason).finally(() => process.exit(0));
+  };
   process.on("SIGINT", () => exitAfter("SIGINT"));
   process.on("SIGTERM", () => exitAfter("SIGTERM"));
   process.on("disconnect", () => exitAfter("launcher gone"));

@@ -10,7 +10,7 @@ import { repoRoot } from "../system.ts";
 /** `npm start`'s entry. */
 export const startScript = join(repoRoot, "packages/launcher/src/start.ts");
 
-interface Proc {
+export interface Proc {
   pid: number;
   cmdline: string;
 }
@@ -31,7 +31,8 @@ function processes(): Map<number, { ppid: number; cmdline: string }> {
   return all;
 }
 
-function descendantsOf(pid: number): Proc[] {
+/** The processes under `pid` (children, their children, ...), from /proc. */
+export function descendantsOf(pid: number): Proc[] {
   const all = processes();
   const found: Proc[] = [];
   const visit = (parent: number) => {
@@ -116,3 +117,12 @@ export async function stopAndCheck(launched: Launched, dataDir: string): Promise
   return (performance.now() - began) / 1000;
 }
 
+/** Whether `pid` is a running process (a zombie, exited but not reaped by whoever adopted it, is not). */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
