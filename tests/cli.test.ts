@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { eventually } from "./support/receiver.ts";
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -75,10 +76,8 @@ describe("operator CLI", () => {
       assert.equal(res.code, 0, res.stderr);
       return JSON.parse(res.stdout) as Record<string, number>;
     };
-    let counted = await dryRun();
-    for (const started = Date.now(); counted["identity.mail_outbox"] === 0 && Date.now() - started < 20_000; counted = await dryRun()) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    // The invitation's mail is counted once the mail worker has sent it.
+    const counted = await eventually(dryRun, (c) => c["identity.mail_outbox"] > 0, 20_000);
     for (const what of ["identity.sessions", "identity.email_links", "identity.idempotency_keys", "identity.mail_outbox"]) assert.ok(what in counted, what);
     for (const [what, rows] of Object.entries(counted)) assert.ok(Number.isInteger(rows) && rows >= 0, `${what}: ${rows}`);
     assert.equal(counted["identity.mail_outbox"], 1, "the invitation, sent");
