@@ -35,6 +35,8 @@ class FakeOutbox {
   acknowledged: { follower: string; cursor: bigint }[] = [];
   /** While set, AcknowledgeCompletions fails with it. */
   acknowledgeFailsWith: Code | undefined;
+  /** Acknowledgments refused (while `acknowledgeFailsWith` is set), with their cursors. */
+  refused: bigint[] = [];
   /** Stream calls still open. */
   open = 0;
   /** Fail the stream once after this many messages of one call. */
@@ -51,7 +53,10 @@ class FakeOutbox {
     createRouterTransport((router) =>
       router.service(SubmissionsService, {
         acknowledgeCompletions: (req) => {
-          if (outbox.acknowledgeFailsWith !== undefined) throw new ConnectError("acknowledgment refused", outbox.acknowledgeFailsWith);
+          if (outbox.acknowledgeFailsWith !== undefined) {
+            outbox.refused.push(req.cursor);
+            throw new ConnectError("acknowledgment refused", outbox.acknowledgeFailsWith);
+          }
           outbox.acknowledged.push({ follower: req.follower, cursor: req.cursor });
           return {};
         },
@@ -187,7 +192,8 @@ describe("embedded stream", () => {
     outbox.acknowledgeFailsWith = Code.Unavailable;
     outbox.add(sampleEvent());
     await eventually(async () => (await readCursor(db.orm)) === 40n);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Until the stream has tried to acknowledge the new cursor (and been refused).
+    await eventually(() => outbox.refused.includes(40n));
     assert.equal(outbox.acknowledged.at(-1)!.cursor, 30n);
     outbox.acknowledgeFailsWith = undefined;
     await eventually(() => outbox.acknowledged.at(-1)?.cursor === 40n);
