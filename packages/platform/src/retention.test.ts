@@ -6,7 +6,7 @@ import { MaintenanceService } from "@formsvc/proto/maintenance/v1/maintenance_pb
 import { openDatabase, type MikroORM } from "./database.ts";
 import { createLogger } from "./logger.ts";
 import { metrics } from "./metrics.ts";
-import { maintenanceRoutes, prune, registerTableSizes, retentionPass, type PruneTarget } from "./retention.ts";
+import { maintenanceRoutes, prune, registerTableSizes, retentionPass, startChurnVacuum, type PruneTarget } from "./retention.ts";
 import { createTestDatabase, type TestDatabase } from "./testing/database.ts";
 
 const logger = createLogger("retention-test", process.env.DEBUG_TEST ? "debug" : "silent");
@@ -100,5 +100,26 @@ describe("table sizes on /metrics", () => {
     } finally {
       unregister();
     }
+  });
+
+  it("vacuums a churned table each interval: the pages of the rows its consumer deleted are given back", async () => {
+    const sql = (text: string) => orm.em.getConnection().execute(text);
+    await sql(`create table "sizes"."queue" ("id" int primary key, "body" text)`);
+    await sql(`insert into "sizes"."queue" select g, repeat('q', 200) from generate_series(1, 2000) g`);
+    await sql(`delete from "sizes"."queue"`);
+    const pages = async () => Number((await sql(`select pg_relation_size('"sizes"."queue"') as "bytes"`))[0].bytes);
+    assert.ok((await pages()) > 200 * 2000, "the deleted rows still hold their pages");
+    const churn = startChurnVacuum(orm, [`"sizes"."queue"`], { logger, intervalMs: 20 });
+    try {
+      // Vacuum truncates a table whose trailing pages are all dead: the size comes down to nothing.
+      const deadline = Date.now() + 30_000;
+      while ((await pages()) > 0) {
+        assert.ok(Date.now() < deadline, "the table was not vacuumed");
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    } finally {
+      await churn.stop();
+    }
+    assert.equal(await pages(), 0);
   });
 });

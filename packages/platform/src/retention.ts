@@ -42,6 +42,33 @@ export async function vacuumAfterPrune(orm: MikroORM, table: string, removed: nu
   if (removed > 0) await orm.em.getConnection().execute(`vacuum ${table}`, [], "run");
 }
 
+/**
+ * Vacuums tables a service churns on its own (a queue it deletes from as it consumes, a row per key it inserts
+ * and deletes over and over) every `intervalMs`: for the same reason as `vacuumAfterPrune`, such a table grows
+ * with every change until vacuumed, and autovacuum may never come. `stop` waits for a vacuum under way.
+ */
+export function startChurnVacuum(orm: MikroORM, tables: readonly string[], options: { logger: Logger; intervalMs?: number }) {
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = running.then(async () => {
+      for (const table of tables) {
+        try {
+          await orm.em.getConnection().execute(`vacuum ${table}`, [], "run");
+        } catch (err) {
+          options.logger.warn({ err, table }, "vacuum failed (tried again next interval)");
+        }
+      }
+    });
+  }, options.intervalMs ?? 60_000);
+  timer.unref();
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
+
 /** One table's aged rows, for `tableRetention`. */
 export interface TableRetention {
   /** The table, in the ORM's schema; the target's `what` is `<schema>.<table>`. */

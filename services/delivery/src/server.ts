@@ -3,10 +3,12 @@ import { createServiceClient } from "@formsvc/platform/rpc.ts";
 import { resolveSecretKey } from "@formsvc/platform/secret-key.ts";
 import { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { keepFreshByNotices, webhookChangesChannel } from "@formsvc/platform/pg-notices.ts";
+import { startChurnVacuum } from "@formsvc/platform/retention.ts";
 import { runDatabaseService } from "@formsvc/platform/service-main.ts";
 import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { entities } from "./entities/index.ts";
+import { tablesOf } from "./entities/rows.ts";
 import { HeldWebhooks } from "./held-webhooks.ts";
 import { createDeliveryHandlers, routes } from "./handlers/delivery-handlers.ts";
 import { createAcceptEvents } from "./intake/accept-event.ts";
@@ -50,6 +52,8 @@ await runDatabaseService("delivery", { schema: "delivery", entities, migrations 
         });
   logger.info({ bus: config.kafkaBrokers.length > 0 ? "kafka" : "embedded", retrySchedule: settings.retrySchedule }, "delivery intake started");
   worker.start();
+  // A failing webhook's row comes and goes with its attempts' outcomes: vacuumed each minute, its pages are reused.
+  const churn = startChurnVacuum(orm, [tablesOf(orm).failingWebhooks], { logger });
 
   return {
     retention: [deliveryRetention(orm, { retentionMs: deliveryDays * 86_400_000, spanSeconds: partitionSeconds, logger })],
@@ -60,6 +64,7 @@ await runDatabaseService("delivery", { schema: "delivery", entities, migrations 
       const results = await Promise.allSettled([intake.stop(), worker.stop()]);
       for (const r of results) if (r.status === "rejected") logger.warn({ err: r.reason }, "stopping delivery work failed");
       await notices?.stop();
+      await churn.stop();
     },
   };
 });

@@ -149,15 +149,8 @@ export function startResponseCountPusher(options: ResponseCountPusherOptions): R
   const pauses = outboxPauses(options.changes);
   const stopping = new AbortController();
 
-  // The fold deletes every change it adds up; their pages are reused only once the table is vacuumed, which
-  // autovacuum may never do (off on some servers): a minute's changes at most are left to reuse.
-  let vacuumedAt = Date.now();
   async function pass(): Promise<void> {
     await foldCountChanges(orm);
-    if (Date.now() - vacuumedAt >= 60_000) {
-      vacuumedAt = Date.now();
-      await orm.em.getConnection().execute(`vacuum ${countChangesTable(orm)}`, [], "run");
-    }
     await pushResponseCounts(orm, forms, { batchSize: options.batchSize, timeoutMs: options.timeoutMs, signal: stopping.signal });
   }
 

@@ -2,6 +2,7 @@ import { mailSettingsOf, mailTransport, startMailWorker } from "@formsvc/platfor
 import { createServiceClient } from "@formsvc/platform/rpc.ts";
 import { NoticeKeptCache } from "@formsvc/platform/notice-kept-cache.ts";
 import { formChangesChannel, keepFreshByNotices } from "@formsvc/platform/pg-notices.ts";
+import { startChurnVacuum } from "@formsvc/platform/retention.ts";
 import { runDatabaseService } from "@formsvc/platform/service-main.ts";
 import { FormsService, type Form } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
@@ -16,7 +17,7 @@ import { migrations } from "./migrations/index.ts";
 import { startResponseNotifier } from "./notifications/notifier.ts";
 import { registerOutboxBacklog } from "./outbox/outbox-metrics.ts";
 import type { OutboxConsumers } from "./outbox/outbox-retention.ts";
-import { startResponseCountPusher } from "./response-counts.ts";
+import { countChangesTable, startResponseCountPusher } from "./response-counts.ts";
 import { submissionsRetention } from "./retention.ts";
 
 await runDatabaseService("submissions", { schema: "submissions", entities, migrations }, async ({ config, logger, orm }) => {
@@ -31,6 +32,8 @@ await runDatabaseService("submissions", { schema: "submissions", entities, migra
   // Response counts are submissions' own; forms' copy is pushed off the respondent's path.
   const countChanges = createCompletionNotifier();
   const counts = startResponseCountPusher({ orm, forms, logger, changes: countChanges });
+  // The pusher's fold deletes every change it adds up: vacuumed each minute, their pages are reused.
+  const churn = startChurnVacuum(orm, [countChangesTable(orm)], { logger });
   // Open forms are held while forms' change notices are listened for: a submit then asks forms nothing.
   const openForms = config.openFormCache ? new NoticeKeptCache<Form>({ maxEntries: 10_000 }) : undefined;
   const formNotices =
@@ -70,6 +73,7 @@ await runDatabaseService("submissions", { schema: "submissions", entities, migra
       await formNotices?.stop();
       await relay?.stop();
       await counts.stop();
+      await churn.stop();
       await notifier.stop();
       await mail.stop();
       await calculatedFields.close();
