@@ -5,7 +5,7 @@
 //
 // Spreading the work: per receiver origin, `perOriginConcurrency` (4) attempts at a time, widened one by
 // one up to `maxPerOriginConcurrency` (32) while the receiver answers 2xx within `quickAnswerMs` (250 ms)
-// and narrowed back at any other answer (origin-slots.ts); `maxInFlight` (128) in all. So a receiver that
+// and halved when it answers slowly, not at all, or asks for less (origin-slots.ts); `maxInFlight` (128) in all. So a receiver that
 // keeps up gets a burst in parallel, and one slow receiver (10 s per attempt) holds only its own 4 slots
 // and never the others'. A claim takes at most each origin's free slots (none of a full one); a claimed
 // delivery whose origin filled up meanwhile waits in memory for its next free slot (given back to the
@@ -25,7 +25,6 @@ import { successRecorder } from "../attempt/record.ts";
 import { watchBreakers } from "../delivery-metrics.ts";
 import { webhooksCallTimeoutMs } from "../intake/accept-event.ts";
 import { OriginBreakers, type BreakerOptions } from "../sender/breaker.ts";
-import { classify } from "../sender/send-result.ts";
 import { OriginSlots } from "./origin-slots.ts";
 import { claimDue, deferDelivery, defaultLeaseMs, failWithoutAttempt, releaseLease, type ClaimedDelivery, type SlotReservation } from "./claim.ts";
 
@@ -345,7 +344,7 @@ export class DeliveryWorker {
 
     const attempt = await attemptDelivery(this.options, delivery, webhook, { trigger: "automatic", leaseId: delivery.leaseId, breakers: this.breakers, successes: this.successes });
     if (attempt.sent) {
-      this.slots.observe(delivery.origin, { succeeded: classify(attempt.result) === "succeeded", durationMs: attempt.result.durationMs });
+      this.slots.observe(delivery.origin, attempt.result);
     } else {
       await deferDelivery(orm, delivery, attempt.retryAt.getTime() - Date.now(), attempt.origin);
       logger.debug({ ...log, origin: attempt.origin, retryAt: attempt.retryAt }, "receiver's breaker open: delivery put off");
