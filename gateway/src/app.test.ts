@@ -92,6 +92,16 @@ describe("gateway over an in-memory transport", () => {
     assert.equal((await call("PUT", "/api/v1/forms/x", { headers: auth })).status, 404);
   });
 
+  it("matches paths case-sensitively, and refuses a __proto__ key naming where it was", async () => {
+    const auth = authFor("t8");
+    assert.equal((await call("GET", "/api/v1/users/me", { headers: auth })).status, 200);
+    for (const path of ["/api/v1/USERS/me", "/api/v1/Users/Me"]) assert.deepEqual((await call("GET", path, { headers: auth })).body, { error: "not found" }, path);
+    for (const path of ["/API/v1/users/me", "/Healthz"]) assert.equal((await fetch(base + path)).status, 404, path);
+    const json = { ...auth, "content-type": "application/json" };
+    const proto = await call("POST", "/api/v1/forms", { headers: json, body: '{"workspaceId": "w1", "name": "x", "__proto__": {"name": "y"}}' });
+    assert.deepEqual([proto.status, proto.body], [400, { error: 'body: key "__proto__" is not allowed' }]);
+  });
+
   it("refuses missing, malformed and unknown keys with 401", async () => {
     const auth = authFor("t2");
     assert.equal((await call("GET", "/api/v1/users/me")).status, 401);

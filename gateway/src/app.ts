@@ -20,6 +20,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.disable("x-powered-by");
   app.set("trust proxy", deps.trustProxy);
   app.set("json spaces", 0);
+  app.set("case sensitive routing", true);
 
   app.use((req, res, next) => {
     const requestId = req.get(requestIdHeader)?.slice(0, 100) || randomUUID();

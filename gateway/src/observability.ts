@@ -1,10 +1,11 @@
 import type { Client } from "@connectrpc/connect";
-import express, { type Request, type RequestHandler, type Router } from "express";
+import { type Request, type RequestHandler, type Router } from "express";
 import { Health, HealthCheckResponse_ServingStatus } from "@formsvc/proto/grpc/health/v1/health_pb.js";
 import { Histogram, metrics } from "@formsvc/platform/metrics.ts";
 import { extractTraceContext, markFailed, SpanKind, startSpan } from "@formsvc/platform/tracing.ts";
 import { version } from "@formsvc/platform/version.ts";
 import { retryAfterSeconds } from "./http-errors.ts";
+import { newRouter } from "./routing.ts";
 
 const httpDuration = new Histogram({
   name: "http_request_duration_seconds",
@@ -53,7 +54,7 @@ export const traceHttpRequests: RequestHandler = (req, res, next) => {
 
 /** `/healthz` (the process answers), `/readyz` (every service it needs is SERVING, and the release running), `/metrics`. */
 export function observabilityRoutes(services: Record<string, Client<typeof Health>>): Router {
-  const router = express.Router();
+  const router = newRouter();
   router.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });

@@ -9,7 +9,7 @@
 //   POST /invitations/lookup {token}   POST /invitations/accept {token, name?, password?}: signs up (or adds the signed-in person)
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
-import express, { type Request, type Response, type Router } from "express";
+import { type Request, type Response, type Router } from "express";
 import { z } from "zod";
 import { appWorkspaceJson, invitationJson, sessionUserJson, userJson } from "@formsvc/api-records";
 import { asCaller } from "@formsvc/platform/caller.ts";
@@ -29,6 +29,7 @@ import {
   setSessionCookie,
   type CookiePolicy,
 } from "./security.ts";
+import { newRouter } from "../routing.ts";
 
 const wrongCredentials = "email or password is wrong";
 
@@ -44,7 +45,7 @@ const tokenSchema = z.strictObject({ token });
 const acceptInvitationSchema = z.strictObject({ token, name: z.string().max(100).optional(), password: z.string().max(1000).optional() });
 
 export function sessionRoutes(identity: GatewayDeps["identity"], store: RateLimitStore, policy: CookiePolicy): Router {
-  const router = express.Router();
+  const router = newRouter();
   const address = (req: Request) => req.ip ?? "unknown";
   const body = <T extends z.ZodType>(schema: T, req: Request) => parse(schema, req.body ?? {}, "body");
   /** Counts an attempt of the sign-up family (one limit per address). */

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import express, { type Response, type Router } from "express";
+import { newRouter } from "../routing.ts";
 
 /** app/dist of the repository (this file is gateway/src/app-api/static.ts). */
 const defaultAppDist = resolve(import.meta.dirname, "../../../app/dist");
@@ -33,7 +34,7 @@ const notBuilt = `<!doctype html><html lang="en"><head><meta charset="utf-8"><ti
 <body><main><h1>The app is not built</h1><p>Run <code>npm run build -w app</code> (or <code>npm start</code>, which builds what is missing), then reload.</p></main></body></html>`;
 
 export function appStaticRoutes(distDir = defaultAppDist): Router {
-  const router = express.Router();
+  const router = newRouter();
   const indexFile = join(distDir, "index.html");
   // Read per request while small and cheap; a rebuild is served without a restart.
   const index = (): string | undefined => (existsSync(indexFile) ? readFileSync(indexFile, "utf8") : undefined);

@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import express, { type Router } from "express";
+import { type Router } from "express";
 import { compressedAsset, type CompressedAsset } from "./compressed-assets.ts";
 import { developersSecurityHeaders } from "./security-headers.ts";
+import { newRouter } from "../routing.ts";
 
 // The browser build of Scalar from node_modules: its standalone script holds everything the page needs.
 const scalarPackageDir = join(dirname(fileURLToPath(import.meta.resolve("@scalar/api-reference"))), "..");
@@ -50,7 +51,7 @@ const page = `<!doctype html>
 
 /** `/developers`: the OpenAPI document and the Scalar reference, served from our own node_modules. */
 export function developersRoutes(openApiDocument: object): Router {
-  const router = express.Router();
+  const router = newRouter();
   router.use(developersSecurityHeaders(page));
   const document = compressedAsset(Buffer.from(JSON.stringify(openApiDocument)), "application/json", "no-cache");
   const referencePage = compressedAsset(Buffer.from(page), "html", "no-cache");

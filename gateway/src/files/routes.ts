@@ -1,8 +1,9 @@
 import type { Client } from "@connectrpc/connect";
-import express, { type Router } from "express";
+import { type Router } from "express";
 import type { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { HttpError } from "../http-errors.ts";
 import type { FileLinks } from "@formsvc/platform/file-links.ts";
+import { newRouter } from "../routing.ts";
 
 // Types a browser may show inline; anything else downloads, so an uploaded page cannot run here.
 const inlineTypes = new Set(["image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf", "text/plain"]);
@@ -12,7 +13,7 @@ const inlineTypes = new Set(["image/png", "image/jpeg", "image/gif", "image/webp
  * store, or a 302 to a presigned URL of the S3 store.
  */
 export function fileRoutes(submissions: Client<typeof SubmissionsService>, links: FileLinks): Router {
-  const router = express.Router();
+  const router = newRouter();
   router.get("/:fileId", async (req, res) => {
     const { expires, signature } = req.query as Record<string, string | undefined>;
     const check = links.check(req.params.fileId, expires, signature);

@@ -13,6 +13,7 @@ import { pathId } from "../input-safety.ts";
 import { parse } from "../routes/route.ts";
 import { documentOf } from "./form-fields.ts";
 import { renderFormPage, renderThankYouPage } from "./render-form.ts";
+import { newRouter } from "../routing.ts";
 
 /** The preview is shown in a frame of the app only, runs only our script, and is never stored. */
 function previewHeaders(res: Response): void {
@@ -83,7 +84,7 @@ export function draftPreview(forms: GatewayDeps["forms"], brandingUrl: string): 
  * neither a session nor the CSRF header.
  */
 export function previewSink(): Router {
-  const sink = express.Router();
+  const sink = newRouter();
   sink.post("/:pid/responses", express.json({ limit: "1mb" }), (req, res) => {
     res.json({ responseId: "preview", completed: Boolean((req.body as { completed?: unknown } | undefined)?.completed) });
   });

@@ -54,6 +54,7 @@ import {
   renderThankYouPage,
   type PageUrls,
 } from "./render-form.ts";
+import { newRouter } from "../routing.ts";
 
 export interface HostedFormDeps {
   logger: Logger;
@@ -169,7 +170,7 @@ function sendHtml(res: Response, status: number, html: string, page?: PagePolicy
 const jsonPath = /^\/[^/]*\/(definition|uploads|responses)\/?$/;
 
 export function hostedFormRoutes(deps: HostedFormDeps): Router {
-  const router = express.Router();
+  const router = newRouter();
   const lookupCountry = deps.lookupCountry ?? defaultLookupCountry;
   const countryHeader = deps.countryHeader || "cf-ipcountry";
   const { store, perIp } = deps.rateLimits;

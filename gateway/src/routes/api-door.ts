@@ -9,6 +9,7 @@ import { HttpError, jsonNotFound } from "../http-errors.ts";
 import { idempotencyKeyOf } from "../idempotency.ts";
 import { rateLimit } from "../rate-limit/rate-limit-middleware.ts";
 import { send, type ApiRoute } from "./route.ts";
+import { newRouter } from "../routing.ts";
 
 /** Who an API request acts as: the person who created the key. */
 interface Caller {
@@ -48,7 +49,7 @@ export function takesIdempotencyKey(route: Pick<ApiRoute, "method">): boolean {
  */
 export function apiDoor(deps: Pick<GatewayDeps, "identity" | "idempotency" | "rateLimits">, routes: ApiRoute[]): Router {
   const { store, perKey, perIp } = deps.rateLimits;
-  const api = express.Router();
+  const api = newRouter();
   api.use(rateLimit(store, "address", perIp, (_res, req) => req.ip ?? "unknown"));
   const before = [
     authenticateApiKey(deps.identity),

@@ -12,13 +12,14 @@ import { HttpError, jsonNotFound } from "../http-errors.ts";
 import { unsafeInputGuard } from "../input-safety.ts";
 import { rateLimit } from "../rate-limit/rate-limit-middleware.ts";
 import { send, type ServedRoute } from "./route.ts";
+import { newRouter } from "../routing.ts";
 
 export type AppDoorDeps = Pick<GatewayDeps, "identity" | "forms" | "publicUrl" | "brandingUrl"> & {
   rateLimits: Pick<GatewayDeps["rateLimits"], "store" | "perIp">;
 };
 
 export function appDoor(deps: AppDoorDeps, routes: ServedRoute[]): Router {
-  const router = express.Router();
+  const router = newRouter();
   const policy = cookiePolicy(deps.publicUrl);
   const { store, perIp } = deps.rateLimits;
 

@@ -123,18 +123,5 @@ export function workspaceRoutes(identity: Client<typeof IdentityService>) {
       },
       app: {},
     }),
-    defineRoute({
-      method: "put",
-      path: "/workspaces/:id/plan",
-      params: idParamsSchema,
-      body: z.strictObject({ plan: z.enum(["free", "pro"]) }),
-      success: { status: 200 },
-      handle: async ({ params, body, userId, asUser }) =>
-        appWorkspaceJson(
-          (await identity.setPlan({ workspaceId: params.id, plan: body.plan === "pro" ? Plan.PRO : Plan.FREE }, asUser)).workspace!,
-          userId,
-        ),
-      app: {},
-    }),
   ];
 }

@@ -32,6 +32,12 @@ describe("input safety", () => {
     assert.equal(jsonInputProblem("\uD800", "query.page", 8), "query.page: must be valid Unicode (no lone surrogates)");
   });
 
+  it("refuses a __proto__ key, which a spread or a schema would drop without a word", () => {
+    assert.equal(jsonInputProblem(JSON.parse('{"headers": {"__proto__": {"x": "1"}}}'), "body", 8), 'body.headers: key "__proto__" is not allowed');
+    assert.equal(jsonInputProblem(JSON.parse('{"answers": [{"__proto__": 1}]}'), "body", 8), 'body.answers[0]: key "__proto__" is not allowed');
+    assert.equal(jsonInputProblem(JSON.parse('{"constructor": "fine", "proto": 1}'), "body", 8), undefined);
+  });
+
   it("bounds nesting without recursing, however deep the value", () => {
     assert.equal(jsonInputProblem(nested(maxAnswerDepth), "answers", maxAnswerDepth), undefined);
     assert.match(jsonInputProblem(nested(maxAnswerDepth + 1), "answers", maxAnswerDepth) ?? "", /^answers(\[0\]|\.a)+: must not be nested deeper than 8 levels$/);

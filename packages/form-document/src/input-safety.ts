@@ -38,9 +38,15 @@ export function textProblem(text: string): string | undefined {
 }
 
 /**
+ * Keys JSON.parse keeps as plain properties but that an object spread, a schema or a map silently drops or turns
+ * into the object's prototype: a field sent under such a key would vanish with a 2xx.
+ */
+const prototypeKeys = new Set(["__proto__"]);
+
+/**
  * The first problem of a parsed JSON value (or a query object) as `path: problem`, or undefined:
- * nesting deeper than `maxDepth` containers, or a key or string that `textProblem` refuses. Iterative
- * and stops at the bound, so no input can make it recurse deeply.
+ * nesting deeper than `maxDepth` containers, a key `__proto__`, or a key or string that `textProblem`
+ * refuses. Iterative and stops at the bound, so no input can make it recurse deeply.
  */
 export function jsonInputProblem(value: unknown, root: string, maxDepth: number): string | undefined {
   const pending: { value: unknown; path: PropertyKey[]; depth: number }[] = [{ value, path: [], depth: 0 }];
@@ -56,6 +62,7 @@ export function jsonInputProblem(value: unknown, root: string, maxDepth: number)
     const entries: [PropertyKey, unknown][] = Array.isArray(current) ? current.map((item, i) => [i, item]) : Object.entries(current);
     for (const [key] of entries) {
       if (typeof key !== "string") continue;
+      if (prototypeKeys.has(key)) return `${formatPath(root, path)}: key ${JSON.stringify(key)} is not allowed`;
       const problem = textProblem(key);
       if (problem) return `${formatPath(root, path)}: key ${JSON.stringify(key.slice(0, 40))} ${problem}`;
     }

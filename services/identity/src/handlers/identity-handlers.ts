@@ -534,13 +534,14 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
     },
 
     async setPlan(req, ctx) {
+      // Plans are the operator's (README, "Operator CLI"): an owner who could set one would give themselves Pro.
+      if (actorOf(ctx) !== operator) throw new ConnectError("plans are set by whoever runs this installation", Code.PermissionDenied);
       const plan = planFromProto(req.plan, true);
       const em = fork();
-      const workspace = await workspaceAs(em, ctx, req.workspaceId, ["owner"], () => new ConnectError("only the workspace's owner may change its plan", Code.PermissionDenied));
+      const workspace = await workspaceAs(em, ctx, req.workspaceId, ["owner"], () => new ConnectError("plans are set by whoever runs this installation", Code.PermissionDenied));
       workspace.plan = plan;
       await em.flush();
-      // Only the owner changes the plan as a caller.
-      return { workspace: toWorkspaceMessage(workspace, actorOf(ctx) === operator ? undefined : "owner") };
+      return { workspace: toWorkspaceMessage(workspace, undefined) };
     },
 
     async getCurrentUser(_req, ctx) {
