@@ -6,9 +6,9 @@
 // own node_modules. Writes benchmarks/<name>.json (ab-latest by default).
 // Scenarios: api-read ingest delivery-embedded delivery-kafka storage (ingest and delivery-embedded when none is named).
 import { execFileSync } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { checkedOutTree } from "@formsvc/launcher/release-tree.ts";
 import { repoRoot } from "@formsvc/launcher/system.ts";
 import { systemRootVariable } from "../tests/support/system.ts";
 import { apiRead } from "./bench/api-read.ts";
@@ -43,17 +43,7 @@ if (!wholeTree && git("status", "--porcelain", "--", "services")) throw new Erro
 const after = git("rev-parse", "--short", "HEAD");
 const beforeCommit = git("rev-parse", "--short", before);
 
-/** The before side's tree, checked out once with its own dependencies (--whole-tree). */
-function beforeTree(): string {
-  // Outside the repository, so that nothing that walks it (tsc, dpdm, duplicates) meets a second tree.
-  const dir = join(tmpdir(), `formsvc-ab-tree-${beforeCommit}`);
-  if (!existsSync(join(dir, "node_modules"))) {
-    if (!existsSync(dir)) git("worktree", "add", "--detach", dir, beforeCommit);
-    execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: dir, stdio: "inherit" });
-  }
-  return dir;
-}
-const beforeRoot = wholeTree ? beforeTree() : undefined;
+const beforeRoot = wholeTree ? checkedOutTree(beforeCommit) : undefined;
 
 /** The figures worth comparing: throughput, latency or lag, and CPU per unit of work. */
 function summary(name: string, r: any) {

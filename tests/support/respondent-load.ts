@@ -20,43 +20,60 @@ export interface RespondentLoad {
   /** The responseId of every POST answered 2xx, in order. */
   stored: string[];
   answers: LoadAnswer[];
+  /** POSTs sent again after a connection error (with `retryOnce`). */
+  retried: LoadAnswer[];
   /** Stops sending and waits for the POST in flight. */
   stop(): Promise<void>;
 }
 
-export function startRespondentLoad(baseUrl: string, formId: string, everyMs = 50): RespondentLoad {
+/**
+ * With `retryOnce`, each POST carries an Idempotency-Key and one that got no answer (a keep-alive connection closed
+ * under it) is sent once more with the same key, as a careful client does; the retry's answer is the one kept.
+ */
+export function startRespondentLoad(baseUrl: string, formId: string, everyMs = 50, options: { retryOnce?: boolean } = {}): RespondentLoad {
   const stored: string[] = [];
   const answers: LoadAnswer[] = [];
+  const retried: LoadAnswer[] = [];
+  const run = Math.random().toString(36).slice(2);
   let running = true;
+  const post = async (i: number): Promise<LoadAnswer> => {
+    const at = Date.now();
+    try {
+      const res = await fetch(`${baseUrl}/f/${formId}/responses`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(options.retryOnce ? { "idempotency-key": `load-${run}-${i}` } : {}) },
+        body: JSON.stringify({ answers: { n: i }, completed: true }),
+        signal: AbortSignal.timeout(15_000),
+      });
+      const text = await res.text();
+      let body: any = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // kept as text: the assertions on content type will say what came back
+      }
+      return { at, status: res.status, retryAfter: res.headers.get("retry-after"), contentType: res.headers.get("content-type"), body };
+    } catch (err) {
+      return { at, status: 0, retryAfter: null, contentType: null, body: String((err as { cause?: unknown }).cause ?? err) };
+    }
+  };
   const loop = (async () => {
     for (let i = 0; running; i++) {
-      const at = Date.now();
-      try {
-        const res = await fetch(`${baseUrl}/f/${formId}/responses`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ answers: { n: i }, completed: true }),
-          signal: AbortSignal.timeout(15_000),
-        });
-        const text = await res.text();
-        let body: any = text;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          // kept as text: the assertions on content type will say what came back
-        }
-        answers.push({ at, status: res.status, retryAfter: res.headers.get("retry-after"), contentType: res.headers.get("content-type"), body });
-        if (res.ok) stored.push(body.responseId);
-      } catch (err) {
-        answers.push({ at, status: 0, retryAfter: null, contentType: null, body: String((err as { cause?: unknown }).cause ?? err) });
+      let answer = await post(i);
+      if (answer.status === 0 && options.retryOnce) {
+        retried.push(answer);
+        answer = await post(i);
       }
-      const wait = at + everyMs - Date.now();
+      answers.push(answer);
+      if (answer.status >= 200 && answer.status < 300) stored.push(answer.body.responseId);
+      const wait = answer.at + everyMs - Date.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     }
   })();
   return {
     stored,
     answers,
+    retried,
     stop: async () => {
       running = false;
       await loop;
