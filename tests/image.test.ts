@@ -51,7 +51,7 @@ before(
     figures.baseSeconds = (performance.now() - began) / 1000;
     began = performance.now();
     podman(
-      ["build", ...sandboxLimits, "--network", "host", "--file", "deploy/docker/Dockerfile", "--ignorefile", "deploy/docker/Dockerfile.dockerignore",
+      ["build", ...sandboxLimits, "--network", "host", "--file", join(repoRoot, "deploy/docker/Dockerfile"), "--ignorefile", join(repoRoot, "deploy/docker/Dockerfile.dockerignore"),
         "--build-arg", `BASE=${base}`, "--build-arg", `VERSION=${version}`, "--tag", image, repoRoot],
       { quiet: true },
     );

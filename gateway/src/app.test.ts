@@ -129,6 +129,20 @@ describe("gateway over an in-memory transport", () => {
     assert.equal((await call("GET", "/api/v1/workspaces?limit=501", { headers: auth })).status, 400);
   });
 
+  it("refuses since/until outside years 0001 to 9999 in UTC with a 400 naming the parameter", async () => {
+    const auth = authFor("t9");
+    const early = await call("GET", "/api/v1/forms/f1/submissions?since=0000-01-01T00:00:00Z", { headers: auth });
+    assert.equal(early.status, 400);
+    assert.match(early.body.error, /since.*0001-01-01/);
+    const late = await call("GET", `/api/v1/forms/f1/submissions?until=${encodeURIComponent("9999-12-31T23:59:59-14:00")}`, { headers: auth });
+    assert.equal(late.status, 400);
+    assert.match(late.body.error, /until/);
+    const json = { ...auth, "content-type": "application/json" };
+    const recover = await call("POST", "/api/v1/webhooks/w1/recover", { headers: json, body: JSON.stringify({ since: "0000-01-01T00:00:00Z" }) });
+    assert.equal(recover.status, 400);
+    assert.match(recover.body.error, /since/);
+  });
+
   it("maps NOT_FOUND to 404 and hides internal failures behind a bare 500", async () => {
     const auth = authFor("t4");
     assert.deepEqual(await call("GET", "/api/v1/forms/zzz", { headers: auth }).then((r) => [r.status, r.body]), [

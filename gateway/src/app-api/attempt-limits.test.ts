@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { HttpError } from "../http-errors.ts";
 import { MemorySlidingWindow } from "../rate-limit/sliding-window.ts";
-import { admitAttempt, signInLimits, signUpLimits, type Attempt } from "./attempt-limits.ts";
+import { admitAttempt, passwordResetLimits, signInLimits, signUpLimits, type Attempt } from "./attempt-limits.ts";
 
 /** A store on a clock the test moves, and the outcome of one attempt: "ok" or the 429's Retry-After. */
 function setup() {
@@ -73,6 +73,17 @@ describe("sign-in attempt limits", () => {
     for (let i = 0; i < 10; i++) await admitAttempt(store, signUpLimits, { address: "198.51.100.1", email: "" });
     await assert.rejects(admitAttempt(store, signUpLimits, { address: "198.51.100.1", email: "" }), (err) => err instanceof HttpError && err.status === 429);
     await admitAttempt(store, signUpLimits, { address: "198.51.100.2", email: "" });
+    await store.close();
+  });
+
+  it("password reset: a stranger's requests do not lock the owner out of their own reset", async () => {
+    const store = new MemorySlidingWindow();
+    const reset = (address: string) => admitAttempt(store, passwordResetLimits, { address, email: owner }).then(() => "ok", (err) => (err instanceof HttpError ? err.status : err));
+    assert.deepEqual([await reset("198.51.100.9"), await reset("198.51.100.9"), await reset("198.51.100.9"), await reset("198.51.100.9")], ["ok", "ok", "ok", 429]);
+    assert.equal(await reset("203.0.113.5"), "ok", "the owner, from their own address");
+    // The address's inbox has a ceiling, however many addresses ask.
+    for (let i = 0; i < 16; i++) assert.equal(await reset(`198.51.100.${100 + i}`), "ok");
+    assert.equal(await reset("198.51.100.200"), 429);
     await store.close();
   });
 });

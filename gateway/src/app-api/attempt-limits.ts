@@ -39,12 +39,15 @@ export const signInLimits: AttemptLimit[] = [
 export const signUpLimits: AttemptLimit[] = [{ scope: "signup-address", limit: 10, windowMs: minute, bucket: (a) => a.address }];
 
 /**
- * Asking for a password-reset mail: a few an hour per email, so nobody can flood someone's inbox, and per
- * address, so one client cannot walk a list of emails. Using a mailed link counts like a sign-up.
+ * Asking for a password-reset mail: a few an hour per address and email, so nobody can flood someone's inbox,
+ * and per address, so one client cannot walk a list of emails. The email's own ceiling is high (20 an hour):
+ * at 5 from anywhere, a stranger's five requests locked the owner out of their own reset for an hour; now that
+ * takes requests from seven addresses. Using a mailed link counts like a sign-up.
  */
 export const passwordResetLimits: AttemptLimit[] = [
   { scope: "reset-address", limit: 10, windowMs: minute, bucket: (a) => a.address },
-  { scope: "reset-email", limit: 5, windowMs: hour, bucket: (a) => a.email },
+  { scope: "reset-pair", limit: 3, windowMs: hour, bucket: (a) => `${a.address}|${a.email}` },
+  { scope: "reset-email", limit: 20, windowMs: hour, bucket: (a) => a.email },
 ];
 
 /** Counts an attempt against each limit in turn; the first one full refuses it: 429 with Retry-After. */

@@ -22,7 +22,9 @@ describe("CSV of responses", () => {
     assert.equal(csvCell("two\nlines"), '"two\nlines"');
     assert.equal(csvCell("a\rb"), '"a\rb"');
     assert.equal(csvCell("a;b"), '"a;b"');
-    assert.equal(csvCell("x;=1+2"), '"x;=1+2"', "a ;-splitting spreadsheet sees one cell, not a formula after the ;");
+    assert.equal(csvCell("x;=1+2"), '"x;\'=1+2"', "a part a ; starts is defused too, for a spreadsheet that splits on ; whatever the quotes");
+    assert.equal(csvCell("x;=1+1;y"), '"x;\'=1+1;y"');
+    assert.equal(csvCell("a,@b\t-c"), '"a,\'@b\t\'-c"');
   });
 
   it("defuses text starting like a formula (= + - @ tab CR), numeric-looking text too; numbers stay numbers", () => {

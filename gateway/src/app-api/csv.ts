@@ -1,6 +1,8 @@
 // CSV of a form's responses (RFC 4180, CRLF line ends, a UTF-8 byte order mark so spreadsheets read
 // accents right). Text that a spreadsheet would run as a formula is prefixed with a quote (OWASP's CSV
-// injection advice); cells holding ; are quoted too, since spreadsheets in many locales split on it.
+// injection advice), and so is every part of it a separator starts (a spreadsheet that splits on ; or tab,
+// whatever the quotes say, would otherwise run `=1+1` of `x;=1+1;y`); cells holding ; are quoted too, since
+// spreadsheets in many locales split on it.
 import { displayValue, type AnswerJson } from "./display.ts";
 
 export interface CsvColumn {
@@ -18,6 +20,8 @@ export interface CsvSubmission {
 }
 
 const formulaStart = /^[=+\-@\t\r]/;
+/** A formula's first character right after a separator a spreadsheet may split on. */
+const formulaAfterSeparator = /([,;\t])(?=[=+\-@])/g;
 
 /**
  * One cell. A number (an answer stored as a number, the form version) is written as it is, so -3 stays
@@ -27,7 +31,9 @@ const formulaStart = /^[=+\-@\t\r]/;
  */
 export function csvCell(value: string | number): string {
   if (typeof value === "number") return String(value);
-  const text = formulaStart.test(value) ? `'${value}` : value;
+  // A separator leading the text is the first character's business (formulaStart).
+  const parts = value.replace(formulaAfterSeparator, (separator, _sep, offset: number) => (offset === 0 ? separator : `${separator}'`));
+  const text = formulaStart.test(parts) ? `'${parts}` : parts;
   return /[",;\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { crc32, inflateRawSync } from "node:zlib";
-import { responsesXlsx } from "./xlsx.ts";
+import { cutMarker, maxCellChars, responsesXlsx } from "./xlsx.ts";
 
 /** The entries of a ZIP, by name, read through its central directory. */
 function unzip(zip: Buffer): Map<string, string> {
@@ -44,5 +44,15 @@ describe("XLSX of responses", () => {
     assert.equal(rows[1], '<c t="inlineStr"><is><t xml:space="preserve">r2</t></is></c><c><v>36</v></c><c t="inlineStr"><is><t xml:space="preserve">=1+2 &lt;b&gt;&amp;</t></is></c>');
     assert.match(rows[2], /<c><v>-3.5<\/v><\/c>/);
     assert.match(rows[2], /two\nlines<\/t>/, "a control character XML cannot hold is dropped");
+  });
+
+  it("cuts a text longer than a cell holds (32,767 characters) and says so at its end", async () => {
+    const long = "a".repeat(maxCellChars + 10);
+    const exact = "b".repeat(maxCellChars);
+    const sheet = unzip(await bytes(responsesXlsx(pagesOf([[long, exact]])))).get("xl/worksheets/sheet1.xml")!;
+    const texts = [...sheet.matchAll(/<t xml:space="preserve">(.*?)<\/t>/gs)].map((m) => m[1]);
+    assert.equal(texts[0].length, maxCellChars);
+    assert.ok(texts[0].endsWith(cutMarker));
+    assert.equal(texts[1], exact, "a text that fits is written whole");
   });
 });

@@ -14,10 +14,20 @@ function xmlText(text: string): string {
     .replace(/>/g, "&gt;");
 }
 
+/** The most characters (UTF-16 units) a cell holds in Excel; a longer text is cut, ending in `cutMarker`. */
+export const maxCellChars = 32_767;
+export const cutMarker = " […cut: longer than a spreadsheet cell holds]";
+
+function cellText(text: string): string {
+  return text.length <= maxCellChars ? text : text.slice(0, maxCellChars - cutMarker.length) + cutMarker;
+}
+
 /** A row of the sheet. Text is an inline string (never a formula: XLSX cells hold no formula unless marked). */
 function sheetRow(cells: (string | number)[]): string {
   const xml = cells.map((cell) =>
-    typeof cell === "number" && Number.isFinite(cell) ? `<c><v>${cell}</v></c>` : `<c t="inlineStr"><is><t xml:space="preserve">${xmlText(String(cell))}</t></is></c>`,
+    typeof cell === "number" && Number.isFinite(cell)
+      ? `<c><v>${cell}</v></c>`
+      : `<c t="inlineStr"><is><t xml:space="preserve">${xmlText(cellText(String(cell)))}</t></is></c>`,
   );
   return `<row>${xml.join("")}</row>`;
 }

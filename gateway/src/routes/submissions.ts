@@ -1,6 +1,7 @@
 import type { Client } from "@connectrpc/connect";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { z } from "zod";
+import { instant } from "./instant.ts";
 import { submissionJson } from "@formsvc/api-records";
 import { listQuestions, type FormDocument } from "@formsvc/form-document";
 import { responseSummarySchema, submissionSchema, type ResponseSummary, type AppAnswer, type AppSubmission, type CalculatedFieldProblem, type FormStorage } from "@formsvc/api-records/schemas";
@@ -22,26 +23,21 @@ const submissionFilterQuerySchema = z.object({
 });
 const submissionFilters = { all: SubmissionFilter.ALL, completed: SubmissionFilter.COMPLETED, partial: SubmissionFilter.PARTIAL };
 
-const instant = (what: string) =>
-  z.iso
-    .datetime({ offset: true })
-    .transform((text) => new Date(text))
-    .optional()
-    .describe(`ISO 8601 date-time with a zone (\`2026-12-01T00:00:00Z\`): ${what}`);
+const optionalInstant = (what: string) => instant(what).optional();
 
 /** The sync filters of the API's submission list; each narrows `filter`, and they combine. */
 const listQuerySchema = cursorPagingQuerySchema.extend(submissionFilterQuerySchema.shape).extend({
-  since: instant("only submissions completed at or after it (partial ones have no submittedAt, so none)"),
-  until: instant("only submissions completed before it"),
-  updatedSince: instant("only submissions changed at or after it: new ones, partial ones saved again, partial ones completed later"),
+  since: optionalInstant("only submissions completed at or after it (partial ones have no submittedAt, so none)"),
+  until: optionalInstant("only submissions completed before it"),
+  updatedSince: optionalInstant("only submissions changed at or after it: new ones, partial ones saved again, partial ones completed later"),
   afterId: recordIdSchema
     .optional()
     .describe("Only submissions newer than this one of the form (by createdAt, then id); a 400 when the form has no such submission"),
 });
 /** A date range over when responses were submitted (the CSV export, the summary). */
 const rangeQuerySchema = z.object({
-  since: instant("only responses completed at or after it"),
-  until: instant("only responses completed before it"),
+  since: optionalInstant("only responses completed at or after it"),
+  until: optionalInstant("only responses completed before it"),
 });
 const at = (date: Date | undefined) => (date ? timestampFromDate(date) : undefined);
 /** What the exports write: columns, pages of responses, and the option texts of each version. */

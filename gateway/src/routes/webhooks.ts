@@ -1,6 +1,7 @@
 import type { Client } from "@connectrpc/connect";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { z } from "zod";
+import { instant } from "./instant.ts";
 import { attemptJson, deliveryJson, webhookJson } from "@formsvc/api-records";
 import { attemptSchema, deliverySchema, webhookSchema } from "@formsvc/api-records/schemas";
 import { eventTypes } from "@formsvc/platform/events.ts";
@@ -50,11 +51,6 @@ const deliveryStatuses = { pending: DeliveryStatus.PENDING, retrying: DeliverySt
 const listDeliveriesQuerySchema = cursorPagingQuerySchema.extend({
   status: deliverySchema.shape.status.optional().describe("Only receipts in this status (keep it on every page of a cursor walk)"),
 });
-const instant = (what: string) =>
-  z.iso
-    .datetime({ offset: true })
-    .transform((text) => new Date(text))
-    .describe(`ISO 8601 date-time with a zone (\`2026-12-01T00:00:00Z\`): ${what}`);
 const recoverBodySchema = z
   .strictObject({
     since: instant("failed deliveries created at or after it are sent again"),

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { eventually } from "@formsvc/platform/testing/eventually.ts";
 import { after, before, describe, it } from "node:test";
 import { Code, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import pg from "pg";
@@ -31,14 +32,6 @@ let skewMs = 0;
 let counter = 0;
 const logger = createLogger("identity-test", "silent");
 
-async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 async function startReplica(): Promise<Replica> {
   const cache = new ApiKeyCache();
   let listens = 0;
@@ -56,7 +49,7 @@ async function startReplica(): Promise<Replica> {
   });
   const handlers = createIdentityHandlers({ orm, now: () => new Date(Date.now() + skewMs), publicUrl: "http://forms.test", apiKeyCache: cache });
   const replica = { client: createClient(IdentityService, createRouterTransport((router) => routes(router, handlers))), cache, listens: () => listens, notices };
-  await eventually(() => listens === 1, "the replica listens");
+  await eventually(() => listens === 1, 5_000, "the replica listens");
   return replica;
 }
 
@@ -110,7 +103,7 @@ describe("API keys held in memory, revoked by notices", () => {
     for (const replica of replicas) assert.equal((await replica.client.authenticateApiKey({ key })).apiKeyId, id);
     await b.client.deleteApiKey({ id });
     await rejectsWith(b.client.authenticateApiKey({ key }), Code.Unauthenticated, /^invalid API key$/);
-    await eventually(async () => (await a.client.authenticateApiKey({ key }).catch(() => undefined)) === undefined, "replica A refuses the deleted key");
+    await eventually(async () => (await a.client.authenticateApiKey({ key }).catch(() => undefined)) === undefined, 5_000, "replica A refuses the deleted key");
   });
 
   it("a user's deletion or change drops their keys on every replica", async () => {
@@ -123,9 +116,10 @@ describe("API keys held in memory, revoked by notices", () => {
     await sql(`update "identity"."users" set "name" = 'Renamed' where id = ?`, [renamed.user.id]);
     await sql(`delete from "identity"."users" where id = ?`, [removed.user.id]);
     for (const replica of [a, b]) {
-      await eventually(async () => (await replica.client.authenticateApiKey({ key: renamed.key })).user?.name === "Renamed", "the new name is answered");
+      await eventually(async () => (await replica.client.authenticateApiKey({ key: renamed.key })).user?.name === "Renamed", 5_000, "the new name is answered");
       await eventually(
         async () => (await replica.client.authenticateApiKey({ key: removed.key }).catch(() => undefined)) === undefined,
+        5_000,
         "the deleted user's key is refused",
       );
     }
@@ -139,15 +133,23 @@ describe("API keys held in memory, revoked by notices", () => {
     const keys = await Promise.all(["one", "two"].map((name) => a.client.createApiKey({ email, name })));
     for (const replica of replicas) for (const { key } of keys) assert.equal((await replica.client.authenticateApiKey({ key })).user?.id, user!.id);
     await a.client.requestPasswordReset({ email });
-    const [mail] = await orm.em.fork().getConnection().execute<{ text: string }[]>(
-      `select "text" from "identity"."mail_outbox" where "to_address" = ? and "subject" = 'Set a new password'`,
-      [email],
+    // Written after the answer (the time taken must not tell whether the address has an account).
+    const mail = await eventually(
+      async () =>
+        (
+          await orm.em.fork().getConnection().execute<{ text: string }[]>(
+            `select "text" from "identity"."mail_outbox" where "to_address" = ? and "subject" = 'Set a new password'`,
+            [email],
+          )
+        )[0],
+      5_000,
+      "the reset mail",
     );
     const token = decodeURIComponent(/reset-password\?token=([\w-]+)/.exec(mail.text)![1]);
     await b.client.resetPassword({ token, password: "another passphrase of mine", keepApiKeys: true });
     for (const { key } of keys) await rejectsWith(b.client.authenticateApiKey({ key }), Code.Unauthenticated, /^invalid API key$/);
     for (const { key } of keys) {
-      await eventually(async () => (await a.client.authenticateApiKey({ key }).catch(() => undefined)) === undefined, "replica A refuses the key");
+      await eventually(async () => (await a.client.authenticateApiKey({ key }).catch(() => undefined)) === undefined, 5_000, "replica A refuses the key");
     }
   });
 
@@ -162,9 +164,9 @@ describe("API keys held in memory, revoked by notices", () => {
     await sql(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = ?`, [
       noticeConnectionName(apiKeyChangesChannel),
     ]);
-    await eventually(() => a.cache.size === 0, "the cache is emptied");
+    await eventually(() => a.cache.size === 0, 5_000, "the cache is emptied");
     await rejectsWith(a.client.authenticateApiKey({ key }), Code.Unauthenticated, /^invalid API key$/);
-    await eventually(() => a.listens() > listensBefore, "the replica listens again");
+    await eventually(() => a.listens() > listensBefore, 5_000, "the replica listens again");
     const fresh = await newKey(a.client);
     await a.client.authenticateApiKey({ key: fresh.key });
     assert.equal(a.cache.size, 1, "keys are held again once it listens");

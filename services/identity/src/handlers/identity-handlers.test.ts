@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { eventually } from "@formsvc/platform/testing/eventually.ts";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
@@ -534,6 +535,11 @@ async function outbox(to: string): Promise<{ subject: string; text: string; html
   return orm.em.getConnection().execute(`select "subject", "text", "html" from "identity"."mail_outbox" where "to_address" = ? order by "id"`, [to]);
 }
 
+/** The mail to `to` with `subject` after the `skip` first ones, once it is written (a reset link is written after the answer). */
+function mailAfter(to: string, subject: string, skip = 0) {
+  return eventually(async () => (await outbox(to)).filter((m) => m.subject === subject)[skip], 10_000, `mail "${subject}" #${skip + 1} to ${to}`);
+}
+
 /** The token of the one link in a mail's text. */
 function tokenIn(text: string, path: string): string {
   const match = new RegExp(`http://forms\\.test${path}\\?token=([\\w-]+)`).exec(text);
@@ -569,7 +575,7 @@ describe("mailed links: email verification and password reset", () => {
     const { user } = await client.signUp({ email, name: "Fred", password: "the first of my passwords" });
     const { token: session } = await client.createSession({ userId: user!.id });
     await client.requestPasswordReset({ email: email.toUpperCase() });
-    const reset = (await outbox(email)).find((m) => m.subject === "Set a new password")!;
+    const reset = await mailAfter(email, "Set a new password");
     const token = tokenIn(reset.text, "/app/reset-password");
     // A weak password is refused and leaves the link usable.
     await rejectsWith(client.resetPassword({ token, password: "password1" }), Code.InvalidArgument, /^password is too easy to guess/);
@@ -584,7 +590,7 @@ describe("mailed links: email verification and password reset", () => {
 
     // A link older than an hour is refused.
     await client.requestPasswordReset({ email });
-    const late = tokenIn((await outbox(email)).at(-1)!.text, "/app/reset-password");
+    const late = tokenIn((await mailAfter(email, "Set a new password", 1)).text, "/app/reset-password");
     const skewBefore = skewMs;
     skewMs += 60 * 60 * 1000 + 1000;
     try {
@@ -594,15 +600,28 @@ describe("mailed links: email verification and password reset", () => {
     }
   });
 
+  it("a reset spends every older reset link of the person: one left in someone's inbox cannot set the password again", async () => {
+    const email = uniqueEmail("twice");
+    await client.signUp({ email, name: "Tess", password: "the first of my passwords" });
+    await client.requestPasswordReset({ email });
+    const older = tokenIn((await mailAfter(email, "Set a new password")).text, "/app/reset-password");
+    await client.requestPasswordReset({ email });
+    const newer = tokenIn((await mailAfter(email, "Set a new password", 1)).text, "/app/reset-password");
+    await client.resetPassword({ token: newer, password: "the second of my passwords" });
+    await rejectsWith(client.resetPassword({ token: older, password: "an intruder's own password" }), Code.InvalidArgument, /^this link is not valid/);
+    assert.ok((await client.verifyPassword({ email, password: "the second of my passwords" })).user);
+  });
+
   it("ResetPassword of a verified person deletes their API keys unless asked to keep them; nobody else's", async () => {
     const email = uniqueEmail("keeper");
     const { user } = await client.signUp({ email, name: "Kim Keeper", password: "the first of my passwords" });
     await client.verifyEmail({ token: tokenIn((await outbox(email))[0].text, "/app/verify-email") });
     const mine = await client.createApiKey({ name: "ci" }, as(user!.id));
     const theirs = await newKey();
+    let resets = 0;
     const resetTo = async (password: string, keepApiKeys?: boolean) => {
       await client.requestPasswordReset({ email });
-      const token = tokenIn((await outbox(email)).at(-1)!.text, "/app/reset-password");
+      const token = tokenIn((await mailAfter(email, "Set a new password", resets++)).text, "/app/reset-password");
       return client.resetPassword({ token, password, keepApiKeys });
     };
     const kept = await resetTo("the second of my passwords", true);
@@ -868,7 +887,7 @@ describe("the attack of issue 34: a stranger's sign-up with someone else's addre
     // The address's owner sets a password by the mailed link: the sessions end, and the keys made
     // before the address was proven go, even when asked to keep them.
     await client.requestPasswordReset({ email: victim });
-    const resetToken = tokenIn((await outbox(victim)).find((m) => m.subject === "Set a new password")!.text, "/app/reset-password");
+    const resetToken = tokenIn((await mailAfter(victim, "Set a new password")).text, "/app/reset-password");
     const reset = await client.resetPassword({ token: resetToken, password: "my own address and my own password", keepApiKeys: true });
     assert.deepEqual([reset.user?.id, reset.user?.emailVerified], [stranger.id, true]);
     await rejectsWith(client.authenticateApiKey({ key }), Code.Unauthenticated, /^invalid API key$/);

@@ -27,6 +27,7 @@ import { apiKeyMatches, apiKeyPrefix, digestsEqual, generateApiKey, hashSecret, 
 import type { ApiKeyCache, VerifiedApiKey } from "../api-key-cache.ts";
 import { beginIdempotency, completeIdempotency, type IdempotencyClaim } from "../idempotency.ts";
 import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from "../passwords.ts";
+import type { Logger } from "@formsvc/platform/logger.ts";
 import { invitationMail, linkLifetimeMs, linkUrl, passwordResetMail, verificationMail, type LinkPurpose } from "../mails.ts";
 import { ApiKeyEntity, type ApiKey } from "../entities/api-key.ts";
 import { MembershipEntity, type Membership, type RoleName } from "../entities/membership.ts";
@@ -53,6 +54,8 @@ export interface IdentityHandlerDeps {
   mailWritten?: () => void;
   /** Verified keys held in memory; without it every AuthenticateApiKey reads the database. */
   apiKeyCache?: ApiKeyCache;
+  /** Where work done after the answer (a reset link and its mail) reports a failure. */
+  logger?: Logger;
 }
 
 export type IdentityHandlers = ServiceImpl<typeof IdentityService>;
@@ -179,6 +182,11 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
       [now(), hashSecret(token), purpose, now()],
     );
     return row;
+  }
+
+  /** Uses up every unused link of `purpose` of `userId`. */
+  async function spendLinks(em: EntityManager, purpose: LinkPurpose, userId: string): Promise<void> {
+    await em.execute(`update ${linksTable} set "used_at" = ? where "user_id" = ? and "purpose" = ? and "used_at" is null`, [now(), userId, purpose], "run");
   }
 
   /** The link's row if it could be used now, without using it. */
@@ -466,10 +474,14 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
 
     async requestPasswordReset(req) {
       const email = normaliseEmail(req.email);
-      // The same empty answer whether or not anyone has this email.
+      // The same empty answer whether or not anyone has this email, and as soon: the person is looked up and
+      // the link and its mail written after answering, so the time taken tells nothing (16 ms against 10 ms
+      // when they were written first). A process stopped meanwhile loses the mail; asking again sends one.
       if (!email || email.length > maxEmailLength || !emailPattern.test(email)) return {};
-      const user = await fork().findOne(UserEntity, { email });
-      if (user) await inTransaction((em) => mailLink(em, "password-reset", { email, userId: user.id }, (url) => passwordResetMail(email, url)));
+      void (async () => {
+        const user = await fork().findOne(UserEntity, { email });
+        if (user) await inTransaction((em) => mailLink(em, "password-reset", { email, userId: user.id }, (url) => passwordResetMail(email, url)));
+      })().catch((err) => deps.logger?.error({ err }, "a password-reset link could not be written"));
       return {};
     },
 
@@ -485,6 +497,9 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
         if (!(await useLink(em, "password-reset", req.token))) throw invalidLink();
         const current = await em.findOne(UserEntity, { id: user.id });
         if (!current) throw invalidLink();
+        // Every other reset link of this person is spent too: an older one, perhaps in an intruder's hands,
+        // must not set the password again after this reset.
+        await spendLinks(em, "password-reset", user.id);
         const verifiedBefore = current.emailVerifiedAt;
         const emailVerifiedAt = verifiedBefore ?? now();
         // Following the mailed link proves the address too; every session, perhaps an intruder's, ends.

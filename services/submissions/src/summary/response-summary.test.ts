@@ -128,6 +128,14 @@ describe("SummarizeResponses", () => {
     assert.deepEqual([cv.shape, cv.answered, cv.files], ["uploads", 1n, 1n]);
   });
 
+  it("sums up numbers at the ends of the double range without failing", async () => {
+    const form = addForm();
+    for (const age of [1e200, -1e200, 1.5e308]) await client.saveResponse({ formId: form.id, answers: { age }, completed: true });
+    const age = question(await client.summarizeResponses({ formId: form.id }, ada), "age");
+    assert.deepEqual([age.min, age.median, age.max], [-1e200, 1e200, 1.5e308]);
+    assert.equal(age.mean, 5e307);
+  });
+
   it("lists only the latest text answers", async () => {
     const form = addForm();
     for (let i = 1; i <= latestTextCount + 3; i++) await client.saveResponse({ formId: form.id, answers: { name: `n${i}` }, completed: true });

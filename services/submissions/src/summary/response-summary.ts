@@ -104,7 +104,9 @@ export async function summarizeResponses(em: EntityManager, responsesTable: stri
       group by g."key", v.value #>> '{}'
      union all
      select 'numbers', "key", null, count(*)::text, min(("value" #>> '{}')::float8), percentile_cont(0.5) within group (order by ("value" #>> '{}')::float8),
-            max(("value" #>> '{}')::float8), avg(("value" #>> '{}')::float8)
+            -- The mean over numeric: avg(float8) also sums the squares, which overflow at answers of 1e155 and
+            -- up (two answers of 1e200 and -1e200 made the summary fail for good).
+            max(("value" #>> '{}')::float8), avg(("value" #>> '{}')::numeric)::float8
        from "given" where "key" in (select jsonb_array_elements_text(?::jsonb)) and jsonb_typeof("value") = 'number' group by "key"
      union all
      select 'latest', "key", "text", "rank"::text, null, null, null, null from (
