@@ -106,6 +106,8 @@ const stamp = new Date().toISOString().replace(/:/g, "-").replace(/\.\d+Z$/, "Z"
 const outDir = resolve(flags.out ?? join(repoRoot, "benchmarks", "soak", stamp));
 mkdirSync(outDir, { recursive: true });
 const say = (line: string) => console.log(`soak: ${line}`);
+// The commit whose code the processes load now (the tree may move on during an hour's run).
+const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot, encoding: "utf8" }).trim();
 
 // --- the series: what each is and how it is judged -------------------------------------------------------
 const specs = new Map<string, SeriesSpec>();
@@ -301,7 +303,7 @@ try {
   };
   const summary = {
     date: new Date().toISOString(),
-    commit: execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot, encoding: "utf8" }).trim(),
+    commit,
     machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
     settings: { ...settings, env, tablesJudgedFromSeconds: tablesJudgedFrom, interrupted },
     totals,
