@@ -7,7 +7,39 @@ import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb
 import { livenessService } from "./health.ts";
 import { createLogger } from "./logger.ts";
 import { metrics } from "./metrics.ts";
+import http2 from "node:http2";
+import type { AddressInfo } from "node:net";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { createServiceClient, databaseUnavailableMessage, startRpcServer } from "./rpc.ts";
+
+describe("RPC client", () => {
+  it("sends a unary call once more when the server refused its stream unprocessed (a stopping server's GOAWAY)", async () => {
+    let refusals = 1;
+    let served = 0;
+    const handle = connectNodeAdapter({
+      routes: (router) =>
+        router.service(Health, {
+          check: () => (served++, { status: Status.SERVING }),
+          watch: async function* () {},
+        }),
+    });
+    const server = http2.createServer((req, res) => {
+      if (refusals-- > 0) return void req.stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
+      handle(req, res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const health = createServiceClient(Health, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      assert.equal((await health.check({})).status, Status.SERVING);
+      assert.equal(served, 1, "refused once, served on the second try");
+      // Refused twice in a row: the second refusal is the caller's to see.
+      refusals = 2;
+      await assert.rejects(health.check({}), (err) => /REFUSED_STREAM/.test(String(ConnectError.from(err).message)));
+    } finally {
+      server.close();
+    }
+  });
+});
 
 describe("RPC server", () => {
   it("serves grpc.health.v1 and counts RPCs in its metrics", async () => {

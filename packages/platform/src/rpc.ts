@@ -54,6 +54,31 @@ export function answeredError(err: unknown, at: { logger?: Logger; method: strin
 }
 
 /** Client side: carries the current request id to the next service. */
+/** Whether a call failed because the server refused its HTTP/2 stream (RST_STREAM REFUSED_STREAM) unprocessed. */
+export function wasRefusedStream(err: unknown): boolean {
+  const seen = new Set<unknown>();
+  for (let e = err; e instanceof Error && !seen.has(e); e = e.cause) {
+    seen.add(e);
+    if (e.message.includes("REFUSED_STREAM")) return true;
+  }
+  return false;
+}
+
+/**
+ * A unary call whose stream the server refused is sent once more. A server that stops (a rolling upgrade replaces
+ * every process under traffic) sends GOAWAY and refuses the streams that crossed it; RFC 9113 §8.7 says such a
+ * request was not processed, whatever it was, so it is safe to send again, and the session manager sends it on a
+ * new connection (to the process that took the stopping one's place). Seen as a 503 at the gateway without it.
+ */
+const retryRefusedStream: Interceptor = (next) => async (req) => {
+  try {
+    return await next(req);
+  } catch (err) {
+    if (req.stream || !wasRefusedStream(err)) throw err;
+    return await next(req);
+  }
+};
+
 const propagateRequestId: Interceptor = (next) => (req) => {
   const requestId = currentRequestId();
   if (requestId && !req.header.has(requestIdHeader)) req.header.set(requestIdHeader, requestId);
@@ -125,7 +150,8 @@ export async function startRpcServer(options: {
         // Streams that never end (watches, completion streams) must not hold shutdown forever.
         setTimeout(() => sessions.forEach((session) => session.destroy()), 5_000).unref();
         server.close(() => resolve());
-        // Let in-flight calls finish, then stop accepting new streams on open sessions.
+        // Let in-flight calls finish, then stop accepting new streams on open sessions. A call crossing the GOAWAY
+        // is refused unprocessed (REFUSED_STREAM), and the client sends it again (retryRefusedStream).
         for (const session of sessions) session.close();
       }),
   };
@@ -141,6 +167,7 @@ class ResetOnCancelSessionManager extends Http2SessionManager {
   override async request(...[method, path, headers, options]: Parameters<Http2SessionManager["request"]>): Promise<http2.ClientHttp2Stream> {
     const cancel = new AbortController();
     const stream = await super.request(method, path, headers, { ...options, signal: cancel.signal } as typeof options);
+    guardSession(stream.session);
     const close = stream.close.bind(stream);
     stream.close = (code?: number, callback?: () => void) => {
       if (!code || stream.writableEnded) return close(code, callback);
@@ -149,6 +176,20 @@ class ResetOnCancelSessionManager extends Http2SessionManager {
     };
     return stream;
   }
+}
+
+const guardedSessions = new WeakSet<object>();
+
+/**
+ * connect-node destroys a session that receives GOAWAY with no stream open, with an error, and may have removed its
+ * own error listener by the time Node emits it (a request raced the destroy): the error was unhandled and crashed the
+ * gateway in the rolling-upgrade test as a service stopped. The manager has seen the error already; this listener
+ * only keeps it from being thrown.
+ */
+function guardSession(session: http2.Http2Session | undefined): void {
+  if (!session || guardedSessions.has(session)) return;
+  guardedSessions.add(session);
+  session.on("error", () => {});
 }
 
 /** One transport per address in a process: every client of a service (its health client too) shares its connection. */
@@ -160,7 +201,7 @@ function transportTo(baseUrl: string): Transport {
     const url = new URL(baseUrl);
     const options = {
       baseUrl,
-      interceptors: [propagateRequestId, rpcClientMetrics, traceRpcClient],
+      interceptors: [retryRefusedStream, propagateRequestId, rpcClientMetrics, traceRpcClient],
       sessionManager: new ResetOnCancelSessionManager(baseUrl, {}, {
         createConnection: () =>
           net.connect({ host: url.hostname.replace(/^\[|\]$/g, ""), port: Number(url.port) || 80, noDelay: true }),

@@ -1,3 +1,5 @@
+// Not in `npm test` yet: written, never run to the end here (run it with `node --test tests/image.check.ts` on a
+// machine with podman and debootstrap).
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { chownSync, mkdirSync, readFileSync, rmSync } from "node:fs";
