@@ -8,6 +8,7 @@ import { createLogger } from "./logger.ts";
 import { metrics } from "./metrics.ts";
 import { maintenanceRoutes, prune, registerTableSizes, retentionPass, startChurnVacuum, type PruneTarget } from "./retention.ts";
 import { createTestDatabase, type TestDatabase } from "./testing/database.ts";
+import { eventually } from "./testing/eventually.ts";
 
 const logger = createLogger("retention-test", process.env.DEBUG_TEST ? "debug" : "silent");
 
@@ -112,11 +113,7 @@ describe("table sizes on /metrics", () => {
     const churn = startChurnVacuum(orm, [`"sizes"."queue"`], { logger, intervalMs: 20 });
     try {
       // Vacuum truncates a table whose trailing pages are all dead: the size comes down to nothing.
-      const deadline = Date.now() + 30_000;
-      while ((await pages()) > 0) {
-        assert.ok(Date.now() < deadline, "the table was not vacuumed");
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await eventually(async () => (await pages()) === 0, 30_000, "the table vacuumed to no pages");
     } finally {
       await churn.stop();
     }
