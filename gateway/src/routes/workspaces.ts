@@ -1,11 +1,10 @@
-import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import type { Client } from "@connectrpc/connect";
 import { z } from "zod";
-import { appWorkspaceJson, memberJson, userJson, workspaceJson } from "@formsvc/api-records";
+import { appWorkspaceJson, memberJson, pendingInvitationJson, workspaceJson } from "@formsvc/api-records";
 import { workspaceSchema } from "@formsvc/api-records/schemas";
-import { Plan, Role, type IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
-import { HttpError } from "../http-errors.ts";
+import { Role, type IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { cursorPagingQuerySchema, envelope, envelopeOf, items } from "./paging.ts";
-import { defineRoute, idParamsSchema, noQuery, Reply } from "./route.ts";
+import { defineRoute, idParamsSchema, noQuery } from "./route.ts";
 
 export const emailSchema = z.string().trim().min(1, "is required").max(254);
 /** A name the app gives a new workspace or API key. */
@@ -68,38 +67,52 @@ export function workspaceRoutes(identity: Client<typeof IdentityService>) {
       handle: async ({ params, asUser }) => items((await identity.listMembers({ workspaceId: params.id }, asUser)).members.map(memberJson)),
       app: {},
     }),
-    defineRoute({
-      method: "post",
-      path: "/workspaces/:id/members",
-      params: idParamsSchema,
-      body: inviteBodySchema,
-      success: { status: 201 },
-      handle: async ({ params, body, asUser }) => {
-        try {
-          const { user } = await identity.addMember({ workspaceId: params.id, email: body.email, role: roleOf(body.role) }, asUser);
-          return { user: userJson(user!) };
-        } catch (err) {
-          const e = ConnectError.from(err);
-          // Also an account whose email was never verified: only a proven address joins at once.
-          if (e.code === Code.NotFound && e.rawMessage === "user not found") {
-            throw new HttpError(404, "no account has this email verified yet: invite them by email (POST /workspaces/:id/invites)");
-          }
-          throw err;
-        }
-      },
-      app: {},
-    }),
-    // Adds an existing account whose email is verified at once (201, {user}); mails anyone else a link to sign
-    // up into the workspace, or to join it signed in (202; the same for a never-verified account as for none).
+    // Every invitation waits for its person to accept it (mailed link, or the app's list of their invitations);
+    // the answer is the same whether or not the email has an account.
     defineRoute({
       method: "post",
       path: "/workspaces/:id/invites",
       params: idParamsSchema,
       body: inviteBodySchema,
       success: { status: 201 },
-      handle: async ({ params, body, asUser }) => {
-        const { user, invited } = await identity.inviteMember({ workspaceId: params.id, email: body.email, role: roleOf(body.role) }, asUser);
-        return invited ? new Reply(202, { invited: true, email: body.email.toLowerCase() }) : { invited: false, user: userJson(user!) };
+      handle: async ({ params, body, asUser }) =>
+        pendingInvitationJson((await identity.inviteMember({ workspaceId: params.id, email: body.email, role: roleOf(body.role) }, asUser)).invitation!),
+      app: {},
+    }),
+    defineRoute({
+      method: "get",
+      path: "/workspaces/:id/invites",
+      params: idParamsSchema,
+      success: { status: 200 },
+      handle: async ({ params, asUser }) => items((await identity.listInvitations({ workspaceId: params.id }, asUser)).invitations.map(pendingInvitationJson)),
+      app: {},
+    }),
+    defineRoute({
+      method: "delete",
+      path: "/workspaces/:id/invites/:invitationId",
+      params: idParamsSchema.extend({ invitationId: z.string() }),
+      success: { status: 204 },
+      handle: async ({ params, asUser }) => {
+        await identity.revokeInvitation({ workspaceId: params.id, invitationId: params.invitationId }, asUser);
+      },
+      app: {},
+    }),
+    // The signed-in person's own invitations (once their address is verified), accepted here without the mail.
+    defineRoute({
+      method: "get",
+      path: "/invitations",
+      success: { status: 200 },
+      handle: async ({ asUser }) => items((await identity.listMyInvitations({}, asUser)).invitations.map(pendingInvitationJson)),
+      app: {},
+    }),
+    defineRoute({
+      method: "post",
+      path: "/invitations/:id/accept",
+      params: idParamsSchema,
+      success: { status: 200 },
+      handle: async ({ params, asUser, userId }) => {
+        const { workspace } = await identity.acceptInvitation({ invitationId: params.id }, asUser);
+        return { workspace: appWorkspaceJson(workspace!, userId) };
       },
       app: {},
     }),

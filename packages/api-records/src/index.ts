@@ -3,7 +3,7 @@
 import { toJson } from "@bufbuild/protobuf";
 import { timestampDate, ValueSchema, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { takesUploads } from "@formsvc/form-document";
-import { Plan, Role, type ApiKey, type GetInvitationResponse, type Member, type User, type Workspace } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { Plan, Role, type ApiKey, type GetInvitationResponse, type Invitation, type Member, type User, type Workspace } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { FormStatus, type Form, type Question } from "@formsvc/proto/forms/v1/forms_pb.js";
 import type { FormHoldings, Submission } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import type { Webhook } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
@@ -69,6 +69,19 @@ export function invitationJson(invitation: GetInvitationResponse): Json.Invitati
     inviterName: invitation.inviterName,
     role: roleNames[invitation.role],
     accountExists: invitation.accountExists,
+  };
+}
+
+export function pendingInvitationJson(invitation: Invitation): Json.PendingInvitation {
+  return {
+    id: invitation.id,
+    email: invitation.email,
+    workspaceId: invitation.workspaceId,
+    workspaceName: invitation.workspaceName,
+    role: roleNames[invitation.role],
+    inviterName: invitation.inviterName,
+    createdAt: stamp(invitation.createdAt),
+    expiresAt: stamp(invitation.expiresAt),
   };
 }
 

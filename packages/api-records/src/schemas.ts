@@ -446,6 +446,18 @@ export const invitationSchema = z.object({
   accountExists: z.boolean(),
 });
 
+/** An invitation waiting for its person: what the workspace's managers list and revoke, and the invitee accepts. */
+export const pendingInvitationSchema = z.object({
+  id,
+  email: z.string(),
+  workspaceId: z.string(),
+  workspaceName: z.string(),
+  role: roleSchema.nullable(),
+  inviterName: z.string(),
+  createdAt: timestamp,
+  expiresAt: timestamp,
+});
+
 export const apiKeySchema = z.object({ id, name: z.string(), prefix: z.string(), createdAt: timestamp, lastUsedAt: timestamp.nullable() });
 
 /** An answer as the app shows it: with its value as one line of text, option ids turned into their text. */
@@ -522,6 +534,7 @@ export type AppWorkspace = z.output<typeof appWorkspaceSchema>;
 export type Role = z.output<typeof roleSchema>;
 export type Member = z.output<typeof memberSchema>;
 export type Invitation = z.output<typeof invitationSchema>;
+export type PendingInvitation = z.output<typeof pendingInvitationSchema>;
 export type Form = z.output<typeof formSchema>;
 export type AppForm = z.output<typeof appFormSchema>;
 export type FormStatus = Form["status"];

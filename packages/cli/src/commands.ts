@@ -1,6 +1,6 @@
 // The operator CLI's commands, as data: flags, the service each one calls, and how its answer is shown.
 import type { Client } from "@connectrpc/connect";
-import { apiKeyJson, formJson, planFromName, userJson, workspaceJson } from "@formsvc/api-records";
+import { apiKeyJson, formJson, pendingInvitationJson, planFromName, userJson, workspaceJson } from "@formsvc/api-records";
 import { serviceNames, type Config, type ServiceName } from "@formsvc/platform/config.ts";
 import { version } from "@formsvc/platform/version.ts";
 import { FormStatus, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
@@ -144,7 +144,7 @@ export const commands: Record<string, CommandSpec> = {
     },
   },
   "user:invite": {
-    summary: "Invites someone to a workspace: adds an account whose email is verified at once, or mails a link that signs them up into it (or adds their account when they follow it).",
+    summary: "Invites someone to a workspace: mails a link that signs them up into it, or adds their account when they follow it signed in (workspace:add-member adds an account at once).",
     service: "identity",
     flags: {
       workspace: { placeholder: "W", required: true },
@@ -154,7 +154,7 @@ export const commands: Record<string, CommandSpec> = {
     async run(flags, { identity }) {
       const role = flags.role === "admin" ? Role.ADMIN : Role.MEMBER;
       const res = await identity.inviteMember({ workspaceId: flags.workspace, email: flags.email, role }, callOptions);
-      return res.invited ? { invited: true, email: flags.email.trim().toLowerCase() } : { invited: false, user: userJson(present(res.user, "a user")) };
+      return pendingInvitationJson(present(res.invitation, "an invitation"));
     },
   },
   "workspace:add-member": {

@@ -7,6 +7,7 @@ import { Migration20261230000000_workspace_roles } from "./Migration202612300000
 import { Migration20261231000000_api_key_change_notices } from "./Migration20261231000000_api_key_change_notices.ts";
 import { Migration20270120000000_workspace_change_notices } from "./Migration20270120000000_workspace_change_notices.ts";
 import { Migration20261127000000_retention_indexes } from "./Migration20261127000000_retention_indexes.ts";
+import { Migration20261128000000_invitation_ids } from "./Migration20261128000000_invitation_ids.ts";
 
 /** The identity schema's migrations, oldest first. Never edit one that has shipped; add another. */
 export const migrations: MigrationObject[] = [
@@ -19,4 +20,5 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20270120000000_workspace_change_notices", class: Migration20270120000000_workspace_change_notices },
   // Written on 2026-11-27, after the ones above (whose names carry dates ahead of their writing): the order is this list's.
   { name: "Migration20261127000000_retention_indexes", class: Migration20261127000000_retention_indexes },
+  { name: "Migration20261128000000_invitation_ids", class: Migration20261128000000_invitation_ids },
 ];

@@ -399,16 +399,16 @@ export declare const InviteMemberRequestSchema: GenMessage<InviteMemberRequest>;
  */
 export declare type InviteMemberResponse = Message<"formsvc.identity.v1.InviteMemberResponse"> & {
   /**
-   * The user added at once, when the email has an account; unset when an invitation was mailed.
+   * Always true (1.0.0's gateway reads it).
    *
-   * @generated from field: formsvc.identity.v1.User user = 1;
-   */
-  user?: User | undefined;
-
-  /**
    * @generated from field: bool invited = 2;
    */
   invited: boolean;
+
+  /**
+   * @generated from field: formsvc.identity.v1.Invitation invitation = 3;
+   */
+  invitation?: Invitation | undefined;
 };
 
 /**
@@ -416,6 +416,142 @@ export declare type InviteMemberResponse = Message<"formsvc.identity.v1.InviteMe
  * Use `create(InviteMemberResponseSchema)` to create a new message.
  */
 export declare const InviteMemberResponseSchema: GenMessage<InviteMemberResponse>;
+
+/**
+ * An invitation waiting for its person to accept it.
+ *
+ * @generated from message formsvc.identity.v1.Invitation
+ */
+export declare type Invitation = Message<"formsvc.identity.v1.Invitation"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string workspace_id = 3;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string workspace_name = 4;
+   */
+  workspaceName: string;
+
+  /**
+   * ROLE_MEMBER or ROLE_ADMIN: what the person joins as.
+   *
+   * @generated from field: formsvc.identity.v1.Role role = 5;
+   */
+  role: Role;
+
+  /**
+   * The inviter's name ("The formsvc administrator" for the operator's).
+   *
+   * @generated from field: string inviter_name = 6;
+   */
+  inviterName: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 7;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 8;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.Invitation.
+ * Use `create(InvitationSchema)` to create a new message.
+ */
+export declare const InvitationSchema: GenMessage<Invitation>;
+
+/**
+ * @generated from message formsvc.identity.v1.ListInvitationsRequest
+ */
+export declare type ListInvitationsRequest = Message<"formsvc.identity.v1.ListInvitationsRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.ListInvitationsRequest.
+ * Use `create(ListInvitationsRequestSchema)` to create a new message.
+ */
+export declare const ListInvitationsRequestSchema: GenMessage<ListInvitationsRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.ListInvitationsResponse
+ */
+export declare type ListInvitationsResponse = Message<"formsvc.identity.v1.ListInvitationsResponse"> & {
+  /**
+   * Newest first.
+   *
+   * @generated from field: repeated formsvc.identity.v1.Invitation invitations = 1;
+   */
+  invitations: Invitation[];
+};
+
+/**
+ * Describes the message formsvc.identity.v1.ListInvitationsResponse.
+ * Use `create(ListInvitationsResponseSchema)` to create a new message.
+ */
+export declare const ListInvitationsResponseSchema: GenMessage<ListInvitationsResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.RevokeInvitationRequest
+ */
+export declare type RevokeInvitationRequest = Message<"formsvc.identity.v1.RevokeInvitationRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string invitation_id = 2;
+   */
+  invitationId: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.RevokeInvitationRequest.
+ * Use `create(RevokeInvitationRequestSchema)` to create a new message.
+ */
+export declare const RevokeInvitationRequestSchema: GenMessage<RevokeInvitationRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.RevokeInvitationResponse
+ */
+export declare type RevokeInvitationResponse = Message<"formsvc.identity.v1.RevokeInvitationResponse"> & {
+};
+
+/**
+ * Describes the message formsvc.identity.v1.RevokeInvitationResponse.
+ * Use `create(RevokeInvitationResponseSchema)` to create a new message.
+ */
+export declare const RevokeInvitationResponseSchema: GenMessage<RevokeInvitationResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.ListMyInvitationsRequest
+ */
+export declare type ListMyInvitationsRequest = Message<"formsvc.identity.v1.ListMyInvitationsRequest"> & {
+};
+
+/**
+ * Describes the message formsvc.identity.v1.ListMyInvitationsRequest.
+ * Use `create(ListMyInvitationsRequestSchema)` to create a new message.
+ */
+export declare const ListMyInvitationsRequestSchema: GenMessage<ListMyInvitationsRequest>;
 
 /**
  * @generated from message formsvc.identity.v1.SetMemberRoleRequest
@@ -566,6 +702,13 @@ export declare type AcceptInvitationRequest = Message<"formsvc.identity.v1.Accep
    * @generated from field: string password = 3;
    */
   password: string;
+
+  /**
+   * Instead of the token, for a caller whose email is verified and is the invited one.
+   *
+   * @generated from field: string invitation_id = 4;
+   */
+  invitationId: string;
 };
 
 /**
@@ -1570,11 +1713,8 @@ export declare const IdentityService: GenService<{
     output: typeof CreateWorkspaceResponseSchema;
   },
   /**
-   * Operator: adds an existing user to a workspace, as a member or an admin.
-   * Caller: the same, when the caller is the workspace's owner or an admin (NOT_FOUND for a workspace
-   * the caller is not a member of; PERMISSION_DENIED for a plain member), and only a user whose email is
-   * verified: joining a workspace takes a proven address, so an account whose email was never verified
-   * is the same NOT_FOUND "user not found" as no account (InviteMember mails it a link instead).
+   * Operator: adds an existing user to a workspace at once, as a member or an admin (the CLI's
+   * `members add`); PERMISSION_DENIED for any caller: a person joins only by accepting an invitation.
    *
    * @generated from rpc formsvc.identity.v1.IdentityService.AddMember
    */
@@ -1584,11 +1724,13 @@ export declare const IdentityService: GenService<{
     output: typeof AddMemberResponseSchema;
   },
   /**
-   * Operator or caller (owner or admin, as AddMember): adds the user of `email` at once when one exists
-   * and its email is verified; otherwise mails an invitation link (single use, valid 7 days) that signs
-   * its holder up into the workspace (or adds the account, signed in, verifying its email), the mail
-   * written in the same transaction as the link. An account whose email was never verified gets the
-   * same answer as no account (`invited`), so the answer does not tell which.
+   * Operator or caller (the workspace's owner or an admin; NOT_FOUND for a workspace the caller is not a
+   * member of, PERMISSION_DENIED for a plain member): mails `email` an invitation link (single use, valid
+   * 7 days), the mail written in the same transaction as the link. Nobody joins without accepting, and the
+   * answer is the same whether or not the email has an account. A newer invitation of an email to a
+   * workspace replaces its older one. FAILED_PRECONDITION when the email's person is a member already;
+   * RESOURCE_EXHAUSTED past 3 an hour to one email from one workspace, 10 an hour to one email from all
+   * workspaces, or 100 an hour from one workspace.
    *
    * @generated from rpc formsvc.identity.v1.IdentityService.InviteMember
    */
@@ -1596,6 +1738,39 @@ export declare const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof InviteMemberRequestSchema;
     output: typeof InviteMemberResponseSchema;
+  },
+  /**
+   * Operator or caller (owner or admin, as InviteMember): the workspace's pending invitations, newest
+   * first. An invitation is pending until accepted, revoked or expired, and only while whoever sent it
+   * may still manage the workspace's members (removed, or made a plain member, their invitations die).
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.ListInvitations
+   */
+  listInvitations: {
+    methodKind: "unary";
+    input: typeof ListInvitationsRequestSchema;
+    output: typeof ListInvitationsResponseSchema;
+  },
+  /**
+   * Operator or caller (owner or admin): withdraws a pending invitation; its link stops working.
+   * NOT_FOUND for one that is not pending.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.RevokeInvitation
+   */
+  revokeInvitation: {
+    methodKind: "unary";
+    input: typeof RevokeInvitationRequestSchema;
+    output: typeof RevokeInvitationResponseSchema;
+  },
+  /**
+   * Caller: the pending invitations to the caller's email, once that email is verified (none before).
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.ListMyInvitations
+   */
+  listMyInvitations: {
+    methodKind: "unary";
+    input: typeof ListMyInvitationsRequestSchema;
+    output: typeof ListInvitationsResponseSchema;
   },
   /**
    * Operator (no caller; also submissions, to mail a form's notifications): the members of any workspace.
@@ -1653,10 +1828,11 @@ export declare const IdentityService: GenService<{
     output: typeof GetInvitationResponseSchema;
   },
   /**
-   * App: takes an invitation link once. Without a caller it signs the invited email up (name, password
+   * App: takes an invitation once. Without a caller it signs the invited email up (name, password
    * as SignUp; the email counts as verified) into the workspace; with a caller whose email is the
    * invited one it adds the caller and marks their email verified (the link came to it).
-   * ALREADY_EXISTS without a caller when the email has an account.
+   * ALREADY_EXISTS without a caller when the email has an account. A caller whose email is verified may
+   * name the invitation by `invitation_id` instead of the link's token (ListMyInvitations).
    *
    * @generated from rpc formsvc.identity.v1.IdentityService.AcceptInvitation
    */
