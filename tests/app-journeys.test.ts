@@ -441,7 +441,7 @@ describe("the app in Chromium: one person's journey", () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
-  it("creates a workspace, invites by email (mailed to someone new or unverified, added at once when their address is verified), switches back, and shows the plan", async () => {
+  it("creates a workspace, invites by email and revokes an invitation; the invited person joins from her own Workspaces page; switches back, and shows the plan", async () => {
     const other = `grace.${Date.now()}@example.com`;
     await sys.cli("user:create", "--email", other, "--name", "Grace Hopper");
     await page.getByRole("link", { name: "Workspaces", exact: true }).click();
@@ -454,20 +454,43 @@ describe("the app in Chromium: one person's journey", () => {
     await team.getByLabel("Invite by email").fill("nobody.yet@example.com");
     await team.getByRole("button", { name: "Invite" }).click();
     await notice(page, "Invitation mailed to nobody.yet@example.com.");
+    await team.getByRole("button", { name: "Revoke invitation to nobody.yet@example.com" }).click();
+    await notice(page, "The invitation to nobody.yet@example.com is revoked; its link no longer works.");
+    await team.getByRole("button", { name: "Revoke invitation to nobody.yet@example.com" }).waitFor({ state: "detached" });
+    // Someone with an account is mailed a link too, and joins only by accepting it.
     await team.getByLabel("Invite by email").fill(other);
     await team.getByRole("button", { name: "Invite" }).click();
-    // The operator made Grace's account and nobody verified its address: she is mailed a link, as someone new is.
     await notice(page, `Invitation mailed to ${other}.`);
-    // She sets a password by the mailed link, which proves the address; invited again, she is added at once.
+    await team.getByRole("button", { name: `Revoke invitation to ${other}` }).waitFor();
+    // Grace sets a password by a mailed link, which proves her address, and signs in in a browser of her own:
+    // her Workspaces page offers the invitation.
     const grace = appClient(sys.url, "198.51.100.150");
     await grace("GET", "/session");
     assert.equal((await grace("POST", "/auth/password-reset", { email: other })).status, 202);
     const token = await mailedFileLinkToken(sys.env.DATA_DIR, other, "/app/reset-password");
     const reset = await grace("POST", "/auth/password-reset/complete", { token, password: "Grace's compiler passphrase" });
     assert.equal(reset.status, 200, JSON.stringify(reset.body));
-    await team.getByLabel("Invite by email").fill(other);
-    await team.getByRole("button", { name: "Invite" }).click();
+    const gracesBrowser = await browser.newContext();
+    try {
+      const gracesPage = await gracesBrowser.newPage();
+      await gracesPage.goto(`${sys.url}/app/signin`);
+      await gracesPage.getByLabel("Email").fill(other);
+      await gracesPage.getByLabel("Password").fill("Grace's compiler passphrase");
+      await gracesPage.getByRole("button", { name: "Sign in" }).click();
+      await gracesPage.getByRole("heading", { name: "Forms", level: 1 }).waitFor();
+      await gracesPage.getByRole("link", { name: "Workspaces", exact: true }).click();
+      await gracesPage.getByRole("heading", { name: "Invitations for you" }).waitFor();
+      await gracesPage.getByRole("button", { name: "Join Analytical team" }).click();
+      await notice(gracesPage, "You joined Analytical team as a member; it is now the current workspace.");
+      await gracesPage.getByRole("heading", { name: "Invitations for you" }).waitFor({ state: "detached" });
+    } finally {
+      await gracesBrowser.close();
+    }
+    // Ada's page, opened again, shows Grace as a member and no pending invitation.
+    await page.getByRole("link", { name: "Forms", exact: true }).click();
+    await page.getByRole("link", { name: "Workspaces", exact: true }).click();
     await team.getByRole("button", { name: "Remove Grace Hopper" }).waitFor();
+    assert.equal(await team.getByRole("button", { name: `Revoke invitation to ${other}` }).count(), 0);
     await team.getByLabel("Role of Grace Hopper").selectOption("admin");
     await notice(page, "Grace Hopper is now an admin of Analytical team.");
     await screenshot(page, "app-workspaces");
@@ -552,18 +575,18 @@ describe("the app's API against the running services", () => {
     }
     assert.equal((await eve.call("POST", `/forms/${form.id}/publish`, {})).status, 404);
     assert.equal((await eve.call("POST", "/forms", { workspaceId: ada.workspace.id })).status, 404);
-    assert.equal((await eve.call("POST", `/workspaces/${ada.workspace.id}/members`, { email: eve.email })).status, 404, "only members invite");
+    assert.equal((await eve.call("POST", `/workspaces/${ada.workspace.id}/invites`, { email: eve.email })).status, 404, "only members invite");
 
     const reopen = await ada.call("POST", `/forms/${form.id}/reopen`, {});
     assert.deepEqual([reopen.status, reopen.body.error], [409, "only a closed form can be reopened"]);
     assert.equal((await ada.call("POST", `/forms/${form.id}/close`, {})).status, 409, "a draft cannot be closed");
     assert.equal((await ada.call("POST", `/forms/${form.id}/publish`, {})).body.status, "published");
 
-    // Only a verified address joins at once: eve confirms hers by the mailed link (written under DATA_DIR/mail).
-    const confirmed = await eve.call("POST", "/auth/verify-email", { token: await mailedFileLinkToken(sys.env.DATA_DIR, eve.email, "/app/verify-email") });
-    assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
-    const invited = await ada.call("POST", `/workspaces/${ada.workspace.id}/members`, { email: eve.email.toUpperCase() });
+    // Eve is invited and accepts by the mailed link, signed in (written under DATA_DIR/mail).
+    const invited = await ada.call("POST", `/workspaces/${ada.workspace.id}/invites`, { email: eve.email.toUpperCase() });
     assert.equal(invited.status, 201);
+    const accepted = await eve.call("POST", "/invitations/accept", { token: await mailedFileLinkToken(sys.env.DATA_DIR, eve.email, "/app/accept-invite") });
+    assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
     assert.equal((await eve.call("GET", `/forms/${form.id}`)).body.name, "Private", "a member sees the workspace's forms");
     const members = (await eve.call("GET", `/workspaces/${ada.workspace.id}/members`)).body.items;
     assert.deepEqual(members.map((m: { role: string }) => m.role), ["owner", "member"]);

@@ -119,10 +119,10 @@ describe("deleting a form in the Trash for good", () => {
     const team = await owner.call("POST", "/workspaces", { name: "Hiring" });
     assert.equal(team.status, 201, JSON.stringify(team.body));
     teamId = team.body.id;
-    // Only a verified address joins at once: the member confirms theirs by the mailed link (written under DATA_DIR/mail).
-    const confirmed = await member.call("POST", "/auth/verify-email", { token: await mailedFileLinkToken(sys.env.DATA_DIR, member.email, "/app/verify-email") });
-    assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
-    assert.equal((await owner.call("POST", `/workspaces/${teamId}/members`, { email: member.email, role: "member" })).status, 201);
+    // The member is invited and accepts by the mailed link, signed in (written under DATA_DIR/mail).
+    assert.equal((await owner.call("POST", `/workspaces/${teamId}/invites`, { email: member.email, role: "member" })).status, 201);
+    const accepted = await member.call("POST", "/invitations/accept", { token: await mailedFileLinkToken(sys.env.DATA_DIR, member.email, "/app/accept-invite") });
+    assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
   });
 
   it("counts what goes, refuses outside the Trash and without the role, then deletes responses, partials and files", async () => {

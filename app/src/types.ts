@@ -18,6 +18,7 @@ export type {
   Invitation,
   Items,
   Member,
+  PendingInvitation,
   Question,
   QuestionSummary,
   ResponseSummary,

@@ -1,30 +1,36 @@
 // Workspaces: switch, create; members with their roles (the owner and admins change roles, remove
-// members and invite by email, people without an account too); the plan and its branding entitlement.
+// members, invite by email and revoke pending invitations); the invitations waiting for the signed-in
+// person, accepted here; the plan and its branding entitlement.
 import { useId, useState, type FormEvent } from "react";
 import { del, get, patch, post } from "../api.ts";
 import { ErrorState, InlineMessage, Loading, useLoad, useNotify } from "../components/ui.tsx";
 import { formatDateTime } from "../lib/format.ts";
 import { useSession } from "../session.tsx";
-import type { Member, Role, User, Workspace } from "../types.ts";
+import type { Member, PendingInvitation, Role, Workspace } from "../types.ts";
 
 const roleLabels: Record<Role, string> = { owner: "Owner", admin: "Admin", member: "Member" };
 
 function Members({ workspace }: { workspace: Workspace }) {
+  const manages = workspace.role === "owner" || workspace.role === "admin";
   const members = useLoad(() => get<{ items: Member[] }>(`/workspaces/${workspace.id}/members`), [workspace.id]);
+  const invitations = useLoad(
+    () => (manages ? get<{ items: PendingInvitation[] }>(`/workspaces/${workspace.id}/invites`) : Promise.resolve({ items: [] })),
+    [workspace.id, manages],
+  );
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<Role>("member");
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const notify = useNotify();
   const id = useId();
-  const manages = workspace.role === "owner" || workspace.role === "admin";
-  /** Runs a change, shows its message, reloads the list; an error is shown under the list. */
+  /** Runs a change, shows its message, reloads the lists; an error is shown under them. */
   const change = async (work: () => Promise<string>) => {
     setBusy(true);
     setError(undefined);
     try {
       notify(await work());
       members.reload();
+      invitations.reload();
     } catch (err) {
       setError((err as Error).message);
     } finally {
@@ -34,11 +40,16 @@ function Members({ workspace }: { workspace: Workspace }) {
   const invite = (e: FormEvent) => {
     e.preventDefault();
     void change(async () => {
-      const res = await post<{ invited: boolean; email?: string; user?: User }>(`/workspaces/${workspace.id}/invites`, { email, role });
+      const invitation = await post<PendingInvitation>(`/workspaces/${workspace.id}/invites`, { email, role });
       setEmail("");
-      return res.invited ? `Invitation mailed to ${res.email}.` : `${res.user!.name} (${res.user!.email}) is now a member of ${workspace.name}.`;
+      return `Invitation mailed to ${invitation.email}.`;
     });
   };
+  const revoke = (invitation: PendingInvitation) =>
+    change(async () => {
+      await del(`/workspaces/${workspace.id}/invites/${invitation.id}`);
+      return `The invitation to ${invitation.email} is revoked; its link no longer works.`;
+    });
   const setMemberRole = (m: Member, next: Role) =>
     change(async () => {
       await patch(`/workspaces/${workspace.id}/members/${m.user.id}`, { role: next });
@@ -80,6 +91,26 @@ function Members({ workspace }: { workspace: Workspace }) {
           ))}
         </ul>
       )}
+      {manages && invitations.data && invitations.data.items.length > 0 && (
+        <>
+          <h4>Pending invitations</h4>
+          <ul className="plain-list">
+            {invitations.data.items.map((i) => (
+              <li key={i.id} className="row">
+                <span>
+                  {i.email}{" "}
+                  <span className="muted">
+                    · {i.role && roleLabels[i.role]} · invited by {i.inviterName} · link valid until {formatDateTime(i.expiresAt)}
+                  </span>
+                </span>
+                <button type="button" disabled={busy} onClick={() => void revoke(i)}>
+                  Revoke invitation to {i.email}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
       {manages && (
         <>
           <form className="row invite" onSubmit={invite}>
@@ -99,12 +130,55 @@ function Members({ workspace }: { workspace: Workspace }) {
             </button>
           </form>
           <p className="hint" id={`${id}-hint`}>
-            Someone with an account joins at once; anyone else gets an email with a link that signs them up into this workspace. Removing someone ends their access at once, by key or session.
+            Everyone invited gets an email with a link (it signs someone new up into this workspace); someone with an account can also accept it here, under Invitations for you. Nobody joins without accepting. Removing someone ends their access at once, by key or session.
           </p>
         </>
       )}
       {error && <InlineMessage kind="error">{error}</InlineMessage>}
     </div>
+  );
+}
+
+/** The invitations waiting for the signed-in person (shown once their address is verified), accepted here. */
+function InvitationsForYou() {
+  const { refreshWorkspaces, selectWorkspace } = useSession();
+  const invitations = useLoad(() => get<{ items: PendingInvitation[] }>("/invitations"), []);
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const notify = useNotify();
+  const accept = async (invitation: PendingInvitation) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const { workspace } = await post<{ workspace: Workspace }>(`/invitations/${invitation.id}/accept`, {});
+      await refreshWorkspaces();
+      selectWorkspace(workspace.id);
+      notify(`You joined ${workspace.name} as ${workspace.role === "admin" ? "an admin" : "a member"}; it is now the current workspace.`);
+      invitations.reload();
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  if (!invitations.data?.items.length && !error) return null;
+  return (
+    <section className="card stack">
+      <h2>Invitations for you</h2>
+      <ul className="plain-list">
+        {invitations.data?.items.map((i) => (
+          <li key={i.id} className="row">
+            <span>
+              {i.workspaceName} <span className="muted">· as {i.role && roleLabels[i.role]} · from {i.inviterName}</span>
+            </span>
+            <button type="button" className="primary" disabled={busy} onClick={() => void accept(i)}>
+              Join {i.workspaceName}
+            </button>
+          </li>
+        ))}
+      </ul>
+      {error && <InlineMessage kind="error">{error}</InlineMessage>}
+    </section>
   );
 }
 
@@ -135,6 +209,7 @@ export function WorkspacesPage() {
           <p className="muted">A workspace holds forms; everyone in it sees and edits them. Its plan decides what its forms may do.</p>
         </div>
       </div>
+      <InvitationsForYou />
       {workspaces.length === 0 && <Loading what="Loading workspaces" />}
       <ul className="workspaces">
         {workspaces.map((ws) => (

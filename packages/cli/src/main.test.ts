@@ -6,7 +6,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { FormSchema, FormStatus } from "@formsvc/proto/forms/v1/forms_pb.js";
-import { ApiKeySchema, Plan, Role, UserSchema, WorkspaceSchema } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { ApiKeySchema, InvitationSchema, Plan, Role, UserSchema, WorkspaceSchema } from "@formsvc/proto/identity/v1/identity_pb.js";
 import type { ServiceName } from "@formsvc/platform/config.ts";
 import type { Clients } from "./commands.ts";
 import { runCli } from "./main.ts";
@@ -14,6 +14,16 @@ import { runCli } from "./main.ts";
 const at = timestampFromDate(new Date("2026-01-02T03:04:05.000Z"));
 const user = create(UserSchema, { id: "u1", email: "a@example.com", name: "Ann", createdAt: at });
 const workspace = create(WorkspaceSchema, { id: "w1", name: "Ann", plan: Plan.PRO, personal: true, ownerId: "u1", createdAt: at });
+const invitation = create(InvitationSchema, {
+  id: "i1",
+  email: "new@example.com",
+  workspaceId: "w1",
+  workspaceName: "Ann",
+  role: Role.ADMIN,
+  inviterName: "The formsvc administrator",
+  createdAt: at,
+  expiresAt: at,
+});
 const apiKey = create(ApiKeySchema, { id: "k1", name: "first", prefix: "fk-ab12", createdAt: at });
 const form = (status: FormStatus) => create(FormSchema, { id: "f1", workspaceId: "w1", name: "Survey", status, version: 2, responseCount: 5n, createdAt: at, updatedAt: at });
 
@@ -39,7 +49,7 @@ function fakeClients(calls: unknown[][], fail?: Error): Clients {
       setPassword: answer("setPassword", { user }),
       createWorkspace: answer("createWorkspace", { workspace }),
       addMember: answer("addMember", { workspace, user }),
-      inviteMember: answer("inviteMember", { invited: true }),
+      inviteMember: answer("inviteMember", { invited: true, invitation }),
       setPlan: answer("setPlan", { workspace }),
       createApiKey: answer("createApiKey", { apiKey, key: "fk-ab12secret" }),
       listApiKeys: answer("listApiKeys", { apiKeys: [apiKey] }),
@@ -111,7 +121,7 @@ describe("runCli", () => {
       [["key:create", "--email", "a@example.com", "--name", "first"], "createApiKey", { email: "a@example.com", name: "first" }, { id: "k1", name: "first", key: "fk-ab12secret", prefix: "fk-ab12", createdAt: "2026-01-02T03:04:05.000Z" }],
       [["key:list", "--email", "a@example.com"], "listApiKeys", { email: "a@example.com" }, { keys: [{ id: "k1", name: "first", prefix: "fk-ab12", createdAt: "2026-01-02T03:04:05.000Z", lastUsedAt: null }] }],
       [["key:delete", "--id", "k1"], "deleteApiKey", { id: "k1" }, { deleted: true, id: "k1" }],
-      [["user:invite", "--workspace", "w1", "--email", "New@Example.com", "--role", "admin"], "inviteMember", { workspaceId: "w1", email: "New@Example.com", role: Role.ADMIN }, { invited: true, email: "new@example.com" }],
+      [["user:invite", "--workspace", "w1", "--email", "New@Example.com", "--role", "admin"], "inviteMember", { workspaceId: "w1", email: "New@Example.com", role: Role.ADMIN }, { id: "i1", email: "new@example.com", workspaceId: "w1", workspaceName: "Ann", role: "admin", inviterName: "The formsvc administrator", createdAt: "2026-01-02T03:04:05.000Z", expiresAt: "2026-01-02T03:04:05.000Z" }],
     ];
     for (const [argv, method, request, output] of cases) {
       const r = await run(argv);
