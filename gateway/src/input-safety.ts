@@ -15,6 +15,8 @@ const recordNames: Record<string, string> = {
   deliveries: "delivery",
   workspaces: "workspace",
   members: "member",
+  invites: "invitation",
+  invitations: "invitation",
   "api-keys": "API key",
 };
 
