@@ -15,7 +15,8 @@ let ada: Awaited<ReturnType<typeof createUserWithKey>>;
 let grace: Awaited<ReturnType<typeof createUserWithKey>>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 before(async () => {
-  sys = await startTestSystem("sync_and_retries", { WEBHOOK_ALLOW_PRIVATE_URLS: "true", WEBHOOK_RETRY_SCHEDULE: "0.5" });
+  // TRUST_PROXY: respondents come from addresses of their own (X-Forwarded-For), as behind a load balancer.
+  sys = await startTestSystem("sync_and_retries", { WEBHOOK_ALLOW_PRIVATE_URLS: "true", WEBHOOK_RETRY_SCHEDULE: "0.5", TRUST_PROXY: "true" });
   ada = await createUserWithKey(sys, "ada@example.com");
   grace = await createUserWithKey(sys, "grace@example.com");
   receiver = await startReceiver();
@@ -154,6 +155,8 @@ describe("Idempotency-Key on every POST", () => {
     assert.deepEqual(await repeat.json(), firstBody);
     const other = await upload("another file", "cv.txt", key);
     assert.equal(other.status, 422);
+    // The same name, type and size with other bytes is another file too.
+    assert.equal((await upload("jello", "cv.txt", key)).status, 422);
     // Only the first upload is kept: the bytes of the repeat and of the 422 leave neither a row nor a file.
     const filesDir = join(sys.env.DATA_DIR, "files");
     const names = await eventually(async () => readdirSync(filesDir), (found) => !found.some((n) => n.endsWith(".tmp")));
@@ -163,6 +166,37 @@ describe("Idempotency-Key on every POST", () => {
     try {
       const { rows } = await db.query("select id from submissions.uploads where form_id = $1", [formId]);
       assert.deepEqual(rows.map((r) => r.id), [firstBody.uploadId]);
+    } finally {
+      await db.end();
+    }
+  });
+
+  it("POST /f/:id/responses: a respondent's repeat answers the first save; the same key from elsewhere never gets their response", async () => {
+    const formId = await publishedForm("Keys per respondent");
+    const save = (from: string, key: string, body: object) =>
+      fetch(`${sys.url}/f/${formId}/responses`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": from, ...keyed(key) },
+        body: JSON.stringify(body),
+      }).then(async (res) => ({ status: res.status, body: (await res.json()) as { responseId: string; completed: boolean } }));
+    const key = randomUUID();
+    const partial = { answers: { n: 1 }, completed: false };
+    const first = await save("203.0.113.10", key, partial);
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.deepEqual(await save("203.0.113.10", key, partial), first, "the respondent's own retry");
+    // Someone else who learnt the key (and the answers) gets a response of their own, not the first one's id.
+    const replayed = await save("203.0.113.99", key, partial);
+    assert.equal(replayed.status, 200);
+    assert.notEqual(replayed.body.responseId, first.body.responseId);
+    const db = new pg.Client({ connectionString: sys.databaseUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query("select id from submissions.responses where form_id = $1 order by id", [formId]);
+      assert.deepEqual(rows.map((r) => r.id).sort(), [first.body.responseId, replayed.body.responseId].sort());
+      // Neither the key nor the address is stored as such.
+      const keys = await db.query("select key from submissions.idempotency_keys where form_id = $1", [formId]);
+      assert.equal(keys.rows.length, 2);
+      assert.ok(keys.rows.every((r) => r.key !== key && !String(r.key).includes("203.0.113")));
     } finally {
       await db.end();
     }

@@ -113,6 +113,17 @@ function showsClosed(form: Form, settings: FormSettings, now: Date): boolean {
 /** How long a form's submissionsPerMinute is kept before forms is asked again. */
 const formRateTtlMs = 5_000;
 
+/**
+ * A respondent's Idempotency-Key bound to their address: a repeat from the same client is answered as the
+ * first, while someone elsewhere who learnt the key (a shared proxy's log) gets a claim of their own, never
+ * the first respondent's responseId (with which they could complete that partial response) or upload. Only
+ * the hash of address and key is stored. "" without a key.
+ */
+function respondentIdempotencyKey(req: Request): string {
+  const key = idempotencyKeyOf(req);
+  return key && createHash("sha256").update(`${req.ip ?? ""}\n${key}`).digest("base64url");
+}
+
 function formIdOf(req: Request): string {
   const id = String(req.params.formId ?? "");
   if (!isRecordId(id)) throw new HttpError(404, "form not found");
@@ -400,14 +411,14 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       });
       return { status: 200, body: { uploadId: created.uploadId, name: created.name, size: Number(created.size), contentType: created.contentType } };
     };
-    const key = idempotencyKeyOf(req);
+    const key = respondentIdempotencyKey(req);
     if (!key) {
       const answer = await store();
       res.status(answer.status).json(answer.body);
       return;
     }
-    // A repeat is told by what the bytes came as (the key is a fresh UUID per file, so this suffices).
-    const claim = { scope: `form:${formIdOf(req)}`, key, content: ["uploadFile", file.originalname, file.mimetype, file.size] };
+    // A repeat is the same bytes under the same name and type.
+    const claim = { scope: `form:${formIdOf(req)}`, key, content: ["uploadFile", file.originalname, file.mimetype, file.size, file.sha256] };
     let stored = false;
     let answer: Awaited<ReturnType<typeof deps.idempotency.run>>;
     try {
@@ -444,7 +455,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       completed: body.completed ?? false,
       responseId: body.responseId ?? "",
       country: countryOf(req, countryHeader, lookupCountry),
-      idempotencyKey: idempotencyKeyOf(req),
+      idempotencyKey: respondentIdempotencyKey(req),
     });
     if (saved.idempotencyKeyReused) throw new HttpError(422, "Idempotency-Key was already used with a different request");
     res.json({ responseId: saved.responseId, completed: saved.completed });

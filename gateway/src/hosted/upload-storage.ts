@@ -4,6 +4,7 @@
 // is held back until the route decides: `store` ends it (submissions keeps the file), `discard` cuts it
 // short (submissions keeps nothing). Multer's _removeFile discards, so a body that fails after its file
 // part (a second file, a bad trailer, a client gone) leaves nothing stored.
+import { createHash } from "node:crypto";
 import type { Client } from "@connectrpc/connect";
 import type { Request } from "express";
 import type multer from "multer";
@@ -13,6 +14,8 @@ import type { CreateUploadResponse, SubmissionsService } from "@formsvc/proto/su
 export interface StreamedFile {
   /** The file's bytes, all received. */
   size: number;
+  /** SHA-256 of those bytes (base64url): what tells a repeat of an upload from another file. */
+  sha256: string;
   /** Ends the call: submissions stores the file. Its answer, or the error the call failed with. */
   store(): Promise<CreateUploadResponse>;
   /** Cuts the call short, so nothing is stored; settles once the call has ended. */
@@ -42,6 +45,7 @@ export function streamingUploadStorage({ submissions, headerOf, maxBytes, tooLar
       const decided = new Promise<void>((store, discard) => (decide = { store, discard }));
       decided.catch(() => {});
       let size = 0;
+      const digest = createHash("sha256");
       let received = false;
       // Why this side cut the call, when it did: the call itself only reports a cancelled stream.
       let cutBy: unknown;
@@ -53,12 +57,13 @@ export function streamingUploadStorage({ submissions, headerOf, maxBytes, tooLar
           for await (const chunk of file.stream as AsyncIterable<Buffer>) {
             size += chunk.length;
             if (size > maxBytes) throw tooLarge();
+            digest.update(chunk);
             yield { part: { case: "chunk" as const, value: chunk } };
           }
           // busboy ends a file early at its size limit: that is not the whole file.
           if ((file.stream as { truncated?: boolean }).truncated) throw tooLarge();
           received = true;
-          const done: StreamedFile = { size, store, discard };
+          const done: StreamedFile = { size, sha256: digest.digest("base64url"), store, discard };
           cb(null, done as Partial<Express.Multer.File>);
           await decided;
         } catch (err) {
