@@ -1,7 +1,7 @@
 // Who is signed in, their workspaces, and the workspace the app is showing.
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
 import { ApiError, get, post, rememberCsrfToken, setSignedOutHandler } from "./api.ts";
-import type { User, Workspace } from "./types.ts";
+import type { SignUpPolicy, User, Workspace } from "./types.ts";
 
 const workspaceStorageKey = "formsvc:workspace";
 
@@ -13,6 +13,8 @@ interface SessionState {
   error?: string;
   /** Why the person was signed out, when the server said so (e.g. a cookie planted by another site). */
   signedOutReason?: string;
+  /** Who may make an account here (SIGNUP); open until /session tells. */
+  signUpPolicy: SignUpPolicy;
   workspaces: Workspace[];
   workspace: Workspace | undefined;
   selectWorkspace(id: string): void;
@@ -45,6 +47,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const [checking, setChecking] = useState(true);
   const [error, setError] = useState<string | undefined>();
   const [signedOutReason, setSignedOutReason] = useState<string | undefined>();
+  const [signUpPolicy, setSignUpPolicy] = useState<SignUpPolicy>({ mode: "open" });
   const [workspaces, setWorkspaces] = useState<Workspace[]>([]);
   const [workspaceId, setWorkspaceId] = useState<string | null>(storedWorkspace);
   const [attempt, setAttempt] = useState(0);
@@ -58,11 +61,12 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     let live = true;
     setChecking(true);
-    get<{ user: User | null; csrfToken?: string }>("/session").then(
+    get<{ user: User | null; csrfToken?: string; signUp: SignUpPolicy }>("/session").then(
       async (res) => {
         rememberCsrfToken(res.csrfToken);
         if (!live) return;
         setUser(res.user);
+        setSignUpPolicy(res.signUp);
         setError(undefined);
         if (res.user) await refreshWorkspaces().catch(() => undefined);
         if (live) setChecking(false);
@@ -95,6 +99,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   const value: SessionState = {
     user,
+    signUpPolicy,
     checking,
     error,
     signedOutReason,

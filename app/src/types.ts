@@ -24,6 +24,7 @@ export type {
   ResponseSummary,
   Role,
   SessionUser,
+  SignUpPolicy,
   User,
   Webhook,
 } from "@formsvc/api-records/schemas";

@@ -1,4 +1,5 @@
 import type { Client } from "@connectrpc/connect";
+import type { SignUpPolicy } from "@formsvc/platform/config.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import type { FileLinks } from "@formsvc/platform/file-links.ts";
 import type { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
@@ -31,6 +32,8 @@ export interface GatewayDeps {
   /** Header carrying the respondent's country (COUNTRY_HEADER). */
   countryHeader: string;
   trustProxy: boolean | number | string;
+  /** SIGNUP, which /app/api/session tells the app (identity enforces it); open when absent. */
+  signUp?: SignUpPolicy;
 }
 
 /** The services the resource routes call, and the signer of their file links. */

@@ -48,6 +48,7 @@ const app = createApp({
   brandingUrl: config.brandingUrl,
   countryHeader: config.countryHeader,
   trustProxy: config.trustProxy,
+  signUp: config.signUp,
 });
 
 // Express 5 calls back with the listen error too (a busy port): one line naming the variable to change.

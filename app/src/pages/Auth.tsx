@@ -57,7 +57,7 @@ export function passwordRefusal(err: unknown): string | undefined {
 }
 
 export function SignUpPage() {
-  const { signedIn } = useSession();
+  const { signedIn, signUpPolicy } = useSession();
   const { navigate } = useRouter();
   const [error, setError] = useState<string>();
   const [passwordError, setPasswordError] = useState<string>();
@@ -84,6 +84,16 @@ export function SignUpPage() {
       setBusy(false);
     }
   };
+  if (signUpPolicy.mode === "invite-only") {
+    return (
+      <AuthFrame title="Create your account">
+        <InlineMessage kind="info">Accounts here are made by invitation: ask someone in a workspace to invite you, then follow the link in their email.</InlineMessage>
+        <p className="auth-switch">
+          Have an account? <Link to="/signin">Sign in</Link>
+        </p>
+      </AuthFrame>
+    );
+  }
   return (
     <AuthFrame title="Create your account">
       <form onSubmit={submit} className="stack" aria-describedby={error ? "auth-error" : undefined}>
@@ -93,7 +103,12 @@ export function SignUpPage() {
         </div>
         <div className="field">
           <label htmlFor="signup-email">Email</label>
-          <input id="signup-email" name="email" type="email" autoComplete="email" required />
+          <input id="signup-email" name="email" type="email" autoComplete="email" required aria-describedby={signUpPolicy.mode === "domains" ? "signup-domains" : undefined} />
+          {signUpPolicy.mode === "domains" && (
+            <p className="hint" id="signup-domains">
+              An address at {signUpPolicy.domains.join(" or ")}.
+            </p>
+          )}
         </div>
         <NewPasswordField id="signup-password" label="Password" error={passwordError} hint />
         {error && (

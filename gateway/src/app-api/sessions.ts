@@ -2,7 +2,7 @@
 // invitations. They set and clear the session cookie, so they are not resource routes of the table;
 // every one but sign-out-all works without a session, behind per-address and per-email attempt limits.
 //
-//   GET  /session                      {user|null, csrfToken}
+//   GET  /session                      {user|null, csrfToken, signUp} (signUp: SIGNUP, for the sign-up page)
 //   POST /auth/signup | /auth/signin   sets the session cookie       POST /auth/signout
 //   POST /auth/password-reset          mails a link                  POST /auth/password-reset/complete {token, password, deleteApiKeys?}
 //   POST /auth/verify-email            POST /session/sign-out-all (ends every session of the person)
@@ -13,6 +13,7 @@ import { type Request, type Response, type Router } from "express";
 import { z } from "zod";
 import { appWorkspaceJson, invitationJson, sessionUserJson, userJson } from "@formsvc/api-records";
 import { asCaller } from "@formsvc/platform/caller.ts";
+import type { SignUpPolicy } from "@formsvc/platform/config.ts";
 import type { User } from "@formsvc/proto/identity/v1/identity_pb.js";
 import type { GatewayDeps } from "../deps.ts";
 import { HttpError } from "../http-errors.ts";
@@ -44,7 +45,7 @@ const passwordResetSchema = z.strictObject({ token, password, deleteApiKeys: z.b
 const tokenSchema = z.strictObject({ token });
 const acceptInvitationSchema = z.strictObject({ token, name: z.string().max(100).optional(), password: z.string().max(1000).optional() });
 
-export function sessionRoutes(identity: GatewayDeps["identity"], store: RateLimitStore, policy: CookiePolicy): Router {
+export function sessionRoutes(identity: GatewayDeps["identity"], store: RateLimitStore, policy: CookiePolicy, signUp: SignUpPolicy): Router {
   const router = newRouter();
   const address = (req: Request) => req.ip ?? "unknown";
   const body = <T extends z.ZodType>(schema: T, req: Request) => parse(schema, req.body ?? {}, "body");
@@ -54,7 +55,7 @@ export function sessionRoutes(identity: GatewayDeps["identity"], store: RateLimi
   router.get("/session", async (req, res) => {
     const user = await sessionUser(identity, req, res, policy);
     res.setHeader("Cache-Control", "no-store");
-    res.json({ user: user ? sessionUserJson(user) : null, csrfToken: res.locals.csrfToken });
+    res.json({ user: user ? sessionUserJson(user) : null, csrfToken: res.locals.csrfToken, signUp });
   });
 
   async function startSession(res: Response, user: User) {

@@ -14,7 +14,7 @@ import { rateLimit } from "../rate-limit/rate-limit-middleware.ts";
 import { send, type ServedRoute } from "./route.ts";
 import { newRouter } from "../routing.ts";
 
-export type AppDoorDeps = Pick<GatewayDeps, "identity" | "forms" | "publicUrl" | "brandingUrl"> & {
+export type AppDoorDeps = Pick<GatewayDeps, "identity" | "forms" | "publicUrl" | "brandingUrl" | "signUp"> & {
   rateLimits: Pick<GatewayDeps["rateLimits"], "store" | "perIp">;
 };
 
@@ -35,7 +35,7 @@ export function appDoor(deps: AppDoorDeps, routes: ServedRoute[]): Router {
     next();
   });
   router.use(express.json({ limit: "1mb" }), unsafeInputGuard);
-  router.use(sessionRoutes(deps.identity, store, policy));
+  router.use(sessionRoutes(deps.identity, store, policy, deps.signUp ?? { mode: "open" }));
 
   // Everything below needs a session.
   router.use(requireSession(deps.identity, policy));

@@ -535,6 +535,8 @@ export type Role = z.output<typeof roleSchema>;
 export type Member = z.output<typeof memberSchema>;
 export type Invitation = z.output<typeof invitationSchema>;
 export type PendingInvitation = z.output<typeof pendingInvitationSchema>;
+/** SIGNUP as /app/api/session tells the app (the configuration's own shape). */
+export type { SignUpPolicy } from "@formsvc/platform/config.ts";
 export type Form = z.output<typeof formSchema>;
 export type AppForm = z.output<typeof appFormSchema>;
 export type FormStatus = Form["status"];

@@ -77,8 +77,28 @@ export interface Config {
    * asks identity on every request).
    */
   membershipCache: boolean;
+  /** SIGNUP: who may make an account in the app (signUpPolicy). */
+  signUp: SignUpPolicy;
   /** Addresses of the internal RPC services. */
   services: Record<ServiceName, string>;
+}
+
+/**
+ * Who may make an account in the app: anyone (`open`, the default); only someone invited to a workspace
+ * (`invite-only`); or only addresses at the listed domains (`domains:example.com,example.org`), whom
+ * invitations alone may reach too. The operator's CLI makes accounts whatever it says.
+ */
+export type SignUpPolicy = { mode: "open" } | { mode: "invite-only" } | { mode: "domains"; domains: string[] };
+
+/** SIGNUP parsed: `open`, `invite-only` or `domains:` and a comma-separated list of domains. */
+export function signUpPolicyOf(env: Env = process.env): SignUpPolicy {
+  const raw = value(env, "SIGNUP")?.trim().toLowerCase() ?? "open";
+  if (raw === "open" || raw === "invite-only") return { mode: raw };
+  if (raw.startsWith("domains:")) {
+    const domains = raw.slice("domains:".length).split(",").map((d) => d.trim().replace(/^@/, "")).filter(Boolean);
+    if (domains.length && domains.every((d) => /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(d))) return { mode: "domains", domains };
+  }
+  throw new ConfigError(`SIGNUP must be open, invite-only or domains:example.com,example.org, got "${raw}"`);
 }
 
 export interface S3Settings {
@@ -335,6 +355,7 @@ export function loadConfig(env: Env = process.env): Config {
     openFormCache: bool(env, "OPEN_FORM_CACHE", true),
     webhookCache: bool(env, "WEBHOOK_CACHE", true),
     membershipCache: bool(env, "MEMBERSHIP_CACHE", true),
+    signUp: signUpPolicyOf(env),
     services,
   };
 }

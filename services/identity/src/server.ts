@@ -15,7 +15,7 @@ await runDatabaseService("identity", { schema: "identity", entities, migrations 
   const notices =
     apiKeyCache &&
     keepFreshByNotices(apiKeyCache, { databaseUrl: config.databaseUrl!, channel: apiKeyChangesChannel, logger, onNotice: (notice) => apiKeyCache.revoke(notice) });
-  const handlers = createIdentityHandlers({ orm, publicUrl: config.publicUrl, mailWritten: mail.wake, apiKeyCache, logger });
+  const handlers = createIdentityHandlers({ orm, publicUrl: config.publicUrl, mailWritten: mail.wake, apiKeyCache, logger, signUp: config.signUp });
   return {
     routes: (router) => routes(router, handlers),
     retention: identityRetention(orm, config.retention),

@@ -30,7 +30,7 @@ type AccountHandlers = Pick<
 >;
 
 export function accountHandlers(c: IdentityContext): AccountHandlers {
-  const { deps, now, fork, inTransaction, newUser, mailLink, useLink, peekLink, spendLinks, findUserByEmail, callerUser } = c;
+  const { deps, now, fork, inTransaction, newUser, mailLink, useLink, peekLink, spendLinks, findUserByEmail, callerUser, admitAccount } = c;
 
   /**
    * A new user with their personal workspace; ALREADY_EXISTS for a taken email. `password` is null for
@@ -63,8 +63,11 @@ export function accountHandlers(c: IdentityContext): AccountHandlers {
   return {
     createUser: (req) => registerUser(req, req.password || null, { verifyEmail: false }),
 
-    // Whoever signs up starts on the free plan.
-    signUp: (req) => registerUser({ ...req, plan: Plan.FREE }, req.password, { verifyEmail: true }),
+    // Whoever signs up starts on the free plan, when SIGNUP lets them.
+    signUp: async (req) => {
+      admitAccount(normaliseEmail(req.email), "sign-up");
+      return registerUser({ ...req, plan: Plan.FREE }, req.password, { verifyEmail: true });
+    },
 
     async requestPasswordReset(req) {
       const email = normaliseEmail(req.email);

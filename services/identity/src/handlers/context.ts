@@ -10,6 +10,7 @@ import { actorOf, operator } from "@formsvc/platform/caller.ts";
 import { newId, randomToken } from "@formsvc/platform/ids.ts";
 import { insertMailsSql, mailOutboxTable, type Mail } from "@formsvc/platform/mail.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
+import type { SignUpPolicy } from "@formsvc/platform/config.ts";
 import {
   ApiKeySchema,
   EntitlementsSchema,
@@ -25,6 +26,7 @@ import {
   type Workspace as WorkspaceMessage,
 } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { hashSecret } from "../api-keys.ts";
+import { signUpRefusal } from "../sign-up-policy.ts";
 import type { ApiKeyCache } from "../api-key-cache.ts";
 import { linkLifetimeMs, linkUrl, type LinkPurpose } from "../mails.ts";
 import type { ApiKey } from "../entities/api-key.ts";
@@ -49,6 +51,8 @@ export interface IdentityHandlerDeps {
   apiKeyCache?: ApiKeyCache;
   /** Where work done after the answer (a reset link and its mail) reports a failure. */
   logger?: Logger;
+  /** SIGNUP: who may make an account in the app; open when absent. */
+  signUp?: SignUpPolicy;
 }
 
 export type IdentityHandlers = ServiceImpl<typeof IdentityService>;
@@ -246,9 +250,16 @@ export function identityContext(deps: IdentityHandlerDeps) {
     return workspace;
   }
 
+  /** PERMISSION_DENIED when SIGNUP does not let `email` get an account `by` this way. */
+  function admitAccount(email: string, by: "sign-up" | "invitation"): void {
+    const refusal = signUpRefusal(deps.signUp ?? { mode: "open" }, email, by);
+    if (refusal) throw new ConnectError(refusal, Code.PermissionDenied);
+  }
+
   return {
     deps,
     now,
+    admitAccount,
     fork,
     table,
     subjectUser,

@@ -993,6 +993,49 @@ describe("pending invitations (issue 34)", () => {
   });
 });
 
+describe("sign-up control (SIGNUP)", () => {
+  /** A client of handlers under `signUp`, over the same database. */
+  const clientUnder = (signUp: Parameters<typeof createIdentityHandlers>[0]["signUp"]) => {
+    const handlers = createIdentityHandlers({ orm, publicUrl: "http://forms.test", signUp });
+    return createClient(IdentityService, createRouterTransport((router) => routes(router, handlers)));
+  };
+
+  it("invite-only: nobody signs up, an invitation signs its person up; the operator makes anyone", async () => {
+    const strict = clientUnder({ mode: "invite-only" });
+    const refused = await rejectsWith(strict.signUp({ email: uniqueEmail("walk-in"), name: "Wal", password: "nobody invited me here" }), Code.PermissionDenied);
+    assert.equal(refused.rawMessage, "sign-up is by invitation only: ask someone in a workspace here to invite you");
+    const { owner, ws } = await team();
+    const email = uniqueEmail("invited");
+    await strict.inviteMember({ workspaceId: ws.id, email }, as(owner.user.id));
+    const token = tokenIn((await outbox(email))[0]!.text, "/app/accept-invite");
+    const joined = await strict.acceptInvitation({ token, name: "Ina", password: "an invitation lets me in" });
+    assert.equal(joined.workspace?.id, ws.id);
+    assert.ok((await strict.createUser({ email: uniqueEmail("by-operator"), name: "Op" })).user);
+  });
+
+  it("domains: only their addresses sign up or are invited, the same answer whether or not an account exists", async () => {
+    const company = clientUnder({ mode: "domains", domains: ["example.com"] });
+    const outsider = `someone.${Date.now()}@elsewhere.test`;
+    const refused = await rejectsWith(company.signUp({ email: outsider, name: "Out", password: "not one of the company's" }), Code.PermissionDenied);
+    assert.equal(refused.rawMessage, "sign-up is open to addresses at example.com only");
+    assert.equal((await company.signUp({ email: uniqueEmail("staff"), name: "Sta", password: "one of the company's own" })).user?.emailVerified, false);
+
+    const { owner, ws } = await team();
+    // The operator made an account at the outside address: inviting it is refused as for one without.
+    await client.createUser({ email: outsider, name: "Outsider" });
+    const nobody = `nobody.${Date.now()}@elsewhere.test`;
+    for (const email of [outsider, nobody]) {
+      const err = await rejectsWith(company.inviteMember({ workspaceId: ws.id, email }, as(owner.user.id)), Code.PermissionDenied);
+      assert.equal(err.rawMessage, "invitations go to addresses at example.com only");
+    }
+    // An invitation sent before SIGNUP changed does not sign an outsider up.
+    const late = `late.${Date.now()}@elsewhere.test`;
+    await client.inviteMember({ workspaceId: ws.id, email: late }, as(owner.user.id));
+    const token = tokenIn((await outbox(late))[0]!.text, "/app/accept-invite");
+    await rejectsWith(company.acceptInvitation({ token, password: "invited before the rule" }), Code.PermissionDenied, /^invitations go to addresses at example.com only$/);
+  });
+});
+
 describe("the attack of issue 34: a stranger's sign-up with someone else's address", () => {
   it("is invited but does not join; the address's owner resets the password by mail and the stranger's key is refused", async () => {
     const owner = await newUser({ name: "Olga Owner", verified: true });

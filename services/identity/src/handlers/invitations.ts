@@ -62,7 +62,8 @@ interface InvitationRow extends EmailLinkRow {
 }
 
 export function invitationHandlers(c: IdentityContext): InvitationHandlers {
-  const { now, fork, table, linksTable, linkColumns, usableLink, mailLink, useLink, peekLink, managedWorkspace, callerUser, inTransaction, newUser, addMembership } = c;
+  const { now, fork, table, linksTable, linkColumns, usableLink, mailLink, useLink, peekLink, managedWorkspace, callerUser, inTransaction, newUser, addMembership, admitAccount } =
+    c;
 
   /** RESOURCE_EXHAUSTED when one more invitation of `email` from `workspaceId` would pass a limit. */
   async function admitInvitation(em: EntityManager, workspaceId: string, email: string): Promise<void> {
@@ -104,6 +105,8 @@ export function invitationHandlers(c: IdentityContext): InvitationHandlers {
       const role = grantableRole(req.role);
       const em = fork();
       const workspace = await managedWorkspace(em, ctx, req.workspaceId);
+      // Whether or not the address has an account, so the answer tells nothing of it.
+      admitAccount(email, "invitation");
       // A member's email is on the members list already, so saying so tells nothing new; whether anyone else has
       // an account is never told: they all get the same mail and the same answer.
       const member = await em.execute<unknown[]>(
@@ -194,6 +197,7 @@ export function invitationHandlers(c: IdentityContext): InvitationHandlers {
       if (!link?.workspace_id) throw invalidLink();
       let signUp: { name: string; passwordHash: string } | undefined;
       if (!caller) {
+        admitAccount(link.email, "invitation");
         const name = req.name.trim() || link.email.slice(0, link.email.indexOf("@"));
         validateName("name", name);
         if (await fork().findOne(UserEntity, { email: link.email })) throw accountExists();

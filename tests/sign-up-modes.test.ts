@@ -1,0 +1,44 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { appClient } from "./support/app-client.ts";
+import { startTestSystem, type TestSystem } from "./support/system.ts";
+
+// SIGNUP through the whole system (issue 34): an installation for one company admits sign-ups and invitations
+// of its own domain only, says so to the app's sign-up page, and the operator's CLI makes anyone. The rule's
+// other modes (open, invite-only) are driven at identity's handlers.
+
+let sys: TestSystem;
+before(async () => {
+  sys = await startTestSystem("signup_modes", { SIGNUP: "domains:example.com", TRUST_PROXY: "true" });
+});
+after(async () => {
+  await sys?.stop();
+});
+
+const unique = (local: string, domain = "example.com") => `${local}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}@${domain}`;
+let browsers = 0;
+const newBrowser = () => appClient(sys.url, { address: `198.51.100.${++browsers}` });
+
+describe("SIGNUP=domains:example.com", () => {
+  it("tells the app, refuses an outside address's sign-up with a 403 naming the domain, and admits the company's", async () => {
+    const browser = newBrowser();
+    const session = await browser.call("GET", "/session");
+    assert.deepEqual(session.body.signUp, { mode: "domains", domains: ["example.com"] });
+    const outside = await browser.call("POST", "/auth/signup", { email: unique("out", "elsewhere.test"), name: "Out", password: "a long enough passphrase here" });
+    assert.deepEqual([outside.status, outside.body], [403, { error: "sign-up is open to addresses at example.com only" }]);
+    const inside = await newBrowser().call("POST", "/auth/signup", { email: unique("staff"), name: "Staff", password: "a long enough passphrase here" });
+    assert.equal(inside.status, 201, JSON.stringify(inside.body));
+  });
+
+  it("invites only the company's addresses; the operator makes an outside account all the same", async () => {
+    const owner = newBrowser();
+    assert.equal((await owner.call("POST", "/auth/signup", { email: unique("owner"), name: "Olga", password: "the owner's own passphrase" })).status, 201);
+    const workspaceId = (await owner.call("POST", "/workspaces", { name: "Company" })).body.id;
+    const outside = await owner.call("POST", `/workspaces/${workspaceId}/invites`, { email: unique("guest", "elsewhere.test") });
+    assert.deepEqual([outside.status, outside.body], [403, { error: "invitations go to addresses at example.com only" }]);
+    assert.equal((await owner.call("POST", `/workspaces/${workspaceId}/invites`, { email: unique("colleague") })).status, 201);
+    const contractor = unique("contractor", "elsewhere.test");
+    const made = await sys.cli("user:create", "--email", contractor, "--name", "Contractor");
+    assert.equal(made.user.email, contractor);
+  });
+});
