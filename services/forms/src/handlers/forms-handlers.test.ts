@@ -329,8 +329,10 @@ describe("GetForm and ListQuestions", () => {
     assert.equal(name.id, "b1");
   });
 
-  it("answers the same NOT_FOUND for missing ids", async () => {
+  it("answers the same NOT_FOUND for missing ids, after asking identity as for another's form (the time tells nothing)", async () => {
+    const asked = identityCallers.length;
     await rejectsWith(client.getForm({ id: "nope" }, as(users.alice)), Code.NotFound, "form not found");
+    assert.deepEqual(identityCallers.slice(asked), [users.alice], "identity is asked once, as for a form of another workspace");
     await rejectsWith(client.getForm({ id: "" }, as(users.alice)), Code.NotFound, "form not found");
     await rejectsWith(client.listQuestions({ formId: "nope" }, as(users.alice)), Code.NotFound, "form not found");
     await rejectsWith(client.getForm({ id: "nope" }), Code.Unauthenticated);

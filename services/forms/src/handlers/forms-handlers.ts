@@ -148,6 +148,9 @@ export function formMessage(form: Form): MessageInitShape<typeof FormSchema> {
   };
 }
 
+/** A workspace id no workspace has (ids are letters and digits): what a missing form's caller is checked against. */
+const noSuchWorkspace = "~";
+
 export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof FormsService> {
   const { orm, identity } = deps;
   const now = deps.now ?? (() => new Date());
@@ -203,7 +206,12 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
     options: { trashed?: boolean } = {},
   ): Promise<{ form: Form; workspace: Workspace | undefined }> {
     const form = id ? await readForm(id) : undefined;
-    if (!form || (form.trashedAt && !options.trashed)) throw formNotFound();
+    if (!form || (form.trashedAt && !options.trashed)) {
+      // Identity is asked as for another tenant's form, so the time taken does not tell a missing form from
+      // someone else's (the probe of issue 34 saw 13-22 ms against 21-36 ms).
+      if (actor !== operator) await callerWorkspace(actor, noSuchWorkspace, "form not found").catch(() => undefined);
+      throw formNotFound();
+    }
     const workspace = actor === operator ? undefined : await callerWorkspace(actor, form.workspaceId, "form not found");
     return { form, workspace };
   }

@@ -328,9 +328,16 @@ describe("GetWebhook", () => {
 
   it("answers the same NOT_FOUND for missing webhooks and webhooks of forms the caller cannot see", async () => {
     const made = await newHook("form-alice");
+    const before = formsCalls.length;
     await rejectsWith(client.getWebhook({ id: made.id }, as(users.bob)), Code.NotFound, "webhook not found");
     await rejectsWith(client.getWebhook({ id: "nope" }, as(users.alice)), Code.NotFound, "webhook not found");
     await rejectsWith(client.getWebhook({ id: "" }, as(users.alice)), Code.NotFound, "webhook not found");
+    // Each path asks forms once (a missing webhook about a form nobody has), so neither answers sooner.
+    assert.deepEqual(formsCalls.slice(before), [
+      { id: "form-alice", caller: users.bob },
+      { id: "~", caller: users.alice },
+      { id: "~", caller: users.alice },
+    ]);
     await rejectsWith(client.getWebhook({ id: made.id }), Code.Unauthenticated);
   });
 
