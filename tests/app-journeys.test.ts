@@ -483,6 +483,7 @@ describe("the app in Chromium: one person's journey", () => {
       await gracesPage.getByRole("button", { name: "Join Analytical team" }).click();
       await notice(gracesPage, "You joined Analytical team as a member; it is now the current workspace.");
       await gracesPage.getByRole("heading", { name: "Invitations for you" }).waitFor({ state: "detached" });
+      assert.equal(await gracesPage.getByRole("link", { name: "Administration" }).count(), 0, "Grace does not administer the installation");
     } finally {
       await gracesBrowser.close();
     }
@@ -494,6 +495,15 @@ describe("the app in Chromium: one person's journey", () => {
     await team.getByLabel("Role of Grace Hopper").selectOption("admin");
     await notice(page, "Grace Hopper is now an admin of Analytical team.");
     await screenshot(page, "app-workspaces");
+    // Ada made this installation's first account: she administers it, and plans are set there.
+    await page.getByRole("link", { name: "Administration", exact: true }).click();
+    await page.getByRole("heading", { name: "Administration", level: 1 }).waitFor();
+    await page.getByRole("row").filter({ hasText: "Grace Hopper" }).waitFor();
+    await page.getByLabel("Plan of Analytical team").selectOption("pro");
+    await notice(page, "Analytical team is now on the Pro plan.");
+    await screenshot(page, "app-administration");
+    await page.getByRole("link", { name: "Workspaces", exact: true }).click();
+    await team.getByText("Included: forms may hide “Made with Formsvc”").waitFor();
 
     await page.getByRole("link", { name: "Forms", exact: true }).click();
     await page.getByRole("heading", { name: "No forms yet" }).waitFor();

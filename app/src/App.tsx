@@ -2,6 +2,7 @@
 import { useEffect } from "react";
 import { Layout } from "./components/Layout.tsx";
 import { ConfirmProvider, ErrorState, Loading, NoticeProvider } from "./components/ui.tsx";
+import { AdministrationPage } from "./pages/Administration.tsx";
 import { ApiKeysPage } from "./pages/ApiKeys.tsx";
 import { AcceptInvitePage, ForgotPasswordPage, ResetPasswordPage, SignInPage, SignUpPage, VerifyEmailPage } from "./pages/Auth.tsx";
 import { FormPage, type TabId } from "./pages/FormPage.tsx";
@@ -21,6 +22,7 @@ const titles: [string, string][] = [
   ["/trash", "Trash"],
   ["/workspaces", "Workspaces"],
   ["/settings/api-keys", "API keys"],
+  ["/admin", "Administration"],
 ];
 
 const formTabs = ["edit", "preview", "responses", "integrations", "share", "design", "settings"];
@@ -80,6 +82,7 @@ function Routes() {
   else if (path === "/trash") page = <TrashPage />;
   else if (path === "/workspaces") page = <WorkspacesPage />;
   else if (path === "/settings" || path === "/settings/api-keys") page = <ApiKeysPage />;
+  else if (path === "/admin") page = <AdministrationPage />;
   else if ((params = matchRoute("/forms/:id", path))) page = <Redirect to={`/forms/${params.id}/edit`} />;
   else if (
     (params = matchRoute("/forms/:id/responses/:sid", path)) ||

@@ -107,4 +107,5 @@ export const postForHtml = (path: string, body: unknown, signal?: AbortSignal) =
 export const get = <T>(path: string) => api<T>("GET", path);
 export const post = <T>(path: string, body?: unknown) => api<T>("POST", path, body ?? {});
 export const patch = <T>(path: string, body: unknown) => api<T>("PATCH", path, body);
+export const put = <T>(path: string, body: unknown) => api<T>("PUT", path, body);
 export const del = <T = void>(path: string) => api<T>("DELETE", path);

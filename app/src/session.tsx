@@ -1,12 +1,12 @@
 // Who is signed in, their workspaces, and the workspace the app is showing.
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
 import { ApiError, get, post, rememberCsrfToken, setSignedOutHandler } from "./api.ts";
-import type { SignUpPolicy, User, Workspace } from "./types.ts";
+import type { SessionUser, SignUpPolicy, Workspace } from "./types.ts";
 
 const workspaceStorageKey = "formsvc:workspace";
 
 interface SessionState {
-  user: User | null;
+  user: SessionUser | null;
   /** Until the first /session answer. */
   checking: boolean;
   /** The /session request failed (not "signed out": the server could not be asked). */
@@ -19,7 +19,7 @@ interface SessionState {
   workspace: Workspace | undefined;
   selectWorkspace(id: string): void;
   refreshWorkspaces(): Promise<Workspace[]>;
-  signedIn(user: User, csrfToken?: string): void;
+  signedIn(user: SessionUser, csrfToken?: string): void;
   signOut(): Promise<void>;
   /** Ends every session of the person, in every browser; resolves with how many ended. */
   signOutEverywhere(): Promise<number>;
@@ -43,7 +43,7 @@ function storedWorkspace(): string | null {
 }
 
 export function SessionProvider({ children }: { children: ReactNode }) {
-  const [user, setUser] = useState<User | null>(null);
+  const [user, setUser] = useState<SessionUser | null>(null);
   const [checking, setChecking] = useState(true);
   const [error, setError] = useState<string | undefined>();
   const [signedOutReason, setSignedOutReason] = useState<string | undefined>();
@@ -61,7 +61,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     let live = true;
     setChecking(true);
-    get<{ user: User | null; csrfToken?: string; signUp: SignUpPolicy }>("/session").then(
+    get<{ user: SessionUser | null; csrfToken?: string; signUp: SignUpPolicy }>("/session").then(
       async (res) => {
         rememberCsrfToken(res.csrfToken);
         if (!live) return;

@@ -11,6 +11,8 @@ const nav = [
   { to: "/workspaces", label: "Workspaces", match: (p: string) => p.startsWith("/workspaces") },
   { to: "/settings/api-keys", label: "API keys", match: (p: string) => p.startsWith("/settings") },
 ];
+/** Shown to the installation's administrator alone. */
+const adminNav = { to: "/admin", label: "Administration", match: (p: string) => p.startsWith("/admin") };
 
 export function Layout({ children }: { children: ReactNode }) {
   const { user, workspaces, workspace, selectWorkspace, signOut, signOutEverywhere } = useSession();
@@ -28,7 +30,7 @@ export function Layout({ children }: { children: ReactNode }) {
         </Link>
         <nav aria-label="Main">
           <ul>
-            {nav.map((item) => (
+            {[...nav, ...(user?.administrator ? [adminNav] : [])].map((item) => (
               <li key={item.to}>
                 <Link to={item.to} aria-current={item.match(location.path) ? "page" : undefined}>
                   {item.label}

@@ -4,7 +4,7 @@ import { ApiError, post } from "../api.ts";
 import { InlineMessage } from "../components/ui.tsx";
 import { Link, useRouter } from "../router.tsx";
 import { useSession } from "../session.tsx";
-import type { Invitation, User } from "../types.ts";
+import type { Invitation, SessionUser } from "../types.ts";
 
 function AuthFrame({ title, children }: { title: string; children: React.ReactNode }) {
   return (
@@ -69,7 +69,7 @@ export function SignUpPage() {
     setError(undefined);
     setPasswordError(undefined);
     try {
-      const res = await post<{ user: User; csrfToken: string }>("/auth/signup", {
+      const res = await post<{ user: SessionUser; csrfToken: string }>("/auth/signup", {
         name: String(data.get("name") ?? ""),
         email: String(data.get("email") ?? ""),
         password: String(data.get("password") ?? ""),
@@ -138,7 +138,7 @@ export function SignInPage() {
     setBusy(true);
     setError(undefined);
     try {
-      const res = await post<{ user: User; csrfToken: string }>("/auth/signin", {
+      const res = await post<{ user: SessionUser; csrfToken: string }>("/auth/signin", {
         email: String(data.get("email") ?? ""),
         password: String(data.get("password") ?? ""),
       });
@@ -232,7 +232,7 @@ export function ResetPasswordPage() {
     setPasswordError(undefined);
     const form = new FormData(event.currentTarget);
     try {
-      const res = await post<{ user: User; csrfToken: string }>("/auth/password-reset/complete", {
+      const res = await post<{ user: SessionUser; csrfToken: string }>("/auth/password-reset/complete", {
         token: linkToken(),
         password: String(form.get("password") ?? ""),
         deleteApiKeys: form.get("deleteApiKeys") === "on",
@@ -318,7 +318,7 @@ export function AcceptInvitePage() {
     setError(undefined);
     setPasswordError(undefined);
     try {
-      const res = await post<{ user: User; csrfToken?: string }>("/invitations/accept", {
+      const res = await post<{ user: SessionUser; csrfToken?: string }>("/invitations/accept", {
         token: linkToken(),
         ...(user ? {} : { name: String(form.get("name") ?? ""), password: String(form.get("password") ?? "") }),
       });

@@ -64,7 +64,7 @@ export function sessionRoutes(identity: GatewayDeps["identity"], store: RateLimi
     // A new CSRF token with every new session.
     const csrfToken = issueCsrfToken(res, policy);
     res.setHeader("Cache-Control", "no-store");
-    return { user: userJson(user), csrfToken };
+    return { user: sessionUserJson(user), csrfToken };
   }
 
   router.post("/auth/signup", async (req, res) => {

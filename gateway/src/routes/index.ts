@@ -1,5 +1,6 @@
 // The table of resource routes: every entry, in the order of the reference, whichever doors serve it.
 import type { ResourceDeps } from "../deps.ts";
+import { administrationRoutes } from "./administration.ts";
 import { apiKeyRoutes } from "./api-keys.ts";
 import { formRoutes } from "./forms.ts";
 import { servedAt, type ApiRoute, type Route, type ServedRoute } from "./route.ts";
@@ -16,6 +17,7 @@ function resourceRoutes(deps: ResourceDeps): Route[] {
     ...submissionRoutes(deps.submissions, deps.forms, deps.fileLinks),
     ...webhookRoutes(deps.webhooks, deps.delivery),
     ...apiKeyRoutes(deps.identity),
+    ...administrationRoutes(deps.identity),
   ];
 }
 

@@ -39,7 +39,7 @@ export function userJson(user: User): Json.User {
 }
 
 export function sessionUserJson(user: User): Json.SessionUser {
-  return { ...userJson(user), emailVerified: user.emailVerified };
+  return { ...userJson(user), emailVerified: user.emailVerified, administrator: user.administrator };
 }
 
 export function workspaceJson(ws: Workspace): Json.Workspace {

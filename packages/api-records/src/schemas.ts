@@ -435,7 +435,10 @@ export const appWorkspaceSchema = workspaceSchema.extend({ ownerId: z.string(), 
 export const memberSchema = z.object({ user: userSchema, role: roleSchema.nullable(), joinedAt: timestamp.nullable() });
 
 /** The signed-in person as /session and e-mail verification tell the app. */
-export const sessionUserSchema = userSchema.extend({ emailVerified: z.boolean() });
+export const sessionUserSchema = userSchema.extend({
+  emailVerified: z.boolean(),
+  administrator: z.boolean().describe("Administers the installation (the first account made): sees every user and workspace, sets plans"),
+});
 
 /** What a mailed invitation invites to, before it is accepted. */
 export const invitationSchema = z.object({

@@ -5,9 +5,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { createLogger } from "@formsvc/platform/logger.ts";
+import { eventually } from "@formsvc/platform/testing/eventually.ts";
 import { clusterProcesses } from "./embedded-postgres.ts";
 import { freePort } from "./ports.ts";
 import { startSupervisedPostgres, type PostgresRestart } from "./supervised-postgres.ts";
@@ -23,14 +23,6 @@ before(() => {
 after(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const alive = isRunning;
-
-async function until(condition: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const began = Date.now();
-  while (!condition()) {
-    if (Date.now() - began > timeoutMs) throw new Error(`not so within ${timeoutMs / 1000} s`);
-    await sleep(50);
-  }
-}
 
 async function selectOne(databaseUrl: string): Promise<number> {
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -85,8 +77,8 @@ describe("the supervised embedded Postgres", () => {
       const { pid } = JSON.parse(line.toString()) as { pid: number };
       assert.ok(alive(pid));
       launcher.kill("SIGKILL");
-      await until(() => !alive(pid));
-      await until(() => clusterProcesses(join(dataDir, "postgres")).length === 0);
+      await eventually(() => !alive(pid), 60_000, "the postmaster to exit");
+      await eventually(() => clusterProcesses(join(dataDir, "postgres")).length === 0, 60_000, "every process of the cluster to exit");
     } finally {
       launcher.kill("SIGKILL");
     }

@@ -9,6 +9,7 @@ import { openDatabase, type MikroORM } from "./database.ts";
 import { createLogger } from "./logger.ts";
 import { insertMailsSql, mailOutboxDdl, mailOutboxTable, mailTransport, startMailWorker, type Mail, type MailTransport } from "./mail.ts";
 import { createTestDatabase, type TestDatabase } from "./testing/database.ts";
+import { eventually } from "./testing/eventually.ts";
 
 class MailOutbox extends Migration {
   override up(): void {
@@ -62,11 +63,6 @@ function scriptedTransport(failures: Error[]): MailTransport & { sent: Mail[] } 
 const smtpError = (code: number) => Object.assign(new Error(`${code} refused`), { responseCode: code });
 
 /** Waits until `check` holds, polling the database. */
-async function until(check: () => Promise<boolean>) {
-  for (let i = 0; i < 200 && !(await check()); i++) await new Promise((r) => setTimeout(r, 25));
-  assert.ok(await check(), "the outbox reached the expected state");
-}
-
 describe("the mail outbox worker", () => {
   it("sends what is written, once woken, and marks it sent", async () => {
     const transport = scriptedTransport([]);
@@ -74,7 +70,7 @@ describe("the mail outbox worker", () => {
     try {
       await enqueue(mail("a@example.com"), mail("b@example.com"));
       worker.wake();
-      await until(async () => (await rowOf("b@example.com")).sent_at !== null && (await rowOf("a@example.com")).sent_at !== null);
+      await eventually(async () => (await rowOf("b@example.com")).sent_at !== null && (await rowOf("a@example.com")).sent_at !== null, 5_000, "the outbox to reach the expected state");
       assert.deepEqual(transport.sent.map((m) => m.to).sort(), ["a@example.com", "b@example.com"]);
       assert.equal((await rowOf("a@example.com")).attempts, 1);
     } finally {
@@ -87,7 +83,7 @@ describe("the mail outbox worker", () => {
     const worker = startMailWorker({ orm, transport, logger, retrySchedule: [0, 0], pollMs: 20 });
     try {
       await enqueue(mail("retry@example.com"));
-      await until(async () => (await rowOf("retry@example.com")).sent_at !== null);
+      await eventually(async () => (await rowOf("retry@example.com")).sent_at !== null, 5_000, "the outbox to reach the expected state");
       assert.equal((await rowOf("retry@example.com")).attempts, 3, "two failures, then sent");
     } finally {
       await worker.stop();
@@ -96,7 +92,7 @@ describe("the mail outbox worker", () => {
     const refused = startMailWorker({ orm, transport: refusing, logger, retrySchedule: [0, 0], pollMs: 20 });
     try {
       await enqueue(mail("nobody@example.com"));
-      await until(async () => (await rowOf("nobody@example.com")).failed_at !== null);
+      await eventually(async () => (await rowOf("nobody@example.com")).failed_at !== null, 5_000, "the outbox to reach the expected state");
       assert.deepEqual([(await rowOf("nobody@example.com")).attempts, (await rowOf("nobody@example.com")).last_error], [1, "550 refused"]);
     } finally {
       await refused.stop();
@@ -105,7 +101,7 @@ describe("the mail outbox worker", () => {
     const exhausted = startMailWorker({ orm, transport: failing, logger, retrySchedule: [0, 0], pollMs: 20 });
     try {
       await enqueue(mail("unlucky@example.com"));
-      await until(async () => (await rowOf("unlucky@example.com")).failed_at !== null);
+      await eventually(async () => (await rowOf("unlucky@example.com")).failed_at !== null, 5_000, "the outbox to reach the expected state");
       assert.equal((await rowOf("unlucky@example.com")).attempts, 3, "the first attempt and one per step of the schedule");
       assert.deepEqual(failing.sent, []);
     } finally {

@@ -13,6 +13,8 @@ export const UserEntity = defineEntity({
     passwordHash: p.string().nullable(),
     /** When the person followed the verification link mailed at sign-up; null until then. */
     emailVerifiedAt: p.datetime().nullable(),
+    /** Whether the person administers the installation: the first account made (see firstAccountAdministers). */
+    administrator: p.boolean(),
   },
 });
 

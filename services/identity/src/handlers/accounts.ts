@@ -30,7 +30,7 @@ type AccountHandlers = Pick<
 >;
 
 export function accountHandlers(c: IdentityContext): AccountHandlers {
-  const { deps, now, fork, inTransaction, newUser, mailLink, useLink, peekLink, spendLinks, findUserByEmail, callerUser, admitAccount } = c;
+  const { deps, now, fork, inTransaction, newUser, mailLink, useLink, peekLink, spendLinks, findUserByEmail, callerUser, admitAccount, firstAccountAdministers } = c;
 
   /**
    * A new user with their personal workspace; ALREADY_EXISTS for a taken email. `password` is null for
@@ -50,6 +50,7 @@ export function accountHandlers(c: IdentityContext): AccountHandlers {
       return await inTransaction(async (em) => {
         const { user, workspace } = newUser(em, email, name, plan, passwordHash);
         await em.flush();
+        await firstAccountAdministers(em, user);
         // Whoever signs up is asked to confirm the address; the operator's users are not mailed.
         if (options.verifyEmail) await mailLink(em, "email-verification", { email, userId: user.id }, (url) => verificationMail(email, name, url));
         return { user: toUserMessage(user), workspace: toWorkspaceMessage(workspace) };

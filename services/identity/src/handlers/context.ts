@@ -238,7 +238,7 @@ export function identityContext(deps: IdentityHandlerDeps) {
 
   /** A new user with a personal workspace (not yet flushed). */
   function newUser(em: EntityManager, email: string, name: string, plan: PlanName, passwordHash: string | null): { user: User; workspace: Workspace } {
-    const user = em.create(UserEntity, { id: newId(), email, name, createdAt: now(), passwordHash });
+    const user = em.create(UserEntity, { id: newId(), email, name, createdAt: now(), passwordHash, administrator: false });
     const workspace = newWorkspace(em, user, `${name}'s workspace`, plan, true);
     return { user, workspace };
   }
@@ -256,10 +256,24 @@ export function identityContext(deps: IdentityHandlerDeps) {
     if (refusal) throw new ConnectError(refusal, Code.PermissionDenied);
   }
 
+  /**
+   * Makes `user` (new, flushed, in `em`'s transaction) the installation's administrator when nobody is one yet:
+   * the first account made. Serialised by a lock, so two first sign-ups at once make one administrator.
+   */
+  async function firstAccountAdministers(em: EntityManager, user: User): Promise<void> {
+    await em.execute(`select pg_advisory_xact_lock(hashtext('formsvc:identity:administrator'))`);
+    const promoted = await em.execute<unknown[]>(
+      `update ${table(UserEntity)} set "administrator" = true where "id" = ? and not exists (select 1 from ${table(UserEntity)} where "administrator") returning "id"`,
+      [user.id],
+    );
+    if (promoted.length) user.administrator = true;
+  }
+
   return {
     deps,
     now,
     admitAccount,
+    firstAccountAdministers,
     fork,
     table,
     subjectUser,
@@ -267,7 +281,6 @@ export function identityContext(deps: IdentityHandlerDeps) {
     findUserByEmail,
     memberWorkspace,
     anyWorkspace,
-    workspaceAs,
     managedWorkspace,
     addMembership,
     linksTable,
@@ -327,6 +340,7 @@ export function toUserMessage(user: User): UserMessage {
     name: user.name,
     createdAt: timestampFromDate(user.createdAt),
     emailVerified: Boolean(user.emailVerifiedAt),
+    administrator: Boolean(user.administrator),
   });
 }
 

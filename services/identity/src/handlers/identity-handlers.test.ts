@@ -64,6 +64,7 @@ describe("migrations", () => {
       "Migration20270120000000_workspace_change_notices",
       "Migration20261127000000_retention_indexes",
       "Migration20261128000000_invitation_ids",
+      "Migration20261128000100_administrator",
     ]);
   });
 });
@@ -990,6 +991,65 @@ describe("pending invitations (issue 34)", () => {
     assert.deepEqual((await client.listMyInvitations({}, as(user!.id))).invitations, []);
     // The mailed link of the same invitation is spent too.
     await rejectsWith(client.getInvitation({ token: await linkOf(email) }), Code.InvalidArgument, /^this link is not valid/);
+  });
+});
+
+describe("the installation's administrator", () => {
+  const administrators = async () =>
+    (await orm.em.fork().getConnection().execute<{ id: string }[]>(`select "id" from "identity"."users" where "administrator" order by "id"`)).map((r) => r.id);
+
+  it("is the first account made, and only one even when the first sign-ups race", async () => {
+    const [oldest] = await orm.em.fork().getConnection().execute<{ id: string }[]>(`select "id" from "identity"."users" order by "created_at", "id" limit 1`);
+    assert.deepEqual(await administrators(), [oldest!.id]);
+    // As on a new installation: nobody administers yet, and five people sign up at once.
+    await orm.em.fork().getConnection().execute(`update "identity"."users" set "administrator" = false`, [], "run");
+    const signedUp = await Promise.all(
+      [1, 2, 3, 4, 5].map((n) => client.signUp({ email: uniqueEmail(`racer${n}`), name: `Racer ${n}`, password: "first come, first administers" })),
+    );
+    const winners = signedUp.filter((r) => r.user?.administrator).map((r) => r.user!.id);
+    assert.equal(winners.length, 1);
+    assert.deepEqual(await administrators(), winners);
+    assert.equal((await client.getCurrentUser({}, as(winners[0]!))).user?.administrator, true);
+    const later = await newUser();
+    assert.equal(later.user.administrator, false);
+  });
+
+  it("lists every user and workspace with their counts, pages them, and sets any workspace's plan; nobody else may", async () => {
+    const [administrator] = await administrators();
+    const { owner, admin, ws } = await team();
+    const firstPage = await client.listAllUsers({ limit: 2 }, as(administrator!));
+    assert.equal(firstPage.users.length, 2);
+    assert.ok(firstPage.hasMore && firstPage.nextCursor);
+    const everyone = [];
+    for (let cursor = ""; ; ) {
+      const page = await client.listAllUsers({ limit: 100, cursor }, as(administrator!));
+      everyone.push(...page.users);
+      if (!page.hasMore) break;
+      cursor = page.nextCursor;
+    }
+    assert.equal(new Set(everyone.map((u) => u.user?.id)).size, everyone.length, "no user twice across pages");
+    assert.equal(everyone.find((u) => u.user?.id === admin.user.id)?.workspaceCount, 2, "their own and the team's");
+    const workspaces = [];
+    for (let cursor = ""; ; ) {
+      const page = await client.listAllWorkspaces({ cursor }, as(administrator!));
+      workspaces.push(...page.workspaces);
+      if (!page.hasMore) break;
+      cursor = page.nextCursor;
+    }
+    const teamRow = workspaces.find((w) => w.workspace?.id === ws.id)!;
+    assert.deepEqual([teamRow.ownerEmail, teamRow.memberCount], [owner.user.email, 3]);
+
+    for (const someone of [owner.user.id, admin.user.id]) {
+      await rejectsWith(client.listAllUsers({}, as(someone)), Code.PermissionDenied, /^only the installation's administrator may do this$/);
+      await rejectsWith(client.listAllWorkspaces({}, as(someone)), Code.PermissionDenied);
+      await rejectsWith(client.setPlan({ workspaceId: ws.id, plan: Plan.PRO }, as(someone)), Code.PermissionDenied, /^plans are set by whoever runs this installation$/);
+    }
+    await rejectsWith(client.listAllUsers({ limit: 101 }, as(administrator!)), Code.InvalidArgument, /^limit must be between 1 and 100$/);
+    const pro = await client.setPlan({ workspaceId: ws.id, plan: Plan.PRO }, as(administrator!));
+    assert.equal(pro.workspace?.entitlements?.removeBranding, true);
+    await rejectsWith(client.setPlan({ workspaceId: "no-such-workspace", plan: Plan.PRO }, as(administrator!)), Code.NotFound);
+    // The operator (the CLI) lists too.
+    assert.ok((await client.listAllWorkspaces({ limit: 1 })).workspaces.length === 1);
   });
 });
 

@@ -3,6 +3,7 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { accountHandlers } from "./accounts.ts";
+import { administrationHandlers } from "./administration.ts";
 import { identityContext, type IdentityHandlerDeps, type IdentityHandlers } from "./context.ts";
 import { idempotencyHandlers } from "./idempotency.ts";
 import { invitationHandlers } from "./invitations.ts";
@@ -21,6 +22,7 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
     ...sessionHandlers(context),
     ...apiKeyHandlers(context),
     ...workspaceHandlers(context),
+    ...administrationHandlers(context),
     ...invitationHandlers(context),
     ...idempotencyHandlers(context),
   };

@@ -62,8 +62,24 @@ interface InvitationRow extends EmailLinkRow {
 }
 
 export function invitationHandlers(c: IdentityContext): InvitationHandlers {
-  const { now, fork, table, linksTable, linkColumns, usableLink, mailLink, useLink, peekLink, managedWorkspace, callerUser, inTransaction, newUser, addMembership, admitAccount } =
-    c;
+  const {
+    now,
+    fork,
+    table,
+    linksTable,
+    linkColumns,
+    usableLink,
+    mailLink,
+    useLink,
+    peekLink,
+    managedWorkspace,
+    callerUser,
+    inTransaction,
+    newUser,
+    addMembership,
+    admitAccount,
+    firstAccountAdministers,
+  } = c;
 
   /** RESOURCE_EXHAUSTED when one more invitation of `email` from `workspaceId` would pass a limit. */
   async function admitInvitation(em: EntityManager, workspaceId: string, email: string): Promise<void> {
@@ -222,6 +238,7 @@ export function invitationHandlers(c: IdentityContext): InvitationHandlers {
           // The link came to this address (or the address was verified already): it is verified.
           user.emailVerifiedAt ??= now();
           await em.flush();
+          if (signUp) await firstAccountAdministers(em, user);
           const role = invitedRole(used);
           await addMembership(em, workspace, user, role);
           return { user: toUserMessage(user), workspace: toWorkspaceMessage(workspace, role) };

@@ -27,14 +27,13 @@ type WorkspaceHandlers = Pick<
   | "setMemberRole"
   | "removeMember"
   | "listMembers"
-  | "setPlan"
   | "listWorkspaces"
   | "getWorkspace"
   | "getWorkspaceEntitlements"
 >;
 
 export function workspaceHandlers(c: IdentityContext): WorkspaceHandlers {
-  const { fork, table, callerUser, findUserByEmail, memberWorkspace, anyWorkspace, workspaceAs, managedWorkspace, addMembership, newWorkspace } = c;
+  const { fork, table, callerUser, findUserByEmail, memberWorkspace, anyWorkspace, managedWorkspace, addMembership, newWorkspace } = c;
   return {
     async createWorkspace(req, ctx) {
       const name = req.name.trim();
@@ -114,17 +113,6 @@ export function workspaceHandlers(c: IdentityContext): WorkspaceHandlers {
       return { members };
     },
 
-
-    async setPlan(req, ctx) {
-      // Plans are the operator's (README, "Operator CLI"): an owner who could set one would give themselves Pro.
-      if (actorOf(ctx) !== operator) throw new ConnectError("plans are set by whoever runs this installation", Code.PermissionDenied);
-      const plan = planFromProto(req.plan, true);
-      const em = fork();
-      const workspace = await workspaceAs(em, ctx, req.workspaceId, ["owner"], () => new ConnectError("plans are set by whoever runs this installation", Code.PermissionDenied));
-      workspace.plan = plan;
-      await em.flush();
-      return { workspace: toWorkspaceMessage(workspace, undefined) };
-    },
 
     async listWorkspaces(req, ctx) {
       const caller = requireCaller(ctx);

@@ -8,6 +8,7 @@ import { Migration20261231000000_api_key_change_notices } from "./Migration20261
 import { Migration20270120000000_workspace_change_notices } from "./Migration20270120000000_workspace_change_notices.ts";
 import { Migration20261127000000_retention_indexes } from "./Migration20261127000000_retention_indexes.ts";
 import { Migration20261128000000_invitation_ids } from "./Migration20261128000000_invitation_ids.ts";
+import { Migration20261128000100_administrator } from "./Migration20261128000100_administrator.ts";
 
 /** The identity schema's migrations, oldest first. Never edit one that has shipped; add another. */
 export const migrations: MigrationObject[] = [
@@ -21,4 +22,5 @@ export const migrations: MigrationObject[] = [
   // Written on 2026-11-27, after the ones above (whose names carry dates ahead of their writing): the order is this list's.
   { name: "Migration20261127000000_retention_indexes", class: Migration20261127000000_retention_indexes },
   { name: "Migration20261128000000_invitation_ids", class: Migration20261128000000_invitation_ids },
+  { name: "Migration20261128000100_administrator", class: Migration20261128000100_administrator },
 ];

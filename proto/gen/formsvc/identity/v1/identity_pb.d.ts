@@ -42,6 +42,14 @@ export declare type User = Message<"formsvc.identity.v1.User"> & {
    * @generated from field: bool email_verified = 5;
    */
   emailVerified: boolean;
+
+  /**
+   * Whether the person administers the installation: the first account made on it (sign-up or the CLI).
+   * They see every user and workspace and set plans. False in AuthenticateApiKey's users, as above.
+   *
+   * @generated from field: bool administrator = 6;
+   */
+  administrator: boolean;
 };
 
 /**
@@ -1035,6 +1043,161 @@ export declare type GetCurrentUserResponse = Message<"formsvc.identity.v1.GetCur
 export declare const GetCurrentUserResponseSchema: GenMessage<GetCurrentUserResponse>;
 
 /**
+ * @generated from message formsvc.identity.v1.ListAllUsersRequest
+ */
+export declare type ListAllUsersRequest = Message<"formsvc.identity.v1.ListAllUsersRequest"> & {
+  /**
+   * @generated from field: int32 page = 1;
+   */
+  page: number;
+
+  /**
+   * 1 to 100; 0 means 100.
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: string cursor = 3;
+   */
+  cursor: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.ListAllUsersRequest.
+ * Use `create(ListAllUsersRequestSchema)` to create a new message.
+ */
+export declare const ListAllUsersRequestSchema: GenMessage<ListAllUsersRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.ListAllUsersResponse
+ */
+export declare type ListAllUsersResponse = Message<"formsvc.identity.v1.ListAllUsersResponse"> & {
+  /**
+   * @generated from field: repeated formsvc.identity.v1.UserOverview users = 1;
+   */
+  users: UserOverview[];
+
+  /**
+   * @generated from field: bool has_more = 2;
+   */
+  hasMore: boolean;
+
+  /**
+   * @generated from field: string next_cursor = 3;
+   */
+  nextCursor: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.ListAllUsersResponse.
+ * Use `create(ListAllUsersResponseSchema)` to create a new message.
+ */
+export declare const ListAllUsersResponseSchema: GenMessage<ListAllUsersResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.UserOverview
+ */
+export declare type UserOverview = Message<"formsvc.identity.v1.UserOverview"> & {
+  /**
+   * @generated from field: formsvc.identity.v1.User user = 1;
+   */
+  user?: User | undefined;
+
+  /**
+   * @generated from field: int32 workspace_count = 2;
+   */
+  workspaceCount: number;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.UserOverview.
+ * Use `create(UserOverviewSchema)` to create a new message.
+ */
+export declare const UserOverviewSchema: GenMessage<UserOverview>;
+
+/**
+ * @generated from message formsvc.identity.v1.ListAllWorkspacesRequest
+ */
+export declare type ListAllWorkspacesRequest = Message<"formsvc.identity.v1.ListAllWorkspacesRequest"> & {
+  /**
+   * @generated from field: int32 page = 1;
+   */
+  page: number;
+
+  /**
+   * 1 to 100; 0 means 100.
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: string cursor = 3;
+   */
+  cursor: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.ListAllWorkspacesRequest.
+ * Use `create(ListAllWorkspacesRequestSchema)` to create a new message.
+ */
+export declare const ListAllWorkspacesRequestSchema: GenMessage<ListAllWorkspacesRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.ListAllWorkspacesResponse
+ */
+export declare type ListAllWorkspacesResponse = Message<"formsvc.identity.v1.ListAllWorkspacesResponse"> & {
+  /**
+   * @generated from field: repeated formsvc.identity.v1.WorkspaceOverview workspaces = 1;
+   */
+  workspaces: WorkspaceOverview[];
+
+  /**
+   * @generated from field: bool has_more = 2;
+   */
+  hasMore: boolean;
+
+  /**
+   * @generated from field: string next_cursor = 3;
+   */
+  nextCursor: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.ListAllWorkspacesResponse.
+ * Use `create(ListAllWorkspacesResponseSchema)` to create a new message.
+ */
+export declare const ListAllWorkspacesResponseSchema: GenMessage<ListAllWorkspacesResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.WorkspaceOverview
+ */
+export declare type WorkspaceOverview = Message<"formsvc.identity.v1.WorkspaceOverview"> & {
+  /**
+   * @generated from field: formsvc.identity.v1.Workspace workspace = 1;
+   */
+  workspace?: Workspace | undefined;
+
+  /**
+   * @generated from field: string owner_email = 2;
+   */
+  ownerEmail: string;
+
+  /**
+   * @generated from field: int32 member_count = 3;
+   */
+  memberCount: number;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.WorkspaceOverview.
+ * Use `create(WorkspaceOverviewSchema)` to create a new message.
+ */
+export declare const WorkspaceOverviewSchema: GenMessage<WorkspaceOverview>;
+
+/**
  * @generated from message formsvc.identity.v1.ListWorkspacesRequest
  */
 export declare type ListWorkspacesRequest = Message<"formsvc.identity.v1.ListWorkspacesRequest"> & {
@@ -1807,7 +1970,8 @@ export declare const IdentityService: GenService<{
     output: typeof RemoveMemberResponseSchema;
   },
   /**
-   * Operator, or the workspace's owner (PERMISSION_DENIED for anyone else): changes a workspace's plan.
+   * Operator, or the installation's administrator (User.administrator; PERMISSION_DENIED for anyone else,
+   * a workspace's owner included: plans are whoever runs the installation's): changes a workspace's plan.
    *
    * @generated from rpc formsvc.identity.v1.IdentityService.SetPlan
    */
@@ -1815,6 +1979,28 @@ export declare const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof SetPlanRequestSchema;
     output: typeof SetPlanResponseSchema;
+  },
+  /**
+   * Operator or the administrator (PERMISSION_DENIED otherwise): every user, oldest first, paged as
+   * ListWorkspaces (limit 1 to 100), each with how many workspaces they belong to.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.ListAllUsers
+   */
+  listAllUsers: {
+    methodKind: "unary";
+    input: typeof ListAllUsersRequestSchema;
+    output: typeof ListAllUsersResponseSchema;
+  },
+  /**
+   * Operator or the administrator: every workspace, oldest first, paged the same way, each with its owner's
+   * email and how many members it has.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.ListAllWorkspaces
+   */
+  listAllWorkspaces: {
+    methodKind: "unary";
+    input: typeof ListAllWorkspacesRequestSchema;
+    output: typeof ListAllWorkspacesResponseSchema;
   },
   /**
    * App (no caller): what an invitation link invites to, for its page; INVALID_ARGUMENT with one message

@@ -1,0 +1,136 @@
+// The installation's administration, for its administrator (the first account made): every user and every
+// workspace, and each workspace's plan (which decides its entitlements, such as removing the branding).
+import { useState } from "react";
+import { get, put } from "../api.ts";
+import { ErrorState, Loading, useLoad, useNotify } from "../components/ui.tsx";
+import { formatDateTime } from "../lib/format.ts";
+import type { SessionUser, Workspace } from "../types.ts";
+
+interface Page<T> {
+  items: T[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+type UserRow = SessionUser & { workspaceCount: number };
+type WorkspaceRow = Workspace & { ownerEmail: string; memberCount: number };
+
+/** Every item of a paged list, a hundred at a time, with "Show more" for the rest. */
+function usePaged<T>(path: string) {
+  const first = useLoad(() => get<Page<T>>(`${path}?limit=100`), [path]);
+  const [more, setMore] = useState<{ items: T[]; cursor: string | null }>();
+  const items = [...(first.data?.items ?? []), ...(more?.items ?? [])];
+  const cursor = more ? more.cursor : (first.data?.nextCursor ?? null);
+  const showMore = async () => {
+    const page = await get<Page<T>>(`${path}?limit=100&cursor=${encodeURIComponent(cursor!)}`);
+    setMore({ items: [...(more?.items ?? []), ...page.items], cursor: page.nextCursor });
+  };
+  return { first, items, cursor, showMore, reload: () => (setMore(undefined), first.reload()) };
+}
+
+export function AdministrationPage() {
+  const users = usePaged<UserRow>("/admin/users");
+  const workspaces = usePaged<WorkspaceRow>("/admin/workspaces");
+  const notify = useNotify();
+  const [busy, setBusy] = useState(false);
+  const setPlan = async (w: WorkspaceRow, plan: "free" | "pro") => {
+    setBusy(true);
+    try {
+      await put(`/admin/workspaces/${w.id}/plan`, { plan });
+      notify(`${w.name} is now on the ${plan === "pro" ? "Pro" : "Free"} plan.`);
+      workspaces.reload();
+    } catch (err) {
+      notify((err as Error).message, "error");
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="page">
+      <div className="page-head">
+        <div>
+          <h1>Administration</h1>
+          <p className="muted">Everyone with an account on this installation, and every workspace. You see this page because you made its first account.</p>
+        </div>
+      </div>
+      <section className="card stack">
+        <h2>Workspaces</h2>
+        {workspaces.first.loading && !workspaces.first.data ? (
+          <Loading what="Loading workspaces" />
+        ) : workspaces.first.error ? (
+          <ErrorState message={workspaces.first.error} onRetry={workspaces.first.reload} />
+        ) : (
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Workspace</th>
+                <th scope="col">Owner</th>
+                <th scope="col">Members</th>
+                <th scope="col">Created</th>
+                <th scope="col">Plan</th>
+              </tr>
+            </thead>
+            <tbody>
+              {workspaces.items.map((w) => (
+                <tr key={w.id}>
+                  <td>{w.name}</td>
+                  <td>{w.ownerEmail}</td>
+                  <td>{w.memberCount}</td>
+                  <td>{formatDateTime(w.createdAt)}</td>
+                  <td>
+                    <select aria-label={`Plan of ${w.name}`} value={w.plan} disabled={busy} onChange={(e) => void setPlan(w, e.target.value as "free" | "pro")}>
+                      <option value="free">Free</option>
+                      <option value="pro">Pro (may remove the branding)</option>
+                    </select>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {workspaces.cursor && (
+          <button type="button" onClick={() => void workspaces.showMore()}>
+            Show more workspaces
+          </button>
+        )}
+      </section>
+      <section className="card stack">
+        <h2>Users</h2>
+        {users.first.loading && !users.first.data ? (
+          <Loading what="Loading users" />
+        ) : users.first.error ? (
+          <ErrorState message={users.first.error} onRetry={users.first.reload} />
+        ) : (
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Email</th>
+                <th scope="col">Workspaces</th>
+                <th scope="col">Joined</th>
+              </tr>
+            </thead>
+            <tbody>
+              {users.items.map((u) => (
+                <tr key={u.id}>
+                  <td>
+                    {u.name} {u.administrator && <span className="badge">Administrator</span>}
+                  </td>
+                  <td>
+                    {u.email} {!u.emailVerified && <span className="muted">(not verified)</span>}
+                  </td>
+                  <td>{u.workspaceCount}</td>
+                  <td>{formatDateTime(u.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {users.cursor && (
+          <button type="button" onClick={() => void users.showMore()}>
+            Show more users
+          </button>
+        )}
+      </section>
+    </div>
+  );
+}
