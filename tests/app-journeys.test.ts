@@ -498,7 +498,7 @@ describe("the app in Chromium: one person's journey", () => {
     // Ada made this installation's first account: she administers it, and plans are set there.
     await page.getByRole("link", { name: "Administration", exact: true }).click();
     await page.getByRole("heading", { name: "Administration", level: 1 }).waitFor();
-    await page.getByRole("row").filter({ hasText: "Grace Hopper" }).waitFor();
+    await page.getByRole("row", { name: "Grace Hopper's workspace" }).waitFor();
     await page.getByLabel("Plan of Analytical team").selectOption("pro");
     await notice(page, "Analytical team is now on the Pro plan.");
     await screenshot(page, "app-administration");

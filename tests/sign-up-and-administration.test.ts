@@ -18,15 +18,20 @@ after(async () => {
 
 const unique = (local: string, domain = "example.com") => `${local}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}@${domain}`;
 let browsers = 0;
-const newBrowser = () => appClient(sys.url, { address: `198.51.100.${++browsers}` });
+/** A browser of its own, from an address of its own, with its CSRF cookie. */
+async function newBrowser() {
+  const browser = appClient(sys.url, { address: `198.51.100.${++browsers}` });
+  await browser.call("GET", "/session");
+  return browser;
+}
 
 describe("the installation's administrator", () => {
   it("is the first account: /session says so, it lists every user and workspace and sets plans; the next account gets 403", async () => {
-    const first = newBrowser();
+    const first = await newBrowser();
     const signedUp = await first.call("POST", "/auth/signup", { email: unique("first"), name: "Fiona", password: "the very first account here" });
     assert.deepEqual([signedUp.status, signedUp.body.user.administrator], [201, true], JSON.stringify(signedUp.body));
     assert.equal((await first.call("GET", "/session")).body.user.administrator, true);
-    const second = newBrowser();
+    const second = await newBrowser();
     const other = await second.call("POST", "/auth/signup", { email: unique("second"), name: "Sami", password: "the second account made" });
     assert.equal(other.body.user.administrator, false);
     const samisTeam = (await second.call("POST", "/workspaces", { name: "Sami's team" })).body;
@@ -53,17 +58,17 @@ describe("the installation's administrator", () => {
 
 describe("SIGNUP=domains:example.com", () => {
   it("tells the app, refuses an outside address's sign-up with a 403 naming the domain, and admits the company's", async () => {
-    const browser = newBrowser();
+    const browser = await newBrowser();
     const session = await browser.call("GET", "/session");
     assert.deepEqual(session.body.signUp, { mode: "domains", domains: ["example.com"] });
     const outside = await browser.call("POST", "/auth/signup", { email: unique("out", "elsewhere.test"), name: "Out", password: "a long enough passphrase here" });
     assert.deepEqual([outside.status, outside.body], [403, { error: "sign-up is open to addresses at example.com only" }]);
-    const inside = await newBrowser().call("POST", "/auth/signup", { email: unique("staff"), name: "Staff", password: "a long enough passphrase here" });
+    const inside = await (await newBrowser()).call("POST", "/auth/signup", { email: unique("staff"), name: "Staff", password: "a long enough passphrase here" });
     assert.equal(inside.status, 201, JSON.stringify(inside.body));
   });
 
   it("invites only the company's addresses; the operator makes an outside account all the same", async () => {
-    const owner = newBrowser();
+    const owner = await newBrowser();
     assert.equal((await owner.call("POST", "/auth/signup", { email: unique("owner"), name: "Olga", password: "the owner's own passphrase" })).status, 201);
     const workspaceId = (await owner.call("POST", "/workspaces", { name: "Company" })).body.id;
     const outside = await owner.call("POST", `/workspaces/${workspaceId}/invites`, { email: unique("guest", "elsewhere.test") });

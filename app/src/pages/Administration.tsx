@@ -4,6 +4,7 @@ import { useState } from "react";
 import { get, put } from "../api.ts";
 import { ErrorState, Loading, useLoad, useNotify } from "../components/ui.tsx";
 import { formatDateTime } from "../lib/format.ts";
+import { useSession } from "../session.tsx";
 import type { SessionUser, Workspace } from "../types.ts";
 
 interface Page<T> {
@@ -31,6 +32,7 @@ export function AdministrationPage() {
   const users = usePaged<UserRow>("/admin/users");
   const workspaces = usePaged<WorkspaceRow>("/admin/workspaces");
   const notify = useNotify();
+  const { refreshWorkspaces } = useSession();
   const [busy, setBusy] = useState(false);
   const setPlan = async (w: WorkspaceRow, plan: "free" | "pro") => {
     setBusy(true);
@@ -38,6 +40,8 @@ export function AdministrationPage() {
       await put(`/admin/workspaces/${w.id}/plan`, { plan });
       notify(`${w.name} is now on the ${plan === "pro" ? "Pro" : "Free"} plan.`);
       workspaces.reload();
+      // The administrator's own workspaces show their plan elsewhere in the app.
+      await refreshWorkspaces();
     } catch (err) {
       notify((err as Error).message, "error");
     } finally {
