@@ -16,7 +16,7 @@ try {
   const ada = await createUserWithKey(sys, "ada-timing@example.com");
   const mallory = await createUserWithKey(sys, "mallory-timing@example.com");
   const form = await ada.api("POST", "/forms", { workspaceId: ada.workspace.id, name: "Ada's" });
-  const hook = await ada.api("POST", `/forms/${form.body.id}/webhooks`, { url: "http://127.0.0.1:9/in", enabled: false });
+  const hook = await ada.api("POST", "/webhooks", { formId: form.body.id, url: "http://127.0.0.1:9/in", enabled: false });
   if (form.status !== 201 || hook.status !== 201) throw new Error(`setup failed: ${form.status} ${hook.status}`);
   const kinds = {
     "form, another tenant's": `/forms/${form.body.id}`,
