@@ -192,7 +192,8 @@ const idempotencyKeyParameter: JsonSchema = {
     "A unique value per operation (a UUID), so a request can be retried safely: a repeat with the same key and body within " +
     "24 hours answers the first answer (status and body, with `Idempotent-Replayed: true`) without doing the work again, even " +
     "after a time-out or a server restart; the same key with another body is a 422; a repeat while the first is still running " +
-    "is a 409 (repeat it shortly). Keys are scoped per API key (per form for respondents). An error answer is not kept: " +
+    "is a 409 (repeat it shortly). Keys are scoped per API key; a respondent's per form and client address, so another client " +
+    "that learnt a key gets an answer of its own; an upload's repeat is the same bytes, name and type. An error answer is not kept: " +
     "a repeat after one runs the request again.",
   schema: { type: "string", pattern: "^[\\x21-\\x7E]{1,255}$", examples: ["5f1c9a36-2b7e-4d0a-9c8e-1f2a3b4c5d6e"] },
 };

@@ -2164,7 +2164,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A unique value per operation (a UUID), so a request can be retried safely: a repeat with the same key and body within 24 hours answers the first answer (status and body, with `Idempotent-Replayed: true`) without doing the work again, even after a time-out or a server restart; the same key with another body is a 422; a repeat while the first is still running is a 409 (repeat it shortly). Keys are scoped per API key (per form for respondents). An error answer is not kept: a repeat after one runs the request again. */
+                /** @description A unique value per operation (a UUID), so a request can be retried safely: a repeat with the same key and body within 24 hours answers the first answer (status and body, with `Idempotent-Replayed: true`) without doing the work again, even after a time-out or a server restart; the same key with another body is a 422; a repeat while the first is still running is a 409 (repeat it shortly). Keys are scoped per API key; a respondent's per form and client address, so another client that learnt a key gets an answer of its own; an upload's repeat is the same bytes, name and type. An error answer is not kept: a repeat after one runs the request again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2628,7 +2628,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A unique value per operation (a UUID), so a request can be retried safely: a repeat with the same key and body within 24 hours answers the first answer (status and body, with `Idempotent-Replayed: true`) without doing the work again, even after a time-out or a server restart; the same key with another body is a 422; a repeat while the first is still running is a 409 (repeat it shortly). Keys are scoped per API key (per form for respondents). An error answer is not kept: a repeat after one runs the request again. */
+                /** @description A unique value per operation (a UUID), so a request can be retried safely: a repeat with the same key and body within 24 hours answers the first answer (status and body, with `Idempotent-Replayed: true`) without doing the work again, even after a time-out or a server restart; the same key with another body is a 422; a repeat while the first is still running is a 409 (repeat it shortly). Keys are scoped per API key; a respondent's per form and client address, so another client that learnt a key gets an answer of its own; an upload's repeat is the same bytes, name and type. An error answer is not kept: a repeat after one runs the request again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2883,7 +2883,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A unique value per operation (a UUID), so a request can be retried safely: a repeat with the same key and body within 24 hours answers the first answer (status and body, with `Idempotent-Replayed: true`) without doing the work again, even after a time-out or a server restart; the same key with another body is a 422; a repeat while the first is still running is a 409 (repeat it shortly). Keys are scoped per API key (per form for respondents). An error answer is not kept: a repeat after one runs the request again. */
+                /** @description A unique value per operation (a UUID), so a request can be retried safely: a repeat with the same key and body within 24 hours answers the first answer (status and body, with `Idempotent-Replayed: true`) without doing the work again, even after a time-out or a server restart; the same key with another body is a 422; a repeat while the first is still running is a 409 (repeat it shortly). Keys are scoped per API key; a respondent's per form and client address, so another client that learnt a key gets an answer of its own; an upload's repeat is the same bytes, name and type. An error answer is not kept: a repeat after one runs the request again. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2924,7 +2924,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A unique value per operation (a UUID), so a request can be retried safely: a repeat with the same key and body within 24 hours answers the first answer (status and body, with `Idempotent-Replayed: true`) without doing the work again, even after a time-out or a server restart; the same key with another body is a 422; a repeat while the first is still running is a 409 (repeat it shortly). Keys are scoped per API key (per form for respondents). An error answer is not kept: a repeat after one runs the request again. */
+                /** @description A unique value per operation (a UUID), so a request can be retried safely: a repeat with the same key and body within 24 hours answers the first answer (status and body, with `Idempotent-Replayed: true`) without doing the work again, even after a time-out or a server restart; the same key with another body is a 422; a repeat while the first is still running is a 409 (repeat it shortly). Keys are scoped per API key; a respondent's per form and client address, so another client that learnt a key gets an answer of its own; an upload's repeat is the same bytes, name and type. An error answer is not kept: a repeat after one runs the request again. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2972,7 +2972,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A unique value per operation (a UUID), so a request can be retried safely: a repeat with the same key and body within 24 hours answers the first answer (status and body, with `Idempotent-Replayed: true`) without doing the work again, even after a time-out or a server restart; the same key with another body is a 422; a repeat while the first is still running is a 409 (repeat it shortly). Keys are scoped per API key (per form for respondents). An error answer is not kept: a repeat after one runs the request again. */
+                /** @description A unique value per operation (a UUID), so a request can be retried safely: a repeat with the same key and body within 24 hours answers the first answer (status and body, with `Idempotent-Replayed: true`) without doing the work again, even after a time-out or a server restart; the same key with another body is a 422; a repeat while the first is still running is a 409 (repeat it shortly). Keys are scoped per API key; a respondent's per form and client address, so another client that learnt a key gets an answer of its own; an upload's repeat is the same bytes, name and type. An error answer is not kept: a repeat after one runs the request again. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3028,7 +3028,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A unique value per operation (a UUID), so a request can be retried safely: a repeat with the same key and body within 24 hours answers the first answer (status and body, with `Idempotent-Replayed: true`) without doing the work again, even after a time-out or a server restart; the same key with another body is a 422; a repeat while the first is still running is a 409 (repeat it shortly). Keys are scoped per API key (per form for respondents). An error answer is not kept: a repeat after one runs the request again. */
+                /** @description A unique value per operation (a UUID), so a request can be retried safely: a repeat with the same key and body within 24 hours answers the first answer (status and body, with `Idempotent-Replayed: true`) without doing the work again, even after a time-out or a server restart; the same key with another body is a 422; a repeat while the first is still running is a 409 (repeat it shortly). Keys are scoped per API key; a respondent's per form and client address, so another client that learnt a key gets an answer of its own; an upload's repeat is the same bytes, name and type. An error answer is not kept: a repeat after one runs the request again. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3101,7 +3101,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A unique value per operation (a UUID), so a request can be retried safely: a repeat with the same key and body within 24 hours answers the first answer (status and body, with `Idempotent-Replayed: true`) without doing the work again, even after a time-out or a server restart; the same key with another body is a 422; a repeat while the first is still running is a 409 (repeat it shortly). Keys are scoped per API key (per form for respondents). An error answer is not kept: a repeat after one runs the request again. */
+                /** @description A unique value per operation (a UUID), so a request can be retried safely: a repeat with the same key and body within 24 hours answers the first answer (status and body, with `Idempotent-Replayed: true`) without doing the work again, even after a time-out or a server restart; the same key with another body is a 422; a repeat while the first is still running is a 409 (repeat it shortly). Keys are scoped per API key; a respondent's per form and client address, so another client that learnt a key gets an answer of its own; an upload's repeat is the same bytes, name and type. An error answer is not kept: a repeat after one runs the request again. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3151,7 +3151,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A unique value per operation (a UUID), so a request can be retried safely: a repeat with the same key and body within 24 hours answers the first answer (status and body, with `Idempotent-Replayed: true`) without doing the work again, even after a time-out or a server restart; the same key with another body is a 422; a repeat while the first is still running is a 409 (repeat it shortly). Keys are scoped per API key (per form for respondents). An error answer is not kept: a repeat after one runs the request again. */
+                /** @description A unique value per operation (a UUID), so a request can be retried safely: a repeat with the same key and body within 24 hours answers the first answer (status and body, with `Idempotent-Replayed: true`) without doing the work again, even after a time-out or a server restart; the same key with another body is a 422; a repeat while the first is still running is a 409 (repeat it shortly). Keys are scoped per API key; a respondent's per form and client address, so another client that learnt a key gets an answer of its own; an upload's repeat is the same bytes, name and type. An error answer is not kept: a repeat after one runs the request again. */
                 "Idempotency-Key"?: string;
             };
             path: {
