@@ -562,6 +562,24 @@ export declare type ListMyInvitationsRequest = Message<"formsvc.identity.v1.List
 export declare const ListMyInvitationsRequestSchema: GenMessage<ListMyInvitationsRequest>;
 
 /**
+ * @generated from message formsvc.identity.v1.ListMyInvitationsResponse
+ */
+export declare type ListMyInvitationsResponse = Message<"formsvc.identity.v1.ListMyInvitationsResponse"> & {
+  /**
+   * Newest first.
+   *
+   * @generated from field: repeated formsvc.identity.v1.Invitation invitations = 1;
+   */
+  invitations: Invitation[];
+};
+
+/**
+ * Describes the message formsvc.identity.v1.ListMyInvitationsResponse.
+ * Use `create(ListMyInvitationsResponseSchema)` to create a new message.
+ */
+export declare const ListMyInvitationsResponseSchema: GenMessage<ListMyInvitationsResponse>;
+
+/**
  * @generated from message formsvc.identity.v1.SetMemberRoleRequest
  */
 export declare type SetMemberRoleRequest = Message<"formsvc.identity.v1.SetMemberRoleRequest"> & {
@@ -1933,7 +1951,7 @@ export declare const IdentityService: GenService<{
   listMyInvitations: {
     methodKind: "unary";
     input: typeof ListMyInvitationsRequestSchema;
-    output: typeof ListInvitationsResponseSchema;
+    output: typeof ListMyInvitationsResponseSchema;
   },
   /**
    * Operator (no caller; also submissions, to mail a form's notifications): the members of any workspace.
