@@ -1,6 +1,6 @@
 // The installation's administration, for its administrator (the first account made): every user and every
 // workspace, and each workspace's plan (which decides its entitlements, such as removing the branding).
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { get, put } from "../api.ts";
 import { ErrorState, Loading, useLoad, useNotify } from "../components/ui.tsx";
 import { formatDateTime } from "../lib/format.ts";
@@ -56,85 +56,75 @@ export function AdministrationPage() {
           <p className="muted">Everyone with an account on this installation, and every workspace. You see this page because you made its first account.</p>
         </div>
       </div>
-      <section className="card stack">
-        <h2>Workspaces</h2>
-        {workspaces.first.loading && !workspaces.first.data ? (
-          <Loading what="Loading workspaces" />
-        ) : workspaces.first.error ? (
-          <ErrorState message={workspaces.first.error} onRetry={workspaces.first.reload} />
-        ) : (
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Workspace</th>
-                <th scope="col">Owner</th>
-                <th scope="col">Members</th>
-                <th scope="col">Created</th>
-                <th scope="col">Plan</th>
-              </tr>
-            </thead>
-            <tbody>
-              {workspaces.items.map((w) => (
-                <tr key={w.id}>
-                  <td>{w.name}</td>
-                  <td>{w.ownerEmail}</td>
-                  <td>{w.memberCount}</td>
-                  <td>{formatDateTime(w.createdAt)}</td>
-                  <td>
-                    <select aria-label={`Plan of ${w.name}`} value={w.plan} disabled={busy} onChange={(e) => void setPlan(w, e.target.value as "free" | "pro")}>
-                      <option value="free">Free</option>
-                      <option value="pro">Pro (may remove the branding)</option>
-                    </select>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+      <PagedTable
+        title="Workspaces"
+        paged={workspaces}
+        columns={["Workspace", "Owner", "Members", "Created", "Plan"]}
+        row={(w) => (
+          <tr key={w.id}>
+            <td>{w.name}</td>
+            <td>{w.ownerEmail}</td>
+            <td>{w.memberCount}</td>
+            <td>{formatDateTime(w.createdAt)}</td>
+            <td>
+              <select aria-label={`Plan of ${w.name}`} value={w.plan} disabled={busy} onChange={(e) => void setPlan(w, e.target.value as "free" | "pro")}>
+                <option value="free">Free</option>
+                <option value="pro">Pro (may remove the branding)</option>
+              </select>
+            </td>
+          </tr>
         )}
-        {workspaces.cursor && (
-          <button type="button" onClick={() => void workspaces.showMore()}>
-            Show more workspaces
-          </button>
+      />
+      <PagedTable
+        title="Users"
+        paged={users}
+        columns={["Name", "Email", "Workspaces", "Joined"]}
+        row={(u) => (
+          <tr key={u.id}>
+            <td>
+              {u.name} {u.administrator && <span className="badge">Administrator</span>}
+            </td>
+            <td>
+              {u.email} {!u.emailVerified && <span className="muted">(not verified)</span>}
+            </td>
+            <td>{u.workspaceCount}</td>
+            <td>{formatDateTime(u.createdAt)}</td>
+          </tr>
         )}
-      </section>
-      <section className="card stack">
-        <h2>Users</h2>
-        {users.first.loading && !users.first.data ? (
-          <Loading what="Loading users" />
-        ) : users.first.error ? (
-          <ErrorState message={users.first.error} onRetry={users.first.reload} />
-        ) : (
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Email</th>
-                <th scope="col">Workspaces</th>
-                <th scope="col">Joined</th>
-              </tr>
-            </thead>
-            <tbody>
-              {users.items.map((u) => (
-                <tr key={u.id}>
-                  <td>
-                    {u.name} {u.administrator && <span className="badge">Administrator</span>}
-                  </td>
-                  <td>
-                    {u.email} {!u.emailVerified && <span className="muted">(not verified)</span>}
-                  </td>
-                  <td>{u.workspaceCount}</td>
-                  <td>{formatDateTime(u.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-        {users.cursor && (
-          <button type="button" onClick={() => void users.showMore()}>
-            Show more users
-          </button>
-        )}
-      </section>
+      />
     </div>
+  );
+}
+
+/** A card with a paged list as a table: loading, error with retry, the rows, and "Show more" while more remain. */
+function PagedTable<T>({ title, paged, columns, row }: { title: string; paged: ReturnType<typeof usePaged<T>>; columns: string[]; row: (item: T) => ReactNode }) {
+  const { first } = paged;
+  return (
+    <section className="card stack">
+      <h2>{title}</h2>
+      {first.loading && !first.data ? (
+        <Loading what={`Loading ${title.toLowerCase()}`} />
+      ) : first.error ? (
+        <ErrorState message={first.error} onRetry={first.reload} />
+      ) : (
+        <table className="table">
+          <thead>
+            <tr>
+              {columns.map((c) => (
+                <th key={c} scope="col">
+                  {c}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>{paged.items.map(row)}</tbody>
+        </table>
+      )}
+      {paged.cursor && (
+        <button type="button" onClick={() => void paged.showMore()}>
+          Show more {title.toLowerCase()}
+        </button>
+      )}
+    </section>
   );
 }

@@ -417,8 +417,8 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       res.status(answer.status).json(answer.body);
       return;
     }
-    // A repeat is the same bytes under the same name and type.
-    const claim = { scope: `form:${formIdOf(req)}`, key, content: ["uploadFile", file.originalname, file.mimetype, file.size, file.sha256] };
+    // A repeat is the same bytes (their hash) under the same name and type.
+    const claim = { scope: `form:${formIdOf(req)}`, key, content: ["uploadFile", file.originalname, file.mimetype, file.sha256] };
     let stored = false;
     let answer: Awaited<ReturnType<typeof deps.idempotency.run>>;
     try {

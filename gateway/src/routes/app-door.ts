@@ -3,6 +3,7 @@
 // check: the preview's sink and the routes that sign in and out; behind it, the table's routes the app is
 // served and the form preview. Errors are `{"error"}` with the one status table.
 import express, { type Router } from "express";
+import { openSignUp } from "@formsvc/platform/config.ts";
 import type { User } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { cookiePolicy, ensureCsrfCookie, refuseRepeatedCookies, requireCsrf, requireSession } from "../app-api/security.ts";
 import { sessionRoutes } from "../app-api/sessions.ts";
@@ -35,7 +36,7 @@ export function appDoor(deps: AppDoorDeps, routes: ServedRoute[]): Router {
     next();
   });
   router.use(express.json({ limit: "1mb" }), unsafeInputGuard);
-  router.use(sessionRoutes(deps.identity, store, policy, deps.signUp ?? { mode: "open" }));
+  router.use(sessionRoutes(deps.identity, store, policy, deps.signUp ?? openSignUp));
 
   // Everything below needs a session.
   router.use(requireSession(deps.identity, policy));

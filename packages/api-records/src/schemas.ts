@@ -450,16 +450,7 @@ export const invitationSchema = z.object({
 });
 
 /** An invitation waiting for its person: what the workspace's managers list and revoke, and the invitee accepts. */
-export const pendingInvitationSchema = z.object({
-  id,
-  email: z.string(),
-  workspaceId: z.string(),
-  workspaceName: z.string(),
-  role: roleSchema.nullable(),
-  inviterName: z.string(),
-  createdAt: timestamp,
-  expiresAt: timestamp,
-});
+export const pendingInvitationSchema = invitationSchema.omit({ accountExists: true }).extend({ id, workspaceId: z.string(), createdAt: timestamp, expiresAt: timestamp });
 
 export const apiKeySchema = z.object({ id, name: z.string(), prefix: z.string(), createdAt: timestamp, lastUsedAt: timestamp.nullable() });
 

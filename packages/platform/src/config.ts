@@ -90,10 +90,14 @@ export interface Config {
  */
 export type SignUpPolicy = { mode: "open" } | { mode: "invite-only" } | { mode: "domains"; domains: string[] };
 
+/** SIGNUP's default: anyone may sign up. */
+export const openSignUp: SignUpPolicy = { mode: "open" };
+
 /** SIGNUP parsed: `open`, `invite-only` or `domains:` and a comma-separated list of domains. */
 export function signUpPolicyOf(env: Env = process.env): SignUpPolicy {
   const raw = value(env, "SIGNUP")?.trim().toLowerCase() ?? "open";
-  if (raw === "open" || raw === "invite-only") return { mode: raw };
+  if (raw === "open") return openSignUp;
+  if (raw === "invite-only") return { mode: raw };
   if (raw.startsWith("domains:")) {
     const domains = raw.slice("domains:".length).split(",").map((d) => d.trim().replace(/^@/, "")).filter(Boolean);
     if (domains.length && domains.every((d) => /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(d))) return { mode: "domains", domains };

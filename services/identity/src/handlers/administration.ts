@@ -13,16 +13,17 @@ import { planFromProto, toUserMessage, toWorkspaceMessage, type IdentityContext,
 const maxPage = 100;
 
 const notTheAdministrator = () => new ConnectError("only the installation's administrator may do this", Code.PermissionDenied);
+const plansAreTheInstallations = () => new ConnectError("plans are set by whoever runs this installation", Code.PermissionDenied);
 
 type AdministrationHandlers = Pick<IdentityHandlers, "setPlan" | "listAllUsers" | "listAllWorkspaces">;
 
 export function administrationHandlers({ fork, table, anyWorkspace }: IdentityContext): AdministrationHandlers {
-  /** Passes the operator and the administrator; PERMISSION_DENIED for anyone else. */
-  async function requireAdministrator(em: EntityManager, ctx: HandlerContext): Promise<void> {
+  /** Passes the operator and the administrator; `refused` (PERMISSION_DENIED) for anyone else. */
+  async function requireAdministrator(em: EntityManager, ctx: HandlerContext, refused = notTheAdministrator): Promise<void> {
     const actor = actorOf(ctx);
     if (actor === operator) return;
     const user = await em.findOne(UserEntity, { id: actor }, { fields: ["administrator"] });
-    if (!user?.administrator) throw notTheAdministrator();
+    if (!user?.administrator) throw refused();
   }
 
   /** The page a request asks for: `limit` 0 is a whole page, never every row. */
@@ -45,10 +46,9 @@ export function administrationHandlers({ fork, table, anyWorkspace }: IdentityCo
     async setPlan(req, ctx) {
       const plan = planFromProto(req.plan, true);
       const em = fork();
-      // Plans are the installation's: an owner who could set one would give themselves Pro.
-      await requireAdministrator(em, ctx).catch(() => {
-        throw new ConnectError("plans are set by whoever runs this installation", Code.PermissionDenied);
-      });
+      // Plans are the installation's: an owner who could set one would give themselves Pro. A failure to read the
+      // caller stays what it is, not a refusal.
+      await requireAdministrator(em, ctx, plansAreTheInstallations);
       const workspace = await anyWorkspace(em, req.workspaceId);
       workspace.plan = plan;
       await em.flush();

@@ -10,7 +10,7 @@ import { actorOf, operator } from "@formsvc/platform/caller.ts";
 import { newId, randomToken } from "@formsvc/platform/ids.ts";
 import { insertMailsSql, mailOutboxTable, type Mail } from "@formsvc/platform/mail.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
-import type { SignUpPolicy } from "@formsvc/platform/config.ts";
+import { openSignUp, type SignUpPolicy } from "@formsvc/platform/config.ts";
 import {
   ApiKeySchema,
   EntitlementsSchema,
@@ -252,18 +252,22 @@ export function identityContext(deps: IdentityHandlerDeps) {
 
   /** PERMISSION_DENIED when SIGNUP does not let `email` get an account `by` this way. */
   function admitAccount(email: string, by: "sign-up" | "invitation"): void {
-    const refusal = signUpRefusal(deps.signUp ?? { mode: "open" }, email, by);
+    const refusal = signUpRefusal(deps.signUp ?? openSignUp, email, by);
     if (refusal) throw new ConnectError(refusal, Code.PermissionDenied);
   }
 
   /**
    * Makes `user` (new, flushed, in `em`'s transaction) the installation's administrator when nobody is one yet:
-   * the first account made. Serialised by a lock, so two first sign-ups at once make one administrator.
+   * the first account made. Once someone is, a sign-up costs one index lookup (the partial unique index that
+   * also keeps it to one); until then a lock serialises the first sign-ups, so racing ones make one administrator.
    */
   async function firstAccountAdministers(em: EntityManager, user: User): Promise<void> {
+    const someoneAdministers = `exists (select 1 from ${table(UserEntity)} where "administrator")`;
+    const [row] = await em.execute<{ taken: boolean }[]>(`select ${someoneAdministers} as "taken"`);
+    if (row?.taken) return;
     await em.execute(`select pg_advisory_xact_lock(hashtext('formsvc:identity:administrator'))`);
     const promoted = await em.execute<unknown[]>(
-      `update ${table(UserEntity)} set "administrator" = true where "id" = ? and not exists (select 1 from ${table(UserEntity)} where "administrator") returning "id"`,
+      `update ${table(UserEntity)} set "administrator" = true where "id" = ? and not ${someoneAdministers} returning "id"`,
       [user.id],
     );
     if (promoted.length) user.administrator = true;
