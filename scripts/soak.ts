@@ -41,6 +41,8 @@ const { values: flags } = parseArgs({
     "partition-seconds": { type: "string", default: "60" },
     // Tables of kept data, that grow with every response by design: charted, never judged.
     "kept-tables": { type: "string", default: "submissions.responses" },
+    // Queue tables, whose rows wait for a consumer: judged on their floor (see scripts/soak/judge.ts).
+    "queue-tables": { type: "string", default: "submissions.outbox,forms.outbox,submissions.mail_outbox,identity.mail_outbox" },
     out: { type: "string" },
     help: { type: "boolean", default: false },
   },
@@ -51,7 +53,8 @@ if (flags.help) {
   [--receivers 4] [--failing-receivers 1] [--fail-fraction 0.3] [--slow-receivers 1] [--slow-fraction 0.01]
   [--slow-ms 2000] [--retry-schedule 5,10,20]
   [--retention-interval-seconds 30] [--retention-safety-seconds 60] [--partition-seconds 60]
-  [--kept-tables submissions.responses] [--out benchmarks/soak/<timestamp>]`);
+  [--kept-tables submissions.responses]
+  [--queue-tables submissions.outbox,forms.outbox,submissions.mail_outbox,identity.mail_outbox] [--out benchmarks/soak/<timestamp>]`);
   process.exit(0);
 }
 
@@ -80,6 +83,7 @@ const settings = {
   retentionSafetySeconds: numberFlag("retention-safety-seconds", Number.isInteger),
   partitionSeconds: numberFlag("partition-seconds", Number.isInteger),
   keptTables: flags["kept-tables"]!.split(",").map((t) => t.trim()).filter(Boolean),
+  queueTables: flags["queue-tables"]!.split(",").map((t) => t.trim()).filter(Boolean),
 };
 if (settings.failingReceivers + settings.slowReceivers > settings.receivers) {
   console.error("soak: --failing-receivers plus --slow-receivers must be at most --receivers");
@@ -101,6 +105,9 @@ const tablesJudgedFrom = Math.max(retentionSeconds, settings.retentionSafetySeco
 // A partitioned table then grows by a partition and drops one in turn, a tooth each partition span (give or
 // take a pass): it is judged on its peaks over one such period, over at least two of them.
 const tablePeriod = settings.partitionSeconds + settings.retentionIntervalSeconds;
+// A queue table swells while its consumer lags and returns once it caught up: its floor is the minimum
+// over two such periods (a swell that outlasts them is judged as growth).
+const queueFloorSeconds = 2 * tablePeriod;
 const durationSeconds = settings.minutes * 60;
 const stamp = new Date().toISOString().replace(/:/g, "-").replace(/\.\d+Z$/, "Z");
 const outDir = resolve(flags.out ?? join(repoRoot, "benchmarks", "soak", stamp));
@@ -122,7 +129,7 @@ const tableSpec = (table: string) =>
     : spec(`table_bytes:${table}`, "level", "bytes", {
         floor: 1024 ** 2,
         judgedFromSeconds: tablesJudgedFrom,
-        envelopeSeconds: tablePeriod,
+        envelope: settings.queueTables.includes(table) ? { edge: "floor", seconds: queueFloorSeconds } : { edge: "peaks", seconds: tablePeriod },
         minWindowSeconds: 2 * tablePeriod,
       });
 
@@ -285,7 +292,7 @@ try {
     const verdict = judge(s, points);
     verdicts.push(verdict);
     const subtitle = `${verdict.verdict}: ${verdict.reason}`;
-    const envelope = s.envelopeSeconds ? judgedValues(s, points) : undefined;
+    const envelope = s.envelope ? { edge: s.envelope.edge, points: judgedValues(s, points) } : undefined;
     writeFileSync(join(outDir, `${fileNameOf(s.name)}.svg`), lineChartSvg({ title: s.name, unit: s.unit, points, envelope, window: verdict.window, fit: verdict.fit, subtitle }));
   }
   const climbing = verdicts.filter((v) => v.verdict === "climbing");

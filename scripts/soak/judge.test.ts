@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { judge, judgedWindow, leastSquares, median, trailingMax, type Point, type SeriesSpec } from "./judge.ts";
+import { judge, judgedWindow, leastSquares, median, trailingEdge, type Point, type SeriesSpec } from "./judge.ts";
 
 /** Samples every 30 s from 30 s on, `v(t)` at each. */
 function series(count: number, v: (t: number, i: number) => number): Point[] {
@@ -34,11 +34,12 @@ describe("leastSquares", () => {
   });
 });
 
-describe("trailingMax", () => {
-  it("is, at each point, the largest value of the seconds up to it", () => {
+describe("trailingEdge", () => {
+  it("is, at each point, the largest (peaks) or smallest (floor) value of the seconds up to it", () => {
     const points = [5, 9, 1, 2, NaN, 3].map((v, i) => ({ t: i * 10, v }));
-    assert.deepEqual(trailingMax(points, 25).map((p) => p.v), [5, 9, 9, 9, 2, 3]);
-    assert.deepEqual(trailingMax([{ t: 0, v: NaN }], 25).map((p) => p.v), [NaN]);
+    assert.deepEqual(trailingEdge(points, 25, "peaks").map((p) => p.v), [5, 9, 9, 9, 2, 3]);
+    assert.deepEqual(trailingEdge(points, 25, "floor").map((p) => p.v), [5, 5, 1, 1, 1, 2]);
+    assert.deepEqual(trailingEdge([{ t: 0, v: NaN }], 25, "peaks").map((p) => p.v), [NaN]);
   });
 });
 
@@ -119,7 +120,7 @@ describe("judge: levels", () => {
   });
 
   it("judges a sawtooth (partitions filled, then dropped) on its peaks, and only over two periods", () => {
-    const table: SeriesSpec = { name: "table_bytes:delivery.deliveries", kind: "level", unit: "bytes", floor: 1024 ** 2, judgedFromSeconds: 390, envelopeSeconds: 90, minWindowSeconds: 180 };
+    const table: SeriesSpec = { name: "table_bytes:delivery.deliveries", kind: "level", unit: "bytes", floor: 1024 ** 2, judgedFromSeconds: 390, envelope: { edge: "peaks", seconds: 90 }, minWindowSeconds: 180 };
     const MiB = 1024 ** 2;
     // 2 MiB more every 30 s, and every 90 s a partition's 4 MiB dropped: 22, 24, 20, 22, 24, 20 ... MiB.
     const held = series(20, (t) => (20 + ((t / 30) % 3) * 2) * MiB);
@@ -136,6 +137,23 @@ describe("judge: levels", () => {
     const short = judge({ ...table, judgedFromSeconds: 450 }, held);
     assert.equal(short.verdict, "not judged");
     assert.match(short.reason, /span 150 s, 180 s needed/);
+  });
+
+  it("judges a queue table on its floor: swells while its consumer lags do not count, a rising floor does", () => {
+    const queue: SeriesSpec = { name: "table_bytes:submissions.outbox", kind: "level", unit: "bytes", floor: 1024 ** 2, judgedFromSeconds: 390, envelope: { edge: "floor", seconds: 180 }, minWindowSeconds: 180 };
+    const MiB = 1024 ** 2;
+    // 12 MiB, swelling to 14 MiB for up to 120 s now and then, more of it late in the judged half.
+    const swells = new Set([1290, 1320, 1350, 1440, 1470, 1500, 1530, 1620]);
+    const held = series(54, (t) => (swells.has(t) ? 14 : 12) * MiB);
+    // Judged on the samples themselves, the late swells tilt the line past the limit.
+    assert.equal(judge({ ...queue, envelope: undefined }, held).verdict, "climbing");
+    const v = judge(queue, held);
+    assert.equal(v.verdict, "ok");
+    assert.equal(v.rise, 0);
+    assert.match(v.reason, /^floor \(min over 180 s\): fitted rise 0 MiB/);
+    // A floor that keeps rising (rows nobody ever passes) climbs, swells or not.
+    const leaking = judge(queue, series(54, (t) => ((swells.has(t) ? 14 : 12) + t / 300) * MiB));
+    assert.equal(leaking.verdict, "climbing");
   });
 
   it("leaves samples without a value out", () => {

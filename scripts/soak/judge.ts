@@ -6,6 +6,9 @@
 //   sockets, by dozens between two samples; a line through such noise tilts either way).
 //   A table of partitions grows and drops a whole partition in turn (a sawtooth): it is judged on its
 //   peaks, the maximum over the last partition span and pass, and only over a window of two such spans.
+//   A queue table (an outbox: its rows wait for a consumer) holds what its consumer has not yet passed, so
+//   it swells while the consumer lags (that lag is judged on its own series) and shrinks back once it caught
+//   up: it is judged on its floor, the minimum over a span longer than such a swell. A leak raises the floor.
 // - A latency's p99 (respondents, deliveries, event loop): the median of the last quarter of the last half
 //   against the median of its first quarter (a median, so that one spike of a p99 in a quarter does not
 //   decide); it climbs when it drifted up more than 20 %, and by more than the series' floor (3 ms more
@@ -24,8 +27,11 @@ export interface SeriesSpec {
   floor?: number;
   /** Samples earlier than this (seconds into the run) are not judged. */
   judgedFromSeconds?: number;
-  /** Judged on the maximum over the last so many seconds at each sample (the peaks of a sawtooth). */
-  envelopeSeconds?: number;
+  /**
+   * Judged on the maximum (peaks: of a sawtooth) or the minimum (floor: of a queue) over the last so many
+   * seconds at each sample, instead of the samples.
+   */
+  envelope?: { edge: "peaks" | "floor"; seconds: number };
   /** The judged samples must span at least this many seconds. */
   minWindowSeconds?: number;
   /** Why the series is only reported, when its kind is "info" for a reason worth printing. */
@@ -114,17 +120,21 @@ function amount(x: number, unit: string): string {
   return unit === "bytes" ? `${figure(x / 1024 ** 2)} MiB` : `${figure(x)} ${unit}`;
 }
 
-/** At each point, the maximum of the values over the `seconds` up to it (values without a figure left out). */
-export function trailingMax(points: readonly Point[], seconds: number): Point[] {
+/**
+ * At each point, the maximum (peaks) or minimum (floor) of the values over the `seconds` up to it (values
+ * without a figure left out).
+ */
+export function trailingEdge(points: readonly Point[], seconds: number, edge: "peaks" | "floor"): Point[] {
+  const pick = edge === "peaks" ? Math.max : Math.min;
   return points.map((p) => {
     const vs = points.filter((q) => q.t <= p.t && q.t > p.t - seconds && Number.isFinite(q.v)).map((q) => q.v);
-    return { t: p.t, v: vs.length ? Math.max(...vs) : NaN };
+    return { t: p.t, v: vs.length ? pick(...vs) : NaN };
   });
 }
 
-/** The values judged: the samples, or their trailing maximum for a series judged on its peaks. */
+/** The values judged: the samples, or their trailing peaks or floor for a series judged on an envelope. */
 export function judgedValues(spec: SeriesSpec, points: readonly Point[]): Point[] {
-  return spec.envelopeSeconds ? trailingMax(points, spec.envelopeSeconds) : [...points];
+  return spec.envelope ? trailingEdge(points, spec.envelope.seconds, spec.envelope.edge) : [...points];
 }
 
 /**
@@ -161,11 +171,11 @@ export function judge(spec: SeriesSpec, points: readonly Point[], thresholds: Th
     const climbing = rise > limit && t >= thresholds.minSlopeT;
     const pct = med ? `${figure((rise / Math.abs(med)) * 100)} % of the median ${amount(med, spec.unit)}, ` : "";
     const tText = Number.isFinite(t) ? figure(t) : t > 0 ? "inf" : "-inf";
-    const peaks = spec.envelopeSeconds ? `peaks (max over ${figure(spec.envelopeSeconds)} s): ` : "";
+    const edge = spec.envelope ? `${spec.envelope.edge} (${spec.envelope.edge === "peaks" ? "max" : "min"} over ${figure(spec.envelope.seconds)} s): ` : "";
     return {
       ...base,
       verdict: climbing ? "climbing" : "ok",
-      reason: `${peaks}fitted rise ${amount(rise, spec.unit)} over ${figure(span!.to - span!.from)} s (${pct}t ${tText}); limit ${amount(limit, spec.unit)}, t ${thresholds.minSlopeT}`,
+      reason: `${edge}fitted rise ${amount(rise, spec.unit)} over ${figure(span!.to - span!.from)} s (${pct}t ${tText}); limit ${amount(limit, spec.unit)}, t ${thresholds.minSlopeT}`,
       window: span,
       fit: { slope, intercept },
       t,

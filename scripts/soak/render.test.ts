@@ -91,7 +91,7 @@ describe("lineChartSvg", () => {
   it("draws the peaks judged instead of a sawtooth in grey, within the axes", () => {
     const teeth = [20, 22, 24, 20, 22, 24].map((v, i) => ({ t: (i + 1) * 30, v }));
     const peaks = [20, 22, 24, 24, 24, 24].map((v, i) => ({ t: (i + 1) * 30, v }));
-    const chart = lineChartSvg({ title: "table_bytes:delivery.deliveries", unit: "bytes", points: teeth, envelope: peaks, window: { from: 90, to: 180 } });
+    const chart = lineChartSvg({ title: "table_bytes:delivery.deliveries", unit: "bytes", points: teeth, envelope: { edge: "peaks", points: peaks }, window: { from: 90, to: 180 } });
     const envelope = /<polyline class="envelope"[^>]* points="([^"]+)"/.exec(chart)!;
     assert.equal(envelope[1].split(" ").length, 6);
     assert.ok(chart.includes("grey: their peaks, judged instead"));

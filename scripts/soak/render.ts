@@ -56,8 +56,8 @@ export interface ChartOptions {
   points: readonly Point[];
   /** The judged window, shaded. */
   window?: { from: number; to: number };
-  /** What was judged instead of the points (their peaks), drawn in grey. */
-  envelope?: readonly Point[];
+  /** What was judged instead of the points (their peaks or floor), drawn in grey. */
+  envelope?: { edge: "peaks" | "floor"; points: readonly Point[] };
   /** A fitted line v = intercept + slope * t, drawn over the window. */
   fit?: { slope: number; intercept: number };
   /** A line under the title: the verdict. */
@@ -73,7 +73,7 @@ export function lineChartSvg(options: ChartOptions): string {
   const margin = { left: 72, right: 24, top: options.subtitle ? 52 : 36, bottom: 60 };
   const plotW = width - margin.left - margin.right;
   const plotH = height - margin.top - margin.bottom;
-  const valued = [...options.points, ...(options.envelope ?? [])].filter((p) => Number.isFinite(p.v));
+  const valued = [...options.points, ...(options.envelope?.points ?? [])].filter((p) => Number.isFinite(p.v));
   const ts = options.points.map((p) => p.t);
   const xTicks = niceTicks(Math.min(0, ...ts), ts.length ? Math.max(...ts) : 1, 6);
   const vs = valued.map((p) => p.v);
@@ -93,7 +93,7 @@ export function lineChartSvg(options: ChartOptions): string {
     out.push(`<rect class="window" x="${r(x(from))}" y="${margin.top}" width="${r(x(options.window.to) - x(from))}" height="${plotH}" fill="#f0f4ff"/>`);
     const legend = [
       "shaded: the samples judged",
-      options.envelope ? "grey: their peaks, judged instead" : "",
+      options.envelope ? `grey: their ${options.envelope.edge}, judged instead` : "",
       options.fit ? "dashed: the least-squares line" : "",
     ].filter(Boolean).join("; ");
     out.push(`<text x="${width - margin.right}" y="${height - 6}" text-anchor="end" font-size="10" fill="#777">${legend}</text>`);
@@ -123,7 +123,7 @@ export function lineChartSvg(options: ChartOptions): string {
     }
     flush();
   };
-  if (options.envelope) line(options.envelope, `class="envelope" stroke="#999" stroke-width="1.5"`);
+  if (options.envelope) line(options.envelope.points, `class="envelope" stroke="#999" stroke-width="1.5"`);
   line(options.points, `class="series" stroke="#1f5fbf" stroke-width="2"`);
   for (const p of options.points.filter((p) => Number.isFinite(p.v))) out.push(`<circle cx="${r(x(p.t))}" cy="${r(y(p.v))}" r="2.5" fill="#1f5fbf"/>`);
   if (options.fit && options.window && Number.isFinite(options.fit.intercept)) {
