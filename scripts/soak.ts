@@ -17,10 +17,11 @@ import { createUserWithKey, startTestSystem } from "../tests/support/system.ts";
 import { cpuMeter, quantile, sleep } from "./bench/common.ts";
 import { lagStats, makeHookedForm, submitPaced } from "./bench/delivery.ts";
 import { fiveAnswers, fiveBlocks } from "./bench/ingest.ts";
-import { figure, judge, judgedValues, median, type Point, type SeriesSpec, type Verdict } from "./soak/judge.ts";
+import { figure, type SeriesSpec } from "./soak/judge.ts";
 import { metricsUrls, processStats, scrape, type MetricSample } from "./soak/probes.ts";
 import { startSoakReceivers } from "./soak/receivers.ts";
-import { fileNameOf, lineChartSvg, toCsv } from "./soak/render.ts";
+import { toCsv } from "./soak/render.ts";
+import { defaultQueueTables, judgeAndChart, seriesSpec, seriesSummary, tableWindows, verdictLines, type Sample } from "./soak/series.ts";
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
@@ -42,7 +43,7 @@ const { values: flags } = parseArgs({
     // Tables of kept data, that grow with every response by design: charted, never judged.
     "kept-tables": { type: "string", default: "submissions.responses" },
     // Queue tables, whose rows wait for a consumer: judged on their floor (see scripts/soak/judge.ts).
-    "queue-tables": { type: "string", default: "submissions.outbox,forms.outbox,submissions.mail_outbox,identity.mail_outbox" },
+    "queue-tables": { type: "string", default: defaultQueueTables.join(",") },
     out: { type: "string" },
     help: { type: "boolean", default: false },
   },
@@ -100,14 +101,7 @@ const env = {
   RETENTION_SAFETY_SECONDS: String(settings.retentionSafetySeconds),
   RETENTION_PARTITION_SECONDS: String(settings.partitionSeconds),
 };
-// Before this, every table grows by design: nothing is old enough to go, nor a whole partition to drop.
-const tablesJudgedFrom = Math.max(retentionSeconds, settings.retentionSafetySeconds) + settings.partitionSeconds + settings.retentionIntervalSeconds;
-// A partitioned table then grows by a partition and drops one in turn, a tooth each partition span (give or
-// take a pass): it is judged on its peaks over one such period, over at least two of them.
-const tablePeriod = settings.partitionSeconds + settings.retentionIntervalSeconds;
-// A queue table swells while its consumer lags and returns once it caught up: its floor is the minimum
-// over two such periods (a swell that outlasts them is judged as growth).
-const queueFloorSeconds = 2 * tablePeriod;
+const { judgedFrom: tablesJudgedFrom, period: tablePeriod, queueFloorSeconds } = tableWindows(settings);
 const durationSeconds = settings.minutes * 60;
 const stamp = new Date().toISOString().replace(/:/g, "-").replace(/\.\d+Z$/, "Z");
 const outDir = resolve(flags.out ?? join(repoRoot, "benchmarks", "soak", stamp));
@@ -118,20 +112,12 @@ const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repo
 
 // --- the series: what each is and how it is judged -------------------------------------------------------
 const specs = new Map<string, SeriesSpec>();
-const samples: { t: number; values: Record<string, number> }[] = [];
-function spec(name: string, kind: SeriesSpec["kind"], unit: string, extra: Partial<SeriesSpec> = {}): string {
-  if (!specs.has(name)) specs.set(name, { name, kind, unit, ...extra });
+const samples: Sample[] = [];
+/** Registers the series `name` (judged as scripts/soak/series.ts says) and names it. */
+function series(name: string): string {
+  if (!specs.has(name)) specs.set(name, seriesSpec(name, settings));
   return name;
 }
-const tableSpec = (table: string) =>
-  settings.keptTables.includes(table)
-    ? spec(`table_bytes:${table}`, "info", "bytes", { note: "kept data, grows with every response by design (--kept-tables)" })
-    : spec(`table_bytes:${table}`, "level", "bytes", {
-        floor: 1024 ** 2,
-        judgedFromSeconds: tablesJudgedFrom,
-        envelope: settings.queueTables.includes(table) ? { edge: "floor", seconds: queueFloorSeconds } : { edge: "peaks", seconds: tablePeriod },
-        minWindowSeconds: 2 * tablePeriod,
-      });
 
 // --- the system, the form, the receivers ------------------------------------------------------------------
 say(`starting the system (retention ${settings.retentionMinutes} min = DELIVERY_RETENTION_DAYS ${env.DELIVERY_RETENTION_DAYS}, pass every ${settings.retentionIntervalSeconds} s, partitions of ${settings.partitionSeconds} s, retries ${settings.retrySchedule} s)`);
@@ -208,9 +194,9 @@ try {
         pids.set(name, child.pid);
       }
       const { rssMiB, fds } = processStats(child.pid);
-      values[spec(`rss_mib:${name}`, "level", "MiB")] = rssMiB;
-      values[spec(`fds:${name}`, "level", "descriptors", { floor: 8 })] = fds;
-      values[spec(`cpu_pct:${name}`, "info", "% of a core")] = Math.round(cpuMsPerSecond[name]) / 10;
+      values[series(`rss_mib:${name}`)] = rssMiB;
+      values[series(`fds:${name}`)] = fds;
+      values[series(`cpu_pct:${name}`)] = Math.round(cpuMsPerSecond[name]) / 10;
     }
     const scraped = await Promise.all([...urls].map(async ([name, url]) => [name, await scrape(url)] as const));
     const tableBytes = new Map<string, number>();
@@ -219,22 +205,22 @@ try {
       if (!metrics) scrapeFailures++;
       const find = (metric: string) => (metrics ?? []).filter((m: MetricSample) => m.name === metric);
       const lag = find("nodejs_eventloop_lag_p99_seconds")[0];
-      values[spec(`eventloop_p99_ms:${name}`, "latency", "ms", { floor: 5 })] = lag ? Math.round(lag.value * 1e4) / 10 : NaN;
+      values[series(`eventloop_p99_ms:${name}`)] = lag ? Math.round(lag.value * 1e4) / 10 : NaN;
       for (const m of find("table_bytes")) tableBytes.set(m.labels.table, Math.max(tableBytes.get(m.labels.table) ?? 0, m.value));
       for (const m of find("retention_rows_pruned_total")) pruned.set(m.labels.what, (pruned.get(m.labels.what) ?? 0) + m.value);
     }
-    for (const [table, bytes] of [...tableBytes].sort(([a], [b]) => a.localeCompare(b))) values[tableSpec(table)] = bytes;
+    for (const [table, bytes] of [...tableBytes].sort(([a], [b]) => a.localeCompare(b))) values[series(`table_bytes:${table}`)] = bytes;
     const prunedRows = [...pruned.values()].reduce((a, b) => a + b, 0);
-    values[spec("rows_pruned_total", "info", "rows")] = prunedRows;
-    for (const [what, rows] of [...pruned].sort(([a], [b]) => a.localeCompare(b))) values[spec(`rows_pruned_total:${what}`, "info", "rows")] = rows;
-    values[spec("scrape_failures_total", "info", "scrapes")] = scrapeFailures;
+    values[series("rows_pruned_total")] = prunedRows;
+    for (const [what, rows] of [...pruned].sort(([a], [b]) => a.localeCompare(b))) values[series(`rows_pruned_total:${what}`)] = rows;
+    values[series("scrape_failures_total")] = scrapeFailures;
 
     const posted = latencies.sort((a, b) => a - b);
     latencies = [];
-    values[spec("respondent_p50_ms", "info", "ms")] = Math.round(quantile(posted, 0.5) * 10) / 10;
-    values[spec("respondent_p99_ms", "latency", "ms", { floor: 5 })] = Math.round(quantile(posted, 0.99) * 10) / 10;
-    values[spec("respondents_per_s", "info", "POST/s")] = Math.round((posted.length / dt) * 10) / 10;
-    values[spec("respondent_errors_total", "info", "POSTs")] = errors;
+    values[series("respondent_p50_ms")] = Math.round(quantile(posted, 0.5) * 10) / 10;
+    values[series("respondent_p99_ms")] = Math.round(quantile(posted, 0.99) * 10) / 10;
+    values[series("respondents_per_s")] = Math.round((posted.length / dt) * 10) / 10;
+    values[series("respondent_errors_total")] = errors;
 
     // Lag of first attempts: judged at the healthy receivers (what the system adds), reported at the others;
     // at every receiver when none is healthy.
@@ -243,16 +229,16 @@ try {
     firstArrivals += firsts.length;
     retryArrivals += arrived.retries.length;
     const lag = lagStats(lagJudgedAt === "healthy" ? arrived.firsts.healthy : firsts);
-    values[spec("delivery_lag_p50_ms", "info", "ms")] = lag.p50LagMs;
-    values[spec("delivery_lag_p99_ms", "latency", "ms", { floor: 10 })] = lag.p99LagMs;
+    values[series("delivery_lag_p50_ms")] = lag.p50LagMs;
+    values[series("delivery_lag_p99_ms")] = lag.p99LagMs;
     for (const role of ["failing", "slow"] as const) {
-      if (settings[`${role}Receivers`] > 0) values[spec(`delivery_lag_p99_ms:${role}`, "info", "ms")] = lagStats(arrived.firsts[role]).p99LagMs;
+      if (settings[`${role}Receivers`] > 0) values[series(`delivery_lag_p99_ms:${role}`)] = lagStats(arrived.firsts[role]).p99LagMs;
     }
-    values[spec("deliveries_per_s", "info", "first attempts/s")] = Math.round((firsts.length / dt) * 10) / 10;
-    values[spec("retries_per_s", "info", "retries/s")] = Math.round((arrived.retries.length / dt) * 10) / 10;
+    values[series("deliveries_per_s")] = Math.round((firsts.length / dt) * 10) / 10;
+    values[series("retries_per_s")] = Math.round((arrived.retries.length / dt) * 10) / 10;
     // Responses stored (2xx) times webhooks, less the first attempts that arrived: what delivery has yet to send.
-    values[spec("delivery_backlog", "info", "deliveries")] = stored * settings.receivers - firstArrivals;
-    values[spec("restarts_total", "info", "restarts")] = restarts;
+    values[series("delivery_backlog")] = stored * settings.receivers - firstArrivals;
+    values[series("restarts_total")] = restarts;
     samples.push({ t, values });
     writeCsv();
     const v = (name: string) => figure(values[name]);
@@ -263,7 +249,7 @@ try {
     );
   };
 
-  say(`load: ${settings.rate} respondents/s for ${settings.minutes} min, a sample every ${settings.sampleSeconds} s; table bytes judged from ${tablesJudgedFrom} s on, on their peaks over ${tablePeriod} s, over at least ${2 * tablePeriod} s; writing to ${relative(process.cwd(), outDir) || outDir}`);
+  say(`load: ${settings.rate} respondents/s for ${settings.minutes} min, a sample every ${settings.sampleSeconds} s; table bytes judged from ${tablesJudgedFrom} s on, on their peaks over ${tablePeriod} s (queue tables on their floor over ${queueFloorSeconds} s), over at least ${2 * tablePeriod} s; writing to ${relative(process.cwd(), outDir) || outDir}`);
   for (let k = 1; !interrupted; k++) {
     const at = Math.min(k * settings.sampleSeconds, durationSeconds);
     while (!interrupted && elapsed() < at) await sleep(Math.min(250, (at - elapsed()) * 1000));
@@ -286,15 +272,7 @@ try {
   const undelivered = stored * settings.receivers - firstArrivals;
 
   // --- verdicts, files ------------------------------------------------------------------------------------
-  const verdicts: Verdict[] = [];
-  for (const s of specs.values()) {
-    const points = pointsOf(s.name);
-    const verdict = judge(s, points);
-    verdicts.push(verdict);
-    const subtitle = `${verdict.verdict}: ${verdict.reason}`;
-    const envelope = s.envelope ? { edge: s.envelope.edge, points: judgedValues(s, points) } : undefined;
-    writeFileSync(join(outDir, `${fileNameOf(s.name)}.svg`), lineChartSvg({ title: s.name, unit: s.unit, points, envelope, window: verdict.window, fit: verdict.fit, subtitle }));
-  }
+  const verdicts = judgeAndChart(outDir, specs.values(), samples);
   const climbing = verdicts.filter((v) => v.verdict === "climbing");
   const totals = {
     seconds: Math.round(elapsed()),
@@ -315,25 +293,13 @@ try {
     settings: { ...settings, env, tablesJudgedFromSeconds: tablesJudgedFrom, interrupted },
     totals,
     climbing: climbing.map((v) => v.series),
-    series: Object.fromEntries(
-      verdicts.map((v) => {
-        const vs = pointsOf(v.series).map((p) => p.v).filter(Number.isFinite);
-        const stats = vs.length ? { first: vs[0], last: vs.at(-1), min: Math.min(...vs), median: median(vs), max: Math.max(...vs) } : {};
-        return [v.series, { unit: specs.get(v.series)!.unit, ...v, ...stats, series: undefined }];
-      }),
-    ),
+    series: seriesSummary(verdicts, specs, samples),
   };
   writeFileSync(join(outDir, "summary.json"), JSON.stringify(summary, null, 2) + "\n");
 
   say(`totals: ${JSON.stringify(totals)}`);
   say(`verdicts (each series over the last half of ${samples.length} samples):`);
-  const width = Math.max(...verdicts.map((v) => v.series.length));
-  const order = { climbing: 0, "not judged": 1, ok: 2, info: 3 };
-  for (const v of [...verdicts].sort((a, b) => order[a.verdict] - order[b.verdict])) {
-    const vs = pointsOf(v.series).map((p) => p.v).filter(Number.isFinite);
-    const detail = v.verdict === "info" ? `last ${figure(vs.at(-1) ?? NaN)}, median ${figure(vs.length ? median(vs) : NaN)} ${specs.get(v.series)!.unit}${v.reason === "reported, not judged" ? "" : `; ${v.reason}`}` : v.reason;
-    console.log(`  ${v.verdict.toUpperCase().padEnd(10)}  ${v.series.padEnd(width)}  ${detail}`);
-  }
+  for (const line of verdictLines(verdicts, specs, samples)) console.log(line);
   say(`wrote ${relative(process.cwd(), outDir) || outDir}: samples.csv, summary.json, ${specs.size} charts`);
   if (climbing.length > 0) {
     say(`FAILED: climbing: ${climbing.map((v) => v.series).join(", ")}`);
@@ -348,10 +314,6 @@ try {
   await sys.stop();
 }
 process.exit(exitCode);
-
-function pointsOf(name: string): Point[] {
-  return samples.map((s) => ({ t: s.t, v: s.values[name] ?? NaN }));
-}
 
 function writeCsv(): void {
   const columns = [...specs.keys()];

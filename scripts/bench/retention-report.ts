@@ -26,7 +26,13 @@ ${settings.receivers} webhooks (${settings.failingReceivers} failing ${Math.roun
 retries at ${settings.retrySchedule} s, delivery retention ${settings.retentionMinutes} min in partitions of ${settings.partitionSeconds} s, a retention pass every
 ${settings.retentionIntervalSeconds} s, internal rows kept ${settings.retentionSafetySeconds} s; a sample every ${settings.sampleSeconds} s. ${n(totals.posted)} responses posted,
 ${n(totals.stored)} stored, ${n(totals.errors)} errors; ${n(totals.firstDeliveries)} first deliveries and ${n(totals.retries)} retries; ${n(totals.undeliveredAfterDrain)} undelivered after the drain;
-${n(totals.restarts)} restarts. **Verdict: ${summary.climbing.length === 0 ? "no series keeps climbing" : `climbing: ${summary.climbing.join(", ")}`}.**
+${n(totals.restarts)} restarts. **Verdict: ${summary.climbing.length === 0 ? "no series keeps climbing" : `climbing: ${summary.climbing.join(", ")}`}.**${
+      summary.rejudged
+        ? `
+Judged again at commit \`${summary.rejudged.commit}\` (${summary.rejudged.date.slice(0, 10)}, \`scripts/soak/rejudge.ts\`) from the run's own samples, queue tables
+(${summary.rejudged.queueTables.join(", ")}) on their floor; the run's first verdict: ${summary.rejudged.climbingBefore.length ? `climbing: ${summary.rejudged.climbingBefore.join(", ")}` : "none climbing"}.`
+        : ""
+    }
 
 | series | verdict | first | median | last | max | why |
 |---|---|---|---|---|---|---|
