@@ -7,6 +7,7 @@ import { ApiKeysPage } from "./pages/ApiKeys.tsx";
 import { AcceptInvitePage, ForgotPasswordPage, ResetPasswordPage, SignInPage, SignUpPage, VerifyEmailPage } from "./pages/Auth.tsx";
 import { FormPage, type TabId } from "./pages/FormPage.tsx";
 import { FormsPage, TrashPage } from "./pages/Forms.tsx";
+import { SecurityPage } from "./pages/Security.tsx";
 import { WorkspacesPage } from "./pages/Workspaces.tsx";
 import { Link, matchRoute, RouterProvider, useRouter } from "./router.tsx";
 import { SessionProvider, useSession } from "./session.tsx";
@@ -22,6 +23,7 @@ const titles: [string, string][] = [
   ["/trash", "Trash"],
   ["/workspaces", "Workspaces"],
   ["/settings/api-keys", "API keys"],
+  ["/settings/security", "Security"],
   ["/admin", "Administration"],
 ];
 
@@ -45,7 +47,7 @@ function NotFound() {
 }
 
 function Routes() {
-  const { user, checking, error, retry } = useSession();
+  const { user, twoFactorRequired, checking, error, retry } = useSession();
   const { location } = useRouter();
   const path = location.path;
 
@@ -75,6 +77,8 @@ function Routes() {
     return <Redirect to="/signin" />;
   }
   if (path === "/signin" || path === "/signup" || path === "/") return <Redirect to="/forms" />;
+  // A workspace of the person requires a second factor they have not turned on: nothing else until they do.
+  if (twoFactorRequired && path !== "/settings/security") return <Redirect to="/settings/security" />;
 
   let page;
   let params: Record<string, string> | undefined;
@@ -82,6 +86,7 @@ function Routes() {
   else if (path === "/trash") page = <TrashPage />;
   else if (path === "/workspaces") page = <WorkspacesPage />;
   else if (path === "/settings" || path === "/settings/api-keys") page = <ApiKeysPage />;
+  else if (path === "/settings/security") page = <SecurityPage />;
   else if (path === "/admin") page = <AdministrationPage />;
   else if ((params = matchRoute("/forms/:id", path))) page = <Redirect to={`/forms/${params.id}/edit`} />;
   else if (

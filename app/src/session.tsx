@@ -7,6 +7,10 @@ const workspaceStorageKey = "formsvc:workspace";
 
 interface SessionState {
   user: SessionUser | null;
+  /** The person must turn a second factor on before anything else: a workspace of theirs requires it. */
+  twoFactorRequired: boolean;
+  /** The person turned their second factor on (or off): the session's user says so from now. */
+  twoFactorChanged(enabled: boolean): void;
   /** Until the first /session answer. */
   checking: boolean;
   /** The /session request failed (not "signed out": the server could not be asked). */
@@ -19,7 +23,7 @@ interface SessionState {
   workspace: Workspace | undefined;
   selectWorkspace(id: string): void;
   refreshWorkspaces(): Promise<Workspace[]>;
-  signedIn(user: SessionUser, csrfToken?: string): void;
+  signedIn(user: SessionUser, csrfToken?: string, twoFactorRequired?: boolean): void;
   signOut(): Promise<void>;
   /** Ends every session of the person, in every browser; resolves with how many ended. */
   signOutEverywhere(): Promise<number>;
@@ -44,6 +48,7 @@ function storedWorkspace(): string | null {
 
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [user, setUser] = useState<SessionUser | null>(null);
+  const [twoFactorRequired, setTwoFactorRequired] = useState(false);
   const [checking, setChecking] = useState(true);
   const [error, setError] = useState<string | undefined>();
   const [signedOutReason, setSignedOutReason] = useState<string | undefined>();
@@ -61,14 +66,15 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     let live = true;
     setChecking(true);
-    get<{ user: SessionUser | null; csrfToken?: string; signUp: SignUpPolicy }>("/session").then(
+    get<{ user: SessionUser | null; twoFactorRequired: boolean; csrfToken?: string; signUp: SignUpPolicy }>("/session").then(
       async (res) => {
         rememberCsrfToken(res.csrfToken);
         if (!live) return;
         setUser(res.user);
+        setTwoFactorRequired(res.twoFactorRequired);
         setSignUpPolicy(res.signUp);
         setError(undefined);
-        if (res.user) await refreshWorkspaces().catch(() => undefined);
+        if (res.user && !res.twoFactorRequired) await refreshWorkspaces().catch(() => undefined);
         if (live) setChecking(false);
       },
       (err: Error) => {
@@ -99,6 +105,12 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   const value: SessionState = {
     user,
+    twoFactorRequired,
+    twoFactorChanged(enabled) {
+      setUser((current) => current && { ...current, twoFactorEnabled: enabled });
+      if (enabled) setTwoFactorRequired(false);
+      void refreshWorkspaces().catch(() => undefined);
+    },
     signUpPolicy,
     checking,
     error,
@@ -114,11 +126,12 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       }
     },
     refreshWorkspaces,
-    signedIn(next, csrfToken) {
+    signedIn(next, csrfToken, mustEnrol = false) {
       rememberCsrfToken(csrfToken);
       setSignedOutReason(undefined);
       setUser(next);
-      void refreshWorkspaces().catch(() => undefined);
+      setTwoFactorRequired(mustEnrol);
+      if (!mustEnrol) void refreshWorkspaces().catch(() => undefined);
     },
     async signOut() {
       try {

@@ -1,7 +1,8 @@
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { Client } from "@connectrpc/connect";
 import type { Request } from "express";
 import { BeginIdempotencyResponse_Outcome as Outcome, type IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { sealer } from "@formsvc/platform/sealing.ts";
 import { HttpError } from "./http-errors.ts";
 
 /** `Idempotency-Key`: 1 to 255 visible ASCII characters (a UUID is usual); absent: empty. */
@@ -45,21 +46,9 @@ function canonicalJson(value: unknown): string {
  * answer holds its whole secret, which must not lie readable in another service's table.
  */
 export function idempotentRequests(identity: Client<typeof IdentityService>, secretKey: string): IdempotentRequests {
-  const sealKey = Buffer.from(hkdfSync("sha256", secretKey, "", "formsvc idempotency answers", 32));
-
-  function seal(answer: Answer, bound: string): Uint8Array {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv("aes-256-gcm", sealKey, iv).setAAD(Buffer.from(bound));
-    const sealed = Buffer.concat([cipher.update(JSON.stringify(answer)), cipher.final()]);
-    return Buffer.concat([iv, cipher.getAuthTag(), sealed]);
-  }
-
-  function open(bytes: Uint8Array, bound: string): Answer {
-    const data = Buffer.from(bytes);
-    const decipher = createDecipheriv("aes-256-gcm", sealKey, data.subarray(0, 12)).setAAD(Buffer.from(bound));
-    decipher.setAuthTag(data.subarray(12, 28));
-    return JSON.parse(Buffer.concat([decipher.update(data.subarray(28)), decipher.final()]).toString("utf8")) as Answer;
-  }
+  const answers = sealer(secretKey, "formsvc idempotency answers");
+  const seal = (answer: Answer, bound: string): Uint8Array => answers.seal(JSON.stringify(answer), bound);
+  const open = (bytes: Uint8Array, bound: string): Answer => JSON.parse(answers.open(bytes, bound).toString("utf8")) as Answer;
 
   return {
     async run({ scope, key, content }, run) {

@@ -9,7 +9,8 @@ const nav = [
   { to: "/forms", label: "Forms", match: (p: string) => p === "/" || p.startsWith("/forms") },
   { to: "/trash", label: "Trash", match: (p: string) => p.startsWith("/trash") },
   { to: "/workspaces", label: "Workspaces", match: (p: string) => p.startsWith("/workspaces") },
-  { to: "/settings/api-keys", label: "API keys", match: (p: string) => p.startsWith("/settings") },
+  { to: "/settings/api-keys", label: "API keys", match: (p: string) => p === "/settings" || p.startsWith("/settings/api-keys") },
+  { to: "/settings/security", label: "Security", match: (p: string) => p.startsWith("/settings/security") },
 ];
 /** Shown to the installation's administrator alone. */
 const adminNav = { to: "/admin", label: "Administration", match: (p: string) => p.startsWith("/admin") };

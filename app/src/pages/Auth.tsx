@@ -69,7 +69,7 @@ export function SignUpPage() {
     setError(undefined);
     setPasswordError(undefined);
     try {
-      const res = await post<{ user: SessionUser; csrfToken: string }>("/auth/signup", {
+      const res = await post<Started>("/auth/signup", {
         name: String(data.get("name") ?? ""),
         email: String(data.get("email") ?? ""),
         password: String(data.get("password") ?? ""),
@@ -127,29 +127,105 @@ export function SignUpPage() {
   );
 }
 
+/** What the routes that start a session answer. */
+interface Started {
+  user: SessionUser;
+  csrfToken: string;
+  /** A workspace of the person requires a second factor they do not have yet. */
+  twoFactorRequired?: boolean;
+}
+
+/** Where a new session goes first: turning a second factor on, when a workspace requires one. */
+const landingOf = (started: Started, otherwise: string) => (started.twoFactorRequired ? "/settings/security" : otherwise);
+
+/** The field of a second factor's code: 6 digits of the authenticator app, or a recovery code. */
+function SecondFactorField({ id, error }: { id: string; error?: string }) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>Authentication code</label>
+      <input
+        id={id}
+        name="code"
+        autoComplete="one-time-code"
+        inputMode="text"
+        maxLength={40}
+        required
+        autoFocus
+        aria-describedby={`${id}-hint${error ? ` ${id}-error` : ""}`}
+        aria-invalid={error ? true : undefined}
+      />
+      <p className="hint" id={`${id}-hint`}>
+        The 6-digit code your authenticator app shows now. Without your phone, one of your recovery codes works once.
+      </p>
+      {error && (
+        <div id={`${id}-error`}>
+          <InlineMessage kind="error">{error}</InlineMessage>
+        </div>
+      )}
+    </div>
+  );
+}
+
 export function SignInPage() {
   const { signedIn, signedOutReason } = useSession();
   const { navigate } = useRouter();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  /** Set once the password passed for a person with a second factor: the code is asked next. */
+  const [challenge, setChallenge] = useState<string>();
+  const started = (res: Started) => {
+    signedIn(res.user, res.csrfToken, res.twoFactorRequired);
+    navigate(landingOf(res, "/forms"), { replace: true });
+  };
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
     setBusy(true);
     setError(undefined);
     try {
-      const res = await post<{ user: SessionUser; csrfToken: string }>("/auth/signin", {
+      const res = await post<Started | { twoFactorRequired: true; challenge: string }>("/auth/signin", {
         email: String(data.get("email") ?? ""),
         password: String(data.get("password") ?? ""),
       });
-      signedIn(res.user, res.csrfToken);
-      navigate("/forms", { replace: true });
+      if ("challenge" in res) setChallenge(res.challenge);
+      else started(res);
     } catch (err) {
       setError((err as Error).message);
     } finally {
       setBusy(false);
     }
   };
+  const submitCode = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      started(await post<Started>("/auth/signin/second-factor", { challenge, code: String(new FormData(event.currentTarget).get("code") ?? "") }));
+    } catch (err) {
+      // An ended challenge (too long, too many wrong codes) starts over at the password.
+      if (err instanceof ApiError && err.status === 401) setChallenge(undefined);
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  if (challenge) {
+    return (
+      <AuthFrame title="Two-factor sign-in">
+        <form onSubmit={submitCode} className="stack">
+          <SecondFactorField id="signin-code" error={error} />
+          <button type="submit" className="primary" disabled={busy}>
+            {busy ? "Checking…" : "Sign in"}
+          </button>
+        </form>
+        <p className="auth-switch">
+          <button type="button" className="link" onClick={() => setChallenge(undefined)}>
+            Start over
+          </button>
+        </p>
+      </AuthFrame>
+    );
+  }
   return (
     <AuthFrame title="Sign in">
       {signedOutReason && <InlineMessage kind="info">You were signed out: {signedOutReason}</InlineMessage>}
@@ -224,25 +300,35 @@ export function ResetPasswordPage() {
   const { navigate } = useRouter();
   const [error, setError] = useState<string>();
   const [passwordError, setPasswordError] = useState<string>();
+  /** The account has a second factor: its code is asked too (the server said so on the field). */
+  const [codeError, setCodeError] = useState<string>();
+  const [codeAsked, setCodeAsked] = useState(false);
   const [busy, setBusy] = useState(false);
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setBusy(true);
     setError(undefined);
     setPasswordError(undefined);
+    setCodeError(undefined);
     const form = new FormData(event.currentTarget);
     try {
-      const res = await post<{ user: SessionUser; csrfToken: string }>("/auth/password-reset/complete", {
+      const res = await post<Started>("/auth/password-reset/complete", {
         token: linkToken(),
         password: String(form.get("password") ?? ""),
         deleteApiKeys: form.get("deleteApiKeys") === "on",
+        ...(codeAsked ? { secondFactorCode: String(form.get("code") ?? "") } : {}),
       });
-      signedIn(res.user, res.csrfToken);
-      navigate("/forms", { replace: true });
+      signedIn(res.user, res.csrfToken, res.twoFactorRequired);
+      navigate(landingOf(res, "/forms"), { replace: true });
     } catch (err) {
       const refusal = passwordRefusal(err);
+      const codeProblem = err instanceof ApiError ? err.fields.find((f) => f.key === "second_factor_code") : undefined;
       if (refusal) setPasswordError(refusal);
-      else setError((err as Error).message);
+      else if (codeProblem) {
+        // The first ask is no error: the form just needs the code.
+        if (codeAsked) setCodeError(codeProblem.message[0].toUpperCase() + codeProblem.message.slice(1));
+        setCodeAsked(true);
+      } else setError((err as Error).message);
     } finally {
       setBusy(false);
     }
@@ -251,6 +337,7 @@ export function ResetPasswordPage() {
     <AuthFrame title="Choose a new password">
       <form onSubmit={submit} className="stack">
         <NewPasswordField id="reset-password" label="New password" error={passwordError} />
+        {codeAsked && <SecondFactorField id="reset-code" error={codeError} />}
         <ApiKeysChoice />
         {error && <InlineMessage kind="error">{error}</InlineMessage>}
         <button type="submit" className="primary" disabled={busy}>
@@ -318,12 +405,12 @@ export function AcceptInvitePage() {
     setError(undefined);
     setPasswordError(undefined);
     try {
-      const res = await post<{ user: SessionUser; csrfToken?: string }>("/invitations/accept", {
+      const res = await post<Partial<Started> & { user: SessionUser }>("/invitations/accept", {
         token: linkToken(),
         ...(user ? {} : { name: String(form.get("name") ?? ""), password: String(form.get("password") ?? "") }),
       });
-      if (res.csrfToken) signedIn(res.user, res.csrfToken);
-      navigate("/workspaces", { replace: true });
+      if (res.csrfToken) signedIn(res.user, res.csrfToken, res.twoFactorRequired);
+      navigate(res.twoFactorRequired ? "/settings/security" : "/workspaces", { replace: true });
     } catch (err) {
       const refusal = passwordRefusal(err);
       if (refusal) setPasswordError(refusal);

@@ -2,13 +2,54 @@
 // members, invite by email and revoke pending invitations); the invitations waiting for the signed-in
 // person, accepted here; the plan and its branding entitlement.
 import { useId, useState, type FormEvent } from "react";
-import { del, get, patch, post } from "../api.ts";
+import { del, get, patch, post, put } from "../api.ts";
 import { ErrorState, InlineMessage, Loading, useLoad, useNotify } from "../components/ui.tsx";
 import { formatDateTime } from "../lib/format.ts";
+import { Link } from "../router.tsx";
 import { useSession } from "../session.tsx";
 import type { Member, PendingInvitation, Role, Workspace } from "../types.ts";
 
 const roleLabels: Record<Role, string> = { owner: "Owner", admin: "Admin", member: "Member" };
+
+/** The owner's switch: every member must sign in with a second factor (their own first). */
+function TwoFactorRequirement({ workspace }: { workspace: Workspace }) {
+  const { user, refreshWorkspaces } = useSession();
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  // Shown at once; back to what the workspace says when the change is refused.
+  const [required, setRequired] = useState(workspace.requireTwoFactor);
+  const notify = useNotify();
+  const id = useId();
+  const set = async (next: boolean) => {
+    setBusy(true);
+    setError(undefined);
+    setRequired(next);
+    try {
+      await put(`/workspaces/${workspace.id}/two-factor`, { required: next });
+      await refreshWorkspaces();
+      notify(next ? `Members of ${workspace.name} now sign in with two factors.` : `Two-factor sign-in is up to each member of ${workspace.name} again.`);
+    } catch (err) {
+      setRequired(workspace.requireTwoFactor);
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="field">
+      <label className="check" htmlFor={id}>
+        <input id={id} type="checkbox" checked={required} disabled={busy} onChange={(e) => void set(e.target.checked)} /> Require
+        two-factor sign-in of every member
+      </label>
+      {!user?.twoFactorEnabled && !required && (
+        <p className="hint">
+          Turn it on for yourself first, under <Link to="/settings/security">Security</Link>.
+        </p>
+      )}
+      {error && <InlineMessage kind="error">{error}</InlineMessage>}
+    </div>
+  );
+}
 
 function Members({ workspace }: { workspace: Workspace }) {
   const manages = workspace.role === "owner" || workspace.role === "admin";
@@ -228,10 +269,15 @@ export function WorkspacesPage() {
                     <dd>{ws.plan === "pro" ? "Pro" : "Free"}</dd>
                   </div>
                   <div>
+                    <dt>Two-factor sign-in</dt>
+                    <dd>{ws.requireTwoFactor ? "Required of every member" : "Up to each member"}</dd>
+                  </div>
+                  <div>
                     <dt>Remove branding</dt>
                     <dd>{ws.entitlements.removeBranding ? "Included: forms may hide “Made with Formsvc”" : "Not included: forms show “Made with Formsvc”"}</dd>
                   </div>
                 </dl>
+                {ws.role === "owner" && <TwoFactorRequirement workspace={ws} />}
                 {ws.plan !== "pro" && (
                   <p className="hint">
                     Plans are changed by whoever runs this installation, with <code>npm run -s cli -- workspace:set-plan --workspace {ws.id} --plan pro</code>.

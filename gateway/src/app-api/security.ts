@@ -128,17 +128,21 @@ export function sessionTokenOf(req: Request, policy: CookiePolicy): string | und
   return token && token.length <= 200 ? token : undefined;
 }
 
-/** The signed-in user, or undefined (an unknown or expired session cookie is cleared). */
-export async function sessionUser(
+/**
+ * The signed-in user, and whether they must turn a second factor on before anything else (a workspace of
+ * theirs requires one); undefined when nobody is signed in (an unknown or expired session cookie is cleared).
+ */
+export async function signedInSession(
   identity: Client<typeof IdentityService>,
   req: Request,
   res: Response,
   policy: CookiePolicy,
-): Promise<User | undefined> {
+): Promise<{ user: User; twoFactorRequired: boolean } | undefined> {
   const token = sessionTokenOf(req, policy);
   if (!token) return undefined;
   try {
-    return (await identity.resolveSession({ token })).user;
+    const { user, twoFactorRequired } = await identity.resolveSession({ token });
+    return { user: user!, twoFactorRequired };
   } catch (err) {
     if (ConnectError.from(err).code !== Code.Unauthenticated) throw err;
     clearSessionCookie(res, policy);
@@ -146,12 +150,26 @@ export async function sessionUser(
   }
 }
 
-/** Lets only signed-in requests through: `res.locals.user`; 401 otherwise. */
+/** The signed-in user, or undefined (see signedInSession). */
+export async function sessionUser(identity: Client<typeof IdentityService>, req: Request, res: Response, policy: CookiePolicy): Promise<User | undefined> {
+  return (await signedInSession(identity, req, res, policy))?.user;
+}
+
+/** Lets only signed-in requests through: `res.locals.user` (and `twoFactorRequired`); 401 otherwise. */
 export function requireSession(identity: Client<typeof IdentityService>, policy: CookiePolicy): RequestHandler {
   return async (req, res, next) => {
-    const user = await sessionUser(identity, req, res, policy);
-    if (!user) throw new HttpError(401, "sign in first: your session has ended or does not exist");
-    res.locals.user = user;
+    const session = await signedInSession(identity, req, res, policy);
+    if (!session) throw new HttpError(401, "sign in first: your session has ended or does not exist");
+    res.locals.user = session.user;
+    res.locals.twoFactorRequired = session.twoFactorRequired;
     next();
   };
 }
+
+/** Refuses every request of a person who must turn a second factor on first (a workspace of theirs requires it). */
+export const refuseUntilSecondFactor: RequestHandler = (_req, res, next) => {
+  if (res.locals.twoFactorRequired) {
+    throw new HttpError(403, "a workspace you belong to requires two-factor sign-in: turn it on under Account security first");
+  }
+  next();
+};

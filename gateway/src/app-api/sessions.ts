@@ -4,7 +4,9 @@
 //
 //   GET  /session                      {user|null, csrfToken, signUp} (signUp: SIGNUP, for the sign-up page)
 //   POST /auth/signup | /auth/signin   sets the session cookie       POST /auth/signout
+//                                      (signin: or {twoFactorRequired, challenge}, then POST /auth/signin/second-factor {challenge, code})
 //   POST /auth/password-reset          mails a link                  POST /auth/password-reset/complete {token, password, deleteApiKeys?}
+//   (complete: secondFactorCode too for a person with a second factor)
 //   POST /auth/verify-email            POST /session/sign-out-all (ends every session of the person)
 //   POST /invitations/lookup {token}   POST /invitations/accept {token, name?, password?}: signs up (or adds the signed-in person)
 import { timestampDate } from "@bufbuild/protobuf/wkt";
@@ -28,6 +30,7 @@ import {
   sessionTokenOf,
   sessionUser,
   setSessionCookie,
+  signedInSession,
   type CookiePolicy,
 } from "./security.ts";
 import { newRouter } from "../routing.ts";
@@ -38,10 +41,14 @@ const password = z.string().min(1, "is required").max(1000);
 const token = z.string().trim().min(1, "is required").max(200);
 const signUpSchema = z.strictObject({ email: emailSchema, name: z.string().max(100).optional(), password });
 const signInSchema = z.strictObject({ email: emailSchema, password });
+// A code of the authenticator (6 digits) or a recovery code (xxxx-xxxx-xxxx), as typed.
+const secondFactorCode = z.string().trim().min(1, "is required").max(40);
+const secondFactorSchema = z.strictObject({ challenge: token, code: secondFactorCode });
 const passwordResetRequestSchema = z.strictObject({ email: emailSchema });
 // deleteApiKeys (default true, as the page's box): also delete the person's API keys. A never-verified
 // address's keys are deleted whatever it says.
-const passwordResetSchema = z.strictObject({ token, password, deleteApiKeys: z.boolean().optional() });
+// secondFactorCode: asked of a person with a second factor (a 400 on that field without it).
+const passwordResetSchema = z.strictObject({ token, password, deleteApiKeys: z.boolean().optional(), secondFactorCode: secondFactorCode.optional() });
 const tokenSchema = z.strictObject({ token });
 const acceptInvitationSchema = z.strictObject({ token, name: z.string().max(100).optional(), password: z.string().max(1000).optional() });
 
@@ -53,9 +60,14 @@ export function sessionRoutes(identity: GatewayDeps["identity"], store: RateLimi
   const signUpAttempt = (req: Request) => admitAttempt(store, signUpLimits, { address: address(req), email: "" });
 
   router.get("/session", async (req, res) => {
-    const user = await sessionUser(identity, req, res, policy);
+    const session = await signedInSession(identity, req, res, policy);
     res.setHeader("Cache-Control", "no-store");
-    res.json({ user: user ? sessionUserJson(user) : null, csrfToken: res.locals.csrfToken, signUp });
+    res.json({
+      user: session ? sessionUserJson(session.user) : null,
+      twoFactorRequired: session?.twoFactorRequired ?? false,
+      csrfToken: res.locals.csrfToken,
+      signUp,
+    });
   });
 
   async function startSession(res: Response, user: User) {
@@ -64,7 +76,9 @@ export function sessionRoutes(identity: GatewayDeps["identity"], store: RateLimi
     // A new CSRF token with every new session.
     const csrfToken = issueCsrfToken(res, policy);
     res.setHeader("Cache-Control", "no-store");
-    return { user: sessionUserJson(user), csrfToken };
+    // Whether the person must turn a second factor on before anything else, as /session tells.
+    const { twoFactorRequired } = await identity.resolveSession({ token });
+    return { user: sessionUserJson(user), csrfToken, twoFactorRequired };
   }
 
   router.post("/auth/signup", async (req, res) => {
@@ -77,13 +91,27 @@ export function sessionRoutes(identity: GatewayDeps["identity"], store: RateLimi
   router.post("/auth/signin", async (req, res) => {
     const { email, password } = body(signInSchema, req);
     await admitAttempt(store, signInLimits, { address: address(req), email: email.toLowerCase() });
-    let user: User | undefined;
+    let verified;
     try {
-      user = (await identity.verifyPassword({ email, password })).user;
+      verified = await identity.verifyPassword({ email, password });
     } catch (err) {
       if (ConnectError.from(err).code === Code.Unauthenticated) throw new HttpError(401, wrongCredentials);
       throw err;
     }
+    // A person with a second factor gets a challenge, not a session: the code comes next.
+    if (verified.secondFactorChallenge) {
+      res.setHeader("Cache-Control", "no-store");
+      res.json({ twoFactorRequired: true, challenge: verified.secondFactorChallenge });
+      return;
+    }
+    res.json(await startSession(res, verified.user!));
+  });
+
+  // The second step of a sign-in with two factors: the challenge and a code (5 wrong ones end it).
+  router.post("/auth/signin/second-factor", async (req, res) => {
+    const { challenge, code } = body(secondFactorSchema, req);
+    await signUpAttempt(req);
+    const { user } = await identity.passSecondFactor({ challenge, code });
     res.json(await startSession(res, user!));
   });
 
@@ -98,9 +126,9 @@ export function sessionRoutes(identity: GatewayDeps["identity"], store: RateLimi
   // The mailed link's page sends its token, the new password and whether to delete the API keys too; the
   // person is signed in with it.
   router.post("/auth/password-reset/complete", async (req, res) => {
-    const { token, password, deleteApiKeys } = body(passwordResetSchema, req);
+    const { token, password, deleteApiKeys, secondFactorCode } = body(passwordResetSchema, req);
     await signUpAttempt(req);
-    const { user } = await identity.resetPassword({ token, password, keepApiKeys: deleteApiKeys === false });
+    const { user } = await identity.resetPassword({ token, password, keepApiKeys: deleteApiKeys === false, secondFactorCode });
     res.json(await startSession(res, user!));
   });
 

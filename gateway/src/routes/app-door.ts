@@ -5,8 +5,9 @@
 import express, { type Router } from "express";
 import { openSignUp } from "@formsvc/platform/config.ts";
 import type { User } from "@formsvc/proto/identity/v1/identity_pb.js";
-import { cookiePolicy, ensureCsrfCookie, refuseRepeatedCookies, requireCsrf, requireSession } from "../app-api/security.ts";
+import { cookiePolicy, ensureCsrfCookie, refuseRepeatedCookies, refuseUntilSecondFactor, requireCsrf, requireSession } from "../app-api/security.ts";
 import { sessionRoutes } from "../app-api/sessions.ts";
+import { twoFactorRoutes } from "../app-api/two-factor.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { draftPreview, formPreview, previewSink } from "../hosted/preview.ts";
 import { HttpError, jsonNotFound } from "../http-errors.ts";
@@ -38,8 +39,10 @@ export function appDoor(deps: AppDoorDeps, routes: ServedRoute[]): Router {
   router.use(express.json({ limit: "1mb" }), unsafeInputGuard);
   router.use(sessionRoutes(deps.identity, store, policy, deps.signUp ?? openSignUp));
 
-  // Everything below needs a session.
+  // Everything below needs a session; all but turning a second factor on, one that has it where it is required.
   router.use(requireSession(deps.identity, policy));
+  router.use(twoFactorRoutes(deps.identity));
+  router.use(refuseUntilSecondFactor);
   for (const route of routes) {
     router[route.method](route.path, async (req, res) => send(res, await route.accept(req, (res.locals.user as User).id).answer()));
   }

@@ -39,7 +39,7 @@ export function userJson(user: User): Json.User {
 }
 
 export function sessionUserJson(user: User): Json.SessionUser {
-  return { ...userJson(user), emailVerified: user.emailVerified, administrator: user.administrator };
+  return { ...userJson(user), emailVerified: user.emailVerified, administrator: user.administrator, twoFactorEnabled: user.twoFactorEnabled };
 }
 
 export function workspaceJson(ws: Workspace): Json.Workspace {
@@ -55,7 +55,7 @@ export function workspaceJson(ws: Workspace): Json.Workspace {
 
 /** A workspace as `userId` sees it in the app: with its owner and their role in it. */
 export function appWorkspaceJson(ws: Workspace, userId: string): Json.AppWorkspace {
-  return { ...workspaceJson(ws), ownerId: ws.ownerId, owned: ws.ownerId === userId, role: roleNames[ws.role] };
+  return { ...workspaceJson(ws), ownerId: ws.ownerId, owned: ws.ownerId === userId, role: roleNames[ws.role], requireTwoFactor: ws.requireTwoFactor };
 }
 
 export function memberJson(m: Member): Json.Member {

@@ -430,7 +430,12 @@ export const appFormSchema = formSchema.extend({ trashedAt: timestamp.nullable()
 export const roleSchema = z.enum(["owner", "admin", "member"]);
 
 /** A workspace as the app shows it: with its owner and the signed-in person's role in it. */
-export const appWorkspaceSchema = workspaceSchema.extend({ ownerId: z.string(), owned: z.boolean(), role: roleSchema.nullable() });
+export const appWorkspaceSchema = workspaceSchema.extend({
+  ownerId: z.string(),
+  owned: z.boolean(),
+  role: roleSchema.nullable(),
+  requireTwoFactor: z.boolean().describe("Members must sign in with a second factor"),
+});
 
 export const memberSchema = z.object({ user: userSchema, role: roleSchema.nullable(), joinedAt: timestamp.nullable() });
 
@@ -438,6 +443,7 @@ export const memberSchema = z.object({ user: userSchema, role: roleSchema.nullab
 export const sessionUserSchema = userSchema.extend({
   emailVerified: z.boolean(),
   administrator: z.boolean().describe("Administers the installation (the first account made): sees every user and workspace, sets plans"),
+  twoFactorEnabled: z.boolean().describe("Signs in with a second factor (an authenticator app's codes)"),
 });
 
 /** What a mailed invitation invites to, before it is accepted. */

@@ -1,5 +1,6 @@
 import { mailSettingsOf, mailTransport, startMailWorker } from "@formsvc/platform/mail.ts";
 import { keepFreshByNotices } from "@formsvc/platform/pg-notices.ts";
+import { resolveSecretKey } from "@formsvc/platform/secret-key.ts";
 import { runDatabaseService } from "@formsvc/platform/service-main.ts";
 import { ApiKeyCache, apiKeyChangesChannel } from "./api-key-cache.ts";
 import { entities } from "./entities/index.ts";
@@ -15,7 +16,7 @@ await runDatabaseService("identity", { schema: "identity", entities, migrations 
   const notices =
     apiKeyCache &&
     keepFreshByNotices(apiKeyCache, { databaseUrl: config.databaseUrl!, channel: apiKeyChangesChannel, logger, onNotice: (notice) => apiKeyCache.revoke(notice) });
-  const handlers = createIdentityHandlers({ orm, publicUrl: config.publicUrl, mailWritten: mail.wake, apiKeyCache, logger, signUp: config.signUp });
+  const handlers = createIdentityHandlers({ orm, publicUrl: config.publicUrl, mailWritten: mail.wake, apiKeyCache, logger, signUp: config.signUp, secretKey: resolveSecretKey(config) });
   return {
     routes: (router) => routes(router, handlers),
     retention: identityRetention(orm, config.retention),

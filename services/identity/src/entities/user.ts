@@ -15,6 +15,12 @@ export const UserEntity = defineEntity({
     emailVerifiedAt: p.datetime().nullable(),
     /** Whether the person administers the installation: the first account made (see firstAccountAdministers). */
     administrator: p.boolean(),
+    /** The TOTP secret of the person's second factor, sealed (see two-factor.ts); null while they have none. */
+    totpSecret: p.string().nullable(),
+    /** A secret being enrolled, until a code of it confirms it. */
+    totpPendingSecret: p.string().nullable(),
+    /** The last TOTP time step a code passed for: a code of it or an earlier one is refused (each is good once). */
+    totpLastStep: p.bigint("number").nullable(),
   },
 });
 

@@ -14,6 +14,8 @@ export const WorkspaceEntity = defineEntity({
     ownerId: p.string(),
     personal: p.boolean(),
     createdAt: p.datetime(),
+    /** Whether members must sign in with a second factor. */
+    requireTwoFactor: p.boolean(),
   },
 });
 

@@ -23,6 +23,7 @@ import {
   type IdentityContext,
   type IdentityHandlers,
 } from "./context.ts";
+import { secondFactor } from "./two-factor.ts";
 
 type AccountHandlers = Pick<
   IdentityHandlers,
@@ -31,6 +32,7 @@ type AccountHandlers = Pick<
 
 export function accountHandlers(c: IdentityContext): AccountHandlers {
   const { deps, now, fork, inTransaction, newUser, mailLink, useLink, peekLink, spendLinks, findUserByEmail, callerUser, admitAccount, firstAccountAdministers } = c;
+  const factor = secondFactor(c);
 
   /**
    * A new user with their personal workspace; ALREADY_EXISTS for a taken email. `password` is null for
@@ -90,6 +92,8 @@ export function accountHandlers(c: IdentityContext): AccountHandlers {
       // A refused password leaves the link usable, so the person can try another.
       const problem = await passwordProblem(req.password, [user.email, user.name]);
       if (problem) throw new ConnectError(problem, Code.InvalidArgument);
+      // So is a missing or wrong second factor: a mailed link alone does not sign its reader in.
+      if (user.totpSecret) await factor.requirePass(fork(), user, req.secondFactorCode, "second_factor_code");
       const passwordHash = await hashPassword(req.password);
       const reset = await inTransaction(async (em) => {
         if (!(await useLink(em, "password-reset", { token: req.token }))) throw invalidLink();
@@ -131,7 +135,8 @@ export function accountHandlers(c: IdentityContext): AccountHandlers {
       // A hash is checked whatever happens, so the time taken does not tell whether the email exists.
       const matches = await verifyPassword(req.password, user?.passwordHash ?? (await decoyPasswordHash()));
       if (!user || !user.passwordHash || !matches) throw wrongCredentials();
-      return { user: toUserMessage(user) };
+      // With a second factor, the password alone starts no session: the gateway asks for a code.
+      return { user: toUserMessage(user), secondFactorChallenge: user.totpSecret ? await factor.challenge(user.id) : "" };
     },
 
     async setPassword(req, ctx) {

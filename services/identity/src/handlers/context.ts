@@ -53,6 +53,8 @@ export interface IdentityHandlerDeps {
   logger?: Logger;
   /** SIGNUP: who may make an account in the app; open when absent. */
   signUp?: SignUpPolicy;
+  /** SECRET_KEY: seals the secrets of second factors (two-factor.ts); without it none can be enrolled. */
+  secretKey?: string;
 }
 
 export type IdentityHandlers = ServiceImpl<typeof IdentityService>;
@@ -238,14 +240,14 @@ export function identityContext(deps: IdentityHandlerDeps) {
 
   /** A new user with a personal workspace (not yet flushed). */
   function newUser(em: EntityManager, email: string, name: string, plan: PlanName, passwordHash: string | null): { user: User; workspace: Workspace } {
-    const user = em.create(UserEntity, { id: newId(), email, name, createdAt: now(), passwordHash, administrator: false });
+    const user = em.create(UserEntity, { id: newId(), email, name, createdAt: now(), passwordHash, administrator: false, totpSecret: null, totpPendingSecret: null, totpLastStep: null });
     const workspace = newWorkspace(em, user, `${name}'s workspace`, plan, true);
     return { user, workspace };
   }
 
   function newWorkspace(em: EntityManager, owner: User, name: string, plan: PlanName, personal: boolean): Workspace {
     const createdAt = now();
-    const workspace = em.create(WorkspaceEntity, { id: newId(), name, plan, ownerId: owner.id, personal, createdAt });
+    const workspace = em.create(WorkspaceEntity, { id: newId(), name, plan, ownerId: owner.id, personal, createdAt, requireTwoFactor: false });
     em.create(MembershipEntity, { id: newId(), workspaceId: workspace.id, userId: owner.id, role: "owner", createdAt });
     return workspace;
   }
@@ -286,6 +288,7 @@ export function identityContext(deps: IdentityHandlerDeps) {
     memberWorkspace,
     anyWorkspace,
     managedWorkspace,
+    workspaceAs,
     addMembership,
     linksTable,
     usableLink,
@@ -345,6 +348,7 @@ export function toUserMessage(user: User): UserMessage {
     createdAt: timestampFromDate(user.createdAt),
     emailVerified: Boolean(user.emailVerifiedAt),
     administrator: Boolean(user.administrator),
+    twoFactorEnabled: Boolean(user.totpSecret),
   });
 }
 
@@ -380,6 +384,7 @@ export function toWorkspaceMessage(workspace: Workspace, role?: RoleName): Works
     personal: workspace.personal,
     createdAt: timestampFromDate(workspace.createdAt),
     role: role ? roleToProto(role) : Role.UNSPECIFIED,
+    requireTwoFactor: Boolean(workspace.requireTwoFactor),
   });
 }
 

@@ -9,6 +9,7 @@ import { idempotencyHandlers } from "./idempotency.ts";
 import { invitationHandlers } from "./invitations.ts";
 import { apiKeyHandlers } from "./keys.ts";
 import { sessionHandlers } from "./sessions.ts";
+import { twoFactorHandlers } from "./two-factor.ts";
 import { workspaceHandlers } from "./workspaces.ts";
 
 export type { IdentityHandlerDeps, IdentityHandlers } from "./context.ts";
@@ -25,6 +26,7 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
     ...administrationHandlers(context),
     ...invitationHandlers(context),
     ...idempotencyHandlers(context),
+    ...twoFactorHandlers(context),
   };
 }
 

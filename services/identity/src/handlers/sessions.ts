@@ -7,13 +7,16 @@ import { hashSecret } from "../api-keys.ts";
 import { SessionEntity } from "../entities/session.ts";
 import { UserEntity } from "../entities/user.ts";
 import { invalidSession, toUserMessage, userNotFound, type IdentityContext, type IdentityHandlers } from "./context.ts";
+import { secondFactor } from "./two-factor.ts";
 
 /** How long an app session lasts. */
 export const sessionLifetimeMs = 30 * 24 * 60 * 60 * 1000;
 
 type SessionHandlers = Pick<IdentityHandlers, "createSession" | "resolveSession" | "deleteSession" | "deleteUserSessions">;
 
-export function sessionHandlers({ now, fork }: IdentityContext): SessionHandlers {
+export function sessionHandlers(c: IdentityContext): SessionHandlers {
+  const { now, fork } = c;
+  const factor = secondFactor(c);
   return {
     async createSession(req) {
       if (!req.userId) throw new ConnectError("user_id is required", Code.InvalidArgument);
@@ -39,7 +42,7 @@ export function sessionHandlers({ now, fork }: IdentityContext): SessionHandlers
       }
       const user = await em.findOne(UserEntity, { id: session.userId });
       if (!user) throw invalidSession();
-      return { user: toUserMessage(user), expiresAt: timestampFromDate(session.expiresAt) };
+      return { user: toUserMessage(user), expiresAt: timestampFromDate(session.expiresAt), twoFactorRequired: await factor.mustEnrol(em, user) };
     },
 
     async deleteSession(req) {

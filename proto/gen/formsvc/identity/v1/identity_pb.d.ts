@@ -50,6 +50,13 @@ export declare type User = Message<"formsvc.identity.v1.User"> & {
    * @generated from field: bool administrator = 6;
    */
   administrator: boolean;
+
+  /**
+   * Whether the person signs in with a second factor (two-factor sign-in). False in AuthenticateApiKey's users.
+   *
+   * @generated from field: bool two_factor_enabled = 7;
+   */
+  twoFactorEnabled: boolean;
 };
 
 /**
@@ -122,6 +129,13 @@ export declare type Workspace = Message<"formsvc.identity.v1.Workspace"> & {
    * @generated from field: formsvc.identity.v1.Role role = 8;
    */
   role: Role;
+
+  /**
+   * Whether members must sign in with a second factor (SetWorkspaceTwoFactorRequirement).
+   *
+   * @generated from field: bool require_two_factor = 9;
+   */
+  requireTwoFactor: boolean;
 };
 
 /**
@@ -843,6 +857,14 @@ export declare type VerifyPasswordResponse = Message<"formsvc.identity.v1.Verify
    * @generated from field: formsvc.identity.v1.User user = 1;
    */
   user?: User | undefined;
+
+  /**
+   * Set when the user signs in with a second factor: no session may start before PassSecondFactor
+   * answers this challenge.
+   *
+   * @generated from field: string second_factor_challenge = 2;
+   */
+  secondFactorChallenge: string;
 };
 
 /**
@@ -939,6 +961,14 @@ export declare type ResetPasswordRequest = Message<"formsvc.identity.v1.ResetPas
    * @generated from field: bool keep_api_keys = 3;
    */
   keepApiKeys: boolean;
+
+  /**
+   * A code of the user's second factor (or a recovery code), when they have one: INVALID_ARGUMENT on the
+   * field `second_factor_code` without it or with a wrong one (the link still works for another try).
+   *
+   * @generated from field: string second_factor_code = 4;
+   */
+  secondFactorCode: string;
 };
 
 /**
@@ -1586,6 +1616,14 @@ export declare type ResolveSessionResponse = Message<"formsvc.identity.v1.Resolv
    * @generated from field: google.protobuf.Timestamp expires_at = 2;
    */
   expiresAt?: Timestamp | undefined;
+
+  /**
+   * The user has no second factor and a workspace of theirs requires one: the session may be used for
+   * nothing but turning it on.
+   *
+   * @generated from field: bool two_factor_required = 3;
+   */
+  twoFactorRequired: boolean;
 };
 
 /**
@@ -1593,6 +1631,251 @@ export declare type ResolveSessionResponse = Message<"formsvc.identity.v1.Resolv
  * Use `create(ResolveSessionResponseSchema)` to create a new message.
  */
 export declare const ResolveSessionResponseSchema: GenMessage<ResolveSessionResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.GetTwoFactorStatusRequest
+ */
+export declare type GetTwoFactorStatusRequest = Message<"formsvc.identity.v1.GetTwoFactorStatusRequest"> & {
+};
+
+/**
+ * Describes the message formsvc.identity.v1.GetTwoFactorStatusRequest.
+ * Use `create(GetTwoFactorStatusRequestSchema)` to create a new message.
+ */
+export declare const GetTwoFactorStatusRequestSchema: GenMessage<GetTwoFactorStatusRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.GetTwoFactorStatusResponse
+ */
+export declare type GetTwoFactorStatusResponse = Message<"formsvc.identity.v1.GetTwoFactorStatusResponse"> & {
+  /**
+   * @generated from field: bool enabled = 1;
+   */
+  enabled: boolean;
+
+  /**
+   * Recovery codes not yet used.
+   *
+   * @generated from field: int32 recovery_codes_left = 2;
+   */
+  recoveryCodesLeft: number;
+
+  /**
+   * Names of the caller's workspaces that require a second factor.
+   *
+   * @generated from field: repeated string required_by = 3;
+   */
+  requiredBy: string[];
+};
+
+/**
+ * Describes the message formsvc.identity.v1.GetTwoFactorStatusResponse.
+ * Use `create(GetTwoFactorStatusResponseSchema)` to create a new message.
+ */
+export declare const GetTwoFactorStatusResponseSchema: GenMessage<GetTwoFactorStatusResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.BeginTwoFactorEnrolmentRequest
+ */
+export declare type BeginTwoFactorEnrolmentRequest = Message<"formsvc.identity.v1.BeginTwoFactorEnrolmentRequest"> & {
+};
+
+/**
+ * Describes the message formsvc.identity.v1.BeginTwoFactorEnrolmentRequest.
+ * Use `create(BeginTwoFactorEnrolmentRequestSchema)` to create a new message.
+ */
+export declare const BeginTwoFactorEnrolmentRequestSchema: GenMessage<BeginTwoFactorEnrolmentRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.BeginTwoFactorEnrolmentResponse
+ */
+export declare type BeginTwoFactorEnrolmentResponse = Message<"formsvc.identity.v1.BeginTwoFactorEnrolmentResponse"> & {
+  /**
+   * The secret, base32 (for typing into an authenticator), and the otpauth:// URI a QR code carries.
+   *
+   * @generated from field: string secret = 1;
+   */
+  secret: string;
+
+  /**
+   * @generated from field: string uri = 2;
+   */
+  uri: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.BeginTwoFactorEnrolmentResponse.
+ * Use `create(BeginTwoFactorEnrolmentResponseSchema)` to create a new message.
+ */
+export declare const BeginTwoFactorEnrolmentResponseSchema: GenMessage<BeginTwoFactorEnrolmentResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.ConfirmTwoFactorEnrolmentRequest
+ */
+export declare type ConfirmTwoFactorEnrolmentRequest = Message<"formsvc.identity.v1.ConfirmTwoFactorEnrolmentRequest"> & {
+  /**
+   * @generated from field: string code = 1;
+   */
+  code: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.ConfirmTwoFactorEnrolmentRequest.
+ * Use `create(ConfirmTwoFactorEnrolmentRequestSchema)` to create a new message.
+ */
+export declare const ConfirmTwoFactorEnrolmentRequestSchema: GenMessage<ConfirmTwoFactorEnrolmentRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.ConfirmTwoFactorEnrolmentResponse
+ */
+export declare type ConfirmTwoFactorEnrolmentResponse = Message<"formsvc.identity.v1.ConfirmTwoFactorEnrolmentResponse"> & {
+  /**
+   * @generated from field: repeated string recovery_codes = 1;
+   */
+  recoveryCodes: string[];
+};
+
+/**
+ * Describes the message formsvc.identity.v1.ConfirmTwoFactorEnrolmentResponse.
+ * Use `create(ConfirmTwoFactorEnrolmentResponseSchema)` to create a new message.
+ */
+export declare const ConfirmTwoFactorEnrolmentResponseSchema: GenMessage<ConfirmTwoFactorEnrolmentResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.RegenerateRecoveryCodesRequest
+ */
+export declare type RegenerateRecoveryCodesRequest = Message<"formsvc.identity.v1.RegenerateRecoveryCodesRequest"> & {
+  /**
+   * @generated from field: string code = 1;
+   */
+  code: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.RegenerateRecoveryCodesRequest.
+ * Use `create(RegenerateRecoveryCodesRequestSchema)` to create a new message.
+ */
+export declare const RegenerateRecoveryCodesRequestSchema: GenMessage<RegenerateRecoveryCodesRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.RegenerateRecoveryCodesResponse
+ */
+export declare type RegenerateRecoveryCodesResponse = Message<"formsvc.identity.v1.RegenerateRecoveryCodesResponse"> & {
+  /**
+   * @generated from field: repeated string recovery_codes = 1;
+   */
+  recoveryCodes: string[];
+};
+
+/**
+ * Describes the message formsvc.identity.v1.RegenerateRecoveryCodesResponse.
+ * Use `create(RegenerateRecoveryCodesResponseSchema)` to create a new message.
+ */
+export declare const RegenerateRecoveryCodesResponseSchema: GenMessage<RegenerateRecoveryCodesResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.DisableTwoFactorRequest
+ */
+export declare type DisableTwoFactorRequest = Message<"formsvc.identity.v1.DisableTwoFactorRequest"> & {
+  /**
+   * @generated from field: string code = 1;
+   */
+  code: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.DisableTwoFactorRequest.
+ * Use `create(DisableTwoFactorRequestSchema)` to create a new message.
+ */
+export declare const DisableTwoFactorRequestSchema: GenMessage<DisableTwoFactorRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.DisableTwoFactorResponse
+ */
+export declare type DisableTwoFactorResponse = Message<"formsvc.identity.v1.DisableTwoFactorResponse"> & {
+};
+
+/**
+ * Describes the message formsvc.identity.v1.DisableTwoFactorResponse.
+ * Use `create(DisableTwoFactorResponseSchema)` to create a new message.
+ */
+export declare const DisableTwoFactorResponseSchema: GenMessage<DisableTwoFactorResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.PassSecondFactorRequest
+ */
+export declare type PassSecondFactorRequest = Message<"formsvc.identity.v1.PassSecondFactorRequest"> & {
+  /**
+   * @generated from field: string challenge = 1;
+   */
+  challenge: string;
+
+  /**
+   * A code of the authenticator or a recovery code.
+   *
+   * @generated from field: string code = 2;
+   */
+  code: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.PassSecondFactorRequest.
+ * Use `create(PassSecondFactorRequestSchema)` to create a new message.
+ */
+export declare const PassSecondFactorRequestSchema: GenMessage<PassSecondFactorRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.PassSecondFactorResponse
+ */
+export declare type PassSecondFactorResponse = Message<"formsvc.identity.v1.PassSecondFactorResponse"> & {
+  /**
+   * @generated from field: formsvc.identity.v1.User user = 1;
+   */
+  user?: User | undefined;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.PassSecondFactorResponse.
+ * Use `create(PassSecondFactorResponseSchema)` to create a new message.
+ */
+export declare const PassSecondFactorResponseSchema: GenMessage<PassSecondFactorResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.SetWorkspaceTwoFactorRequirementRequest
+ */
+export declare type SetWorkspaceTwoFactorRequirementRequest = Message<"formsvc.identity.v1.SetWorkspaceTwoFactorRequirementRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: bool required = 2;
+   */
+  required: boolean;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.SetWorkspaceTwoFactorRequirementRequest.
+ * Use `create(SetWorkspaceTwoFactorRequirementRequestSchema)` to create a new message.
+ */
+export declare const SetWorkspaceTwoFactorRequirementRequestSchema: GenMessage<SetWorkspaceTwoFactorRequirementRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.SetWorkspaceTwoFactorRequirementResponse
+ */
+export declare type SetWorkspaceTwoFactorRequirementResponse = Message<"formsvc.identity.v1.SetWorkspaceTwoFactorRequirementResponse"> & {
+  /**
+   * @generated from field: formsvc.identity.v1.Workspace workspace = 1;
+   */
+  workspace?: Workspace | undefined;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.SetWorkspaceTwoFactorRequirementResponse.
+ * Use `create(SetWorkspaceTwoFactorRequirementResponseSchema)` to create a new message.
+ */
+export declare const SetWorkspaceTwoFactorRequirementResponseSchema: GenMessage<SetWorkspaceTwoFactorRequirementResponse>;
 
 /**
  * @generated from message formsvc.identity.v1.DeleteSessionRequest
@@ -2234,6 +2517,81 @@ export declare const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof DeleteUserSessionsRequestSchema;
     output: typeof DeleteUserSessionsResponseSchema;
+  },
+  /**
+   * Two-factor sign-in: a TOTP authenticator (RFC 6238: 6 digits, 30 s, SHA-1, as every authenticator app
+   * reads) and ten single-use recovery codes. A code is good once: one of a time step already used is
+   * refused. Caller: the state of the caller's second factor.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.GetTwoFactorStatus
+   */
+  getTwoFactorStatus: {
+    methodKind: "unary";
+    input: typeof GetTwoFactorStatusRequestSchema;
+    output: typeof GetTwoFactorStatusResponseSchema;
+  },
+  /**
+   * Caller: a new secret to enrol (replacing one not yet confirmed); ALREADY_EXISTS when one is on.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.BeginTwoFactorEnrolment
+   */
+  beginTwoFactorEnrolment: {
+    methodKind: "unary";
+    input: typeof BeginTwoFactorEnrolmentRequestSchema;
+    output: typeof BeginTwoFactorEnrolmentResponseSchema;
+  },
+  /**
+   * Caller: turns the second factor on with a code of the secret begun; answers the recovery codes, once.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.ConfirmTwoFactorEnrolment
+   */
+  confirmTwoFactorEnrolment: {
+    methodKind: "unary";
+    input: typeof ConfirmTwoFactorEnrolmentRequestSchema;
+    output: typeof ConfirmTwoFactorEnrolmentResponseSchema;
+  },
+  /**
+   * Caller: new recovery codes (the old ones stop working), with a code of the second factor.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.RegenerateRecoveryCodes
+   */
+  regenerateRecoveryCodes: {
+    methodKind: "unary";
+    input: typeof RegenerateRecoveryCodesRequestSchema;
+    output: typeof RegenerateRecoveryCodesResponseSchema;
+  },
+  /**
+   * Caller: turns the second factor off, with a code of it; FAILED_PRECONDITION while a workspace of the
+   * caller requires it.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.DisableTwoFactor
+   */
+  disableTwoFactor: {
+    methodKind: "unary";
+    input: typeof DisableTwoFactorRequestSchema;
+    output: typeof DisableTwoFactorResponseSchema;
+  },
+  /**
+   * App (no caller): the user of a challenge VerifyPassword answered, once a code of their second factor
+   * (or a recovery code) passes; UNAUTHENTICATED otherwise. A challenge lasts 5 minutes and 5 wrong codes.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.PassSecondFactor
+   */
+  passSecondFactor: {
+    methodKind: "unary";
+    input: typeof PassSecondFactorRequestSchema;
+    output: typeof PassSecondFactorResponseSchema;
+  },
+  /**
+   * Caller (the owner): whether the workspace's members must sign in with a second factor; the owner
+   * must have one on first. Members without one can then use nothing of the app but turning it on.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.SetWorkspaceTwoFactorRequirement
+   */
+  setWorkspaceTwoFactorRequirement: {
+    methodKind: "unary";
+    input: typeof SetWorkspaceTwoFactorRequirementRequestSchema;
+    output: typeof SetWorkspaceTwoFactorRequirementResponseSchema;
   },
   /**
    * Gateway: claims an Idempotency-Key within `scope` (an API key, or a form's respondents) for a
