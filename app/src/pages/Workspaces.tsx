@@ -7,6 +7,7 @@ import { ErrorState, InlineMessage, Loading, useLoad, useNotify } from "../compo
 import { formatDateTime } from "../lib/format.ts";
 import { useSession } from "../session.tsx";
 import type { Member, PendingInvitation, Role, Workspace } from "../types.ts";
+import { AutoJoinDomains } from "./AutoJoinDomains.tsx";
 
 const roleLabels: Record<Role, string> = { owner: "Owner", admin: "Admin", member: "Member" };
 
@@ -251,6 +252,7 @@ export function WorkspacesPage() {
               )}
             </div>
             <Members workspace={ws} />
+            <AutoJoinDomains workspace={ws} />
           </li>
         ))}
       </ul>

@@ -150,7 +150,9 @@ export function identityContext(deps: IdentityHandlerDeps) {
     );
   }
 
-  const linksTable = `"${deps.orm.config.get("schema") ?? "public"}"."email_links"`;
+  /** A table of the service's schema that no entity maps (raw SQL only). */
+  const schemaTable = (name: string) => `"${deps.orm.config.get("schema") ?? "public"}"."${name}"`;
+  const linksTable = schemaTable("email_links");
   /**
    * A link (alias l) that can still be used: not used, not expired, and for an invitation, its inviter (when a
    * person, not the operator) may still manage the workspace's members: removed, or made a plain member,
@@ -286,7 +288,9 @@ export function identityContext(deps: IdentityHandlerDeps) {
     memberWorkspace,
     anyWorkspace,
     managedWorkspace,
+    workspaceAs,
     addMembership,
+    schemaTable,
     linksTable,
     usableLink,
     linkColumns,

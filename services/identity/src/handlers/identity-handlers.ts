@@ -8,6 +8,7 @@ import { identityContext, type IdentityHandlerDeps, type IdentityHandlers } from
 import { idempotencyHandlers } from "./idempotency.ts";
 import { invitationHandlers } from "./invitations.ts";
 import { apiKeyHandlers } from "./keys.ts";
+import { oidcHandlers } from "./oidc.ts";
 import { sessionHandlers } from "./sessions.ts";
 import { workspaceHandlers } from "./workspaces.ts";
 
@@ -25,6 +26,7 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
     ...administrationHandlers(context),
     ...invitationHandlers(context),
     ...idempotencyHandlers(context),
+    ...oidcHandlers(context),
   };
 }
 
