@@ -360,7 +360,7 @@ export function AcceptInvitePage() {
           {invitation.inviterName} invited {invitation.email} to “{invitation.workspaceName}” as {invitation.role === "admin" ? "an admin" : "a member"}.
         </p>
       )}
-      {invitation && !user && invitation.accountExists && (
+      {invitation && !user && invitation.accountExists && signIn.passwordSignIn && (
         <p>
           An account has this email: <Link to="/signin">sign in</Link>, then open the link again. Never signed up, or forgot the password?{" "}
           <Link to="/forgot-password">Set a new password</Link> by mail first.

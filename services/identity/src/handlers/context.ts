@@ -35,7 +35,7 @@ import { UserEntity, type User } from "../entities/user.ts";
 import { WorkspaceEntity, type PlanName, type Workspace } from "../entities/workspace.ts";
 
 
-const maxNameLength = 100;
+export const maxNameLength = 100;
 export const maxEmailLength = 254;
 export const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 

@@ -10,14 +10,13 @@ import type { SignInWithOidcRequest } from "@formsvc/proto/identity/v1/identity_
 import { signUpRefusal } from "../sign-up-policy.ts";
 import { UserEntity, type User } from "../entities/user.ts";
 import { WorkspaceEntity } from "../entities/workspace.ts";
-import { normaliseEmail, toUserMessage, validateEmail, type IdentityContext, type IdentityHandlers } from "./context.ts";
+import { maxNameLength, normaliseEmail, toUserMessage, validateEmail, type IdentityContext, type IdentityHandlers } from "./context.ts";
 
 /** The most auto-join domains one workspace has. */
 export const maxAutoJoinDomains = 20;
 /** OpenID Connect's limit on `sub`; an issuer is a URL, held to a sensible length. */
 const maxSubjectLength = 255;
 const maxIssuerLength = 500;
-const maxNameLength = 100;
 
 type OidcHandlers = Pick<IdentityHandlers, "signInWithOidc" | "getAutoJoinDomains" | "setAutoJoinDomains">;
 
