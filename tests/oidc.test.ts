@@ -7,7 +7,6 @@ import { Provider, type KoaContextWithOIDC } from "oidc-provider";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { freePort } from "@formsvc/launcher/ports.ts";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
-import { eventually } from "@formsvc/platform/testing/eventually.ts";
 import { appClient } from "./support/app-client.ts";
 import { launchBrowser, pageApi, screenshot } from "./support/browser.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
@@ -152,6 +151,10 @@ describe("signing in through an OpenID Connect provider", () => {
     await page.getByRole("button", { name: "Sign out", exact: true }).click();
     await page.waitForURL(`${sys.url}/app/signin`);
     assert.equal(await sessionUser(page), null);
+    // The callback that signed Ada in, replayed in this browser: its flow is finished, so nobody is signed in.
+    const replayed = await page.goto(answer.url());
+    assert.equal(replayed?.status(), 400);
+    assert.equal(await sessionUser(page), null);
     // The provider still knows this browser (sign-out ends the local session only): back without its pages.
     assert.equal((await signInThroughProvider(page, ada.login)).status(), 302);
     await page.waitForURL(`${sys.url}/app/forms`);
@@ -192,37 +195,36 @@ describe("signing in through an OpenID Connect provider", () => {
   it("refuses a tampered state and a replayed callback, with a readable 400 and no session", async () => {
     const tess = person("tess");
     const { context, page } = await newBrowser();
-    // The provider's redirect back is held here, not let through to the gateway.
-    let held: URL | undefined;
-    await page.route(`${sys.url}/app/api/auth/oidc/callback*`, async (route) => {
-      if (held) return route.continue();
-      held = new URL(route.request().url());
-      await route.abort();
-    });
-    await page.goto(`${sys.url}/app/signin`);
-    await page.getByRole("link", { name: `Sign in with ${providerName}` }).click();
+    // The flow started as the button starts it (the context keeps its cookie), and its state changed on the way to
+    // the provider, which hands it back as given.
+    const started = await context.request.get(`${sys.url}/app/api/auth/oidc/start`, { maxRedirects: 0 });
+    assert.equal(started.status(), 302);
+    const toProvider = new URL(started.headers()["location"]!);
+    const state = toProvider.searchParams.get("state")!;
+    toProvider.searchParams.set("state", `${state}x`);
+    const callback = page.waitForResponse((res) => res.url().startsWith(`${sys.url}/app/api/auth/oidc/callback`));
+    await page.goto(toProvider.href);
     await page.locator('input[name="login"]').fill(tess.login);
     await page.locator('input[name="password"]').fill("anything");
     await page.getByRole("button", { name: "Sign-in" }).click();
     await page.getByRole("button", { name: "Continue" }).click();
-    await eventually(() => held, 10_000, "the provider's redirect back");
-
-    const tampered = new URL(held!);
-    tampered.searchParams.set("state", `${held!.searchParams.get("state")}x`);
-    const refused = await page.goto(tampered.href);
-    assert.equal(refused?.status(), 400);
+    const refused = await callback;
+    assert.equal(refused.status(), 400);
+    await page.waitForURL(`${sys.url}/app/api/auth/oidc/callback?*`);
     assert.match(await page.locator("main").innerText(), /Sign-in failed\s+The answer from Test SSO does not match this sign-in \(unexpected "state" response parameter value\); sign in again\./);
     await screenshot(page, "oidc-refused-state");
     assert.equal(await sessionUser(page), null);
 
-    // The right callback, now that its flow is spent: refused too.
-    const replayed = await page.goto(held!.href);
+    // The same callback with the flow's own state, replayed: its flow is spent (the first callback deleted it).
+    const held = new URL(refused.url());
+    held.searchParams.set("state", state);
+    const replayed = await page.goto(held.href);
     assert.equal(replayed?.status(), 400);
     assert.match(await page.locator("main").innerText(), /cannot be finished: it was finished already, took longer than 10 minutes, or began in another browser/);
     assert.equal(await sessionUser(page), null);
 
     // Without a browser's flow cookie at all, as JSON for a client that asks for it.
-    const bare = await fetch(held!.href, { headers: { accept: "application/json" }, redirect: "manual" });
+    const bare = await fetch(held.href, { headers: { accept: "application/json" }, redirect: "manual" });
     assert.equal(bare.status, 400);
     assert.match((await bare.json()).error, /^this sign-in with Test SSO cannot be finished/);
     assert.equal(bare.headers.getSetCookie().some((c) => c.startsWith("formsvc_session=") && !/Max-Age=0/.test(c)), false);

@@ -100,6 +100,7 @@ export function oidcRoutes(identity: Client<typeof IdentityService>, provider: O
 
 /** The page a browser gets when a sign-in through the provider is refused: what happened, and the way back. */
 function failurePage(message: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign-in failed</title></head>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign-in failed</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#1f2328}</style></head>
 <body><main><h1>Sign-in failed</h1><p>${escapeHtml(message[0]!.toUpperCase() + message.slice(1))}.</p><p><a href="/app/signin">Back to sign in</a></p></main></body></html>`;
 }
