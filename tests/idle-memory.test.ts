@@ -64,9 +64,9 @@ function staticImportsOf(name: string): string[] {
 }
 
 describe("what a process loads", () => {
-  it("the gateway, which owns no database: neither the ORM nor the GeoIP tables (read in on the first public address), nor multer (on the first upload)", () => {
+  it("the gateway, which owns no database: neither the ORM nor the GeoIP tables (read in on the first public address), nor multer (on the first upload), nor openid-client (with OIDC_ISSUER, at the first sign-in)", () => {
     const modules = staticImportsOf("gateway");
-    for (const unneeded of ["/@mikro-orm/", "/kysely/", "/pg/", "/geoip-country/", "/nodemailer/", "/multer/"]) {
+    for (const unneeded of ["/@mikro-orm/", "/kysely/", "/pg/", "/geoip-country/", "/nodemailer/", "/multer/", "/openid-client/"]) {
       assert.deepEqual(modules.filter((url) => url.includes(unneeded)), [], `the gateway does not load ${unneeded}`);
     }
   });

@@ -19,6 +19,8 @@ interface SessionState {
   signedOutReason?: string;
   /** Who may make an account here (SIGNUP); open until /session tells. */
   signUpPolicy: SignUpPolicy;
+  /** How people sign in here (OIDC_*): the OpenID Connect provider's name, if any, and whether passwords are offered. */
+  signIn: SignInOptions;
   workspaces: Workspace[];
   workspace: Workspace | undefined;
   selectWorkspace(id: string): void;
@@ -28,6 +30,12 @@ interface SessionState {
   /** Ends every session of the person, in every browser; resolves with how many ended. */
   signOutEverywhere(): Promise<number>;
   retry(): void;
+}
+
+/** /app/api/session's `signIn` (the gateway's app-api/oidc.ts, signInOptions). */
+export interface SignInOptions {
+  oidc: { name: string } | null;
+  passwordSignIn: boolean;
 }
 
 const SessionContext = createContext<SessionState | undefined>(undefined);
@@ -53,6 +61,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const [error, setError] = useState<string | undefined>();
   const [signedOutReason, setSignedOutReason] = useState<string | undefined>();
   const [signUpPolicy, setSignUpPolicy] = useState<SignUpPolicy>({ mode: "open" });
+  const [signIn, setSignIn] = useState<SignInOptions>({ oidc: null, passwordSignIn: true });
   const [workspaces, setWorkspaces] = useState<Workspace[]>([]);
   const [workspaceId, setWorkspaceId] = useState<string | null>(storedWorkspace);
   const [attempt, setAttempt] = useState(0);
@@ -66,13 +75,14 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     let live = true;
     setChecking(true);
-    get<{ user: SessionUser | null; twoFactorRequired: boolean; csrfToken?: string; signUp: SignUpPolicy }>("/session").then(
+    get<{ user: SessionUser | null; twoFactorRequired: boolean; csrfToken?: string; signUp: SignUpPolicy; signIn: SignInOptions }>("/session").then(
       async (res) => {
         rememberCsrfToken(res.csrfToken);
         if (!live) return;
         setUser(res.user);
         setTwoFactorRequired(res.twoFactorRequired);
         setSignUpPolicy(res.signUp);
+        setSignIn(res.signIn);
         setError(undefined);
         if (res.user && !res.twoFactorRequired) await refreshWorkspaces().catch(() => undefined);
         if (live) setChecking(false);
@@ -112,6 +122,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       void refreshWorkspaces().catch(() => undefined);
     },
     signUpPolicy,
+    signIn,
     checking,
     error,
     signedOutReason,

@@ -15,6 +15,7 @@ import { DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 import { resolveSecretKey } from "@formsvc/platform/secret-key.ts";
 import { fileLinks } from "@formsvc/platform/file-links.ts";
 import { createApp } from "./app.ts";
+import { oidcProvider } from "./app-api/oidc-client.ts";
 import { idempotentRequests } from "./idempotency.ts";
 import { RedisSlidingWindow } from "./rate-limit/redis-sliding-window.ts";
 import { MemorySlidingWindow, type RateLimitStore } from "./rate-limit/sliding-window.ts";
@@ -49,6 +50,7 @@ const app = createApp({
   countryHeader: config.countryHeader,
   trustProxy: config.trustProxy,
   signUp: config.signUp,
+  oidc: config.oidc && oidcProvider(config.oidc, config.publicUrl, secretKey, logger),
 });
 
 // Express 5 calls back with the listen error too (a busy port): one line naming the variable to change.

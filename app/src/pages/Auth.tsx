@@ -3,6 +3,7 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { ApiError, post } from "../api.ts";
 import { InlineMessage } from "../components/ui.tsx";
 import { Link, useRouter } from "../router.tsx";
+import { OidcOnlySignIn, OidcSignInButton } from "./OidcSignIn.tsx";
 import { useSession } from "../session.tsx";
 import type { Invitation, SessionUser } from "../types.ts";
 
@@ -57,7 +58,7 @@ export function passwordRefusal(err: unknown): string | undefined {
 }
 
 export function SignUpPage() {
-  const { signedIn, signUpPolicy } = useSession();
+  const { signedIn, signUpPolicy, signIn } = useSession();
   const { navigate } = useRouter();
   const [error, setError] = useState<string>();
   const [passwordError, setPasswordError] = useState<string>();
@@ -84,6 +85,13 @@ export function SignUpPage() {
       setBusy(false);
     }
   };
+  if (!signIn.passwordSignIn) {
+    return (
+      <AuthFrame title="Create your account">
+        <OidcOnlySignIn signingUp />
+      </AuthFrame>
+    );
+  }
   if (signUpPolicy.mode === "invite-only") {
     return (
       <AuthFrame title="Create your account">
@@ -96,6 +104,7 @@ export function SignUpPage() {
   }
   return (
     <AuthFrame title="Create your account">
+      <OidcSignInButton />
       <form onSubmit={submit} className="stack" aria-describedby={error ? "auth-error" : undefined}>
         <div className="field">
           <label htmlFor="signup-name">Name</label>
@@ -167,7 +176,7 @@ function SecondFactorField({ id, error }: { id: string; error?: string }) {
 }
 
 export function SignInPage() {
-  const { signedIn, signedOutReason } = useSession();
+  const { signedIn, signedOutReason, signIn } = useSession();
   const { navigate } = useRouter();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -226,9 +235,17 @@ export function SignInPage() {
       </AuthFrame>
     );
   }
+  if (!signIn.passwordSignIn) {
+    return (
+      <AuthFrame title="Sign in">
+        <OidcOnlySignIn />
+      </AuthFrame>
+    );
+  }
   return (
     <AuthFrame title="Sign in">
       {signedOutReason && <InlineMessage kind="info">You were signed out: {signedOutReason}</InlineMessage>}
+      <OidcSignInButton />
       <form onSubmit={submit} className="stack">
         <div className="field">
           <label htmlFor="signin-email">Email</label>
@@ -419,7 +436,8 @@ export function AcceptInvitePage() {
       setBusy(false);
     }
   };
-  const canSignUp = invitation && !user && !invitation.accountExists;
+  const { signIn } = useSession();
+  const canSignUp = invitation && !user && !invitation.accountExists && signIn.passwordSignIn;
   return (
     <AuthFrame title="Join a workspace">
       {invitation && (
@@ -427,11 +445,17 @@ export function AcceptInvitePage() {
           {invitation.inviterName} invited {invitation.email} to “{invitation.workspaceName}” as {invitation.role === "admin" ? "an admin" : "a member"}.
         </p>
       )}
-      {invitation && !user && invitation.accountExists && (
+      {invitation && !user && invitation.accountExists && signIn.passwordSignIn && (
         <p>
           An account has this email: <Link to="/signin">sign in</Link>, then open the link again. Never signed up, or forgot the password?{" "}
           <Link to="/forgot-password">Set a new password</Link> by mail first.
         </p>
+      )}
+      {invitation && !user && !signIn.passwordSignIn && (
+        <>
+          <p>Sign in, then accept it on the Workspaces page under Invitations for you.</p>
+          <OidcSignInButton />
+        </>
       )}
       {invitation && (user || canSignUp) && (
         <form onSubmit={submit} className="stack">

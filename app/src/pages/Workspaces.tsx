@@ -8,6 +8,7 @@ import { formatDateTime } from "../lib/format.ts";
 import { Link } from "../router.tsx";
 import { useSession } from "../session.tsx";
 import type { Member, PendingInvitation, Role, Workspace } from "../types.ts";
+import { AutoJoinDomains } from "./AutoJoinDomains.tsx";
 
 const roleLabels: Record<Role, string> = { owner: "Owner", admin: "Admin", member: "Member" };
 
@@ -297,6 +298,7 @@ export function WorkspacesPage() {
               )}
             </div>
             <Members workspace={ws} />
+            <AutoJoinDomains workspace={ws} />
           </li>
         ))}
       </ul>

@@ -20,8 +20,12 @@ export interface CookieNames {
 
 /** The names of the app's cookies: `__Host-` prefixed when they are Secure (PUBLIC_URL is https). */
 export function cookieNames(secure: boolean): CookieNames {
-  const prefix = secure ? "__Host-" : "";
-  return { session: `${prefix}formsvc_session`, csrf: `${prefix}formsvc_csrf` };
+  return { session: appCookieName("formsvc_session", secure), csrf: appCookieName("formsvc_csrf", secure) };
+}
+
+/** The name of an app cookie: `__Host-` prefixed when it is Secure. */
+export function appCookieName(name: string, secure: boolean): string {
+  return secure ? `__Host-${name}` : name;
 }
 
 /** The cookies of a `Cookie` header by name (the first of repeated names); values URI-decoded when they can be. */

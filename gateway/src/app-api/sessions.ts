@@ -2,7 +2,8 @@
 // invitations. They set and clear the session cookie, so they are not resource routes of the table;
 // every one but sign-out-all works without a session, behind per-address and per-email attempt limits.
 //
-//   GET  /session                      {user|null, csrfToken, signUp} (signUp: SIGNUP, for the sign-up page)
+//   GET  /session                      {user|null, csrfToken, signUp, signIn} (signUp: SIGNUP, for the sign-up page;
+//                                      signIn: {oidc: {name}|null, passwordSignIn}, see oidc.ts)
 //   POST /auth/signup | /auth/signin   sets the session cookie       POST /auth/signout
 //                                      (signin: or {twoFactorRequired, challenge}, then POST /auth/signin/second-factor {challenge, code})
 //   POST /auth/password-reset          mails a link                  POST /auth/password-reset/complete {token, password, deleteApiKeys?}
@@ -23,6 +24,7 @@ import type { RateLimitStore } from "../rate-limit/sliding-window.ts";
 import { parse } from "../routes/route.ts";
 import { emailSchema } from "../routes/workspaces.ts";
 import { admitAttempt, passwordResetLimits, signInLimits, signUpLimits } from "./attempt-limits.ts";
+import { signInOptions } from "./oidc.ts";
 import {
   clearSessionCookie,
   issueCsrfToken,
@@ -52,7 +54,13 @@ const passwordResetSchema = z.strictObject({ token, password, deleteApiKeys: z.b
 const tokenSchema = z.strictObject({ token });
 const acceptInvitationSchema = z.strictObject({ token, name: z.string().max(100).optional(), password: z.string().max(1000).optional() });
 
-export function sessionRoutes(identity: GatewayDeps["identity"], store: RateLimitStore, policy: CookiePolicy, signUp: SignUpPolicy): Router {
+export function sessionRoutes(
+  identity: GatewayDeps["identity"],
+  store: RateLimitStore,
+  policy: CookiePolicy,
+  signUp: SignUpPolicy,
+  signIn: ReturnType<typeof signInOptions> = signInOptions(undefined),
+): Router {
   const router = newRouter();
   const address = (req: Request) => req.ip ?? "unknown";
   const body = <T extends z.ZodType>(schema: T, req: Request) => parse(schema, req.body ?? {}, "body");
@@ -67,6 +75,7 @@ export function sessionRoutes(identity: GatewayDeps["identity"], store: RateLimi
       twoFactorRequired: session?.twoFactorRequired ?? false,
       csrfToken: res.locals.csrfToken,
       signUp,
+      signIn,
     });
   });
 

@@ -6,6 +6,7 @@ import express, { type Router } from "express";
 import { openSignUp } from "@formsvc/platform/config.ts";
 import type { User } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { cookiePolicy, ensureCsrfCookie, refuseRepeatedCookies, refuseUntilSecondFactor, requireCsrf, requireSession } from "../app-api/security.ts";
+import { oidcRoutes, refusePasswordSignIn, signInOptions } from "../app-api/oidc.ts";
 import { sessionRoutes } from "../app-api/sessions.ts";
 import { twoFactorRoutes } from "../app-api/two-factor.ts";
 import type { GatewayDeps } from "../deps.ts";
@@ -16,7 +17,7 @@ import { rateLimit } from "../rate-limit/rate-limit-middleware.ts";
 import { send, type ServedRoute } from "./route.ts";
 import { newRouter } from "../routing.ts";
 
-export type AppDoorDeps = Pick<GatewayDeps, "identity" | "forms" | "publicUrl" | "brandingUrl" | "signUp"> & {
+export type AppDoorDeps = Pick<GatewayDeps, "identity" | "forms" | "publicUrl" | "brandingUrl" | "signUp" | "oidc"> & {
   rateLimits: Pick<GatewayDeps["rateLimits"], "store" | "perIp">;
 };
 
@@ -37,7 +38,10 @@ export function appDoor(deps: AppDoorDeps, routes: ServedRoute[]): Router {
     next();
   });
   router.use(express.json({ limit: "1mb" }), unsafeInputGuard);
-  router.use(sessionRoutes(deps.identity, store, policy, deps.signUp ?? openSignUp));
+  // Through the provider, and with OIDC_ONLY by the provider alone.
+  router.use(oidcRoutes(deps.identity, deps.oidc, policy));
+  router.use(refusePasswordSignIn(deps.oidc));
+  router.use(sessionRoutes(deps.identity, store, policy, deps.signUp ?? openSignUp, signInOptions(deps.oidc)));
 
   // Everything below needs a session; all but turning a second factor on, one that has it where it is required.
   router.use(requireSession(deps.identity, policy));

@@ -2,6 +2,7 @@
 import type { ResourceDeps } from "../deps.ts";
 import { administrationRoutes } from "./administration.ts";
 import { apiKeyRoutes } from "./api-keys.ts";
+import { autoJoinRoutes } from "./auto-join.ts";
 import { formRoutes } from "./forms.ts";
 import { servedAt, type ApiRoute, type Route, type ServedRoute } from "./route.ts";
 import { submissionRoutes } from "./submissions.ts";
@@ -18,6 +19,7 @@ function resourceRoutes(deps: ResourceDeps): Route[] {
     ...webhookRoutes(deps.webhooks, deps.delivery),
     ...apiKeyRoutes(deps.identity),
     ...administrationRoutes(deps.identity),
+    ...autoJoinRoutes(deps.identity),
   ];
 }
 

@@ -22,3 +22,30 @@ describe("RPC_PROTOCOL", () => {
     assert.throws(() => loadConfig({ RPC_PROTOCOL: "grcp" }), /RPC_PROTOCOL must be connect or grpc, got "grcp"/);
   });
 });
+
+describe("OIDC_*", () => {
+  const keycloak = { OIDC_ISSUER: "https://sso.example.com/realms/staff", OIDC_CLIENT_ID: "formsvc", OIDC_CLIENT_SECRET: "s3cret" };
+
+  it("is off without OIDC_ISSUER; with it, the client, the button's name (a default when unset) and OIDC_ONLY", () => {
+    assert.equal(loadConfig({}).oidc, undefined);
+    assert.deepEqual(loadConfig({ ...keycloak, OIDC_NAME: "Keycloak" }).oidc, {
+      issuer: "https://sso.example.com/realms/staff",
+      clientId: "formsvc",
+      clientSecret: "s3cret",
+      name: "Keycloak",
+      only: false,
+    });
+    assert.equal(loadConfig({ ...keycloak, OIDC_ONLY: "true" }).oidc?.only, true);
+    assert.equal(loadConfig(keycloak).oidc?.name, "single sign-on");
+    assert.equal(loadConfig({ ...keycloak, OIDC_CLIENT_SECRET: "" }).oidc?.clientSecret, undefined);
+  });
+
+  it("takes an https issuer, or http on this machine only; a client id; and OIDC_ONLY only with an issuer", () => {
+    assert.equal(loadConfig({ ...keycloak, OIDC_ISSUER: "http://127.0.0.1:9000" }).oidc?.issuer, "http://127.0.0.1:9000");
+    assert.equal(loadConfig({ ...keycloak, OIDC_ISSUER: "http://localhost:9000/realms/dev" }).oidc?.issuer, "http://localhost:9000/realms/dev");
+    assert.throws(() => loadConfig({ ...keycloak, OIDC_ISSUER: "http://sso.example.com" }), /OIDC_ISSUER must be an https URL \(http only on localhost or 127.0.0.1\)/);
+    assert.throws(() => loadConfig({ ...keycloak, OIDC_ISSUER: "sso.example.com" }), ConfigError);
+    assert.throws(() => loadConfig({ ...keycloak, OIDC_CLIENT_ID: "" }), /OIDC_CLIENT_ID is required with OIDC_ISSUER/);
+    assert.throws(() => loadConfig({ OIDC_ONLY: "true" }), /OIDC_ONLY=true needs OIDC_ISSUER/);
+  });
+});

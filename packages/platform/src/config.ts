@@ -79,6 +79,8 @@ export interface Config {
   membershipCache: boolean;
   /** SIGNUP: who may make an account in the app (signUpPolicy). */
   signUp: SignUpPolicy;
+  /** OIDC_*: sign-in through an OpenID Connect provider (oidcSettingsOf); undefined when OIDC_ISSUER is unset. */
+  oidc: OidcSettings | undefined;
   /** Addresses of the internal RPC services. */
   services: Record<ServiceName, string>;
 }
@@ -93,6 +95,9 @@ export type SignUpPolicy = { mode: "open" } | { mode: "invite-only" } | { mode: 
 /** SIGNUP's default: anyone may sign up. */
 export const openSignUp: SignUpPolicy = { mode: "open" };
 
+/** A domain of email addresses as SIGNUP and workspaces' auto-join domains name it: lower-case, at least one dot. */
+export const emailDomainPattern = /^[a-z0-9-]+(\.[a-z0-9-]+)+$/;
+
 /** SIGNUP parsed: `open`, `invite-only` or `domains:` and a comma-separated list of domains. */
 export function signUpPolicyOf(env: Env = process.env): SignUpPolicy {
   const raw = value(env, "SIGNUP")?.trim().toLowerCase() ?? "open";
@@ -100,9 +105,44 @@ export function signUpPolicyOf(env: Env = process.env): SignUpPolicy {
   if (raw === "invite-only") return { mode: raw };
   if (raw.startsWith("domains:")) {
     const domains = raw.slice("domains:".length).split(",").map((d) => d.trim().replace(/^@/, "")).filter(Boolean);
-    if (domains.length && domains.every((d) => /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(d))) return { mode: "domains", domains };
+    if (domains.length && domains.every((d) => emailDomainPattern.test(d))) return { mode: "domains", domains };
   }
   throw new ConfigError(`SIGNUP must be open, invite-only or domains:example.com,example.org, got "${raw}"`);
+}
+
+/** Sign-in through an OpenID Connect provider (the gateway runs the authorization-code flow with PKCE). */
+export interface OidcSettings {
+  /** OIDC_ISSUER: the provider's issuer URL (its discovery document is at `/.well-known/openid-configuration` under it). */
+  issuer: string;
+  /** OIDC_CLIENT_ID and OIDC_CLIENT_SECRET: this installation's client at the provider; no secret makes a public client. */
+  clientId: string;
+  clientSecret: string | undefined;
+  /** OIDC_NAME: the provider's name on the sign-in button ("Sign in with <name>"). */
+  name: string;
+  /** OIDC_ONLY: password sign-in and sign-up are hidden in the app and refused by the gateway. */
+  only: boolean;
+}
+
+/** Whether `url` is plain http on this machine (a provider run by a test or a developer), where http is allowed. */
+export function isLoopbackHttp(url: URL): boolean {
+  return url.protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
+}
+
+/** OIDC_* parsed: undefined without OIDC_ISSUER; an https issuer (http only on loopback) and a client id otherwise. */
+export function oidcSettingsOf(env: Env = process.env): OidcSettings | undefined {
+  const issuer = value(env, "OIDC_ISSUER");
+  const only = bool(env, "OIDC_ONLY", false);
+  if (issuer === undefined) {
+    if (only) throw new ConfigError("OIDC_ONLY=true needs OIDC_ISSUER (and OIDC_CLIENT_ID): otherwise nobody could sign in");
+    return undefined;
+  }
+  const url = URL.canParse(issuer) ? new URL(issuer) : undefined;
+  if (!url || !(url.protocol === "https:" || isLoopbackHttp(url))) {
+    throw new ConfigError(`OIDC_ISSUER must be an https URL (http only on localhost or 127.0.0.1), got "${issuer}"`);
+  }
+  const clientId = value(env, "OIDC_CLIENT_ID");
+  if (clientId === undefined) throw new ConfigError("OIDC_CLIENT_ID is required with OIDC_ISSUER");
+  return { issuer, clientId, clientSecret: value(env, "OIDC_CLIENT_SECRET"), name: value(env, "OIDC_NAME") ?? "single sign-on", only };
 }
 
 export interface S3Settings {
@@ -360,6 +400,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookCache: bool(env, "WEBHOOK_CACHE", true),
     membershipCache: bool(env, "MEMBERSHIP_CACHE", true),
     signUp: signUpPolicyOf(env),
+    oidc: oidcSettingsOf(env),
     services,
   };
 }

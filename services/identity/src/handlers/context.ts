@@ -35,7 +35,7 @@ import { UserEntity, type User } from "../entities/user.ts";
 import { WorkspaceEntity, type PlanName, type Workspace } from "../entities/workspace.ts";
 
 
-const maxNameLength = 100;
+export const maxNameLength = 100;
 export const maxEmailLength = 254;
 export const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -152,7 +152,9 @@ export function identityContext(deps: IdentityHandlerDeps) {
     );
   }
 
-  const linksTable = `"${deps.orm.config.get("schema") ?? "public"}"."email_links"`;
+  /** A table of the service's schema that no entity maps (raw SQL only). */
+  const schemaTable = (name: string) => `"${deps.orm.config.get("schema") ?? "public"}"."${name}"`;
+  const linksTable = schemaTable("email_links");
   /**
    * A link (alias l) that can still be used: not used, not expired, and for an invitation, its inviter (when a
    * person, not the operator) may still manage the workspace's members: removed, or made a plain member,
@@ -290,6 +292,7 @@ export function identityContext(deps: IdentityHandlerDeps) {
     managedWorkspace,
     workspaceAs,
     addMembership,
+    schemaTable,
     linksTable,
     usableLink,
     linkColumns,

@@ -8,6 +8,7 @@ import { identityContext, type IdentityHandlerDeps, type IdentityHandlers } from
 import { idempotencyHandlers } from "./idempotency.ts";
 import { invitationHandlers } from "./invitations.ts";
 import { apiKeyHandlers } from "./keys.ts";
+import { oidcHandlers } from "./oidc.ts";
 import { sessionHandlers } from "./sessions.ts";
 import { twoFactorHandlers } from "./two-factor.ts";
 import { workspaceHandlers } from "./workspaces.ts";
@@ -27,6 +28,7 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
     ...invitationHandlers(context),
     ...idempotencyHandlers(context),
     ...twoFactorHandlers(context),
+    ...oidcHandlers(context),
   };
 }
 

@@ -9,6 +9,7 @@ import { Migration20270120000000_workspace_change_notices } from "./Migration202
 import { Migration20261127000000_retention_indexes } from "./Migration20261127000000_retention_indexes.ts";
 import { Migration20261128000000_invitation_ids } from "./Migration20261128000000_invitation_ids.ts";
 import { Migration20261128000100_administrator } from "./Migration20261128000100_administrator.ts";
+import { Migration20261128000200_oidc_sign_in } from "./Migration20261128000200_oidc_sign_in.ts";
 import { Migration20261128000300_two_factor } from "./Migration20261128000300_two_factor.ts";
 
 /** The identity schema's migrations, oldest first. Never edit one that has shipped; add another. */
@@ -24,5 +25,6 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20261127000000_retention_indexes", class: Migration20261127000000_retention_indexes },
   { name: "Migration20261128000000_invitation_ids", class: Migration20261128000000_invitation_ids },
   { name: "Migration20261128000100_administrator", class: Migration20261128000100_administrator },
+  { name: "Migration20261128000200_oidc_sign_in", class: Migration20261128000200_oidc_sign_in },
   { name: "Migration20261128000300_two_factor", class: Migration20261128000300_two_factor },
 ];

@@ -1246,6 +1246,149 @@ export declare type WorkspaceOverview = Message<"formsvc.identity.v1.WorkspaceOv
 export declare const WorkspaceOverviewSchema: GenMessage<WorkspaceOverview>;
 
 /**
+ * @generated from message formsvc.identity.v1.GetAutoJoinDomainsRequest
+ */
+export declare type GetAutoJoinDomainsRequest = Message<"formsvc.identity.v1.GetAutoJoinDomainsRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.GetAutoJoinDomainsRequest.
+ * Use `create(GetAutoJoinDomainsRequestSchema)` to create a new message.
+ */
+export declare const GetAutoJoinDomainsRequestSchema: GenMessage<GetAutoJoinDomainsRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.GetAutoJoinDomainsResponse
+ */
+export declare type GetAutoJoinDomainsResponse = Message<"formsvc.identity.v1.GetAutoJoinDomainsResponse"> & {
+  /**
+   * Lower-case, sorted.
+   *
+   * @generated from field: repeated string domains = 1;
+   */
+  domains: string[];
+};
+
+/**
+ * Describes the message formsvc.identity.v1.GetAutoJoinDomainsResponse.
+ * Use `create(GetAutoJoinDomainsResponseSchema)` to create a new message.
+ */
+export declare const GetAutoJoinDomainsResponseSchema: GenMessage<GetAutoJoinDomainsResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.SetAutoJoinDomainsRequest
+ */
+export declare type SetAutoJoinDomainsRequest = Message<"formsvc.identity.v1.SetAutoJoinDomainsRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: repeated string domains = 2;
+   */
+  domains: string[];
+};
+
+/**
+ * Describes the message formsvc.identity.v1.SetAutoJoinDomainsRequest.
+ * Use `create(SetAutoJoinDomainsRequestSchema)` to create a new message.
+ */
+export declare const SetAutoJoinDomainsRequestSchema: GenMessage<SetAutoJoinDomainsRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.SetAutoJoinDomainsResponse
+ */
+export declare type SetAutoJoinDomainsResponse = Message<"formsvc.identity.v1.SetAutoJoinDomainsResponse"> & {
+  /**
+   * @generated from field: repeated string domains = 1;
+   */
+  domains: string[];
+};
+
+/**
+ * Describes the message formsvc.identity.v1.SetAutoJoinDomainsResponse.
+ * Use `create(SetAutoJoinDomainsResponseSchema)` to create a new message.
+ */
+export declare const SetAutoJoinDomainsResponseSchema: GenMessage<SetAutoJoinDomainsResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.SignInWithOidcRequest
+ */
+export declare type SignInWithOidcRequest = Message<"formsvc.identity.v1.SignInWithOidcRequest"> & {
+  /**
+   * The provider's issuer identifier and its subject (`sub`) of the person: together, the account's link.
+   *
+   * @generated from field: string issuer = 1;
+   */
+  issuer: string;
+
+  /**
+   * @generated from field: string subject = 2;
+   */
+  subject: string;
+
+  /**
+   * @generated from field: string email = 3;
+   */
+  email: string;
+
+  /**
+   * The provider's `email_verified` claim.
+   *
+   * @generated from field: bool email_verified = 4;
+   */
+  emailVerified: boolean;
+
+  /**
+   * The `name` claim, for a new account (the email's local part without it).
+   *
+   * @generated from field: string name = 5;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.SignInWithOidcRequest.
+ * Use `create(SignInWithOidcRequestSchema)` to create a new message.
+ */
+export declare const SignInWithOidcRequestSchema: GenMessage<SignInWithOidcRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.SignInWithOidcResponse
+ */
+export declare type SignInWithOidcResponse = Message<"formsvc.identity.v1.SignInWithOidcResponse"> & {
+  /**
+   * @generated from field: formsvc.identity.v1.User user = 1;
+   */
+  user?: User | undefined;
+
+  /**
+   * Whether this sign-in made the account.
+   *
+   * @generated from field: bool created = 2;
+   */
+  created: boolean;
+
+  /**
+   * The workspaces the first sign-in joined by their auto-join domains.
+   *
+   * @generated from field: repeated string joined_workspace_ids = 3;
+   */
+  joinedWorkspaceIds: string[];
+};
+
+/**
+ * Describes the message formsvc.identity.v1.SignInWithOidcResponse.
+ * Use `create(SignInWithOidcResponseSchema)` to create a new message.
+ */
+export declare const SignInWithOidcResponseSchema: GenMessage<SignInWithOidcResponse>;
+
+/**
  * @generated from message formsvc.identity.v1.ListWorkspacesRequest
  */
 export declare type ListWorkspacesRequest = Message<"formsvc.identity.v1.ListWorkspacesRequest"> & {
@@ -2302,6 +2445,44 @@ export declare const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof ListAllWorkspacesRequestSchema;
     output: typeof ListAllWorkspacesResponseSchema;
+  },
+  /**
+   * Caller (the workspace's owner or an admin; NOT_FOUND for a non-member, PERMISSION_DENIED for a plain member):
+   * the email domains whose people join the workspace as members when they first sign in through OIDC.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.GetAutoJoinDomains
+   */
+  getAutoJoinDomains: {
+    methodKind: "unary";
+    input: typeof GetAutoJoinDomainsRequestSchema;
+    output: typeof GetAutoJoinDomainsResponseSchema;
+  },
+  /**
+   * Caller (the owner only; PERMISSION_DENIED for anyone else): replaces the workspace's auto-join domains (at
+   * most 20, exact domains, no subdomains). Under SIGNUP=domains, a domain outside SIGNUP's list is refused.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.SetAutoJoinDomains
+   */
+  setAutoJoinDomains: {
+    methodKind: "unary";
+    input: typeof SetAutoJoinDomainsRequestSchema;
+    output: typeof SetAutoJoinDomainsResponseSchema;
+  },
+  /**
+   * Gateway (no caller), after an OpenID Connect sign-in it verified: the account of the provider's (issuer,
+   * subject), else of its verified email (the link is then stored, so a later email change at the provider
+   * still finds it), else a new one (no password, the address verified) when SIGNUP admits it, an auto-join
+   * domain or a pending invitation admitting it as an invitation would. The first sign-in through OIDC joins the
+   * workspaces whose auto-join domains include the address's, as a member. FAILED_PRECONDITION for an email the
+   * provider has not verified (without a stored link); PERMISSION_DENIED when SIGNUP refuses a new account, or
+   * the email's account is linked to another subject of the issuer.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.SignInWithOidc
+   */
+  signInWithOidc: {
+    methodKind: "unary";
+    input: typeof SignInWithOidcRequestSchema;
+    output: typeof SignInWithOidcResponseSchema;
   },
   /**
    * App (no caller): what an invitation link invites to, for its page; INVALID_ARGUMENT with one message
