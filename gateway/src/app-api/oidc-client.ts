@@ -2,10 +2,10 @@
 // through `openid-client`, which a gateway loads only when a provider is configured. A flow's secrets travel in a
 // cookie sealed under SECRET_KEY (AES-256-GCM), so any replica finishes what another started; oidc.ts holds the
 // routes.
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import type * as OpenIdClient from "openid-client";
 import { isLoopbackHttp, type OidcSettings } from "@formsvc/platform/config.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
+import { sealer } from "@formsvc/platform/sealing.ts";
 import { HttpError } from "../http-errors.ts";
 
 /** How long a person has at the provider between leaving and coming back. */
@@ -141,23 +141,19 @@ export function oidcProvider(settings: OidcSettings, publicUrl: string, secretKe
   };
 }
 
-const sealingKey = (secretKey: string) => createHash("sha256").update(`formsvc:oidc-transaction:${secretKey}`).digest();
+/** The cookie holds one kind of thing, so it is bound to nothing more than its purpose. */
+const transactionBound = "oidc-transaction";
 
 /** The transaction encrypted and authenticated under SECRET_KEY: nobody reads or changes it unseen. */
 export function sealTransaction(transaction: OidcTransaction, secretKey: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", sealingKey(secretKey), iv);
-  const body = Buffer.concat([cipher.update(JSON.stringify(transaction), "utf8"), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString("base64url");
+  return sealer(secretKey, "formsvc oidc transactions").seal(JSON.stringify(transaction), transactionBound).toString("base64url");
 }
 
 /** The transaction `sealed` holds, while it lasts; undefined when it was changed, sealed under another key, or expired. */
 export function openTransaction(sealed: string, secretKey: string, now = Date.now()): OidcTransaction | undefined {
   try {
-    const raw = Buffer.from(sealed, "base64url");
-    const decipher = createDecipheriv("aes-256-gcm", sealingKey(secretKey), raw.subarray(0, 12));
-    decipher.setAuthTag(raw.subarray(12, 28));
-    const transaction = JSON.parse(Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8")) as OidcTransaction;
+    const opened = sealer(secretKey, "formsvc oidc transactions").open(Buffer.from(sealed, "base64url"), transactionBound);
+    const transaction = JSON.parse(opened.toString("utf8")) as OidcTransaction;
     return transaction.expiresAt > now ? transaction : undefined;
   } catch {
     return undefined;
