@@ -8,6 +8,7 @@ import type { SubmissionsService } from "@formsvc/proto/submissions/v1/submissio
 import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import type { DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 import type { Health } from "@formsvc/proto/grpc/health/v1/health_pb.js";
+import type { AuditTrail } from "./audit/trail.ts";
 import type { HostedFormDeps } from "./hosted/routes.ts";
 import type { IdempotentRequests } from "./idempotency.ts";
 
@@ -34,6 +35,8 @@ export interface GatewayDeps {
   trustProxy: boolean | number | string;
   /** SIGNUP, which /app/api/session tells the app (identity enforces it); open when absent. */
   signUp?: SignUpPolicy;
+  /** Where the doors and sign-ins record audit events (identity's log); none recorded when absent. */
+  audit?: AuditTrail;
 }
 
 /** The services the resource routes call, and the signer of their file links. */

@@ -15,6 +15,8 @@ import { appWorkspaceJson, invitationJson, sessionUserJson, userJson } from "@fo
 import { asCaller } from "@formsvc/platform/caller.ts";
 import type { SignUpPolicy } from "@formsvc/platform/config.ts";
 import type { User } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { sessionActions } from "../audit/actions.ts";
+import type { AuditTrail, CapturedEvent } from "../audit/trail.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { HttpError } from "../http-errors.ts";
 import type { RateLimitStore } from "../rate-limit/sliding-window.ts";
@@ -45,9 +47,12 @@ const passwordResetSchema = z.strictObject({ token, password, deleteApiKeys: z.b
 const tokenSchema = z.strictObject({ token });
 const acceptInvitationSchema = z.strictObject({ token, name: z.string().max(100).optional(), password: z.string().max(1000).optional() });
 
-export function sessionRoutes(identity: GatewayDeps["identity"], store: RateLimitStore, policy: CookiePolicy, signUp: SignUpPolicy): Router {
+export function sessionRoutes(identity: GatewayDeps["identity"], store: RateLimitStore, policy: CookiePolicy, signUp: SignUpPolicy, audit?: AuditTrail): Router {
   const router = newRouter();
   const address = (req: Request) => req.ip ?? "unknown";
+  /** Records a sign-in or a joining in the audit log (a person's sign-ins go to each of their workspaces). */
+  const record = (req: Request, res: Response, event: Omit<CapturedEvent, "address" | "requestId" | "changes">) =>
+    audit?.record({ ...event, address: req.ip ?? "", requestId: res.locals.requestId ?? "", changes: [] });
   const body = <T extends z.ZodType>(schema: T, req: Request) => parse(schema, req.body ?? {}, "body");
   /** Counts an attempt of the sign-up family (one limit per address). */
   const signUpAttempt = (req: Request) => admitAttempt(store, signUpLimits, { address: address(req), email: "" });
@@ -81,10 +86,16 @@ export function sessionRoutes(identity: GatewayDeps["identity"], store: RateLimi
     try {
       user = (await identity.verifyPassword({ email, password })).user;
     } catch (err) {
-      if (ConnectError.from(err).code === Code.Unauthenticated) throw new HttpError(401, wrongCredentials);
+      if (ConnectError.from(err).code === Code.Unauthenticated) {
+        // The email is only sent for identity to find its account (kept as the target, never as text).
+        record(req, res, { actor: { type: "anonymous" }, action: sessionActions.signInFailed, targetType: "user", targetId: "", scope: { personal: true }, subjectEmail: email });
+        throw new HttpError(401, wrongCredentials);
+      }
       throw err;
     }
-    res.json(await startSession(res, user!));
+    const session = await startSession(res, user!);
+    record(req, res, { actor: { type: "user", userId: user!.id }, action: sessionActions.signIn, targetType: "user", targetId: user!.id, scope: { personal: true } });
+    res.json(session);
   });
 
   // Always the same 202: whether anyone has this email is not told (the mail tells its owner).
@@ -144,13 +155,17 @@ export function sessionRoutes(identity: GatewayDeps["identity"], store: RateLimi
     const { token, name, password } = body(acceptInvitationSchema, req);
     await signUpAttempt(req);
     const user = await sessionUser(identity, req, res, policy);
+    const joined = (userId: string, workspaceId: string) =>
+      record(req, res, { actor: { type: "user", userId }, action: sessionActions.acceptInvitation, targetType: "member", targetId: userId, scope: { workspaceId } });
     if (user) {
       const { workspace } = await identity.acceptInvitation({ token }, asCaller(user.id));
+      joined(user.id, workspace!.id);
       res.json({ user: userJson(user), workspace: appWorkspaceJson(workspace!, user.id) });
       return;
     }
     if (!password) throw new HttpError(400, "body.password: is required");
     const accepted = await identity.acceptInvitation({ token, name: name ?? "", password });
+    joined(accepted.user!.id, accepted.workspace!.id);
     res.status(201).json({ ...(await startSession(res, accepted.user!)), workspace: appWorkspaceJson(accepted.workspace!, accepted.user!.id) });
   });
 

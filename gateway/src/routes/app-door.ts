@@ -5,6 +5,7 @@
 import express, { type Router } from "express";
 import { openSignUp } from "@formsvc/platform/config.ts";
 import type { User } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { auditAtDoor } from "../audit/trail.ts";
 import { cookiePolicy, ensureCsrfCookie, refuseRepeatedCookies, requireCsrf, requireSession } from "../app-api/security.ts";
 import { sessionRoutes } from "../app-api/sessions.ts";
 import type { GatewayDeps } from "../deps.ts";
@@ -15,7 +16,7 @@ import { rateLimit } from "../rate-limit/rate-limit-middleware.ts";
 import { send, type ServedRoute } from "./route.ts";
 import { newRouter } from "../routing.ts";
 
-export type AppDoorDeps = Pick<GatewayDeps, "identity" | "forms" | "publicUrl" | "brandingUrl" | "signUp"> & {
+export type AppDoorDeps = Pick<GatewayDeps, "identity" | "forms" | "publicUrl" | "brandingUrl" | "signUp" | "audit"> & {
   rateLimits: Pick<GatewayDeps["rateLimits"], "store" | "perIp">;
 };
 
@@ -36,12 +37,19 @@ export function appDoor(deps: AppDoorDeps, routes: ServedRoute[]): Router {
     next();
   });
   router.use(express.json({ limit: "1mb" }), unsafeInputGuard);
-  router.use(sessionRoutes(deps.identity, store, policy, deps.signUp ?? openSignUp));
+  router.use(sessionRoutes(deps.identity, store, policy, deps.signUp ?? openSignUp, deps.audit));
 
   // Everything below needs a session.
   router.use(requireSession(deps.identity, policy));
   for (const route of routes) {
-    router[route.method](route.path, async (req, res) => send(res, await route.accept(req, (res.locals.user as User).id).answer()));
+    router[route.method](route.path, async (req, res) => {
+      const userId = (res.locals.user as User).id;
+      const { input, answer } = route.accept(req, userId);
+      const audited = await auditAtDoor(deps.audit, route.key, input, { actor: { type: "user", userId }, address: req.ip ?? "", requestId: res.locals.requestId });
+      const reply = await answer();
+      audited(reply);
+      send(res, reply);
+    });
   }
   router.get("/forms/:id/preview", formPreview(deps.forms, deps.brandingUrl));
   router.post("/forms/:id/preview", draftPreview(deps.forms, deps.brandingUrl));

@@ -1,3 +1,4 @@
+import { auditSettingsOf } from "@formsvc/platform/audit-settings.ts";
 import { mailSettingsOf, mailTransport, startMailWorker } from "@formsvc/platform/mail.ts";
 import { keepFreshByNotices } from "@formsvc/platform/pg-notices.ts";
 import { runDatabaseService } from "@formsvc/platform/service-main.ts";
@@ -15,10 +16,13 @@ await runDatabaseService("identity", { schema: "identity", entities, migrations 
   const notices =
     apiKeyCache &&
     keepFreshByNotices(apiKeyCache, { databaseUrl: config.databaseUrl!, channel: apiKeyChangesChannel, logger, onNotice: (notice) => apiKeyCache.revoke(notice) });
-  const handlers = createIdentityHandlers({ orm, publicUrl: config.publicUrl, mailWritten: mail.wake, apiKeyCache, logger, signUp: config.signUp });
+  const audit = auditSettingsOf();
+  // Each audit event as one line of its own on stdout, beside (not through) the log, whatever LOG_LEVEL says.
+  const auditLine = audit.stdout ? (line: string) => void process.stdout.write(`${line}\n`) : undefined;
+  const handlers = createIdentityHandlers({ orm, publicUrl: config.publicUrl, mailWritten: mail.wake, apiKeyCache, logger, signUp: config.signUp, auditLine });
   return {
     routes: (router) => routes(router, handlers),
-    retention: identityRetention(orm, config.retention),
+    retention: identityRetention(orm, { ...config.retention, auditRetentionDays: audit.retentionDays }),
     close: async () => {
       await notices?.stop();
       await mail.stop();

@@ -53,6 +53,8 @@ export interface IdentityHandlerDeps {
   logger?: Logger;
   /** SIGNUP: who may make an account in the app; open when absent. */
   signUp?: SignUpPolicy;
+  /** AUDIT_LOG_STDOUT: takes each recorded audit event as one JSON line (without it, none is written). */
+  auditLine?: (line: string) => void;
 }
 
 export type IdentityHandlers = ServiceImpl<typeof IdentityService>;

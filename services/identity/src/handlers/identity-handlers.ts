@@ -4,6 +4,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { accountHandlers } from "./accounts.ts";
 import { administrationHandlers } from "./administration.ts";
+import { auditHandlers } from "./audit.ts";
 import { identityContext, type IdentityHandlerDeps, type IdentityHandlers } from "./context.ts";
 import { idempotencyHandlers } from "./idempotency.ts";
 import { invitationHandlers } from "./invitations.ts";
@@ -25,6 +26,7 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
     ...administrationHandlers(context),
     ...invitationHandlers(context),
     ...idempotencyHandlers(context),
+    ...auditHandlers(context),
   };
 }
 

@@ -9,6 +9,7 @@ import { Migration20270120000000_workspace_change_notices } from "./Migration202
 import { Migration20261127000000_retention_indexes } from "./Migration20261127000000_retention_indexes.ts";
 import { Migration20261128000000_invitation_ids } from "./Migration20261128000000_invitation_ids.ts";
 import { Migration20261128000100_administrator } from "./Migration20261128000100_administrator.ts";
+import { Migration20261128000400_audit_events } from "./Migration20261128000400_audit_events.ts";
 
 /** The identity schema's migrations, oldest first. Never edit one that has shipped; add another. */
 export const migrations: MigrationObject[] = [
@@ -23,4 +24,5 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20261127000000_retention_indexes", class: Migration20261127000000_retention_indexes },
   { name: "Migration20261128000000_invitation_ids", class: Migration20261128000000_invitation_ids },
   { name: "Migration20261128000100_administrator", class: Migration20261128000100_administrator },
+  { name: "Migration20261128000400_audit_events", class: Migration20261128000400_audit_events },
 ];
