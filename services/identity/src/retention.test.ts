@@ -52,7 +52,7 @@ beforeEach(async () => {
 
 describe("identity's retention", () => {
   it("names its targets by table, the operator's keys of prune", () => {
-    assert.deepEqual([...targets.keys()], ["identity.sessions", "identity.email_links", "identity.idempotency_keys", "identity.mail_outbox"]);
+    assert.deepEqual([...targets.keys()], ["identity.sessions", "identity.email_links", "identity.idempotency_keys", "identity.mail_outbox", "identity.audit_events"]);
   });
 
   it("sessions: the expired ones go, each pass all of them, the operator's prune those expired before its bound; live ones stay", async () => {

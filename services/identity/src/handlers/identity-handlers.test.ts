@@ -65,6 +65,7 @@ describe("migrations", () => {
       "Migration20261127000000_retention_indexes",
       "Migration20261128000000_invitation_ids",
       "Migration20261128000100_administrator",
+      "Migration20261128000400_audit_events",
     ]);
   });
 });
