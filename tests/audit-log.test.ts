@@ -299,7 +299,7 @@ describe("the audit log", () => {
     const problems = watchPage(page, []);
     try {
       await page.goto(`${sys.url}/app/forms`);
-      await page.getByLabel("Workspace").selectOption(teamId);
+      await page.getByLabel("Workspace", { exact: true }).selectOption(teamId);
       await page.getByRole("link", { name: "Audit log" }).click();
       const rows = page.getByRole("table", { name: "Audit events" }).locator("tbody tr");
       await rows.first().waitFor();

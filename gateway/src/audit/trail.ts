@@ -106,12 +106,12 @@ export class AuditTrail {
   /** At stop: tries for at most `withinMs` to send what is queued, and logs what could not be. */
   async stop(withinMs = 5_000): Promise<void> {
     const deadline = Date.now() + withinMs;
-    clearTimeout(this.#timer);
+    this.#unschedule();
     while (this.#queue.length && Date.now() < deadline) {
       await this.flush();
       if (this.#queue.length) await new Promise((resolve) => setTimeout(resolve, Math.min(500, Math.max(0, deadline - Date.now()))));
     }
-    clearTimeout(this.#timer);
+    this.#unschedule();
     if (this.#queue.length) this.#deps.logger.error({ lost: this.#queue.length }, "audit events not recorded before the gateway stopped");
   }
 
@@ -123,6 +123,11 @@ export class AuditTrail {
     } catch {
       return scope;
     }
+  }
+
+  #unschedule(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
   #schedule(ms: number): void {
@@ -221,12 +226,18 @@ export function scopeOf(entry: AuditAction, sources: Parameters<typeof select>[1
  * The audit side of one request of the table's `entry`: looks up what the change would delete first, then
  * gives the function that records the answer when it is a 2xx. Recording never throws into the request.
  */
-export async function auditRequest(
-  trail: AuditTrail,
-  entry: AuditAction,
-  input: { params?: unknown; body?: unknown; query?: unknown; userId?: unknown },
-  who: AuditWho,
-): Promise<(reply: { status: number; body: unknown }) => void> {
+/** Records an answered request's event when the answer is a 2xx. */
+export type AnswerRecorder = (reply: { status: number; body: unknown }) => void;
+
+/** What a request had, as the handler took it. */
+export interface RequestParts {
+  params?: unknown;
+  body?: unknown;
+  query?: unknown;
+  userId?: string;
+}
+
+export async function auditRequest(trail: AuditTrail, entry: AuditAction, input: RequestParts, who: AuditWho): Promise<AnswerRecorder> {
   const early = entry.lookUpFirst ? await trail.settle(scopeOf(entry, input), who.actor) : undefined;
   return (reply) => {
     if (reply.status < 200 || reply.status > 299) return;
@@ -244,12 +255,9 @@ export async function auditRequest(
 }
 
 /** A door's audit of one request of the route keyed `key` (`auditRequest`); nothing for a route the table does not name. */
-export function auditAtDoor(
-  trail: AuditTrail | undefined,
-  key: string,
-  input: Parameters<typeof auditRequest>[2],
-  who: AuditWho,
-): Promise<(reply: { status: number; body: unknown }) => void> | (() => void) {
+export function auditAtDoor(trail: AuditTrail | undefined, key: string, input: RequestParts, who: AuditWho): Promise<AnswerRecorder> | AnswerRecorder {
   const entry = auditedRoutes[key];
-  return trail && entry ? auditRequest(trail, entry, input, who) : () => {};
+  return trail && entry ? auditRequest(trail, entry, input, who) : unaudited;
 }
+
+const unaudited: AnswerRecorder = () => {};

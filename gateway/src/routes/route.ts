@@ -128,7 +128,7 @@ export interface ServedRoute {
    * Checks and parses a request the door has let through, made for `userId` (throwing its 4xx): its parts
    * as parsed, the handler's input made of them, and the answer, which runs the handler.
    */
-  accept(req: Request, userId: string): { parts: unknown[]; input: { params: unknown; query: unknown; body: unknown }; answer(): Promise<Reply> };
+  accept(req: Request, userId: string): { parts: unknown[]; input: { params: unknown; query: unknown; body: unknown; userId: string }; answer(): Promise<Reply> };
 }
 
 /** A route of /api/v1: served, and described in the reference. */

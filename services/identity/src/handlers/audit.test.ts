@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
-import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { timestampDate, timestampFromDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { Code, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { asCaller } from "@formsvc/platform/caller.ts";
 import { openDatabase, type MikroORM } from "@formsvc/platform/database.ts";
@@ -61,7 +61,7 @@ function event(init: Partial<Omit<AuditEvent, "actor">> & { actor?: { type: stri
   });
 }
 
-const listed = async (workspaceId: string, userId: string, query: Record<string, unknown> = {}) =>
+const listed = async (workspaceId: string, userId: string, query: { action?: string; actor?: string; since?: Timestamp; until?: Timestamp } = {}) =>
   (await client.listAuditEvents({ workspaceId, ...query }, asCaller(userId))).events;
 
 describe("RecordAuditEvents and ListAuditEvents", () => {

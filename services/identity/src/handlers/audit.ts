@@ -158,18 +158,28 @@ export function auditHandlers({ deps, now, fork, table, managedWorkspace, anyWor
         });
       }
       const window = pageRequest(req);
-      const where = [`e."workspace_id" = ?`];
-      const params: unknown[] = [req.workspaceId];
-      if (req.since) where.push(`e."occurred_at" >= ?`), params.push(timestampDate(req.since));
-      if (req.until) where.push(`e."occurred_at" < ?`), params.push(timestampDate(req.until));
-      if (req.action.endsWith(".*")) where.push(`left(e."action", ?) = ?`), params.push(req.action.length - 1, req.action.slice(0, -1));
-      else if (req.action) where.push(`e."action" = ?`), params.push(req.action);
-      if (req.actor === "system") where.push(`e."actor_type" = 'system'`);
-      else if (req.actor) where.push(`(e."actor_user_id" = ? or e."actor_api_key_id" = ?)`), params.push(req.actor, req.actor);
+      const where: string[] = [];
+      const params: unknown[] = [];
+      const and = (condition: string, ...values: unknown[]) => {
+        where.push(condition);
+        params.push(...values);
+      };
+      and(`e."workspace_id" = ?`, req.workspaceId);
+      if (req.since) and(`e."occurred_at" >= ?`, timestampDate(req.since));
+      if (req.until) and(`e."occurred_at" < ?`, timestampDate(req.until));
+      if (req.action.endsWith(".*")) and(`left(e."action", ?) = ?`, req.action.length - 1, req.action.slice(0, -1));
+      else if (req.action) and(`e."action" = ?`, req.action);
+      if (req.actor === "system") and(`e."actor_type" = 'system'`);
+      else if (req.actor) and(`(e."actor_user_id" = ? or e."actor_api_key_id" = ?)`, req.actor, req.actor);
       if (window.after) {
         // The position's own row gives its time (a cursor keeps milliseconds); gone, the cursor's stands in.
-        where.push(`(e."occurred_at", e."id") < (coalesce((select "occurred_at" from ${auditTable} where "workspace_id" = ? and "id" = ?), ?::timestamptz), ?)`);
-        params.push(req.workspaceId, window.after.id, window.after.at.toISOString(), window.after.id);
+        and(
+          `(e."occurred_at", e."id") < (coalesce((select "occurred_at" from ${auditTable} where "workspace_id" = ? and "id" = ?), ?::timestamptz), ?)`,
+          req.workspaceId,
+          window.after.id,
+          window.after.at.toISOString(),
+          window.after.id,
+        );
       }
       const rows = await em.execute<AuditRow[]>(
         `select e.* from ${auditTable} e where ${where.join(" and ")} order by e."occurred_at" desc, e."id" desc limit ? offset ?`,
