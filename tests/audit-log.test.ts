@@ -156,6 +156,7 @@ describe("the audit log", () => {
     assert.equal((await owner.call("DELETE", `/forms/${ids.apiForm}/purge`)).status, 200);
     assert.equal((await owner.call("PATCH", `/workspaces/${teamId}/members/${memberId}`, { role: "admin" })).status, 200);
     assert.equal((await owner.call("DELETE", `/workspaces/${teamId}/members/${memberId}`)).status, 204);
+    assert.equal((await owner.call("PATCH", `/workspaces/${teamId}`, { name: "Team renamed" })).status, 200);
     // The first account administers the installation, and sets plans.
     assert.equal((await owner.call("PUT", `/admin/workspaces/${teamId}/plan`, { plan: "pro" })).status, 200);
     assert.equal((await owner.call("DELETE", `/api-keys/${keyId}`)).status, 204);
@@ -198,6 +199,7 @@ describe("the audit log", () => {
       ["form.purge", "form", ids.apiForm, asOwner, ownerAddress],
       ["member.role_change", "member", memberId, asOwner, ownerAddress],
       ["member.remove", "member", memberId, asOwner, ownerAddress],
+      ["workspace.rename", "workspace", teamId, asOwner, ownerAddress],
       ["workspace.set_plan", "workspace", teamId, asOwner, ownerAddress],
       ["api_key.delete", "api_key", keyId, asOwner, ownerAddress],
     ];
@@ -220,6 +222,7 @@ describe("the audit log", () => {
     ]);
     assert.deepEqual(changes("member.role_change", memberId), [{ field: "role", value: "admin" }]);
     assert.deepEqual(changes("workspace.set_plan", teamId), [{ field: "plan", value: "pro" }]);
+    assert.deepEqual(changes("workspace.rename", teamId), [{ field: "name", value: "Team renamed" }]);
     assert.deepEqual(changes("responses.export", ids.appForm), [{ field: "format", value: "csv" }, { field: "filter", value: "completed" }]);
     assert.deepEqual(changes("member.invite", ids.invitation), [{ field: "email", value: memberEmail }, { field: "role", value: "member" }]);
   });

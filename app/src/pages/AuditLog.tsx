@@ -35,6 +35,7 @@ export const auditActionLabels: Record<AuditActionName, string> = {
   "api_key.create": "API key created",
   "api_key.delete": "API key deleted",
   "workspace.create": "Workspace created",
+  "workspace.rename": "Workspace renamed",
   "workspace.set_plan": "Plan changed",
   "member.invite": "Member invited",
   "member.revoke_invitation": "Invitation revoked",

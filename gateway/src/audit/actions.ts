@@ -47,7 +47,7 @@ const exported = (format: string): AuditAction => ({
   changes: "query",
   fixed: { format },
 });
-const member = (action: AuditActionName, target: string, targetId: Selector, extra: Partial<AuditAction> = {}): AuditAction => ({
+const inWorkspace = (action: AuditActionName, target: string, targetId: Selector, extra: Partial<AuditAction> = {}): AuditAction => ({
   action,
   target,
   targetId,
@@ -79,12 +79,13 @@ export const auditedRoutes: Record<string, AuditAction> = {
   "post /api-keys": { action: "api_key.create", target: "api_key", targetId: "answer.id", scope: "person" },
   "delete /api-keys/:id": { action: "api_key.delete", target: "api_key", targetId: "params.id", scope: "person" },
   "post /workspaces": { action: "workspace.create", target: "workspace", targetId: "answer.id", scope: { workspace: "answer.id" } },
-  "put /admin/workspaces/:id/plan": member("workspace.set_plan", "workspace", "params.id"),
-  "post /workspaces/:id/invites": member("member.invite", "invitation", "answer.id"),
-  "delete /workspaces/:id/invites/:invitationId": member("member.revoke_invitation", "invitation", "params.invitationId"),
-  "post /invitations/:id/accept": member("member.accept", "member", "userId", { scope: { workspace: "answer.workspace.id" } }),
-  "patch /workspaces/:id/members/:userId": member("member.role_change", "member", "params.userId"),
-  "delete /workspaces/:id/members/:userId": member("member.remove", "member", "params.userId"),
+  "patch /workspaces/:id": inWorkspace("workspace.rename", "workspace", "params.id"),
+  "put /admin/workspaces/:id/plan": inWorkspace("workspace.set_plan", "workspace", "params.id"),
+  "post /workspaces/:id/invites": inWorkspace("member.invite", "invitation", "answer.id"),
+  "delete /workspaces/:id/invites/:invitationId": inWorkspace("member.revoke_invitation", "invitation", "params.invitationId"),
+  "post /invitations/:id/accept": inWorkspace("member.accept", "member", "userId", { scope: { workspace: "answer.workspace.id" } }),
+  "patch /workspaces/:id/members/:userId": inWorkspace("member.role_change", "member", "params.userId"),
+  "delete /workspaces/:id/members/:userId": inWorkspace("member.remove", "member", "params.userId"),
 };
 
 /** Recorded by the app's own sign-in and invitation routes (app-api/sessions.ts), outside the table. */

@@ -446,6 +446,7 @@ export const auditActionNames = [
   "api_key.create",
   "api_key.delete",
   "workspace.create",
+  "workspace.rename",
   "workspace.set_plan",
   "member.invite",
   "member.revoke_invitation",

@@ -167,6 +167,21 @@ describe("RecordAuditEvents and ListAuditEvents", () => {
   });
 });
 
+describe("RenameWorkspace", () => {
+  it("renames for the owner, an admin and the operator; a plain member is refused, a stranger told it is not there", async () => {
+    const { owner, admin, member, workspace } = await team();
+    const stranger = await client.createUser({ email: uniqueEmail("stranger") });
+    const renamed = await client.renameWorkspace({ workspaceId: workspace.id, name: "  Team two " }, asCaller(owner.id));
+    assert.deepEqual([renamed.workspace?.name, renamed.workspace?.role], ["Team two", Role.OWNER]);
+    assert.equal((await client.renameWorkspace({ workspaceId: workspace.id, name: "Team three" }, asCaller(admin.id))).workspace?.role, Role.ADMIN);
+    assert.equal((await client.renameWorkspace({ workspaceId: workspace.id, name: "Team four" })).workspace?.name, "Team four");
+    await rejectsWith(client.renameWorkspace({ workspaceId: workspace.id, name: "Mine" }, asCaller(member.id)), Code.PermissionDenied);
+    await rejectsWith(client.renameWorkspace({ workspaceId: workspace.id, name: "Mine" }, asCaller(stranger.user!.id)), Code.NotFound, "workspace not found");
+    await rejectsWith(client.renameWorkspace({ workspaceId: workspace.id, name: " " }, asCaller(owner.id)), Code.InvalidArgument, "name is required");
+    assert.equal((await client.getWorkspace({ workspaceId: workspace.id }, asCaller(member.id))).workspace?.name, "Team four");
+  });
+});
+
 describe("the audit_events table", () => {
   it("refuses UPDATE, DELETE and TRUNCATE; only retention's prune deletes, and only what is older than AUDIT_RETENTION_DAYS", async () => {
     const { workspace } = await team();

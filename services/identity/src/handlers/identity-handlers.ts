@@ -10,6 +10,7 @@ import { idempotencyHandlers } from "./idempotency.ts";
 import { invitationHandlers } from "./invitations.ts";
 import { apiKeyHandlers } from "./keys.ts";
 import { sessionHandlers } from "./sessions.ts";
+import { workspaceSettingsHandlers } from "./workspace-settings.ts";
 import { workspaceHandlers } from "./workspaces.ts";
 
 export type { IdentityHandlerDeps, IdentityHandlers } from "./context.ts";
@@ -27,6 +28,7 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
     ...invitationHandlers(context),
     ...idempotencyHandlers(context),
     ...auditHandlers(context),
+    ...workspaceSettingsHandlers(context),
   };
 }
 
