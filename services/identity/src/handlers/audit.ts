@@ -16,6 +16,8 @@ export const maxAuditEventsPerCall = 500;
 /** Who may act, as events name them. */
 export const auditActorTypes = ["user", "api_key", "system", "anonymous"] as const;
 const maxChanges = 100;
+/** Rows one insert writes: 12 parameters each, under Postgres's 65,535. */
+const rowsPerStatement = 5_000;
 const maxValueLength = 500;
 /** The workspace column's value for a personal event of nobody's (a failed sign-in naming no account). */
 const noWorkspace = "";
@@ -111,8 +113,7 @@ export function auditHandlers({ deps, now, fork, table, managedWorkspace, anyWor
       const personal = events.filter((e) => e.personal);
       const memberships = await workspacesOf([...new Set(personal.map(subjectOf).filter((id): id is string => !!id))]);
 
-      const values: string[] = [];
-      const params: unknown[] = [];
+      const rows: unknown[][] = [];
       const at = now();
       for (const event of events) {
         const subject = subjectOf(event);
@@ -120,8 +121,7 @@ export function auditHandlers({ deps, now, fork, table, managedWorkspace, anyWor
         const target = event.subjectEmail && !event.targetId && subject ? subject : event.targetId;
         const workspaces = event.personal ? (memberships.get(subject ?? "") ?? [noWorkspace]) : [event.workspaceId];
         for (const workspaceId of workspaces) {
-          values.push("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?)");
-          params.push(
+          rows.push([
             event.id,
             workspaceId,
             event.occurredAt ? timestampDate(event.occurredAt) : at,
@@ -134,18 +134,25 @@ export function auditHandlers({ deps, now, fork, table, managedWorkspace, anyWor
             target,
             JSON.stringify(event.changes.map((c) => (c.value === undefined ? { field: c.field } : { field: c.field, value: c.value }))),
             event.requestId,
-          );
+          ]);
         }
       }
-      // One statement; an id recorded before (a batch sent again after a lost answer) writes nothing.
-      const rows = await fork().execute<AuditRow[]>(
-        `insert into ${auditTable} ("id", "workspace_id", "occurred_at", "actor_type", "actor_user_id", "actor_api_key_id", "address",
-                                    "action", "target_type", "target_id", "changes", "request_id")
-         values ${values.join(", ")} on conflict do nothing returning *`,
-        params,
-      );
-      writeLines(rows);
-      return { recorded: rows.length };
+      // A statement per rowsPerStatement rows (Postgres takes at most 65,535 parameters); an id recorded before (a
+      // batch sent again after a lost answer) writes nothing.
+      const written: AuditRow[] = [];
+      for (let start = 0; start < rows.length; start += rowsPerStatement) {
+        const chunk = rows.slice(start, start + rowsPerStatement);
+        written.push(
+          ...(await fork().execute<AuditRow[]>(
+            `insert into ${auditTable} ("id", "workspace_id", "occurred_at", "actor_type", "actor_user_id", "actor_api_key_id", "address",
+                                        "action", "target_type", "target_id", "changes", "request_id")
+             values ${chunk.map(() => "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?)").join(", ")} on conflict do nothing returning *`,
+            chunk.flat(),
+          )),
+        );
+      }
+      writeLines(written);
+      return { recorded: written.length };
     },
 
     async listAuditEvents(req, ctx) {
