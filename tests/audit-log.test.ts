@@ -271,7 +271,7 @@ describe("the audit log", () => {
         .split("\n")
         .filter((line) => line.startsWith('{"auditEvent"'))
         .map((line) => JSON.parse(line).auditEvent);
-      return events.some((e) => e.action === "api_key.delete") && events;
+      return events.some((e) => e.action === "api_key.delete") ? events : undefined;
     });
     const signIn = lines.filter((e) => e.action === "session.sign_in" && e.actor.userId === ownerId);
     assert.equal(signIn.length, 1);

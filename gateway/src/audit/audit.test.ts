@@ -273,7 +273,7 @@ describe("the doors record what succeeded", () => {
   let base = "";
   let server: ReturnType<typeof app.listen>;
   before(async () => {
-    server = app.listen(0);
+    server = app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
   });

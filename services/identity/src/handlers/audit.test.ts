@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { create } from "@bufbuild/protobuf";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { Code, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { asCaller } from "@formsvc/platform/caller.ts";
@@ -47,7 +47,7 @@ async function team() {
   return { owner: owner.user!, admin: admin.user!, member: member.user!, personal: owner.workspace!, workspace: workspace! };
 }
 
-function event(init: Partial<Omit<AuditEvent, "actor">> & { actor?: { type: string; userId?: string; apiKeyId?: string } }): AuditEvent {
+function event(init: MessageInitShape<typeof AuditEventSchema>): AuditEvent {
   return create(AuditEventSchema, {
     id: newId(),
     occurredAt: timestampFromDate(new Date()),
