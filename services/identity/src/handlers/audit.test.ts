@@ -47,18 +47,19 @@ async function team() {
   return { owner: owner.user!, admin: admin.user!, member: member.user!, personal: owner.workspace!, workspace: workspace! };
 }
 
+/** An event as the gateway sends one: by the system unless `init` names an actor. */
 function event(init: MessageInitShape<typeof AuditEventSchema>): AuditEvent {
-  return create(AuditEventSchema, {
+  const defaults: MessageInitShape<typeof AuditEventSchema> = {
     id: newId(),
     occurredAt: timestampFromDate(new Date()),
+    actor: { type: "system" },
     address: "203.0.113.9",
     action: "form.update",
     targetType: "form",
     targetId: "form1",
     requestId: "req-1",
-    ...init,
-    actor: init.actor ?? { type: "system" },
-  });
+  };
+  return create(AuditEventSchema, { ...defaults, ...init } as MessageInitShape<typeof AuditEventSchema>);
 }
 
 const listed = async (workspaceId: string, userId: string, query: { action?: string; actor?: string; since?: Timestamp; until?: Timestamp } = {}) =>
