@@ -1,6 +1,7 @@
 // The TypeScript SDK against the whole running system: every /api/v1 operation (and the hosted-form
 // endpoints) through the generated types, with no cast, and every answer checked against the served document.
 import assert from "node:assert/strict";
+import { eventually } from "@formsvc/platform/testing/eventually.ts";
 import { after, before, describe, it } from "node:test";
 import type { Middleware } from "openapi-fetch";
 import { createFormsClient, createHostedFormsClient, verifyWebhook } from "@formsvc/sdk";
@@ -163,6 +164,13 @@ describe("the SDK against the running system", () => {
     assert.equal((await client.DELETE("/forms/{id}/submissions/{sid}", { params: { path: { id: form.id, sid: responseId } } })).response.status, 204);
     assert.equal((await client.DELETE("/webhooks/{id}", { params: { path: { id: webhook.id } } })).response.status, 204);
     assert.equal((await client.DELETE("/forms/{id}", { params: { path: { id: form.id } } })).response.status, 204);
+
+    // The workspace's audit log holds what was just done with the key (recorded as each answer went out).
+    const trashed = await eventually(async () => {
+      const log = await client.GET("/workspaces/{id}/audit-events", { params: { path: { id: workspace.id }, query: { action: "form.*", limit: 100 } } });
+      return log.data?.items.find((event) => event.action === "form.trash");
+    });
+    assert.deepEqual([trashed.target, trashed.actor.type], [{ type: "form", id: form.id }, "api_key"]);
   });
 
   it("called every operation of the route table, and every answer matched the document", () => {

@@ -4,6 +4,7 @@ import { Layout } from "./components/Layout.tsx";
 import { ConfirmProvider, ErrorState, Loading, NoticeProvider } from "./components/ui.tsx";
 import { AdministrationPage } from "./pages/Administration.tsx";
 import { ApiKeysPage } from "./pages/ApiKeys.tsx";
+import { AuditLogPage } from "./pages/AuditLog.tsx";
 import { AcceptInvitePage, ForgotPasswordPage, ResetPasswordPage, SignInPage, SignUpPage, VerifyEmailPage } from "./pages/Auth.tsx";
 import { FormPage, type TabId } from "./pages/FormPage.tsx";
 import { FormsPage, TrashPage } from "./pages/Forms.tsx";
@@ -25,6 +26,7 @@ const titles: [string, string][] = [
   ["/settings/api-keys", "API keys"],
   ["/settings/security", "Security"],
   ["/admin", "Administration"],
+  ["/audit-log", "Audit log"],
 ];
 
 const formTabs = ["edit", "preview", "responses", "integrations", "share", "design", "settings"];
@@ -88,6 +90,7 @@ function Routes() {
   else if (path === "/settings" || path === "/settings/api-keys") page = <ApiKeysPage />;
   else if (path === "/settings/security") page = <SecurityPage />;
   else if (path === "/admin") page = <AdministrationPage />;
+  else if (path === "/audit-log") page = <AuditLogPage />;
   else if ((params = matchRoute("/forms/:id", path))) page = <Redirect to={`/forms/${params.id}/edit`} />;
   else if (
     (params = matchRoute("/forms/:id/responses/:sid", path)) ||

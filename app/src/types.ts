@@ -9,6 +9,8 @@ export type {
   AppSubmission as Submission,
   AppWorkspace as Workspace,
   Attempt,
+  AuditActionName,
+  AuditEvent,
   CalculatedFieldProblem,
   Delivery,
   FieldProblem,

@@ -9,6 +9,7 @@ import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js"
 import type { DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 import type { Health } from "@formsvc/proto/grpc/health/v1/health_pb.js";
 import type { OidcProvider } from "./app-api/oidc-client.ts";
+import type { AuditTrail } from "./audit/trail.ts";
 import type { HostedFormDeps } from "./hosted/routes.ts";
 import type { IdempotentRequests } from "./idempotency.ts";
 
@@ -37,6 +38,8 @@ export interface GatewayDeps {
   signUp?: SignUpPolicy;
   /** Sign-in through an OpenID Connect provider (OIDC_*); absent when none is configured. */
   oidc?: OidcProvider;
+  /** Where the doors and sign-ins record audit events (identity's log); none recorded when absent. */
+  audit?: AuditTrail;
 }
 
 /** The services the resource routes call, and the signer of their file links. */

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { loadConfig, serviceNames } from "@formsvc/platform/config.ts";
 import { drainable } from "@formsvc/platform/http-drain.ts";
 import { ownProcess, stopOnSignals } from "@formsvc/platform/own-process.ts";
-import { drainLimitMs } from "@formsvc/platform/stopping.ts";
+import { afterDrainMs, drainLimitMs } from "@formsvc/platform/stopping.ts";
 import { Health } from "@formsvc/proto/grpc/health/v1/health_pb.js";
 import { createLogger } from "@formsvc/platform/logger.ts";
 import { createServiceClient } from "@formsvc/platform/rpc.ts";
@@ -16,6 +16,7 @@ import { resolveSecretKey } from "@formsvc/platform/secret-key.ts";
 import { fileLinks } from "@formsvc/platform/file-links.ts";
 import { createApp } from "./app.ts";
 import { oidcProvider } from "./app-api/oidc-client.ts";
+import { AuditTrail } from "./audit/trail.ts";
 import { idempotentRequests } from "./idempotency.ts";
 import { RedisSlidingWindow } from "./rate-limit/redis-sliding-window.ts";
 import { MemorySlidingWindow, type RateLimitStore } from "./rate-limit/sliding-window.ts";
@@ -26,13 +27,16 @@ const tracing = await ownProcess("gateway", logger);
 const identity = createServiceClient(IdentityService, config.services.identity);
 const secretKey = resolveSecretKey(config);
 const store: RateLimitStore = config.redisUrl ? new RedisSlidingWindow(config.redisUrl) : new MemorySlidingWindow();
+const forms = createServiceClient(FormsService, config.services.forms);
+const webhooks = createServiceClient(WebhooksService, config.services.webhooks);
+const audit = new AuditTrail({ identity, forms, webhooks, logger });
 
 const app = createApp({
   logger,
   identity,
-  forms: createServiceClient(FormsService, config.services.forms),
+  forms,
   submissions: createServiceClient(SubmissionsService, config.services.submissions),
-  webhooks: createServiceClient(WebhooksService, config.services.webhooks),
+  webhooks,
   delivery: createServiceClient(DeliveryService, config.services.delivery),
   fileLinks: fileLinks(secretKey, config.publicUrl),
   idempotency: idempotentRequests(identity, secretKey),
@@ -51,6 +55,7 @@ const app = createApp({
   trustProxy: config.trustProxy,
   signUp: config.signUp,
   oidc: config.oidc && oidcProvider(config.oidc, config.publicUrl, secretKey, logger),
+  audit,
 });
 
 // Express 5 calls back with the listen error too (a busy port): one line naming the variable to change.
@@ -78,5 +83,7 @@ stopOnSignals("gateway", logger, async () => {
   const { cut, ms } = await drain(drainLimitMs);
   if (cut > 0) logger.warn({ cut, ms }, `connections still open after ${drainLimitMs / 1000} s of draining were closed`);
   else logger.info({ ms }, "every request in flight was answered");
+  // The events of the requests just answered, while identity still runs (the services stop after the gateway).
+  await audit.stop(afterDrainMs / 2);
   await Promise.allSettled([store.close(), tracing?.shutdown()]);
 });

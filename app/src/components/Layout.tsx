@@ -14,6 +14,8 @@ const nav = [
 ];
 /** Shown to the installation's administrator alone. */
 const adminNav = { to: "/admin", label: "Administration", match: (p: string) => p.startsWith("/admin") };
+/** Shown to the shown workspace's owner and admins. */
+const auditNav = { to: "/audit-log", label: "Audit log", match: (p: string) => p.startsWith("/audit-log") };
 
 export function Layout({ children }: { children: ReactNode }) {
   const { user, workspaces, workspace, selectWorkspace, signOut, signOutEverywhere } = useSession();
@@ -31,7 +33,7 @@ export function Layout({ children }: { children: ReactNode }) {
         </Link>
         <nav aria-label="Main">
           <ul>
-            {[...nav, ...(user?.administrator ? [adminNav] : [])].map((item) => (
+            {[...nav, ...(workspace?.role === "owner" || workspace?.role === "admin" ? [auditNav] : []), ...(user?.administrator ? [adminNav] : [])].map((item) => (
               <li key={item.to}>
                 <Link to={item.to} aria-current={item.match(location.path) ? "page" : undefined}>
                   {item.label}

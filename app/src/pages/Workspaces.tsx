@@ -1,4 +1,4 @@
-// Workspaces: switch, create; members with their roles (the owner and admins change roles, remove
+// Workspaces: switch, create, rename; members with their roles (the owner and admins change roles, remove
 // members, invite by email and revoke pending invitations); the invitations waiting for the signed-in
 // person, accepted here; the plan and its branding entitlement.
 import { useId, useState, type FormEvent } from "react";
@@ -224,6 +224,36 @@ function InvitationsForYou() {
   );
 }
 
+/** The owner's and admins' rename of a workspace. */
+function RenameWorkspace({ workspace }: { workspace: Workspace }) {
+  const { refreshWorkspaces } = useSession();
+  const notify = useNotify();
+  const [name, setName] = useState(workspace.name);
+  const [error, setError] = useState<string>();
+  const id = useId();
+  const rename = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(undefined);
+    try {
+      const renamed = await patch<Workspace>(`/workspaces/${workspace.id}`, { name });
+      await refreshWorkspaces();
+      notify(`Workspace renamed “${renamed.name}”.`);
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  return (
+    <form className="row" onSubmit={rename}>
+      <label htmlFor={`${id}-rename`}>New name for {workspace.name}</label>
+      <input id={`${id}-rename`} required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+      <button type="submit" disabled={name.trim() === workspace.name}>
+        Rename
+      </button>
+      {error && <InlineMessage kind="error">{error}</InlineMessage>}
+    </form>
+  );
+}
+
 export function WorkspacesPage() {
   const { workspaces, workspace: current, selectWorkspace, refreshWorkspaces } = useSession();
   const [name, setName] = useState("");
@@ -297,6 +327,7 @@ export function WorkspacesPage() {
                 </button>
               )}
             </div>
+            {(ws.role === "owner" || ws.role === "admin") && <RenameWorkspace workspace={ws} />}
             <Members workspace={ws} />
             <AutoJoinDomains workspace={ws} />
           </li>

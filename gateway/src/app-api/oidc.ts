@@ -14,6 +14,8 @@ import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import type { Request, RequestHandler, Response, Router } from "express";
 import type { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { escapeHtml } from "../hosted/render-form.ts";
+import { sessionActions } from "../audit/actions.ts";
+import type { AuditTrail } from "../audit/trail.ts";
 import { errorAnswer, HttpError } from "../http-errors.ts";
 import { newRouter } from "../routing.ts";
 import { appCookieName, appendCookie, expiredCookie, parseCookies, repeatedCookies, serializeCookie } from "./cookies.ts";
@@ -37,7 +39,7 @@ export function refusePasswordSignIn(provider: OidcProvider | undefined): Reques
   };
 }
 
-export function oidcRoutes(identity: Client<typeof IdentityService>, provider: OidcProvider | undefined, policy: CookiePolicy): Router {
+export function oidcRoutes(identity: Client<typeof IdentityService>, provider: OidcProvider | undefined, policy: CookiePolicy, audit?: AuditTrail): Router {
   const router = newRouter();
   if (!provider) {
     router.get(["/auth/oidc/start", "/auth/oidc/callback"], () => {
@@ -89,6 +91,16 @@ export function oidcRoutes(identity: Client<typeof IdentityService>, provider: O
       const session = await identity.createSession({ userId: user!.id });
       setSessionCookie(res, policy, session.token, timestampDate(session.expiresAt!));
       issueCsrfToken(res, policy);
+      audit?.record({
+        actor: { type: "user", userId: user!.id },
+        action: sessionActions.signIn,
+        targetType: "user",
+        targetId: user!.id,
+        scope: { personal: true },
+        address: req.ip ?? "",
+        requestId: res.locals.requestId ?? "",
+        changes: [],
+      });
       res.redirect(302, "/app");
     } catch (err) {
       refuse(req, res, err);

@@ -18,6 +18,8 @@ import { appWorkspaceJson, invitationJson, sessionUserJson, userJson } from "@fo
 import { asCaller } from "@formsvc/platform/caller.ts";
 import type { SignUpPolicy } from "@formsvc/platform/config.ts";
 import type { User } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { sessionActions } from "../audit/actions.ts";
+import type { AuditTrail, CapturedEvent } from "../audit/trail.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { HttpError } from "../http-errors.ts";
 import type { RateLimitStore } from "../rate-limit/sliding-window.ts";
@@ -60,9 +62,13 @@ export function sessionRoutes(
   policy: CookiePolicy,
   signUp: SignUpPolicy,
   signIn: ReturnType<typeof signInOptions> = signInOptions(undefined),
+  audit?: AuditTrail,
 ): Router {
   const router = newRouter();
   const address = (req: Request) => req.ip ?? "unknown";
+  /** Records a sign-in or a joining in the audit log (a person's sign-ins go to each of their workspaces). */
+  const record = (req: Request, res: Response, event: Omit<CapturedEvent, "address" | "requestId" | "changes">) =>
+    audit?.record({ ...event, address: req.ip ?? "", requestId: res.locals.requestId ?? "", changes: [] });
   const body = <T extends z.ZodType>(schema: T, req: Request) => parse(schema, req.body ?? {}, "body");
   /** Counts an attempt of the sign-up family (one limit per address). */
   const signUpAttempt = (req: Request) => admitAttempt(store, signUpLimits, { address: address(req), email: "" });
@@ -104,16 +110,23 @@ export function sessionRoutes(
     try {
       verified = await identity.verifyPassword({ email, password });
     } catch (err) {
-      if (ConnectError.from(err).code === Code.Unauthenticated) throw new HttpError(401, wrongCredentials);
+      if (ConnectError.from(err).code === Code.Unauthenticated) {
+        // The email is only sent for identity to find its account (kept as the target, never as text).
+        record(req, res, { actor: { type: "anonymous" }, action: sessionActions.signInFailed, targetType: "user", targetId: "", scope: { personal: true }, subjectEmail: email });
+        throw new HttpError(401, wrongCredentials);
+      }
       throw err;
     }
-    // A person with a second factor gets a challenge, not a session: the code comes next.
+    // A person with a second factor gets a challenge, not a session: the code comes next (and the sign-in is
+    // recorded then).
     if (verified.secondFactorChallenge) {
       res.setHeader("Cache-Control", "no-store");
       res.json({ twoFactorRequired: true, challenge: verified.secondFactorChallenge });
       return;
     }
-    res.json(await startSession(res, verified.user!));
+    const session = await startSession(res, verified.user!);
+    record(req, res, { actor: { type: "user", userId: verified.user!.id }, action: sessionActions.signIn, targetType: "user", targetId: verified.user!.id, scope: { personal: true } });
+    res.json(session);
   });
 
   // The second step of a sign-in with two factors: the challenge and a code (5 wrong ones end it).
@@ -121,7 +134,9 @@ export function sessionRoutes(
     const { challenge, code } = body(secondFactorSchema, req);
     await signUpAttempt(req);
     const { user } = await identity.passSecondFactor({ challenge, code });
-    res.json(await startSession(res, user!));
+    const session = await startSession(res, user!);
+    record(req, res, { actor: { type: "user", userId: user!.id }, action: sessionActions.signIn, targetType: "user", targetId: user!.id, scope: { personal: true } });
+    res.json(session);
   });
 
   // Always the same 202: whether anyone has this email is not told (the mail tells its owner).
@@ -181,13 +196,17 @@ export function sessionRoutes(
     const { token, name, password } = body(acceptInvitationSchema, req);
     await signUpAttempt(req);
     const user = await sessionUser(identity, req, res, policy);
+    const joined = (userId: string, workspaceId: string) =>
+      record(req, res, { actor: { type: "user", userId }, action: sessionActions.acceptInvitation, targetType: "member", targetId: userId, scope: { workspaceId } });
     if (user) {
       const { workspace } = await identity.acceptInvitation({ token }, asCaller(user.id));
+      joined(user.id, workspace!.id);
       res.json({ user: userJson(user), workspace: appWorkspaceJson(workspace!, user.id) });
       return;
     }
     if (!password) throw new HttpError(400, "body.password: is required");
     const accepted = await identity.acceptInvitation({ token, name: name ?? "", password });
+    joined(accepted.user!.id, accepted.workspace!.id);
     res.status(201).json({ ...(await startSession(res, accepted.user!)), workspace: appWorkspaceJson(accepted.workspace!, accepted.user!.id) });
   });
 

@@ -94,6 +94,14 @@ Deliveries to one receiver (scheme, host and port) run up to 4 at a time; while 
 each 2xx allows one more, up to 32 (the operator's \`WEBHOOK_MAX_ORIGIN_CONCURRENCY\`), and any other answer
 brings it back to 4. So a receiver sees concurrent POSTs, in no guaranteed order: order by \`submittedAt\`.
 
+## Audit log
+\`GET /workspaces/{id}/audit-events\` (beyond the spec) lists what happened in a workspace, newest first: each change
+of its forms, webhooks, members and plan, its members' API keys and sign-ins (failed ones too), and response
+exports, with when, who (\`actor\`: a user, an API key with its person, or the system), the client's address, the
+action and record, and the fields set (\`changes\`; values only for harmless ones, never a secret, password,
+token, key or answer). Only the workspace's owner and admins read it; anyone else gets 404. Page it with
+\`cursor\`; filter by \`since\`, \`until\`, \`action\` (\`form.publish\`, or \`form.*\`) and \`actor\`.
+
 ## Versioning
 Every path is under the fixed prefix \`/api/v1\`; there is no version header. This page always describes what
 the API serves today.

@@ -4,6 +4,7 @@
 import { maxApiKeysPerCall } from "@formsvc/platform/caller.ts";
 import { GroupCommit } from "@formsvc/platform/group-commit.ts";
 import express, { type RequestHandler, type Router } from "express";
+import { auditAtDoor } from "../audit/trail.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { HttpError, jsonNotFound } from "../http-errors.ts";
 import { idempotencyKeyOf } from "../idempotency.ts";
@@ -47,7 +48,7 @@ export function takesIdempotencyKey(route: Pick<ApiRoute, "method">): boolean {
  * Mounts `routes`, each behind the key and its limit. A POST with an `Idempotency-Key` runs once per key
  * and API key; its repeats answer what it answered. An unknown path is a 404 with or without a key.
  */
-export function apiDoor(deps: Pick<GatewayDeps, "identity" | "idempotency" | "rateLimits">, routes: ApiRoute[]): Router {
+export function apiDoor(deps: Pick<GatewayDeps, "identity" | "idempotency" | "rateLimits" | "audit">, routes: ApiRoute[]): Router {
   const { store, perKey, perIp } = deps.rateLimits;
   const api = newRouter();
   api.use(rateLimit(store, "address", perIp, (_res, req) => req.ip ?? "unknown"));
@@ -59,7 +60,9 @@ export function apiDoor(deps: Pick<GatewayDeps, "identity" | "idempotency" | "ra
   for (const route of routes) {
     api[route.method](route.path, ...before, async (req, res) => {
       const caller = res.locals.caller as Caller;
-      const { parts, answer } = route.accept(req, caller.userId);
+      const { parts, input, answer } = route.accept(req, caller.userId);
+      const actor = { type: "api_key", userId: caller.userId, apiKeyId: caller.apiKeyId } as const;
+      const audited = await auditAtDoor(deps.audit, route.key, input, { actor, address: req.ip ?? "", requestId: res.locals.requestId });
       const run = async () => {
         const { status, body } = await answer();
         return { status, body };
@@ -69,6 +72,8 @@ export function apiDoor(deps: Pick<GatewayDeps, "identity" | "idempotency" | "ra
         ? await deps.idempotency.run({ scope: `key:${caller.apiKeyId}`, key, content: [route.operationId, ...parts] }, run)
         : { ...(await run()), replayed: false };
       if (replayed) res.setHeader("Idempotent-Replayed", "true");
+      // A replay changed nothing: only the run that did is recorded.
+      else audited(reply);
       send(res, reply);
     });
   }

@@ -5,6 +5,7 @@
 import express, { type Router } from "express";
 import { openSignUp } from "@formsvc/platform/config.ts";
 import type { User } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { auditAtDoor } from "../audit/trail.ts";
 import { cookiePolicy, ensureCsrfCookie, refuseRepeatedCookies, refuseUntilSecondFactor, requireCsrf, requireSession } from "../app-api/security.ts";
 import { oidcRoutes, refusePasswordSignIn, signInOptions } from "../app-api/oidc.ts";
 import { sessionRoutes } from "../app-api/sessions.ts";
@@ -17,7 +18,7 @@ import { rateLimit } from "../rate-limit/rate-limit-middleware.ts";
 import { send, type ServedRoute } from "./route.ts";
 import { newRouter } from "../routing.ts";
 
-export type AppDoorDeps = Pick<GatewayDeps, "identity" | "forms" | "publicUrl" | "brandingUrl" | "signUp" | "oidc"> & {
+export type AppDoorDeps = Pick<GatewayDeps, "identity" | "forms" | "publicUrl" | "brandingUrl" | "signUp" | "oidc" | "audit"> & {
   rateLimits: Pick<GatewayDeps["rateLimits"], "store" | "perIp">;
 };
 
@@ -39,16 +40,23 @@ export function appDoor(deps: AppDoorDeps, routes: ServedRoute[]): Router {
   });
   router.use(express.json({ limit: "1mb" }), unsafeInputGuard);
   // Through the provider, and with OIDC_ONLY by the provider alone.
-  router.use(oidcRoutes(deps.identity, deps.oidc, policy));
+  router.use(oidcRoutes(deps.identity, deps.oidc, policy, deps.audit));
   router.use(refusePasswordSignIn(deps.oidc));
-  router.use(sessionRoutes(deps.identity, store, policy, deps.signUp ?? openSignUp, signInOptions(deps.oidc)));
+  router.use(sessionRoutes(deps.identity, store, policy, deps.signUp ?? openSignUp, signInOptions(deps.oidc), deps.audit));
 
   // Everything below needs a session; all but turning a second factor on, one that has it where it is required.
   router.use(requireSession(deps.identity, policy));
   router.use(twoFactorRoutes(deps.identity));
   router.use(refuseUntilSecondFactor);
   for (const route of routes) {
-    router[route.method](route.path, async (req, res) => send(res, await route.accept(req, (res.locals.user as User).id).answer()));
+    router[route.method](route.path, async (req, res) => {
+      const userId = (res.locals.user as User).id;
+      const { input, answer } = route.accept(req, userId);
+      const audited = await auditAtDoor(deps.audit, route.key, input, { actor: { type: "user", userId }, address: req.ip ?? "", requestId: res.locals.requestId });
+      const reply = await answer();
+      audited(reply);
+      send(res, reply);
+    });
   }
   router.get("/forms/:id/preview", formPreview(deps.forms, deps.brandingUrl));
   router.post("/forms/:id/preview", draftPreview(deps.forms, deps.brandingUrl));

@@ -3,6 +3,7 @@ import type { ResourceDeps } from "../deps.ts";
 import { administrationRoutes } from "./administration.ts";
 import { apiKeyRoutes } from "./api-keys.ts";
 import { autoJoinRoutes } from "./auto-join.ts";
+import { auditEventRoutes } from "./audit-events.ts";
 import { formRoutes } from "./forms.ts";
 import { servedAt, type ApiRoute, type Route, type ServedRoute } from "./route.ts";
 import { submissionRoutes } from "./submissions.ts";
@@ -14,6 +15,7 @@ function resourceRoutes(deps: ResourceDeps): Route[] {
   return [
     ...userRoutes(deps.identity),
     ...workspaceRoutes(deps.identity),
+    ...auditEventRoutes(deps.identity),
     ...formRoutes(deps.forms),
     ...submissionRoutes(deps.submissions, deps.forms, deps.fileLinks),
     ...webhookRoutes(deps.webhooks, deps.delivery),

@@ -116,6 +116,8 @@ export class Reply {
 
 /** A route as one door serves it: method, path and schemas there, and how it answers. */
 export interface ServedRoute {
+  /** The entry's own `<method> <path>`, the same at both doors (the audit log's route→action table is keyed by it). */
+  key: string;
   method: Method;
   path: string;
   params?: AnyObject;
@@ -124,9 +126,9 @@ export interface ServedRoute {
   success: Route["success"];
   /**
    * Checks and parses a request the door has let through, made for `userId` (throwing its 4xx): its parts
-   * as parsed, and the answer, which runs the handler.
+   * as parsed, the handler's input made of them, and the answer, which runs the handler.
    */
-  accept(req: Request, userId: string): { parts: unknown[]; answer(): Promise<Reply> };
+  accept(req: Request, userId: string): { parts: unknown[]; input: { params: unknown; query: unknown; body: unknown; userId: string }; answer(): Promise<Reply> };
 }
 
 /** A route of /api/v1: served, and described in the reference. */
@@ -160,6 +162,7 @@ export function servedAt(route: Route, door: "api" | "app"): ServedRoute | undef
   const api = route.api;
   const docs = door === "api" && api ? { operationId: api.operationId, tag: api.tag, summary: api.summary, description: api.description, errors: api.errors } : {};
   return {
+    key: `${route.method} ${route.path}`,
     method,
     path,
     ...docs,
@@ -187,6 +190,7 @@ export function servedAt(route: Route, door: "api" | "app"): ServedRoute | undef
       };
       return {
         parts: [parsed.params, parsed.query, parsed.body],
+        input,
         async answer() {
           const result = await answer(await route.handle(input), input);
           return result instanceof Reply ? result : new Reply(route.success.status, result ?? null);

@@ -45,6 +45,17 @@ export function workspaceRoutes(identity: Client<typeof IdentityService>) {
       handle: async ({ body, userId, asUser }) => appWorkspaceJson((await identity.createWorkspace({ name: body.name }, asUser)).workspace!, userId),
       app: {},
     }),
+    // Its owner and admins rename it (a plain member gets 403).
+    defineRoute({
+      method: "patch",
+      path: "/workspaces/:id",
+      params: idParamsSchema,
+      body: nameBodySchema,
+      success: { status: 200 },
+      handle: async ({ params, body, userId, asUser }) =>
+        appWorkspaceJson((await identity.renameWorkspace({ workspaceId: params.id, name: body.name }, asUser)).workspace!, userId),
+      app: {},
+    }),
     defineRoute({
       method: "get",
       path: "/workspaces/:id",

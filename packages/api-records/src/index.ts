@@ -3,7 +3,7 @@
 import { toJson } from "@bufbuild/protobuf";
 import { timestampDate, ValueSchema, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { takesUploads } from "@formsvc/form-document";
-import { Plan, Role, type ApiKey, type GetInvitationResponse, type Invitation, type Member, type User, type Workspace } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { Plan, Role, type ApiKey, type AuditEvent, type GetInvitationResponse, type Invitation, type Member, type User, type Workspace } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { FormStatus, type Form, type Question } from "@formsvc/proto/forms/v1/forms_pb.js";
 import type { FormHoldings, Submission } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import type { Webhook } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
@@ -82,6 +82,21 @@ export function pendingInvitationJson(invitation: Invitation): Json.PendingInvit
     inviterName: invitation.inviterName,
     createdAt: stamp(invitation.createdAt),
     expiresAt: stamp(invitation.expiresAt),
+  };
+}
+
+export function auditEventJson(event: AuditEvent): Json.AuditEvent {
+  const actor = event.actor;
+  return {
+    id: event.id,
+    occurredAt: stamp(event.occurredAt),
+    workspaceId: event.workspaceId || null,
+    actor: { type: (actor?.type || "system") as Json.AuditEvent["actor"]["type"], userId: actor?.userId || null, apiKeyId: actor?.apiKeyId || null },
+    address: event.address || null,
+    action: event.action as Json.AuditActionName,
+    target: { type: event.targetType, id: event.targetId || null },
+    changes: event.changes.map((c) => (c.value === undefined ? { field: c.field } : { field: c.field, value: c.value })),
+    requestId: event.requestId || null,
   };
 }
 

@@ -423,6 +423,78 @@ export const attemptSchema = z
 
 // --- what /app/api answers beyond the API: the signed-in person's view --------------------------------
 
+/** Every action the audit log records (the gateway's route→action table and sign-ins name them; the app labels them). */
+export const auditActionNames = [
+  "form.create",
+  "form.update",
+  "form.publish",
+  "form.close",
+  "form.reopen",
+  "form.duplicate",
+  "form.trash",
+  "form.restore",
+  "form.purge",
+  "responses.export",
+  "submission.delete",
+  "webhook.create",
+  "webhook.update",
+  "webhook.delete",
+  "webhook.rotate_secret",
+  "webhook.test",
+  "webhook.recover",
+  "delivery.retry",
+  "api_key.create",
+  "api_key.delete",
+  "workspace.create",
+  "workspace.rename",
+  "workspace.set_plan",
+  "member.invite",
+  "member.revoke_invitation",
+  "member.accept",
+  "member.role_change",
+  "member.remove",
+  "session.sign_in",
+  "session.sign_in_failed",
+] as const;
+export type AuditActionName = (typeof auditActionNames)[number];
+
+export const auditEventSchema = z
+  .object({
+    id,
+    occurredAt: timestamp,
+    workspaceId: z.string().nullable(),
+    actor: z
+      .object({
+        type: z.enum(["user", "api_key", "system", "anonymous"]).describe("`user`: in the app; `api_key`: through the API; `system`: the operator or the service itself; `anonymous`: a failed sign-in"),
+        userId: z.string().nullable().describe("The person (for an API key, its owner)"),
+        apiKeyId: z.string().nullable().describe("The API key the request carried"),
+      })
+      .describe("Who did it"),
+    address: z.string().nullable().describe("The client's address (behind a proxy TRUST_PROXY trusts, the one it forwarded)"),
+    action: z.enum(auditActionNames).describe("What was done, `<record>.<verb>`"),
+    target: z.object({ type: z.string().describe("form, webhook, api_key, invitation, member, workspace, submission, delivery, user"), id: z.string().nullable() }),
+    changes: z
+      .array(z.object({ field: z.string(), value: z.string().optional().describe("Only for harmless fields (names, statuses, roles, plans, a URL's host); never a secret, password, token, key or answer") }))
+      .describe("The fields the request set"),
+    requestId: z.string().nullable().describe("The request's X-Request-Id"),
+  })
+  .meta({
+    id: "AuditEvent",
+    examples: [
+      {
+        id: "Ev3kQ9mZ2bXc7LpA",
+        occurredAt: "2026-11-28T09:30:00.000Z",
+        workspaceId: "Wk8Qm3Rz1TbX9aLc",
+        actor: { type: "api_key", userId: "Yc1uQ8bN3vKp0sTa", apiKeyId: "Kq2wE4rT6yU8iO0p" },
+        address: "203.0.113.7",
+        action: "form.update",
+        target: { type: "form", id: "Fm5nB7vC9xZ1aS3d" },
+        changes: [{ field: "name", value: "Event sign-up" }, { field: "document" }],
+        requestId: "6f1c2b1e-7d0a-4a55-9d1e-0c2f5a8b9e21",
+      },
+    ],
+  });
+
 /** A form as the app shows it: with when it went to the Trash. */
 export const appFormSchema = formSchema.extend({ trashedAt: timestamp.nullable() });
 
@@ -548,6 +620,7 @@ export type AppSubmission = z.output<typeof appSubmissionSchema>;
 export type Webhook = z.output<typeof webhookSchema>;
 export type Delivery = z.output<typeof deliverySchema>;
 export type Attempt = z.output<typeof attemptSchema>;
+export type AuditEvent = z.output<typeof auditEventSchema>;
 export type ApiKey = z.output<typeof apiKeySchema>;
 export type FormStorage = z.output<typeof formStorageSchema>;
 export type FormHoldings = z.output<typeof formHoldingsSchema>;

@@ -1,6 +1,7 @@
 // The operator CLI's commands, as data: flags, the service each one calls, and how its answer is shown.
 import type { Client } from "@connectrpc/connect";
 import { apiKeyJson, formJson, pendingInvitationJson, planFromName, userJson, workspaceJson } from "@formsvc/api-records";
+import type { AuditActionName } from "@formsvc/api-records/schemas";
 import { serviceNames, type Config, type ServiceName } from "@formsvc/platform/config.ts";
 import { version } from "@formsvc/platform/version.ts";
 import { FormStatus, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
@@ -28,8 +29,21 @@ export interface FlagSpec {
   timestamp?: true;
 }
 
+/** What the audit log records of a command's run, as the system's doing (the operator acts for the installation). */
+export interface SystemAuditEvent {
+  action: AuditActionName;
+  targetType: string;
+  targetId: string;
+  workspaceId?: string;
+  /** About a person rather than a workspace (an API key): recorded into each workspace of this email's account. */
+  personEmail?: string;
+  changes?: { field: string; value?: string }[];
+}
+
 export interface CommandSpec {
   summary: string;
+  /** The audit event of a successful run, for a command that changes what a workspace's log shows. */
+  audit?: (flags: Flags, output: any) => SystemAuditEvent;
   flags: Record<string, FlagSpec>;
   /**
    * The service the command calls; its address is named when it cannot be reached. A command calling several
@@ -102,6 +116,11 @@ export async function passwordFrom(input: Input): Promise<string> {
   return password;
 }
 
+/** The audit event of a command that changes a form (its answer names the form's workspace). */
+const formEvent =
+  (action: AuditActionName) =>
+  (flags: Flags, output: { form: { workspaceId: string } }): SystemAuditEvent => ({ action, targetType: "form", targetId: flags.id, workspaceId: output.form.workspaceId });
+
 export const commands: Record<string, CommandSpec> = {
   "user:create": {
     summary: "Creates a user with a personal workspace.",
@@ -156,6 +175,13 @@ export const commands: Record<string, CommandSpec> = {
       const res = await identity.inviteMember({ workspaceId: flags.workspace, email: flags.email, role }, callOptions);
       return pendingInvitationJson(present(res.invitation, "an invitation"));
     },
+    audit: (flags, invitation) => ({
+      action: "member.invite",
+      targetType: "invitation",
+      targetId: invitation.id,
+      workspaceId: flags.workspace,
+      changes: [{ field: "email", value: invitation.email }, { field: "role", value: invitation.role }],
+    }),
   },
   "workspace:add-member": {
     summary: "Adds an existing user to a workspace.",
@@ -180,6 +206,7 @@ export const commands: Record<string, CommandSpec> = {
       const res = await identity.setPlan({ workspaceId: flags.workspace, plan: plan(flags) }, callOptions);
       return { workspace: workspaceJson(present(res.workspace, "a workspace")) };
     },
+    audit: (flags) => ({ action: "workspace.set_plan", targetType: "workspace", targetId: flags.workspace, workspaceId: flags.workspace, changes: [{ field: "plan", value: flags.plan }] }),
   },
   "key:create": {
     summary: "Creates an API key for a user; the key is shown this once.",
@@ -193,6 +220,7 @@ export const commands: Record<string, CommandSpec> = {
       const { id, name, prefix, createdAt } = apiKeyJson(present(res.apiKey, "an API key"));
       return { id, name, key: res.key, prefix, createdAt };
     },
+    audit: (flags, key) => ({ action: "api_key.create", targetType: "api_key", targetId: key.id, personEmail: flags.email, changes: [{ field: "name", value: key.name }] }),
   },
   "key:list": {
     summary: "Lists a user's API keys (never the keys themselves).",
@@ -211,6 +239,8 @@ export const commands: Record<string, CommandSpec> = {
       await identity.deleteApiKey({ id: flags.id }, callOptions);
       return { deleted: true, id: flags.id };
     },
+    // Whose key it was is gone with it: recorded without a workspace (the operator's own record, on stdout).
+    audit: (flags) => ({ action: "api_key.delete", targetType: "api_key", targetId: flags.id }),
   },
   "form:publish": {
     summary: "Publishes a form (also reopens a closed one).",
@@ -220,6 +250,7 @@ export const commands: Record<string, CommandSpec> = {
       const res = await forms.setFormStatus({ id: flags.id, status: FormStatus.PUBLISHED }, callOptions);
       return { form: formJson(present(res.form, "a form")) };
     },
+    audit: formEvent("form.publish"),
   },
   "form:close": {
     summary: "Closes a form: it stays visible but takes no responses.",
@@ -229,6 +260,7 @@ export const commands: Record<string, CommandSpec> = {
       const res = await forms.setFormStatus({ id: flags.id, status: FormStatus.CLOSED }, callOptions);
       return { form: formJson(present(res.form, "a form")) };
     },
+    audit: formEvent("form.close"),
   },
   "form:restore": {
     summary: "Takes a form out of the Trash, in the status it had.",
@@ -238,6 +270,7 @@ export const commands: Record<string, CommandSpec> = {
       const res = await forms.restoreForm({ id: flags.id }, callOptions);
       return { form: formJson(present(res.form, "a form")) };
     },
+    audit: formEvent("form.restore"),
   },
   prune: {
     summary:

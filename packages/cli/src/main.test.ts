@@ -54,6 +54,7 @@ function fakeClients(calls: unknown[][], fail?: Error): Clients {
       createApiKey: answer("createApiKey", { apiKey, key: "fk-ab12secret" }),
       listApiKeys: answer("listApiKeys", { apiKeys: [apiKey] }),
       deleteApiKey: answer("deleteApiKey", {}),
+      recordAuditEvents: answer("recordAuditEvents", { recorded: 1 }),
     },
     forms: {
       setFormStatus: answer("setFormStatus", { form: form(FormStatus.PUBLISHED) }),
@@ -126,9 +127,38 @@ describe("runCli", () => {
     for (const [argv, method, request, output] of cases) {
       const r = await run(argv);
       assert.equal(r.code, 0, argv.join(" "));
-      assert.deepEqual(r.calls, [[method, request, undefined]], argv.join(" "));
+      assert.deepEqual(r.calls.filter(([called]) => called !== "recordAuditEvents"), [[method, request, undefined]], argv.join(" "));
       assert.deepEqual(r.json, output, argv.join(" "));
     }
+  });
+
+  test("the commands that change a workspace's log record it as the system's, without a secret; a failed recording only warns", async () => {
+    const recorded = (r: Awaited<ReturnType<typeof run>>) =>
+      r.calls.filter(([called]) => called === "recordAuditEvents").map(([, req]) => (req as { events: Record<string, unknown>[] }).events[0]);
+    const cases: [string[], object][] = [
+      [["workspace:set-plan", "--workspace", "w1", "--plan", "pro"], { action: "workspace.set_plan", targetId: "w1", workspaceId: "w1", changes: [{ field: "plan", value: "pro" }] }],
+      [["key:create", "--email", "a@example.com", "--name", "first"], { action: "api_key.create", targetId: "k1", personal: true, subjectEmail: "a@example.com" }],
+      [["key:delete", "--id", "k1"], { action: "api_key.delete", targetId: "k1", workspaceId: "" }],
+      [["form:close", "--id", "f1"], { action: "form.close", targetType: "form", targetId: "f1", workspaceId: "w1" }],
+      [["user:invite", "--workspace", "w1", "--email", "new@example.com"], { action: "member.invite", targetType: "invitation", targetId: "i1", workspaceId: "w1" }],
+    ];
+    for (const [argv, expected] of cases) {
+      const r = await run(argv);
+      const [event] = recorded(r);
+      assert.ok(event, argv.join(" "));
+      assert.deepEqual((event as { actor: unknown }).actor, { type: "system" });
+      for (const [field, value] of Object.entries(expected)) assert.deepEqual(event[field], value, `${argv.join(" ")}: ${field}`);
+      assert.ok(!JSON.stringify(event, (_key, value) => (typeof value === "bigint" ? String(value) : value)).includes("fk-ab12secret"), "the key is never recorded");
+    }
+    const calls: unknown[][] = [];
+    const clients = fakeClients(calls);
+    clients.identity.recordAuditEvents = (async () => {
+      throw new ConnectError("identity is down", Code.Unavailable);
+    }) as unknown as typeof clients.identity.recordAuditEvents;
+    const unrecorded = await runCli(["workspace:set-plan", "--workspace", "w1", "--plan", "pro"], { clients, env: {} });
+    assert.equal(unrecorded.code, 0);
+    assert.equal(JSON.parse(unrecorded.stdout!).workspace.id, "w1");
+    assert.match(JSON.parse(unrecorded.stderr!).warning, /^done, but not recorded in the audit log: /);
   });
 
   test("form:publish, form:close and form:restore set the status or restore, and print the form", async () => {
@@ -139,7 +169,7 @@ describe("runCli", () => {
     ] as const) {
       const r = await run([...argv]);
       assert.equal(r.code, 0);
-      assert.deepEqual(r.calls, [[method, request, undefined]]);
+      assert.deepEqual(r.calls.filter(([called]) => called !== "recordAuditEvents"), [[method, request, undefined]]);
       assert.equal(r.json.form.id, "f1");
       assert.equal(r.json.form.responseCount, 5);
     }

@@ -7,7 +7,9 @@ import { createServiceClient } from "@formsvc/platform/rpc.ts";
 import { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { MaintenanceService } from "@formsvc/proto/maintenance/v1/maintenance_pb.js";
-import { parseArgs, validate, ServiceFailure, UsageError, type Clients, type Input } from "./commands.ts";
+import { timestampNow } from "@bufbuild/protobuf/wkt";
+import { newId } from "@formsvc/platform/ids.ts";
+import { parseArgs, validate, ServiceFailure, UsageError, type Clients, type Input, type SystemAuditEvent } from "./commands.ts";
 
 export interface CliResult {
   code: 0 | 1;
@@ -52,6 +54,37 @@ export function errorMessage(err: unknown, address?: string): string {
   return text;
 }
 
+/**
+ * Records a command's change in the audit log as the system's; what went wrong when it could not (the change
+ * is made all the same, so the command still succeeds, with a warning on standard error).
+ */
+async function recordSystemEvent(identity: Clients["identity"], event: SystemAuditEvent, address: string): Promise<string | undefined> {
+  try {
+    await identity.recordAuditEvents(
+      {
+        events: [
+          {
+            id: newId(),
+            occurredAt: timestampNow(),
+            workspaceId: event.workspaceId ?? "",
+            personal: event.personEmail !== undefined,
+            subjectEmail: event.personEmail ?? "",
+            actor: { type: "system" },
+            action: event.action,
+            targetType: event.targetType,
+            targetId: event.targetId,
+            changes: event.changes ?? [],
+          },
+        ],
+      },
+      { timeoutMs: 30_000 },
+    );
+    return undefined;
+  } catch (err) {
+    return `done, but not recorded in the audit log: ${errorMessage(err, address)}`;
+  }
+}
+
 /** Standard input, read when a command asks for it. */
 const processInput: Input = { stdin: () => text(process.stdin) };
 
@@ -64,8 +97,10 @@ export async function runCli(argv: readonly string[], options: { env?: NodeJS.Pr
     const env = options.env ?? process.env;
     config = loadConfig(env);
     if (spec.service) address = config.services[spec.service];
-    const output = await spec.run(flags, options.clients ?? lazyClients(config), options.input ?? processInput, { config, env });
-    return { code: 0, stdout: JSON.stringify(output) + "\n" };
+    const clients = options.clients ?? lazyClients(config);
+    const output = await spec.run(flags, clients, options.input ?? processInput, { config, env });
+    const unrecorded = spec.audit ? await recordSystemEvent(clients.identity, spec.audit(flags, output), config.services.identity) : undefined;
+    return { code: 0, stdout: JSON.stringify(output) + "\n", ...(unrecorded ? { stderr: JSON.stringify({ warning: unrecorded }) + "\n" } : {}) };
   } catch (err) {
     const error = err instanceof ServiceFailure ? errorMessage(err.cause, config?.services[err.service]) : errorMessage(err, address);
     return { code: 1, stderr: JSON.stringify({ error }) + "\n" };
@@ -75,6 +110,8 @@ export async function runCli(argv: readonly string[], options: { env?: NodeJS.Pr
 if (import.meta.main) {
   const result = await runCli(process.argv.slice(2));
   const stream = result.stdout !== undefined ? process.stdout : process.stderr;
+  // A warning beside a success (a change the audit log missed) goes to standard error.
+  if (result.stdout !== undefined && result.stderr) process.stderr.write(result.stderr);
   // Exit once the line is written: an open HTTP/2 session must not keep the CLI waiting.
   stream.write(result.stdout ?? result.stderr ?? "", () => process.exit(result.code));
 }

@@ -233,11 +233,11 @@ export const defaultUploadBytesPerIp = 100 * 1024 * 1024;
 /** Posts a client address may make to hosted forms a minute (RESPONSE_RATE_PER_IP). */
 export const defaultResponseRatePerIp = 60;
 
-type Env = Record<string, string | undefined>;
+export type Env = Record<string, string | undefined>;
 
 export class ConfigError extends Error {}
 
-function value(env: Env, name: string): string | undefined {
+export function value(env: Env, name: string): string | undefined {
   const raw = env[name]?.trim();
   return raw === undefined || raw === "" ? undefined : raw;
 }
@@ -250,7 +250,7 @@ function positiveInt(env: Env, name: string, fallback: number): number {
   return n;
 }
 
-function bool(env: Env, name: string, fallback: boolean): boolean {
+export function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = value(env, name)?.toLowerCase();
   if (raw === undefined) return fallback;
   if (["1", "true", "yes", "on"].includes(raw)) return true;

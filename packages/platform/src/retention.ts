@@ -76,6 +76,8 @@ export interface TableRetention {
   olderThanAt(now: Date): Date | undefined;
   /** The condition (SQL with `?` parameters) picking the rows that go for `olderThan`; an index should serve it. */
   where(olderThan: Date): { sql: string; params: unknown[] };
+  /** A statement run before each batch's delete in the batch's own transaction: a setting the table's guard trigger checks. */
+  beforeDelete?: string;
 }
 
 /**
@@ -102,11 +104,15 @@ export function tableRetention(orm: MikroORM, spec: TableRetention): PruneTarget
         // `in (select ...)` plans as a semi-join that reads every aged row again per batch. The condition is
         // checked again on each row deleted: one changed since it was picked (an expired Idempotency-Key
         // claimed anew, say) stays.
-        const [row] = await connection().execute<{ rows: number }[]>(
-          `with gone as (delete from ${table} where ctid = any(array(select ctid from ${table} where ${sql} limit ${pruneBatchRows})) and ${sql} returning 1)
-           select count(*)::int as "rows" from gone`,
-          [...params, ...params],
-        );
+        const statement = `with gone as (delete from ${table} where ctid = any(array(select ctid from ${table} where ${sql} limit ${pruneBatchRows})) and ${sql} returning 1)
+           select count(*)::int as "rows" from gone`;
+        const { beforeDelete } = spec;
+        const [row] = beforeDelete
+          ? await orm.em.fork().transactional(async (em) => {
+              await em.execute(beforeDelete);
+              return em.execute<{ rows: number }[]>(statement, [...params, ...params]);
+            })
+          : await connection().execute<{ rows: number }[]>(statement, [...params, ...params]);
         removed += row.rows;
         if (row.rows < pruneBatchRows) break;
       }

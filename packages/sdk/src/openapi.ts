@@ -60,6 +60,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{id}/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's audit log, newest first
+         * @description Every change of the workspace's forms, webhooks, members and settings, its members' API keys, sign-ins and failed sign-ins, and response exports: when, who (a user, an API key, or the system), from which address, what (`action`, `target`) and which fields changed, with values only for harmless fields (never a secret, password, token, key or answer). For the workspace's owner and admins; anyone else gets 404. Events are kept `AUDIT_RETENTION_DAYS` (365 by default). Page with `cursor` (keyset, stable while events arrive); `since` and `until` bound `occurredAt`.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/forms": {
         parameters: {
             query?: never;
@@ -586,6 +606,85 @@ export interface components {
              * @description ISO 8601 UTC timestamp
              */
             createdAt: string;
+        };
+        AuditEventPage: {
+            items: components["schemas"]["AuditEvent"][];
+            page: number;
+            limit: number;
+            /** @description True while further pages exist */
+            hasMore: boolean;
+            /** @description Pass as `cursor` for the page after this one; null on the last page. Stable while records arrive. */
+            nextCursor: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "Ev3kQ9mZ2bXc7LpA",
+         *       "occurredAt": "2026-11-28T09:30:00.000Z",
+         *       "workspaceId": "Wk8Qm3Rz1TbX9aLc",
+         *       "actor": {
+         *         "type": "api_key",
+         *         "userId": "Yc1uQ8bN3vKp0sTa",
+         *         "apiKeyId": "Kq2wE4rT6yU8iO0p"
+         *       },
+         *       "address": "203.0.113.7",
+         *       "action": "form.update",
+         *       "target": {
+         *         "type": "form",
+         *         "id": "Fm5nB7vC9xZ1aS3d"
+         *       },
+         *       "changes": [
+         *         {
+         *           "field": "name",
+         *           "value": "Event sign-up"
+         *         },
+         *         {
+         *           "field": "document"
+         *         }
+         *       ],
+         *       "requestId": "6f1c2b1e-7d0a-4a55-9d1e-0c2f5a8b9e21"
+         *     }
+         */
+        AuditEvent: {
+            /** @description Random, URL-safe identifier */
+            id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
+            occurredAt: string;
+            workspaceId: string | null;
+            /** @description Who did it */
+            actor: {
+                /**
+                 * @description `user`: in the app; `api_key`: through the API; `system`: the operator or the service itself; `anonymous`: a failed sign-in
+                 * @enum {string}
+                 */
+                type: "user" | "api_key" | "system" | "anonymous";
+                /** @description The person (for an API key, its owner) */
+                userId: string | null;
+                /** @description The API key the request carried */
+                apiKeyId: string | null;
+            };
+            /** @description The client's address (behind a proxy TRUST_PROXY trusts, the one it forwarded) */
+            address: string | null;
+            /**
+             * @description What was done, `<record>.<verb>`
+             * @enum {string}
+             */
+            action: "form.create" | "form.update" | "form.publish" | "form.close" | "form.reopen" | "form.duplicate" | "form.trash" | "form.restore" | "form.purge" | "responses.export" | "submission.delete" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.recover" | "delivery.retry" | "api_key.create" | "api_key.delete" | "workspace.create" | "workspace.rename" | "workspace.set_plan" | "member.invite" | "member.revoke_invitation" | "member.accept" | "member.role_change" | "member.remove" | "session.sign_in" | "session.sign_in_failed";
+            target: {
+                /** @description form, webhook, api_key, invitation, member, workspace, submission, delivery, user */
+                type: string;
+                id: string | null;
+            };
+            /** @description The fields the request set */
+            changes: {
+                field: string;
+                /** @description Only for harmless fields (names, statuses, roles, plans, a URL's host); never a secret, password, token, key or answer */
+                value?: string;
+            }[];
+            /** @description The request's X-Request-Id */
+            requestId: string | null;
         };
         FormPage: {
             items: components["schemas"]["Form"][];
@@ -2110,6 +2209,55 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Workspace"];
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size, 1 to 500 */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page: the page after it, in the same order, whatever was added or removed meanwhile (keyset paging, as fast at any depth). Not with `page` beyond 1; keep the other parameters of the first request. */
+                cursor?: string;
+                /** @description ISO 8601 date-time with a zone (`2026-12-01T00:00:00Z`): only events at or after it */
+                since?: string;
+                /** @description ISO 8601 date-time with a zone (`2026-12-01T00:00:00Z`): only events before it */
+                until?: string;
+                /** @description Only this action, or `<record>.*` for every action on a kind of record: form.create, form.update, form.publish, form.close, form.reopen, form.duplicate, form.trash, form.restore, form.purge, responses.export, submission.delete, webhook.create, webhook.update, webhook.delete, webhook.rotate_secret, webhook.test, webhook.recover, delivery.retry, api_key.create, api_key.delete, workspace.create, workspace.rename, workspace.set_plan, member.invite, member.revoke_invitation, member.accept, member.role_change, member.remove, session.sign_in, session.sign_in_failed */
+                action?: string;
+                /** @description Only this actor: a user id (their requests in the app and with their keys), an API key id, or `system` */
+                actor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Identifier */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the workspace's audit events */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventPage"];
                 };
             };
             400: components["responses"]["400"];

@@ -52,7 +52,7 @@ beforeEach(async () => {
 
 describe("identity's retention", () => {
   it("names its targets by table, the operator's keys of prune", () => {
-    assert.deepEqual([...targets.keys()], ["identity.sessions", "identity.email_links", "identity.idempotency_keys", "identity.mail_outbox"]);
+    assert.deepEqual([...targets.keys()], ["identity.sessions", "identity.email_links", "identity.idempotency_keys", "identity.mail_outbox", "identity.audit_events"]);
   });
 
   it("sessions: the expired ones go, each pass all of them, the operator's prune those expired before its bound; live ones stay", async () => {
@@ -153,6 +153,7 @@ describe("identity's retention", () => {
       "identity.email_links": "email_links_ended_at_index",
       "identity.idempotency_keys": "idempotency_keys_created_at_index",
       "identity.mail_outbox": "mail_outbox_finished_at_index",
+      "identity.audit_events": "audit_events_occurred_at",
     };
     // The statement each target counts with (its deletes pick rows with the same condition), recorded as it
     // goes, then planned with sequential scans priced out of reach.

@@ -1,5 +1,6 @@
 // What identity removes as it ages (packages/platform/src/retention.ts): expired sessions, links that
-// expired or were used, expired Idempotency-Keys, and the outbox's sent mail.
+// expired or were used, expired Idempotency-Keys, the outbox's sent mail, and audit events past AUDIT_RETENTION_DAYS.
+import { defaultAuditRetentionDays } from "@formsvc/platform/audit-settings.ts";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import { sentMailRetention } from "@formsvc/platform/mail.ts";
 import { tableRetention, type PruneTarget } from "@formsvc/platform/retention.ts";
@@ -18,7 +19,8 @@ const expiredByNow = (now: Date) => now;
  * Identity's targets, each bounded by when its rows stopped being of use: a session's expiry, a link's use
  * or expiry (the earlier), an Idempotency-Key's save (once past its day), a mail's sending.
  */
-export function identityRetention(orm: MikroORM, settings: { safetySeconds: number }): PruneTarget[] {
+export function identityRetention(orm: MikroORM, settings: { safetySeconds: number; auditRetentionDays?: number }): PruneTarget[] {
+  const auditRetentionMs = (settings.auditRetentionDays ?? defaultAuditRetentionDays) * 24 * 60 * 60 * 1000;
   return [
     tableRetention(orm, {
       table: "sessions",
@@ -38,5 +40,13 @@ export function identityRetention(orm: MikroORM, settings: { safetySeconds: numb
       where: (olderThan) => ({ sql: `"created_at" < ?`, params: [new Date(Math.min(olderThan.getTime(), Date.now() - idempotencyTtlMs))] }),
     }),
     sentMailRetention(orm, settings.safetySeconds),
+    tableRetention(orm, {
+      table: "audit_events",
+      olderThanAt: (now) => new Date(now.getTime() - auditRetentionMs),
+      // Never younger than AUDIT_RETENTION_DAYS, whatever the operator's bound: the log is not the operator's to cut.
+      where: (olderThan) => ({ sql: `"occurred_at" < ?`, params: [new Date(Math.min(olderThan.getTime(), Date.now() - auditRetentionMs))] }),
+      // The table's trigger refuses every other DELETE.
+      beforeDelete: `select set_config('formsvc.audit_prune', 'on', true)`,
+    }),
   ];
 }

@@ -1,3 +1,4 @@
+import { auditSettingsOf } from "@formsvc/platform/audit-settings.ts";
 import { mailSettingsOf, mailTransport, startMailWorker } from "@formsvc/platform/mail.ts";
 import { keepFreshByNotices } from "@formsvc/platform/pg-notices.ts";
 import { resolveSecretKey } from "@formsvc/platform/secret-key.ts";
@@ -16,10 +17,23 @@ await runDatabaseService("identity", { schema: "identity", entities, migrations 
   const notices =
     apiKeyCache &&
     keepFreshByNotices(apiKeyCache, { databaseUrl: config.databaseUrl!, channel: apiKeyChangesChannel, logger, onNotice: (notice) => apiKeyCache.revoke(notice) });
-  const handlers = createIdentityHandlers({ orm, publicUrl: config.publicUrl, mailWritten: mail.wake, apiKeyCache, logger, signUp: config.signUp, secretKey: resolveSecretKey(config) });
+  const audit = auditSettingsOf();
+  // Each audit event as one line of its own on stdout, beside (not through) the log, whatever LOG_LEVEL says.
+  const auditLine = audit.stdout ? (line: string) => void process.stdout.write(`${line}
+`) : undefined;
+  const handlers = createIdentityHandlers({
+    orm,
+    publicUrl: config.publicUrl,
+    mailWritten: mail.wake,
+    apiKeyCache,
+    logger,
+    signUp: config.signUp,
+    secretKey: resolveSecretKey(config),
+    auditLine,
+  });
   return {
     routes: (router) => routes(router, handlers),
-    retention: identityRetention(orm, config.retention),
+    retention: identityRetention(orm, { ...config.retention, auditRetentionDays: audit.retentionDays }),
     close: async () => {
       await notices?.stop();
       await mail.stop();

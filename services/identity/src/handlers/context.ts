@@ -55,6 +55,8 @@ export interface IdentityHandlerDeps {
   signUp?: SignUpPolicy;
   /** SECRET_KEY: seals the secrets of second factors (two-factor.ts); without it none can be enrolled. */
   secretKey?: string;
+  /** AUDIT_LOG_STDOUT: takes each recorded audit event as one JSON line (without it, none is written). */
+  auditLine?: (line: string) => void;
 }
 
 export type IdentityHandlers = ServiceImpl<typeof IdentityService>;

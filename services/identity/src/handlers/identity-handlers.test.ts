@@ -67,6 +67,7 @@ describe("migrations", () => {
       "Migration20261128000100_administrator",
       "Migration20261128000200_oidc_sign_in",
       "Migration20261128000300_two_factor",
+      "Migration20261128000400_audit_events",
     ]);
   });
 });

@@ -4,6 +4,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { accountHandlers } from "./accounts.ts";
 import { administrationHandlers } from "./administration.ts";
+import { auditHandlers } from "./audit.ts";
 import { identityContext, type IdentityHandlerDeps, type IdentityHandlers } from "./context.ts";
 import { idempotencyHandlers } from "./idempotency.ts";
 import { invitationHandlers } from "./invitations.ts";
@@ -11,6 +12,7 @@ import { apiKeyHandlers } from "./keys.ts";
 import { oidcHandlers } from "./oidc.ts";
 import { sessionHandlers } from "./sessions.ts";
 import { twoFactorHandlers } from "./two-factor.ts";
+import { workspaceSettingsHandlers } from "./workspace-settings.ts";
 import { workspaceHandlers } from "./workspaces.ts";
 
 export type { IdentityHandlerDeps, IdentityHandlers } from "./context.ts";
@@ -29,6 +31,8 @@ export function createIdentityHandlers(deps: IdentityHandlerDeps): IdentityHandl
     ...idempotencyHandlers(context),
     ...twoFactorHandlers(context),
     ...oidcHandlers(context),
+    ...auditHandlers(context),
+    ...workspaceSettingsHandlers(context),
   };
 }
 

@@ -11,6 +11,7 @@ import { Migration20261128000000_invitation_ids } from "./Migration2026112800000
 import { Migration20261128000100_administrator } from "./Migration20261128000100_administrator.ts";
 import { Migration20261128000200_oidc_sign_in } from "./Migration20261128000200_oidc_sign_in.ts";
 import { Migration20261128000300_two_factor } from "./Migration20261128000300_two_factor.ts";
+import { Migration20261128000400_audit_events } from "./Migration20261128000400_audit_events.ts";
 
 /** The identity schema's migrations, oldest first. Never edit one that has shipped; add another. */
 export const migrations: MigrationObject[] = [
@@ -27,4 +28,5 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20261128000100_administrator", class: Migration20261128000100_administrator },
   { name: "Migration20261128000200_oidc_sign_in", class: Migration20261128000200_oidc_sign_in },
   { name: "Migration20261128000300_two_factor", class: Migration20261128000300_two_factor },
+  { name: "Migration20261128000400_audit_events", class: Migration20261128000400_audit_events },
 ];

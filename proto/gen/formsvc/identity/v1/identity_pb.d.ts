@@ -1389,6 +1389,309 @@ export declare type SignInWithOidcResponse = Message<"formsvc.identity.v1.SignIn
 export declare const SignInWithOidcResponseSchema: GenMessage<SignInWithOidcResponse>;
 
 /**
+ * One entry of the audit log: who did what to which record, when and from where.
+ *
+ * @generated from message formsvc.identity.v1.AuditEvent
+ */
+export declare type AuditEvent = Message<"formsvc.identity.v1.AuditEvent"> & {
+  /**
+   * Chosen by the recorder, so a batch sent again is recorded once.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp occurred_at = 2;
+   */
+  occurredAt?: Timestamp | undefined;
+
+  /**
+   * Empty for an event of no workspace (a failed sign-in naming no account).
+   *
+   * @generated from field: string workspace_id = 3;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: formsvc.identity.v1.AuditActor actor = 4;
+   */
+  actor?: AuditActor | undefined;
+
+  /**
+   * The client's address as the gateway saw it (TRUST_PROXY applies); empty for the system.
+   *
+   * @generated from field: string address = 5;
+   */
+  address: string;
+
+  /**
+   * `<record>.<verb>`: form.publish, webhook.rotate_secret, member.invite, session.sign_in_failed ...
+   *
+   * @generated from field: string action = 6;
+   */
+  action: string;
+
+  /**
+   * The kind of record acted on (form, webhook, api_key, invitation, member, workspace, submission, user) and its id.
+   *
+   * @generated from field: string target_type = 7;
+   */
+  targetType: string;
+
+  /**
+   * @generated from field: string target_id = 8;
+   */
+  targetId: string;
+
+  /**
+   * The fields the request set; a value only for harmless ones (names, statuses, roles, plans, a URL's host).
+   *
+   * @generated from field: repeated formsvc.identity.v1.AuditChange changes = 9;
+   */
+  changes: AuditChange[];
+
+  /**
+   * @generated from field: string request_id = 10;
+   */
+  requestId: string;
+
+  /**
+   * Input only: the email of the person a personal event is about when its actor is not them (a failed sign-in,
+   * the operator's key:create). Identity finds their account (a failed sign-in's target) and keeps no email.
+   *
+   * @generated from field: string subject_email = 11;
+   */
+  subjectEmail: string;
+
+  /**
+   * About a person rather than a workspace (a sign-in, an API key): recorded into every workspace the user (the
+   * actor's, else subject_email's) is a member of at that moment, or once without a workspace.
+   *
+   * @generated from field: bool personal = 12;
+   */
+  personal: boolean;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.AuditEvent.
+ * Use `create(AuditEventSchema)` to create a new message.
+ */
+export declare const AuditEventSchema: GenMessage<AuditEvent>;
+
+/**
+ * @generated from message formsvc.identity.v1.AuditActor
+ */
+export declare type AuditActor = Message<"formsvc.identity.v1.AuditActor"> & {
+  /**
+   * "user" (the app), "api_key" (the API: user_id is the key's person), "system" (the operator, the services)
+   * or "anonymous" (a failed sign-in).
+   *
+   * @generated from field: string type = 1;
+   */
+  type: string;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string api_key_id = 3;
+   */
+  apiKeyId: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.AuditActor.
+ * Use `create(AuditActorSchema)` to create a new message.
+ */
+export declare const AuditActorSchema: GenMessage<AuditActor>;
+
+/**
+ * @generated from message formsvc.identity.v1.AuditChange
+ */
+export declare type AuditChange = Message<"formsvc.identity.v1.AuditChange"> & {
+  /**
+   * @generated from field: string field = 1;
+   */
+  field: string;
+
+  /**
+   * Unset when the field's value is not recorded (a document, a secret, headers, answers ...).
+   *
+   * @generated from field: optional string value = 2;
+   */
+  value?: string | undefined;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.AuditChange.
+ * Use `create(AuditChangeSchema)` to create a new message.
+ */
+export declare const AuditChangeSchema: GenMessage<AuditChange>;
+
+/**
+ * @generated from message formsvc.identity.v1.RecordAuditEventsRequest
+ */
+export declare type RecordAuditEventsRequest = Message<"formsvc.identity.v1.RecordAuditEventsRequest"> & {
+  /**
+   * At most 500.
+   *
+   * @generated from field: repeated formsvc.identity.v1.AuditEvent events = 1;
+   */
+  events: AuditEvent[];
+};
+
+/**
+ * Describes the message formsvc.identity.v1.RecordAuditEventsRequest.
+ * Use `create(RecordAuditEventsRequestSchema)` to create a new message.
+ */
+export declare const RecordAuditEventsRequestSchema: GenMessage<RecordAuditEventsRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.RecordAuditEventsResponse
+ */
+export declare type RecordAuditEventsResponse = Message<"formsvc.identity.v1.RecordAuditEventsResponse"> & {
+  /**
+   * Rows written (an event about a person writes one per workspace); ids recorded before write none.
+   *
+   * @generated from field: int32 recorded = 1;
+   */
+  recorded: number;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.RecordAuditEventsResponse.
+ * Use `create(RecordAuditEventsResponseSchema)` to create a new message.
+ */
+export declare const RecordAuditEventsResponseSchema: GenMessage<RecordAuditEventsResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.ListAuditEventsRequest
+ */
+export declare type ListAuditEventsRequest = Message<"formsvc.identity.v1.ListAuditEventsRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: int32 page = 2;
+   */
+  page: number;
+
+  /**
+   * 1 to 500; 0 means 50.
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: string cursor = 4;
+   */
+  cursor: string;
+
+  /**
+   * Only events at or after `since`, before `until`.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 5;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp until = 6;
+   */
+  until?: Timestamp | undefined;
+
+  /**
+   * Only this action (form.publish), or every action of a record with `form.*`.
+   *
+   * @generated from field: string action = 7;
+   */
+  action: string;
+
+  /**
+   * Only this actor: a user id (their own and their API keys' events), an API key id, or "system".
+   *
+   * @generated from field: string actor = 8;
+   */
+  actor: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.ListAuditEventsRequest.
+ * Use `create(ListAuditEventsRequestSchema)` to create a new message.
+ */
+export declare const ListAuditEventsRequestSchema: GenMessage<ListAuditEventsRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.ListAuditEventsResponse
+ */
+export declare type ListAuditEventsResponse = Message<"formsvc.identity.v1.ListAuditEventsResponse"> & {
+  /**
+   * @generated from field: repeated formsvc.identity.v1.AuditEvent events = 1;
+   */
+  events: AuditEvent[];
+
+  /**
+   * @generated from field: bool has_more = 2;
+   */
+  hasMore: boolean;
+
+  /**
+   * @generated from field: string next_cursor = 3;
+   */
+  nextCursor: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.ListAuditEventsResponse.
+ * Use `create(ListAuditEventsResponseSchema)` to create a new message.
+ */
+export declare const ListAuditEventsResponseSchema: GenMessage<ListAuditEventsResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.RenameWorkspaceRequest
+ */
+export declare type RenameWorkspaceRequest = Message<"formsvc.identity.v1.RenameWorkspaceRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.RenameWorkspaceRequest.
+ * Use `create(RenameWorkspaceRequestSchema)` to create a new message.
+ */
+export declare const RenameWorkspaceRequestSchema: GenMessage<RenameWorkspaceRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.RenameWorkspaceResponse
+ */
+export declare type RenameWorkspaceResponse = Message<"formsvc.identity.v1.RenameWorkspaceResponse"> & {
+  /**
+   * With the caller's role in it.
+   *
+   * @generated from field: formsvc.identity.v1.Workspace workspace = 1;
+   */
+  workspace?: Workspace | undefined;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.RenameWorkspaceResponse.
+ * Use `create(RenameWorkspaceResponseSchema)` to create a new message.
+ */
+export declare const RenameWorkspaceResponseSchema: GenMessage<RenameWorkspaceResponse>;
+
+/**
  * @generated from message formsvc.identity.v1.ListWorkspacesRequest
  */
 export declare type ListWorkspacesRequest = Message<"formsvc.identity.v1.ListWorkspacesRequest"> & {
@@ -2483,6 +2786,40 @@ export declare const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof SignInWithOidcRequestSchema;
     output: typeof SignInWithOidcResponseSchema;
+  },
+  /**
+   * Audit log. Gateway and operator only (PERMISSION_DENIED with a caller: nobody writes their own record):
+   * appends events, once each by id (a retried batch records nothing twice); a `personal` one into each
+   * workspace of its person. Rows are never changed; they go only by retention (AUDIT_RETENTION_DAYS).
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.RecordAuditEvents
+   */
+  recordAuditEvents: {
+    methodKind: "unary";
+    input: typeof RecordAuditEventsRequestSchema;
+    output: typeof RecordAuditEventsResponseSchema;
+  },
+  /**
+   * Operator or caller (the workspace's owner or an admin; NOT_FOUND for anyone else, a plain member too, as
+   * for a workspace that is not theirs): the workspace's events, newest first, filtered and keyset-paged.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.ListAuditEvents
+   */
+  listAuditEvents: {
+    methodKind: "unary";
+    input: typeof ListAuditEventsRequestSchema;
+    output: typeof ListAuditEventsResponseSchema;
+  },
+  /**
+   * Operator or caller (the workspace's owner or an admin; NOT_FOUND when not a member, PERMISSION_DENIED for a
+   * plain member): renames a workspace (1 to 100 characters).
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.RenameWorkspace
+   */
+  renameWorkspace: {
+    methodKind: "unary";
+    input: typeof RenameWorkspaceRequestSchema;
+    output: typeof RenameWorkspaceResponseSchema;
   },
   /**
    * App (no caller): what an invitation link invites to, for its page; INVALID_ARGUMENT with one message
