@@ -23,7 +23,16 @@ let browser: Browser;
 
 before(async () => {
   [sys, browser] = await Promise.all([
-    startTestSystem("audit_log", { TRUST_PROXY: "true", AUDIT_LOG_STDOUT: "true", AUDIT_RETENTION_DAYS: "30", WEBHOOK_ALLOW_PRIVATE_URLS: "true" }),
+    // RETENTION_INTERVAL_SECONDS: a day, so the only pruning after the first pass is the test's own (a periodic pass
+    // would take the old event it plants first); LOG_LEVEL info, for the line that says the first pass is over.
+    startTestSystem("audit_log", {
+      LOG_LEVEL: "info",
+      TRUST_PROXY: "true",
+      AUDIT_LOG_STDOUT: "true",
+      AUDIT_RETENTION_DAYS: "30",
+      RETENTION_INTERVAL_SECONDS: "86400",
+      WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+    }),
     launchBrowser(),
   ]);
   db = new pg.Client({ connectionString: sys.databaseUrl });
@@ -283,6 +292,10 @@ describe("the audit log", () => {
   it("refuses UPDATE and DELETE in the database; prune removes events older than AUDIT_RETENTION_DAYS, and only those", async () => {
     await assert.rejects(db.query(`update "identity"."audit_events" set "action" = 'form.create'`), /append-only/);
     await assert.rejects(db.query(`delete from "identity"."audit_events"`), /append-only/);
+    // The one periodic pass of the run (5 s after start, then a day later) is over, so the prune below is the
+    // only one that can take the old event.
+    const logFile = join(dirname(sys.env.DATA_DIR), "identity.log");
+    await eventually(() => readFileSync(logFile, "utf8").includes('"msg":"retention pass"'));
     // An event from 40 days ago (inserts are how events arrive).
     await db.query(
       `insert into "identity"."audit_events" ("id", "workspace_id", "occurred_at", "actor_type", "action", "target_type") values ('old-event', $1, now() - interval '40 days', 'system', 'form.close', 'form')`,

@@ -37,6 +37,8 @@ export const auditActionLabels: Record<AuditActionName, string> = {
   "workspace.create": "Workspace created",
   "workspace.rename": "Workspace renamed",
   "workspace.set_plan": "Plan changed",
+  "workspace.set_auto_join_domains": "Auto-join domains changed",
+  "workspace.require_two_factor": "Two-factor requirement changed",
   "member.invite": "Member invited",
   "member.revoke_invitation": "Invitation revoked",
   "member.accept": "Invitation accepted",
@@ -44,6 +46,9 @@ export const auditActionLabels: Record<AuditActionName, string> = {
   "member.remove": "Member removed",
   "session.sign_in": "Signed in",
   "session.sign_in_failed": "Sign-in failed",
+  "two_factor.enable": "Two-factor sign-in turned on",
+  "two_factor.disable": "Two-factor sign-in turned off",
+  "two_factor.recovery_codes": "New recovery codes made",
 };
 
 /** A day (yyyy-mm-dd, as a date input gives it) as the instant it starts in this browser's zone; `days` later. */

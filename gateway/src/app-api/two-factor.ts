@@ -7,12 +7,14 @@
 //   POST /account/two-factor/recovery-codes {code}   {recoveryCodes}: new ones, the old ones dead
 //   POST /account/two-factor/disable {code}          204
 //   PUT  /workspaces/:id/two-factor {required}       {workspace} (the owner)
-import { type Response, type Router } from "express";
+import { type Request, type Response, type Router } from "express";
 import QRCode from "qrcode";
 import { z } from "zod";
 import { appWorkspaceJson } from "@formsvc/api-records";
 import { asCaller } from "@formsvc/platform/caller.ts";
 import type { User } from "@formsvc/proto/identity/v1/identity_pb.js";
+import { twoFactorActions } from "../audit/actions.ts";
+import type { AuditTrail } from "../audit/trail.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { parse } from "../routes/route.ts";
 import { newRouter } from "../routing.ts";
@@ -20,10 +22,16 @@ import { newRouter } from "../routing.ts";
 const codeSchema = z.strictObject({ code: z.string().trim().min(1, "is required").max(40) });
 const requirementSchema = z.strictObject({ required: z.boolean() });
 
-export function twoFactorRoutes(identity: GatewayDeps["identity"]): Router {
+export function twoFactorRoutes(identity: GatewayDeps["identity"], audit?: AuditTrail): Router {
   const router = newRouter();
   const caller = (res: Response) => asCaller((res.locals.user as User).id);
   const noStore = (res: Response) => res.setHeader("Cache-Control", "no-store");
+  /** Records a change of the person's second factor (in each of their workspaces' logs), or of a workspace's requirement. */
+  const record = (req: Request, res: Response, action: string, scope: { workspaceId: string } | { personal: true }, changes: { field: string; value?: string }[] = []) => {
+    const userId = (res.locals.user as User).id;
+    const target = "workspaceId" in scope ? { targetType: "workspace", targetId: scope.workspaceId } : { targetType: "user", targetId: userId };
+    audit?.record({ actor: { type: "user", userId }, action, ...target, scope, changes, address: req.ip ?? "", requestId: res.locals.requestId ?? "" });
+  };
 
   router.get("/account/two-factor", async (_req, res) => {
     const { enabled, recoveryCodesLeft, requiredBy } = await identity.getTwoFactorStatus({}, caller(res));
@@ -40,6 +48,7 @@ export function twoFactorRoutes(identity: GatewayDeps["identity"]): Router {
   router.post("/account/two-factor/confirm", async (req, res) => {
     const { code } = parse(codeSchema, req.body ?? {}, "body");
     const { recoveryCodes } = await identity.confirmTwoFactorEnrolment({ code }, caller(res));
+    record(req, res, twoFactorActions.enable, { personal: true });
     noStore(res);
     res.json({ recoveryCodes });
   });
@@ -47,6 +56,7 @@ export function twoFactorRoutes(identity: GatewayDeps["identity"]): Router {
   router.post("/account/two-factor/recovery-codes", async (req, res) => {
     const { code } = parse(codeSchema, req.body ?? {}, "body");
     const { recoveryCodes } = await identity.regenerateRecoveryCodes({ code }, caller(res));
+    record(req, res, twoFactorActions.recoveryCodes, { personal: true });
     noStore(res);
     res.json({ recoveryCodes });
   });
@@ -54,6 +64,7 @@ export function twoFactorRoutes(identity: GatewayDeps["identity"]): Router {
   router.post("/account/two-factor/disable", async (req, res) => {
     const { code } = parse(codeSchema, req.body ?? {}, "body");
     await identity.disableTwoFactor({ code }, caller(res));
+    record(req, res, twoFactorActions.disable, { personal: true });
     res.status(204).end();
   });
 
@@ -61,6 +72,7 @@ export function twoFactorRoutes(identity: GatewayDeps["identity"]): Router {
     const { required } = parse(requirementSchema, req.body ?? {}, "body");
     const user = res.locals.user as User;
     const { workspace } = await identity.setWorkspaceTwoFactorRequirement({ workspaceId: String(req.params.id), required }, caller(res));
+    record(req, res, twoFactorActions.requirement, { workspaceId: workspace!.id }, [{ field: "required", value: String(required) }]);
     res.json({ workspace: appWorkspaceJson(workspace!, user.id) });
   });
 

@@ -81,6 +81,7 @@ export const auditedRoutes: Record<string, AuditAction> = {
   "post /workspaces": { action: "workspace.create", target: "workspace", targetId: "answer.id", scope: { workspace: "answer.id" } },
   "patch /workspaces/:id": inWorkspace("workspace.rename", "workspace", "params.id"),
   "put /admin/workspaces/:id/plan": inWorkspace("workspace.set_plan", "workspace", "params.id"),
+  "put /workspaces/:id/auto-join-domains": inWorkspace("workspace.set_auto_join_domains", "workspace", "params.id"),
   "post /workspaces/:id/invites": inWorkspace("member.invite", "invitation", "answer.id"),
   "delete /workspaces/:id/invites/:invitationId": inWorkspace("member.revoke_invitation", "invitation", "params.invitationId"),
   "post /invitations/:id/accept": inWorkspace("member.accept", "member", "userId", { scope: { workspace: "answer.workspace.id" } }),
@@ -93,6 +94,14 @@ export const sessionActions = {
   signIn: "session.sign_in",
   signInFailed: "session.sign_in_failed",
   acceptInvitation: "member.accept",
+} as const satisfies Record<string, AuditActionName>;
+
+/** What the app's two-factor routes record (app-api/two-factor.ts): a person's second factor, an owner's requirement. */
+export const twoFactorActions = {
+  enable: "two_factor.enable",
+  disable: "two_factor.disable",
+  recoveryCodes: "two_factor.recovery_codes",
+  requirement: "workspace.require_two_factor",
 } as const satisfies Record<string, AuditActionName>;
 
 /** The value `selector` names in what a request had and answered; undefined when absent. */

@@ -20,7 +20,7 @@ import type { ResourceDeps } from "../deps.ts";
 import { idempotentRequests } from "../idempotency.ts";
 import { MemorySlidingWindow } from "../rate-limit/sliding-window.ts";
 import { apiRoutes, appRoutes } from "../routes/index.ts";
-import { auditedRoutes, select, sessionActions } from "./actions.ts";
+import { auditedRoutes, select, sessionActions, twoFactorActions } from "./actions.ts";
 import { changesOf } from "./changes.ts";
 import { auditRequest, AuditTrail, type CapturedEvent } from "./trail.ts";
 
@@ -65,7 +65,7 @@ describe("the route→action table", () => {
   });
 
   it("uses exactly the actions the log lists (auditActionNames), with the sign-ins", () => {
-    const used = new Set([...Object.values(auditedRoutes).map((a) => a.action), ...Object.values(sessionActions)]);
+    const used = new Set([...Object.values(auditedRoutes).map((a) => a.action), ...Object.values(sessionActions), ...Object.values(twoFactorActions)]);
     assert.deepEqual([...used].sort(), [...auditActionNames].sort());
   });
 
@@ -152,6 +152,8 @@ describe("the audit trail", () => {
     });
     return {
       recorded,
+      /** Identity takes events again from now on. */
+      heal: () => void (failures = 0),
       calls: () => calls,
       deps: { identity: createClient(IdentityService, transport), forms: createClient(FormsService, transport), webhooks: createClient(WebhooksService, transport) },
     };
@@ -190,7 +192,8 @@ describe("the audit trail", () => {
   });
 
   it("holds at most maxQueued events, dropping the oldest with an error", async () => {
-    const { recorded, deps } = services(1);
+    // Identity refuses until healed, so "a" is still queued (retried) when "b" and "c" come.
+    const { recorded, deps, heal } = services(Infinity);
     const { logger, lines } = capturedLogger();
     const trail = new AuditTrail({ ...deps, logger, retryMs: 20, maxQueued: 2 });
     trail.record(captured({ targetId: "a" }));
@@ -198,6 +201,7 @@ describe("the audit trail", () => {
     trail.record(captured({ targetId: "b" }));
     trail.record(captured({ targetId: "c" }));
     assert.ok(lines.some((l) => l.msg === "audit events dropped: identity has not taken them for too long" && l.dropped === 1));
+    heal();
     await eventually(() => recorded.length === 2);
     assert.deepEqual(recorded.map((e) => e.targetId), ["b", "c"]);
   });

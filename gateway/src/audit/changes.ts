@@ -26,6 +26,8 @@ const valuedFields = new Set([
   "honeypot",
   "submissionsPerMinute",
   "deleteResponsesAfterDays",
+  "domains",
+  "required",
 ]);
 /** A URL's host alone: its path and query may carry a receiver's token. */
 const hostOnlyFields = new Set(["url"]);

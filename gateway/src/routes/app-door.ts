@@ -46,7 +46,7 @@ export function appDoor(deps: AppDoorDeps, routes: ServedRoute[]): Router {
 
   // Everything below needs a session; all but turning a second factor on, one that has it where it is required.
   router.use(requireSession(deps.identity, policy));
-  router.use(twoFactorRoutes(deps.identity));
+  router.use(twoFactorRoutes(deps.identity, deps.audit));
   router.use(refuseUntilSecondFactor);
   for (const route of routes) {
     router[route.method](route.path, async (req, res) => {

@@ -448,6 +448,8 @@ export const auditActionNames = [
   "workspace.create",
   "workspace.rename",
   "workspace.set_plan",
+  "workspace.set_auto_join_domains",
+  "workspace.require_two_factor",
   "member.invite",
   "member.revoke_invitation",
   "member.accept",
@@ -455,6 +457,9 @@ export const auditActionNames = [
   "member.remove",
   "session.sign_in",
   "session.sign_in_failed",
+  "two_factor.enable",
+  "two_factor.disable",
+  "two_factor.recovery_codes",
 ] as const;
 export type AuditActionName = (typeof auditActionNames)[number];
 

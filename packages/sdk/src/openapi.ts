@@ -671,7 +671,7 @@ export interface components {
              * @description What was done, `<record>.<verb>`
              * @enum {string}
              */
-            action: "form.create" | "form.update" | "form.publish" | "form.close" | "form.reopen" | "form.duplicate" | "form.trash" | "form.restore" | "form.purge" | "responses.export" | "submission.delete" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.recover" | "delivery.retry" | "api_key.create" | "api_key.delete" | "workspace.create" | "workspace.rename" | "workspace.set_plan" | "member.invite" | "member.revoke_invitation" | "member.accept" | "member.role_change" | "member.remove" | "session.sign_in" | "session.sign_in_failed";
+            action: "form.create" | "form.update" | "form.publish" | "form.close" | "form.reopen" | "form.duplicate" | "form.trash" | "form.restore" | "form.purge" | "responses.export" | "submission.delete" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.recover" | "delivery.retry" | "api_key.create" | "api_key.delete" | "workspace.create" | "workspace.rename" | "workspace.set_plan" | "workspace.set_auto_join_domains" | "workspace.require_two_factor" | "member.invite" | "member.revoke_invitation" | "member.accept" | "member.role_change" | "member.remove" | "session.sign_in" | "session.sign_in_failed" | "two_factor.enable" | "two_factor.disable" | "two_factor.recovery_codes";
             target: {
                 /** @description form, webhook, api_key, invitation, member, workspace, submission, delivery, user */
                 type: string;
@@ -2232,7 +2232,7 @@ export interface operations {
                 since?: string;
                 /** @description ISO 8601 date-time with a zone (`2026-12-01T00:00:00Z`): only events before it */
                 until?: string;
-                /** @description Only this action, or `<record>.*` for every action on a kind of record: form.create, form.update, form.publish, form.close, form.reopen, form.duplicate, form.trash, form.restore, form.purge, responses.export, submission.delete, webhook.create, webhook.update, webhook.delete, webhook.rotate_secret, webhook.test, webhook.recover, delivery.retry, api_key.create, api_key.delete, workspace.create, workspace.rename, workspace.set_plan, member.invite, member.revoke_invitation, member.accept, member.role_change, member.remove, session.sign_in, session.sign_in_failed */
+                /** @description Only this action, or `<record>.*` for every action on a kind of record: form.create, form.update, form.publish, form.close, form.reopen, form.duplicate, form.trash, form.restore, form.purge, responses.export, submission.delete, webhook.create, webhook.update, webhook.delete, webhook.rotate_secret, webhook.test, webhook.recover, delivery.retry, api_key.create, api_key.delete, workspace.create, workspace.rename, workspace.set_plan, workspace.set_auto_join_domains, workspace.require_two_factor, member.invite, member.revoke_invitation, member.accept, member.role_change, member.remove, session.sign_in, session.sign_in_failed, two_factor.enable, two_factor.disable, two_factor.recovery_codes */
                 action?: string;
                 /** @description Only this actor: a user id (their requests in the app and with their keys), an API key id, or `system` */
                 actor?: string;

@@ -19,8 +19,7 @@ await runDatabaseService("identity", { schema: "identity", entities, migrations 
     keepFreshByNotices(apiKeyCache, { databaseUrl: config.databaseUrl!, channel: apiKeyChangesChannel, logger, onNotice: (notice) => apiKeyCache.revoke(notice) });
   const audit = auditSettingsOf();
   // Each audit event as one line of its own on stdout, beside (not through) the log, whatever LOG_LEVEL says.
-  const auditLine = audit.stdout ? (line: string) => void process.stdout.write(`${line}
-`) : undefined;
+  const auditLine = audit.stdout ? (line: string) => void process.stdout.write(`${line}\n`) : undefined;
   const handlers = createIdentityHandlers({
     orm,
     publicUrl: config.publicUrl,
