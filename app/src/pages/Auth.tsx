@@ -19,7 +19,15 @@ function AuthFrame({ title, children }: { title: string; children: React.ReactNo
   );
 }
 
-/** The server's reason for refusing a new password (a 400 about the password), to show at the field. */
+/** A field's error under it, named `<id>-error` for the field's aria-describedby. */
+function FieldError({ id, error }: { id: string; error?: string }) {
+  return error ? (
+    <div id={`${id}-error`}>
+      <InlineMessage kind="error">{error}</InlineMessage>
+    </div>
+  ) : null;
+}
+
 /** A new password's field: the browser's password manager offers one, and identity's reason shows below it. */
 function NewPasswordField({ id, label, error, hint }: { id: string; label: string; error?: string; hint?: boolean }) {
   const describedBy = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(" ") || undefined;
@@ -42,15 +50,12 @@ function NewPasswordField({ id, label, error, hint }: { id: string; label: strin
           At least 8 characters and hard to guess: a few uncommon words work well. Common passwords and your own name are refused.
         </p>
       )}
-      {error && (
-        <div id={`${id}-error`}>
-          <InlineMessage kind="error">{error}</InlineMessage>
-        </div>
-      )}
+      <FieldError id={id} error={error} />
     </div>
   );
 }
 
+/** The server's reason for refusing a new password (a 400 about the password), to show at the field. */
 export function passwordRefusal(err: unknown): string | undefined {
   if (!(err instanceof ApiError) || err.status !== 400) return undefined;
   const message = err.message.replace(/^body\./, "");
@@ -166,11 +171,7 @@ function SecondFactorField({ id, error }: { id: string; error?: string }) {
       <p className="hint" id={`${id}-hint`}>
         The 6-digit code your authenticator app shows now. Without your phone, one of your recovery codes works once.
       </p>
-      {error && (
-        <div id={`${id}-error`}>
-          <InlineMessage kind="error">{error}</InlineMessage>
-        </div>
-      )}
+      <FieldError id={id} error={error} />
     </div>
   );
 }
