@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { freeSystemPorts } from "@formsvc/launcher/ports.ts";
 import { repoRoot, startSystem, type RunningSystem } from "@formsvc/launcher/system.ts";
+import { serviceNames } from "@formsvc/platform/config.ts";
 import { createTestDatabase } from "@formsvc/platform/testing/database.ts";
 import { forgetServedValidator, servedResponseValidator } from "./openapi-validator.ts";
 
@@ -22,6 +23,9 @@ export interface TestSystem {
   stop(): Promise<void>;
 }
 
+/** How many times a system is started on fresh ports when a port it picked was taken before its process bound it. */
+const portAttempts = 3;
+
 /**
  * The whole system as `npm start` runs it, on free ports, over a fresh database on the machine's
  * real Postgres; dropped again by `stop()`.
@@ -32,31 +36,46 @@ export async function startTestSystem(
   options: { replicas?: Partial<Record<string, number>> } = {},
 ): Promise<TestSystem> {
   const database = await createTestDatabase(`formsvc_e2e_${name.replace(/\W/g, "_")}`);
-  const fullEnv = {
-    ...(await freeSystemPorts()),
-    DATABASE_URL: database.databaseUrl,
-    LOG_LEVEL: "warn",
-    SECRET_KEY: randomBytes(32).toString("base64url"),
-    DATA_DIR: join(repoRoot, "test-output", database.name, "data"),
-    RATE_LIMIT_PER_IP: "100000",
-    RATE_LIMIT_PER_KEY: "100000",
-    RESPONSE_RATE_PER_IP: "100000",
-    // Every test respondent is 127.0.0.1: the per-address upload budget would otherwise be shared by all.
-    UPLOAD_RATE_PER_IP: "100000",
-    UPLOAD_BYTES_PER_IP: String(100 * 1024 ** 3),
-    // Calculated fields that expect a value get time enough on a loaded 2-core CI machine; the cost test
-    // sets the production default (100 ms) to see the cut-off.
-    CALCULATED_FIELD_TIMEOUT_MS: "2000",
-    REDIS_URL: "",
-    KAFKA_BROKERS: "",
-    ...env,
-  };
-  const system = await startSystem({
-    env: fullEnv,
-    logDir: join(repoRoot, "test-output", database.name),
-    replicas: options.replicas,
-    root: process.env[systemRootVariable] || undefined,
-  });
+  // Ports are picked free, then bound by processes seconds later: another test's system may take one between. A
+  // start refused for a port in use is tried again on fresh ports (unless the test chose them).
+  const portVariables = ["PORT", ...serviceNames.map((service) => `${service.toUpperCase()}_URL`)];
+  const portsChosen = Object.keys(env).some((key) => portVariables.includes(key));
+  let fullEnv: Record<string, string>;
+  let system: Awaited<ReturnType<typeof startSystem>>;
+  for (let attempt = 1; ; attempt++) {
+    fullEnv = {
+      ...(await freeSystemPorts()),
+      DATABASE_URL: database.databaseUrl,
+      LOG_LEVEL: "warn",
+      SECRET_KEY: randomBytes(32).toString("base64url"),
+      DATA_DIR: join(repoRoot, "test-output", database.name, "data"),
+      RATE_LIMIT_PER_IP: "100000",
+      RATE_LIMIT_PER_KEY: "100000",
+      RESPONSE_RATE_PER_IP: "100000",
+      // Every test respondent is 127.0.0.1: the per-address upload budget would otherwise be shared by all.
+      UPLOAD_RATE_PER_IP: "100000",
+      UPLOAD_BYTES_PER_IP: String(100 * 1024 ** 3),
+      // Calculated fields that expect a value get time enough on a loaded 2-core CI machine; the cost test
+      // sets the production default (100 ms) to see the cut-off.
+      CALCULATED_FIELD_TIMEOUT_MS: "2000",
+      REDIS_URL: "",
+      KAFKA_BROKERS: "",
+      ...env,
+    };
+    try {
+      system = await startSystem({
+        env: fullEnv,
+        logDir: join(repoRoot, "test-output", database.name),
+        replicas: options.replicas,
+        root: process.env[systemRootVariable] || undefined,
+      });
+      break;
+    } catch (err) {
+      if (attempt < portAttempts && !portsChosen && /EADDRINUSE|already in use/.test(String((err as Error).message))) continue;
+      await database.drop();
+      throw err;
+    }
+  }
   return {
     url: system.gatewayUrl,
     system,

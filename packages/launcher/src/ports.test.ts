@@ -19,4 +19,18 @@ describe("freePorts", () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  it("with a companion offset, holds each port's companion too: no pick lands on another's metrics port", async () => {
+    const ports = await freePorts(12, "127.0.0.1", { companionOffset: 1000 });
+    const all = [...ports, ...ports.map((port) => port + 1000)];
+    assert.equal(new Set(all).size, 24);
+    for (const port of all) {
+      const server = createServer();
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen({ port, host: "127.0.0.1", exclusive: true }, resolve);
+      });
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });

@@ -56,28 +56,38 @@ function ephemeralRangeStart(): number {
 
 const lowestPickedPort = 10_000;
 
+/** A service's metrics port, by default: its RPC port + 1000 (metricsPortOf). */
+const metricsOffset = 1000;
+
 /**
  * `count` distinct ports the system currently has free at `host`, picked at random below the kernel's ephemeral
  * range: a port from that range (what port 0 gives) can be taken between this pick and the bind that uses it, by
  * another test's `listen(0)` or as an outgoing connection's local port (which refuses the listen: EADDRINUSE).
- * A service's metrics port is its RPC port + 1000, so that stays below the range too.
+ * With `companionOffset`, each port's companion (port + offset: a service's metrics port) is free too, and held
+ * with it, so that no two picks, nor a pick and a companion, coincide.
  */
-export async function freePorts(count: number, host = "127.0.0.1"): Promise<number[]> {
-  const span = ephemeralRangeStart() - 1000 - lowestPickedPort;
+export async function freePorts(count: number, host = "127.0.0.1", options: { companionOffset?: number } = {}): Promise<number[]> {
+  const offset = options.companionOffset;
+  const span = ephemeralRangeStart() - metricsOffset - lowestPickedPort;
   // Every server stays open until all are bound, so no port is picked twice.
   const servers: Server[] = [];
-  try {
-    for (let tries = 0; servers.length < count; tries++) {
-      if (tries === 1000) throw new Error(`no ${count} free ports found from ${lowestPickedPort} at ${host}`);
+  const picked: number[] = [];
+  const bind = (port: number) =>
+    new Promise<Server | undefined>((resolve) => {
       const server = createServer();
+      server.once("error", () => resolve(undefined));
+      server.listen({ port, host, exclusive: true }, () => resolve(server));
+    });
+  try {
+    for (let tries = 0; picked.length < count; tries++) {
+      if (tries === 1000) throw new Error(`no ${count} free ports found from ${lowestPickedPort} at ${host}`);
       const port = lowestPickedPort + randomInt(span);
-      const bound = await new Promise<boolean>((resolve) => {
-        server.once("error", () => resolve(false));
-        server.listen({ port, host, exclusive: true }, () => resolve(true));
-      });
-      if (bound) servers.push(server);
+      const ports = offset === undefined ? [port] : [port, port + offset];
+      const bound = await Promise.all(ports.map(bind));
+      servers.push(...bound.filter((server): server is Server => server !== undefined));
+      if (bound.every(Boolean)) picked.push(port);
     }
-    return servers.map((server) => (server.address() as { port: number }).port);
+    return picked;
   } finally {
     await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
   }
@@ -93,7 +103,8 @@ export async function freePort(host = "127.0.0.1"): Promise<number> {
  * so that a test's system does not collide with `npm start` or with another test's system.
  */
 export async function freeSystemPorts(): Promise<Record<string, string>> {
-  const [gateway, ...services] = await freePorts(1 + serviceNames.length);
+  // Each service's metrics port (its RPC port + 1000) is free too: another system's pick must not land on it.
+  const [gateway, ...services] = await freePorts(1 + serviceNames.length, "127.0.0.1", { companionOffset: metricsOffset });
   const env: Record<string, string> = { PORT: String(gateway) };
   serviceNames.forEach((name, i) => (env[`${name.toUpperCase()}_URL`] = `http://127.0.0.1:${services[i]}`));
   return env;
