@@ -92,7 +92,6 @@ if (settings.failingReceivers + settings.slowReceivers > settings.receivers) {
 }
 /** Without a healthy receiver, the lag judged is that of every first attempt (a failing one answers most at once). */
 const lagJudgedAt = settings.failingReceivers + settings.slowReceivers < settings.receivers ? "healthy" : "every";
-const retentionSeconds = settings.retentionMinutes * 60;
 const env = {
   WEBHOOK_ALLOW_PRIVATE_URLS: "true",
   WEBHOOK_RETRY_SCHEDULE: settings.retrySchedule,

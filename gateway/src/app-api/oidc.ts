@@ -14,8 +14,7 @@ import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import type { Request, RequestHandler, Response, Router } from "express";
 import type { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { escapeHtml } from "../hosted/render-form.ts";
-import { sessionActions } from "../audit/actions.ts";
-import type { AuditTrail } from "../audit/trail.ts";
+import { recordAppEvent, signInEvent, type AuditTrail } from "../audit/trail.ts";
 import { errorAnswer, HttpError } from "../http-errors.ts";
 import { newRouter } from "../routing.ts";
 import { appCookieName, appendCookie, expiredCookie, parseCookies, repeatedCookies, serializeCookie } from "./cookies.ts";
@@ -91,16 +90,7 @@ export function oidcRoutes(identity: Client<typeof IdentityService>, provider: O
       const session = await identity.createSession({ userId: user!.id });
       setSessionCookie(res, policy, session.token, timestampDate(session.expiresAt!));
       issueCsrfToken(res, policy);
-      audit?.record({
-        actor: { type: "user", userId: user!.id },
-        action: sessionActions.signIn,
-        targetType: "user",
-        targetId: user!.id,
-        scope: { personal: true },
-        address: req.ip ?? "",
-        requestId: res.locals.requestId ?? "",
-        changes: [],
-      });
+      recordAppEvent(audit, req, res, signInEvent(user!.id));
       res.redirect(302, "/app");
     } catch (err) {
       refuse(req, res, err);

@@ -19,7 +19,7 @@ import { asCaller } from "@formsvc/platform/caller.ts";
 import type { SignUpPolicy } from "@formsvc/platform/config.ts";
 import type { User } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { sessionActions } from "../audit/actions.ts";
-import type { AuditTrail, CapturedEvent } from "../audit/trail.ts";
+import { recordAppEvent, signInEvent, type AuditTrail } from "../audit/trail.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { HttpError } from "../http-errors.ts";
 import type { RateLimitStore } from "../rate-limit/sliding-window.ts";
@@ -67,8 +67,7 @@ export function sessionRoutes(
   const router = newRouter();
   const address = (req: Request) => req.ip ?? "unknown";
   /** Records a sign-in or a joining in the audit log (a person's sign-ins go to each of their workspaces). */
-  const record = (req: Request, res: Response, event: Omit<CapturedEvent, "address" | "requestId" | "changes">) =>
-    audit?.record({ ...event, address: req.ip ?? "", requestId: res.locals.requestId ?? "", changes: [] });
+  const record = (req: Request, res: Response, event: Parameters<typeof recordAppEvent>[3]) => recordAppEvent(audit, req, res, event);
   const body = <T extends z.ZodType>(schema: T, req: Request) => parse(schema, req.body ?? {}, "body");
   /** Counts an attempt of the sign-up family (one limit per address). */
   const signUpAttempt = (req: Request) => admitAttempt(store, signUpLimits, { address: address(req), email: "" });
@@ -86,13 +85,12 @@ export function sessionRoutes(
   });
 
   async function startSession(res: Response, user: User) {
-    const { token, expiresAt } = await identity.createSession({ userId: user.id });
+    const { token, expiresAt, twoFactorRequired } = await identity.createSession({ userId: user.id });
     setSessionCookie(res, policy, token, expiresAt ? timestampDate(expiresAt) : new Date(Date.now() + 30 * 86400_000));
     // A new CSRF token with every new session.
     const csrfToken = issueCsrfToken(res, policy);
     res.setHeader("Cache-Control", "no-store");
     // Whether the person must turn a second factor on before anything else, as /session tells.
-    const { twoFactorRequired } = await identity.resolveSession({ token });
     return { user: sessionUserJson(user), csrfToken, twoFactorRequired };
   }
 
@@ -125,7 +123,7 @@ export function sessionRoutes(
       return;
     }
     const session = await startSession(res, verified.user!);
-    record(req, res, { actor: { type: "user", userId: verified.user!.id }, action: sessionActions.signIn, targetType: "user", targetId: verified.user!.id, scope: { personal: true } });
+    record(req, res, signInEvent(verified.user!.id));
     res.json(session);
   });
 
@@ -135,7 +133,7 @@ export function sessionRoutes(
     await signUpAttempt(req);
     const { user } = await identity.passSecondFactor({ challenge, code });
     const session = await startSession(res, user!);
-    record(req, res, { actor: { type: "user", userId: user!.id }, action: sessionActions.signIn, targetType: "user", targetId: user!.id, scope: { personal: true } });
+    record(req, res, signInEvent(user!.id));
     res.json(session);
   });
 

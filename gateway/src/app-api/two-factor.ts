@@ -14,7 +14,7 @@ import { appWorkspaceJson } from "@formsvc/api-records";
 import { asCaller } from "@formsvc/platform/caller.ts";
 import type { User } from "@formsvc/proto/identity/v1/identity_pb.js";
 import { twoFactorActions } from "../audit/actions.ts";
-import type { AuditTrail } from "../audit/trail.ts";
+import { recordAppEvent, type AuditTrail } from "../audit/trail.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { parse } from "../routes/route.ts";
 import { newRouter } from "../routing.ts";
@@ -30,7 +30,7 @@ export function twoFactorRoutes(identity: GatewayDeps["identity"], audit?: Audit
   const record = (req: Request, res: Response, action: string, scope: { workspaceId: string } | { personal: true }, changes: { field: string; value?: string }[] = []) => {
     const userId = (res.locals.user as User).id;
     const target = "workspaceId" in scope ? { targetType: "workspace", targetId: scope.workspaceId } : { targetType: "user", targetId: userId };
-    audit?.record({ actor: { type: "user", userId }, action, ...target, scope, changes, address: req.ip ?? "", requestId: res.locals.requestId ?? "" });
+    recordAppEvent(audit, req, res, { actor: { type: "user", userId }, action, ...target, scope, changes });
   };
 
   router.get("/account/two-factor", async (_req, res) => {

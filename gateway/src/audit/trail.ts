@@ -11,7 +11,8 @@ import type { Logger } from "@formsvc/platform/logger.ts";
 import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { AuditEventSchema, type AuditEvent, type IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
 import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
-import { auditedRoutes, select, type AuditAction } from "./actions.ts";
+import type { Request, Response } from "express";
+import { auditedRoutes, select, sessionActions, type AuditAction } from "./actions.ts";
 import { changesOf, type AuditChange } from "./changes.ts";
 
 export interface AuditActor {
@@ -255,6 +256,23 @@ export async function auditRequest(trail: AuditTrail, entry: AuditAction, input:
 }
 
 /** A door's audit of one request of the route keyed `key` (`auditRequest`); nothing for a route the table does not name. */
+/**
+ * Records an event of an app route outside the route table (a sign-in, joining by a link, a second factor): where
+ * from and which request, read off the request.
+ */
+export function recordAppEvent(
+  audit: AuditTrail | undefined,
+  req: Request,
+  res: Response,
+  event: Omit<CapturedEvent, "address" | "requestId" | "changes"> & { changes?: AuditChange[] },
+): void {
+  audit?.record({ changes: [], ...event, address: req.ip ?? "", requestId: res.locals.requestId ?? "" });
+}
+
+/** A person's sign-in (by password, second factor or provider), for each of their workspaces' logs. */
+export const signInEvent = (userId: string) =>
+  ({ actor: { type: "user", userId }, action: sessionActions.signIn, targetType: "user", targetId: userId, scope: { personal: true } }) as const;
+
 export function auditAtDoor(trail: AuditTrail | undefined, key: string, input: RequestParts, who: AuditWho): Promise<AnswerRecorder> | AnswerRecorder {
   const entry = auditedRoutes[key];
   return trail && entry ? auditRequest(trail, entry, input, who) : unaudited;

@@ -46,8 +46,8 @@ const bounded = (what: string, text: string, max: number, required = false) => {
   return text;
 };
 
-export function auditHandlers({ deps, now, fork, table, managedWorkspace, anyWorkspace }: IdentityContext): AuditHandlers {
-  const auditTable = `"${deps.orm.config.get("schema") ?? "public"}"."audit_events"`;
+export function auditHandlers({ deps, now, fork, table, schemaTable, managedWorkspace, anyWorkspace }: IdentityContext): AuditHandlers {
+  const auditTable = schemaTable("audit_events");
 
   /** Checks one event as sent; what would not fit the table, or a person writing their own record, is refused. */
   function checked(event: AuditEvent): AuditEvent {

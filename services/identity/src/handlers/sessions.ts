@@ -28,7 +28,7 @@ export function sessionHandlers(c: IdentityContext): SessionHandlers {
       const expiresAt = new Date(createdAt.getTime() + sessionLifetimeMs);
       em.create(SessionEntity, { id: newId(), userId: user.id, tokenHash: hashSecret(token), createdAt, expiresAt });
       await em.flush();
-      return { token, expiresAt: timestampFromDate(expiresAt) };
+      return { token, expiresAt: timestampFromDate(expiresAt), twoFactorRequired: await factor.mustEnrol(em, user) };
     },
 
     async resolveSession(req) {

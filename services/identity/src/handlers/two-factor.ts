@@ -14,6 +14,7 @@ import { newId, randomToken } from "@formsvc/platform/ids.ts";
 import { sealer } from "@formsvc/platform/sealing.ts";
 import { hashSecret } from "../api-keys.ts";
 import { UserEntity, type User } from "../entities/user.ts";
+import { MembershipEntity } from "../entities/membership.ts";
 import { WorkspaceEntity } from "../entities/workspace.ts";
 import { toUserMessage, toWorkspaceMessage, userNotFound, type IdentityContext, type IdentityHandlers } from "./context.ts";
 
@@ -58,7 +59,7 @@ function normaliseRecoveryCode(typed: string): string | undefined {
 
 /** The second factor's rules over identity's tables: what sign-in, password reset and sessions ask of it. */
 export function secondFactor(c: IdentityContext) {
-  const { deps, now, fork, table } = c;
+  const { deps, now, fork, table, schemaTable } = c;
   const secrets = deps.secretKey ? sealer(deps.secretKey, "formsvc totp secrets") : undefined;
 
   function sealed(): NonNullable<typeof secrets> {
@@ -90,45 +91,49 @@ export function secondFactor(c: IdentityContext) {
     }
     const recovery = normaliseRecoveryCode(typed);
     if (!recovery || !user.totpSecret) return false;
-    const used = await em.execute<unknown[]>(`delete from ${recoveryCodesTable()} where "user_id" = ? and "code_hash" = ? returning "user_id"`, [user.id, hashSecret(recovery)]);
+    const used = await em.execute<unknown[]>(`delete from ${recoveryCodesTable} where "user_id" = ? and "code_hash" = ? returning "user_id"`, [user.id, hashSecret(recovery)]);
     return used.length === 1;
   }
 
-  const recoveryCodesTable = () => `"${schema()}"."recovery_codes"`;
-  const challengesTable = () => `"${schema()}"."second_factor_challenges"`;
-  const schema = () => deps.orm.config.get("schema") ?? "identity";
+  const recoveryCodesTable = schemaTable("recovery_codes");
+  const challengesTable = schemaTable("second_factor_challenges");
 
   /** New recovery codes for `user`, replacing any they had; the codes themselves, to show once. */
   async function replaceRecoveryCodes(em: EntityManager, userId: string): Promise<string[]> {
     const codes = Array.from({ length: recoveryCodeCount }, newRecoveryCode);
-    await em.execute(`delete from ${recoveryCodesTable()} where "user_id" = ?`, [userId]);
+    await em.execute(`delete from ${recoveryCodesTable} where "user_id" = ?`, [userId]);
     const createdAt = now();
     for (const code of codes) {
-      await em.execute(`insert into ${recoveryCodesTable()} ("user_id", "code_hash", "created_at") values (?, ?, ?)`, [userId, hashSecret(normaliseRecoveryCode(code)!), createdAt]);
+      await em.execute(`insert into ${recoveryCodesTable} ("user_id", "code_hash", "created_at") values (?, ?, ?)`, [userId, hashSecret(normaliseRecoveryCode(code)!), createdAt]);
     }
     return codes;
   }
 
+  /** The workspaces of `userId` that require a second factor (the join both questions below ask). */
+  const requiringWorkspaces = `${table(WorkspaceEntity)} w join ${table(MembershipEntity)} m on m."workspace_id" = w."id"
+    where m."user_id" = ? and w."require_two_factor"`;
+
   /** Names of the workspaces of `userId` that require a second factor. */
   async function requiredBy(em: EntityManager, userId: string): Promise<string[]> {
-    const rows = await em.execute<{ name: string }[]>(
-      `select w."name" from ${table(WorkspaceEntity)} w join "${schema()}"."memberships" m on m."workspace_id" = w."id"
-        where m."user_id" = ? and w."require_two_factor" order by w."name"`,
-      [userId],
-    );
+    const rows = await em.execute<{ name: string }[]>(`select w."name" from ${requiringWorkspaces} order by w."name"`, [userId]);
     return rows.map((r) => r.name);
   }
 
-  /** Whether `user` must turn a second factor on before using anything: a workspace of theirs requires it. */
+  /**
+   * Whether `user` must turn a second factor on before using anything: a workspace of theirs requires it. Asked at
+   * every session's resolution: one `exists` for a person without a second factor, nothing for one with.
+   */
   async function mustEnrol(em: EntityManager, user: User): Promise<boolean> {
-    return !user.totpSecret && (await requiredBy(em, user.id)).length > 0;
+    if (user.totpSecret) return false;
+    const [row] = await em.execute<{ required: boolean }[]>(`select exists (select 1 from ${requiringWorkspaces}) as "required"`, [user.id]);
+    return Boolean(row?.required);
   }
 
   /** A challenge for a password sign-in of `user`, whose second factor is on: its token. */
   async function challenge(userId: string): Promise<string> {
     const token = randomToken(32);
     const expiresAt = new Date(now().getTime() + secondFactorChallengeLifetimeMs);
-    await fork().execute(`insert into ${challengesTable()} ("id", "user_id", "token_hash", "expires_at") values (?, ?, ?, ?)`, [newId(), userId, hashSecret(token), expiresAt]);
+    await fork().execute(`insert into ${challengesTable} ("id", "user_id", "token_hash", "expires_at") values (?, ?, ?, ?)`, [newId(), userId, hashSecret(token), expiresAt]);
     return token;
   }
 
@@ -156,7 +161,7 @@ export function twoFactorHandlers(c: IdentityContext): TwoFactorHandlers {
     async getTwoFactorStatus(_req, ctx) {
       const em = fork();
       const user = await callerUser(em, requireCaller(ctx));
-      const [{ left }] = await em.execute<{ left: number }[]>(`select count(*)::int as "left" from ${factor.recoveryCodesTable()} where "user_id" = ?`, [user.id]);
+      const [{ left }] = await em.execute<{ left: number }[]>(`select count(*)::int as "left" from ${factor.recoveryCodesTable} where "user_id" = ?`, [user.id]);
       return { enabled: Boolean(user.totpSecret), recoveryCodesLeft: user.totpSecret ? left : 0, requiredBy: await factor.requiredBy(em, user.id) };
     },
 
@@ -202,7 +207,7 @@ export function twoFactorHandlers(c: IdentityContext): TwoFactorHandlers {
         if (requiring.length) throw new ConnectError(`two-factor sign-in stays on: ${requiring.join(", ")} requires it of its members`, Code.FailedPrecondition);
         await factor.requirePass(em, user, req.code, "code");
         await em.nativeUpdate(UserEntity, { id: user.id }, { totpSecret: null, totpPendingSecret: null, totpLastStep: null });
-        await em.execute(`delete from ${factor.recoveryCodesTable()} where "user_id" = ?`, [user.id]);
+        await em.execute(`delete from ${factor.recoveryCodesTable} where "user_id" = ?`, [user.id]);
         return {};
       }, false);
     },
@@ -212,20 +217,20 @@ export function twoFactorHandlers(c: IdentityContext): TwoFactorHandlers {
       // A wrong code is counted (and the challenge ends at the fifth) in its own commit: the refusal follows it.
       const outcome = await inTransaction(async (em) => {
         const [row] = await em.execute<{ id: string; user_id: string; failures: number }[]>(
-          `select "id", "user_id", "failures" from ${factor.challengesTable()} where "token_hash" = ? and "expires_at" > ? for update`,
+          `select "id", "user_id", "failures" from ${factor.challengesTable} where "token_hash" = ? and "expires_at" > ? for update`,
           [hashSecret(req.challenge), c.now()],
         );
         if (!row) return { ended: true as const };
         const user = await em.findOne(UserEntity, { id: row.user_id });
         if (user && user.totpSecret && (await factor.passes(em, user, req.code))) {
-          await em.execute(`delete from ${factor.challengesTable()} where "id" = ?`, [row.id]);
+          await em.execute(`delete from ${factor.challengesTable} where "id" = ?`, [row.id]);
           return { user };
         }
         if (!user || !user.totpSecret || row.failures + 1 >= maxSecondFactorFailures) {
-          await em.execute(`delete from ${factor.challengesTable()} where "id" = ?`, [row.id]);
+          await em.execute(`delete from ${factor.challengesTable} where "id" = ?`, [row.id]);
           return { ended: true as const };
         }
-        await em.execute(`update ${factor.challengesTable()} set "failures" = "failures" + 1 where "id" = ?`, [row.id]);
+        await em.execute(`update ${factor.challengesTable} set "failures" = "failures" + 1 where "id" = ?`, [row.id]);
         return { wrong: true as const };
       }, false);
       if ("user" in outcome && outcome.user) return { user: toUserMessage(outcome.user) };

@@ -2025,6 +2025,13 @@ export declare type CreateSessionResponse = Message<"formsvc.identity.v1.CreateS
    * @generated from field: google.protobuf.Timestamp expires_at = 2;
    */
   expiresAt?: Timestamp | undefined;
+
+  /**
+   * As ResolveSessionResponse's: the person must turn a second factor on before anything else.
+   *
+   * @generated from field: bool two_factor_required = 3;
+   */
+  twoFactorRequired: boolean;
 };
 
 /**
