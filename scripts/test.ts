@@ -165,10 +165,15 @@ await ensureServer("Redis", env.TEST_REDIS_URL, 6379, () => {
 process.stdout.write(`   TEST_DATABASE_URL=${env.TEST_DATABASE_URL}\n   TEST_REDIS_URL=${env.TEST_REDIS_URL}\n`);
 done(began);
 
-step(`node --test: ${testFiles.length} file(s)`);
+// Two files at a time: no test measures time (speed is the benches'), each test system takes its own
+// database, ports and Redis keys, and much of a system test's time is spent waiting on its services. The
+// whole-system tests (tests/) go first, so the longest ones do not start last and leave one slot idle.
+const concurrency = Number(env.TEST_CONCURRENCY) || 2;
+const systemTestsFirst = [...testFiles.filter((f) => f.startsWith("tests/")), ...testFiles.filter((f) => !f.startsWith("tests/"))];
+step(`node --test: ${testFiles.length} file(s), ${concurrency} at a time`);
 const tests = spawnSync(
   process.execPath,
-  ["--test", "--test-concurrency=1", "--test-timeout=300000", "--test-reporter=spec", ...testFiles],
+  ["--test", `--test-concurrency=${concurrency}`, "--test-timeout=300000", "--test-reporter=spec", ...systemTestsFirst],
   { cwd: root, env, stdio: "inherit" },
 );
 process.exit(tests.status ?? 1);
