@@ -68,6 +68,9 @@ export async function startTestSystem(
         logDir: join(repoRoot, "test-output", database.name),
         replicas: options.replicas,
         root: process.env[systemRootVariable] || undefined,
+        // A bound, not a wait: with two test files at a time on two cores a service's start (migrations, its
+        // first connections) took over the launcher's 30 s once in CI.
+        readyTimeoutMs: 120_000,
       });
       break;
     } catch (err) {
