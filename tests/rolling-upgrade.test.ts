@@ -1,5 +1,3 @@
-// Not in `npm test` yet: run it with `node --test tests/rolling-upgrade.check.ts`. It passes both ways, but its process
-// does not exit after the suite (the event loop spins in undici's web streams; not found yet), which would hang CI.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -158,6 +156,12 @@ after(async () => {
   await receiver?.close();
   await database?.drop();
 });
+
+// After the last test this process's exit spun forever at 100 % CPU in Node's handle cleanup (perf:
+// Environment::CleanupHandles -> uv_run), over keep-alive sockets left to the processes the test stopped
+// (getActiveResourcesInfo at exit: 3 TCPSocketWrap), the shape of nodejs/node#47748. Exiting from the 'exit'
+// event skips that cleanup; the results are already reported by then.
+process.on("exit", (code) => process.exit(code));
 
 describe(`a rolling upgrade from the previous release (${previous.version})`, () => {
   it("replaces each process under load to this release and back, with no failed request and nothing lost", { timeout: 600_000 }, async (t) => {
