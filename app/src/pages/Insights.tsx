@@ -110,7 +110,9 @@ function InsightsCharts({ insights: i }: { insights: FormInsights }) {
           <p className="muted">Nobody has opened the form in this range.</p>
         ) : (
           <>
+            <p className="muted">Views</p>
             <Columns counts={i.days.map((d) => ({ value: d.date, label: d.date, count: d.views }))} label="Views by day" />
+            <p className="muted">Completions</p>
             <Columns counts={i.days.map((d) => ({ value: d.date, label: d.date, count: d.completions }))} label="Completions by day" />
           </>
         )}
