@@ -102,6 +102,14 @@ export async function visitorSalt(orm: MikroORM, day: string): Promise<Uint8Arra
   return kept.salt;
 }
 
+/** Deletes every aggregate of the form (its purge: nothing of a form deleted forever is kept). */
+export async function deleteInsightsOf(orm: MikroORM, formId: string): Promise<void> {
+  const connection = orm.em.fork().getConnection();
+  for (const table of ["insight_days", "insight_questions", "insight_completion_times", "insight_visitors"]) {
+    await connection.execute(`delete from ${tableOf(orm, table)} where "form_id" = ?`, [formId], "run");
+  }
+}
+
 export interface InsightTotals {
   views: number;
   visitors: number;
