@@ -167,6 +167,17 @@ describe("insights: what visitors did, counted without tracking them", () => {
     await context.close();
   });
 
+  it("answers a malformed beacon 400 and one to a form nobody can answer 404", async () => {
+    const beacon = (id: string, body: string) =>
+      fetch(`${sys.url}/f/${id}/insights`, { method: "POST", headers: { "content-type": "text/plain;charset=UTF-8", "user-agent": personAgent(8) }, body });
+    const notJson = await beacon(formId, "start");
+    assert.deepEqual([notJson.status, await notJson.json()], [400, { error: "body: must be JSON" }]);
+    const unknownEvent = await beacon(formId, '{"event":"stare"}');
+    assert.equal(unknownEvent.status, 400);
+    assert.match((await unknownEvent.json()).error, /event/);
+    assert.equal((await beacon("nosuchform", '{"event":"start"}')).status, 404);
+  });
+
   it("keeps no visitor's address or user agent in the database", async () => {
     const db = new pg.Client({ connectionString: sys.databaseUrl });
     await db.connect();
