@@ -73,7 +73,11 @@ describe("insights: what visitors did, counted without tracking them", () => {
   }
   const beaconSent = (page: Page, event: string) =>
     page.waitForRequest((req) => req.url().endsWith(`/f/${formId}/insights`) && req.postData()?.includes(`"event":"${event}"`) === true);
-  /** Closes the tab: a started visit's pagehide beacon goes out (the counts say when it arrived). */
+  /**
+   * Closes the tab: a started visit's pagehide beacon goes out (the counts say when it arrived). Not a
+   * navigation away: Chromium sends a beacon of a page being left with the browser's own user agent
+   * (HeadlessChrome, a robot's), not the one this context gives its pages.
+   */
   const leave = (page: Page) => page.close({ runBeforeUnload: true });
 
   const insights = async (query = "") => {
