@@ -1,6 +1,7 @@
 // `npm run bench [-- scenario...] [--out name]`: every scenario and its ceiling, side by side on this
 // machine; writes benchmarks/<name>.json (latest by default) and BENCHMARKS.md. Not part of `npm test`.
-// Scenarios: api-read ingest delivery-embedded delivery-kafka isolation tracing storage (all when none is named).
+// Scenarios: api-read ingest delivery-embedded delivery-kafka isolation tracing storage results (all when none
+// is named), and results-1m only when named (a million responses take the machine for a while).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -11,6 +12,7 @@ import { delivery } from "./bench/delivery.ts";
 import { ingest } from "./bench/ingest.ts";
 import { isolation } from "./bench/isolation.ts";
 import { renderMarkdown } from "./bench/report.ts";
+import { results } from "./bench/results.ts";
 import { tracingOverhead } from "./bench/tracing.ts";
 import { storage } from "./bench/storage.ts";
 
@@ -22,6 +24,11 @@ const scenarios: Record<string, () => Promise<object>> = {
   isolation: () => isolation(),
   tracing: () => tracingOverhead(),
   storage: () => storage(),
+  results: () => results(100_000),
+};
+/** Run only when named. */
+const namedOnly: Record<string, () => Promise<object>> = {
+  "results-1m": () => results(1_000_000),
 };
 
 const args = process.argv.slice(2);
@@ -29,6 +36,7 @@ const outAt = args.indexOf("--out");
 const out = outAt >= 0 ? args.splice(outAt, 2)[1] : "latest";
 const noMarkdown = args.includes("--no-markdown") ? (args.splice(args.indexOf("--no-markdown"), 1), true) : false;
 const chosen = args.length > 0 ? args : Object.keys(scenarios);
+Object.assign(scenarios, namedOnly);
 for (const name of chosen) if (!scenarios[name]) throw new Error(`unknown scenario ${name}; known: ${Object.keys(scenarios).join(" ")}`);
 
 const dir = join(repoRoot, "benchmarks");

@@ -79,6 +79,11 @@ describe("results: the summary and the export", () => {
     assert.equal((await owner.call("GET", `/forms/${formId}/summary?since=${tomorrow}`)).body.responses, 0);
     assert.equal((await owner.call("GET", `/forms/${formId}/summary?until=${tomorrow}`)).body.responses, 3);
     assert.equal((await owner.call("GET", `/forms/${formId}/summary?since=yesterday`)).status, 400);
+    // Dates that parse but no timestamp holds (issue 36's probe): a 400 naming the parameter, never a 500.
+    const early = await owner.call("GET", `/forms/${formId}/summary?since=0000-01-01T00:00:00Z`);
+    assert.deepEqual([early.status, /since/.test(early.body.error)], [400, true]);
+    const late = await owner.call("GET", `/forms/${formId}/summary?until=${encodeURIComponent("9999-12-31T23:59:59-14:00")}`);
+    assert.deepEqual([late.status, /until/.test(late.body.error)], [400, true]);
     assert.equal((await owner.call("GET", `/forms/${formId}/summary?search=${"x".repeat(201)}`)).status, 400, "submissions bounds the search");
 
     const stranger = await person("stranger");
@@ -100,6 +105,12 @@ describe("results: the summary and the export", () => {
     assert.ok(all.some((line) => /,completed,.*,Linus,28,2026-05-02,Free,,2,/.test(line)), all.join("\n"));
     assert.equal((await csv("filter=completed")).length, 1 + 3);
     assert.equal((await csv(`filter=completed&since=${new Date(Date.now() + 86_400_000).toISOString()}`)).length, 1);
+
+    for (const format of ["csv", "xlsx"]) {
+      const out = await fetch(`${sys.url}/app/api/forms/${formId}/submissions.${format}?until=${encodeURIComponent("9999-12-31T23:59:59-14:00")}`, { headers: { cookie: owner.cookies.header() } });
+      assert.equal(out.status, 400, `${format}: a date no timestamp holds is refused before the download starts`);
+      assert.match((await out.json()).error, /until/);
+    }
 
     const xlsx = await fetch(`${sys.url}/app/api/forms/${formId}/submissions.xlsx?filter=completed`, { headers: { cookie: owner.cookies.header() } });
     assert.equal(xlsx.status, 200);

@@ -15,6 +15,7 @@ export type {
   Delivery,
   FieldProblem,
   FormHoldings,
+  FormInsights,
   FormStatus,
   FormStorage,
   Invitation,

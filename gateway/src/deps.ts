@@ -11,6 +11,7 @@ import type { Health } from "@formsvc/proto/grpc/health/v1/health_pb.js";
 import type { OidcProvider } from "./app-api/oidc-client.ts";
 import type { AuditTrail } from "./audit/trail.ts";
 import type { HostedFormDeps } from "./hosted/routes.ts";
+import type { InsightsCounter } from "./hosted/insights.ts";
 import type { IdempotentRequests } from "./idempotency.ts";
 
 /** What the gateway is made of: the services behind it and its settings. */
@@ -40,6 +41,8 @@ export interface GatewayDeps {
   oidc?: OidcProvider;
   /** Where the doors and sign-ins record audit events (identity's log); none recorded when absent. */
   audit?: AuditTrail;
+  /** Where the hosted pages count views, starts and completions (insights); nothing counted when absent. */
+  insights?: InsightsCounter;
 }
 
 /** The services the resource routes call, and the signer of their file links. */

@@ -17,6 +17,7 @@ import { fileLinks } from "@formsvc/platform/file-links.ts";
 import { createApp } from "./app.ts";
 import { oidcProvider } from "./app-api/oidc-client.ts";
 import { AuditTrail } from "./audit/trail.ts";
+import { InsightsCounter } from "./hosted/insights.ts";
 import { idempotentRequests } from "./idempotency.ts";
 import { RedisSlidingWindow } from "./rate-limit/redis-sliding-window.ts";
 import { MemorySlidingWindow, type RateLimitStore } from "./rate-limit/sliding-window.ts";
@@ -30,12 +31,14 @@ const store: RateLimitStore = config.redisUrl ? new RedisSlidingWindow(config.re
 const forms = createServiceClient(FormsService, config.services.forms);
 const webhooks = createServiceClient(WebhooksService, config.services.webhooks);
 const audit = new AuditTrail({ identity, forms, webhooks, logger });
+const submissions = createServiceClient(SubmissionsService, config.services.submissions);
+const insights = new InsightsCounter({ submissions, logger });
 
 const app = createApp({
   logger,
   identity,
   forms,
-  submissions: createServiceClient(SubmissionsService, config.services.submissions),
+  submissions,
   webhooks,
   delivery: createServiceClient(DeliveryService, config.services.delivery),
   fileLinks: fileLinks(secretKey, config.publicUrl),
@@ -56,6 +59,7 @@ const app = createApp({
   signUp: config.signUp,
   oidc: config.oidc && oidcProvider(config.oidc, config.publicUrl, secretKey, logger),
   audit,
+  insights,
 });
 
 // Express 5 calls back with the listen error too (a busy port): one line naming the variable to change.
@@ -83,7 +87,7 @@ stopOnSignals("gateway", logger, async () => {
   const { cut, ms } = await drain(drainLimitMs);
   if (cut > 0) logger.warn({ cut, ms }, `connections still open after ${drainLimitMs / 1000} s of draining were closed`);
   else logger.info({ ms }, "every request in flight was answered");
-  // The events of the requests just answered, while identity still runs (the services stop after the gateway).
-  await audit.stop(afterDrainMs / 2);
+  // The events and counts of the requests just answered, while identity and submissions still run (the services stop after the gateway).
+  await Promise.all([audit.stop(afterDrainMs / 2), insights.stop()]);
   await Promise.allSettled([store.close(), tracing?.shutdown()]);
 });

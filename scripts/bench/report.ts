@@ -43,6 +43,14 @@ export function rows(report: any): Row[] {
   if (t?.on) {
     out.push([`6. Tracing on (every span exported), ingest`, `${n(t.on.requestsPerSecond)} req/s, ${n(t.cpuMsPerRequest.on)} ms CPU/req`, `tracing off ${n(t.off.requestsPerSecond)} req/s, ${n(t.cpuMsPerRequest.off)} ms CPU/req`, r(t.throughputRatio), n(t.on.p50ms, " ms"), n(t.on.p99ms, " ms"), t.commit, d(t)]);
   }
+  for (const name of ["results", "results-1m"]) {
+    const x = s[name];
+    if (!x?.insights) continue;
+    const at = `${n(x.responses)} responses`;
+    out.push([`7. Insights read, GET /forms/:id/insights, ${at}`, `p99 ${n(x.insights.p99ms, " ms")}`, "goal ≤ 100 ms", "–", n(x.insights.p50ms, " ms"), n(x.insights.p99ms, " ms"), x.commit, d(x)]);
+    out.push([`7. Summary read, GET /forms/:id/summary, ${at}`, `p99 ${n(x.summary.p99ms, " ms")}`, "goal ≤ 100 ms", "–", n(x.summary.p50ms, " ms"), n(x.summary.p99ms, " ms"), x.commit, d(x)]);
+    out.push([`7. CSV export, ${at}`, `${n(x.export.rowsPerSecond)} rows/s (${n(x.export.seconds)} s)`, "goal ≥ 20,000 rows/s", "–", "–", "–", x.commit, d(x)]);
+  }
   return out;
 }
 

@@ -1,6 +1,6 @@
 // Responses: a table whose columns are the questions (older versions' columns kept), filtered by all,
 // completed or partial; one response shown against the version its respondent saw; delete; CSV export;
-// and the Summary of every question (Summary.tsx).
+// the Summary of every question (Summary.tsx) and the form's Insights (Insights.tsx).
 import { useEffect, useId, useState } from "react";
 import { del, get } from "../api.ts";
 import { EmptyState, ErrorState, Loading, useConfirm, useLoad, useNotify } from "../components/ui.tsx";
@@ -9,25 +9,28 @@ import { columnsWithAnswers } from "../lib/columns.ts";
 import { blockTypeLabels, isInputType } from "../lib/document.ts";
 import { formatDateTime } from "../lib/format.ts";
 import { Link, useRouter } from "../router.tsx";
+import { InsightsView } from "./Insights.tsx";
 import { SummaryView } from "./Summary.tsx";
 import type { Answer, Block, Form, FormDocument, Page, Question, Submission } from "../types.ts";
 
 type Filter = "all" | "completed" | "partial";
+/** The views of the tab, by their tab's name. */
+const views = { table: "Responses", summary: "Summary", insights: "Insights" };
 const pageSize = 50;
 
 export function ResponsesTab({ form, responseId }: { form: Form; responseId?: string }) {
-  const [view, setView] = useState<"table" | "summary">("table");
+  const [view, setView] = useState<keyof typeof views>("table");
   if (responseId) return <ResponseView form={form} responseId={responseId} />;
   return (
     <>
       <div className="segmented" role="tablist" aria-label="Responses view">
-        {(["table", "summary"] as const).map((v) => (
+        {(Object.keys(views) as (keyof typeof views)[]).map((v) => (
           <button key={v} type="button" role="tab" aria-selected={view === v} className={view === v ? "selected" : undefined} onClick={() => setView(v)}>
-            {v === "table" ? "Responses" : "Summary"}
+            {views[v]}
           </button>
         ))}
       </div>
-      {view === "table" ? <ResponsesTable form={form} /> : <SummaryView form={form} />}
+      {view === "table" ? <ResponsesTable form={form} /> : view === "summary" ? <SummaryView form={form} /> : <InsightsView form={form} />}
     </>
   );
 }

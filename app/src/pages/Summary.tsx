@@ -14,7 +14,7 @@ type ValueCount = ResponseSummary["submittedByDay"][number];
 const refreshMs = 10_000;
 
 /** The query of a date range (days in the browser's zone, `until` inclusive) and a search. */
-function summaryQuery(since: string, until: string, search = ""): string {
+export function summaryQuery(since: string, until: string, search = ""): string {
   const params = new URLSearchParams();
   if (since) params.set("since", new Date(`${since}T00:00:00`).toISOString());
   if (until) {
@@ -181,7 +181,7 @@ function formatNumber(value: number | null): string {
 }
 
 /** Horizontal bars, one per option, with the count and its share of the answers. */
-function Bars({ counts, total, label }: { counts: ValueCount[]; total: number; label: string }) {
+export function Bars({ counts, total, label }: { counts: ValueCount[]; total: number; label: string }) {
   const most = Math.max(1, ...counts.map((c) => c.count));
   return (
     <ul className="summary-bars" aria-label={label}>
@@ -201,7 +201,7 @@ function Bars({ counts, total, label }: { counts: ValueCount[]; total: number; l
 }
 
 /** Vertical columns over steps or days, as an SVG with a title per column and a text alternative. */
-function Columns({ counts, label }: { counts: ValueCount[]; label: string }) {
+export function Columns({ counts, label }: { counts: ValueCount[]; label: string }) {
   const most = Math.max(1, ...counts.map((c) => c.count));
   const width = 600;
   const height = 140;

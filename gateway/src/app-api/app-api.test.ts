@@ -476,6 +476,9 @@ describe("/app/api preview", () => {
       body: JSON.stringify({ answers: { q_name: "x" }, completed: true }),
     });
     assert.deepEqual(await sink.json(), { responseId: "preview", completed: true });
+    // The page's insights beacons count nothing in a preview.
+    const beacon = await fetch(`${base}/app/api/preview/preview-form1/insights`, { method: "POST", headers: { "content-type": "text/plain" }, body: '{"event":"start"}' });
+    assert.equal(beacon.status, 204);
   });
 
   it("renders the editor's unsaved document the same way, and names what a save would refuse", async () => {

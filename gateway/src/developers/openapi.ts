@@ -102,6 +102,16 @@ action and record, and the fields set (\`changes\`; values only for harmless one
 token, key or answer). Only the workspace's owner and admins read it; anyone else gets 404. Page it with
 \`cursor\`; filter by \`since\`, \`until\`, \`action\` (\`form.publish\`, or \`form.*\`) and \`actor\`.
 
+## Insights
+\`GET /forms/{id}/insights?since=&until=\` (beyond the spec) is the form's funnel over whole UTC days:
+\`{views, visitors, starts, completions, completionRate, medianSecondsToComplete, questions: [{key, label, shown,
+answered, dropOffs}], days: [{date, views, starts, completions}]}\`. A view is a load of the hosted page by a browser
+(robots and \`Sec-Purpose: prefetch\` left out), a start a first answer, a completion a response completed on the
+hosted page; per question, how often respondents who started were shown it (questions the rules skip are not),
+answered it, and stopped at it without completing. Counted as respondents come, so it answers as fast at any
+number of responses; visitors are counted without cookies or kept addresses, by a hash with a secret salt of the
+day that is deleted with the day. A form that is not yours is a 404, like every form route.
+
 ## Versioning
 Every path is under the fixed prefix \`/api/v1\`; there is no version header. This page always describes what
 the API serves today.

@@ -611,6 +611,7 @@ const embedding = (() => {
       if (completed) {
         finished = true;
         forget();
+        globalThis.formsvcInsights?.completed();
       }
       else remember();
       return true;

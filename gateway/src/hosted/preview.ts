@@ -88,6 +88,11 @@ export function previewSink(): Router {
   sink.post("/:pid/responses", express.json({ limit: "1mb" }), (req, res) => {
     res.json({ responseId: "preview", completed: Boolean((req.body as { completed?: unknown } | undefined)?.completed) });
   });
+  // The page's insights beacons: a preview is nobody's visit.
+  sink.post("/:pid/insights", (req, res) => {
+    req.resume();
+    req.on("end", () => res.status(204).end());
+  });
   sink.post("/:pid/uploads", (req, res) => {
     req.resume();
     req.on("end", () => res.json({ uploadId: "preview", name: "file", size: 0, contentType: "application/octet-stream" }));

@@ -4,6 +4,7 @@
 //   GET  /f/:formId/definition  {formId, name, version, document}
 //   POST /f/:formId/uploads     multipart, field `file` -> {uploadId, name, size, contentType}
 //   POST /f/:formId/responses   {version?, answers, hidden?, completed?, responseId?} -> {responseId, completed}
+//   POST /f/:formId/insights    the page script's beacons (insights.ts) -> 204
 //   GET  /f/assets/form-page.js the page's script
 // JSON endpoints leave errors to the app's error handler ({"error"} with the mapped status, and "fields"
 // naming each answer's problem by key); the HTML routes answer with HTML pages themselves.
@@ -40,6 +41,8 @@ import { rejectUnsafeQueryAndBody } from "../input-safety.ts";
 import { rateLimit } from "../rate-limit/rate-limit-middleware.ts";
 import type { RateLimitStore } from "../rate-limit/sliding-window.ts";
 import { countryOf, defaultLookupCountry, type LookupCountry } from "./country.ts";
+import { insightsBeaconRoute, insightsScriptFile } from "./insights-beacon.ts";
+import { isPersonVisit, type InsightsCounter } from "./insights.ts";
 import { responseSaver } from "./response-saves.ts";
 import { uploadBudget } from "./upload-budget.ts";
 import { streamingUploadStorage, type StreamedFile } from "./upload-storage.ts";
@@ -81,6 +84,8 @@ export interface HostedFormDeps {
   lookupCountry?: LookupCountry;
   /** Where uploads with an Idempotency-Key are stored once (responses' keys are kept by submissions). */
   idempotency: IdempotentRequests;
+  /** Where views, starts and completions are counted; nothing is counted when absent. */
+  insights?: InsightsCounter;
 }
 
 /** Largest JSON body of POST /f/:formId/responses. */
@@ -178,7 +183,7 @@ function sendHtml(res: Response, status: number, html: string, page?: PagePolicy
 }
 
 /** The JSON endpoints; every other path under /f is answered with HTML, errors included. */
-const jsonPath = /^\/[^/]*\/(definition|uploads|responses)\/?$/;
+const jsonPath = /^\/[^/]*\/(definition|uploads|responses|insights)\/?$/;
 
 export function hostedFormRoutes(deps: HostedFormDeps): Router {
   const router = newRouter();
@@ -190,7 +195,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   const saveResponse = responseSaver(deps.submissions);
 
   // The logic evaluator's browser copy first: the page's script evaluates rules with it.
-  const script = Buffer.concat([readFileSync(formLogicFile), readFileSync(scriptFile)]);
+  const script = Buffer.concat([readFileSync(formLogicFile), readFileSync(insightsScriptFile), readFileSync(scriptFile)]);
   const scriptVersion = createHash("sha256").update(script).digest("hex").slice(0, 12);
 
   const urlsOf = (req: Request): PageUrls => ({
@@ -250,6 +255,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       return;
     }
     const hidden = hiddenFromQuery(req, (document.hiddenFields ?? []).map((f) => f.name));
+    if (isPersonVisit(req)) deps.insights?.view(req, form.id);
     sendHtml(
       res,
       200,
@@ -324,6 +330,9 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
           responseId: "",
           country: countryOf(req, countryHeader, lookupCountry),
         });
+        // Without script, the respondent's start shows only now.
+        deps.insights?.start(form.id);
+        deps.insights?.completion(form.id);
       } catch (err) {
         const connectErr = err instanceof ConnectError ? err : undefined;
         if (connectErr?.code === Code.FailedPrecondition) return closed();
@@ -458,8 +467,11 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       idempotencyKey: respondentIdempotencyKey(req),
     });
     if (saved.idempotencyKeyReused) throw new HttpError(422, "Idempotency-Key was already used with a different request");
+    if (body.completed && saved.completed) deps.insights?.completion(formId);
     res.json({ responseId: saved.responseId, completed: saved.completed });
   });
+
+  if (deps.insights) router.post("/:formId/insights", ...insightsBeaconRoute(deps.insights, async (req) => (await publicForm(formIdOf(req))).document));
 
   // Anything else under /f: the not-found page; a JSON endpoint's path without a form id, the form's 404.
   router.use((req, res) => {

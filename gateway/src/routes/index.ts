@@ -5,6 +5,7 @@ import { apiKeyRoutes } from "./api-keys.ts";
 import { autoJoinRoutes } from "./auto-join.ts";
 import { auditEventRoutes } from "./audit-events.ts";
 import { formRoutes } from "./forms.ts";
+import { insightRoutes } from "./insights.ts";
 import { servedAt, type ApiRoute, type Route, type ServedRoute } from "./route.ts";
 import { submissionRoutes } from "./submissions.ts";
 import { userRoutes } from "./users.ts";
@@ -18,6 +19,7 @@ function resourceRoutes(deps: ResourceDeps): Route[] {
     ...auditEventRoutes(deps.identity),
     ...formRoutes(deps.forms),
     ...submissionRoutes(deps.submissions, deps.forms, deps.fileLinks),
+    ...insightRoutes(deps.submissions),
     ...webhookRoutes(deps.webhooks, deps.delivery),
     ...apiKeyRoutes(deps.identity),
     ...administrationRoutes(deps.identity),

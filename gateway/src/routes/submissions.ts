@@ -94,16 +94,25 @@ export function submissionRoutes(submissions: Client<typeof SubmissionsService>,
       if (!document) continue;
       for (const q of listQuestions(document as FormDocument)) olderQuestions[q.key] ??= { label: q.label, type: q.type };
     }
+    const pageAfter = (cursor: string) => {
+      const page = submissions.listSubmissions(
+        { formId, filter: submissionFilters[query.filter], limit: maxPageSize, cursor, since: at(query.since), until: at(query.until) },
+        asUser,
+      );
+      // Awaited by the loop below, unless the download was given up meanwhile: then its failure is nobody's.
+      page.catch(() => {});
+      return page;
+    };
+    // The next page is read while this one is written (submissions and the gateway work at once), so one
+    // page at most waits beside the one being written.
     async function* pages() {
-      let cursor = "";
-      do {
-        const page = await submissions.listSubmissions(
-          { formId, filter: submissionFilters[query.filter], limit: maxPageSize, cursor, since: at(query.since), until: at(query.until) },
-          asUser,
-        );
+      let next = pageAfter("");
+      for (;;) {
+        const page = await next;
+        if (page.nextCursor) next = pageAfter(page.nextCursor);
         yield page.submissions.map(signed);
-        cursor = page.nextCursor;
-      } while (cursor);
+        if (!page.nextCursor) return;
+      }
     }
     const rows: ExportRows = [responseColumns(questions, [{ answers: olderQuestions }]), pages(), async (version) => (await versionOf(version)).options];
     return { fileName: `${(form!.name || "responses").replace(/[^\w.-]+/g, "_").slice(0, 80)}-responses`, rows };

@@ -596,6 +596,47 @@ export const responseSummarySchema = z.object({
   questions: z.array(questionSummarySchema),
 });
 
+const count = (what: string) => z.number().int().min(0).describe(what);
+/** A form's funnel over a date range (GET /forms/:id/insights): counted as respondents come, never from responses. */
+export const formInsightsSchema = z
+  .object({
+    views: count("Loads of the published form page by a browser (robots and prefetches left out)"),
+    visitors: count("Distinct visitors of each day (a hash with that day's secret salt; no cookie, no address kept), added up over the days"),
+    starts: count("Respondents who gave a first answer"),
+    completions: count("Responses completed on the hosted page"),
+    completionRate: z.number().nullable().describe("completions / starts, from 0 to 1; null without a start"),
+    medianSecondsToComplete: z.number().nullable().describe("From the page's load to completion, over the completions the page's script timed; null without any"),
+    questions: z
+      .array(
+        z.object({
+          key: z.string(),
+          label: z.string().describe("The field name where one is set, otherwise the question"),
+          shown: count("Times a respondent who started was shown it (a question the form's rules skipped is not shown)"),
+          answered: count("Times it was answered"),
+          dropOffs: count("Respondents who left without completing while it was where they stopped (the first shown question not answered, else the last shown)"),
+        }),
+      )
+      .describe("Each question of the current version, in its order"),
+    days: z
+      .array(z.object({ date: z.string().describe("YYYY-MM-DD, UTC"), views: count("Views that day"), starts: count("Starts that day"), completions: count("Completions that day") }))
+      .describe("Days with any count, oldest first"),
+  })
+  .meta({
+    id: "FormInsights",
+    examples: [
+      {
+        views: 120,
+        visitors: 95,
+        starts: 60,
+        completions: 45,
+        completionRate: 0.75,
+        medianSecondsToComplete: 84,
+        questions: [{ key: "q_name", label: "Your full name", shown: 60, answered: 58, dropOffs: 2 }],
+        days: [{ date: "2026-12-01", views: 120, starts: 60, completions: 45 }],
+      },
+    ],
+  });
+
 /** A list the app gets whole. */
 export const itemsOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });
 
@@ -631,6 +672,7 @@ export type FormStorage = z.output<typeof formStorageSchema>;
 export type FormHoldings = z.output<typeof formHoldingsSchema>;
 export type CalculatedFieldProblem = z.output<typeof calculatedFieldProblemSchema>;
 export type ResponseSummary = z.output<typeof responseSummarySchema>;
+export type FormInsights = z.output<typeof formInsightsSchema>;
 export type QuestionSummary = z.output<typeof questionSummarySchema>;
 export type Items<T> = z.output<ReturnType<typeof itemsOf<z.ZodType<T>>>>;
 export type AppPage<T> = z.output<ReturnType<typeof appPageOf<z.ZodType<T>>>>;

@@ -196,6 +196,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/forms/{id}/insights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A form's funnel: views, visitors, starts, completions, drop-off per question
+         * @description An extension of the spec. Counted by whole UTC days as respondents come (views of the hosted page by browsers, robots and prefetches left out; a start is a first answer; a completion a response completed on the hosted page), so it reads as fast at any number of responses. Visitors are counted without cookies or stored addresses, by a hash with a secret salt of the day that is deleted with it. Per question: how often it was shown to respondents who started (branches the form's rules skip are not shown), answered, and where those who left without completing stopped.
+         */
+        get: operations["getFormInsights"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -1478,6 +1498,70 @@ export interface components {
             /** @description The expression's result */
             value: number | string | null;
         };
+        /**
+         * @example {
+         *       "views": 120,
+         *       "visitors": 95,
+         *       "starts": 60,
+         *       "completions": 45,
+         *       "completionRate": 0.75,
+         *       "medianSecondsToComplete": 84,
+         *       "questions": [
+         *         {
+         *           "key": "q_name",
+         *           "label": "Your full name",
+         *           "shown": 60,
+         *           "answered": 58,
+         *           "dropOffs": 2
+         *         }
+         *       ],
+         *       "days": [
+         *         {
+         *           "date": "2026-12-01",
+         *           "views": 120,
+         *           "starts": 60,
+         *           "completions": 45
+         *         }
+         *       ]
+         *     }
+         */
+        FormInsights: {
+            /** @description Loads of the published form page by a browser (robots and prefetches left out) */
+            views: number;
+            /** @description Distinct visitors of each day (a hash with that day's secret salt; no cookie, no address kept), added up over the days */
+            visitors: number;
+            /** @description Respondents who gave a first answer */
+            starts: number;
+            /** @description Responses completed on the hosted page */
+            completions: number;
+            /** @description completions / starts, from 0 to 1; null without a start */
+            completionRate: number | null;
+            /** @description From the page's load to completion, over the completions the page's script timed; null without any */
+            medianSecondsToComplete: number | null;
+            /** @description Each question of the current version, in its order */
+            questions: {
+                key: string;
+                /** @description The field name where one is set, otherwise the question */
+                label: string;
+                /** @description Times a respondent who started was shown it (a question the form's rules skipped is not shown) */
+                shown: number;
+                /** @description Times it was answered */
+                answered: number;
+                /** @description Respondents who left without completing while it was where they stopped (the first shown question not answered, else the last shown) */
+                dropOffs: number;
+            }[];
+            /** @description Days with any count, oldest first */
+            days: {
+                /** @description YYYY-MM-DD, UTC */
+                date: string;
+                /** @description Views that day */
+                views: number;
+                /** @description Starts that day */
+                starts: number;
+                /** @description Completions that day */
+                completions: number;
+            }[];
+        };
         WebhookPage: {
             items: components["schemas"]["Webhook"][];
             page: number;
@@ -2723,6 +2807,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    getFormInsights: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601 date-time with a zone (`2026-12-01T00:00:00Z`): from the start of its UTC day */
+                since?: string;
+                /** @description ISO 8601 date-time with a zone (`2026-12-01T00:00:00Z`): the UTC days starting before it (default: all) */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Identifier */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The form's funnel over the date range */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FormInsights"];
+                };
             };
             400: components["responses"]["400"];
             401: components["responses"]["401"];

@@ -9,10 +9,11 @@ import { entities, ResponseEntity, UploadEntity } from "./entities/index.ts";
 import type { FileStore } from "./files/file-store.ts";
 import { createLocalFileStore } from "./files/local-file-store.ts";
 import { countFormHoldings, deleteFormHoldings } from "./form-purge.ts";
+import { readInsights, recordInsights } from "./insights/insight-aggregates.ts";
 import { migrations } from "./migrations/index.ts";
 
 // Purging a form's responses against a real database and a local file store: what is counted, that
-// only that form's rows and bytes go, and that a store failing half-way leaves what a second call finds.
+// only that form's rows, bytes and insights go, and that a store failing half-way leaves what a second call finds.
 
 let database: TestDatabase;
 let orm: MikroORM;
@@ -59,6 +60,8 @@ describe("purging a form's responses", () => {
   it("counts and then deletes the form's responses, partials, uploads and bytes, and nothing of another form", async () => {
     const keys = await seed("formA", 3, 100);
     const others = await seed("formB", 1, 10);
+    const counted = (formId: string) => ({ formId, day: "2026-05-01", views: 2n });
+    await recordInsights(orm, { days: [counted("formA"), counted("formB")], questions: [{ formId: "formA", day: "2026-05-01", key: "q", shown: 1n }] });
     assert.deepEqual(await countFormHoldings(orm, "formA"), { responses: 3, partials: 1, files: 5, bytes: 500 });
 
     assert.deepEqual(await deleteFormHoldings("formA", { orm, files, batchSize: 2 }), { responses: 3, partials: 1, files: 5, bytes: 500 });
@@ -66,6 +69,8 @@ describe("purging a form's responses", () => {
     for (const key of keys) assert.equal(await stored(key), false, key);
     assert.deepEqual(await countFormHoldings(orm, "formB"), { responses: 1, partials: 1, files: 3, bytes: 30 });
     for (const key of others) assert.equal(await stored(key), true, key);
+    assert.deepEqual([(await readInsights(orm, "formA")).views, (await readInsights(orm, "formA")).questions.size], [0, 0], "its insights go with it");
+    assert.equal((await readInsights(orm, "formB")).views, 2);
     assert.deepEqual(await deleteFormHoldings("formA", { orm, files }), { responses: 0, partials: 0, files: 0, bytes: 0 }, "again: nothing left");
   });
 

@@ -9,6 +9,7 @@ import { ResponseEntity, UploadEntity } from "./entities/index.ts";
 import type { FileStore } from "./files/file-store.ts";
 import { idempotencyTable } from "./idempotency.ts";
 import { recountForm } from "./response-counts.ts";
+import { deleteInsightsOf } from "./insights/insight-aggregates.ts";
 
 export interface FormHoldings {
   responses: number;
@@ -92,6 +93,7 @@ export async function deleteFormHoldings(formId: string, options: PurgeOptions):
 
   await orm.em.fork().getConnection().execute(`delete from ${idempotencyTable(orm)} where "form_id" = ?`, [formId], "run");
   await deleteProblemsOf(orm, formId);
+  await deleteInsightsOf(orm, formId);
   // The count follows (to 0; pushed to forms by the pusher's next pass), should the form outlive the purge.
   await recountForm(orm, formId, responses);
   options.logger?.info({ formId, ...deleted }, "form's responses and files purged");

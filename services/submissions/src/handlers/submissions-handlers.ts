@@ -38,6 +38,7 @@ import { createCalculatedFieldsPool, type CalculatedFieldsPool } from "../calcul
 import { problemsOf } from "../calculated-field-problems.ts";
 import { countFormHoldings, deleteFormHoldings, holdingsMessage } from "../form-purge.ts";
 import { maxSearchLength, summarizeResponses } from "../summary/response-summary.ts";
+import { createInsightsHandlers } from "../insights/insights-handlers.ts";
 import { countChangesTable } from "../response-counts.ts";
 import { deleteResponses, deleteResponsesBefore, removeStoredFiles, type ResponseDeletionDeps } from "../response-deletion.ts";
 import { createCompletionNotifier, type CompletionNotifier } from "../outbox/completion-notifier.ts";
@@ -507,6 +508,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
   }
 
   const handlers: ServiceImpl<typeof SubmissionsService> = {
+    ...createInsightsHandlers({ orm, forms, logger }),
     async saveResponse(req, ctx) {
       // A repeat under the same Idempotency-Key answers what the first save did, whatever happened since.
       const key: SaveKey | undefined = req.idempotencyKey ? { formId: req.formId, key: req.idempotencyKey, hash: saveRequestHash(req) } : undefined;

@@ -1217,6 +1217,373 @@ export declare type DeleteResponsesBeforeResponse = Message<"formsvc.submissions
 export declare const DeleteResponsesBeforeResponseSchema: GenMessage<DeleteResponsesBeforeResponse>;
 
 /**
+ * @generated from message formsvc.submissions.v1.GetInsightsRequest
+ */
+export declare type GetInsightsRequest = Message<"formsvc.submissions.v1.GetInsightsRequest"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp since = 2;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp until = 3;
+   */
+  until?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.GetInsightsRequest.
+ * Use `create(GetInsightsRequestSchema)` to create a new message.
+ */
+export declare const GetInsightsRequestSchema: GenMessage<GetInsightsRequest>;
+
+/**
+ * @generated from message formsvc.submissions.v1.GetInsightsResponse
+ */
+export declare type GetInsightsResponse = Message<"formsvc.submissions.v1.GetInsightsResponse"> & {
+  /**
+   * @generated from field: int64 views = 1;
+   */
+  views: bigint;
+
+  /**
+   * Distinct visitors of each day, added up over the days.
+   *
+   * @generated from field: int64 visitors = 2;
+   */
+  visitors: bigint;
+
+  /**
+   * @generated from field: int64 starts = 3;
+   */
+  starts: bigint;
+
+  /**
+   * @generated from field: int64 completions = 4;
+   */
+  completions: bigint;
+
+  /**
+   * Over completions whose time was measured (the page's script); absent without any.
+   *
+   * @generated from field: optional double median_seconds_to_complete = 5;
+   */
+  medianSecondsToComplete?: number | undefined;
+
+  /**
+   * Each question of the current version, in its order.
+   *
+   * @generated from field: repeated formsvc.submissions.v1.QuestionInsights questions = 6;
+   */
+  questions: QuestionInsights[];
+
+  /**
+   * Days with any count, oldest first.
+   *
+   * @generated from field: repeated formsvc.submissions.v1.DayInsights days = 7;
+   */
+  days: DayInsights[];
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.GetInsightsResponse.
+ * Use `create(GetInsightsResponseSchema)` to create a new message.
+ */
+export declare const GetInsightsResponseSchema: GenMessage<GetInsightsResponse>;
+
+/**
+ * @generated from message formsvc.submissions.v1.QuestionInsights
+ */
+export declare type QuestionInsights = Message<"formsvc.submissions.v1.QuestionInsights"> & {
+  /**
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * @generated from field: string label = 2;
+   */
+  label: string;
+
+  /**
+   * @generated from field: int64 shown = 3;
+   */
+  shown: bigint;
+
+  /**
+   * @generated from field: int64 answered = 4;
+   */
+  answered: bigint;
+
+  /**
+   * Respondents who started and left without completing while this was the question they stopped at
+   * (the first shown question they had not answered, else the last shown).
+   *
+   * @generated from field: int64 drop_offs = 5;
+   */
+  dropOffs: bigint;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.QuestionInsights.
+ * Use `create(QuestionInsightsSchema)` to create a new message.
+ */
+export declare const QuestionInsightsSchema: GenMessage<QuestionInsights>;
+
+/**
+ * @generated from message formsvc.submissions.v1.DayInsights
+ */
+export declare type DayInsights = Message<"formsvc.submissions.v1.DayInsights"> & {
+  /**
+   * YYYY-MM-DD, UTC.
+   *
+   * @generated from field: string date = 1;
+   */
+  date: string;
+
+  /**
+   * @generated from field: int64 views = 2;
+   */
+  views: bigint;
+
+  /**
+   * @generated from field: int64 starts = 3;
+   */
+  starts: bigint;
+
+  /**
+   * @generated from field: int64 completions = 4;
+   */
+  completions: bigint;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.DayInsights.
+ * Use `create(DayInsightsSchema)` to create a new message.
+ */
+export declare const DayInsightsSchema: GenMessage<DayInsights>;
+
+/**
+ * @generated from message formsvc.submissions.v1.RecordInsightsRequest
+ */
+export declare type RecordInsightsRequest = Message<"formsvc.submissions.v1.RecordInsightsRequest"> & {
+  /**
+   * @generated from field: repeated formsvc.submissions.v1.FormDayCounts days = 1;
+   */
+  days: FormDayCounts[];
+
+  /**
+   * @generated from field: repeated formsvc.submissions.v1.QuestionDayCounts questions = 2;
+   */
+  questions: QuestionDayCounts[];
+
+  /**
+   * @generated from field: repeated formsvc.submissions.v1.DayVisitor visitors = 3;
+   */
+  visitors: DayVisitor[];
+
+  /**
+   * @generated from field: repeated formsvc.submissions.v1.CompletionTimes completion_times = 4;
+   */
+  completionTimes: CompletionTimes[];
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.RecordInsightsRequest.
+ * Use `create(RecordInsightsRequestSchema)` to create a new message.
+ */
+export declare const RecordInsightsRequestSchema: GenMessage<RecordInsightsRequest>;
+
+/**
+ * @generated from message formsvc.submissions.v1.FormDayCounts
+ */
+export declare type FormDayCounts = Message<"formsvc.submissions.v1.FormDayCounts"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+
+  /**
+   * YYYY-MM-DD, UTC.
+   *
+   * @generated from field: string day = 2;
+   */
+  day: string;
+
+  /**
+   * @generated from field: int64 views = 3;
+   */
+  views: bigint;
+
+  /**
+   * @generated from field: int64 starts = 4;
+   */
+  starts: bigint;
+
+  /**
+   * @generated from field: int64 completions = 5;
+   */
+  completions: bigint;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.FormDayCounts.
+ * Use `create(FormDayCountsSchema)` to create a new message.
+ */
+export declare const FormDayCountsSchema: GenMessage<FormDayCounts>;
+
+/**
+ * @generated from message formsvc.submissions.v1.QuestionDayCounts
+ */
+export declare type QuestionDayCounts = Message<"formsvc.submissions.v1.QuestionDayCounts"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+
+  /**
+   * @generated from field: string day = 2;
+   */
+  day: string;
+
+  /**
+   * @generated from field: string key = 3;
+   */
+  key: string;
+
+  /**
+   * @generated from field: int64 shown = 4;
+   */
+  shown: bigint;
+
+  /**
+   * @generated from field: int64 answered = 5;
+   */
+  answered: bigint;
+
+  /**
+   * @generated from field: int64 drop_offs = 6;
+   */
+  dropOffs: bigint;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.QuestionDayCounts.
+ * Use `create(QuestionDayCountsSchema)` to create a new message.
+ */
+export declare const QuestionDayCountsSchema: GenMessage<QuestionDayCounts>;
+
+/**
+ * @generated from message formsvc.submissions.v1.DayVisitor
+ */
+export declare type DayVisitor = Message<"formsvc.submissions.v1.DayVisitor"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+
+  /**
+   * @generated from field: string day = 2;
+   */
+  day: string;
+
+  /**
+   * HMAC of the visitor with the day's salt (base64url); never an address.
+   *
+   * @generated from field: string visitor = 3;
+   */
+  visitor: string;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.DayVisitor.
+ * Use `create(DayVisitorSchema)` to create a new message.
+ */
+export declare const DayVisitorSchema: GenMessage<DayVisitor>;
+
+/**
+ * @generated from message formsvc.submissions.v1.CompletionTimes
+ */
+export declare type CompletionTimes = Message<"formsvc.submissions.v1.CompletionTimes"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+
+  /**
+   * @generated from field: string day = 2;
+   */
+  day: string;
+
+  /**
+   * A bucket of times to complete (seconds, rounded coarser as they grow) and how many fell in it.
+   *
+   * @generated from field: int64 seconds = 3;
+   */
+  seconds: bigint;
+
+  /**
+   * @generated from field: int64 count = 4;
+   */
+  count: bigint;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.CompletionTimes.
+ * Use `create(CompletionTimesSchema)` to create a new message.
+ */
+export declare const CompletionTimesSchema: GenMessage<CompletionTimes>;
+
+/**
+ * @generated from message formsvc.submissions.v1.RecordInsightsResponse
+ */
+export declare type RecordInsightsResponse = Message<"formsvc.submissions.v1.RecordInsightsResponse"> & {
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.RecordInsightsResponse.
+ * Use `create(RecordInsightsResponseSchema)` to create a new message.
+ */
+export declare const RecordInsightsResponseSchema: GenMessage<RecordInsightsResponse>;
+
+/**
+ * @generated from message formsvc.submissions.v1.GetVisitorSaltRequest
+ */
+export declare type GetVisitorSaltRequest = Message<"formsvc.submissions.v1.GetVisitorSaltRequest"> & {
+  /**
+   * @generated from field: string day = 1;
+   */
+  day: string;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.GetVisitorSaltRequest.
+ * Use `create(GetVisitorSaltRequestSchema)` to create a new message.
+ */
+export declare const GetVisitorSaltRequestSchema: GenMessage<GetVisitorSaltRequest>;
+
+/**
+ * @generated from message formsvc.submissions.v1.GetVisitorSaltResponse
+ */
+export declare type GetVisitorSaltResponse = Message<"formsvc.submissions.v1.GetVisitorSaltResponse"> & {
+  /**
+   * @generated from field: bytes salt = 1;
+   */
+  salt: Uint8Array;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.GetVisitorSaltResponse.
+ * Use `create(GetVisitorSaltResponseSchema)` to create a new message.
+ */
+export declare const GetVisitorSaltResponseSchema: GenMessage<GetVisitorSaltResponse>;
+
+/**
  * @generated from enum formsvc.submissions.v1.SubmissionFilter
  */
 export enum SubmissionFilter {
@@ -1355,6 +1722,42 @@ export declare const SubmissionsService: GenService<{
     methodKind: "unary";
     input: typeof SummarizeResponsesRequestSchema;
     output: typeof SummarizeResponsesResponseSchema;
+  },
+  /**
+   * Caller: the form's funnel over the UTC days in [since, until) (a day is in when it starts in that
+   * range, since counted from its day's start): views, unique visitors, starts, completions, each question
+   * of the current version's times shown, answered and left at, the median time from view to completion,
+   * and the counts per day. Read from the aggregates RecordInsights keeps, never from responses.
+   *
+   * @generated from rpc formsvc.submissions.v1.SubmissionsService.GetInsights
+   */
+  getInsights: {
+    methodKind: "unary";
+    input: typeof GetInsightsRequestSchema;
+    output: typeof GetInsightsResponseSchema;
+  },
+  /**
+   * Gateway (hosted pages, no caller): what respondents did over a few seconds, added to the aggregates per
+   * form, day and question in one transaction. Visitors are hashes with the day's salt (GetVisitorSalt);
+   * a hash counts once per form and day.
+   *
+   * @generated from rpc formsvc.submissions.v1.SubmissionsService.RecordInsights
+   */
+  recordInsights: {
+    methodKind: "unary";
+    input: typeof RecordInsightsRequestSchema;
+    output: typeof RecordInsightsResponseSchema;
+  },
+  /**
+   * Gateway: the secret salt of a UTC day (YYYY-MM-DD) for visitor hashes, made on first ask. Earlier
+   * days' salts and visitor hashes are deleted then: a visitor cannot be followed from one day to the next.
+   *
+   * @generated from rpc formsvc.submissions.v1.SubmissionsService.GetVisitorSalt
+   */
+  getVisitorSalt: {
+    methodKind: "unary";
+    input: typeof GetVisitorSaltRequestSchema;
+    output: typeof GetVisitorSaltResponseSchema;
   },
   /**
    * Gateway: a stored file, once the gateway has checked the link's signature: its bytes (local

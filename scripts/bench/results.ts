@@ -1,0 +1,76 @@
+// `npm run bench -- results` (100,000 responses) or `results-1m` (1,000,000; not beside other work: it
+// takes the machine for a while): what an owner's Results cost at that many responses of one form. The
+// responses go straight into submissions' table, and a year of insights into its aggregates (a row per
+// day, per question and day, and 40 buckets of times to complete a day), as a busy form's would be. Then
+// p50/p99 of GET /app/api/forms/:id/insights (100 reads) and of the summary (20), the CSV export's time,
+// rows a second and each process's peak RSS. Goals (issue 36): insights and summary p99 at most 100 ms,
+// flat from 100k to 1M; the export at least 20,000 rows a second.
+import assert from "node:assert/strict";
+import pg from "pg";
+import { startTestSystem } from "../../tests/support/system.ts";
+import { quantile } from "./common.ts";
+import { benchFormWithResponses, measureCsvExport } from "./csv-export.ts";
+
+const insightReads = 100;
+const summaryReads = 20;
+const days = 365;
+
+/** p50 and p99 in ms of `reads` calls of `read`, one after another. */
+async function latencies(reads: number, read: () => Promise<unknown>) {
+  const ms: number[] = [];
+  for (let i = 0; i < reads; i++) {
+    const started = performance.now();
+    await read();
+    ms.push(performance.now() - started);
+  }
+  ms.sort((a, b) => a - b);
+  return { reads, p50ms: Math.round(quantile(ms, 0.5)), p99ms: Math.round(quantile(ms, 0.99)) };
+}
+
+/** A year of a busy form's aggregates, as RecordInsights would have written them. */
+async function seedInsights(databaseUrl: string, formId: string, keys: string[]) {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const year = `generate_series(current_date - ${days - 1}, current_date, interval '1 day') d`;
+    await db.query(
+      `insert into "submissions"."insight_days" ("form_id", "day", "views", "visitors", "starts", "completions")
+       select $1, d::date, 4000, 3000, 3000, 2700 from ${year}`,
+      [formId],
+    );
+    await db.query(
+      `insert into "submissions"."insight_questions" ("form_id", "day", "key", "shown", "answered", "drop_offs")
+       select $1, d::date, k, 3000, 2900, 75 from ${year}, unnest($2::text[]) k`,
+      [formId, keys],
+    );
+    await db.query(
+      `insert into "submissions"."insight_completion_times" ("form_id", "day", "seconds", "count")
+       select $1, d::date, 20 + s * 3, 60 + s from ${year}, generate_series(0, 39) s`,
+      [formId],
+    );
+  } finally {
+    await db.end();
+  }
+}
+
+export async function results(responses = 100_000) {
+  const sys = await startTestSystem("bench_results");
+  try {
+    const { formId, call, cookies } = await benchFormWithResponses(sys, responses);
+    await seedInsights(sys.databaseUrl, formId, ["name", "age", "plan", "about"]);
+    const insights = await latencies(insightReads, async () => {
+      const res = await call("GET", `/forms/${formId}/insights`);
+      assert.equal(res.body.completions, 2700 * days);
+    });
+    const summary = await latencies(summaryReads, async () => {
+      const res = await call("GET", `/forms/${formId}/summary`);
+      assert.equal(res.body.responses, responses);
+    });
+    const exported = await measureCsvExport(sys, formId, cookies, responses);
+    return { responses, insights, summary, export: { ...exported, rowsPerSecond: Math.round(exported.rows / exported.seconds) } };
+  } finally {
+    await sys.stop();
+  }
+}
+
+if (import.meta.main) console.log(JSON.stringify(await results(Number(process.argv[2] ?? 100_000)), null, 2));
