@@ -78,6 +78,11 @@ const fields = {
     .describe(
       "The sites that may show the hosted form in a frame (an embed), as origins (`https://example.com`, `https://*.example.com`, `http://localhost:3000`); sent as the page's CSP `frame-ancestors`. null: any site may embed it; []: no site may.",
     ),
+  requireSingleUseLink: z
+    .boolean()
+    .describe(
+      "Whether the form takes responses only through a single-use link (`/f/:id?t=TOKEN`, minted by POST /forms/:id/links): without a usable token the page says so and saves are answered 403, and each token completes one response.",
+    ),
   notifications: z
     .strictObject({
       owner: z.boolean().default(false).describe("Email the workspace's owner each completed response."),
@@ -165,6 +170,7 @@ export type FormSettings = {
   honeypot: boolean;
   submissionsPerMinute: number | null;
   embedOrigins: string[] | null;
+  requireSingleUseLink: boolean;
   notifications: NotificationSettings;
   theme: FormTheme;
   thankYou: ThankYouScreen;
@@ -183,6 +189,7 @@ export const defaultSettings: Readonly<FormSettings> = Object.freeze({
   honeypot: true,
   submissionsPerMinute: null,
   embedOrigins: null,
+  requireSingleUseLink: false,
   notifications: Object.freeze({ owner: false, members: Object.freeze([]), receiptQuestionId: null }),
   theme: defaultTheme,
   thankYou: defaultThankYou,
@@ -214,6 +221,7 @@ export const formSettingsSchema = z
     honeypot: fields.honeypot.default(defaultSettings.honeypot),
     submissionsPerMinute: fields.submissionsPerMinute.default(defaultSettings.submissionsPerMinute),
     embedOrigins: fields.embedOrigins.default(defaultSettings.embedOrigins),
+    requireSingleUseLink: fields.requireSingleUseLink.default(defaultSettings.requireSingleUseLink),
     notifications: fields.notifications.default({ ...defaultSettings.notifications, members: [] }),
     theme: fields.theme.default({ ...defaultTheme }),
     thankYou: fields.thankYou.default({ ...defaultThankYou }),
@@ -235,6 +243,7 @@ export const formSettingsPatchSchema = z
     honeypot: fields.honeypot.optional(),
     submissionsPerMinute: fields.submissionsPerMinute.optional(),
     embedOrigins: fields.embedOrigins.optional(),
+    requireSingleUseLink: fields.requireSingleUseLink.optional(),
     notifications: fields.notifications.optional(),
     theme: fields.theme.optional(),
     thankYou: fields.thankYou.optional(),

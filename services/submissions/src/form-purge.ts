@@ -10,6 +10,7 @@ import type { FileStore } from "./files/file-store.ts";
 import { idempotencyTable } from "./idempotency.ts";
 import { recountForm } from "./response-counts.ts";
 import { deleteInsightsOf } from "./insights/insight-aggregates.ts";
+import { deleteLinksOf } from "./links/response-links.ts";
 
 export interface FormHoldings {
   responses: number;
@@ -94,6 +95,7 @@ export async function deleteFormHoldings(formId: string, options: PurgeOptions):
   await orm.em.fork().getConnection().execute(`delete from ${idempotencyTable(orm)} where "form_id" = ?`, [formId], "run");
   await deleteProblemsOf(orm, formId);
   await deleteInsightsOf(orm, formId);
+  await deleteLinksOf(orm, formId);
   // The count follows (to 0; pushed to forms by the pusher's next pass), should the form outlive the purge.
   await recountForm(orm, formId, responses);
   options.logger?.info({ formId, ...deleted }, "form's responses and files purged");

@@ -39,6 +39,7 @@ import { problemsOf } from "../calculated-field-problems.ts";
 import { countFormHoldings, deleteFormHoldings, holdingsMessage } from "../form-purge.ts";
 import { maxSearchLength, summarizeResponses } from "../summary/response-summary.ts";
 import { createInsightsHandlers } from "../insights/insights-handlers.ts";
+import { responseLinks } from "../links/response-links.ts";
 import { countChangesTable } from "../response-counts.ts";
 import { deleteResponses, deleteResponsesBefore, removeStoredFiles, type ResponseDeletionDeps } from "../response-deletion.ts";
 import { createCompletionNotifier, type CompletionNotifier } from "../outbox/completion-notifier.ts";
@@ -507,14 +508,19 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
     deps.countChanges?.notify();
   }
 
+  const links = responseLinks({ orm, forms, logger, now });
   const handlers: ServiceImpl<typeof SubmissionsService> = {
     ...createInsightsHandlers({ orm, forms, logger }),
+    ...links.handlers,
     async saveResponse(req, ctx) {
       // A repeat under the same Idempotency-Key answers what the first save did, whatever happened since.
       const key: SaveKey | undefined = req.idempotencyKey ? { formId: req.formId, key: req.idempotencyKey, hash: saveRequestHash(req) } : undefined;
       const earlier = key && (await earlierAnswer(orm, key, now()));
       if (earlier) return earlier;
       const form = await openForm(req.formId, req.version);
+      // A form answered only through single-use links: every save carries a usable token; a completion uses it up below.
+      const linkToken = resolveSettings(form.settings).requireSingleUseLink ? req.linkToken : undefined;
+      if (linkToken !== undefined) await links.check(form.id, linkToken);
 
       // The response continued, if any, and the version its respondent saw.
       let version = req.version || form.version;
@@ -556,7 +562,8 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
           })
         : {};
       if (checkedNew) Object.assign(checkedNew.answers, calculated);
-      if (checkedNew && checkedNew.uploads.size === 0 && responseLimit === null) {
+      const usesLink = req.completed && linkToken !== undefined;
+      if (checkedNew && checkedNew.uploads.size === 0 && responseLimit === null && !usesLink) {
         const at = now();
         const response: Response = {
           id: newId(),
@@ -654,6 +661,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
           });
         }
         if (req.completed) {
+          if (usesLink) await links.use(em, form.id, linkToken, responseId, at);
           response.completed = true;
           response.submittedAt = at;
           await changeCount(em, form.id, +1);

@@ -12,6 +12,7 @@ import { Migration20270101000000_outbox_event_type } from "./Migration2027010100
 import { Migration20270110000000_response_counts } from "./Migration20270110000000_response_counts.ts";
 import { Migration20261127000100_retention } from "./Migration20261127000100_retention.ts";
 import { Migration20261128000700_insights } from "./Migration20261128000700_insights.ts";
+import { Migration20261128001000_response_links } from "./Migration20261128001000_response_links.ts";
 
 /** The submissions schema's migrations, oldest first. Never edit one that has shipped; add a new one. */
 export const migrations: MigrationObject[] = [
@@ -29,4 +30,5 @@ export const migrations: MigrationObject[] = [
   // Written on 2026-11-27, after the ones above (whose names carry dates ahead of their writing): the order is this list's.
   { name: "Migration20261127000100_retention", class: Migration20261127000100_retention },
   { name: "Migration20261128000700_insights", class: Migration20261128000700_insights },
+  { name: "Migration20261128001000_response_links", class: Migration20261128001000_response_links },
 ];

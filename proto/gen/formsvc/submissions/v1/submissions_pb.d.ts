@@ -192,6 +192,14 @@ export declare type SaveResponseRequest = Message<"formsvc.submissions.v1.SaveRe
    * @generated from field: string idempotency_key = 8;
    */
   idempotencyKey: string;
+
+  /**
+   * A single-use link's token (CreateResponseLinks): required by a form with settings.requireSingleUseLink,
+   * where every save must carry a usable one (PERMISSION_DENIED otherwise) and a completion uses it up.
+   *
+   * @generated from field: string link_token = 9;
+   */
+  linkToken: string;
 };
 
 /**
@@ -1584,6 +1592,213 @@ export declare type GetVisitorSaltResponse = Message<"formsvc.submissions.v1.Get
 export declare const GetVisitorSaltResponseSchema: GenMessage<GetVisitorSaltResponse>;
 
 /**
+ * @generated from message formsvc.submissions.v1.ResponseLink
+ */
+export declare type ResponseLink = Message<"formsvc.submissions.v1.ResponseLink"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string form_id = 2;
+   */
+  formId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 3;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * Absent: the link does not expire.
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 4;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * When its response was completed, and which; absent while unused.
+   *
+   * @generated from field: google.protobuf.Timestamp used_at = 5;
+   */
+  usedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string response_id = 6;
+   */
+  responseId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp revoked_at = 7;
+   */
+  revokedAt?: Timestamp | undefined;
+
+  /**
+   * Only in CreateResponseLinksResponse: the secret token for `?t=`.
+   *
+   * @generated from field: string token = 8;
+   */
+  token: string;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.ResponseLink.
+ * Use `create(ResponseLinkSchema)` to create a new message.
+ */
+export declare const ResponseLinkSchema: GenMessage<ResponseLink>;
+
+/**
+ * @generated from message formsvc.submissions.v1.CreateResponseLinksRequest
+ */
+export declare type CreateResponseLinksRequest = Message<"formsvc.submissions.v1.CreateResponseLinksRequest"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+
+  /**
+   * @generated from field: int32 count = 2;
+   */
+  count: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 3;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.CreateResponseLinksRequest.
+ * Use `create(CreateResponseLinksRequestSchema)` to create a new message.
+ */
+export declare const CreateResponseLinksRequestSchema: GenMessage<CreateResponseLinksRequest>;
+
+/**
+ * @generated from message formsvc.submissions.v1.CreateResponseLinksResponse
+ */
+export declare type CreateResponseLinksResponse = Message<"formsvc.submissions.v1.CreateResponseLinksResponse"> & {
+  /**
+   * @generated from field: repeated formsvc.submissions.v1.ResponseLink links = 1;
+   */
+  links: ResponseLink[];
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.CreateResponseLinksResponse.
+ * Use `create(CreateResponseLinksResponseSchema)` to create a new message.
+ */
+export declare const CreateResponseLinksResponseSchema: GenMessage<CreateResponseLinksResponse>;
+
+/**
+ * @generated from message formsvc.submissions.v1.ListResponseLinksRequest
+ */
+export declare type ListResponseLinksRequest = Message<"formsvc.submissions.v1.ListResponseLinksRequest"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.ListResponseLinksRequest.
+ * Use `create(ListResponseLinksRequestSchema)` to create a new message.
+ */
+export declare const ListResponseLinksRequestSchema: GenMessage<ListResponseLinksRequest>;
+
+/**
+ * @generated from message formsvc.submissions.v1.ListResponseLinksResponse
+ */
+export declare type ListResponseLinksResponse = Message<"formsvc.submissions.v1.ListResponseLinksResponse"> & {
+  /**
+   * @generated from field: repeated formsvc.submissions.v1.ResponseLink links = 1;
+   */
+  links: ResponseLink[];
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.ListResponseLinksResponse.
+ * Use `create(ListResponseLinksResponseSchema)` to create a new message.
+ */
+export declare const ListResponseLinksResponseSchema: GenMessage<ListResponseLinksResponse>;
+
+/**
+ * @generated from message formsvc.submissions.v1.RevokeResponseLinkRequest
+ */
+export declare type RevokeResponseLinkRequest = Message<"formsvc.submissions.v1.RevokeResponseLinkRequest"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.RevokeResponseLinkRequest.
+ * Use `create(RevokeResponseLinkRequestSchema)` to create a new message.
+ */
+export declare const RevokeResponseLinkRequestSchema: GenMessage<RevokeResponseLinkRequest>;
+
+/**
+ * @generated from message formsvc.submissions.v1.RevokeResponseLinkResponse
+ */
+export declare type RevokeResponseLinkResponse = Message<"formsvc.submissions.v1.RevokeResponseLinkResponse"> & {
+  /**
+   * @generated from field: formsvc.submissions.v1.ResponseLink link = 1;
+   */
+  link?: ResponseLink | undefined;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.RevokeResponseLinkResponse.
+ * Use `create(RevokeResponseLinkResponseSchema)` to create a new message.
+ */
+export declare const RevokeResponseLinkResponseSchema: GenMessage<RevokeResponseLinkResponse>;
+
+/**
+ * @generated from message formsvc.submissions.v1.CheckResponseLinkRequest
+ */
+export declare type CheckResponseLinkRequest = Message<"formsvc.submissions.v1.CheckResponseLinkRequest"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+
+  /**
+   * @generated from field: string token = 2;
+   */
+  token: string;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.CheckResponseLinkRequest.
+ * Use `create(CheckResponseLinkRequestSchema)` to create a new message.
+ */
+export declare const CheckResponseLinkRequestSchema: GenMessage<CheckResponseLinkRequest>;
+
+/**
+ * @generated from message formsvc.submissions.v1.CheckResponseLinkResponse
+ */
+export declare type CheckResponseLinkResponse = Message<"formsvc.submissions.v1.CheckResponseLinkResponse"> & {
+  /**
+   * Empty when the token opens the form; else what the respondent is told (used, expired, revoked, unknown).
+   *
+   * @generated from field: string problem = 1;
+   */
+  problem: string;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.CheckResponseLinkResponse.
+ * Use `create(CheckResponseLinkResponseSchema)` to create a new message.
+ */
+export declare const CheckResponseLinkResponseSchema: GenMessage<CheckResponseLinkResponse>;
+
+/**
  * @generated from enum formsvc.submissions.v1.SubmissionFilter
  */
 export enum SubmissionFilter {
@@ -1844,6 +2059,47 @@ export declare const SubmissionsService: GenService<{
     methodKind: "unary";
     input: typeof DeleteResponsesBeforeRequestSchema;
     output: typeof DeleteResponsesBeforeResponseSchema;
+  },
+  /**
+   * Caller: single-use links (issue 31): mints `count` tokens for the form, each good for one completed
+   * response until `expires_at` (none: no expiry). Each token is answered this once; only its SHA-256 is kept.
+   *
+   * @generated from rpc formsvc.submissions.v1.SubmissionsService.CreateResponseLinks
+   */
+  createResponseLinks: {
+    methodKind: "unary";
+    input: typeof CreateResponseLinksRequestSchema;
+    output: typeof CreateResponseLinksResponseSchema;
+  },
+  /**
+   * Caller: the form's links, newest first, without their tokens.
+   *
+   * @generated from rpc formsvc.submissions.v1.SubmissionsService.ListResponseLinks
+   */
+  listResponseLinks: {
+    methodKind: "unary";
+    input: typeof ListResponseLinksRequestSchema;
+    output: typeof ListResponseLinksResponseSchema;
+  },
+  /**
+   * Caller: revokes an unused link (NOT_FOUND for a link of no such form); a used one keeps its response.
+   *
+   * @generated from rpc formsvc.submissions.v1.SubmissionsService.RevokeResponseLink
+   */
+  revokeResponseLink: {
+    methodKind: "unary";
+    input: typeof RevokeResponseLinkRequestSchema;
+    output: typeof RevokeResponseLinkResponseSchema;
+  },
+  /**
+   * Gateway (hosted pages, no caller): whether a token opens the form now; `problem` says why not.
+   *
+   * @generated from rpc formsvc.submissions.v1.SubmissionsService.CheckResponseLink
+   */
+  checkResponseLink: {
+    methodKind: "unary";
+    input: typeof CheckResponseLinkRequestSchema;
+    output: typeof CheckResponseLinkResponseSchema;
   },
 }>;
 
