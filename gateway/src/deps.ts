@@ -46,4 +46,4 @@ export interface GatewayDeps {
 }
 
 /** The services the resource routes call, and the signer of their file links. */
-export type ResourceDeps = Pick<GatewayDeps, "identity" | "forms" | "submissions" | "webhooks" | "delivery" | "fileLinks">;
+export type ResourceDeps = Pick<GatewayDeps, "identity" | "forms" | "submissions" | "webhooks" | "delivery" | "fileLinks" | "publicUrl">;

@@ -18,6 +18,7 @@ const recordNames: Record<string, string> = {
   invites: "invitation",
   invitations: "invitation",
   "api-keys": "API key",
+  links: "link",
 };
 
 /**

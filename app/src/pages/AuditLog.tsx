@@ -25,6 +25,8 @@ export const auditActionLabels: Record<AuditActionName, string> = {
   "form.purge": "Form deleted forever",
   "responses.export": "Responses exported",
   "submission.delete": "Response deleted",
+  "link.create": "Single-use links created",
+  "link.revoke": "Single-use link revoked",
   "webhook.create": "Webhook added",
   "webhook.update": "Webhook changed",
   "webhook.delete": "Webhook removed",

@@ -68,6 +68,8 @@ export const auditedRoutes: Record<string, AuditAction> = {
   "post /forms/:id/reopen": form("form.reopen"),
   "get /forms/:id/submissions.csv": exported("csv"),
   "get /forms/:id/submissions.xlsx": exported("xlsx"),
+  "post /forms/:id/links": { action: "link.create", target: "form", targetId: "params.id", scope: { form: "params.id" } },
+  "post /forms/:id/links/:linkId/revoke": { action: "link.revoke", target: "link", targetId: "params.linkId", scope: { form: "params.id" }, changes: "none" },
   "delete /forms/:id/submissions/:sid": { action: "submission.delete", target: "submission", targetId: "params.sid", scope: { form: "params.id" } },
   "post /webhooks": { ...webhook("webhook.create"), targetId: "answer.id" },
   "patch /webhooks/:id": webhook("webhook.update"),

@@ -19,6 +19,7 @@ export function offlineApiRoutes(publicUrl: string): ApiRoute[] {
     webhooks: createClient(WebhooksService, unconnected),
     delivery: createClient(DeliveryService, unconnected),
     fileLinks: fileLinks("unused", publicUrl),
+    publicUrl,
   });
 }
 

@@ -8,7 +8,8 @@ globalThis.formsvcInsights = (() => {
   const configElement = document.getElementById("hf-config");
   const form = document.getElementById("hf-form");
   if (!configElement || !form || typeof navigator.sendBeacon !== "function") return { completed() {} };
-  const url = JSON.parse(configElement.textContent).responsesUrl.replace(/\/responses$/, "/insights");
+  // Without the responses URL's query (a single-use link's token, which insights need not see).
+  const url = JSON.parse(configElement.textContent).responsesUrl.replace(/\/responses(\?.*)?$/, "/insights");
   const loadedAt = performance.now();
   const shown = []; // keys in the order the page first showed them
   const answered = new Set();

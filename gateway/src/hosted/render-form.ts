@@ -51,6 +51,8 @@ export interface FormPageInput {
   /** A form with logic rules: the page shown (logic-steps.ts); the first one when absent. */
   page?: number;
   urls: PageUrls;
+  /** A single-use link's token (access-rules.ts): the plain post and the script's saves carry it on as `?t=`. */
+  linkToken?: string;
 }
 
 const htmlEscapes: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -388,6 +390,7 @@ export function renderFormPage(input: FormPageInput): string {
   const { document: doc, settings } = input;
   const title = titleOf(doc, input.name);
   const action = `${input.urls.base}/${encodeURIComponent(input.formId)}`;
+  const linkQuery = input.linkToken ? `?t=${encodeURIComponent(input.linkToken)}` : "";
   const ctx = { values: input.values, errors: input.errors };
   const pages = documentPages(doc);
   const hiddenInputs = (doc.hiddenFields ?? [])
@@ -413,7 +416,7 @@ export function renderFormPage(input: FormPageInput): string {
     redirectUrl: settings.redirectUrl,
     // The thank-you screen's own redirect, after its delay (the plain post's page has a meta refresh instead).
     thanksRedirect: thanksRedirectOf(settings.thankYou),
-    responsesUrl: `${action}/responses`,
+    responsesUrl: `${action}/responses${linkQuery}`,
     uploadsUrl: `${action}/uploads`,
     maxUploadBytes,
     hiddenFields: (doc.hiddenFields ?? []).map((f) => f.name),
@@ -429,7 +432,7 @@ export function renderFormPage(input: FormPageInput): string {
     ? `<noscript><p class="hf-summary">This form needs JavaScript to upload files or sign. Please enable JavaScript to answer it.</p></noscript>\n`
     : "";
   const body = `<div class="hf-card">
-<form id="hf-form" class="hf-form" method="post" action="${escapeHtml(action)}" accept-charset="utf-8" aria-labelledby="hf-title">
+<form id="hf-form" class="hf-form" method="post" action="${escapeHtml(action + linkQuery)}" accept-charset="utf-8" aria-labelledby="hf-title">
 <h1 id="hf-title">${escapeHtml(title)}</h1>
 ${scriptNote}<p class="hf-resume" id="hf-resume" hidden>Welcome back: your earlier answers are filled in. <button type="button" class="hf-link" id="hf-restart">Start over</button></p>
 ${pages.length > 1 ? progressBar(pages.length) : ""}<div class="hf-summary" id="hf-summary" role="alert" tabindex="-1">${errorSummary(input)}</div>

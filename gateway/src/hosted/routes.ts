@@ -40,6 +40,7 @@ import { idempotencyKeyOf, type IdempotentRequests } from "../idempotency.ts";
 import { rejectUnsafeQueryAndBody } from "../input-safety.ts";
 import { rateLimit } from "../rate-limit/rate-limit-middleware.ts";
 import type { RateLimitStore } from "../rate-limit/sliding-window.ts";
+import { accessRefusal, linkTokenOf } from "./access-rules.ts";
 import { countryOf, defaultLookupCountry, type LookupCountry } from "./country.ts";
 import { insightsBeaconRoute, insightsScriptFile } from "./insights-beacon.ts";
 import { isPersonVisit, type InsightsCounter } from "./insights.ts";
@@ -254,12 +255,14 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       sendHtml(res, 200, renderClosedPage({ ...info, closedMessage: settings.closedMessage, script: urlsOf(req).script }), settings);
       return;
     }
+    const refusal = await accessRefusal(deps.submissions, form.id, settings, req);
+    if (refusal) return sendHtml(res, 403, renderErrorPage(403, refusal), settings);
     const hidden = hiddenFromQuery(req, (document.hiddenFields ?? []).map((f) => f.name));
     if (isPersonVisit(req)) deps.insights?.view(req, form.id);
     sendHtml(
       res,
       200,
-      renderFormPage({ formId: form.id, name: form.name, version: form.version, document, settings, showBranding, hidden, urls: urlsOf(req) }),
+      renderFormPage({ formId: form.id, name: form.name, version: form.version, document, settings, showBranding, hidden, urls: urlsOf(req), linkToken: linkTokenOf(req) }),
       settings,
     );
   });
@@ -310,6 +313,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
             formError,
             page,
             urls: urlsOf(req),
+            linkToken: linkTokenOf(req),
           }),
           settings,
         );
@@ -329,6 +333,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
           completed: true,
           responseId: "",
           country: countryOf(req, countryHeader, lookupCountry),
+          linkToken: linkTokenOf(req),
         });
         // Without script, the respondent's start shows only now.
         deps.insights?.start(form.id);
@@ -336,6 +341,8 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       } catch (err) {
         const connectErr = err instanceof ConnectError ? err : undefined;
         if (connectErr?.code === Code.FailedPrecondition) return closed();
+        // No usable single-use link (access-rules.ts): what is wrong with it.
+        if (connectErr?.code === Code.PermissionDenied) return sendHtml(res, 403, renderErrorPage(403, connectErr.rawMessage), settings);
         if (connectErr?.code === Code.InvalidArgument) {
           const errors = problemsByQuestion(document, fieldProblems(connectErr));
           // A form with logic rules shows the page of the first problem.
@@ -465,6 +472,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       responseId: body.responseId ?? "",
       country: countryOf(req, countryHeader, lookupCountry),
       idempotencyKey: respondentIdempotencyKey(req),
+      linkToken: linkTokenOf(req),
     });
     if (saved.idempotencyKeyReused) throw new HttpError(422, "Idempotency-Key was already used with a different request");
     if (body.completed && saved.completed) deps.insights?.completion(formId);

@@ -7,6 +7,7 @@ import { auditEventRoutes } from "./audit-events.ts";
 import { formRoutes } from "./forms.ts";
 import { insightRoutes } from "./insights.ts";
 import { servedAt, type ApiRoute, type Route, type ServedRoute } from "./route.ts";
+import { responseLinkRoutes } from "./response-links.ts";
 import { submissionRoutes } from "./submissions.ts";
 import { userRoutes } from "./users.ts";
 import { webhookRoutes } from "./webhooks.ts";
@@ -20,6 +21,7 @@ function resourceRoutes(deps: ResourceDeps): Route[] {
     ...formRoutes(deps.forms),
     ...submissionRoutes(deps.submissions, deps.forms, deps.fileLinks),
     ...insightRoutes(deps.submissions),
+    ...responseLinkRoutes(deps.submissions, deps.publicUrl),
     ...webhookRoutes(deps.webhooks, deps.delivery),
     ...apiKeyRoutes(deps.identity),
     ...administrationRoutes(deps.identity),

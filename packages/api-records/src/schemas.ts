@@ -436,6 +436,8 @@ export const auditActionNames = [
   "form.purge",
   "responses.export",
   "submission.delete",
+  "link.create",
+  "link.revoke",
   "webhook.create",
   "webhook.update",
   "webhook.delete",

@@ -1,0 +1,143 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { Browser } from "playwright-core";
+import { linkProblems } from "@formsvc/form-document/response-rules";
+import { signedUpPerson } from "./support/app-client.ts";
+import { launchBrowser, watchPage } from "./support/browser.ts";
+import { startTestSystem, type TestSystem } from "./support/system.ts";
+
+// The response rules of issue 31 against the whole running system. Single-use links: minted over the API,
+// a form requiring one refuses without it (a page, a 403 on the endpoint), the real page completes with one
+// in Chromium, and a second completion with the same token is refused, with and without JavaScript.
+
+let sys: TestSystem;
+let browser: Browser;
+
+before(async () => {
+  [sys, browser] = await Promise.all([startTestSystem("response-rules"), launchBrowser()]);
+});
+after(async () => {
+  await browser?.close();
+  await sys?.stop();
+});
+
+const document = { title: "Staff survey", blocks: [{ id: "b_name", key: "name", type: "SHORT_TEXT", question: "Your name", required: true }] };
+
+describe("single-use links", () => {
+  let formId: string;
+  let api: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
+
+  before(async () => {
+    const owner = await signedUpPerson(sys.url, "links");
+    const created = await owner.call("POST", "/forms", { workspaceId: owner.workspace.id, name: "Staff survey", document });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    formId = created.body.id;
+    const patched = await owner.call("PATCH", `/forms/${formId}`, { settings: { requireSingleUseLink: true } });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    assert.equal((await owner.call("POST", `/forms/${formId}/publish`, {})).status, 200);
+    const key = await owner.call("POST", "/api-keys", { name: "links" });
+    assert.equal(key.status, 201);
+    api = async (method, path, body) => {
+      const res = await fetch(`${sys.url}/api/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key.body.key}`, ...(body ? { "content-type": "application/json" } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      return { status: res.status, body: await res.json() };
+    };
+  });
+
+  const respond = (token: string | undefined, name: string) =>
+    fetch(`${sys.url}/f/${formId}/responses${token === undefined ? "" : `?t=${encodeURIComponent(token)}`}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ answers: { name }, completed: true }),
+    }).then(async (res) => ({ status: res.status, body: await res.json() }));
+
+  it("mints links over the API, refuses bad input, and lists them without their tokens", async () => {
+    const minted = await api("POST", `/forms/${formId}/links`, { count: 3, expiresAt: new Date(Date.now() + 86_400_000).toISOString() });
+    assert.equal(minted.status, 201, JSON.stringify(minted.body));
+    assert.equal(minted.body.items.length, 3);
+    for (const link of minted.body.items) {
+      assert.match(link.token, /^[A-Za-z0-9]{43}$/);
+      const url = new URL(link.url);
+      assert.equal(`${url.pathname}${url.search}`, `/f/${formId}?t=${link.token}`);
+      assert.equal(link.usedAt, null);
+    }
+    const tooMany = await api("POST", `/forms/${formId}/links`, { count: 5000 });
+    assert.equal(tooMany.status, 400);
+    assert.match(tooMany.body.error, /count/);
+    const past = await api("POST", `/forms/${formId}/links`, { expiresAt: "2020-01-01T00:00:00Z" });
+    assert.equal(past.status, 400);
+    assert.match(past.body.error, /expiresAt/);
+    const listed = await api("GET", `/forms/${formId}/links`);
+    assert.equal(listed.status, 200);
+    assert.equal(listed.body.items.length, 3);
+    assert.ok(listed.body.items.every((link: object) => !("token" in link)));
+    assert.equal((await api("GET", `/forms/nosuchform/links`)).status, 404);
+  });
+
+  it("refuses without a usable token: a clear page, a 403 on the endpoint", async () => {
+    const page = await fetch(`${sys.url}/f/${formId}`);
+    assert.equal(page.status, 403);
+    assert.ok((await page.text()).includes(linkProblems.missing.replace(/'/g, "&#39;")));
+    const unknown = await fetch(`${sys.url}/f/${formId}?t=not-a-token`);
+    assert.equal(unknown.status, 403);
+    assert.ok((await unknown.text()).includes("This link is not valid for this form"));
+    const missing = await respond(undefined, "Ann");
+    assert.equal(missing.status, 403);
+    assert.equal(missing.body.error, linkProblems.missing);
+  });
+
+  it("completes once with a token in Chromium; a second completion with it is refused", async () => {
+    const [link] = (await api("POST", `/forms/${formId}/links`, {})).body.items;
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems = watchPage(page, []);
+    const opened = `${sys.url}/f/${formId}?t=${link.token}`;
+    await page.goto(opened);
+    await page.getByLabel("Your name").fill("Ann");
+    await page.getByRole("button", { name: "Submit" }).click();
+    await page.getByRole("heading", { name: "Thank you!" }).waitFor();
+    await context.close();
+    assert.deepEqual(problems, []);
+
+    const again = await respond(link.token, "Ann again");
+    assert.equal(again.status, 403);
+    assert.equal(again.body.error, linkProblems.used);
+    const reopened = await fetch(opened);
+    assert.equal(reopened.status, 403);
+    assert.ok((await reopened.text()).includes("This link has already been used"));
+    const listed = (await api("GET", `/forms/${formId}/links`)).body.items.find((l: { id: string }) => l.id === link.id);
+    assert.ok(listed.usedAt);
+    const submissions = await api("GET", `/forms/${formId}/submissions`);
+    assert.deepEqual(submissions.body.items.map((s: { id: string }) => s.id), [listed.responseId]);
+  });
+
+  it("uses a token once when two completions race, and on the no-JS path", async () => {
+    const [raced, plain] = (await api("POST", `/forms/${formId}/links`, { count: 2 })).body.items;
+    const results = await Promise.all([respond(raced.token, "One"), respond(raced.token, "Two")]);
+    assert.deepEqual(results.map((r) => r.status).sort(), [200, 403]);
+
+    const post = (token: string) =>
+      fetch(`${sys.url}/f/${formId}?t=${token}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "name=Plain", redirect: "manual" });
+    const first = await post(plain.token);
+    assert.equal(first.status, 200);
+    assert.ok((await first.text()).includes("Thank you!"));
+    const second = await post(plain.token);
+    assert.equal(second.status, 403);
+    assert.ok((await second.text()).includes("This link has already been used"));
+  });
+
+  it("revokes an unused link, and not a used one", async () => {
+    const [link] = (await api("POST", `/forms/${formId}/links`, {})).body.items;
+    const revoked = await api("POST", `/forms/${formId}/links/${link.id}/revoke`);
+    assert.equal(revoked.status, 200);
+    assert.ok(revoked.body.revokedAt);
+    const refused = await respond(link.token, "Late");
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.error, linkProblems.revoked);
+    const used = (await api("GET", `/forms/${formId}/links`)).body.items.find((l: { usedAt: string | null }) => l.usedAt);
+    assert.equal((await api("POST", `/forms/${formId}/links/${used.id}/revoke`)).status, 409);
+  });
+});
