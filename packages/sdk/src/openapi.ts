@@ -216,6 +216,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/forms/{id}/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A form's single-use links
+         * @description Every link minted for the form, newest first, with whether and when it was used (and for which submission) or revoked.
+         */
+        get: operations["listResponseLinks"];
+        put?: never;
+        /**
+         * Mint single-use links to a form
+         * @description An extension of the spec (issue 31). Each link (`/f/:id?t=TOKEN`) is good for one completed response, until `expiresAt` if given. A form whose setting `requireSingleUseLink` is true takes responses only through one: without a usable token its page says so and `POST /f/:id/responses` answers 403; a second completion with a used token is refused the same way. Tokens are shown only here.
+         */
+        post: operations["createResponseLinks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/forms/{id}/links/{linkId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw an unused single-use link
+         * @description From then on the link opens nothing. A used link cannot be revoked (409): its response stands.
+         */
+        post: operations["revokeResponseLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -691,7 +735,7 @@ export interface components {
              * @description What was done, `<record>.<verb>`
              * @enum {string}
              */
-            action: "form.create" | "form.update" | "form.publish" | "form.close" | "form.reopen" | "form.duplicate" | "form.trash" | "form.restore" | "form.purge" | "responses.export" | "submission.delete" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.recover" | "delivery.retry" | "api_key.create" | "api_key.delete" | "workspace.create" | "workspace.rename" | "workspace.set_plan" | "workspace.set_auto_join_domains" | "workspace.require_two_factor" | "member.invite" | "member.revoke_invitation" | "member.accept" | "member.role_change" | "member.remove" | "session.sign_in" | "session.sign_in_failed" | "two_factor.enable" | "two_factor.disable" | "two_factor.recovery_codes";
+            action: "form.create" | "form.update" | "form.publish" | "form.close" | "form.reopen" | "form.duplicate" | "form.trash" | "form.restore" | "form.purge" | "responses.export" | "submission.delete" | "link.create" | "link.revoke" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.recover" | "delivery.retry" | "api_key.create" | "api_key.delete" | "workspace.create" | "workspace.rename" | "workspace.set_plan" | "workspace.set_auto_join_domains" | "workspace.require_two_factor" | "member.invite" | "member.revoke_invitation" | "member.accept" | "member.role_change" | "member.remove" | "session.sign_in" | "session.sign_in_failed" | "two_factor.enable" | "two_factor.disable" | "two_factor.recovery_codes";
             target: {
                 /** @description form, webhook, api_key, invitation, member, workspace, submission, delivery, user */
                 type: string;
@@ -753,6 +797,7 @@ export interface components {
          *         "honeypot": true,
          *         "submissionsPerMinute": null,
          *         "embedOrigins": null,
+         *         "requireSingleUseLink": false,
          *         "notifications": {
          *           "owner": false,
          *           "members": [],
@@ -1242,6 +1287,11 @@ export interface components {
              */
             embedOrigins: string[] | null;
             /**
+             * @description Whether the form takes responses only through a single-use link (`/f/:id?t=TOKEN`, minted by POST /forms/:id/links): without a usable token the page says so and saves are answered 403, and each token completes one response.
+             * @default false
+             */
+            requireSingleUseLink: boolean;
+            /**
              * @description Emails sent for each completed response (never for partial saves), after the response is stored. Given whole in a patch: absent properties take their defaults.
              * @default {
              *       "owner": false,
@@ -1561,6 +1611,36 @@ export interface components {
                 /** @description Completions that day */
                 completions: number;
             }[];
+        };
+        MintedResponseLink: {
+            id: string;
+            formId: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description After it the link opens nothing; null: it does not expire */
+            expiresAt: string | null;
+            /** @description When the response it opened was completed; null while unused */
+            usedAt: string | null;
+            /** @description The submission completed through it */
+            responseId: string | null;
+            revokedAt: string | null;
+            /** @description The secret of `?t=`: shown this once, only its hash is kept */
+            token: string;
+            /** @description The hosted form's address with the token: send it to one respondent */
+            url: string;
+        };
+        ResponseLink: {
+            id: string;
+            formId: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description After it the link opens nothing; null: it does not expire */
+            expiresAt: string | null;
+            /** @description When the response it opened was completed; null while unused */
+            usedAt: string | null;
+            /** @description The submission completed through it */
+            responseId: string | null;
+            revokedAt: string | null;
         };
         WebhookPage: {
             items: components["schemas"]["Webhook"][];
@@ -2316,7 +2396,7 @@ export interface operations {
                 since?: string;
                 /** @description ISO 8601 date-time with a zone (`2026-12-01T00:00:00Z`): only events before it */
                 until?: string;
-                /** @description Only this action, or `<record>.*` for every action on a kind of record: form.create, form.update, form.publish, form.close, form.reopen, form.duplicate, form.trash, form.restore, form.purge, responses.export, submission.delete, webhook.create, webhook.update, webhook.delete, webhook.rotate_secret, webhook.test, webhook.recover, delivery.retry, api_key.create, api_key.delete, workspace.create, workspace.rename, workspace.set_plan, workspace.set_auto_join_domains, workspace.require_two_factor, member.invite, member.revoke_invitation, member.accept, member.role_change, member.remove, session.sign_in, session.sign_in_failed, two_factor.enable, two_factor.disable, two_factor.recovery_codes */
+                /** @description Only this action, or `<record>.*` for every action on a kind of record: form.create, form.update, form.publish, form.close, form.reopen, form.duplicate, form.trash, form.restore, form.purge, responses.export, submission.delete, link.create, link.revoke, webhook.create, webhook.update, webhook.delete, webhook.rotate_secret, webhook.test, webhook.recover, delivery.retry, api_key.create, api_key.delete, workspace.create, workspace.rename, workspace.set_plan, workspace.set_auto_join_domains, workspace.require_two_factor, member.invite, member.revoke_invitation, member.accept, member.role_change, member.remove, session.sign_in, session.sign_in_failed, two_factor.enable, two_factor.disable, two_factor.recovery_codes */
                 action?: string;
                 /** @description Only this actor: a user id (their requests in the app and with their keys), an API key id, or `system` */
                 actor?: string;
@@ -2555,6 +2635,8 @@ export interface operations {
                         submissionsPerMinute?: number | null;
                         /** @description The sites that may show the hosted form in a frame (an embed), as origins (`https://example.com`, `https://*.example.com`, `http://localhost:3000`); sent as the page's CSP `frame-ancestors`. null: any site may embed it; []: no site may. */
                         embedOrigins?: string[] | null;
+                        /** @description Whether the form takes responses only through a single-use link (`/f/:id?t=TOKEN`, minted by POST /forms/:id/links): without a usable token the page says so and saves are answered 403, and each token completes one response. */
+                        requireSingleUseLink?: boolean;
                         /** @description Emails sent for each completed response (never for partial saves), after the response is stored. Given whole in a patch: absent properties take their defaults. */
                         notifications?: {
                             /**
@@ -2850,6 +2932,141 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    listResponseLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Identifier */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The form's links, newest first, without their tokens */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["ResponseLink"][];
+                    };
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    createResponseLinks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A unique value per operation (a UUID), so a request can be retried safely: a repeat with the same key and body within 24 hours answers the first answer (status and body, with `Idempotent-Replayed: true`) without doing the work again, even after a time-out or a server restart; the same key with another body is a 422; a repeat while the first is still running is a 409 (repeat it shortly). Keys are scoped per API key; a respondent's per form and client address, so another client that learnt a key gets an answer of its own; an upload's repeat is the same bytes, name and type. An error answer is not kept: a repeat after one runs the request again. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Identifier */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description How many links to mint at once (1 to 1000)
+                     * @default 1
+                     */
+                    count?: number;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 date-time with a zone (`2026-12-01T00:00:00Z`): when the links stop opening the form
+                     */
+                    expiresAt?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The minted links, each with its token and URL */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["MintedResponseLink"][];
+                    };
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
+            409: components["responses"]["409"];
+            413: components["responses"]["413"];
+            415: components["responses"]["415"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    revokeResponseLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A unique value per operation (a UUID), so a request can be retried safely: a repeat with the same key and body within 24 hours answers the first answer (status and body, with `Idempotent-Replayed: true`) without doing the work again, even after a time-out or a server restart; the same key with another body is a 422; a repeat while the first is still running is a 409 (repeat it shortly). Keys are scoped per API key; a respondent's per form and client address, so another client that learnt a key gets an answer of its own; an upload's repeat is the same bytes, name and type. An error answer is not kept: a repeat after one runs the request again. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Identifier */
+                id: string;
+                /** @description Link id */
+                linkId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked link */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponseLink"];
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
+            409: components["responses"]["409"];
+            422: components["responses"]["422"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
