@@ -8,6 +8,7 @@ import { ErrorState, InlineMessage, Loading, useLoad, useNotify } from "../compo
 import { copyText } from "../lib/clipboard.ts";
 import { encodeQr, qrSvg, quietZone, type QrCode } from "../lib/qr.ts";
 import type { Form } from "../types.ts";
+import { SingleUseLinks } from "./SingleUseLinks.tsx";
 
 let publicUrlRequest: Promise<string> | undefined;
 
@@ -250,6 +251,8 @@ export function ShareTab({ form, onSaved }: { form: Form; onSaved(form: Form): v
           </fieldset>
         )}
       </section>
+
+      <SingleUseLinks form={form} onSaved={onSaved} />
 
       <section className="card stack" aria-labelledby={`${id}-embed`}>
         <h3 id={`${id}-embed`}>Embed</h3>

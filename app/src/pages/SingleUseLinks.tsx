@@ -1,0 +1,136 @@
+// The Share tab's single-use links (issue 31): whether the form takes responses only through one
+// (settings.requireSingleUseLink), minting a batch of links (POST /forms/:id/links; their tokens are shown
+// this once, so they are offered to copy at once), and the links made so far with whether each was used,
+// and a button to revoke an unused one.
+import { useId, useState, type FormEvent } from "react";
+import { get, patch, post } from "../api.ts";
+import { ErrorState, InlineMessage, useLoad, useNotify } from "../components/ui.tsx";
+import type { Form } from "../types.ts";
+
+interface ResponseLink {
+  id: string;
+  createdAt: string;
+  expiresAt: string | null;
+  usedAt: string | null;
+  revokedAt: string | null;
+}
+interface MintedLink extends ResponseLink {
+  url: string;
+}
+
+/** Most links the list shows; the API's GET /forms/:id/links has them all. */
+const shownLinks = 50;
+
+function stateOf(link: ResponseLink): string {
+  if (link.usedAt) return `Used ${new Date(link.usedAt).toLocaleString()}`;
+  if (link.revokedAt) return "Revoked";
+  if (link.expiresAt && Date.parse(link.expiresAt) <= Date.now()) return "Expired";
+  return link.expiresAt ? `Unused, until ${new Date(link.expiresAt).toLocaleString()}` : "Unused";
+}
+
+export function SingleUseLinks({ form, onSaved }: { form: Form; onSaved(form: Form): void }) {
+  const id = useId();
+  const notify = useNotify();
+  const links = useLoad(() => get<{ items: ResponseLink[] }>(`/forms/${form.id}/links`), [form.id]);
+  const [count, setCount] = useState("10");
+  const [expires, setExpires] = useState("");
+  const [minted, setMinted] = useState<MintedLink[]>([]);
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  const setRequired = async (requireSingleUseLink: boolean) => {
+    try {
+      onSaved(await patch<Form>(`/forms/${form.id}`, { settings: { requireSingleUseLink } }));
+      notify(requireSingleUseLink ? "The form now takes responses only through single-use links." : "Anyone with the form's link may answer it again.");
+    } catch (err) {
+      notify((err as Error).message, "error");
+    }
+  };
+
+  const mint = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const body = { count: Number(count), ...(expires ? { expiresAt: new Date(expires).toISOString() } : {}) };
+      const made = await post<{ items: MintedLink[] }>(`/forms/${form.id}/links`, body);
+      setMinted(made.items);
+      links.reload();
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const revoke = async (link: ResponseLink) => {
+    try {
+      await post(`/forms/${form.id}/links/${link.id}/revoke`);
+      links.reload();
+    } catch (err) {
+      notify((err as Error).message, "error");
+    }
+  };
+
+  return (
+    <section className="card stack" aria-labelledby={`${id}-title`}>
+      <h3 id={`${id}-title`}>Single-use links</h3>
+      <label className="check">
+        <input type="checkbox" checked={form.settings.requireSingleUseLink} onChange={(e) => setRequired(e.target.checked)} /> Take responses only through
+        single-use links (each link completes one response)
+      </label>
+      <form className="row" onSubmit={mint}>
+        <div className="field">
+          <label htmlFor={`${id}-count`}>How many links</label>
+          <input id={`${id}-count`} type="number" min={1} max={1000} step={1} required value={count} onChange={(e) => setCount(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-expires`}>Valid until (optional)</label>
+          <input id={`${id}-expires`} type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} />
+        </div>
+        <button type="submit" disabled={busy}>
+          {busy ? "Creating…" : "Create links"}
+        </button>
+      </form>
+      {error && <InlineMessage kind="error">{error}</InlineMessage>}
+      {minted.length > 0 && (
+        <div className="field">
+          <label htmlFor={`${id}-minted`}>New links, one a line: copy them now, they are not shown again</label>
+          <textarea id={`${id}-minted`} className="mono" readOnly rows={Math.min(8, minted.length)} value={minted.map((link) => link.url).join("\n")} onFocus={(e) => e.target.select()} />
+        </div>
+      )}
+      {links.error && <ErrorState message={links.error} onRetry={links.reload} />}
+      {links.data && links.data.items.length > 0 && (
+        <table>
+          <caption className="hint">
+            {links.data.items.filter((link) => link.usedAt).length} of {links.data.items.length} links used
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Created</th>
+              <th scope="col">State</th>
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {links.data.items.slice(0, shownLinks).map((link) => (
+              <tr key={link.id}>
+                <td>{new Date(link.createdAt).toLocaleString()}</td>
+                <td>{stateOf(link)}</td>
+                <td>
+                  {!link.usedAt && !link.revokedAt && (
+                    <button type="button" onClick={() => revoke(link)}>
+                      Revoke
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
