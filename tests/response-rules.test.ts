@@ -3,7 +3,8 @@ import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
 import { linkProblems } from "@formsvc/form-document/response-rules";
 import { signedUpPerson } from "./support/app-client.ts";
-import { launchBrowser, watchPage } from "./support/browser.ts";
+import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
+import { launchBrowser, signedInContext, watchPage } from "./support/browser.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
 // The response rules of issue 31 against the whole running system. Single-use links: minted over the API,
@@ -14,6 +15,7 @@ let sys: TestSystem;
 let browser: Browser;
 
 before(async () => {
+  ensureAppBuilt(undefined, { quiet: true });
   [sys, browser] = await Promise.all([startTestSystem("response-rules"), launchBrowser()]);
 });
 after(async () => {
@@ -25,10 +27,11 @@ const document = { title: "Staff survey", blocks: [{ id: "b_name", key: "name", 
 
 describe("single-use links", () => {
   let formId: string;
+  let owner: Awaited<ReturnType<typeof signedUpPerson>>;
   let api: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
 
   before(async () => {
-    const owner = await signedUpPerson(sys.url, "links");
+    owner = await signedUpPerson(sys.url, "links");
     const created = await owner.call("POST", "/forms", { workspaceId: owner.workspace.id, name: "Staff survey", document });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     formId = created.body.id;
@@ -139,5 +142,32 @@ describe("single-use links", () => {
     assert.equal(refused.body.error, linkProblems.revoked);
     const used = (await api("GET", `/forms/${formId}/links`)).body.items.find((l: { usedAt: string | null }) => l.usedAt);
     assert.equal((await api("POST", `/forms/${formId}/links/${used.id}/revoke`)).status, 409);
+  });
+
+  it("the Share tab requires links, mints a batch to copy, and shows which were used", async () => {
+    const context = await signedInContext(browser, sys.url, owner.cookies);
+    const share = await context.newPage();
+    const problems = watchPage(share, []);
+    await share.goto(`${sys.url}/app/forms/${formId}/share`);
+    const required = share.getByLabel("Take responses only through single-use links");
+    await required.waitFor();
+    assert.equal(await required.isChecked(), true, "set over the API above");
+    await share.getByLabel("How many links").fill("2");
+    await share.getByRole("button", { name: "Create links" }).click();
+    const minted = share.getByLabel("New links, one a line");
+    await minted.waitFor();
+    const urls = (await minted.inputValue()).split("\n");
+    assert.equal(urls.length, 2);
+    for (const url of urls) assert.match(url, new RegExp(`/f/${formId}\\?t=[A-Za-z0-9]{43}$`));
+    const token = new URL(urls[0]).searchParams.get("t")!;
+    assert.equal((await respond(token, "From the app")).status, 200);
+    await share.reload();
+    await share.getByText(/Used /).first().waitFor();
+    // The box follows the saved setting, so it changes once the save is answered.
+    await required.click();
+    await share.getByText("Anyone with the form's link may answer it again.").waitFor();
+    assert.equal((await respond(undefined, "Anyone")).status, 200);
+    await context.close();
+    assert.deepEqual(problems, []);
   });
 });
