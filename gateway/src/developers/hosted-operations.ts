@@ -87,11 +87,14 @@ export const hostedOperations: HostedOperation[] = [
     description:
       "Answers are checked against the form version sent (the current one when absent). Problems are a 400 whose " +
       "`fields` name each answer's problem by its key (`hidden:<name>` for a hidden field); `error` says them all in one " +
-      "line. A closed form or an already completed response is a 409.",
+      "line. A closed form or an already completed response is a 409. A form with `settings.requireSingleUseLink` takes a save " +
+      "only with a usable single-use link's token as the query's `t` (`?t=TOKEN`, minted by `POST /api/v1/forms/:id/links`): " +
+      "without one, or with one unknown, expired, revoked or already used for a completed response, it is a 403 saying which; " +
+      "a completion uses the token up.",
     params: formParamsSchema,
     body: hostedResponseBodySchema,
     success: { status: 200, description: "The saved response", schema: savedResponseSchema },
-    errors: [409],
+    errors: [403, 409],
     idempotent: true,
   },
 ];

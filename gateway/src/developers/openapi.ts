@@ -12,7 +12,7 @@ type JsonSchema = Record<string, unknown>;
 const errorDescriptions: Record<number, string> = {
   400: "Invalid JSON, parameters or body; the message names the field (`body.workspaceId: ...`)",
   401: "The key is missing, malformed or deleted",
-  403: "The change is refused for this workspace (for example `branding: false` without the entitlement)",
+  403: "The change is refused for this workspace (for example `branding: false` without the entitlement); on a hosted form, no usable single-use link",
   404: "Not found or not the caller's (deliberately the same answer); also forms in the Trash",
   409: "The change conflicts with the record's state, or a request with the same `Idempotency-Key` is still running",
   413: "The body is too large",

@@ -483,7 +483,7 @@ export interface paths {
         put?: never;
         /**
          * Save a response, partial or complete
-         * @description Answers are checked against the form version sent (the current one when absent). Problems are a 400 whose `fields` name each answer's problem by its key (`hidden:<name>` for a hidden field); `error` says them all in one line. A closed form or an already completed response is a 409.
+         * @description Answers are checked against the form version sent (the current one when absent). Problems are a 400 whose `fields` name each answer's problem by its key (`hidden:<name>` for a hidden field); `error` says them all in one line. A closed form or an already completed response is a 409. A form with `settings.requireSingleUseLink` takes a save only with a usable single-use link's token as the query's `t` (`?t=TOKEN`, minted by `POST /api/v1/forms/:id/links`): without one, or with one unknown, expired, revoked or already used for a completed response, it is a 403 saying which; a completion uses the token up.
          */
         post: operations["submitResponse"];
         delete?: never;
@@ -2134,7 +2134,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The change is refused for this workspace (for example `branding: false` without the entitlement) */
+        /** @description The change is refused for this workspace (for example `branding: false` without the entitlement); on a hosted form, no usable single-use link */
         403: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3670,6 +3670,7 @@ export interface operations {
             };
             400: components["responses"]["400"];
             401: components["responses"]["401"];
+            403: components["responses"]["403"];
             404: components["responses"]["404"];
             409: components["responses"]["409"];
             413: components["responses"]["413"];
