@@ -204,6 +204,8 @@ describe("migrations", () => {
       "Migration20270101000000_outbox_event_type",
       "Migration20270110000000_response_counts",
       "Migration20261127000100_retention",
+      "Migration20261128000700_insights",
+      "Migration20261128001000_response_links",
     ]);
   });
 });
