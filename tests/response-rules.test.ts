@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
-import { linkProblems } from "@formsvc/form-document/response-rules";
+import { captchaProblems, linkProblems } from "@formsvc/form-document/response-rules";
 import { signedUpPerson } from "./support/app-client.ts";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
 import { launchBrowser, signedInContext, watchPage } from "./support/browser.ts";
@@ -9,7 +9,9 @@ import { startTestSystem, type TestSystem } from "./support/system.ts";
 
 // The response rules of issue 31 against the whole running system. Single-use links: minted over the API,
 // a form requiring one refuses without it (a page, a 403 on the endpoint), the real page completes with one
-// in Chromium, and a second completion with the same token is refused, with and without JavaScript.
+// in Chromium, and a second completion with the same token is refused, with and without JavaScript. The
+// proof-of-work captcha: the real ALTCHA widget, served by the gateway, solves the challenge in Chromium; a
+// completion without a solution, or with one already spent, is refused.
 
 let sys: TestSystem;
 let browser: Browser;
@@ -169,5 +171,68 @@ describe("single-use links", () => {
     assert.equal((await respond(undefined, "Anyone")).status, 200);
     await context.close();
     assert.deepEqual(problems, []);
+  });
+});
+
+describe("proof-of-work captcha", () => {
+  let formId: string;
+
+  before(async () => {
+    const owner = await signedUpPerson(sys.url, "captcha");
+    const created = await owner.call("POST", "/forms", { workspaceId: owner.workspace.id, name: "Contact", document });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    formId = created.body.id;
+    const patched = await owner.call("PATCH", `/forms/${formId}`, { settings: { proofOfWork: { workFactor: 200 } } });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    assert.deepEqual(patched.body.settings.proofOfWork, { workFactor: 200 });
+    assert.equal((await owner.call("POST", `/forms/${formId}/publish`, {})).status, 200);
+  });
+
+  const respond = (body: object) =>
+    fetch(`${sys.url}/f/${formId}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then(async (res) => ({
+      status: res.status,
+      body: await res.json(),
+    }));
+
+  it("is solved by the real widget in Chromium; a missing or replayed solution is refused", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems = watchPage(page, []);
+    const outside: string[] = [];
+    page.on("request", (req) => void (new URL(req.url()).origin === new URL(sys.url).origin || req.url().startsWith("blob:") || req.url().startsWith("data:") || outside.push(req.url())));
+    await page.goto(`${sys.url}/f/${formId}`);
+    await page.waitForFunction(() => (document.querySelector("altcha-widget") as unknown as { getState?(): string } | null)?.getState?.() === "verified");
+    await page.getByLabel("Your name").fill("Bea");
+    const sent = page.waitForRequest((req) => req.url().endsWith(`/f/${formId}/responses`) && req.method() === "POST");
+    await page.getByRole("button", { name: "Submit" }).click();
+    await page.getByRole("heading", { name: "Thank you!" }).waitFor();
+    const solution = ((await sent).postDataJSON() as { captcha?: string }).captcha;
+    await context.close();
+    assert.deepEqual(problems, []);
+    assert.deepEqual(outside, [], "the page calls no one else");
+    assert.ok(solution, "the completion carried the widget's solution");
+
+    const replayed = await respond({ answers: { name: "Bea again" }, completed: true, captcha: solution });
+    assert.equal(replayed.status, 403);
+    assert.equal(replayed.body.error, captchaProblems.replayed);
+    const missing = await respond({ answers: { name: "Bot" }, completed: true });
+    assert.equal(missing.status, 403);
+    assert.equal(missing.body.error, captchaProblems.missing);
+    const forged = await respond({ answers: { name: "Bot" }, completed: true, captcha: Buffer.from("{}").toString("base64") });
+    assert.equal(forged.status, 403);
+    assert.equal(forged.body.error, captchaProblems.invalid);
+    // A partial save needs none: the check binds the completion.
+    assert.equal((await respond({ answers: { name: "Half" } })).status, 200);
+  });
+
+  it("refuses a plain post without a solution with the form again and the reason", async () => {
+    const res = await fetch(`${sys.url}/f/${formId}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "name=NoScript" });
+    assert.equal(res.status, 403);
+    assert.ok((await res.text()).includes("Please wait until the check that you are not a robot has finished"));
+  });
+
+  it("answers a form without the setting no challenge", async () => {
+    const res = await fetch(`${sys.url}/f/nosuchform/captcha`);
+    assert.equal(res.status, 404);
   });
 });

@@ -10,6 +10,7 @@ import type { DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js"
 import type { Health } from "@formsvc/proto/grpc/health/v1/health_pb.js";
 import type { OidcProvider } from "./app-api/oidc-client.ts";
 import type { AuditTrail } from "./audit/trail.ts";
+import type { CaptchaDeps } from "./hosted/captcha.ts";
 import type { HostedFormDeps } from "./hosted/routes.ts";
 import type { InsightsCounter } from "./hosted/insights.ts";
 import type { IdempotentRequests } from "./idempotency.ts";
@@ -30,6 +31,8 @@ export interface GatewayDeps {
   /** The hosted forms' limits (per address, uploads) and the API's per key. */
   rateLimits: HostedFormDeps["rateLimits"] & { perKey: number };
   publicUrl: string;
+  /** The hosted forms' proof-of-work captcha: its secret and where spent solutions are kept. */
+  captcha?: CaptchaDeps;
   /** Where "Made with Formsvc" links (BRANDING_URL). */
   brandingUrl: string;
   /** Header carrying the respondent's country (COUNTRY_HEADER). */

@@ -19,6 +19,7 @@ import { oidcProvider } from "./app-api/oidc-client.ts";
 import { AuditTrail } from "./audit/trail.ts";
 import { InsightsCounter } from "./hosted/insights.ts";
 import { idempotentRequests } from "./idempotency.ts";
+import { memoryReplayStore, redisReplayStore } from "./hosted/captcha.ts";
 import { RedisSlidingWindow } from "./rate-limit/redis-sliding-window.ts";
 import { MemorySlidingWindow, type RateLimitStore } from "./rate-limit/sliding-window.ts";
 
@@ -53,6 +54,7 @@ const app = createApp({
     publicWritesPerIp: config.responseRatePerIp,
   },
   publicUrl: config.publicUrl,
+  captcha: { secret: secretKey, replays: config.redisUrl ? redisReplayStore(config.redisUrl) : memoryReplayStore() },
   brandingUrl: config.brandingUrl,
   countryHeader: config.countryHeader,
   trustProxy: config.trustProxy,

@@ -39,6 +39,9 @@ const embedding = (() => {
   const config = JSON.parse(configElement.textContent);
   document.documentElement.classList.add("hf-js");
   form.noValidate = true; // our own messages, page by page
+  // The proof-of-work widget's solution (captcha.ts), which the completion carries.
+  let captchaPayload = "";
+  form.querySelector("altcha-widget")?.addEventListener("verified", (event) => (captchaPayload = event.detail.payload));
 
   const $ = (selector, root = document) => root.querySelector(selector);
   const $$ = (selector, root = document) => Array.from(root.querySelectorAll(selector));
@@ -593,6 +596,7 @@ const embedding = (() => {
     if (responseId) body.responseId = responseId;
     const trap = config.honeypotField && form.elements.namedItem(config.honeypotField);
     if (trap && trap.value) body.honeypot = trap.value;
+    if (completed && captchaPayload) body.captcha = captchaPayload;
     let result;
     try {
       result = await postResponse(body);

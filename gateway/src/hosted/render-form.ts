@@ -53,6 +53,8 @@ export interface FormPageInput {
   urls: PageUrls;
   /** A single-use link's token (access-rules.ts): the plain post and the script's saves carry it on as `?t=`. */
   linkToken?: string;
+  /** The proof-of-work widget (captcha.ts), before the form's buttons. */
+  captchaHtml?: string;
 }
 
 const htmlEscapes: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -439,7 +441,7 @@ ${pages.length > 1 ? progressBar(pages.length) : ""}<div class="hf-summary" id="
 <input type="hidden" name="${versionField}" value="${escapeHtml(input.version)}">
 ${hiddenInputs}
 ${step ? stepFields(doc, input.values, step) : ""}${honeypot}${pageSections}
-${step ? stepNav(doc, step, settings.submitLabel) : `<div class="hf-nav">
+${input.captchaHtml ?? ""}${step ? stepNav(doc, step, settings.submitLabel) : `<div class="hf-nav">
 <button type="button" class="hf-back" id="hf-back" hidden>Back</button>
 <button type="button" class="hf-next" id="hf-next" hidden>Next</button>
 <button type="submit" class="hf-submit" id="hf-submit">${escapeHtml(settings.submitLabel)}</button>

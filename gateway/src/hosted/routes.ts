@@ -41,6 +41,7 @@ import { rejectUnsafeQueryAndBody } from "../input-safety.ts";
 import { rateLimit } from "../rate-limit/rate-limit-middleware.ts";
 import type { RateLimitStore } from "../rate-limit/sliding-window.ts";
 import { accessRefusal, linkTokenOf } from "./access-rules.ts";
+import { altchaScriptFile, proofOfWork, type CaptchaDeps } from "./captcha.ts";
 import { countryOf, defaultLookupCountry, type LookupCountry } from "./country.ts";
 import { insightsBeaconRoute, insightsScriptFile } from "./insights-beacon.ts";
 import { isPersonVisit, type InsightsCounter } from "./insights.ts";
@@ -87,6 +88,8 @@ export interface HostedFormDeps {
   idempotency: IdempotentRequests;
   /** Where views, starts and completions are counted; nothing is counted when absent. */
   insights?: InsightsCounter;
+  /** The proof-of-work captcha's secret and replay store (captcha.ts). */
+  captcha?: CaptchaDeps;
 }
 
 /** Largest JSON body of POST /f/:formId/responses. */
@@ -105,6 +108,8 @@ export const responseBodySchema = z.strictObject({
   responseId: recordIdSchema.optional(),
   /** The honeypot's value (settings.honeypot): a body carrying one is answered like a success and not stored. */
   honeypot: z.string().max(10_000).optional(),
+  /** The proof-of-work widget's solution (settings.proofOfWork), with a completion. */
+  captcha: z.string().max(20_000).optional(),
 });
 
 /**
@@ -171,7 +176,7 @@ function securityHeaders(res: Response, page: PagePolicy = {}): void {
   const framing = frameAncestors(page.embedOrigins);
   res.setHeader(
     "Content-Security-Policy",
-    `default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; form-action ${formAction}; base-uri 'none'${framing ? `; ${framing}` : ""}`,
+    `default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; worker-src blob:; form-action ${formAction}; base-uri 'none'${framing ? `; ${framing}` : ""}`,
   );
   res.setHeader("X-Content-Type-Options", "nosniff");
   res.setHeader("Referrer-Policy", "same-origin");
@@ -184,7 +189,7 @@ function sendHtml(res: Response, status: number, html: string, page?: PagePolicy
 }
 
 /** The JSON endpoints; every other path under /f is answered with HTML, errors included. */
-const jsonPath = /^\/[^/]*\/(definition|uploads|responses|insights)\/?$/;
+const jsonPath = /^\/[^/]*\/(definition|uploads|responses|insights|captcha)\/?$/;
 
 export function hostedFormRoutes(deps: HostedFormDeps): Router {
   const router = newRouter();
@@ -194,10 +199,16 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   const writesPerIp = deps.rateLimits.publicWritesPerIp ?? defaultResponseRatePerIp;
   const address = (_res: Response, req: Request) => req.ip ?? "unknown";
   const saveResponse = responseSaver(deps.submissions);
+  const captcha = proofOfWork(deps.captcha);
 
   // The logic evaluator's browser copy first: the page's script evaluates rules with it.
   const script = Buffer.concat([readFileSync(formLogicFile), readFileSync(insightsScriptFile), readFileSync(scriptFile)]);
   const scriptVersion = createHash("sha256").update(script).digest("hex").slice(0, 12);
+
+  const altchaScript = readFileSync(altchaScriptFile);
+  const altchaVersion = createHash("sha256").update(altchaScript).digest("hex").slice(0, 12);
+  const captchaHtmlOf = (req: Request, formId: string, settings: FormSettings) =>
+    settings.proofOfWork ? captcha.widgetHtml(`${req.baseUrl}/${encodeURIComponent(formId)}/captcha`, `${req.baseUrl}/assets/altcha.js?v=${altchaVersion}`) : undefined;
 
   const urlsOf = (req: Request): PageUrls => ({
     base: req.baseUrl,
@@ -217,6 +228,14 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     res.setHeader("X-Content-Type-Options", "nosniff");
     res.setHeader("Cache-Control", req.query.v === scriptVersion ? "public, max-age=31536000, immutable" : "public, max-age=300");
     res.send(script);
+  });
+
+  // The captcha widget (captcha.ts), from our own origin: no page calls anyone else.
+  router.get("/assets/altcha.js", (req, res) => {
+    res.setHeader("Content-Type", "text/javascript; charset=utf-8");
+    res.setHeader("X-Content-Type-Options", "nosniff");
+    res.setHeader("Cache-Control", req.query.v === altchaVersion ? "public, max-age=31536000, immutable" : "public, max-age=300");
+    res.send(altchaScript);
   });
 
   // Every other request under /f counts against the address's limit, as on /api/v1; posts also
@@ -262,7 +281,18 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     sendHtml(
       res,
       200,
-      renderFormPage({ formId: form.id, name: form.name, version: form.version, document, settings, showBranding, hidden, urls: urlsOf(req), linkToken: linkTokenOf(req) }),
+      renderFormPage({
+        formId: form.id,
+        name: form.name,
+        version: form.version,
+        document,
+        settings,
+        showBranding,
+        hidden,
+        urls: urlsOf(req),
+        linkToken: linkTokenOf(req),
+        captchaHtml: captchaHtmlOf(req, form.id, settings),
+      }),
       settings,
     );
   });
@@ -314,6 +344,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
             page,
             urls: urlsOf(req),
             linkToken: linkTokenOf(req),
+            captchaHtml: captchaHtmlOf(req, form.id, settings),
           }),
           settings,
         );
@@ -323,6 +354,11 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
         if (!("complete" in step)) return again(step.errors, undefined, step.page, Object.keys(step.errors).length > 0 ? 400 : 200);
       }
       if (Object.keys(posted.errors).length > 0) return again(posted.errors);
+      try {
+        await captcha.check(form.id, settings, typeof fields.captcha === "string" ? fields.captcha : undefined);
+      } catch (err) {
+        return again({}, (err as Error).message, undefined, 403);
+      }
 
       try {
         await saveResponse({
@@ -463,6 +499,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       res.json({ responseId: body.responseId ?? newId(), completed: body.completed ?? false });
       return;
     }
+    if (body.completed) await captcha.check(formId, (await publicForm(formId)).settings, body.captcha);
     const saved = await saveResponse({
       formId,
       version: body.version ?? 0,
@@ -477,6 +514,15 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     if (saved.idempotencyKeyReused) throw new HttpError(422, "Idempotency-Key was already used with a different request");
     if (body.completed && saved.completed) deps.insights?.completion(formId);
     res.json({ responseId: saved.responseId, completed: saved.completed });
+  });
+
+  // A fresh proof-of-work challenge for the form's widget; a form without the setting has none.
+  router.get("/:formId/captcha", async (req, res) => {
+    const formId = formIdOf(req);
+    const { settings } = await publicForm(formId);
+    if (!settings.proofOfWork) throw new HttpError(404, "this form has no captcha");
+    res.setHeader("Cache-Control", "no-store");
+    res.json(await captcha.challenge(formId, settings.proofOfWork.workFactor));
   });
 
   if (deps.insights) router.post("/:formId/insights", ...insightsBeaconRoute(deps.insights, async (req) => (await publicForm(formIdOf(req))).document));

@@ -12,5 +12,13 @@ export const linkProblems = {
 
 export type LinkProblem = keyof typeof linkProblems;
 
+/** Why a completion of a form with a proof-of-work captcha (settings.proofOfWork) is refused. */
+export const captchaProblems = {
+  missing: "Please wait until the check that you are not a robot has finished, then send the form again.",
+  invalid: "The check that you are not a robot failed. Please reload the page and try again.",
+  expired: "The check that you are not a robot has expired. Please reload the page and try again.",
+  replayed: "This check was already used for a response. Please reload the page to answer again.",
+} as const;
+
 /** Most links one CreateResponseLinks call mints. */
 export const maxLinksPerCall = 1000;

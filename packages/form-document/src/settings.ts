@@ -83,6 +83,20 @@ const fields = {
     .describe(
       "Whether the form takes responses only through a single-use link (`/f/:id?t=TOKEN`, minted by POST /forms/:id/links): without a usable token the page says so and saves are answered 403, and each token completes one response.",
     ),
+  proofOfWork: z
+    .strictObject({
+      workFactor: z
+        .number()
+        .int()
+        .min(10)
+        .max(1_000_000)
+        .default(5000)
+        .describe("How hard the challenge is: the browser tries about three quarters of this many keys (PBKDF2, 100 iterations each); 5000 takes a phone about a second."),
+    })
+    .nullable()
+    .describe(
+      "A proof-of-work captcha (the ALTCHA protocol, no third party): the hosted page solves a challenge from our own server before a response completes, and a completion without a valid, unspent solution is answered 403. null: none.",
+    ),
   notifications: z
     .strictObject({
       owner: z.boolean().default(false).describe("Email the workspace's owner each completed response."),
@@ -171,6 +185,7 @@ export type FormSettings = {
   submissionsPerMinute: number | null;
   embedOrigins: string[] | null;
   requireSingleUseLink: boolean;
+  proofOfWork: { workFactor: number } | null;
   notifications: NotificationSettings;
   theme: FormTheme;
   thankYou: ThankYouScreen;
@@ -190,6 +205,7 @@ export const defaultSettings: Readonly<FormSettings> = Object.freeze({
   submissionsPerMinute: null,
   embedOrigins: null,
   requireSingleUseLink: false,
+  proofOfWork: null,
   notifications: Object.freeze({ owner: false, members: Object.freeze([]), receiptQuestionId: null }),
   theme: defaultTheme,
   thankYou: defaultThankYou,
@@ -222,6 +238,7 @@ export const formSettingsSchema = z
     submissionsPerMinute: fields.submissionsPerMinute.default(defaultSettings.submissionsPerMinute),
     embedOrigins: fields.embedOrigins.default(defaultSettings.embedOrigins),
     requireSingleUseLink: fields.requireSingleUseLink.default(defaultSettings.requireSingleUseLink),
+    proofOfWork: fields.proofOfWork.default(defaultSettings.proofOfWork),
     notifications: fields.notifications.default({ ...defaultSettings.notifications, members: [] }),
     theme: fields.theme.default({ ...defaultTheme }),
     thankYou: fields.thankYou.default({ ...defaultThankYou }),
@@ -244,6 +261,7 @@ export const formSettingsPatchSchema = z
     submissionsPerMinute: fields.submissionsPerMinute.optional(),
     embedOrigins: fields.embedOrigins.optional(),
     requireSingleUseLink: fields.requireSingleUseLink.optional(),
+    proofOfWork: fields.proofOfWork.optional(),
     notifications: fields.notifications.optional(),
     theme: fields.theme.optional(),
     thankYou: fields.thankYou.optional(),

@@ -798,6 +798,7 @@ export interface components {
          *         "submissionsPerMinute": null,
          *         "embedOrigins": null,
          *         "requireSingleUseLink": false,
+         *         "proofOfWork": null,
          *         "notifications": {
          *           "owner": false,
          *           "members": [],
@@ -1291,6 +1292,17 @@ export interface components {
              * @default false
              */
             requireSingleUseLink: boolean;
+            /**
+             * @description A proof-of-work captcha (the ALTCHA protocol, no third party): the hosted page solves a challenge from our own server before a response completes, and a completion without a valid, unspent solution is answered 403. null: none.
+             * @default null
+             */
+            proofOfWork: {
+                /**
+                 * @description How hard the challenge is: the browser tries about three quarters of this many keys (PBKDF2, 100 iterations each); 5000 takes a phone about a second.
+                 * @default 5000
+                 */
+                workFactor: number;
+            } | null;
             /**
              * @description Emails sent for each completed response (never for partial saves), after the response is stored. Given whole in a patch: absent properties take their defaults.
              * @default {
@@ -1869,6 +1881,7 @@ export interface components {
             completed?: boolean;
             responseId?: string;
             honeypot?: string;
+            captcha?: string;
         };
         /** @description Any JSON value */
         JsonValue: unknown;
@@ -2637,6 +2650,14 @@ export interface operations {
                         embedOrigins?: string[] | null;
                         /** @description Whether the form takes responses only through a single-use link (`/f/:id?t=TOKEN`, minted by POST /forms/:id/links): without a usable token the page says so and saves are answered 403, and each token completes one response. */
                         requireSingleUseLink?: boolean;
+                        /** @description A proof-of-work captcha (the ALTCHA protocol, no third party): the hosted page solves a challenge from our own server before a response completes, and a completion without a valid, unspent solution is answered 403. null: none. */
+                        proofOfWork?: {
+                            /**
+                             * @description How hard the challenge is: the browser tries about three quarters of this many keys (PBKDF2, 100 iterations each); 5000 takes a phone about a second.
+                             * @default 5000
+                             */
+                            workFactor?: number;
+                        } | null;
                         /** @description Emails sent for each completed response (never for partial saves), after the response is stored. Given whole in a patch: absent properties take their defaults. */
                         notifications?: {
                             /**

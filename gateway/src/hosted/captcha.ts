@@ -1,0 +1,106 @@
+// The proof-of-work captcha (issue 31): the ALTCHA protocol (v2), with no third party. A form with
+// settings.proofOfWork gets a challenge from GET /f/:formId/captcha, signed with a key derived from SECRET_KEY
+// (so every replica verifies every challenge) and bound to the form; the altcha widget, served from our own
+// origin (/f/assets/altcha.js), solves it in the respondent's browser, and the completion carries the
+// solution, which is verified here and then spent: the replay store keeps its signature until the challenge
+// expires (Redis when REDIS_URL is set, so replicas share it; else this process's memory).
+import { createHmac, randomBytes, randomInt } from "node:crypto";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { CappedMap, createChallenge, verifySolution, type Challenge, type Payload } from "altcha-lib";
+import { deriveKey } from "altcha-lib/algorithms/pbkdf2";
+import { Redis } from "ioredis";
+import type { FormSettings } from "@formsvc/form-document";
+import { captchaProblems } from "@formsvc/form-document/response-rules";
+import { HttpError } from "../http-errors.ts";
+import { escapeHtml } from "./render-form.ts";
+
+/** The widget's script (a classic script: the page's CSP allows scripts of our own origin only). */
+export const altchaScriptFile = join(dirname(fileURLToPath(import.meta.resolve("altcha"))), "altcha.umd.min.cjs");
+
+/** PBKDF2 iterations of one try: the work factor says how many tries the browser makes on average. */
+const iterationsPerTry = 100;
+/** How long a challenge may be solved and its solution sent. */
+const challengeLifetimeMs = 10 * 60_000;
+
+/** Where spent solutions are kept until their challenge expires. */
+export interface ReplayStore {
+  /** Marks `key` spent for `ttlMs`; false when it already was. */
+  spend(key: string, ttlMs: number): Promise<boolean>;
+}
+
+export function memoryReplayStore(maxSize = 100_000): ReplayStore {
+  const spent = new CappedMap<string, number>({ maxSize });
+  return {
+    async spend(key, ttlMs) {
+      const now = Date.now();
+      const until = spent.get(key);
+      if (until !== undefined && until > now) return false;
+      spent.set(key, now + ttlMs);
+      return true;
+    },
+  };
+}
+
+export function redisReplayStore(url: string, prefix = "formsvc:captcha:"): ReplayStore {
+  const redis = new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: false });
+  return {
+    async spend(key, ttlMs) {
+      return (await redis.set(`${prefix}${key}`, "1", "PX", Math.max(1, ttlMs), "NX")) === "OK";
+    },
+  };
+}
+
+export interface CaptchaDeps {
+  /** The HMAC secret of challenges (derived from SECRET_KEY); one of this process's own when absent. */
+  secret?: string;
+  replays?: ReplayStore;
+}
+
+export function proofOfWork(deps: CaptchaDeps = {}) {
+  const secret = deps.secret ? createHmac("sha256", deps.secret).update("formsvc altcha challenges").digest("hex") : randomBytes(32).toString("hex");
+  const replays = deps.replays ?? memoryReplayStore();
+
+  return {
+    /** A fresh challenge for the form: the browser tries about `workFactor` × 3/4 counters of PBKDF2. */
+    challenge(formId: string, workFactor: number): Promise<Challenge> {
+      return createChallenge({
+        algorithm: "PBKDF2/SHA-256",
+        cost: iterationsPerTry,
+        counter: randomInt(Math.floor(workFactor / 2), workFactor),
+        deriveKey,
+        expiresAt: new Date(Date.now() + challengeLifetimeMs),
+        hmacSignatureSecret: secret,
+        data: { formId },
+      });
+    },
+
+    /**
+     * Throws the 403 a completion gets without a valid, unspent solution of a challenge of this form
+     * (`payload`: the widget's base64 JSON). A form without the setting needs none.
+     */
+    async check(formId: string, settings: FormSettings, payload: string | undefined): Promise<void> {
+      if (!settings.proofOfWork) return;
+      if (!payload) throw new HttpError(403, captchaProblems.missing);
+      let parsed: Payload;
+      try {
+        parsed = JSON.parse(Buffer.from(payload, "base64").toString("utf8")) as Payload;
+      } catch {
+        throw new HttpError(403, captchaProblems.invalid);
+      }
+      if (!parsed?.challenge?.parameters || !parsed.solution || parsed.challenge.parameters.data?.formId !== formId) throw new HttpError(403, captchaProblems.invalid);
+      const result = await verifySolution({ challenge: parsed.challenge, solution: parsed.solution, deriveKey, hmacSignatureSecret: secret }).catch(() => undefined);
+      if (!result?.verified) throw new HttpError(403, result?.expired ? captchaProblems.expired : captchaProblems.invalid);
+      const expiresAt = (parsed.challenge.parameters.expiresAt ?? 0) * 1000;
+      if (!(await replays.spend(parsed.challenge.signature!, expiresAt - Date.now()))) throw new HttpError(403, captchaProblems.replayed);
+    },
+
+    /** The widget in the form (before its buttons) and its script, for a form with the setting. */
+    widgetHtml(challengeUrl: string, scriptUrl: string): string {
+      return `<altcha-widget challenge="${escapeHtml(challengeUrl)}" auto="onload" name="captcha"></altcha-widget>
+<script src="${escapeHtml(scriptUrl)}" defer></script>\n`;
+    },
+  };
+}
+
+export type ProofOfWork = ReturnType<typeof proofOfWork>;
