@@ -227,6 +227,29 @@ export function SettingsTab({ form, onSaved }: { form: Form; onSaved(form: Form)
             <input type="checkbox" checked={settings.honeypot} onChange={(e) => setSettings({ ...settings, honeypot: e.target.checked })} /> Catch bots with a
             hidden field (a submission that fills it is not stored)
           </label>
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={settings.proofOfWork !== null}
+              onChange={(e) => setSettings({ ...settings, proofOfWork: e.target.checked ? { workFactor: 5000 } : null })}
+            />{" "}
+            Ask respondents' browsers to solve a proof-of-work check before sending (no third party, nothing to click)
+          </label>
+          {settings.proofOfWork && (
+            <div className="field">
+              <label htmlFor={`${id}-work`}>Work factor</label>
+              <input
+                id={`${id}-work`}
+                type="number"
+                min={10}
+                max={1000000}
+                step={1}
+                value={settings.proofOfWork.workFactor}
+                onChange={(e) => setSettings({ ...settings, proofOfWork: { workFactor: Number(e.target.value) } })}
+              />
+              <p className="hint">About 5000 takes a phone a second; higher costs bots (and people) more.</p>
+            </div>
+          )}
           <div className="field">
             <label htmlFor={`${id}-rate`}>Responses a minute at most</label>
             <input

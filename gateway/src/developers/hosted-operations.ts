@@ -97,4 +97,28 @@ export const hostedOperations: HostedOperation[] = [
     errors: [403, 409],
     idempotent: true,
   },
+  {
+    method: "get",
+    path: "/f/:formId/captcha",
+    operationId: "getCaptchaChallenge",
+    tag: "Hosted forms",
+    public: true,
+    summary: "A proof-of-work challenge for a form with settings.proofOfWork",
+    description:
+      "An ALTCHA (v2, PBKDF2/SHA-256) challenge signed by the server and bound to the form, valid 10 minutes; the altcha widget " +
+      "(served at `/f/assets/altcha.js`) solves it. Send its base64 payload as `captcha` with the completion: a completion without a " +
+      "valid one, or with one already used, is a 403. A form without the setting is a 404.",
+    params: formParamsSchema,
+    success: {
+      status: 200,
+      description: "The challenge, as the widget takes it",
+      schema: z
+        .object({
+          parameters: z.object({ algorithm: z.string(), nonce: z.string(), salt: z.string(), cost: z.number(), keyLength: z.number(), keyPrefix: z.string() }).loose(),
+          signature: z.string(),
+        })
+        .meta({ id: "CaptchaChallenge" }),
+    },
+    errors: [],
+  },
 ];
