@@ -25,7 +25,7 @@ after(async () => {
   await sys?.stop();
 });
 
-const document = { title: "Staff survey", blocks: [{ id: "b_name", key: "name", type: "SHORT_TEXT", question: "Your name", required: true }] };
+const surveyDocument = { title: "Staff survey", blocks: [{ id: "b_name", key: "name", type: "SHORT_TEXT", question: "Your name", required: true }] };
 
 describe("single-use links", () => {
   let formId: string;
@@ -34,7 +34,7 @@ describe("single-use links", () => {
 
   before(async () => {
     owner = await signedUpPerson(sys.url, "links");
-    const created = await owner.call("POST", "/forms", { workspaceId: owner.workspace.id, name: "Staff survey", document });
+    const created = await owner.call("POST", "/forms", { workspaceId: owner.workspace.id, name: "Staff survey", document: surveyDocument });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     formId = created.body.id;
     const patched = await owner.call("PATCH", `/forms/${formId}`, { settings: { requireSingleUseLink: true } });
@@ -179,7 +179,7 @@ describe("proof-of-work captcha", () => {
 
   before(async () => {
     const owner = await signedUpPerson(sys.url, "captcha");
-    const created = await owner.call("POST", "/forms", { workspaceId: owner.workspace.id, name: "Contact", document });
+    const created = await owner.call("POST", "/forms", { workspaceId: owner.workspace.id, name: "Contact", document: surveyDocument });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     formId = created.body.id;
     const patched = await owner.call("PATCH", `/forms/${formId}`, { settings: { proofOfWork: { workFactor: 200 } } });
