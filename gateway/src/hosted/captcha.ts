@@ -4,11 +4,13 @@
 // origin (/f/assets/altcha.js), solves it in the respondent's browser, and the completion carries the
 // solution, which is verified here and then spent: the replay store keeps its signature until the challenge
 // expires (Redis when REDIS_URL is set, so replicas share it; else this process's memory).
-import { createHmac, randomBytes, randomInt } from "node:crypto";
+import { createHash, createHmac, randomBytes, randomInt } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CappedMap, createChallenge, verifySolution, type Challenge, type Payload } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/pbkdf2";
+import type { Request, RequestHandler, Response } from "express";
 import { Redis } from "ioredis";
 import type { FormSettings } from "@formsvc/form-document";
 import { captchaProblems } from "@formsvc/form-document/response-rules";
@@ -16,7 +18,7 @@ import { HttpError } from "../http-errors.ts";
 import { escapeHtml } from "./render-form.ts";
 
 /** The widget's script (a classic script: the page's CSP allows scripts of our own origin only). */
-export const altchaScriptFile = join(dirname(fileURLToPath(import.meta.resolve("altcha"))), "altcha.umd.min.cjs");
+const altchaScriptFile = join(dirname(fileURLToPath(import.meta.resolve("altcha"))), "altcha.umd.min.cjs");
 
 /** PBKDF2 iterations of one try: the work factor says how many tries the browser makes on average. */
 const iterationsPerTry = 100;
@@ -60,19 +62,35 @@ export interface CaptchaDeps {
 export function proofOfWork(deps: CaptchaDeps = {}) {
   const secret = deps.secret ? createHmac("sha256", deps.secret).update("formsvc altcha challenges").digest("hex") : randomBytes(32).toString("hex");
   const replays = deps.replays ?? memoryReplayStore();
+  const script = readFileSync(altchaScriptFile);
+  const scriptVersion = createHash("sha256").update(script).digest("hex").slice(0, 12);
+
+  /** A fresh challenge for the form: the browser tries about `workFactor` × 3/4 counters of PBKDF2. */
+  const challenge = (formId: string, workFactor: number): Promise<Challenge> =>
+    createChallenge({
+      algorithm: "PBKDF2/SHA-256",
+      cost: iterationsPerTry,
+      counter: randomInt(Math.floor(workFactor / 2), workFactor),
+      deriveKey,
+      expiresAt: new Date(Date.now() + challengeLifetimeMs),
+      hmacSignatureSecret: secret,
+      data: { formId },
+    });
 
   return {
-    /** A fresh challenge for the form: the browser tries about `workFactor` × 3/4 counters of PBKDF2. */
-    challenge(formId: string, workFactor: number): Promise<Challenge> {
-      return createChallenge({
-        algorithm: "PBKDF2/SHA-256",
-        cost: iterationsPerTry,
-        counter: randomInt(Math.floor(workFactor / 2), workFactor),
-        deriveKey,
-        expiresAt: new Date(Date.now() + challengeLifetimeMs),
-        hmacSignatureSecret: secret,
-        data: { formId },
-      });
+    /** GET /f/assets/altcha.js: the same bytes for every form, linked with their hash. */
+    script: ((req, res) => {
+      res.setHeader("Content-Type", "text/javascript; charset=utf-8");
+      res.setHeader("X-Content-Type-Options", "nosniff");
+      res.setHeader("Cache-Control", req.query.v === scriptVersion ? "public, max-age=31536000, immutable" : "public, max-age=300");
+      res.send(script);
+    }) satisfies RequestHandler,
+
+    /** GET /f/:formId/captcha: a fresh challenge; a form without the setting has none (404). */
+    async sendChallenge(res: Response, formId: string, settings: FormSettings): Promise<void> {
+      if (!settings.proofOfWork) throw new HttpError(404, "this form has no captcha");
+      res.setHeader("Cache-Control", "no-store");
+      res.json(await challenge(formId, settings.proofOfWork.workFactor));
     },
 
     /**
@@ -95,10 +113,12 @@ export function proofOfWork(deps: CaptchaDeps = {}) {
       if (!(await replays.spend(parsed.challenge.signature!, expiresAt - Date.now()))) throw new HttpError(403, captchaProblems.replayed);
     },
 
-    /** The widget in the form (before its buttons) and its script, for a form with the setting. */
-    widgetHtml(challengeUrl: string, scriptUrl: string): string {
+    /** The widget in the form (before its buttons) and its script, for a form with the setting; else nothing. */
+    widgetHtml(req: Request, formId: string, settings: FormSettings): string | undefined {
+      if (!settings.proofOfWork) return undefined;
+      const challengeUrl = `${req.baseUrl}/${encodeURIComponent(formId)}/captcha`;
       return `<altcha-widget challenge="${escapeHtml(challengeUrl)}" auto="onload" name="captcha"></altcha-widget>
-<script src="${escapeHtml(scriptUrl)}" defer></script>\n`;
+<script src="${escapeHtml(`${req.baseUrl}/assets/altcha.js?v=${scriptVersion}`)}" defer></script>\n`;
     },
   };
 }

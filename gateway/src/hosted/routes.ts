@@ -41,7 +41,7 @@ import { rejectUnsafeQueryAndBody } from "../input-safety.ts";
 import { rateLimit } from "../rate-limit/rate-limit-middleware.ts";
 import type { RateLimitStore } from "../rate-limit/sliding-window.ts";
 import { accessRefusal, linkTokenOf } from "./access-rules.ts";
-import { altchaScriptFile, proofOfWork, type CaptchaDeps } from "./captcha.ts";
+import { proofOfWork, type CaptchaDeps } from "./captcha.ts";
 import { countryOf, defaultLookupCountry, type LookupCountry } from "./country.ts";
 import { insightsBeaconRoute, insightsScriptFile } from "./insights-beacon.ts";
 import { isPersonVisit, type InsightsCounter } from "./insights.ts";
@@ -121,7 +121,7 @@ function showsClosed(form: Form, settings: FormSettings, now: Date): boolean {
   return settings.responseLimit !== null && form.responseCount >= BigInt(settings.responseLimit);
 }
 
-/** How long a form's submissionsPerMinute is kept before forms is asked again. */
+/** How long a form's settings are kept for its posts (submissionsPerMinute, proofOfWork) before forms is asked again. */
 const formRateTtlMs = 5_000;
 
 /**
@@ -205,11 +205,6 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   const script = Buffer.concat([readFileSync(formLogicFile), readFileSync(insightsScriptFile), readFileSync(scriptFile)]);
   const scriptVersion = createHash("sha256").update(script).digest("hex").slice(0, 12);
 
-  const altchaScript = readFileSync(altchaScriptFile);
-  const altchaVersion = createHash("sha256").update(altchaScript).digest("hex").slice(0, 12);
-  const captchaHtmlOf = (req: Request, formId: string, settings: FormSettings) =>
-    settings.proofOfWork ? captcha.widgetHtml(`${req.baseUrl}/${encodeURIComponent(formId)}/captcha`, `${req.baseUrl}/assets/altcha.js?v=${altchaVersion}`) : undefined;
-
   const urlsOf = (req: Request): PageUrls => ({
     base: req.baseUrl,
     script: `${req.baseUrl}/assets/form-page.js?v=${scriptVersion}`,
@@ -231,36 +226,32 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   });
 
   // The captcha widget (captcha.ts), from our own origin: no page calls anyone else.
-  router.get("/assets/altcha.js", (req, res) => {
-    res.setHeader("Content-Type", "text/javascript; charset=utf-8");
-    res.setHeader("X-Content-Type-Options", "nosniff");
-    res.setHeader("Cache-Control", req.query.v === altchaVersion ? "public, max-age=31536000, immutable" : "public, max-age=300");
-    res.send(altchaScript);
-  });
+  router.get("/assets/altcha.js", captcha.script);
 
   // Every other request under /f counts against the address's limit, as on /api/v1; posts also
   // against their own, tighter bucket.
   router.use(rateLimit(store, "address", perIp, address));
   const writeLimit = rateLimit(store, "public", writesPerIp, address);
 
-  // Each form's own limit (settings.submissionsPerMinute) on the posts to it from everyone, bucket "form".
-  // Its setting is kept a few seconds, so a post does not ask forms for it each time.
-  const formRates = new Map<string, { perMinute: number | null; until: number }>();
-  const formRateOf = async (formId: string): Promise<number | null> => {
-    const known = formRates.get(formId);
-    if (known && known.until > Date.now()) return known.perMinute;
-    const perMinute = await publicForm(formId).then(
-      ({ settings }) => settings.submissionsPerMinute,
-      // Unknown or unreachable: the route's own call answers that.
+  // A form's settings as posts to it need them (its own rate limit, its captcha), kept a few seconds, so a
+  // post does not ask forms for them each time. null: unknown or unreachable.
+  const keptSettings = new Map<string, { settings: FormSettings | null; until: number }>();
+  const settingsOf = async (formId: string): Promise<FormSettings | null> => {
+    const known = keptSettings.get(formId);
+    if (known && known.until > Date.now()) return known.settings;
+    const settings = await publicForm(formId).then(
+      (found) => found.settings,
       () => null,
     );
-    if (formRates.size >= 10_000) formRates.clear();
-    formRates.set(formId, { perMinute, until: Date.now() + formRateTtlMs });
-    return perMinute;
+    if (keptSettings.size >= 10_000) keptSettings.clear();
+    keptSettings.set(formId, { settings, until: Date.now() + formRateTtlMs });
+    return settings;
   };
+  // Each form's own limit (settings.submissionsPerMinute) on the posts to it from everyone, bucket "form".
   const formLimit: RequestHandler = async (req, res, next) => {
     const formId = formIdOf(req);
-    const perMinute = await formRateOf(formId);
+    // Unknown or unreachable: the route's own call answers that.
+    const perMinute = (await settingsOf(formId))?.submissionsPerMinute ?? null;
     if (perMinute === null) return next();
     await rateLimit(store, "form", perMinute, () => formId)(req, res, next);
   };
@@ -291,7 +282,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
         hidden,
         urls: urlsOf(req),
         linkToken: linkTokenOf(req),
-        captchaHtml: captchaHtmlOf(req, form.id, settings),
+        captchaHtml: captcha.widgetHtml(req, form.id, settings),
       }),
       settings,
     );
@@ -344,7 +335,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
             page,
             urls: urlsOf(req),
             linkToken: linkTokenOf(req),
-            captchaHtml: captchaHtmlOf(req, form.id, settings),
+            captchaHtml: captcha.widgetHtml(req, form.id, settings),
           }),
           settings,
         );
@@ -499,7 +490,8 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       res.json({ responseId: body.responseId ?? newId(), completed: body.completed ?? false });
       return;
     }
-    if (body.completed) await captcha.check(formId, (await publicForm(formId)).settings, body.captcha);
+    // Unknown settings are asked for again: a completion is never let through unchecked.
+    if (body.completed) await captcha.check(formId, (await settingsOf(formId)) ?? (await publicForm(formId)).settings, body.captcha);
     const saved = await saveResponse({
       formId,
       version: body.version ?? 0,
@@ -516,13 +508,9 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     res.json({ responseId: saved.responseId, completed: saved.completed });
   });
 
-  // A fresh proof-of-work challenge for the form's widget; a form without the setting has none.
   router.get("/:formId/captcha", async (req, res) => {
     const formId = formIdOf(req);
-    const { settings } = await publicForm(formId);
-    if (!settings.proofOfWork) throw new HttpError(404, "this form has no captcha");
-    res.setHeader("Cache-Control", "no-store");
-    res.json(await captcha.challenge(formId, settings.proofOfWork.workFactor));
+    await captcha.sendChallenge(res, formId, (await publicForm(formId)).settings);
   });
 
   if (deps.insights) router.post("/:formId/insights", ...insightsBeaconRoute(deps.insights, async (req) => (await publicForm(formIdOf(req))).document));
