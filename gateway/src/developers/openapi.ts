@@ -77,6 +77,13 @@ The public endpoints under \`/f\` (no key) are what the hosted form page uses; t
 **Hosted forms** for people who build their own front end: read a published form's definition, upload files,
 and post answers.
 
+Two response rules refuse a completion with **403** and a message saying why. A form with
+\`settings.requireSingleUseLink\` takes saves only with a usable single-use link's token, \`?t=TOKEN\`; mint
+links with \`POST /api/v1/forms/{id}/links\` (one or up to 1000 at once, optional \`expiresAt\`; each
+token is shown once and completes one response). A form with \`settings.proofOfWork\` needs, with its
+completion, \`captcha\`: the base64 payload of an ALTCHA solution of \`GET /f/{formId}/captcha\`'s challenge
+(the \`altcha\` widget, served at \`/f/assets/altcha.js\`, makes it); each solution is good once.
+
 ## Webhooks
 Each completed response is POSTed as JSON to the form's enabled webhooks (see **Webhooks** below), at least
 once: use \`eventId\` (also the \`webhook-id\` header), stable across retries, for idempotency. When the webhook
