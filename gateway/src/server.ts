@@ -19,6 +19,7 @@ import { oidcProvider } from "./app-api/oidc-client.ts";
 import { AuditTrail } from "./audit/trail.ts";
 import { InsightsCounter } from "./hosted/insights.ts";
 import { idempotentRequests } from "./idempotency.ts";
+import { Redis } from "ioredis";
 import { memoryReplayStore, redisReplayStore } from "./hosted/captcha.ts";
 import { RedisSlidingWindow } from "./rate-limit/redis-sliding-window.ts";
 import { MemorySlidingWindow, type RateLimitStore } from "./rate-limit/sliding-window.ts";
@@ -54,7 +55,10 @@ const app = createApp({
     publicWritesPerIp: config.responseRatePerIp,
   },
   publicUrl: config.publicUrl,
-  captcha: { secret: secretKey, replays: config.redisUrl ? redisReplayStore(config.redisUrl) : memoryReplayStore() },
+  captcha: {
+    secret: secretKey,
+    replays: config.redisUrl ? redisReplayStore(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 })) : memoryReplayStore(),
+  },
   brandingUrl: config.brandingUrl,
   countryHeader: config.countryHeader,
   trustProxy: config.trustProxy,

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { CappedMap, createChallenge, verifySolution, type Challenge, type Payload } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/pbkdf2";
 import type { Request, RequestHandler, Response } from "express";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { FormSettings } from "@formsvc/form-document";
 import { captchaProblems } from "@formsvc/form-document/response-rules";
 import { HttpError } from "../http-errors.ts";
@@ -44,8 +44,7 @@ export function memoryReplayStore(maxSize = 100_000): ReplayStore {
   };
 }
 
-export function redisReplayStore(url: string, prefix = "formsvc:captcha:"): ReplayStore {
-  const redis = new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: false });
+export function redisReplayStore(redis: Redis, prefix = "formsvc:captcha:"): ReplayStore {
   return {
     async spend(key, ttlMs) {
       return (await redis.set(`${prefix}${key}`, "1", "PX", Math.max(1, ttlMs), "NX")) === "OK";
