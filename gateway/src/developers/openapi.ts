@@ -134,6 +134,45 @@ function tidySchema({ jsonSchema }: { jsonSchema: JsonSchema }): void {
   if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
   if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
   if (jsonSchema.format === "date-time") delete jsonSchema.pattern;
+  mergePlainTypeUnion(jsonSchema);
+}
+
+/** The keywords that constrain only values of one type, so schemas of different types can share one object. */
+const keywordsOfOneType: Record<string, string[]> = {
+  string: ["minLength", "maxLength", "pattern", "format"],
+  number: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
+  integer: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
+  array: ["items", "minItems", "maxItems", "uniqueItems"],
+  boolean: [],
+  null: [],
+};
+
+/**
+ * An anyOf or oneOf of plain schemas of different types (`string[] | null`, `string | number | string[]`) said JSON
+ * Schema's own way, as one schema with a type array: the same values (of different types, any of them is one of
+ * them), and OpenAPI Generator's Java client compiles it (an array inside anyOf or oneOf becomes
+ * `List<String>.class` there, which does not: OpenAPITools/openapi-generator#17745).
+ */
+function mergePlainTypeUnion(schema: JsonSchema): void {
+  const union = Array.isArray(schema.anyOf) ? "anyOf" : "oneOf";
+  const branches = schema[union] as JsonSchema[] | undefined;
+  if (!Array.isArray(branches) || branches.length < 2) return;
+  const types: string[] = [];
+  const merged: JsonSchema = {};
+  for (const branch of branches) {
+    const type = branch.type;
+    if (typeof type !== "string" || !(type in keywordsOfOneType) || types.includes(type)) return;
+    // number and integer share their keywords, so only one of them can be merged
+    if ((type === "number" && types.includes("integer")) || (type === "integer" && types.includes("number"))) return;
+    for (const [keyword, value] of Object.entries(branch)) {
+      if (keyword === "type") continue;
+      if (!keywordsOfOneType[type].includes(keyword)) return;
+      merged[keyword] = value;
+    }
+    types.push(type);
+  }
+  delete schema[union];
+  Object.assign(schema, merged, { type: types });
 }
 
 type ZodJsonSchema = JsonSchema & { $defs?: Record<string, JsonSchema> };
