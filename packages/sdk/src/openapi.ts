@@ -1192,6 +1192,7 @@ export interface components {
              */
             closedMessage: string;
             /**
+             * Format: uri
              * @description Where respondents are sent after submitting; null shows the thank-you screen.
              * @default null
              */
@@ -1212,6 +1213,7 @@ export interface components {
              */
             saveProgress: boolean;
             /**
+             * Format: date-time
              * @description When the form stops taking responses (ISO 8601 date-time); from then on it answers as a closed form. null: no date.
              * @default null
              */
@@ -1332,6 +1334,7 @@ export interface components {
                  */
                 buttonLabel: string | null;
                 /**
+                 * Format: uri
                  * @description Where the button (and redirectSeconds) leads: an http or https URL.
                  * @default null
                  */
@@ -2535,7 +2538,10 @@ export interface operations {
                         branding?: boolean;
                         /** @description What a closed form shows instead of its questions. */
                         closedMessage?: string;
-                        /** @description Where respondents are sent after submitting; null shows the thank-you screen. */
+                        /**
+                         * Format: uri
+                         * @description Where respondents are sent after submitting; null shows the thank-you screen.
+                         */
                         redirectUrl?: string | null;
                         /** @description Label of the submit button. */
                         submitLabel?: string;
@@ -2543,7 +2549,10 @@ export interface operations {
                         showProgressBar?: boolean;
                         /** @description Whether answers are saved as a partial response between pages. */
                         saveProgress?: boolean;
-                        /** @description When the form stops taking responses (ISO 8601 date-time); from then on it answers as a closed form. null: no date. */
+                        /**
+                         * Format: date-time
+                         * @description When the form stops taking responses (ISO 8601 date-time); from then on it answers as a closed form. null: no date.
+                         */
                         closesAt?: string | null;
                         /** @description Completed responses the form takes at most; past them it answers as a closed form (deleting responses makes room again). null: no limit. */
                         responseLimit?: number | null;
@@ -2621,6 +2630,7 @@ export interface operations {
                              */
                             buttonLabel?: string | null;
                             /**
+                             * Format: uri
                              * @description Where the button (and redirectSeconds) leads: an http or https URL.
                              * @default null
                              */
