@@ -121,6 +121,12 @@ describe("the SDK against the running system", () => {
 
     const submissions = await client.GET("/forms/{id}/submissions", { params: { path: { id: form.id }, query: { filter: "completed" } } });
     assert.equal(submissions.data?.items.length, 1);
+    // Insights count as the gateway sends them on (once a second): the completion arrives.
+    const insights = await eventually(async () => {
+      const read = await client.GET("/forms/{id}/insights", { params: { path: { id: form.id } } });
+      return read.data?.completions === 1 ? read.data : undefined;
+    });
+    assert.equal(insights.views, 0, "a response posted by a program is no view of the page");
     const submission = await client.GET("/forms/{id}/submissions/{sid}", { params: { path: { id: form.id, sid: responseId } } });
     // Answers narrow by type: numbers are numbers (null: skipped by logic), files come with links.
     const guests = submission.data?.answers.guests;
