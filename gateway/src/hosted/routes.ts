@@ -54,6 +54,7 @@ import {
   renderThankYouPage,
   type PageUrls,
 } from "./render-form.ts";
+import { negotiateLanguage, pageLanguages, pageTexts, type PageTexts } from "./page-messages.ts";
 import { newRouter } from "../routing.ts";
 
 export interface HostedFormDeps {
@@ -177,6 +178,11 @@ function sendHtml(res: Response, status: number, html: string, page?: PagePolicy
   res.status(status).type("html").send(html);
 }
 
+/** The texts of a page no form decides the language of (not found, errors): the respondent's browser's, else English. */
+function requestTexts(req: Request): PageTexts {
+  return pageTexts(negotiateLanguage(req.get("accept-language"), pageLanguages));
+}
+
 /** The JSON endpoints; every other path under /f is answered with HTML, errors included. */
 const jsonPath = /^\/[^/]*\/(definition|uploads|responses)\/?$/;
 
@@ -244,7 +250,8 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     const formId = formIdOf(req);
     rejectUnsafeQueryAndBody(req);
     const { form, showBranding, document, settings } = await publicForm(formId);
-    const info = { name: form.name, document, showBranding, brandingUrl: deps.brandingUrl, theme: settings.theme };
+    const texts = pageTexts(settings.language);
+    const info = { name: form.name, document, showBranding, brandingUrl: deps.brandingUrl, theme: settings.theme, texts };
     if (showsClosed(form, settings, new Date())) {
       sendHtml(res, 200, renderClosedPage({ ...info, closedMessage: settings.closedMessage, script: urlsOf(req).script }), settings);
       return;
@@ -253,7 +260,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     sendHtml(
       res,
       200,
-      renderFormPage({ formId: form.id, name: form.name, version: form.version, document, settings, showBranding, hidden, urls: urlsOf(req) }),
+      renderFormPage({ formId: form.id, name: form.name, version: form.version, document, settings, showBranding, hidden, urls: urlsOf(req), texts }),
       settings,
     );
   });
@@ -274,7 +281,8 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       const formId = formIdOf(req);
       rejectUnsafeQueryAndBody(req);
       const { form, showBranding, document, settings } = await publicForm(formId);
-      const info = { name: form.name, document, showBranding, brandingUrl: deps.brandingUrl, theme: settings.theme };
+      const texts = pageTexts(settings.language);
+      const info = { name: form.name, document, showBranding, brandingUrl: deps.brandingUrl, theme: settings.theme, texts };
       const closed = () => sendHtml(res, 409, renderClosedPage({ ...info, closedMessage: settings.closedMessage }), settings);
       if (showsClosed(form, settings, new Date())) return closed();
 
@@ -286,7 +294,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       };
       // A bot that filled the honeypot learns nothing: thanked as anyone, nothing stored.
       if (settings.honeypot && fields[honeypotField]) return thanked();
-      const posted = answersFromFields(document, fields);
+      const posted = answersFromFields(document, fields, texts);
       const again = (errors: Record<string, string>, formError?: string, page?: number, status = 400) =>
         sendHtml(
           res,
@@ -304,6 +312,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
             formError,
             page,
             urls: urlsOf(req),
+            texts,
           }),
           settings,
         );
@@ -464,7 +473,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   // Anything else under /f: the not-found page; a JSON endpoint's path without a form id, the form's 404.
   router.use((req, res) => {
     if (jsonPath.test(req.path)) throw new HttpError(404, "form not found");
-    sendHtml(res, 404, renderNotFoundPage());
+    sendHtml(res, 404, renderNotFoundPage(requestTexts(req)));
   });
 
   // HTML routes answer their errors with a page; JSON routes leave them to the app's error handler.
@@ -473,14 +482,8 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     const answer = errorAnswer(err);
     if (answer.status >= 500) deps.logger.error({ err, method: req.method, path: req.path, requestId: res.locals.requestId }, "hosted form page failed");
     for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
-    if (answer.status === 404) return sendHtml(res, 404, renderNotFoundPage());
-    const message =
-      answer.status === 429
-        ? "You have sent too many requests. Please wait a minute and try again."
-        : answer.status >= 500
-          ? "The form cannot be shown right now. Please try again in a moment."
-          : answer.message;
-    sendHtml(res, answer.status, renderErrorPage(answer.status, message));
+    if (answer.status === 404) return sendHtml(res, 404, renderNotFoundPage(requestTexts(req)));
+    sendHtml(res, answer.status, renderErrorPage(answer.status, requestTexts(req), answer.status < 500 && answer.status !== 429 ? answer.message : undefined));
   };
   router.use(htmlErrors);
   return router;

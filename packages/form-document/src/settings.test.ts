@@ -14,6 +14,7 @@ import {
 
 test("full settings take their defaults", () => {
   assert.deepEqual(formSettingsSchema.parse({}), {
+    language: "en",
     branding: true,
     closedMessage: "This form is closed.",
     redirectUrl: null,
@@ -79,6 +80,7 @@ test("the patch schema converts to JSON Schema", () => {
     "deleteResponsesAfterDays",
     "embedOrigins",
     "honeypot",
+    "language",
     "notifications",
     "redirectUrl",
     "responseLimit",

@@ -22,10 +22,17 @@ const hexColor = z.string().regex(hexColorPattern, "must be a colour as #rrggbb"
 /** An origin a frame-ancestors source may name: scheme, host (a leading `*.` for its subdomains), optional port. */
 const embedOriginPattern = /^https?:\/\/(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/;
 
+/** A BCP 47 language tag as forms name their languages: a language subtag, then optional script, region or variant subtags. */
+export const languageTagPattern = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+const languageTag = z.string().max(35).regex(languageTagPattern, "must be a BCP 47 language tag, e.g. en, de or pt-BR");
+
 /** The longest `deleteResponsesAfterDays`: ten years. */
 export const maxRetentionDays = 3650;
 
 const fields = {
+  language: languageTag.describe(
+    "The language of the form's own texts and of its hosted page (a BCP 47 tag): the page says so (`<html lang>`, right to left for ar and he) and shows its own texts (buttons, validation messages, the thank-you and closed defaults) in it, or in the closest language the hosted pages speak (see /developers), else in English.",
+  ),
   branding: z
     .boolean()
     .describe("Whether the service's branding is shown on the form. `false` needs a plan with the branding entitlement."),
@@ -153,6 +160,7 @@ export type NotificationSettings = {
 };
 
 export type FormSettings = {
+  language: string;
   branding: boolean;
   closedMessage: string;
   redirectUrl: string | null;
@@ -171,6 +179,7 @@ export type FormSettings = {
 };
 
 export const defaultSettings: Readonly<FormSettings> = Object.freeze({
+  language: "en",
   branding: true,
   closedMessage: "This form is closed.",
   redirectUrl: null,
@@ -202,6 +211,7 @@ export function isPastClosingDate(settings: Pick<FormSettings, "closesAt">, now:
 /** The full settings of a form; absent values take their defaults. Unknown properties are dropped. */
 export const formSettingsSchema = z
   .object({
+    language: fields.language.default(defaultSettings.language),
     branding: fields.branding.default(defaultSettings.branding),
     closedMessage: fields.closedMessage.default(defaultSettings.closedMessage),
     redirectUrl: fields.redirectUrl.default(defaultSettings.redirectUrl),
@@ -223,6 +233,7 @@ export const formSettingsSchema = z
 /** A change of settings (PATCH): only the given properties change; unknown properties are an error. */
 export const formSettingsPatchSchema = z
   .strictObject({
+    language: fields.language.optional(),
     branding: fields.branding.optional(),
     closedMessage: fields.closedMessage.optional(),
     redirectUrl: fields.redirectUrl.optional(),
