@@ -99,7 +99,7 @@
     style(close, {
       position: "absolute",
       top: "0.5rem",
-      right: "0.5rem",
+      insetInlineEnd: "0.5rem",
       width: "2.5rem",
       height: "2.5rem",
       border: "0",

@@ -89,6 +89,7 @@ export function jsonForScript(value: unknown): string {
     .replace(/\u2029/g, "\\u2029");
 }
 
+// Logical properties (margin-inline-start, not margin-left): a right-to-left page mirrors.
 const styles = `
 *,*::before,*::after{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
@@ -100,7 +101,7 @@ h2{font-size:1.3rem;margin:1.5rem 0 .5rem}
 .hf-page>h2:first-child{margin-top:0}
 .hf-q{margin:0 0 1.5rem;padding:0;border:0;min-width:0}
 .hf-label,legend.hf-label{display:block;font-weight:600;margin:0 0 .35rem;padding:0}
-.hf-required{font-weight:400;font-size:.875rem;color:#a4262c;margin-left:.25rem}
+.hf-required{font-weight:400;font-size:.875rem;color:#a4262c;margin-inline-start:.25rem}
 .hf-desc{margin:0 0 .5rem;color:#57606a;font-size:.9375rem}
 input[type=text],input[type=email],input[type=number],input[type=tel],input[type=url],input[type=date],select,textarea{display:block;width:100%;font:inherit;padding:.6rem .75rem;border:1px solid #8c959f;border-radius:8px;background:#fff;color:inherit}
 textarea{min-height:7rem;resize:vertical}
@@ -122,7 +123,7 @@ input[type=file]{font:inherit;max-width:100%}
 .hf-summary{border:2px solid #a4262c;border-radius:8px;padding:.75rem 1rem;margin:0 0 1.5rem;background:#fff5f5}
 .hf-summary:empty{display:none}
 .hf-summary p{margin:0}
-.hf-summary ul{margin:.25rem 0 0;padding-left:1.25rem}
+.hf-summary ul{margin:.25rem 0 0;padding-inline-start:1.25rem}
 .hf-summary a{color:#a4262c}
 .hf-files{list-style:none;margin:.5rem 0 0;padding:0}
 .hf-files li{display:flex;align-items:center;gap:.5rem;padding:.35rem 0;word-break:break-all}
@@ -130,7 +131,7 @@ input[type=file]{font:inherit;max-width:100%}
 .hf-pad-actions{margin:.4rem 0 .75rem}
 .hf-note{color:#57606a;font-size:.875rem;margin:.25rem 0 0}
 .hf-nav{display:flex;flex-wrap:wrap;gap:.75rem;justify-content:space-between;margin-top:1.5rem}
-.hf-nav .hf-submit,.hf-nav .hf-next{margin-left:auto}
+.hf-nav .hf-submit,.hf-nav .hf-next{margin-inline-start:auto}
 .hf-nav .hf-back{order:-1}
 button,.hf-button{font:inherit;cursor:pointer;border-radius:var(--hf-radius);padding:.6rem 1.25rem;border:1px solid #8c959f;background:#fff;color:#1f2328;min-height:2.75rem}
 .hf-submit,.hf-next,.hf-button{background:var(--hf-accent);border-color:var(--hf-accent);color:var(--hf-on-accent);font-weight:600}
@@ -149,7 +150,7 @@ button:disabled{opacity:.6;cursor:progress}
 .hf-logo{margin:0 0 1rem;text-align:center}
 .hf-logo img{max-height:4rem;max-width:100%;width:auto;vertical-align:middle}
 .hf-js .hf-page:not(.hf-current){display:none}
-.hf-trap{position:absolute;left:-10000px;top:auto;width:1px;height:1px;overflow:hidden}
+.hf-trap{position:absolute;inset-inline-start:-10000px;top:auto;width:1px;height:1px;overflow:hidden}
 .hf-sr{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
 [hidden]{display:none!important}
 @media (max-width:30rem){main{padding:1rem .5rem}.hf-card{padding:1rem;border-radius:8px}h1{font-size:1.45rem}.hf-nav button{flex:1 1 auto}}

@@ -721,6 +721,7 @@ export interface components {
          *         ]
          *       },
          *       "settings": {
+         *         "language": "en",
          *         "branding": true,
          *         "closedMessage": "This form is closed.",
          *         "redirectUrl": null,
@@ -1161,6 +1162,11 @@ export interface components {
         };
         /** @description The form's settings. */
         FormSettings: {
+            /**
+             * @description The language of the form's own texts and of its hosted page (a BCP 47 tag): the page says so (`<html lang>`, right to left for ar and he) and shows its own texts (buttons, validation messages, the thank-you and closed defaults) in it, or in the closest language the hosted pages speak (see /developers), else in English.
+             * @default en
+             */
+            language: string;
             /**
              * @description Whether the service's branding is shown on the form. `false` needs a plan with the branding entitlement.
              * @default true
@@ -2447,6 +2453,8 @@ export interface operations {
                      *     }
                      */
                     settings?: {
+                        /** @description The language of the form's own texts and of its hosted page (a BCP 47 tag): the page says so (`<html lang>`, right to left for ar and he) and shows its own texts (buttons, validation messages, the thank-you and closed defaults) in it, or in the closest language the hosted pages speak (see /developers), else in English. */
+                        language?: string;
                         /** @description Whether the service's branding is shown on the form. `false` needs a plan with the branding entitlement. */
                         branding?: boolean;
                         /** @description What a closed form shows instead of its questions. */

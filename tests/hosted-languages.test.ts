@@ -1,0 +1,142 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import axe from "axe-core";
+import type { Browser } from "playwright-core";
+import { pageTexts } from "../gateway/src/hosted/page-messages.ts";
+import { englishTextsIn } from "../gateway/src/hosted/testing/english-texts.ts";
+import { launchBrowser, screenshot, watchPage } from "./support/browser.ts";
+import { createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
+
+// Hosted forms in the respondent's language, against the whole running system in Chromium: a form whose
+// settings.language is de, fr or ja shows no English system text with or without JavaScript and validates
+// in its language; an Arabic form runs right to left, fits a phone and passes axe.
+
+let sys: TestSystem;
+let owner: Awaited<ReturnType<typeof createUserWithKey>>;
+let browser: Browser;
+before(async () => {
+  [sys, browser] = await Promise.all([startTestSystem("hosted_languages"), launchBrowser()]);
+  owner = await createUserWithKey(sys, "owner@example.com");
+});
+after(async () => {
+  await browser?.close();
+  await sys?.stop();
+});
+
+/** A published two-page form in `language`: its own texts (given in that language) on both pages. */
+async function publishedForm(language: string, own: { title: string; name: string; choice: string; options: [string, string]; file: string; rating: string }) {
+  const document = {
+    title: own.title,
+    blocks: [
+      { type: "SHORT_TEXT", key: "name", question: own.name, required: true },
+      { type: "MULTIPLE_CHOICE", key: "choice", question: own.choice, options: [{ id: "a", text: own.options[0] }, { id: "b", text: own.options[1] }] },
+      { type: "FILE", key: "upload", question: own.file },
+      { type: "PAGE_BREAK" },
+      { type: "RATING", key: "rating", question: own.rating },
+    ],
+  };
+  const created = await owner.api("POST", "/forms", { workspaceId: owner.workspace.id, name: own.title, document });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const patched = await owner.api("PATCH", `/forms/${created.body.id}`, { settings: { language } });
+  assert.equal(patched.status, 200, JSON.stringify(patched.body));
+  assert.equal(patched.body.settings.language, language);
+  await sys.cli("form:publish", "--id", created.body.id);
+  return created.body.id as string;
+}
+
+const forms = {
+  de: { title: "Vereinsfest", name: "Ihr Name", choice: "Mahlzeit", options: ["Fleisch", "Vegetarisch"], file: "Foto", rating: "Wie gefällt es Ihnen?" },
+  fr: { title: "Fête du club", name: "Votre nom", choice: "Repas", options: ["Viande", "Végétarien"], file: "Photo", rating: "Votre avis" },
+  ja: { title: "クラブの集い", name: "お名前", choice: "食事", options: ["肉", "ベジタリアン"], file: "写真", rating: "満足度" },
+} as const;
+
+for (const [language, own] of Object.entries(forms) as [keyof typeof forms, (typeof forms)[keyof typeof forms]][]) {
+  describe(`a form in ${language}`, () => {
+    const texts = pageTexts(language);
+    let formId: string;
+    before(async () => {
+      formId = await publishedForm(language, { ...own, options: [...own.options] });
+    });
+
+    it("shows no English system text with JavaScript, and says a required answer is missing in its language", async () => {
+      const page = await browser.newPage();
+      const problems = watchPage(page, []);
+      await page.goto(`${sys.url}/f/${formId}`);
+      assert.equal(await page.getAttribute("html", "lang"), language);
+      await page.getByRole("button", { name: texts.text("next") }).click();
+      const error = page.locator('[data-key="name"] .hf-error');
+      await error.filter({ hasText: texts.text("questionRequired") }).waitFor();
+      assert.deepEqual(englishTextsIn(await page.content()), []);
+      assert.deepEqual(englishTextsIn(await page.locator("body").innerText()), []);
+      await screenshot(page, `hosted-language-${language}`);
+
+      await page.getByLabel(own.name).fill("Ada");
+      await page.getByRole("button", { name: texts.text("next") }).click();
+      await page.locator("#hf-progress-label").filter({ hasText: texts.text("pageOf", { page: 2, pages: 2 }) }).waitFor();
+      await page.getByRole("button", { name: texts.text("submit") }).click();
+      await page.locator("#hf-thanks-title").filter({ hasText: texts.text("thankYouTitle") }).waitFor();
+      assert.deepEqual(englishTextsIn(await page.locator("body").innerText()), []);
+      assert.deepEqual(problems, []);
+      await page.close();
+    });
+
+    it("shows no English system text without JavaScript, and refuses a missing answer in its language", async () => {
+      const context = await browser.newContext({ javaScriptEnabled: false });
+      const page = await context.newPage();
+      await page.goto(`${sys.url}/f/${formId}`);
+      assert.equal(await page.getAttribute("html", "lang"), language);
+      assert.deepEqual(englishTextsIn(await page.content()), []);
+      await context.close();
+      // Posted as the page's form posts, past the browser's own check of required fields (which speaks its UI's language).
+      const posted = await fetch(`${sys.url}/f/${formId}`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ name: "" }).toString(),
+      });
+      assert.equal(posted.status, 400);
+      const html = await posted.text();
+      assert.match(html, new RegExp(`<html lang="${language}"`));
+      assert.ok(html.includes(`role="alert">${texts.text("questionRequired")}</p>`), "the missing answer's message in the form's language");
+      assert.ok(html.includes(texts.text("checkAnswers")));
+      assert.deepEqual(englishTextsIn(html), []);
+    });
+  });
+}
+
+describe("a form in Arabic", () => {
+  it("runs right to left, mirrored, without sideways scroll on a phone, and axe finds nothing serious", async () => {
+    const formId = await publishedForm("ar", { title: "استبيان العيادة", name: "الاسم", choice: "الموعد", options: ["صباحًا", "مساءً"], file: "صورة", rating: "التقييم" });
+    // Without the page's CSP for axe's own script.
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, bypassCSP: true });
+    const page = await context.newPage();
+    await page.goto(`${sys.url}/f/${formId}`);
+    assert.equal(await page.getAttribute("html", "dir"), "rtl");
+    assert.equal(await page.evaluate(() => getComputedStyle(document.body).direction), "rtl");
+    // A missing answer's message shown too: every part of the page laid out.
+    await page.getByRole("button", { name: pageTexts("ar").text("next") }).click();
+    await page.locator('[data-key="name"] .hf-error').filter({ hasText: pageTexts("ar").text("questionRequired") }).waitFor();
+    const width = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+    assert.ok(width.scroll <= width.client, `sideways scroll: ${width.scroll} > ${width.client}`);
+
+    // Mirrored: an option's radio right of its label; on page two Back first, so on the right of Submit.
+    const radio = (await page.getByLabel("صباحًا").boundingBox())!;
+    const label = (await page.locator("label", { hasText: "صباحًا" }).boundingBox())!;
+    assert.ok(radio.x > label.x, "the radio is right of its label");
+    await screenshot(page, "hosted-language-ar-390");
+    await page.getByLabel("الاسم").fill("ليلى");
+    await page.getByRole("button", { name: pageTexts("ar").text("next") }).click();
+    await page.locator("#hf-back").waitFor();
+    const back = (await page.locator("#hf-back").boundingBox())!;
+    const submit = (await page.locator("#hf-submit").boundingBox())!;
+    assert.ok(back.x > submit.x, "Back is right of Submit");
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), true, "no sideways scroll on page two");
+
+    await page.addScriptTag({ content: axe.source });
+    const violations = await page.evaluate(async () => {
+      const result = await (window as unknown as { axe: typeof axe }).axe.run(document);
+      return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help}`);
+    });
+    assert.deepEqual(violations, []);
+    await context.close();
+  });
+});
