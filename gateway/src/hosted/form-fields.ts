@@ -22,6 +22,8 @@ const englishTexts = pageTexts();
 /** Field names of the plain HTML form that are not answers. Keys start with a letter, so these never clash. */
 export const versionField = "_version";
 export const hiddenFieldPrefix = "_hidden.";
+/** The language the respondent answers in (settings.language or one of settings.languages). */
+export const languageField = "_language";
 /** The honeypot: a field people never see (settings.honeypot); whoever fills it is a bot. */
 export const honeypotField = "_website";
 

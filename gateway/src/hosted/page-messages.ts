@@ -106,7 +106,7 @@ const scriptArgument = (name: string) => `\u0000${name}\u0000`;
 
 /** The system texts of one page language. */
 export interface PageTexts {
-  /** The page's language: the catalogue's tag. */
+  /** The page's language (a form's may be more precise than its catalogue's, e.g. de-CH). */
   language: string;
   dir: "ltr" | "rtl";
   /** A message as plain text. */
@@ -117,30 +117,41 @@ export interface PageTexts {
 
 const formatters = new Map<string, IntlMessageFormat>();
 
-function format(language: string, key: MessageKey, values?: MessageValues): string {
-  const id = `${language}\n${key}`;
+/** A message of `catalogue`, its numbers and plurals as `language` writes them. */
+function format(language: string, catalogue: string, key: MessageKey, values?: MessageValues): string {
+  const id = `${language}\n${catalogue}\n${key}`;
   let formatter = formatters.get(id);
   if (!formatter) {
     // A key a catalogue lacks reads in English (catalogue-check.ts keeps every catalogue complete).
-    const message = catalogues.get(language)?.[key] ?? catalogues.get(sourceLanguage)![key];
+    const message = catalogues.get(catalogue)?.[key] ?? catalogues.get(sourceLanguage)![key];
     formatter = new IntlMessageFormat(message, language, undefined, { ignoreTag: true });
     formatters.set(id, formatter);
   }
   return String(formatter.format(values));
 }
 
-/** The texts for a BCP 47 tag (the catalogue closest to it). */
+/** A tag as Intl writes it (de-ch reads de-CH); the catalogue's own tag when Intl does not take it. */
+function canonicalTag(tag: string, catalogue: string): string {
+  try {
+    return Intl.getCanonicalLocales(tag)[0] ?? catalogue;
+  } catch {
+    return catalogue;
+  }
+}
+
+/** The texts for a BCP 47 tag (a form's language, or one negotiated): those of the catalogue closest to it. */
 export function pageTexts(tag: string = sourceLanguage): PageTexts {
-  const language = catalogueLanguageOf(tag);
+  const catalogue = catalogueLanguageOf(tag);
+  const language = canonicalTag(tag, catalogue);
   return {
     language,
     dir: directionOf(language),
-    text: (key, values) => format(language, key, values),
+    text: (key, values) => format(language, catalogue, key, values),
     scriptTemplates: () => {
       const templates: Record<string, string> = {};
       for (const key of scriptMessageKeys) {
         const names = argumentNames(catalogues.get(sourceLanguage)![key]);
-        templates[key] = format(language, key, Object.fromEntries(names.map((name) => [name, scriptArgument(name)])));
+        templates[key] = format(language, catalogue, key, Object.fromEntries(names.map((name) => [name, scriptArgument(name)])));
       }
       return templates;
     },
@@ -163,5 +174,5 @@ export function argumentNames(message: string): string[] {
 
 /** The messages embed.js needs, in every language: it picks by the embedding page's language. */
 export function embedCatalogues(): Record<string, Record<string, string>> {
-  return Object.fromEntries(pageLanguages.map((language) => [language, Object.fromEntries(embedMessageKeys.map((key) => [key, format(language, key)]))]));
+  return Object.fromEntries(pageLanguages.map((language) => [language, Object.fromEntries(embedMessageKeys.map((key) => [key, format(language, language, key)]))]));
 }

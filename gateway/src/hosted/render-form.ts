@@ -22,7 +22,7 @@ import {
   type InputBlock,
   type ThankYouScreen,
 } from "@formsvc/form-document";
-import { hiddenFieldPrefix, honeypotField, needsScript, versionField, type FieldValue, type FieldValues } from "./form-fields.ts";
+import { hiddenFieldPrefix, honeypotField, languageField, needsScript, versionField, type FieldValue, type FieldValues } from "./form-fields.ts";
 import { carriedFields, logicStep, navField, neighbours, pageField, shownBlocks, shownField, type LogicStep } from "./logic-steps.ts";
 import { pageTexts, type PageTexts } from "./page-messages.ts";
 
@@ -55,6 +55,8 @@ export interface FormPageInput {
   urls: PageUrls;
   /** The page's language and its system texts; English when absent. */
   texts?: PageTexts;
+  /** The languages the form offers, each with the address of the page in it; a switch shows with two or more. */
+  languageLinks?: { language: string; href: string }[];
 }
 
 const englishTexts = pageTexts();
@@ -147,6 +149,9 @@ button:disabled{opacity:.6;cursor:progress}
 .hf-thanks>h2:first-child{margin-top:0}
 .hf-branding{text-align:center;font-size:.875rem;padding:1rem 0 2rem}
 .hf-branding a{color:var(--hf-text)}
+.hf-languages ul{display:flex;flex-wrap:wrap;justify-content:flex-end;gap:.25rem .75rem;list-style:none;margin:0 0 1rem;padding:0;font-size:.875rem}
+.hf-languages a{color:var(--hf-text)}
+.hf-languages a[aria-current]{font-weight:600;text-decoration:none}
 .hf-logo{margin:0 0 1rem;text-align:center}
 .hf-logo img{max-height:4rem;max-width:100%;width:auto;vertical-align:middle}
 .hf-js .hf-page:not(.hf-current){display:none}
@@ -391,6 +396,17 @@ function titleOf(doc: FormDocument, name: string, texts: PageTexts): string {
   return doc.title?.trim() || name || texts.text("untitledForm");
 }
 
+/** Links to the page in each language the form offers, each named in its own language. */
+function languageSwitch(links: FormPageInput["languageLinks"], texts: PageTexts): string {
+  if (!links || links.length < 2) return "";
+  const items = links.map(({ language, href }) => {
+    const name = new Intl.DisplayNames([language], { type: "language" }).of(language) ?? language;
+    const current = language === texts.language ? ' aria-current="true"' : "";
+    return `<li><a href="${escapeHtml(href)}" hreflang="${escapeHtml(language)}" lang="${escapeHtml(language)}"${current}>${escapeHtml(name)}</a></li>`;
+  });
+  return `<nav class="hf-languages" aria-label="${escapeHtml(texts.text("language"))}"><ul>${items.join("")}</ul></nav>\n`;
+}
+
 function errorSummary(input: FormPageInput, texts: PageTexts): string {
   const items: string[] = [];
   if (input.formError) items.push(`<p>${escapeHtml(input.formError)}</p>`);
@@ -429,6 +445,7 @@ export function renderFormPage(input: FormPageInput): string {
   const config = {
     formId: input.formId,
     version: input.version,
+    language: texts.language,
     pages: pages.length,
     saveProgress: settings.saveProgress,
     showProgressBar: settings.showProgressBar,
@@ -451,12 +468,13 @@ export function renderFormPage(input: FormPageInput): string {
   const scriptNote = needsScript(doc)
     ? `<noscript><p class="hf-summary">${escapeHtml(t("needsScript"))}</p></noscript>\n`
     : "";
-  const body = `<div class="hf-card">
+  const body = `${languageSwitch(input.languageLinks, texts)}<div class="hf-card">
 <form id="hf-form" class="hf-form" method="post" action="${escapeHtml(action)}" accept-charset="utf-8" aria-labelledby="hf-title">
 <h1 id="hf-title">${escapeHtml(title)}</h1>
 ${scriptNote}<p class="hf-resume" id="hf-resume" hidden>${escapeHtml(t("resumed"))} <button type="button" class="hf-link" id="hf-restart">${escapeHtml(t("startOver"))}</button></p>
 ${pages.length > 1 ? progressBar(pages.length, texts) : ""}<div class="hf-summary" id="hf-summary" role="alert" tabindex="-1">${errorSummary(input, texts)}</div>
 <input type="hidden" name="${versionField}" value="${escapeHtml(input.version)}">
+<input type="hidden" name="${languageField}" value="${escapeHtml(texts.language)}">
 ${hiddenInputs}
 ${step ? stepFields(doc, input.values, step) : ""}${honeypot}${pageSections}
 ${step ? stepNav(doc, step, submitLabel, texts) : `<div class="hf-nav">

@@ -17,6 +17,7 @@ import type multer from "multer";
 import { z } from "zod";
 import {
   describeZodError,
+  formLanguages,
   hasLogic,
   isPastClosingDate,
   isRecordId,
@@ -26,6 +27,8 @@ import {
   maxUploadBytes,
   resolveSettings,
   textProblem,
+  translateForm,
+  type FormDocument,
   type FormSettings,
 } from "@formsvc/form-document";
 import { defaultResponseRatePerIp, defaultUploadBytesPerIp, defaultUploadRatePerIp } from "@formsvc/platform/config.ts";
@@ -43,7 +46,7 @@ import { countryOf, defaultLookupCountry, type LookupCountry } from "./country.t
 import { responseSaver } from "./response-saves.ts";
 import { uploadBudget } from "./upload-budget.ts";
 import { streamingUploadStorage, type StreamedFile } from "./upload-storage.ts";
-import { answersFromFields, documentOf, honeypotField, problemsByQuestion, type FieldValues } from "./form-fields.ts";
+import { answersFromFields, documentOf, first, honeypotField, languageField, problemsByQuestion, type FieldValues } from "./form-fields.ts";
 import { formLogicFile } from "./form-logic-build.ts";
 import { logicStep, pageWithProblems, stepAfterPost } from "./logic-steps.ts";
 import {
@@ -178,6 +181,31 @@ function sendHtml(res: Response, status: number, html: string, page?: PagePolicy
   res.status(status).type("html").send(html);
 }
 
+/** `asked` when the form offers it (any case), as the form names it; else undefined. */
+function offeredLanguage(settings: FormSettings, asked: unknown): string | undefined {
+  return typeof asked === "string" ? formLanguages(settings).find((language) => language.toLowerCase() === asked.toLowerCase()) : undefined;
+}
+
+/** The language a respondent gets: ?lang= when the form offers it, else the best match of Accept-Language among the form's, else the form's own. */
+function respondentLanguage(req: Request, settings: FormSettings): string {
+  return offeredLanguage(settings, req.query.lang) ?? negotiateLanguage(req.get("accept-language"), formLanguages(settings)) ?? settings.language;
+}
+
+/** The form in `language`: its translated document and settings, and the page's system texts. */
+function formIn(document: FormDocument, settings: FormSettings, language: string) {
+  return { ...translateForm(document, settings, language), texts: pageTexts(language) };
+}
+
+/** The page in each language the form offers: this request's address with its `lang` set. */
+function languageLinks(req: Request, settings: FormSettings): { language: string; href: string }[] {
+  return formLanguages(settings).map((language) => {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(req.query)) if (name !== "lang" && typeof value === "string") query.set(name, value);
+    query.set("lang", language);
+    return { language, href: `${req.baseUrl}${req.path}?${query}` };
+  });
+}
+
 /** The texts of a page no form decides the language of (not found, errors): the respondent's browser's, else English. */
 function requestTexts(req: Request): PageTexts {
   return pageTexts(negotiateLanguage(req.get("accept-language"), pageLanguages));
@@ -249,18 +277,21 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   router.get("/:formId", async (req, res) => {
     const formId = formIdOf(req);
     rejectUnsafeQueryAndBody(req);
-    const { form, showBranding, document, settings } = await publicForm(formId);
-    const texts = pageTexts(settings.language);
+    const { form, showBranding, document: ownDocument, settings: ownSettings } = await publicForm(formId);
+    // The page depends on the browser's languages when the query names none.
+    res.setHeader("Vary", "Accept-Language");
+    const { document, settings, texts } = formIn(ownDocument, ownSettings, respondentLanguage(req, ownSettings));
     const info = { name: form.name, document, showBranding, brandingUrl: deps.brandingUrl, theme: settings.theme, texts };
     if (showsClosed(form, settings, new Date())) {
       sendHtml(res, 200, renderClosedPage({ ...info, closedMessage: settings.closedMessage, script: urlsOf(req).script }), settings);
       return;
     }
     const hidden = hiddenFromQuery(req, (document.hiddenFields ?? []).map((f) => f.name));
+    const links = languageLinks(req, settings);
     sendHtml(
       res,
       200,
-      renderFormPage({ formId: form.id, name: form.name, version: form.version, document, settings, showBranding, hidden, urls: urlsOf(req), texts }),
+      renderFormPage({ formId: form.id, name: form.name, version: form.version, document, settings, showBranding, hidden, urls: urlsOf(req), texts, languageLinks: links }),
       settings,
     );
   });
@@ -280,13 +311,15 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     async (req, res) => {
       const formId = formIdOf(req);
       rejectUnsafeQueryAndBody(req);
-      const { form, showBranding, document, settings } = await publicForm(formId);
-      const texts = pageTexts(settings.language);
+      const { form, showBranding, document: ownDocument, settings: ownSettings } = await publicForm(formId);
+      const fields = (req.body ?? {}) as FieldValues;
+      // The language the page was in (its hidden field), when the form still offers it.
+      const language = offeredLanguage(ownSettings, first(fields[languageField])) ?? ownSettings.language;
+      const { document, settings, texts } = formIn(ownDocument, ownSettings, language);
       const info = { name: form.name, document, showBranding, brandingUrl: deps.brandingUrl, theme: settings.theme, texts };
       const closed = () => sendHtml(res, 409, renderClosedPage({ ...info, closedMessage: settings.closedMessage }), settings);
       if (showsClosed(form, settings, new Date())) return closed();
 
-      const fields = (req.body ?? {}) as FieldValues;
       const thanked = () => {
         if (!settings.redirectUrl) return sendHtml(res, 200, renderThankYouPage({ ...info, thankYou: settings.thankYou }), settings);
         securityHeaders(res, settings);

@@ -15,6 +15,7 @@ import {
 test("full settings take their defaults", () => {
   assert.deepEqual(formSettingsSchema.parse({}), {
     language: "en",
+    languages: [],
     branding: true,
     closedMessage: "This form is closed.",
     redirectUrl: null,
@@ -81,6 +82,7 @@ test("the patch schema converts to JSON Schema", () => {
     "embedOrigins",
     "honeypot",
     "language",
+    "languages",
     "notifications",
     "redirectUrl",
     "responseLimit",

@@ -722,6 +722,7 @@ export interface components {
          *       },
          *       "settings": {
          *         "language": "en",
+         *         "languages": [],
          *         "branding": true,
          *         "closedMessage": "This form is closed.",
          *         "redirectUrl": null,
@@ -1167,6 +1168,18 @@ export interface components {
              * @default en
              */
             language: string;
+            /**
+             * @description Further languages the form offers, each with a translation of every owner text. Respondents get `?lang=<tag>` when the form offers it, else the best match of their browser's Accept-Language, else `language`; the page shows a switch between them. Publishing is refused while a translation misses a text (the error names each).
+             * @default []
+             */
+            languages: {
+                /** @description The language of this translation (a BCP 47 tag). */
+                language: string;
+                /** @description The form's texts in this language, by where each is: `title`; `<blockId>.question`, `.description`, `.placeholder` or `.text` (headings, paragraphs); `<blockId>.options.<optionId>`; `submitLabel`, `closedMessage`, `thankYou.title`, `thankYou.text`, `thankYou.buttonLabel` (settings left at their defaults need none). Ids, not texts, name what is translated: answers in every language are filed under the same keys. */
+                texts: {
+                    [key: string]: string;
+                };
+            }[];
             /**
              * @description Whether the service's branding is shown on the form. `false` needs a plan with the branding entitlement.
              * @default true
@@ -2455,6 +2468,15 @@ export interface operations {
                     settings?: {
                         /** @description The language of the form's own texts and of its hosted page (a BCP 47 tag): the page says so (`<html lang>`, right to left for ar and he) and shows its own texts (buttons, validation messages, the thank-you and closed defaults) in it, or in the closest language the hosted pages speak (see /developers), else in English. */
                         language?: string;
+                        /** @description Further languages the form offers, each with a translation of every owner text. Respondents get `?lang=<tag>` when the form offers it, else the best match of their browser's Accept-Language, else `language`; the page shows a switch between them. Publishing is refused while a translation misses a text (the error names each). */
+                        languages?: {
+                            /** @description The language of this translation (a BCP 47 tag). */
+                            language: string;
+                            /** @description The form's texts in this language, by where each is: `title`; `<blockId>.question`, `.description`, `.placeholder` or `.text` (headings, paragraphs); `<blockId>.options.<optionId>`; `submitLabel`, `closedMessage`, `thankYou.title`, `thankYou.text`, `thankYou.buttonLabel` (settings left at their defaults need none). Ids, not texts, name what is translated: answers in every language are filed under the same keys. */
+                            texts: {
+                                [key: string]: string;
+                            };
+                        }[];
                         /** @description Whether the service's branding is shown on the form. `false` needs a plan with the branding entitlement. */
                         branding?: boolean;
                         /** @description What a closed form shows instead of its questions. */
