@@ -140,3 +140,68 @@ describe("a form in Arabic", () => {
     await context.close();
   });
 });
+
+describe("an English form with a German translation", () => {
+  const document = {
+    title: "Club party",
+    blocks: [
+      { id: "name", key: "name", type: "SHORT_TEXT", question: "Your name", required: true },
+      { id: "meal", key: "meal", type: "MULTIPLE_CHOICE", question: "Meal", options: [{ id: "veg", text: "Vegetarian" }, { id: "meat", text: "Meat" }] },
+    ],
+  };
+  const german = { title: "Vereinsfest", "name.question": "Ihr Name", "meal.question": "Essen", "meal.options.veg": "Vegetarisch", "meal.options.meat": "Fleisch" };
+  let formId: string;
+
+  it("is not published while the German translation misses a text, and the refusal names it", async () => {
+    const created = await owner.api("POST", "/forms", { workspaceId: owner.workspace.id, name: "Club party", document });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    formId = created.body.id;
+    const { "meal.options.meat": _left, ...incomplete } = german;
+    const patched = await owner.api("PATCH", `/forms/${formId}`, { settings: { languages: [{ language: "de", texts: incomplete }] } });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    await assert.rejects(sys.cli("form:publish", "--id", formId), /cannot publish: the de translation misses a text: meal\.options\.meat \(\\?"Meat\\?"\)/);
+    assert.equal((await fetch(`${sys.url}/f/${formId}`)).status, 404, "still a draft");
+
+    assert.equal((await owner.api("PATCH", `/forms/${formId}`, { settings: { languages: [{ language: "de", texts: german }] } })).status, 200);
+    await sys.cli("form:publish", "--id", formId);
+  });
+
+  it("is German for Accept-Language: de and for ?lang=de, English otherwise", async () => {
+    const page = async (query: string, acceptLanguage: string) => {
+      const res = await fetch(`${sys.url}/f/${formId}${query}`, { headers: { "accept-language": acceptLanguage } });
+      assert.equal(res.status, 200);
+      return res.text();
+    };
+    const byHeader = await page("", "de-DE,de;q=0.9,en;q=0.5");
+    assert.match(byHeader, /<html lang="de" dir="ltr">/);
+    assert.match(byHeader, /<h1 id="hf-title">Vereinsfest<\/h1>/);
+    assert.match(byHeader, />Ihr Name <span class="hf-required">\(Pflichtfeld\)<\/span><\/label>/);
+    assert.match(byHeader, /<label for="[^"]+">Fleisch<\/label>/);
+    assert.match(byHeader, />Absenden<\/button>/);
+    assert.match(await page("?lang=de", "en"), /<html lang="de"[\s\S]*Vereinsfest/);
+    const english = await page("", "fr-FR,fr;q=0.9");
+    assert.match(english, /<html lang="en"[\s\S]*<h1 id="hf-title">Club party<\/h1>/);
+    assert.match(english, /<nav class="hf-languages" aria-label="Language"><ul><li><a href="\/f\/[^"]+\?lang=en" hreflang="en" lang="en" aria-current="true">English<\/a><\/li><li><a href="\/f\/[^"]+\?lang=de" hreflang="de" lang="de">Deutsch<\/a><\/li><\/ul><\/nav>/);
+  });
+
+  it("switches language on the page, and the answers land under the same keys", async () => {
+    const context = await browser.newContext({ locale: "en-GB" });
+    const page = await context.newPage();
+    await page.goto(`${sys.url}/f/${formId}`);
+    assert.equal(await page.getAttribute("html", "lang"), "en");
+    await page.getByRole("link", { name: "Deutsch" }).click();
+    await page.getByLabel("Ihr Name").fill("Grete");
+    await page.getByLabel("Fleisch").check();
+    const saved = page.waitForResponse((res) => res.request().method() === "POST" && res.url().endsWith("/responses"));
+    await page.getByRole("button", { name: "Absenden" }).click();
+    assert.equal((await saved).status(), 200);
+    await page.locator("#hf-thanks-title").filter({ hasText: "Vielen Dank!" }).waitFor();
+    await context.close();
+    const stored = await owner.api("GET", `/forms/${formId}/submissions?filter=completed`);
+    assert.equal(stored.status, 200);
+    assert.equal(stored.body.items.length, 1);
+    assert.equal(stored.body.items[0].answers.name.value, "Grete");
+    assert.equal(stored.body.items[0].answers.name.label, "Your name", "labels stay in the form's language");
+    assert.equal(stored.body.items[0].answers.meal.value, "meat");
+  });
+});
