@@ -5,6 +5,7 @@ import type { Browser } from "playwright-core";
 import { pageTexts } from "../gateway/src/hosted/page-messages.ts";
 import { englishTextsIn } from "../gateway/src/hosted/testing/english-texts.ts";
 import { launchBrowser, screenshot, watchPage } from "./support/browser.ts";
+import { startReceiver } from "./support/receiver.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
 // Hosted forms in the respondent's language, against the whole running system in Chromium: a form whose
@@ -14,13 +15,15 @@ import { createUserWithKey, startTestSystem, type TestSystem } from "./support/s
 let sys: TestSystem;
 let owner: Awaited<ReturnType<typeof createUserWithKey>>;
 let browser: Browser;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
 before(async () => {
-  [sys, browser] = await Promise.all([startTestSystem("hosted_languages"), launchBrowser()]);
+  [sys, browser, receiver] = await Promise.all([startTestSystem("hosted_languages", { WEBHOOK_ALLOW_PRIVATE_URLS: "true" }), launchBrowser(), startReceiver()]);
   owner = await createUserWithKey(sys, "owner@example.com");
 });
 after(async () => {
   await browser?.close();
   await sys?.stop();
+  await receiver?.close();
 });
 
 /** A published two-page form in `language`: its own texts (given in that language) on both pages. */
@@ -164,6 +167,7 @@ describe("an English form with a German translation", () => {
 
     assert.equal((await owner.api("PATCH", `/forms/${formId}`, { settings: { languages: [{ language: "de", texts: german }] } })).status, 200);
     await sys.cli("form:publish", "--id", formId);
+    assert.equal((await owner.api("POST", "/webhooks", { formId, url: receiver.url })).status, 201);
   });
 
   it("is German for Accept-Language: de and for ?lang=de, English otherwise", async () => {
@@ -184,7 +188,7 @@ describe("an English form with a German translation", () => {
     assert.match(english, /<nav class="hf-languages" aria-label="Language"><ul><li><a href="\/f\/[^"]+\?lang=en" hreflang="en" lang="en" aria-current="true">English<\/a><\/li><li><a href="\/f\/[^"]+\?lang=de" hreflang="de" lang="de">Deutsch<\/a><\/li><\/ul><\/nav>/);
   });
 
-  it("switches language on the page, and the answers land under the same keys", async () => {
+  it("switches language on the page; the answers land under the same keys, stored and delivered with language de and English labels", async () => {
     const context = await browser.newContext({ locale: "en-GB" });
     const page = await context.newPage();
     await page.goto(`${sys.url}/f/${formId}`);
@@ -203,5 +207,31 @@ describe("an English form with a German translation", () => {
     assert.equal(stored.body.items[0].answers.name.value, "Grete");
     assert.equal(stored.body.items[0].answers.name.label, "Your name", "labels stay in the form's language");
     assert.equal(stored.body.items[0].answers.meal.value, "meat");
+    assert.equal(stored.body.items[0].language, "de");
+
+    await receiver.waitFor(1);
+    const { data } = receiver.received[0].body;
+    assert.equal(data.language, "de");
+    assert.deepEqual(
+      data.fields.map((f: { label: string; value: unknown }) => [f.label, f.value]),
+      [["Your name", "Grete"], ["Meal", "meat"]],
+    );
+    assert.deepEqual(data.fields[1].options, [{ id: "veg", text: "Vegetarian" }, { id: "meat", text: "Meat" }]);
+  });
+
+  it("records the language of a page posted without JavaScript, and the form's own when the page names none", async () => {
+    const post = (fields: Record<string, string>) =>
+      fetch(`${sys.url}/f/${formId}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() });
+    const german = await post({ _language: "de", name: "Hans" });
+    assert.equal(german.status, 200);
+    assert.match(await german.text(), /<html lang="de"[\s\S]*Vielen Dank!/);
+    const unnamed = await fetch(`${sys.url}/f/${formId}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ answers: { name: "Jo" }, completed: true }) });
+    assert.equal(unnamed.status, 200);
+    const refused = await fetch(`${sys.url}/f/${formId}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ answers: { name: "X" }, language: "not a tag" }) });
+    assert.equal(refused.status, 400);
+    assert.match((await refused.json()).error, /language/);
+    const stored = await owner.api("GET", `/forms/${formId}/submissions?filter=completed`);
+    const byName = Object.fromEntries(stored.body.items.map((s: { answers: { name: { value: string } }; language: string }) => [s.answers.name.value, s.language]));
+    assert.deepEqual(byName, { Grete: "de", Hans: "de", Jo: "en" });
   });
 });

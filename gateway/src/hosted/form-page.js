@@ -608,7 +608,7 @@ const embedding = (() => {
         return false;
       }
     }
-    const body = { version: config.version, answers: answers(), hidden: hiddenValues(), completed };
+    const body = { version: config.version, answers: answers(), hidden: hiddenValues(), completed, language: config.language };
     if (responseId) body.responseId = responseId;
     const trap = config.honeypotField && form.elements.namedItem(config.honeypotField);
     if (trap && trap.value) body.honeypot = trap.value;

@@ -22,6 +22,7 @@ import {
   isPastClosingDate,
   isRecordId,
   jsonInputProblem,
+  languageTagPattern,
   maxAnswerDepth,
   maxInt32,
   maxUploadBytes,
@@ -103,6 +104,8 @@ export const responseBodySchema = z.strictObject({
   responseId: recordIdSchema.optional(),
   /** The honeypot's value (settings.honeypot): a body carrying one is answered like a success and not stored. */
   honeypot: z.string().max(10_000).optional(),
+  /** The language the page was in; submissions records one the form does not offer (any longer) as the form's own. */
+  language: z.string().max(35).regex(languageTagPattern, "must be a BCP 47 language tag, e.g. en, de or pt-BR").optional(),
 });
 
 /**
@@ -365,6 +368,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
           completed: true,
           responseId: "",
           country: countryOf(req, countryHeader, lookupCountry),
+          language: texts.language,
         });
       } catch (err) {
         const connectErr = err instanceof ConnectError ? err : undefined;
@@ -498,6 +502,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       responseId: body.responseId ?? "",
       country: countryOf(req, countryHeader, lookupCountry),
       idempotencyKey: respondentIdempotencyKey(req),
+      language: body.language,
     });
     if (saved.idempotencyKeyReused) throw new HttpError(422, "Idempotency-Key was already used with a different request");
     res.json({ responseId: saved.responseId, completed: saved.completed });

@@ -1390,6 +1390,7 @@ export interface components {
          *       "createdAt": "2026-11-22T10:00:00.000Z",
          *       "updatedAt": "2026-11-22T10:00:00.000Z",
          *       "submittedAt": "2026-11-22T10:00:00.000Z",
+         *       "language": "en",
          *       "answers": {
          *         "q_name": {
          *           "questionId": "b1",
@@ -1446,6 +1447,8 @@ export interface components {
             updatedAt: string;
             /** @description When it was completed; null while partial */
             submittedAt: string | null;
+            /** @description The language the respondent answered in (BCP 47: the form's settings.language or one of its settings.languages); labels and option texts stay in the form's own language. null for responses stored before languages were recorded */
+            language: string | null;
             answers: {
                 [key: string]: components["schemas"]["Answer"];
             };
@@ -1724,6 +1727,7 @@ export interface components {
             completed?: boolean;
             responseId?: string;
             honeypot?: string;
+            language?: string;
         };
         /** @description Any JSON value */
         JsonValue: unknown;
@@ -1765,7 +1769,8 @@ export interface components {
          *           "utm_source": "newsletter"
          *         },
          *         "calculatedFields": {},
-         *         "respondentCountry": "GB"
+         *         "respondentCountry": "GB",
+         *         "language": "en"
          *       }
          *     }
          */
@@ -1825,6 +1830,8 @@ export interface components {
                 };
                 /** @description ISO 3166-1 alpha-2, or null when unknown */
                 respondentCountry: string | null;
+                /** @description The language the respondent answered in (BCP 47: the form's settings.language or one of its settings.languages); labels and option texts stay in the form's own language. null for responses stored before languages were recorded */
+                language: string | null;
             };
         };
         /** @description A string (text, email, phone, URL, DATE as YYYY-MM-DD, the chosen option's id for MULTIPLE_CHOICE and DROPDOWN, hidden fields, the country), a number (NUMBER, RATING), an array of strings (option ids for CHECKBOXES, upload ids for FILE and SIGNATURE), a number or string for CALCULATED_FIELD, or null when unanswered */
@@ -1849,7 +1856,8 @@ export interface components {
          *           }
          *         ],
          *         "hiddenFields": {},
-         *         "respondentCountry": "GB"
+         *         "respondentCountry": "GB",
+         *         "language": "en"
          *       }
          *     }
          */
@@ -1909,6 +1917,8 @@ export interface components {
                 };
                 /** @description ISO 3166-1 alpha-2, or null when unknown */
                 respondentCountry: string | null;
+                /** @description The language the respondent answered in (BCP 47: the form's settings.language or one of its settings.languages); labels and option texts stay in the form's own language. null for responses stored before languages were recorded */
+                language: string | null;
             };
         };
         /**
