@@ -204,6 +204,7 @@ describe("migrations", () => {
       "Migration20270101000000_outbox_event_type",
       "Migration20270110000000_response_counts",
       "Migration20261127000100_retention",
+      "Migration20261128000600_response_language",
     ]);
   });
 });
