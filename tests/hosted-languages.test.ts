@@ -235,3 +235,19 @@ describe("an English form with a German translation", () => {
     assert.deepEqual(byName, { Grete: "de", Hans: "de", Jo: "en" });
   });
 });
+
+describe("the embed's popup", () => {
+  it("names its close button in the language of the embedding page", async () => {
+    const formId = await publishedForm("de", forms.de);
+    const page = await browser.newPage();
+    await page.setContent(
+      `<!doctype html><html lang="de-AT"><body><button type="button" data-formsvc-popup="${sys.url}/f/${formId}">Anmelden</button><script src="${sys.url}/embed.js"></script></body></html>`,
+    );
+    await page.waitForFunction(() => "formsvcEmbed" in window);
+    await page.getByRole("button", { name: "Anmelden" }).click();
+    const dialog = page.getByRole("dialog", { name: "Anmelden" });
+    await dialog.getByRole("button", { name: "Schließen" }).click();
+    await dialog.waitFor({ state: "detached" });
+    await page.close();
+  });
+});
