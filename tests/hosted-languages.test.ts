@@ -27,7 +27,7 @@ after(async () => {
 });
 
 /** A published two-page form in `language`: its own texts (given in that language) on both pages. */
-async function publishedForm(language: string, own: { title: string; name: string; choice: string; options: [string, string]; file: string; rating: string }) {
+async function publishedForm(language: string, own: { title: string; name: string; choice: string; options: readonly string[]; file: string; rating: string }) {
   const document = {
     title: own.title,
     blocks: [
@@ -58,7 +58,7 @@ for (const [language, own] of Object.entries(forms) as [keyof typeof forms, (typ
     const texts = pageTexts(language);
     let formId: string;
     before(async () => {
-      formId = await publishedForm(language, { ...own, options: [...own.options] });
+      formId = await publishedForm(language, own);
     });
 
     it("shows no English system text with JavaScript, and says a required answer is missing in its language", async () => {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { fieldViolationParams } from "./errors.ts";
+import { defaultClosedMessage, defaultSubmitLabel } from "./page-text-defaults.ts";
 import {
   buttonStyles,
   contrastProblem,
@@ -209,9 +210,9 @@ export const defaultSettings: Readonly<FormSettings> = Object.freeze({
   language: "en",
   languages: Object.freeze([]) as unknown as FormSettings["languages"],
   branding: true,
-  closedMessage: "This form is closed.",
+  closedMessage: defaultClosedMessage,
   redirectUrl: null,
-  submitLabel: "Submit",
+  submitLabel: defaultSubmitLabel,
   showProgressBar: true,
   saveProgress: true,
   closesAt: null,

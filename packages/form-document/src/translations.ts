@@ -2,8 +2,10 @@
 // settings.languages gives each further language a translation of every one of them, by where the text is
 // (its path: `title`, `<blockId>.question`, `<blockId>.options.<optionId>`, `thankYou.title`, ...). Paths
 // name blocks and options by id, never by text, so answers in every language land in the same columns.
+// Without zod (types only from the schemas), so the app's Settings tab shows each language's completeness with it.
+import { defaultClosedMessage, defaultSubmitLabel, defaultThankYou } from "./page-text-defaults.ts";
 import type { Block, FormDocument } from "./schema.ts";
-import { defaultSettings, type FormSettings } from "./settings.ts";
+import type { FormSettings } from "./settings.ts";
 
 /** A text of the owner's that a translation gives in another language. */
 export interface OwnerText {
@@ -15,10 +17,10 @@ export interface OwnerText {
 const blockTextProperties = ["question", "description", "placeholder", "text"] as const;
 /** Settings texts an owner writes; one left at its default is a system text (the page's catalogue has it). */
 const settingsTexts = [
-  ["submitLabel", (s: FormSettings) => s.submitLabel, defaultSettings.submitLabel],
-  ["closedMessage", (s: FormSettings) => s.closedMessage, defaultSettings.closedMessage],
-  ["thankYou.title", (s: FormSettings) => s.thankYou.title, defaultSettings.thankYou.title],
-  ["thankYou.text", (s: FormSettings) => s.thankYou.text, defaultSettings.thankYou.text],
+  ["submitLabel", (s: FormSettings) => s.submitLabel, defaultSubmitLabel],
+  ["closedMessage", (s: FormSettings) => s.closedMessage, defaultClosedMessage],
+  ["thankYou.title", (s: FormSettings) => s.thankYou.title, defaultThankYou.title],
+  ["thankYou.text", (s: FormSettings) => s.thankYou.text, defaultThankYou.text],
   ["thankYou.buttonLabel", (s: FormSettings) => s.thankYou.buttonLabel ?? "", ""],
 ] as const;
 
