@@ -139,6 +139,11 @@ function canonicalTag(tag: string, catalogue: string): string {
   }
 }
 
+/** What each of the script's messages is formatted with: its arguments as placeholders (worked out once). */
+const scriptArguments = new Map<string, MessageValues>(
+  scriptMessageKeys.map((key) => [key, Object.fromEntries(argumentNames(catalogues.get(sourceLanguage)![key]).map((name) => [name, scriptArgument(name)]))]),
+);
+
 /** The texts for a BCP 47 tag (a form's language, or one negotiated): those of the catalogue closest to it. */
 export function pageTexts(tag: string = sourceLanguage): PageTexts {
   const catalogue = catalogueLanguageOf(tag);
@@ -147,14 +152,7 @@ export function pageTexts(tag: string = sourceLanguage): PageTexts {
     language,
     dir: directionOf(language),
     text: (key, values) => format(language, catalogue, key, values),
-    scriptTemplates: () => {
-      const templates: Record<string, string> = {};
-      for (const key of scriptMessageKeys) {
-        const names = argumentNames(catalogues.get(sourceLanguage)![key]);
-        templates[key] = format(language, catalogue, key, Object.fromEntries(names.map((name) => [name, scriptArgument(name)])));
-      }
-      return templates;
-    },
+    scriptTemplates: () => Object.fromEntries(scriptMessageKeys.map((key) => [key, format(language, catalogue, key, scriptArguments.get(key))])),
   };
 }
 
