@@ -396,13 +396,21 @@ function titleOf(doc: FormDocument, name: string, texts: PageTexts): string {
   return doc.title?.trim() || name || texts.text("untitledForm");
 }
 
+/** A language's name in itself ("Deutsch"), from CLDR; the tag when Intl does not know it. */
+function languageName(language: string): string {
+  try {
+    return new Intl.DisplayNames([language], { type: "language" }).of(language) ?? language;
+  } catch {
+    return language;
+  }
+}
+
 /** Links to the page in each language the form offers, each named in its own language. */
 function languageSwitch(links: FormPageInput["languageLinks"], texts: PageTexts): string {
   if (!links || links.length < 2) return "";
   const items = links.map(({ language, href }) => {
-    const name = new Intl.DisplayNames([language], { type: "language" }).of(language) ?? language;
-    const current = language === texts.language ? ' aria-current="true"' : "";
-    return `<li><a href="${escapeHtml(href)}" hreflang="${escapeHtml(language)}" lang="${escapeHtml(language)}"${current}>${escapeHtml(name)}</a></li>`;
+    const current = language.toLowerCase() === texts.language.toLowerCase() ? ' aria-current="true"' : "";
+    return `<li><a href="${escapeHtml(href)}" hreflang="${escapeHtml(language)}" lang="${escapeHtml(language)}"${current}>${escapeHtml(languageName(language))}</a></li>`;
   });
   return `<nav class="hf-languages" aria-label="${escapeHtml(texts.text("language"))}"><ul>${items.join("")}</ul></nav>\n`;
 }
