@@ -10,6 +10,7 @@ import { passwordRefusal } from "./Auth.tsx";
 import { Editor } from "./Editor.tsx";
 import { brandingRefusal, localDateTimeInput } from "./FormSettings.tsx";
 import { headersOf } from "./Integrations.tsx";
+import { LanguagesCard } from "./LanguagesCard.tsx";
 
 const form: Form = {
   id: "f1",
@@ -17,7 +18,7 @@ const form: Form = {
   name: "Survey",
   status: "draft",
   document: { blocks: [] },
-  settings: { branding: true, closedMessage: "Closed", redirectUrl: null, submitLabel: "Submit", showProgressBar: true, saveProgress: true, closesAt: null, responseLimit: null, deleteResponsesAfterDays: null, honeypot: true, submissionsPerMinute: null, embedOrigins: null, notifications: { owner: false, members: [], receiptQuestionId: null }, theme: { accentColor: "#0969da", backgroundColor: "#f6f7f9", font: "system", buttonStyle: "rounded", logo: null }, thankYou: { title: "Thank you!", text: "", buttonLabel: null, buttonUrl: null, redirectSeconds: null } },
+  settings: { language: "en", languages: [], branding: true, closedMessage: "Closed", redirectUrl: null, submitLabel: "Submit", showProgressBar: true, saveProgress: true, closesAt: null, responseLimit: null, deleteResponsesAfterDays: null, honeypot: true, submissionsPerMinute: null, embedOrigins: null, notifications: { owner: false, members: [], receiptQuestionId: null }, theme: { accentColor: "#0969da", backgroundColor: "#f6f7f9", font: "system", buttonStyle: "rounded", logo: null }, thankYou: { title: "Thank you!", text: "", buttonLabel: null, buttonUrl: null, redirectSeconds: null } },
   version: 1,
   responseCount: 0,
   createdAt: "2026-01-01T00:00:00Z",
@@ -46,6 +47,16 @@ describe("small components", () => {
     const shown = localDateTimeInput("2027-01-31T17:00:00Z");
     expect(shown).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/);
     expect(new Date(shown).toISOString()).toBe("2027-01-31T17:00:00.000Z");
+  });
+
+  it("show the form's language and each translation's completeness, naming what it misses", () => {
+    const document = { title: "Party", blocks: [{ id: "name", key: "name", type: "SHORT_TEXT" as const, question: "Your name" }] };
+    const languages: Form["settings"]["languages"] = [{ language: "de", texts: { title: "Fest" } }, { language: "fr", texts: { title: "Fête", "name.question": "Votre nom" } }];
+    const settings = { ...form.settings, closedMessage: "This form is closed.", language: "en", languages };
+    const html = renderToStaticMarkup(<LanguagesCard id="s" document={document} settings={settings} onLanguage={() => {}} />);
+    expect(html).toContain('value="en"');
+    expect(html).toContain("<strong>de</strong>: 1 of 2 texts translated; missing name.question (“Your name”). The form cannot be published until it is complete.");
+    expect(html).toContain("<strong>fr</strong>: 2 of 2 texts translated</li>");
   });
 
   it("turn header rows into headers, leaving out rows without a name", () => {

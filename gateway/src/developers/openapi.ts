@@ -6,6 +6,7 @@ import type { ApiRoute } from "../routes/route.ts";
 import { eventTypeNames, formResponseEventType } from "@formsvc/platform/events.ts";
 import { webhookRequestHeaders } from "@formsvc/platform/webhook-headers.ts";
 import { hostedOperations, type HostedOperation } from "./hosted-operations.ts";
+import { pageLanguages } from "../hosted/page-messages.ts";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -76,6 +77,22 @@ List endpoints take \`page\` (from 1) and \`limit\` (1 to 500, default 50) and a
 The public endpoints under \`/f\` (no key) are what the hosted form page uses; they are documented under
 **Hosted forms** for people who build their own front end: read a published form's definition, upload files,
 and post answers.
+
+## Languages
+A form's \`settings.language\` (a BCP 47 tag, default \`en\`) is the language of its own texts and of its hosted
+page; \`settings.languages\` adds further languages, each with a translation of every owner text by where it is
+(\`title\`, \`<blockId>.question\`, \`<blockId>.options.<optionId>\`, \`thankYou.title\`, ...: ids, never texts, so
+answers in every language are filed under the same keys). Publishing is refused (409) while a translation misses a
+text; the error names each (\`cannot publish: the de translation misses a text: b_meal.options.o_meat ("Meat")\`).
+The page comes in \`?lang=<tag>\` when the form offers it, else in the best match of the browser's
+\`Accept-Language\` among the form's languages, else in \`settings.language\`, and offers a switch. Its own texts
+(buttons, validation messages, the thank-you and closed defaults) come in ${pageLanguages.join(", ")}; any other
+language gets the closest of them, else English; ar and he pages run right to left.
+
+Each submission (\`language\`) and each \`FORM_RESPONSE\` and \`FORM_RESPONSE_PARTIAL\` payload (\`data.language\`)
+carries the language the respondent answered in; labels and option texts stay in the form's own language. It is
+null for responses stored before languages were recorded. A page you build yourself names it with \`language\` in
+the body of \`POST /f/{formId}/responses\` (one the form does not offer is recorded as the form's own).
 
 ## Webhooks
 Each completed response is POSTed as JSON to the form's enabled webhooks (see **Webhooks** below), at least

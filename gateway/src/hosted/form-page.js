@@ -40,6 +40,16 @@ const embedding = (() => {
   document.documentElement.classList.add("hf-js");
   form.noValidate = true; // our own messages, page by page
 
+  // The page language's messages, formatted by the server as templates whose "\0name\0" parts are
+  // arguments (page-messages.ts): numbers in them are written as the page's language writes them.
+  const numbers = new Intl.NumberFormat(document.documentElement.lang || undefined);
+  function text(key, values = {}) {
+    return (config.messages[key] || key)
+      .split("\u0000")
+      .map((part, i) => (i % 2 === 0 ? part : typeof values[part] === "number" ? numbers.format(values[part]) : String(values[part] ?? "")))
+      .join("");
+  }
+
   const $ = (selector, root = document) => root.querySelector(selector);
   const $$ = (selector, root = document) => Array.from(root.querySelectorAll(selector));
 
@@ -147,7 +157,12 @@ const embedding = (() => {
       q.required = logic.state.required.has(q.key);
       const label = $(".hf-label", q.el);
       const mark = $(".hf-required", label);
-      if (q.required && !mark) label.insertAdjacentHTML("beforeend", ' <span class="hf-required">(required)</span>');
+      if (q.required && !mark) {
+        const required = document.createElement("span");
+        required.className = "hf-required";
+        required.textContent = text("required");
+        label.append(" ", required);
+      }
       if (!q.required && mark) mark.remove();
     }
   }
@@ -231,13 +246,14 @@ const embedding = (() => {
   function problemOf(q) {
     if (q.type === "FILE" && q.pending.size > 0) return null; // waited for before saving
     if (q.type === "SIGNATURE") {
-      return q.required && !q.pad.hasInk ? "Please sign here, or type your name below." : null;
+      return q.required && !q.pad.hasInk ? text("signatureRequired") : null;
     }
     const value = valueOf(q);
-    if (q.required && value === undefined) return "This question is required.";
+    if (q.required && value === undefined) return text("questionRequired");
     const field = fieldOf(q);
     if (field && field.value.trim() !== "" && !field.checkValidity()) {
-      return { EMAIL: "Enter a valid email address.", URL: "Enter a full web address, starting with https://.", NUMBER: "Enter a number." }[q.type] || field.validationMessage;
+      const problem = { EMAIL: "enterEmail", URL: "enterUrl", NUMBER: "enterNumber" }[q.type];
+      return problem ? text(problem) : field.validationMessage;
     }
     return null;
   }
@@ -272,7 +288,7 @@ const embedding = (() => {
     const at = Math.max(0, path.indexOf(current)) + 1;
     const of = Math.max(path.length, at);
     progress.hidden = false;
-    $("#hf-progress-label").textContent = `Page ${at} of ${of}`;
+    $("#hf-progress-label").textContent = text("pageOf", { page: at, pages: of });
     const track = $(".hf-progress-track", progress);
     track.setAttribute("aria-valuenow", String(at));
     track.setAttribute("aria-valuemax", String(of));
@@ -368,18 +384,21 @@ const embedding = (() => {
 
   // ---- uploads ----------------------------------------------------------------------------------
   async function upload(blob, name) {
-    const tooLarge = `${name} is larger than ${config.maxUploadBytes / 1048576} MB.`;
+    const tooLarge = text("fileTooLarge", { name, megabytes: config.maxUploadBytes / 1048576 });
     if (blob.size > config.maxUploadBytes) throw new Error(tooLarge);
     const body = new FormData();
     body.append("file", blob, name);
     const res = await fetch(config.uploadsUrl, { method: "POST", body });
     const data = await res.json().catch(() => ({}));
     if (res.status === 413) throw new Error(tooLarge);
-    if (!res.ok) throw new Error(data.error ? `${name} could not be uploaded: ${data.error}` : `${name} could not be uploaded.`);
+    if (res.status === 429) throw new Error(text("tooManyAttempts"));
+    if (!res.ok) throw new Error(text("uploadFailed", { name }));
     return data;
   }
 
-  const sizeText = (size) => (size >= 1048576 ? `${(size / 1048576).toFixed(1)} MB` : `${Math.max(1, Math.round(size / 1024))} KB`);
+  const megabytes = new Intl.NumberFormat(document.documentElement.lang || undefined, { style: "unit", unit: "megabyte", maximumFractionDigits: 1 });
+  const kilobytes = new Intl.NumberFormat(document.documentElement.lang || undefined, { style: "unit", unit: "kilobyte", maximumFractionDigits: 0 });
+  const sizeText = (size) => (size >= 1048576 ? megabytes.format(size / 1048576) : kilobytes.format(Math.max(1, Math.round(size / 1024))));
 
   function renderFiles(q) {
     const list = $(".hf-files", q.el);
@@ -387,12 +406,12 @@ const embedding = (() => {
     for (const file of q.files) {
       const item = document.createElement("li");
       const label = document.createElement("span");
-      label.textContent = `${file.name} (${sizeText(file.size || 0)}) uploaded`;
+      label.textContent = text("fileUploaded", { name: file.name, size: sizeText(file.size || 0) });
       const remove = document.createElement("button");
       remove.type = "button";
       remove.className = "hf-link";
-      remove.textContent = "Remove";
-      remove.setAttribute("aria-label", `Remove ${file.name}`);
+      remove.textContent = text("removeFile");
+      remove.setAttribute("aria-label", text("removeFileNamed", { name: file.name }));
       remove.addEventListener("click", () => {
         q.files = q.files.filter((f) => f !== file);
         renderFiles(q);
@@ -404,7 +423,7 @@ const embedding = (() => {
     }
     for (const name of q.pendingNames || []) {
       const item = document.createElement("li");
-      item.textContent = `Uploading ${name}…`;
+      item.textContent = text("uploading", { name });
       list.append(item);
     }
   }
@@ -543,7 +562,7 @@ const embedding = (() => {
         pad.image = "";
       } else {
         const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/png"));
-        if (!blob) throw new Error("The signature could not be saved.");
+        if (!blob) throw new Error(text("signatureNotSaved"));
         const done = await upload(blob, "signature.png");
         pad.uploadId = done.uploadId;
         pad.image = canvas.toDataURL("image/png");
@@ -589,7 +608,7 @@ const embedding = (() => {
         return false;
       }
     }
-    const body = { version: config.version, answers: answers(), hidden: hiddenValues(), completed };
+    const body = { version: config.version, answers: answers(), hidden: hiddenValues(), completed, language: config.language };
     if (responseId) body.responseId = responseId;
     const trap = config.honeypotField && form.elements.namedItem(config.honeypotField);
     if (trap && trap.value) body.honeypot = trap.value;
@@ -602,7 +621,7 @@ const embedding = (() => {
         result = await postResponse(body);
       }
     } catch {
-      showSummary("Your answers could not be sent. Check your connection and try again.");
+      showSummary(text("sendFailed"));
       return false;
     }
     if (result.ok) {
@@ -616,9 +635,9 @@ const embedding = (() => {
       else remember();
       return true;
     }
-    const message = result.data.error || `Your answers could not be saved (error ${result.status}).`;
     if (result.status === 400 && showFieldProblems(result.data.fields)) return false;
-    showSummary(result.status === 429 ? "Too many attempts. Please wait a minute and try again." : message);
+    // A 409 that a fresh response did not get past: the form closed meanwhile (FailedPrecondition).
+    showSummary(result.status === 429 ? text("tooManyAttempts") : result.status === 409 ? text("closed") : text("saveFailed", { status: result.status }));
     return false;
   }
 

@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import { defaultSettings, inputBlockTypes, normalizeDocument, type FormDocument } from "@formsvc/form-document";
 import { documentPages } from "@formsvc/form-document";
 import { answersFromFields, problemsByQuestion } from "./form-fields.ts";
+import { pageTexts } from "./page-messages.ts";
 import {
   escapeHtml,
   jsonForScript,
@@ -128,7 +129,9 @@ describe("renderFormPage", () => {
     assert.match(html, /<script src="\/f\/assets\/form-page.js\?v=abc"><\/script>/);
     assert.match(html, /<noscript>.*needs JavaScript/, "file questions explain they need JavaScript");
     assert.match(html, /<meta name="viewport" content="width=device-width, initial-scale=1">/);
-    assert.doesNotMatch(html, /https?:\/\/(?!forms\.example\.com)/, "nothing loaded from elsewhere (no CDN, no fonts)");
+    // The script's messages (a text asking for an address "starting with https://") are not links.
+    const markup = html.replace(/<script type="application\/json" id="hf-config">.*?<\/script>/s, "");
+    assert.doesNotMatch(markup, /https?:\/\/(?!forms\.example\.com)/, "nothing loaded from elsewhere (no CDN, no fonts)");
   });
 
   it("escapes question text, options, descriptions and titles", () => {
@@ -243,7 +246,9 @@ describe("other pages", () => {
     const notFound = renderNotFoundPage();
     assert.match(notFound, /<h1>Form not found<\/h1>/);
     assert.match(notFound, /noindex/);
-    assert.match(renderErrorPage(429, "<slow down>"), /Too many requests[\s\S]*&lt;slow down&gt;/);
+    assert.match(renderErrorPage(429), /<h1>Too many requests<\/h1>\n<p>You have sent too many requests\./);
+    assert.match(renderErrorPage(503, pageTexts("de")), /<html lang="de" dir="ltr">[\s\S]*<h1>Etwas ist schiefgelaufen<\/h1>/);
+    assert.match(renderNotFoundPage(pageTexts("he")), /<html lang="he" dir="rtl">[\s\S]*<h1>הטופס לא נמצא<\/h1>/);
     assert.equal(escapeHtml(`<a href="x">'&'</a>`), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
   });
 });

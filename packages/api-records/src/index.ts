@@ -158,6 +158,7 @@ export function submissionJson(sub: Submission, fileUrl: (fileId: string) => str
     createdAt: stamp(sub.createdAt),
     updatedAt: stamp(sub.updatedAt),
     submittedAt: iso(sub.submittedAt),
+    language: sub.language || null,
     answers,
   };
 }

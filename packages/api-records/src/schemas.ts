@@ -117,6 +117,13 @@ export const answerValueSchema = z
       "hidden fields, the country), a number (NUMBER, RATING), an array of strings (option ids for CHECKBOXES, upload ids " +
       "for FILE and SIGNATURE), a number or string for CALCULATED_FIELD, or null when unanswered",
   });
+/** The language a respondent answered in, on submissions and response events alike. */
+const respondentLanguageSchema = z
+  .string()
+  .nullable()
+  .describe(
+    "The language the respondent answered in (BCP 47: the form's settings.language or one of its settings.languages); labels and option texts stay in the form's own language. null for responses stored before languages were recorded",
+  );
 const eventIdSchema = z.string().describe("Stable across retries of one delivery: use it for idempotency");
 const testFlagSchema = z.literal(true).optional().describe("Present on a test event (the test endpoint, the app); a response's answers are made up");
 const payloadFieldsSchema = z.array(
@@ -160,6 +167,7 @@ export const webhookPayloadSchema = z
       hiddenFields: z.record(z.string(), answerValueSchema).describe("Hidden field name → value"),
       calculatedFields: z.record(z.string(), answerValueSchema).describe("Calculated field name → value; null where the expression failed"),
       respondentCountry: z.string().nullable().describe("ISO 3166-1 alpha-2, or null when unknown"),
+      language: respondentLanguageSchema,
     }),
   })
   .meta({
@@ -181,6 +189,7 @@ export const webhookPayloadSchema = z
           hiddenFields: { utm_source: "newsletter" },
           calculatedFields: {},
           respondentCountry: "GB",
+          language: "en",
         },
       },
     ],
@@ -202,6 +211,7 @@ export const partialWebhookPayloadSchema = z
       fields: payloadFieldsSchema.describe("The answers so far (unanswered: null); calculated fields come with the completion"),
       hiddenFields: z.record(z.string(), answerValueSchema).describe("Hidden field name → value"),
       respondentCountry: z.string().nullable().describe("ISO 3166-1 alpha-2, or null when unknown"),
+      language: respondentLanguageSchema,
     }),
   })
   .meta({
@@ -220,6 +230,7 @@ export const partialWebhookPayloadSchema = z
           fields: [{ questionId: "b1", type: "SHORT_TEXT", label: "Your full name", value: "Ada Lovelace" }],
           hiddenFields: {},
           respondentCountry: "GB",
+          language: "en",
         },
       },
     ],
@@ -286,6 +297,7 @@ export const submissionSchema = z
     createdAt: timestamp,
     updatedAt: timestamp,
     submittedAt: timestamp.nullable().describe("When it was completed; null while partial"),
+    language: respondentLanguageSchema,
     answers: z.record(z.string().describe("The question's key"), answerSchema),
   })
   .meta({
@@ -299,6 +311,7 @@ export const submissionSchema = z
         createdAt: "2026-11-22T10:00:00.000Z",
         updatedAt: "2026-11-22T10:00:00.000Z",
         submittedAt: "2026-11-22T10:00:00.000Z",
+        language: "en",
         answers: {
           q_name: { questionId: "b1", type: "SHORT_TEXT", label: "Your full name", value: "Ada Lovelace" },
           q_rating: { questionId: "b3", type: "RATING", label: "How did we do?", value: 5 },

@@ -71,6 +71,7 @@ export {
 export {
   applySettingsPatch,
   defaultSettings,
+  languageTagPattern,
   formSettingsPatchSchema,
   formSettingsSchema,
   resolveSettings,
@@ -115,3 +116,4 @@ export {
   type CheckedAnswer,
 } from "./answers.ts";
 export { sampleAnswer } from "./sample-answers.ts";
+export { describeMissingTranslations, formLanguages, missingTranslations, ownerTexts, translateForm, type OwnerText } from "./translations.ts";

@@ -741,6 +741,8 @@ export interface components {
          *         ]
          *       },
          *       "settings": {
+         *         "language": "en",
+         *         "languages": [],
          *         "branding": true,
          *         "closedMessage": "This form is closed.",
          *         "redirectUrl": null,
@@ -1182,6 +1184,23 @@ export interface components {
         /** @description The form's settings. */
         FormSettings: {
             /**
+             * @description The language of the form's own texts and of its hosted page (a BCP 47 tag): the page says so (`<html lang>`, right to left for ar and he) and shows its own texts (buttons, validation messages, the thank-you and closed defaults) in it, or in the closest language the hosted pages speak (see /developers), else in English.
+             * @default en
+             */
+            language: string;
+            /**
+             * @description Further languages the form offers, each with a translation of every owner text. Respondents get `?lang=<tag>` when the form offers it, else the best match of their browser's Accept-Language, else `language`; the page shows a switch between them. Publishing is refused while a translation misses a text (the error names each).
+             * @default []
+             */
+            languages: {
+                /** @description The language of this translation (a BCP 47 tag). */
+                language: string;
+                /** @description The form's texts in this language, by where each is: `title`; `<blockId>.question`, `.description`, `.placeholder` or `.text` (headings, paragraphs); `<blockId>.options.<optionId>`; `submitLabel`, `closedMessage`, `thankYou.title`, `thankYou.text`, `thankYou.buttonLabel` (settings left at their defaults need none). Ids, not texts, name what is translated: answers in every language are filed under the same keys. */
+                texts: {
+                    [key: string]: string;
+                };
+            }[];
+            /**
              * @description Whether the service's branding is shown on the form. `false` needs a plan with the branding entitlement.
              * @default true
              */
@@ -1394,6 +1413,7 @@ export interface components {
          *       "createdAt": "2026-11-22T10:00:00.000Z",
          *       "updatedAt": "2026-11-22T10:00:00.000Z",
          *       "submittedAt": "2026-11-22T10:00:00.000Z",
+         *       "language": "en",
          *       "answers": {
          *         "q_name": {
          *           "questionId": "b1",
@@ -1450,6 +1470,8 @@ export interface components {
             updatedAt: string;
             /** @description When it was completed; null while partial */
             submittedAt: string | null;
+            /** @description The language the respondent answered in (BCP 47: the form's settings.language or one of its settings.languages); labels and option texts stay in the form's own language. null for responses stored before languages were recorded */
+            language: string | null;
             answers: {
                 [key: string]: components["schemas"]["Answer"];
             };
@@ -1792,6 +1814,7 @@ export interface components {
             completed?: boolean;
             responseId?: string;
             honeypot?: string;
+            language?: string;
         };
         /** @description Any JSON value */
         JsonValue: unknown;
@@ -1833,7 +1856,8 @@ export interface components {
          *           "utm_source": "newsletter"
          *         },
          *         "calculatedFields": {},
-         *         "respondentCountry": "GB"
+         *         "respondentCountry": "GB",
+         *         "language": "en"
          *       }
          *     }
          */
@@ -1893,6 +1917,8 @@ export interface components {
                 };
                 /** @description ISO 3166-1 alpha-2, or null when unknown */
                 respondentCountry: string | null;
+                /** @description The language the respondent answered in (BCP 47: the form's settings.language or one of its settings.languages); labels and option texts stay in the form's own language. null for responses stored before languages were recorded */
+                language: string | null;
             };
         };
         /** @description A string (text, email, phone, URL, DATE as YYYY-MM-DD, the chosen option's id for MULTIPLE_CHOICE and DROPDOWN, hidden fields, the country), a number (NUMBER, RATING), an array of strings (option ids for CHECKBOXES, upload ids for FILE and SIGNATURE), a number or string for CALCULATED_FIELD, or null when unanswered */
@@ -1917,7 +1943,8 @@ export interface components {
          *           }
          *         ],
          *         "hiddenFields": {},
-         *         "respondentCountry": "GB"
+         *         "respondentCountry": "GB",
+         *         "language": "en"
          *       }
          *     }
          */
@@ -1977,6 +2004,8 @@ export interface components {
                 };
                 /** @description ISO 3166-1 alpha-2, or null when unknown */
                 respondentCountry: string | null;
+                /** @description The language the respondent answered in (BCP 47: the form's settings.language or one of its settings.languages); labels and option texts stay in the form's own language. null for responses stored before languages were recorded */
+                language: string | null;
             };
         };
         /**
@@ -2534,6 +2563,17 @@ export interface operations {
                      *     }
                      */
                     settings?: {
+                        /** @description The language of the form's own texts and of its hosted page (a BCP 47 tag): the page says so (`<html lang>`, right to left for ar and he) and shows its own texts (buttons, validation messages, the thank-you and closed defaults) in it, or in the closest language the hosted pages speak (see /developers), else in English. */
+                        language?: string;
+                        /** @description Further languages the form offers, each with a translation of every owner text. Respondents get `?lang=<tag>` when the form offers it, else the best match of their browser's Accept-Language, else `language`; the page shows a switch between them. Publishing is refused while a translation misses a text (the error names each). */
+                        languages?: {
+                            /** @description The language of this translation (a BCP 47 tag). */
+                            language: string;
+                            /** @description The form's texts in this language, by where each is: `title`; `<blockId>.question`, `.description`, `.placeholder` or `.text` (headings, paragraphs); `<blockId>.options.<optionId>`; `submitLabel`, `closedMessage`, `thankYou.title`, `thankYou.text`, `thankYou.buttonLabel` (settings left at their defaults need none). Ids, not texts, name what is translated: answers in every language are filed under the same keys. */
+                            texts: {
+                                [key: string]: string;
+                            };
+                        }[];
                         /** @description Whether the service's branding is shown on the form. `false` needs a plan with the branding entitlement. */
                         branding?: boolean;
                         /** @description What a closed form shows instead of its questions. */

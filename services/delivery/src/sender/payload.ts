@@ -38,6 +38,8 @@ export interface ResponseData {
   calculatedFields: Record<string, JsonValue>;
   /** ISO 3166-1 alpha-2, or null when unknown. */
   respondentCountry: string | null;
+  /** BCP 47, or null for responses stored before it was recorded. */
+  language: string | null;
 }
 
 /** FORM_RESPONSE_PARTIAL's data: the answers so far (calculated fields come with the completion). */
@@ -51,6 +53,7 @@ export interface PartialResponseData {
   fields: PayloadField[];
   hiddenFields: Record<string, JsonValue>;
   respondentCountry: string | null;
+  language: string | null;
 }
 
 /** FORM_PUBLISHED, FORM_CLOSED and FORM_DELETED's data. */
@@ -138,6 +141,7 @@ function responsePayload(event: ResponseCompleted, links: FileLinks): { createdA
       hiddenFields: jsonMap(event.hiddenFields),
       calculatedFields: jsonMap(event.calculatedFields),
       respondentCountry: event.respondentCountry || null,
+      language: event.respondentLanguage || null,
     },
   };
 }
@@ -156,6 +160,7 @@ function partialPayload(event: ResponsePartial, links: FileLinks): { createdAt: 
       fields: event.fields.map((f) => payloadField(f, links, saved.getTime())),
       hiddenFields: jsonMap(event.hiddenFields),
       respondentCountry: event.respondentCountry || null,
+      language: event.respondentLanguage || null,
     },
   };
 }

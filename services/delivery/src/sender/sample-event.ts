@@ -43,7 +43,7 @@ export function sampleEvent(eventType: string, init: { eventId: string; response
   const { eventId, responseId, form } = init;
   const at = timestampFromDate(init.at);
   const hiddenFields = Object.fromEntries((document.hiddenFields ?? []).map((f) => [f.name, fromJson(ValueSchema, "sample")]));
-  const response = { eventId, responseId, formId: form.id, workspaceId: form.workspaceId, formVersion: form.version, formName: form.name, fields: sampleFields(document), hiddenFields, respondentCountry: "GB" };
+  const response = { eventId, responseId, formId: form.id, workspaceId: form.workspaceId, formVersion: form.version, formName: form.name, fields: sampleFields(document), hiddenFields, respondentCountry: "GB", respondentLanguage: "en" };
   const changed = { eventId, formId: form.id, workspaceId: form.workspaceId, formName: form.name, version: form.version, changedAt: at };
   const kind = eventCaseOf(eventType);
   switch (kind) {

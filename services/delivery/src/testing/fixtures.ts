@@ -89,6 +89,7 @@ export function sampleEvent(overrides: { eventId?: string; formId?: string; resp
     hiddenFields: { utm_source: fromJson(ValueSchema, "newsletter") },
     calculatedFields: { score: fromJson(ValueSchema, 7) },
     respondentCountry: "DE",
+    respondentLanguage: "de",
   });
 }
 

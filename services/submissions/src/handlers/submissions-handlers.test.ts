@@ -204,6 +204,7 @@ describe("migrations", () => {
       "Migration20270101000000_outbox_event_type",
       "Migration20270110000000_response_counts",
       "Migration20261127000100_retention",
+      "Migration20261128000600_response_language",
     ]);
   });
 });
@@ -498,6 +499,20 @@ describe("SaveResponse: hidden fields and country", () => {
     const partial = await save(form.id, { answers: { q_name: "C" }, country: "DE" });
     await save(form.id, { responseId: partial.responseId, completed: true });
     assert.equal(valueOf(await submission(form.id, partial.responseId), "meta:country"), "DE");
+  });
+
+  it("records the language the respondent answers in when the form offers it, else the form's own", async () => {
+    const form = addForm({ settings: { language: "en", languages: [{ language: "pt-BR", texts: {} }] } });
+    const language = async (init: SaveInit) => (await submission(form.id, (await save(form.id, { answers: { q_name: "A" }, completed: true, ...init })).responseId)).language;
+    assert.equal(await language({ language: "pt-br" }), "pt-BR", "as the form spells it");
+    assert.equal(await language({ language: "fr" }), "en", "one it does not offer is its own");
+    assert.equal(await language({}), "en");
+    // A partial save's language stays when a later save names none, and follows a switch.
+    const partial = await save(form.id, { answers: { q_name: "C" }, language: "pt-BR" });
+    await save(form.id, { responseId: partial.responseId, answers: { q_name: "C" } });
+    assert.equal((await submission(form.id, partial.responseId)).language, "pt-BR");
+    await save(form.id, { responseId: partial.responseId, language: "en", completed: true });
+    assert.equal((await submission(form.id, partial.responseId)).language, "en");
   });
 });
 

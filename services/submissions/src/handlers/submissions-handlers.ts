@@ -4,7 +4,7 @@ import { Code, ConnectError, type Client, type ConnectRouter, type ServiceImpl }
 import { LockMode, type EntityManager, type FilterQuery } from "@mikro-orm/core";
 // The form document's rules by module, not its index: the index brings the document schemas and the CEL parser
 // with them, which a submission never needs (calculated fields are evaluated in workers).
-import type { FormDocument, InputBlock } from "@formsvc/form-document";
+import { formLanguages, type FormDocument, type InputBlock } from "@formsvc/form-document";
 import { answerPath, answerProblem, describeProblems, validateAnswers, validateHidden, type AnswerProblem } from "@formsvc/form-document/answers";
 import { isChoiceBlock, isInputBlock, maxUploadBytes, takesUploads } from "@formsvc/form-document/block-types";
 import { respondentCountryQuestion } from "@formsvc/form-document/questions";
@@ -114,6 +114,7 @@ function submissionMessage(response: Response): MessageInitShape<typeof Submissi
     createdAt: timestampFromDate(response.createdAt),
     updatedAt: timestampFromDate(response.updatedAt),
     submittedAt: response.submittedAt ? timestampFromDate(response.submittedAt) : undefined,
+    language: response.language ?? "",
     answers: Object.fromEntries(
       Object.entries(response.answers).map(([key, answer]) => [
         key,
@@ -161,6 +162,7 @@ function completionEvent(response: Response, formName: string, document: FormDoc
     hiddenFields: valuesByLabel(response.answers, "HIDDEN_FIELDS"),
     calculatedFields: valuesByLabel(response.answers, "CALCULATED_FIELD"),
     respondentCountry: respondentCountryOf(response.answers),
+    respondentLanguage: response.language ?? "",
   });
   return envelopeOf(completed);
 }
@@ -192,6 +194,7 @@ function partialEvent(response: Response, formName: string, document: FormDocume
     fields: responseFields(response, document),
     hiddenFields: valuesByLabel(response.answers, "HIDDEN_FIELDS"),
     respondentCountry: respondentCountryOf(response.answers),
+    respondentLanguage: response.language ?? "",
     page,
   });
   return create(EventSchema, { event: { case: "formResponsePartial", value: partial } });
@@ -251,7 +254,7 @@ function invalidAnswers(problems: AnswerProblem[]): ConnectError {
 }
 
 /** The columns of a new response's insert (the recordset of `savedResponses` names them alike). */
-const responseColumns = `"id", "form_id", "workspace_id", "version", "completed", "answers", "hidden", "country", "created_at", "updated_at", "submitted_at"`;
+const responseColumns = `"id", "form_id", "workspace_id", "version", "completed", "answers", "hidden", "country", "language", "created_at", "updated_at", "submitted_at"`;
 
 /** A new response, with the outbox row of its event if it has one. */
 interface NewResponse {
@@ -409,6 +412,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
         answers: r.answers,
         hidden: r.hidden,
         country: r.country,
+        language: r.language,
         created_at: r.createdAt,
         updated_at: r.updatedAt,
         submitted_at: r.submittedAt,
@@ -431,7 +435,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
   function savedResponses(guard = "true"): string {
     return `"v" as (
          select * from jsonb_to_recordset(?::jsonb) as v("id" text, "form_id" text, "workspace_id" text, "version" int, "completed" boolean,
-           "answers" jsonb, "hidden" jsonb, "country" text, "created_at" timestamptz, "updated_at" timestamptz, "submitted_at" timestamptz,
+           "answers" jsonb, "hidden" jsonb, "country" text, "language" text, "created_at" timestamptz, "updated_at" timestamptz, "submitted_at" timestamptz,
            "event_id" text, "event_type" text, "payload" text, "request_id" text, "trace_parent" text, "event_created_at" timestamptz)
          where ${guard}),
        "response" as (insert into ${responsesTable} (${responseColumns}) select ${responseColumns} from "v"),
@@ -533,8 +537,13 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       }
       const { document, workspaceId } = await versionOf(form, version);
       const country = normalizeCountry(req.country);
+      // The language the respondent answers in, when the form offers it; else the form's own for a new
+      // response, and for a continued one the language it has.
+      const formSettings = resolveSettings(form.settings);
+      const offered = formLanguages(formSettings).find((l) => l.toLowerCase() === req.language.toLowerCase());
+      const language = offered ?? (req.responseId ? null : formSettings.language);
       // A completion of a form with a response limit is counted against it in the transaction below.
-      const responseLimit = req.completed ? resolveSettings(form.settings).responseLimit : null;
+      const responseLimit = req.completed ? formSettings.responseLimit : null;
       const blobsToRemove: string[] = [];
 
       // A new response's answers are checked once, here; a continued one's in the transaction, against
@@ -567,6 +576,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
           answers: checkedNew.answers,
           hidden: checkedNew.hidden,
           country: checkedNew.country,
+          language,
           createdAt: at,
           updatedAt: at,
           submittedAt: req.completed ? at : null,
@@ -637,6 +647,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
           response.answers = answers;
           response.hidden = hidden;
           response.country = keptCountry;
+          response.language = language ?? response.language;
           response.updatedAt = at;
         } else {
           response = em.create(ResponseEntity, {
@@ -648,6 +659,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
             answers,
             hidden,
             country: keptCountry,
+            language,
             createdAt: at,
             updatedAt: at,
             submittedAt: null,

@@ -145,6 +145,13 @@ export declare type ResponseCompleted = Message<"formsvc.events.v1.ResponseCompl
    * @generated from field: string respondent_country = 11;
    */
   respondentCountry: string;
+
+  /**
+   * The language the respondent answered in (BCP 47); empty for responses stored before it was recorded.
+   *
+   * @generated from field: string respondent_language = 12;
+   */
+  respondentLanguage: string;
 };
 
 /**
@@ -320,6 +327,13 @@ export declare type ResponsePartial = Message<"formsvc.events.v1.ResponsePartial
    * @generated from field: int32 page = 11;
    */
   page: number;
+
+  /**
+   * The language the respondent answers in (BCP 47).
+   *
+   * @generated from field: string respondent_language = 12;
+   */
+  respondentLanguage: string;
 };
 
 /**

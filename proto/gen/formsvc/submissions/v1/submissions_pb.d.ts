@@ -130,6 +130,14 @@ export declare type Submission = Message<"formsvc.submissions.v1.Submission"> & 
    * @generated from field: map<string, formsvc.submissions.v1.Answer> answers = 8;
    */
   answers: { [key: string]: Answer };
+
+  /**
+   * The language the respondent answered in (a BCP 47 tag: the form's settings.language or one of its
+   * settings.languages); empty for responses stored before languages were recorded.
+   *
+   * @generated from field: string language = 9;
+   */
+  language: string;
 };
 
 /**
@@ -192,6 +200,13 @@ export declare type SaveResponseRequest = Message<"formsvc.submissions.v1.SaveRe
    * @generated from field: string idempotency_key = 8;
    */
   idempotencyKey: string;
+
+  /**
+   * The language the respondent answers in (a BCP 47 tag the form offers); empty: the form's own.
+   *
+   * @generated from field: string language = 9;
+   */
+  language: string;
 };
 
 /**
