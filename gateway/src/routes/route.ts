@@ -25,6 +25,8 @@ interface RouteInput<P = {}, Q = {}, B = {}> {
   body: B;
   /** The key's owner (/api/v1) or the signed-in person (/app/api). */
   userId: string;
+  /** The API key of the request (/api/v1); empty at /app/api. */
+  apiKeyId: string;
   /** Call options that make a service call on their behalf. */
   asUser: ReturnType<typeof asCaller>;
 }
@@ -125,10 +127,14 @@ export interface ServedRoute {
   body?: z.ZodType;
   success: Route["success"];
   /**
-   * Checks and parses a request the door has let through, made for `userId` (throwing its 4xx): its parts
+   * Checks and parses a request the door has let through, made for `userId` with `apiKeyId` (throwing its 4xx): its parts
    * as parsed, the handler's input made of them, and the answer, which runs the handler.
    */
-  accept(req: Request, userId: string): { parts: unknown[]; input: { params: unknown; query: unknown; body: unknown; userId: string }; answer(): Promise<Reply> };
+  accept(
+    req: Request,
+    userId: string,
+    apiKeyId?: string,
+  ): { parts: unknown[]; input: { params: unknown; query: unknown; body: unknown; userId: string }; answer(): Promise<Reply> };
 }
 
 /** A route of /api/v1: served, and described in the reference. */
@@ -170,7 +176,7 @@ export function servedAt(route: Route, door: "api" | "app"): ServedRoute | undef
     query,
     body,
     success: route.success,
-    accept(req, userId) {
+    accept(req, userId, apiKeyId = "") {
       rejectMalformedPathIds(req.params, pathIds);
       if (body && hasBody(req) && !req.is("application/json")) throw new HttpError(415, "Content-Type must be application/json");
       rejectUnsafeQueryAndBody(req);
@@ -179,6 +185,7 @@ export function servedAt(route: Route, door: "api" | "app"): ServedRoute | undef
         query: parse(query, req.query ?? {}, "query"),
         body: body ? parse(body, req.body ?? {}, "body") : undefined,
         userId,
+        apiKeyId,
         asUser: asCaller(userId),
       };
       const adapted = side.input?.(parsed) ?? {};

@@ -9,7 +9,7 @@ import { maxPageSize } from "@formsvc/platform/page-size.ts";
 import { DeliveryStatus, type DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { appPage, cursorPagingQuerySchema, envelope, envelopeOf, items, pagingQuerySchema, wholeList } from "./paging.ts";
-import { defineRoute, idParamsSchema, noQuery, recordIdSchema } from "./route.ts";
+import { defineRoute, idParamsSchema, noQuery, recordIdSchema, Reply } from "./route.ts";
 
 const url = z.string().min(1).max(2000).describe("http or https URL, without credentials");
 const webhookSecretSchema = z
@@ -37,6 +37,15 @@ const createWebhookBodySchema = z.strictObject({
   headers: webhookHeadersSchema.optional(),
   eventTypes: webhookEventTypesSchema.optional().describe("Default `[\"FORM_RESPONSE\"]`: completed responses"),
   enabled: z.boolean().optional().describe("Default true"),
+  subscriber: z
+    .string()
+    .max(40)
+    .optional()
+    .describe(
+      "Extension: the automation tool subscribing (`n8n`, `zapier`; lowercase letters, digits, `.`, `_`, `-`). A POST with the same " +
+        "`formId`, `url` and `subscriber` as an existing webhook answers that webhook (200, its secret masked) instead of making another. " +
+        "A subscriber's webhook is deleted, not disabled, when its receiver answers 410 Gone, and when the API key that subscribed it is deleted.",
+    ),
 });
 const updateWebhookBodySchema = z.strictObject({
   url: url.optional(),
@@ -63,7 +72,7 @@ const recoveredSchema = z
 
 /** The app's bodies: the URL as typed into its field, trimmed, and named when missing; the form is in the path. */
 const appUrl = z.string().trim().min(1, "is required").max(2000);
-const appCreateWebhookBodySchema = createWebhookBodySchema.omit({ formId: true }).extend({ url: appUrl });
+const appCreateWebhookBodySchema = createWebhookBodySchema.omit({ formId: true, subscriber: true }).extend({ url: appUrl });
 const appUpdateWebhookBodySchema = updateWebhookBodySchema.extend({ url: appUrl.optional() });
 
 export function webhookRoutes(webhooks: Client<typeof WebhooksService>, delivery: Client<typeof DeliveryService>) {
@@ -96,15 +105,23 @@ export function webhookRoutes(webhooks: Client<typeof WebhooksService>, delivery
       method: "post",
       path: "/webhooks",
       body: createWebhookBodySchema,
-      success: { status: 201, description: "The created webhook", schema: webhookSchema },
-      handle: async ({ body, asUser }) =>
-        (
-          await webhooks.createWebhook(
-            { formId: body.formId, url: body.url, secret: body.secret ?? "", headers: body.headers ?? {}, eventTypes: body.eventTypes ?? [], enabled: body.enabled },
-            asUser,
-          )
-        ).webhook!,
-      answer: webhookJson,
+      success: { status: 201, description: "The created webhook (200: a subscriber's existing one)", schema: webhookSchema },
+      handle: async ({ body, asUser, apiKeyId }) => {
+        const { webhook, existing } = await webhooks.createWebhook(
+          {
+            formId: body.formId,
+            url: body.url,
+            secret: body.secret ?? "",
+            headers: body.headers ?? {},
+            eventTypes: body.eventTypes ?? [],
+            enabled: body.enabled,
+            subscriber: body.subscriber ?? "",
+            apiKeyId,
+          },
+          asUser,
+        );
+        return existing ? new Reply(200, webhookJson(webhook!)) : webhookJson(webhook!);
+      },
       api: {
         operationId: "createWebhook",
         tag: "Webhooks",

@@ -170,6 +170,7 @@ export function webhookJson(hook: Webhook): Json.Webhook {
     secret: hook.secret || null,
     headers: hook.headers,
     eventTypes: hook.eventTypes,
+    subscriber: hook.subscriber || null,
     enabled: hook.enabled,
     disabledReason: hook.disabledReason || null,
     disabledAt: iso(hook.disabledAt),

@@ -323,6 +323,10 @@ export const webhookSchema = z
     secret: z.string().nullable().describe("Signs each request's body (X-Service-Signature); null when none"),
     headers: z.record(z.string(), z.string()).describe("Sent with every request"),
     eventTypes: z.array(z.enum(eventTypes as [string, ...string[]])).describe("The events it receives"),
+    subscriber: z
+      .string()
+      .nullable()
+      .describe("Extension: the automation tool that subscribed it (`n8n`, `zapier`, ...); null for a webhook made by hand"),
     enabled: z.boolean(),
     disabledReason: z
       .string()
@@ -347,6 +351,7 @@ export const webhookSchema = z
         secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
         headers: { "X-Tenant": "acme" },
         eventTypes: ["FORM_RESPONSE"],
+        subscriber: null,
         enabled: true,
         disabledReason: null,
         disabledAt: null,

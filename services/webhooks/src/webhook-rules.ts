@@ -160,6 +160,16 @@ export function parseEventTypes(raw: readonly string[], given: "create" | "updat
   return [...raw];
 }
 
+/** A subscriber's name: a tool's, as its integration sends it (`n8n`, `zapier`, `make`). */
+const subscriberPattern = /^[a-z0-9][a-z0-9_.-]{0,39}$/;
+
+/** The subscriber to store: null when none is given. */
+export function parseSubscriber(raw: string): string | null {
+  if (raw === "") return null;
+  if (!subscriberPattern.test(raw)) throw invalid("subscriber: 1 to 40 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit");
+  return raw;
+}
+
 // --- Private addresses ---
 
 /**

@@ -214,6 +214,17 @@ describe("the worker", () => {
     assert.deepEqual([hook.enabled, hook.disabledReason], [false, "the receiver answered 410 Gone"]);
   });
 
+  it("reports a 410 of a subscriber's webhook as gone, and webhooks deletes it", async () => {
+    const r = await receiver(() => ({ status: 410 }));
+    webhooks.add({ id: "wh_410_n8n", url: r.url, subscriber: "n8n" });
+    await acceptEvent(sampleEvent());
+    startWorker();
+    const d = await deliveryOf("wh_410_n8n");
+    assert.deepEqual([d.status, d.lastError], ["failed", "the receiver answered 410"]);
+    await eventually(async () => !webhooks.hooks.has("wh_410_n8n"), 5_000, "the webhook deleted");
+    assert.deepEqual(webhooks.calls.filter((c) => c.method === "webhookGone" || c.method === "disableWebhook").map((c) => c.method), ["webhookGone"]);
+  });
+
   it("retries a 429 no sooner than its Retry-After (capped at the schedule's longest step)", async () => {
     let calls = 0;
     const r = await receiver(() => (++calls === 1 ? { status: 429, headers: { "retry-after": "1" } } : { status: 200 }));
@@ -602,6 +613,7 @@ describe("spreading work", () => {
           return webhooks.client.getWebhookForDelivery(req, options);
         },
         disableWebhook: webhooks.client.disableWebhook,
+        webhookGone: webhooks.client.webhookGone,
       };
       startWorker({ webhooks: counting, perOriginConcurrency: 8, timeoutMs: 10_000 });
     }

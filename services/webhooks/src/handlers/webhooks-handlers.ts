@@ -21,6 +21,7 @@ import {
   parseEventTypes,
   parseHeaders,
   parseSecret,
+  parseSubscriber,
   parseWebhookUrl,
 } from "../webhook-rules.ts";
 
@@ -61,6 +62,9 @@ interface WebhookRow {
   disabled_at: Date | string | null;
   previous_secret: string | null;
   previous_secret_expires_at: Date | string | null;
+  subscriber: string | null;
+  subscribed_by_key: string | null;
+  subscribed_by_user: string | null;
   created_at: Date | string;
   updated_at: Date | string;
 }
@@ -80,6 +84,9 @@ function webhookFromRow(row: WebhookRow): Webhook {
     disabledAt: dateOrNull(row.disabled_at),
     previousSecret: row.previous_secret,
     previousSecretExpiresAt: dateOrNull(row.previous_secret_expires_at),
+    subscriber: row.subscriber,
+    subscribedByKey: row.subscribed_by_key,
+    subscribedByUser: row.subscribed_by_user,
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
   } as Webhook;
@@ -99,6 +106,7 @@ function webhookMessage(hook: Webhook, secret: "masked" | "shown" | "delivery" =
     secret: secret === "masked" ? maskSecret(hook.secret) : (hook.secret ?? ""),
     headers: { ...hook.headers },
     eventTypes: [...hook.eventTypes],
+    subscriber: hook.subscriber ?? "",
     enabled: hook.enabled,
     disabledReason: hook.disabledReason ?? "",
     disabledAt: hook.disabledAt ? timestampFromDate(hook.disabledAt) : undefined,
@@ -119,6 +127,24 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
   const allowPrivate = deps.allowPrivateUrls ?? false;
   const now = deps.now ?? (() => new Date());
   const webhooksTable = qualifiedTable(orm, WebhookEntity);
+
+  /**
+   * Disables the webhook for delivery's `reason`, in one statement, so a webhook disabled meanwhile (by its
+   * owner or another replica) keeps the first reason. NOT_FOUND once deleted.
+   */
+  async function disable(id: string, reason: string): Promise<Webhook> {
+    if (!id) throw webhookNotFound();
+    const connection = orm.em.getConnection();
+    const [disabled] = await connection.execute<WebhookRow[]>(
+      `update ${webhooksTable} set "enabled" = false, "disabled_reason" = ?, "disabled_at" = ?, "updated_at" = ?
+       where "id" = ? and "enabled" returning *`,
+      [reason || "disabled by delivery", now(), now(), id],
+      "all",
+    );
+    const [row] = disabled ? [disabled] : await connection.execute<WebhookRow[]>(`select * from ${webhooksTable} where "id" = ?`, [id], "all");
+    if (!row) throw webhookNotFound();
+    return webhookFromRow(row);
+  }
 
   /**
    * Checks with forms, as the caller, that the form is theirs. Its NOT_FOUND becomes ours with
@@ -153,18 +179,26 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
       const secret = parseSecret(req.secret) ?? generateSecret();
       const headers = parseHeaders(req.headers);
       const eventTypes = parseEventTypes(req.eventTypes, "create");
+      const subscriber = parseSubscriber(req.subscriber);
       await requireForm(req.formId, caller, "form not found");
 
-      const hook = await orm.em.fork().transactional(async (em) => {
-        // One creation at a time per form, so concurrent ones cannot pass the limit together.
+      const { hook, existing } = await orm.em.fork().transactional(async (em) => {
+        // One creation at a time per form, so concurrent ones cannot pass the limit together, nor one
+        // subscriber's repeated subscriptions make two webhooks.
         await em.execute("select pg_advisory_xact_lock(hashtext(?))", [`formsvc:webhooks:form:${req.formId}`]);
+        if (subscriber) {
+          const found = await em.findOne(WebhookEntity, { formId: req.formId, url, subscriber }, { orderBy: { createdAt: "asc" } });
+          if (found) return { hook: found, existing: true };
+        }
         const count = await em.count(WebhookEntity, { formId: req.formId });
         if (count >= maxWebhooksPerForm) {
           throw new ConnectError(`a form can have at most ${maxWebhooksPerForm} webhooks`, Code.FailedPrecondition);
         }
         const at = now();
         const enabled = req.enabled ?? true;
-        return em.create(WebhookEntity, {
+        // Only a subscriber's webhook goes with the key that made it; one made by hand is its person's.
+        const byKey = subscriber && req.apiKeyId ? req.apiKeyId : null;
+        const hook = em.create(WebhookEntity, {
           id: newId(),
           formId: req.formId,
           url,
@@ -176,11 +210,16 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
           disabledAt: enabled ? null : at,
           previousSecret: null,
           previousSecretExpiresAt: null,
+          subscriber,
+          subscribedByKey: byKey,
+          subscribedByUser: byKey ? caller : null,
           createdAt: at,
           updatedAt: at,
         });
+        return { hook, existing: false };
       });
-      return { webhook: webhookMessage(hook, "shown") };
+      // An existing webhook's secret was shown at its creation only; rotate it to see a new one whole.
+      return { webhook: webhookMessage(hook, existing ? "masked" : "shown"), existing };
     },
 
     async listWebhooks(req, ctx) {
@@ -305,19 +344,19 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
     },
 
     async disableWebhook(req) {
-      // Internal (delivery): one statement, so a webhook disabled meanwhile (by its owner or another
-      // replica) keeps the first reason.
+      return { webhook: webhookMessage(await disable(req.id, req.reason)) };
+    },
+
+    async webhookGone(req) {
+      // Internal (delivery): a tool's subscription that its receiver calls gone is over (the tool deleted
+      // its workflow without unsubscribing); a webhook made by hand is only disabled, for its owner to see.
       if (!req.id) throw webhookNotFound();
-      const connection = orm.em.getConnection();
-      const [disabled] = await connection.execute<WebhookRow[]>(
-        `update ${webhooksTable} set "enabled" = false, "disabled_reason" = ?, "disabled_at" = ?, "updated_at" = ?
-         where "id" = ? and "enabled" returning *`,
-        [req.reason || "disabled by delivery", now(), now(), req.id],
-        "all",
-      );
-      const [row] = disabled ? [disabled] : await connection.execute<WebhookRow[]>(`select * from ${webhooksTable} where "id" = ?`, [req.id], "all");
-      if (!row) throw webhookNotFound();
-      return { webhook: webhookMessage(webhookFromRow(row)) };
+      const gone = await orm.em
+        .getConnection()
+        .execute<{ form_id: string }[]>(`delete from ${webhooksTable} where "id" = ? and "subscriber" is not null returning "form_id"`, [req.id], "all");
+      if (gone.length > 0) return { deleted: true, formId: gone[0].form_id };
+      const disabled = await disable(req.id, req.reason);
+      return { deleted: false, formId: disabled.formId };
     },
   };
 }
