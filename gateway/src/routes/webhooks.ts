@@ -3,8 +3,8 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { z } from "zod";
 import { instant } from "./instant.ts";
 import { attemptJson, deliveryJson, webhookJson } from "@formsvc/api-records";
-import { attemptSchema, deliverySchema, webhookSchema } from "@formsvc/api-records/schemas";
-import { eventTypes } from "@formsvc/platform/events.ts";
+import { attemptSchema, deliverySchema, formWebhookPayloadSchema, partialWebhookPayloadSchema, webhookPayloadSchema, webhookSchema } from "@formsvc/api-records/schemas";
+import { defaultSampleEvents, eventTypes, formResponseEventType, maxSampleEvents } from "@formsvc/platform/events.ts";
 import { maxPageSize } from "@formsvc/platform/page-size.ts";
 import { DeliveryStatus, type DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
@@ -69,6 +69,17 @@ const recoverBodySchema = z
 const recoveredSchema = z
   .object({ recovered: z.number().int().describe("How many failed deliveries are due again") })
   .meta({ id: "RecoveredDeliveries", examples: [{ recovered: 3 }] });
+
+const sampleEventsQuerySchema = z.object({
+  eventType: z
+    .enum(eventTypes as [string, ...string[]])
+    .default(formResponseEventType)
+    .describe(`The event type, default ${formResponseEventType}`),
+  limit: z.coerce.number().int().min(1).max(maxSampleEvents).default(defaultSampleEvents).describe(`How many, 1 to ${maxSampleEvents}`),
+});
+const sampleEventListSchema = z
+  .object({ items: z.array(z.union([webhookPayloadSchema, partialWebhookPayloadSchema, formWebhookPayloadSchema])).describe("Newest first") })
+  .meta({ id: "SampleEventList" });
 
 /** The app's bodies: the URL as typed into its field, trimmed, and named when missing; the form is in the path. */
 const appUrl = z.string().trim().min(1, "is required").max(2000);
@@ -302,6 +313,29 @@ export function webhookRoutes(webhooks: Client<typeof WebhooksService>, delivery
           "Every failed delivery created in [`since`, `until`) is due again at once, with the same eventId and body, and retried on the schedule " +
           "from its start (as Svix's recover). Test deliveries are left out. 409 when the webhook is disabled: enable it first.",
         errors: [409],
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/forms/:id/sample-events",
+      params: idParamsSchema,
+      query: sampleEventsQuerySchema,
+      success: { status: 200, description: "Webhook bodies, newest first", schema: sampleEventListSchema },
+      handle: async ({ params, query, asUser }) => {
+        const { bodies } = await delivery.listSampleEvents({ formId: params.id, eventType: query.eventType, limit: query.limit }, asUser);
+        return { items: bodies.map((body) => JSON.parse(body) as unknown) };
+      },
+      api: {
+        operationId: "listSampleEvents",
+        tag: "Webhooks",
+        summary: "Sample webhook bodies of a form (extension)",
+        description:
+          "Extension of the spec, for automation tools that map fields before the first event arrives: the bodies a webhook of the form " +
+          "would be sent for its latest events of `eventType`, exactly as sent (the response's answers by question text, option texts in " +
+          "`options`, files as signed links). Response events are made from the form's latest responses (completed ones for " +
+          "FORM_RESPONSE, partial ones for FORM_RESPONSE_PARTIAL), each `eventId` being `sample_<responseId>`. When there is none yet, and " +
+          "always for form events, one body made from the form as it is now, with `\"test\": true` and made-up answers.",
+        errors: [],
       },
     }),
     defineRoute({

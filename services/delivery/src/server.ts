@@ -22,6 +22,7 @@ await runDatabaseService("delivery", { schema: "delivery", entities, migrations 
   const settings = {
     retrySchedule: config.webhookRetrySchedule,
     allowPrivateUrls: config.webhookAllowPrivateUrls,
+    allowedCidrs: config.webhookAllowedCidrs,
     disableAfterFailingSeconds: config.webhookDisableAfterFailingSeconds,
     maxPerOriginConcurrency: config.webhookMaxOriginConcurrency,
   };

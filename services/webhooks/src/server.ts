@@ -18,6 +18,7 @@ await runDatabaseService("webhooks", { schema: "webhooks", entities, migrations 
     forms,
     logger,
     allowPrivateUrls: config.webhookAllowPrivateUrls,
+    allowedCidrs: config.webhookAllowedCidrs,
     secretOverlapMs: config.webhookSecretOverlapSeconds * 1000,
   });
   // A subscriber's webhook goes with the API key that subscribed it.

@@ -3,6 +3,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
 import { LockMode } from "@mikro-orm/core";
 import { upstreamFailure } from "@formsvc/platform/upstream-failure.ts";
+import type { AllowedRanges } from "@formsvc/platform/blocked-addresses.ts";
 import { defaultWebhookSecretOverlapSeconds } from "@formsvc/platform/config.ts";
 import { formResponseEventType } from "@formsvc/platform/events.ts";
 import { asCaller, requireCaller } from "@formsvc/platform/caller.ts";
@@ -37,6 +38,8 @@ export interface WebhooksHandlersDeps {
    * localhost). Off by default.
    */
   allowPrivateUrls?: boolean;
+  /** WEBHOOK_ALLOWED_CIDRS: non-public ranges whose literal addresses are accepted all the same. */
+  allowedCidrs?: AllowedRanges;
   /** WEBHOOK_SECRET_OVERLAP_SECONDS in ms: how long a rotated-out secret keeps signing beside the new one; 24 h. */
   secretOverlapMs?: number;
   now?: () => Date;
@@ -175,7 +178,7 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
     async createWebhook(req, ctx) {
       const caller = requireCaller(ctx);
       if (!req.formId) throw formIdRequired();
-      const url = parseWebhookUrl(req.url, allowPrivate);
+      const url = parseWebhookUrl(req.url, allowPrivate, deps.allowedCidrs);
       const secret = parseSecret(req.secret) ?? generateSecret();
       const headers = parseHeaders(req.headers);
       const eventTypes = parseEventTypes(req.eventTypes, "create");
@@ -243,7 +246,7 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
 
     async updateWebhook(req, ctx) {
       const caller = requireCaller(ctx);
-      const url = req.url === undefined ? undefined : parseWebhookUrl(req.url, allowPrivate);
+      const url = req.url === undefined ? undefined : parseWebhookUrl(req.url, allowPrivate, deps.allowedCidrs);
       const secret = req.secret === undefined ? undefined : parseSecret(req.secret);
       const headers = req.headers === undefined ? undefined : parseHeaders(req.headers.values);
       const eventTypes = req.eventTypes === undefined ? undefined : parseEventTypes(req.eventTypes.values, "update");
