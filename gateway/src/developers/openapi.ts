@@ -15,7 +15,7 @@ const errorDescriptions: Record<number, string> = {
   403: "The change is refused for this workspace (for example `branding: false` without the entitlement)",
   404: "Not found or not the caller's (deliberately the same answer); also forms in the Trash",
   409: "The change conflicts with the record's state, or a request with the same `Idempotency-Key` is still running",
-  413: "The body is too large",
+  413: "The body is too large (over 1 MiB; /api/v1 reads a body sent with any method, so a GET with one can answer this too)",
   415: "The body is not JSON",
   422: "The `Idempotency-Key` was already used with a different request in the last 24 hours; nothing was done",
   429: "Rate limited: wait `Retry-After` seconds",
@@ -113,6 +113,12 @@ const tags = [
   { name: "Forms", description: "Forms, their documents (version 1) and settings, and the columns of their responses." },
   { name: "Submissions", description: "Responses to a form, complete or partial, with signed links to their files." },
   { name: "Webhooks", description: "Where completed responses are pushed, the receipt of each push and every attempt." },
+  {
+    name: "Webhook events",
+    description:
+      "What the service POSTs to a webhook, one entry per event type (the document's `webhooks`). A tag of their own, so generators " +
+      "that make one class per tag (OpenAPI Generator's Java client) do not write the REST operations' class twice.",
+  },
   {
     name: "Hosted forms",
     description: "The public, key-less endpoints of a published form under `/f`, for building your own front end.",
@@ -216,7 +222,8 @@ function errorStatuses(route: (ApiRoute | HostedOperation) & Pick<ApiRoute, "que
   const statuses = new Set([...route.errors, ...everyOperationErrors]);
   if (isIdempotent(route)) [409, 422].forEach((status) => statuses.add(status));
   if (route.params || route.query || route.body) statuses.add(400);
-  if (route.body) statuses.add(413);
+  // /api/v1 reads a JSON body on every operation (api-door.ts), one that takes none too.
+  if (route.body || !("public" in route)) statuses.add(413);
   if (route.body && bodyType === "application/json") statuses.add(415);
   if (route.params) statuses.add(404);
   return [...statuses].sort((a, b) => a - b);
@@ -250,6 +257,8 @@ function successResponse(success: ApiRoute["success"], schemas: SchemaComponents
 function operation(route: ApiRoute | HostedOperation, schemas: SchemaComponents): JsonSchema {
   const bodyType = ("bodyType" in route && route.bodyType) || "application/json";
   const responses: Record<string, JsonSchema> = { [route.success.status]: successResponse(route.success, schemas) };
+  const also = "also" in route.success ? route.success.also : undefined;
+  if (also) responses[also.status] = successResponse({ ...route.success, ...also }, schemas);
   for (const status of errorStatuses(route, bodyType)) responses[status] = errorResponse(status);
   return {
     operationId: route.operationId,
@@ -284,7 +293,7 @@ function webhooks(schemas: SchemaComponents): JsonSchema {
   const operation = (operationId: string, summary: string, payload: z.ZodType) => ({
       post: {
         operationId,
-        tags: ["Webhooks"],
+        tags: ["Webhook events"],
         summary,
         description:
           "POSTed to every enabled webhook of the form whose `eventTypes` include it, at least once, with `Content-Type: application/json`, " +
@@ -315,7 +324,7 @@ function webhooks(schemas: SchemaComponents): JsonSchema {
         responses: {
           "200": { description: "Any 2xx ends the delivery" },
           "400": { description: "Any 3xx or 4xx but 408, 410 and 429 fails the delivery without retry" },
-          "410": { description: "Fails the delivery and disables the webhook at once" },
+          "410": { description: "Fails the delivery and disables the webhook at once (a subscriber's webhook is deleted: extension)" },
           "429": { description: "Retried on the schedule, no sooner than `Retry-After` (seconds or an HTTP date; 408 likewise)" },
           "500": { description: "5xx, refused connections and time-outs (10 s) are retried on the schedule" },
         },

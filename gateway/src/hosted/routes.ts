@@ -458,6 +458,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       idempotencyKey: respondentIdempotencyKey(req),
     });
     if (saved.idempotencyKeyReused) throw new HttpError(422, "Idempotency-Key was already used with a different request");
+    if (saved.replayed) res.setHeader("Idempotent-Replayed", "true");
     res.json({ responseId: saved.responseId, completed: saved.completed });
   });
 

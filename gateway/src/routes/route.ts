@@ -67,8 +67,11 @@ interface RouteDefinition<R, P, Q, B, AP, AQ, AB, XP, XQ, XB> {
   params?: P;
   query?: Q;
   body?: B;
-  /** Success status and schema (204: no body); the description is the reference's. */
-  success: { status: 200 | 201 | 202 | 204; description?: string; schema?: z.ZodType };
+  /**
+   * Success status and schema (204: no body); the description is the reference's. `also`: another success
+   * status the handler may answer (as a Reply) with the same schema.
+   */
+  success: { status: 200 | 201 | 202 | 204; description?: string; schema?: z.ZodType; also?: { status: 200 | 201; description: string } };
   handle(input: HandlerInput<P, Q, B, AP, AQ, AB, XP, XQ, XB>): Promise<R>;
   /** The answer from the handler's result, at a door that states none; without it, the result itself. */
   answer?: (result: R, input: HandlerInput<P, Q, B, AP, AQ, AB, XP, XQ, XB>) => unknown;

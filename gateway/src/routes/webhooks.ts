@@ -116,7 +116,12 @@ export function webhookRoutes(webhooks: Client<typeof WebhooksService>, delivery
       method: "post",
       path: "/webhooks",
       body: createWebhookBodySchema,
-      success: { status: 201, description: "The created webhook (200: a subscriber's existing one)", schema: webhookSchema },
+      success: {
+        status: 201,
+        description: "The created webhook",
+        schema: webhookSchema,
+        also: { status: 200, description: "The subscriber's existing webhook of this form and url (its secret masked)" },
+      },
       handle: async ({ body, asUser, apiKeyId }) => {
         const { webhook, existing } = await webhooks.createWebhook(
           {
@@ -241,7 +246,7 @@ export function webhookRoutes(webhooks: Client<typeof WebhooksService>, delivery
       method: "get",
       path: "/webhooks/:id/deliveries/:did/attempts",
       params: deliveryParamsSchema,
-      success: { status: 200, description: "The attempts, in one page", schema: envelopeOf(attemptSchema, "AttemptList") },
+      success: { status: 200, description: "The attempts, in one page", schema: envelopeOf(attemptSchema, "AttemptList", "whole") },
       handle: async ({ params, asUser }) =>
         (await delivery.listAttempts({ webhookId: params.id, deliveryId: params.did }, asUser)).attempts.map(attemptJson),
       api: {

@@ -432,12 +432,13 @@ describe("SaveResponse: Idempotency-Key", () => {
     const body = { answers: { q_name: "Ada" }, completed: true, idempotencyKey: "key-1" };
     const first = await save(form.id, body);
     const repeats = await Promise.all([save(form.id, body), save(form.id, body), save(form.id, { ...body, country: "DE" })]);
-    for (const repeat of repeats) assert.deepEqual([repeat.responseId, repeat.completed, repeat.idempotencyKeyReused], [first.responseId, true, false]);
+    assert.equal(first.replayed, false);
+    for (const repeat of repeats) assert.deepEqual([repeat.responseId, repeat.completed, repeat.idempotencyKeyReused, repeat.replayed], [first.responseId, true, false, true]);
     assert.equal((await responseRows(form.id)).length, 1);
     assert.equal((await outboxRows(form.id)).length, 1, "one event");
     assert.equal(await countOf(form), 1);
     const other = await save(form.id, { ...body, answers: { q_name: "Bob" } });
-    assert.equal(other.idempotencyKeyReused, true);
+    assert.deepEqual([other.idempotencyKeyReused, other.replayed], [true, false]);
     assert.equal((await responseRows(form.id)).length, 1);
     assert.notEqual((await save(addForm().id, body)).responseId, first.responseId, "keys are scoped to their form");
   });

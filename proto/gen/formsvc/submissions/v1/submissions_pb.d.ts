@@ -220,6 +220,13 @@ export declare type SaveResponseResponse = Message<"formsvc.submissions.v1.SaveR
    * @generated from field: bool idempotency_key_reused = 3;
    */
   idempotencyKeyReused: boolean;
+
+  /**
+   * The key came with this very save within 24 hours: the first save's answer, nothing done again.
+   *
+   * @generated from field: bool replayed = 4;
+   */
+  replayed: boolean;
 };
 
 /**
