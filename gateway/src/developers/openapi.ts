@@ -94,6 +94,15 @@ Deliveries to one receiver (scheme, host and port) run up to 4 at a time; while 
 each 2xx allows one more, up to 32 (the operator's \`WEBHOOK_MAX_ORIGIN_CONCURRENCY\`), and any other answer
 brings it back to 4. So a receiver sees concurrent POSTs, in no guaranteed order: order by \`submittedAt\`.
 
+## Integrations (extensions of the spec)
+For automation tools (n8n, Zapier, Make) that subscribe a webhook when a workflow is switched on and delete it
+when it is switched off: \`POST /webhooks\` takes \`subscriber\` (\`"n8n"\`, \`"zapier"\`); the same \`formId\`,
+\`url\` and \`subscriber\` again answer the existing webhook (200) instead of a duplicate. A subscriber's webhook
+is deleted, not only disabled, when its receiver answers 410 Gone, and when the API key that subscribed it is
+deleted. \`GET /forms/{id}/sample-events\` answers the bodies of the form's latest events in exactly the webhook
+body's shape (one made-up body with \`"test": true\` while there is none), to map fields before the first
+response. An operator may let webhooks reach receivers on a private network with \`WEBHOOK_ALLOWED_CIDRS\`.
+
 ## Audit log
 \`GET /workspaces/{id}/audit-events\` (beyond the spec) lists what happened in a workspace, newest first: each change
 of its forms, webhooks, members and plan, its members' API keys and sign-ins (failed ones too), and response
