@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { eventually } from "@formsvc/platform/testing/eventually.ts";
+import { discordMessage, slackMessage } from "../services/delivery/src/testing/chat-shapes.ts";
 import { startReceiver } from "./support/receiver.ts";
 import { apiClient, createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
@@ -91,6 +92,21 @@ describe("the API for automation tools", () => {
     assert.equal(bad.status, 400);
     const foreign = await (await createUserWithKey(sys, "other@example.com")).api("GET", `/forms/${formId}/sample-events`);
     assert.equal(foreign.status, 404);
+  });
+
+  it("sends a slack-format webhook a Block Kit message, and a discord-format one an embed, in their documented shapes", async () => {
+    const slack = await receiver();
+    const discord = await receiver(() => ({ status: 204 }));
+    assert.equal((await user.api("POST", "/webhooks", { formId, url: slack.url, format: "slack" })).status, 201);
+    const discordHook = await user.api("POST", "/webhooks", { formId, url: discord.url, format: "discord" });
+    assert.equal(discordHook.body.format, "discord");
+    const responseId = await respond({ name: "Lin", plan: "free" });
+    await Promise.all([slack.waitFor(1), discord.waitFor(1)]);
+    const blocks = slackMessage.parse(slack.received[0].body).blocks;
+    assert.ok(JSON.stringify(blocks).includes("*Plan*\\nFree"), "the option's text, by the question's label");
+    const embed = discordMessage.parse(discord.received[0].body).embeds[0];
+    assert.equal(new URL(embed.url ?? "").pathname, `/app/forms/${formId}/responses/${responseId}`, "a link to the response in the app (PUBLIC_URL)");
+    assert.equal((await user.api("PATCH", `/webhooks/${discordHook.body.id}`, { format: "teams" })).status, 400);
   });
 
   it("deletes a subscriber's webhook when its receiver answers 410 Gone", async () => {

@@ -5,6 +5,7 @@ import { instant } from "./instant.ts";
 import { attemptJson, deliveryJson, webhookJson } from "@formsvc/api-records";
 import { attemptSchema, deliverySchema, formWebhookPayloadSchema, partialWebhookPayloadSchema, webhookPayloadSchema, webhookSchema } from "@formsvc/api-records/schemas";
 import { defaultSampleEvents, eventTypes, formResponseEventType, maxSampleEvents } from "@formsvc/platform/events.ts";
+import { webhookFormats } from "@formsvc/platform/webhook-headers.ts";
 import { maxPageSize } from "@formsvc/platform/page-size.ts";
 import { DeliveryStatus, type DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
@@ -30,6 +31,13 @@ const webhookEventTypesSchema = z
   .max(eventTypes.length)
   .describe(`The events it receives, at least one of ${eventTypes.join(", ")} (each payload is under \`webhooks\`)`);
 
+const webhookFormatSchema = z
+  .enum(webhookFormats)
+  .describe(
+    "Extension: `standard` (default) sends the JSON event; `slack` and `discord` send a chat message made from it (Slack Block Kit, a " +
+      "Discord embed: the form's name, the answers by label with option texts, files as links, a link to the response in the app) for " +
+      "their incoming-webhook URLs",
+  );
 const createWebhookBodySchema = z.strictObject({
   formId: z.string().min(1).describe("The form whose events are pushed"),
   url,
@@ -37,6 +45,7 @@ const createWebhookBodySchema = z.strictObject({
   headers: webhookHeadersSchema.optional(),
   eventTypes: webhookEventTypesSchema.optional().describe("Default `[\"FORM_RESPONSE\"]`: completed responses"),
   enabled: z.boolean().optional().describe("Default true"),
+  format: webhookFormatSchema.optional(),
   subscriber: z
     .string()
     .max(40)
@@ -53,6 +62,7 @@ const updateWebhookBodySchema = z.strictObject({
   headers: webhookHeadersSchema.optional().describe("Replaces every header"),
   eventTypes: webhookEventTypesSchema.optional().describe("Replaces the event types"),
   enabled: z.boolean().optional().describe("true enables a disabled webhook again (clearing disabledReason)"),
+  format: webhookFormatSchema.optional(),
 });
 const listWebhooksQuerySchema = cursorPagingQuerySchema.extend({ formId: recordIdSchema.describe("The form (required)") });
 const deliveryParamsSchema = idParamsSchema.extend({ did: z.string().min(1).describe("Delivery id") });
@@ -132,6 +142,7 @@ export function webhookRoutes(webhooks: Client<typeof WebhooksService>, delivery
             eventTypes: body.eventTypes ?? [],
             enabled: body.enabled,
             subscriber: body.subscriber ?? "",
+            format: body.format ?? "",
             apiKeyId,
           },
           asUser,
@@ -178,6 +189,7 @@ export function webhookRoutes(webhooks: Client<typeof WebhooksService>, delivery
                 headers: body.headers ? { values: body.headers } : undefined,
                 eventTypes: body.eventTypes ? { values: body.eventTypes } : undefined,
                 enabled: body.enabled,
+                format: body.format,
               },
               asUser,
             )

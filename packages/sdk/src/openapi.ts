@@ -1521,6 +1521,7 @@ export interface components {
          *         "FORM_RESPONSE"
          *       ],
          *       "subscriber": null,
+         *       "format": "standard",
          *       "enabled": true,
          *       "disabledReason": null,
          *       "disabledAt": null,
@@ -1546,6 +1547,11 @@ export interface components {
             eventTypes: ("FORM_RESPONSE" | "FORM_RESPONSE_PARTIAL" | "FORM_PUBLISHED" | "FORM_CLOSED" | "FORM_DELETED")[];
             /** @description Extension: the automation tool that subscribed it (`n8n`, `zapier`, ...); null for a webhook made by hand */
             subscriber: string | null;
+            /**
+             * @description Extension: `standard` (the JSON event), or `slack` / `discord`: a chat message made from it, for their incoming-webhook URLs
+             * @enum {string}
+             */
+            format: "standard" | "slack" | "discord";
             enabled: boolean;
             /** @description Why the webhook is disabled: `disabled by its owner`, `the receiver answered 410 Gone`, or `every delivery attempt failed for 5 days`; null while enabled. PATCH `enabled: true` enables it again */
             disabledReason: string | null;
@@ -2840,6 +2846,11 @@ export interface operations {
                     eventTypes?: string[];
                     /** @description Default true */
                     enabled?: boolean;
+                    /**
+                     * @description Extension: `standard` (default) sends the JSON event; `slack` and `discord` send a chat message made from it (Slack Block Kit, a Discord embed: the form's name, the answers by label with option texts, files as links, a link to the response in the app) for their incoming-webhook URLs
+                     * @enum {string}
+                     */
+                    format?: "standard" | "slack" | "discord";
                     /** @description Extension: the automation tool subscribing (`n8n`, `zapier`; lowercase letters, digits, `.`, `_`, `-`). A POST with the same `formId`, `url` and `subscriber` as an existing webhook answers that webhook (200, its secret masked) instead of making another. A subscriber's webhook is deleted, not disabled, when its receiver answers 410 Gone, and when the API key that subscribed it is deleted. */
                     subscriber?: string;
                 };
@@ -2979,6 +2990,11 @@ export interface operations {
                     eventTypes?: string[];
                     /** @description true enables a disabled webhook again (clearing disabledReason) */
                     enabled?: boolean;
+                    /**
+                     * @description Extension: `standard` (default) sends the JSON event; `slack` and `discord` send a chat message made from it (Slack Block Kit, a Discord embed: the form's name, the answers by label with option texts, files as links, a link to the response in the app) for their incoming-webhook URLs
+                     * @enum {string}
+                     */
+                    format?: "standard" | "slack" | "discord";
                 };
             };
         };

@@ -23,6 +23,7 @@ await runDatabaseService("delivery", { schema: "delivery", entities, migrations 
     retrySchedule: config.webhookRetrySchedule,
     allowPrivateUrls: config.webhookAllowPrivateUrls,
     allowedCidrs: config.webhookAllowedCidrs,
+    publicUrl: config.publicUrl,
     disableAfterFailingSeconds: config.webhookDisableAfterFailingSeconds,
     maxPerOriginConcurrency: config.webhookMaxOriginConcurrency,
   };

@@ -42,7 +42,7 @@ let client: Client<typeof WebhooksService>;
 let subscriptions: KeySubscriptions;
 const url = "https://hooks.example.com/n8n/1";
 
-const subscribe = (formId: string, init: { subscriber?: string; apiKeyId?: string; url?: string } = {}) =>
+const subscribe = (formId: string, init: { subscriber?: string; apiKeyId?: string; url?: string; format?: string } = {}) =>
   client.createWebhook({ formId, url, subscriber: "n8n", ...init }, asCaller(alice));
 const ids = async () =>
   ((await orm.em.getConnection().execute(`select "id" from "webhooks"."webhooks" order by "created_at", "id"`, [], "all")) as { id: string }[]).map((r) => r.id);
@@ -74,6 +74,14 @@ describe("a subscriber's webhook", () => {
     assert.ok(others.every((o) => !o.existing));
     assert.equal(new Set([first.webhook!.id, ...others.map((o) => o.webhook!.id)]).size, 4);
     assert.equal((await subscribe("form-a", { subscriber: "" })).existing, false, "webhooks made by hand are never merged");
+  });
+
+  it("keeps a format (standard by default), changed by an update, and refuses an unknown one", async () => {
+    const chat = (await subscribe("form-b", { subscriber: "", url: "https://hooks.slack.com/services/T0/B0/x", format: "slack" })).webhook!;
+    assert.equal(chat.format, "slack");
+    assert.equal((await subscribe("form-b", { subscriber: "", url: "https://hooks.example.com/plain" })).webhook!.format, "standard");
+    assert.equal((await client.updateWebhook({ id: chat.id, format: "discord" }, asCaller(alice))).webhook!.format, "discord");
+    await rejectsWith(subscribe("form-b", { subscriber: "", format: "teams" }), Code.InvalidArgument, "format: one of standard, slack, discord");
   });
 
   it("refuses a malformed subscriber", async () => {

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { validateHeaderName, validateHeaderValue } from "node:http";
 import { isIP } from "node:net";
 import { blockedKind, type AllowedRanges } from "@formsvc/platform/blocked-addresses.ts";
-import { reservedWebhookHeaders, standardWebhookSecretPrefix } from "@formsvc/platform/webhook-headers.ts";
+import { defaultWebhookFormat, reservedWebhookHeaders, standardWebhookSecretPrefix, webhookFormats, type WebhookFormat } from "@formsvc/platform/webhook-headers.ts";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { defaultEventTypes, eventTypes, isEventType } from "@formsvc/platform/events.ts";
 
@@ -159,6 +159,14 @@ export function parseEventTypes(raw: readonly string[], given: "create" | "updat
     seen.add(type);
   }
   return [...raw];
+}
+
+/** A webhook's format; empty at creation: standard. */
+export function parseFormat(raw: string): WebhookFormat {
+  if (raw === "") return defaultWebhookFormat;
+  const format = webhookFormats.find((f) => f === raw);
+  if (!format) throw invalid(`format: one of ${webhookFormats.join(", ")}`);
+  return format;
 }
 
 /** A subscriber's name: a tool's, as its integration sends it (`n8n`, `zapier`, `make`). */

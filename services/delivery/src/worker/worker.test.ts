@@ -9,6 +9,7 @@ import { assertMigrationsApplyOnce } from "@formsvc/platform/testing/database.ts
 import { envelopeOf } from "@formsvc/platform/events.ts";
 import { serializePayload } from "../sender/payload.ts";
 import { openTestDatabase, type DeliveryTestDatabase } from "../testing/database.ts";
+import { discordMessage, slackMessage } from "../testing/chat-shapes.ts";
 import { closedPort, createAcceptEvent, eventually, quietLogger, sampleEvent, startReceiver, type AcceptEvent, type Receiver, testFileLinks } from "../testing/fixtures.ts";
 import { FakeWebhooks } from "../../../webhooks/src/testing/fake-webhooks.ts";
 import { defaultWebhookRetrySchedule } from "@formsvc/platform/config.ts";
@@ -223,6 +224,24 @@ describe("the worker", () => {
     assert.deepEqual([d.status, d.lastError], ["failed", "the receiver answered 410"]);
     await eventually(async () => !webhooks.hooks.has("wh_410_n8n"), 5_000, "the webhook deleted");
     assert.deepEqual(webhooks.calls.filter((c) => c.method === "webhookGone" || c.method === "disableWebhook").map((c) => c.method), ["webhookGone"]);
+  });
+
+  it("sends a slack or discord webhook a chat message its documented shape takes, the same bytes on every attempt", async () => {
+    let calls = 0;
+    const slack = await receiver(() => ({ status: ++calls === 1 ? 500 : 200 }));
+    const discord = await receiver(() => ({ status: 204 }));
+    webhooks.add({ id: "wh_slack", url: slack.url, format: "slack" });
+    webhooks.add({ id: "wh_discord", url: discord.url, format: "discord" });
+    await acceptEvent(sampleEvent());
+    startWorker({ retrySchedule: [0.1], publicUrl: "https://forms.example.com" });
+    assert.equal((await deliveryOf("wh_slack")).status, "succeeded");
+    assert.equal((await deliveryOf("wh_discord")).status, "succeeded");
+    assert.equal(slack.received.length, 2);
+    assert.deepEqual(slack.received[0].raw, slack.received[1].raw, "a retry sends the same bytes");
+    const message = slackMessage.parse(JSON.parse(slack.received[0].raw.toString("utf8")));
+    assert.equal(message.text, 'New response to "Event sign-up"');
+    const embed = discordMessage.parse(JSON.parse(discord.received[0].raw.toString("utf8"))).embeds[0];
+    assert.match(embed.url ?? "", /^https:\/\/forms\.example\.com\/app\/forms\/form_1\/responses\//);
   });
 
   it("retries a 429 no sooner than its Retry-After (capped at the schedule's longest step)", async () => {

@@ -20,6 +20,7 @@ import {
   maskSecret,
   maxWebhooksPerForm,
   parseEventTypes,
+  parseFormat,
   parseHeaders,
   parseSecret,
   parseSubscriber,
@@ -60,6 +61,7 @@ interface WebhookRow {
   secret: string | null;
   headers: Record<string, string> | string;
   event_types: string[] | string;
+  format: string;
   enabled: boolean;
   disabled_reason: string | null;
   disabled_at: Date | string | null;
@@ -82,6 +84,7 @@ function webhookFromRow(row: WebhookRow): Webhook {
     secret: row.secret,
     headers: typeof row.headers === "string" ? JSON.parse(row.headers) : row.headers,
     eventTypes: typeof row.event_types === "string" ? JSON.parse(row.event_types) : row.event_types,
+    format: row.format,
     enabled: row.enabled,
     disabledReason: row.disabled_reason,
     disabledAt: dateOrNull(row.disabled_at),
@@ -110,6 +113,7 @@ function webhookMessage(hook: Webhook, secret: "masked" | "shown" | "delivery" =
     headers: { ...hook.headers },
     eventTypes: [...hook.eventTypes],
     subscriber: hook.subscriber ?? "",
+    format: hook.format,
     enabled: hook.enabled,
     disabledReason: hook.disabledReason ?? "",
     disabledAt: hook.disabledAt ? timestampFromDate(hook.disabledAt) : undefined,
@@ -183,6 +187,7 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
       const headers = parseHeaders(req.headers);
       const eventTypes = parseEventTypes(req.eventTypes, "create");
       const subscriber = parseSubscriber(req.subscriber);
+      const format = parseFormat(req.format);
       await requireForm(req.formId, caller, "form not found");
 
       const { hook, existing } = await orm.em.fork().transactional(async (em) => {
@@ -208,6 +213,7 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
           secret,
           headers,
           eventTypes,
+          format,
           enabled,
           disabledReason: enabled ? null : disabledByOwner,
           disabledAt: enabled ? null : at,
@@ -250,6 +256,7 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
       const secret = req.secret === undefined ? undefined : parseSecret(req.secret);
       const headers = req.headers === undefined ? undefined : parseHeaders(req.headers.values);
       const eventTypes = req.eventTypes === undefined ? undefined : parseEventTypes(req.eventTypes.values, "update");
+      const format = req.format === undefined ? undefined : parseFormat(req.format);
       await callerWebhook(req.id, caller);
 
       const hook = await orm.em.fork().transactional(async (em) => {
@@ -273,6 +280,10 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
         }
         if (eventTypes !== undefined && eventTypes.join() !== hook.eventTypes.join()) {
           hook.eventTypes = eventTypes;
+          changed = true;
+        }
+        if (format !== undefined && format !== hook.format) {
+          hook.format = format;
           changed = true;
         }
         const at = now();

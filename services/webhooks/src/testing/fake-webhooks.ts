@@ -80,6 +80,7 @@ export class FakeWebhooks {
     owner?: string;
     eventTypes?: string[];
     subscriber?: string;
+    format?: string;
   }): Webhook {
     const webhook = create(WebhookSchema, {
       id: init.id,
@@ -91,6 +92,7 @@ export class FakeWebhooks {
       eventTypes: init.eventTypes ?? ["FORM_RESPONSE"],
       enabled: init.enabled ?? true,
       subscriber: init.subscriber ?? "",
+      format: init.format ?? "standard",
     });
     this.hooks.set(init.id, { webhook, owner: init.owner ?? "user-ada" });
     return webhook;

@@ -96,6 +96,13 @@ export declare type Webhook = Message<"formsvc.webhooks.v1.Webhook"> & {
    * @generated from field: string subscriber = 14;
    */
   subscriber: string;
+
+  /**
+   * standard (the JSON event), slack or discord (a chat message made from it); never empty.
+   *
+   * @generated from field: string format = 15;
+   */
+  format: string;
 };
 
 /**
@@ -154,6 +161,13 @@ export declare type CreateWebhookRequest = Message<"formsvc.webhooks.v1.CreateWe
    * @generated from field: string api_key_id = 8;
    */
   apiKeyId: string;
+
+  /**
+   * Empty: standard.
+   *
+   * @generated from field: string format = 9;
+   */
+  format: string;
 };
 
 /**
@@ -333,6 +347,11 @@ export declare type UpdateWebhookRequest = Message<"formsvc.webhooks.v1.UpdateWe
    * @generated from field: formsvc.webhooks.v1.EventTypes event_types = 6;
    */
   eventTypes?: EventTypes | undefined;
+
+  /**
+   * @generated from field: optional string format = 7;
+   */
+  format?: string | undefined;
 };
 
 /**
