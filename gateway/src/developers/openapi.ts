@@ -101,7 +101,9 @@ when it is switched off: \`POST /webhooks\` takes \`subscriber\` (\`"n8n"\`, \`"
 is deleted, not only disabled, when its receiver answers 410 Gone, and when the API key that subscribed it is
 deleted. \`GET /forms/{id}/sample-events\` answers the bodies of the form's latest events in exactly the webhook
 body's shape (one made-up body with \`"test": true\` while there is none), to map fields before the first
-response. An operator may let webhooks reach receivers on a private network with \`WEBHOOK_ALLOWED_CIDRS\`.
+response. A webhook's \`format\` (\`slack\`, \`discord\`) sends a chat message (Slack Block Kit, a Discord embed) to
+their incoming-webhook URLs instead of the JSON event. An operator may let webhooks reach receivers on a private
+network with \`WEBHOOK_ALLOWED_CIDRS\`.
 
 ## Audit log
 \`GET /workspaces/{id}/audit-events\` (beyond the spec) lists what happened in a workspace, newest first: each change
