@@ -3,6 +3,7 @@
 // stand-in of n8n's execution context: real HTTP to the system and to a local catch URL, n8n itself not
 // installed (the real n8n 2.x server is left for the test the issue asks for).
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -89,6 +90,11 @@ describe("the n8n nodes against the running system", () => {
   after(async () => {
     await sys?.stop();
     await receiver?.close();
+  });
+
+  it("makes items as the Zapier app does: one file, copied into each package published alone", () => {
+    const read = (path: string) => readFileSync(join(repoRoot, "integrations", path), "utf8");
+    assert.equal(read("n8n/lib/response-items.js"), read("zapier/items.js"));
   });
 
   it("describes a credential tested on /users/me with the key as a bearer token", () => {

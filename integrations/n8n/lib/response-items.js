@@ -1,5 +1,7 @@
-// What workflows get: a response with its answers by question label as people read them (option texts,
-// files as links), from a webhook body (the trigger) or a submission record (the action node).
+// What automation tools get: a response with its answers by question label as people read them (option
+// texts, files as links), from a webhook body (hooks, samples) or a submission record (polling, searches).
+// The same file in integrations/zapier/items.js and integrations/n8n/lib/response-items.js (each package is
+// published alone; tests/n8n-nodes.test.ts keeps the two the same).
 'use strict';
 
 /** An answer's value as text: choices by their option texts, files by their links. */
