@@ -6,7 +6,7 @@
 //   disabled: recordAttempt keeps since when it has been failing (one row per failing webhook, gone at its
 //   next success, written in the attempt's own statement) and this compares at each failed attempt.
 // Webhooks owns the switch (DisableWebhook); its deliveries then end "webhook disabled" when next due.
-import type { Client } from "@connectrpc/connect";
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
@@ -54,8 +54,14 @@ export async function applyDisablingRules(
   if (!reason) return undefined;
   try {
     const call = { id: webhookId, reason };
-    if (goneReason) await options.webhooks.webhookGone(call, { timeoutMs: webhooksCallTimeoutMs });
-    else await options.webhooks.disableWebhook(call, { timeoutMs: webhooksCallTimeoutMs });
+    const disable = () => options.webhooks.disableWebhook(call, { timeoutMs: webhooksCallTimeoutMs });
+    if (goneReason) {
+      await options.webhooks.webhookGone(call, { timeoutMs: webhooksCallTimeoutMs }).catch((err: unknown) => {
+        // A webhooks service from before WebhookGone (a rolling upgrade): the webhook is disabled, as then.
+        if (ConnectError.from(err).code !== Code.Unimplemented) throw err;
+        return disable();
+      });
+    } else await disable();
     // Enabled again later, it starts a new failing period.
     const { failingWebhooks } = tablesOf(options.orm);
     await options.orm.em.getConnection().execute(`delete from ${failingWebhooks} where "webhook_id" = ?`, [webhookId], "run");

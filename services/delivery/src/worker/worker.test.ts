@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createHmac, randomBytes } from "node:crypto";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
-import { Code } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { EventSchema } from "@formsvc/proto/events/v1/events_pb.js";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { assertMigrationsApplyOnce } from "@formsvc/platform/testing/database.ts";
@@ -224,6 +224,22 @@ describe("the worker", () => {
     assert.deepEqual([d.status, d.lastError], ["failed", "the receiver answered 410"]);
     await eventually(async () => !webhooks.hooks.has("wh_410_n8n"), 5_000, "the webhook deleted");
     assert.deepEqual(webhooks.calls.filter((c) => c.method === "webhookGone" || c.method === "disableWebhook").map((c) => c.method), ["webhookGone"]);
+  });
+
+  it("disables a webhook on a 410 when webhooks predates WebhookGone (a rolling upgrade)", async () => {
+    const r = await receiver(() => ({ status: 410 }));
+    webhooks.add({ id: "wh_410_old", url: r.url, subscriber: "n8n" });
+    await acceptEvent(sampleEvent());
+    const older: WorkerOptions["webhooks"] = {
+      getWebhookForDelivery: webhooks.client.getWebhookForDelivery,
+      disableWebhook: webhooks.client.disableWebhook,
+      webhookGone: async () => {
+        throw new ConnectError("webhooks.v1.WebhooksService/WebhookGone is not implemented", Code.Unimplemented);
+      },
+    };
+    startWorker({ webhooks: older });
+    await eventually(async () => webhooks.hooks.get("wh_410_old")?.webhook.enabled === false, 5_000, "the webhook disabled");
+    assert.equal(webhooks.hooks.get("wh_410_old")!.webhook.disabledReason, "the receiver answered 410 Gone");
   });
 
   it("sends a slack or discord webhook a chat message its documented shape takes, the same bytes on every attempt", async () => {
