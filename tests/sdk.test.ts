@@ -86,6 +86,9 @@ describe("the SDK against the running system", () => {
       ["SHORT_TEXT", "NUMBER", "CHECKBOXES", "FILE", "HIDDEN_FIELDS", "RESPONDENT_COUNTRY"],
     );
     await sys.cli("form:publish", "--id", form.id);
+    // Before any response, one sample body made from the form, marked as a test.
+    const samples = await client.GET("/forms/{id}/sample-events", { params: { path: { id: form.id }, query: { limit: 1 } } });
+    assert.equal(samples.data?.items[0]?.test, true);
 
     const hook = await client.POST("/webhooks", {
       body: { formId: form.id, url: receiver.url, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", headers: { "X-Tenant": "acme" } },

@@ -16,7 +16,7 @@ const errorDescriptions: Record<number, string> = {
   403: "The change is refused for this workspace (for example `branding: false` without the entitlement)",
   404: "Not found or not the caller's (deliberately the same answer); also forms in the Trash",
   409: "The change conflicts with the record's state, or a request with the same `Idempotency-Key` is still running",
-  413: "The body is too large",
+  413: "The body is too large (over 1 MiB; /api/v1 reads a body sent with any method, so a GET with one can answer this too)",
   415: "The body is not JSON",
   422: "The `Idempotency-Key` was already used with a different request in the last 24 hours; nothing was done",
   429: "Rate limited: wait `Retry-After` seconds",
@@ -111,6 +111,17 @@ Deliveries to one receiver (scheme, host and port) run up to 4 at a time; while 
 each 2xx allows one more, up to 32 (the operator's \`WEBHOOK_MAX_ORIGIN_CONCURRENCY\`), and any other answer
 brings it back to 4. So a receiver sees concurrent POSTs, in no guaranteed order: order by \`submittedAt\`.
 
+## Integrations (extensions of the spec)
+For automation tools (n8n, Zapier, Make) that subscribe a webhook when a workflow is switched on and delete it
+when it is switched off: \`POST /webhooks\` takes \`subscriber\` (\`"n8n"\`, \`"zapier"\`); the same \`formId\`,
+\`url\` and \`subscriber\` again answer the existing webhook (200) instead of a duplicate. A subscriber's webhook
+is deleted, not only disabled, when its receiver answers 410 Gone, and when the API key that subscribed it is
+deleted. \`GET /forms/{id}/sample-events\` answers the bodies of the form's latest events in exactly the webhook
+body's shape (one made-up body with \`"test": true\` while there is none), to map fields before the first
+response. A webhook's \`format\` (\`slack\`, \`discord\`) sends a chat message (Slack Block Kit, a Discord embed) to
+their incoming-webhook URLs instead of the JSON event. An operator may let webhooks reach receivers on a private
+network with \`WEBHOOK_ALLOWED_CIDRS\`.
+
 ## Audit log
 \`GET /workspaces/{id}/audit-events\` (beyond the spec) lists what happened in a workspace, newest first: each change
 of its forms, webhooks, members and plan, its members' API keys and sign-ins (failed ones too), and response
@@ -140,6 +151,12 @@ const tags = [
   { name: "Forms", description: "Forms, their documents (version 1) and settings, and the columns of their responses." },
   { name: "Submissions", description: "Responses to a form, complete or partial, with signed links to their files." },
   { name: "Webhooks", description: "Where completed responses are pushed, the receipt of each push and every attempt." },
+  {
+    name: "Webhook events",
+    description:
+      "What the service POSTs to a webhook, one entry per event type (the document's `webhooks`). A tag of their own, so generators " +
+      "that make one class per tag (OpenAPI Generator's Java client) do not write the REST operations' class twice.",
+  },
   {
     name: "Hosted forms",
     description: "The public, key-less endpoints of a published form under `/f`, for building your own front end.",
@@ -282,7 +299,8 @@ function errorStatuses(route: (ApiRoute | HostedOperation) & Pick<ApiRoute, "que
   const statuses = new Set([...route.errors, ...everyOperationErrors]);
   if (isIdempotent(route)) [409, 422].forEach((status) => statuses.add(status));
   if (route.params || route.query || route.body) statuses.add(400);
-  if (route.body) statuses.add(413);
+  // /api/v1 reads a JSON body on every operation (api-door.ts), one that takes none too.
+  if (route.body || !("public" in route)) statuses.add(413);
   if (route.body && bodyType === "application/json") statuses.add(415);
   if (route.params) statuses.add(404);
   return [...statuses].sort((a, b) => a - b);
@@ -316,6 +334,8 @@ function successResponse(success: ApiRoute["success"], schemas: SchemaComponents
 function operation(route: ApiRoute | HostedOperation, schemas: SchemaComponents): JsonSchema {
   const bodyType = ("bodyType" in route && route.bodyType) || "application/json";
   const responses: Record<string, JsonSchema> = { [route.success.status]: successResponse(route.success, schemas) };
+  const also = "also" in route.success ? route.success.also : undefined;
+  if (also) responses[also.status] = successResponse({ ...route.success, ...also }, schemas);
   for (const status of errorStatuses(route, bodyType)) responses[status] = errorResponse(status);
   return {
     operationId: route.operationId,
@@ -350,7 +370,7 @@ function webhooks(schemas: SchemaComponents): JsonSchema {
   const operation = (operationId: string, summary: string, payload: z.ZodType) => ({
       post: {
         operationId,
-        tags: ["Webhooks"],
+        tags: ["Webhook events"],
         summary,
         description:
           "POSTed to every enabled webhook of the form whose `eventTypes` include it, at least once, with `Content-Type: application/json`, " +
@@ -381,7 +401,7 @@ function webhooks(schemas: SchemaComponents): JsonSchema {
         responses: {
           "200": { description: "Any 2xx ends the delivery" },
           "400": { description: "Any 3xx or 4xx but 408, 410 and 429 fails the delivery without retry" },
-          "410": { description: "Fails the delivery and disables the webhook at once" },
+          "410": { description: "Fails the delivery and disables the webhook at once (a subscriber's webhook is deleted: extension)" },
           "429": { description: "Retried on the schedule, no sooner than `Retry-After` (seconds or an HTTP date; 408 likewise)" },
           "500": { description: "5xx, refused connections and time-outs (10 s) are retried on the schedule" },
         },

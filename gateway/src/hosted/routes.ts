@@ -514,7 +514,9 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       language: body.language,
     });
     if (saved.idempotencyKeyReused) throw new HttpError(422, "Idempotency-Key was already used with a different request");
-    if (body.completed && saved.completed) deps.insights?.completion(formId);
+    if (saved.replayed) res.setHeader("Idempotent-Replayed", "true");
+    // A replay is the same completion again, not another one.
+    else if (body.completed && saved.completed) deps.insights?.completion(formId);
     res.json({ responseId: saved.responseId, completed: saved.completed });
   });
 

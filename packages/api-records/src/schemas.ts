@@ -2,6 +2,7 @@
 // reference; the end-to-end tests parse real answers with them) and the app's, which add fields for the
 // signed-in person. The mappers in index.ts return these types, and the app takes its types from here
 // with type-only imports.
+import { webhookFormats } from "@formsvc/platform/webhook-headers.ts";
 import { z } from "zod";
 import { defaultSettings, formDocumentSchema, formSettingsSchema, inputBlockTypes, typesAnswering } from "@formsvc/form-document";
 import { eventTypeNames, eventTypes, formResponseEventType } from "@formsvc/platform/events.ts";
@@ -336,6 +337,13 @@ export const webhookSchema = z
     secret: z.string().nullable().describe("Signs each request's body (X-Service-Signature); null when none"),
     headers: z.record(z.string(), z.string()).describe("Sent with every request"),
     eventTypes: z.array(z.enum(eventTypes as [string, ...string[]])).describe("The events it receives"),
+    subscriber: z
+      .string()
+      .nullable()
+      .describe("Extension: the automation tool that subscribed it (`n8n`, `zapier`, ...); null for a webhook made by hand"),
+    format: z
+      .enum(webhookFormats)
+      .describe("Extension: `standard` (the JSON event), or `slack` / `discord`: a chat message made from it, for their incoming-webhook URLs"),
     enabled: z.boolean(),
     disabledReason: z
       .string()
@@ -360,6 +368,8 @@ export const webhookSchema = z
         secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
         headers: { "X-Tenant": "acme" },
         eventTypes: ["FORM_RESPONSE"],
+        subscriber: null,
+        format: "standard",
         enabled: true,
         disabledReason: null,
         disabledAt: null,

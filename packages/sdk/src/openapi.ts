@@ -368,6 +368,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/forms/{id}/sample-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sample webhook bodies of a form (extension)
+         * @description Extension of the spec, for automation tools that map fields before the first event arrives: the bodies a webhook of the form would be sent for its latest events of `eventType`, exactly as sent (the response's answers by question text, option texts in `options`, files as signed links). Response events are made from the form's latest responses (completed ones for FORM_RESPONSE, partial ones for FORM_RESPONSE_PARTIAL), each `eventId` being `sample_<responseId>`. When there is none yet, and always for form events, one body made from the form as it is now, with `"test": true` and made-up answers.
+         */
+        get: operations["listSampleEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/{id}/rotate-secret": {
         parameters: {
             query?: never;
@@ -1368,6 +1388,7 @@ export interface components {
         QuestionList: {
             items: components["schemas"]["Question"][];
             page: number;
+            /** @description The number of items (at least 1): the whole list is this one page */
             limit: number;
             /** @description True while further pages exist */
             hasMore: boolean;
@@ -1608,6 +1629,8 @@ export interface components {
          *       "eventTypes": [
          *         "FORM_RESPONSE"
          *       ],
+         *       "subscriber": null,
+         *       "format": "standard",
          *       "enabled": true,
          *       "disabledReason": null,
          *       "disabledAt": null,
@@ -1631,6 +1654,13 @@ export interface components {
             };
             /** @description The events it receives */
             eventTypes: ("FORM_RESPONSE" | "FORM_RESPONSE_PARTIAL" | "FORM_PUBLISHED" | "FORM_CLOSED" | "FORM_DELETED")[];
+            /** @description Extension: the automation tool that subscribed it (`n8n`, `zapier`, ...); null for a webhook made by hand */
+            subscriber: string | null;
+            /**
+             * @description Extension: `standard` (the JSON event), or `slack` / `discord`: a chat message made from it, for their incoming-webhook URLs
+             * @enum {string}
+             */
+            format: "standard" | "slack" | "discord";
             enabled: boolean;
             /** @description Why the webhook is disabled: `disabled by its owner`, `the receiver answered 410 Gone`, or `every delivery attempt failed for 5 days`; null while enabled. PATCH `enabled: true` enables it again */
             disabledReason: string | null;
@@ -1710,6 +1740,7 @@ export interface components {
         AttemptList: {
             items: components["schemas"]["DeliveryAttempt"][];
             page: number;
+            /** @description The number of items (at least 1): the whole list is this one page */
             limit: number;
             /** @description True while further pages exist */
             hasMore: boolean;
@@ -1755,69 +1786,10 @@ export interface components {
             /** @description How many failed deliveries are due again */
             recovered: number;
         };
-        PublicFormDefinition: {
-            formId: string;
-            name: string;
-            /** @description Send it back with the answers: they are checked against this version */
-            version: number;
-            document: components["schemas"]["FormDocument"];
+        SampleEventList: {
+            /** @description Newest first */
+            items: (components["schemas"]["WebhookPayload"] | components["schemas"]["PartialResponseWebhookPayload"] | components["schemas"]["FormWebhookPayload"])[];
         };
-        /**
-         * @example {
-         *       "uploadId": "Up4Jx7Lq2Wc9Ns1D",
-         *       "name": "cv.pdf",
-         *       "size": 48213,
-         *       "contentType": "application/pdf"
-         *     }
-         */
-        Upload: {
-            /** @description Put it in the FILE or SIGNATURE answer's array */
-            uploadId: string;
-            name: string;
-            /** @description Bytes */
-            size: number;
-            contentType: string;
-        };
-        /**
-         * @example {
-         *       "responseId": "R8kq2Vn0cXs7LmPa",
-         *       "completed": true
-         *     }
-         */
-        SavedResponse: {
-            /** @description Send it with the next page's answers to add to the same response */
-            responseId: string;
-            completed: boolean;
-        };
-        /**
-         * @description Answers by question key: the value shapes of AnswerValue (option ids for choices, upload ids for FILE and SIGNATURE). `completed: false` saves a partial response (one page of a multi-page form); `responseId` continues it.
-         * @example {
-         *       "version": 2,
-         *       "answers": {
-         *         "q_name": "Ada Lovelace",
-         *         "q_email": "ada@example.com"
-         *       },
-         *       "hidden": {
-         *         "utm_source": "newsletter"
-         *       },
-         *       "completed": true
-         *     }
-         */
-        HostedResponseBody: {
-            version?: number;
-            answers: {
-                [key: string]: components["schemas"]["JsonValue"];
-            };
-            hidden?: {
-                [key: string]: string;
-            };
-            completed?: boolean;
-            responseId?: string;
-            honeypot?: string;
-            language?: string;
-        };
-        /** @description Any JSON value */
-        JsonValue: unknown;
         /**
          * @example {
          *       "eventId": "evt_3x9Qm2Lr8TzKcV1a",
@@ -2056,6 +2028,69 @@ export interface components {
                 changedAt: string;
             };
         };
+        PublicFormDefinition: {
+            formId: string;
+            name: string;
+            /** @description Send it back with the answers: they are checked against this version */
+            version: number;
+            document: components["schemas"]["FormDocument"];
+        };
+        /**
+         * @example {
+         *       "uploadId": "Up4Jx7Lq2Wc9Ns1D",
+         *       "name": "cv.pdf",
+         *       "size": 48213,
+         *       "contentType": "application/pdf"
+         *     }
+         */
+        Upload: {
+            /** @description Put it in the FILE or SIGNATURE answer's array */
+            uploadId: string;
+            name: string;
+            /** @description Bytes */
+            size: number;
+            contentType: string;
+        };
+        /**
+         * @example {
+         *       "responseId": "R8kq2Vn0cXs7LmPa",
+         *       "completed": true
+         *     }
+         */
+        SavedResponse: {
+            /** @description Send it with the next page's answers to add to the same response */
+            responseId: string;
+            completed: boolean;
+        };
+        /**
+         * @description Answers by question key: the value shapes of AnswerValue (option ids for choices, upload ids for FILE and SIGNATURE). `completed: false` saves a partial response (one page of a multi-page form); `responseId` continues it.
+         * @example {
+         *       "version": 2,
+         *       "answers": {
+         *         "q_name": "Ada Lovelace",
+         *         "q_email": "ada@example.com"
+         *       },
+         *       "hidden": {
+         *         "utm_source": "newsletter"
+         *       },
+         *       "completed": true
+         *     }
+         */
+        HostedResponseBody: {
+            version?: number;
+            answers: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            hidden?: {
+                [key: string]: string;
+            };
+            completed?: boolean;
+            responseId?: string;
+            honeypot?: string;
+            language?: string;
+        };
+        /** @description Any JSON value */
+        JsonValue: unknown;
     };
     responses: {
         /** @description Invalid JSON, parameters or body; the message names the field (`body.workspaceId: ...`) */
@@ -2128,7 +2163,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The body is too large */
+        /** @description The body is too large (over 1 MiB; /api/v1 reads a body sent with any method, so a GET with one can answer this too) */
         413: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2259,6 +2294,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["401"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2296,6 +2332,7 @@ export interface operations {
             };
             400: components["responses"]["400"];
             401: components["responses"]["401"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2330,6 +2367,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2379,6 +2417,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2419,6 +2458,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2501,6 +2541,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2533,6 +2574,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2740,6 +2782,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2791,6 +2834,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2827,6 +2871,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2861,6 +2906,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2900,6 +2946,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2940,6 +2987,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2972,10 +3020,31 @@ export interface operations {
                     eventTypes?: string[];
                     /** @description Default true */
                     enabled?: boolean;
+                    /**
+                     * @description Extension: `standard` (default) sends the JSON event; `slack` and `discord` send a chat message made from it (Slack Block Kit, a Discord embed: the form's name, the answers by label with option texts, files as links, a link to the response in the app) for their incoming-webhook URLs
+                     * @enum {string}
+                     */
+                    format?: "standard" | "slack" | "discord";
+                    /** @description Extension: the automation tool subscribing (`n8n`, `zapier`; lowercase letters, digits, `.`, `_`, `-`). A POST with the same `formId`, `url` and `subscriber` as an existing webhook answers that webhook (200, its secret masked) instead of making another. A subscriber's webhook is deleted, not disabled, when its receiver answers 410 Gone, and when the API key that subscribed it is deleted. */
+                    subscriber?: string;
                 };
             };
         };
         responses: {
+            /** @description The subscriber's existing webhook of this form and url (its secret masked) */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
             /** @description The created webhook */
             201: {
                 headers: {
@@ -3031,6 +3100,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -3063,6 +3133,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -3093,6 +3164,11 @@ export interface operations {
                     eventTypes?: string[];
                     /** @description true enables a disabled webhook again (clearing disabledReason) */
                     enabled?: boolean;
+                    /**
+                     * @description Extension: `standard` (default) sends the JSON event; `slack` and `discord` send a chat message made from it (Slack Block Kit, a Discord embed: the form's name, the answers by label with option texts, files as links, a link to the response in the app) for their incoming-webhook URLs
+                     * @enum {string}
+                     */
+                    format?: "standard" | "slack" | "discord";
                 };
             };
         };
@@ -3159,6 +3235,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -3195,6 +3272,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -3235,6 +3313,7 @@ export interface operations {
             401: components["responses"]["401"];
             404: components["responses"]["404"];
             409: components["responses"]["409"];
+            413: components["responses"]["413"];
             422: components["responses"]["422"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
@@ -3345,6 +3424,46 @@ export interface operations {
             503: components["responses"]["503"];
         };
     };
+    listSampleEvents: {
+        parameters: {
+            query?: {
+                /** @description The event type, default FORM_RESPONSE */
+                eventType?: "FORM_RESPONSE" | "FORM_RESPONSE_PARTIAL" | "FORM_PUBLISHED" | "FORM_CLOSED" | "FORM_DELETED";
+                /** @description How many, 1 to 10 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Identifier */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Webhook bodies, newest first */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SampleEventList"];
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
+            413: components["responses"]["413"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
     rotateWebhookSecret: {
         parameters: {
             query?: never;
@@ -3378,6 +3497,7 @@ export interface operations {
             401: components["responses"]["401"];
             404: components["responses"]["404"];
             409: components["responses"]["409"];
+            413: components["responses"]["413"];
             422: components["responses"]["422"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
@@ -3549,7 +3669,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Fails the delivery and disables the webhook at once */
+            /** @description Fails the delivery and disables the webhook at once (a subscriber's webhook is deleted: extension) */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3608,7 +3728,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Fails the delivery and disables the webhook at once */
+            /** @description Fails the delivery and disables the webhook at once (a subscriber's webhook is deleted: extension) */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3667,7 +3787,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Fails the delivery and disables the webhook at once */
+            /** @description Fails the delivery and disables the webhook at once (a subscriber's webhook is deleted: extension) */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3726,7 +3846,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Fails the delivery and disables the webhook at once */
+            /** @description Fails the delivery and disables the webhook at once (a subscriber's webhook is deleted: extension) */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3785,7 +3905,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Fails the delivery and disables the webhook at once */
+            /** @description Fails the delivery and disables the webhook at once (a subscriber's webhook is deleted: extension) */
             410: {
                 headers: {
                     [name: string]: unknown;

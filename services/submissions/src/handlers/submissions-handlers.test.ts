@@ -16,7 +16,7 @@ import type { Form } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { runWithRequestId } from "@formsvc/platform/request-context.ts";
 import { uploadRequests } from "@formsvc/platform/upload-stream.ts";
 import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/testing/database.ts";
-import { decodeEvent } from "@formsvc/platform/events.ts";
+import { decodeEvent, eventFacts } from "@formsvc/platform/events.ts";
 import { EventSchema, type ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
 import {
   SaveResponseRequestSchema,
@@ -433,12 +433,13 @@ describe("SaveResponse: Idempotency-Key", () => {
     const body = { answers: { q_name: "Ada" }, completed: true, idempotencyKey: "key-1" };
     const first = await save(form.id, body);
     const repeats = await Promise.all([save(form.id, body), save(form.id, body), save(form.id, { ...body, country: "DE" })]);
-    for (const repeat of repeats) assert.deepEqual([repeat.responseId, repeat.completed, repeat.idempotencyKeyReused], [first.responseId, true, false]);
+    assert.equal(first.replayed, false);
+    for (const repeat of repeats) assert.deepEqual([repeat.responseId, repeat.completed, repeat.idempotencyKeyReused, repeat.replayed], [first.responseId, true, false, true]);
     assert.equal((await responseRows(form.id)).length, 1);
     assert.equal((await outboxRows(form.id)).length, 1, "one event");
     assert.equal(await countOf(form), 1);
     const other = await save(form.id, { ...body, answers: { q_name: "Bob" } });
-    assert.equal(other.idempotencyKeyReused, true);
+    assert.deepEqual([other.idempotencyKeyReused, other.replayed], [true, false]);
     assert.equal((await responseRows(form.id)).length, 1);
     assert.notEqual((await save(addForm().id, body)).responseId, first.responseId, "keys are scoped to their form");
   });
@@ -1441,5 +1442,31 @@ describe("storage quotas, sweeping abandoned uploads, download links", () => {
     assert.equal(read.content.length, 0);
     assert.equal(read.file?.name, "cv.pdf");
     assert.deepEqual(asked, [{ key: cv.uploadId, name: "cv.pdf", contentType: "application/pdf", seconds: 300 }]);
+  });
+});
+
+describe("ListResponseEvents", () => {
+  it("answers the latest responses' events newest first, as a webhook is sent them; partial ones as FORM_RESPONSE_PARTIAL", async () => {
+    const form = addForm();
+    const first = await save(form.id, { answers: { q_name: "Ada", plan: "pro" }, completed: true });
+    const second = await save(form.id, { answers: { q_name: "Bob" }, completed: true });
+    const partial = await save(form.id, { answers: { q_name: "Cy" }, completed: false });
+    const { events } = await client.listResponseEvents({ formId: form.id, eventType: "FORM_RESPONSE", limit: 10 }, ada);
+    assert.deepEqual(events.map((e) => e.event.case), ["formResponse", "formResponse"]);
+    const [latest, earlier] = events.map((e) => e.event.value as ResponseCompleted);
+    assert.deepEqual([latest.responseId, earlier.responseId], [second.responseId, first.responseId]);
+    assert.equal(earlier.eventId, `sample_${first.responseId}`);
+    const plan = earlier.fields.find((f) => f.label === "Plan");
+    assert.deepEqual([plan?.options.map((o) => o.text), plan?.value && toJson(ValueSchema, plan.value)], [["Free", "Pro"], "pro"]);
+    const partials = await client.listResponseEvents({ formId: form.id, eventType: "FORM_RESPONSE_PARTIAL", limit: 1 }, ada);
+    assert.deepEqual(partials.events.map((e) => [e.event.case, eventFacts(e).responseId]), [["formResponsePartial", partial.responseId]]);
+    assert.deepEqual((await client.listResponseEvents({ formId: addForm().id, eventType: "FORM_RESPONSE", limit: 3 }, ada)).events, []);
+  });
+
+  it("refuses other event types, limits out of 1 to 10, and a form the caller cannot see", async () => {
+    const form = addForm();
+    await rejectsWith(client.listResponseEvents({ formId: form.id, eventType: "FORM_PUBLISHED", limit: 3 }, ada), Code.InvalidArgument, /^eventType: /);
+    await rejectsWith(client.listResponseEvents({ formId: form.id, eventType: "FORM_RESPONSE", limit: 11 }, ada), Code.InvalidArgument, "limit: 1 to 10");
+    await rejectsWith(client.listResponseEvents({ formId: form.id, eventType: "FORM_RESPONSE", limit: 3 }, bob), Code.NotFound);
   });
 });

@@ -21,7 +21,7 @@ import type { NoticeKeptCache } from "@formsvc/platform/notice-kept-cache.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { keysetAfter, pageOf, pageRequest } from "@formsvc/platform/paging.ts";
 import { upstreamFailure } from "@formsvc/platform/upstream-failure.ts";
-import { envelopeOf, eventFacts } from "@formsvc/platform/events.ts";
+import { envelopeOf, eventFacts, eventTypeNames, maxSampleEvents } from "@formsvc/platform/events.ts";
 import { BadRequestSchema } from "@formsvc/proto/google/rpc/error_details_pb.js";
 import { EventSchema, ResponseCompletedSchema, ResponsePartialSchema, type Event, type ResponseFieldSchema } from "@formsvc/proto/events/v1/events_pb.js";
 import { FormStatus, type Form, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
@@ -794,6 +794,27 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
         [req.formId],
       )) as { files: string; bytes: string }[];
       return { files: BigInt(row.files), bytes: BigInt(row.bytes), quotaBytes: BigInt(quotas.formQuotaBytes) };
+    },
+
+    async listResponseEvents(req, ctx) {
+      const caller = requireCaller(ctx);
+      const completed = req.eventType === eventTypeNames.formResponse ? true : req.eventType === eventTypeNames.formResponsePartial ? false : undefined;
+      if (completed === undefined) throw new ConnectError(`eventType: one of ${eventTypeNames.formResponse}, ${eventTypeNames.formResponsePartial}`, Code.InvalidArgument);
+      if (!Number.isInteger(req.limit) || req.limit < 1 || req.limit > maxSampleEvents) {
+        throw new ConnectError(`limit: 1 to ${maxSampleEvents}`, Code.InvalidArgument);
+      }
+      if (!req.formId) throw formNotFound();
+      const { form } = await forms.getForm({ id: req.formId }, asCaller(caller)).catch((err: unknown) => upstreamFailure("forms", err, { logger }));
+      const rows = await orm.em.fork().find(ResponseEntity, { formId: req.formId, completed }, { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit: req.limit });
+      const events: Event[] = [];
+      for (const response of rows) {
+        const { document } = await versionOf(form!, response.version);
+        const event = completed ? completionEvent(response, form!.name, document) : partialEvent(response, form!.name, document, pageReached(document, response.answers));
+        // A sample is no event that happened: its id says so, and stays the same from call to call.
+        event.event.value!.eventId = `sample_${response.id}`;
+        events.push(event);
+      }
+      return { events };
     },
 
     async summarizeResponses(req, ctx) {

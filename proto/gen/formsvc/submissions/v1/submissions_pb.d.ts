@@ -235,6 +235,13 @@ export declare type SaveResponseResponse = Message<"formsvc.submissions.v1.SaveR
    * @generated from field: bool idempotency_key_reused = 3;
    */
   idempotencyKeyReused: boolean;
+
+  /**
+   * The key came with this very save within 24 hours: the first save's answer, nothing done again.
+   *
+   * @generated from field: bool replayed = 4;
+   */
+  replayed: boolean;
 };
 
 /**
@@ -901,6 +908,52 @@ export declare type ValueCount = Message<"formsvc.submissions.v1.ValueCount"> & 
  * Use `create(ValueCountSchema)` to create a new message.
  */
 export declare const ValueCountSchema: GenMessage<ValueCount>;
+
+/**
+ * @generated from message formsvc.submissions.v1.ListResponseEventsRequest
+ */
+export declare type ListResponseEventsRequest = Message<"formsvc.submissions.v1.ListResponseEventsRequest"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+
+  /**
+   * FORM_RESPONSE or FORM_RESPONSE_PARTIAL.
+   *
+   * @generated from field: string event_type = 2;
+   */
+  eventType: string;
+
+  /**
+   * 1 to 10.
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.ListResponseEventsRequest.
+ * Use `create(ListResponseEventsRequestSchema)` to create a new message.
+ */
+export declare const ListResponseEventsRequestSchema: GenMessage<ListResponseEventsRequest>;
+
+/**
+ * @generated from message formsvc.submissions.v1.ListResponseEventsResponse
+ */
+export declare type ListResponseEventsResponse = Message<"formsvc.submissions.v1.ListResponseEventsResponse"> & {
+  /**
+   * @generated from field: repeated formsvc.events.v1.Event events = 1;
+   */
+  events: Event[];
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.ListResponseEventsResponse.
+ * Use `create(ListResponseEventsResponseSchema)` to create a new message.
+ */
+export declare const ListResponseEventsResponseSchema: GenMessage<ListResponseEventsResponse>;
 
 /**
  * @generated from message formsvc.submissions.v1.ReadFileRequest
@@ -1773,6 +1826,18 @@ export declare const SubmissionsService: GenService<{
     methodKind: "unary";
     input: typeof GetVisitorSaltRequestSchema;
     output: typeof GetVisitorSaltResponseSchema;
+  },
+  /**
+   * Caller (delivery's ListSampleEvents): the events of the form's latest responses, newest first, as
+   * they would be sent now: FORM_RESPONSE from completed ones, FORM_RESPONSE_PARTIAL from partial ones;
+   * each built against the version its respondent saw, its event id `sample_<responseId>`.
+   *
+   * @generated from rpc formsvc.submissions.v1.SubmissionsService.ListResponseEvents
+   */
+  listResponseEvents: {
+    methodKind: "unary";
+    input: typeof ListResponseEventsRequestSchema;
+    output: typeof ListResponseEventsResponseSchema;
   },
   /**
    * Gateway: a stored file, once the gateway has checked the link's signature: its bytes (local
