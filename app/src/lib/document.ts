@@ -16,12 +16,16 @@ export const blockTypeLabels: Record<BlockType, string> = {
   PHONE: "Phone",
   URL: "Website (URL)",
   DATE: "Date",
+  TIME: "Time",
   MULTIPLE_CHOICE: "Multiple choice",
   CHECKBOXES: "Checkboxes",
   DROPDOWN: "Dropdown",
   RATING: "Rating",
+  LINEAR_SCALE: "Opinion scale",
+  NPS: "Net Promoter Score",
   FILE: "File upload",
   SIGNATURE: "Signature",
+  CONSENT: "Consent",
   HEADING: "Heading",
   PARAGRAPH: "Paragraph",
   PAGE_BREAK: "Page break",
@@ -46,6 +50,8 @@ export interface EditableBlock {
   options?: { id?: string; text: string }[];
   min?: number;
   max?: number;
+  minLabel?: string;
+  maxLabel?: string;
   text?: string;
 }
 
@@ -57,10 +63,14 @@ const defaultQuestions: Partial<Record<BlockType, string>> = {
   PHONE: "Phone number",
   URL: "Website",
   DATE: "Date",
+  TIME: "What time?",
   MULTIPLE_CHOICE: "Pick one",
   CHECKBOXES: "Pick any",
   DROPDOWN: "Choose from the list",
   RATING: "How would you rate it?",
+  LINEAR_SCALE: "How much do you agree?",
+  NPS: "How likely are you to recommend us to a friend or colleague?",
+  CONSENT: "Terms",
   FILE: "Upload a file",
   SIGNATURE: "Sign here",
 };
@@ -103,6 +113,7 @@ export function newBlock(type: BlockType): EditableBlock {
   if (type === "PAGE_BREAK") return { id, type };
   if (type === "HEADING") return { id, type, text: "New section" };
   if (type === "PARAGRAPH") return { id, type, text: "Some explanation for respondents." };
+  if (type === "CONSENT") return { id, type, question: defaultQuestions[type]!, required: true, text: "I agree to the [terms](https://example.com/terms)." };
   const block: EditableBlock = { id, type, question: defaultQuestions[type] ?? "Question", required: false };
   if (isChoiceType(type)) block.options = [{ id: newId(), text: "Option 1" }, { id: newId(), text: "Option 2" }];
   if (type === "RATING") block.max = defaultRatingMax;
@@ -154,7 +165,13 @@ export function cleanDocument(doc: { title?: string; blocks: EditableBlock[]; hi
       if (typeof b.min === "number" && Number.isFinite(b.min)) out.min = b.min;
       if (typeof b.max === "number" && Number.isFinite(b.max)) out.max = b.max;
     }
-    if (b.type === "RATING" && typeof b.max === "number") out.max = b.max;
+    if ((b.type === "RATING" || b.type === "LINEAR_SCALE") && typeof b.max === "number") out.max = b.max;
+    if (b.type === "LINEAR_SCALE") {
+      if (b.min === 0 || b.min === 1) out.min = b.min;
+      if (b.minLabel?.trim()) out.minLabel = b.minLabel.trim();
+      if (b.maxLabel?.trim()) out.maxLabel = b.maxLabel.trim();
+    }
+    if (b.type === "CONSENT") out.text = b.text ?? "";
     return out as Block;
   });
   const result: FormDocument = { blocks };
@@ -175,6 +192,7 @@ export function documentProblems(doc: { blocks: EditableBlock[]; hiddenFields?: 
   doc.blocks.forEach((b, i) => {
     const where = `Block ${i + 1} (${blockTypeLabels[b.type]})`;
     if (isInputType(b.type) && !b.question?.trim()) problems.push(`${where}: the question must not be empty.`);
+    if (b.type === "CONSENT" && !b.text?.trim()) problems.push(`${where}: the text to agree with must not be empty.`);
     if (isChoiceType(b.type)) {
       if (!b.options?.length) problems.push(`${where}: add at least one option.`);
       b.options?.forEach((o, j) => {

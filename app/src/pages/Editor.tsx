@@ -26,6 +26,7 @@ import {
 import type { BlockType, Form } from "../types.ts";
 import { LivePreview } from "./LivePreview.tsx";
 import { LogicEditor } from "./LogicEditor.tsx";
+import { QuestionSettings } from "./QuestionSettings.tsx";
 
 interface EditorProps {
   form: Form;
@@ -264,25 +265,7 @@ function BlockEditor({
         </>
       )}
 
-      {block.type === "NUMBER" && (
-        <div className="grid-2">
-          <NumberField label="Smallest answer" value={block.min} onChange={(min) => set({ min })} />
-          <NumberField label="Largest answer" value={block.max} onChange={(max) => set({ max })} />
-        </div>
-      )}
-
-      {block.type === "RATING" && (
-        <div className="field field-inline">
-          <label htmlFor={`${id}-max`}>Steps</label>
-          <select id={`${id}-max`} value={block.max ?? 5} onChange={(e) => set({ max: Number(e.target.value) })}>
-            {Array.from({ length: 9 }, (_, i) => i + 2).map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </div>
-      )}
+      <QuestionSettings block={block} set={set} />
 
       {isChoiceType(block.type) && <OptionsEditor block={block} blockIndex={index} onChange={onChange} />}
 
@@ -299,21 +282,6 @@ function BlockEditor({
 
       {block.type === "PAGE_BREAK" && <p className="muted">Respondents continue on a new page after this point.</p>}
     </fieldset>
-  );
-}
-
-function NumberField({ label, value, onChange }: { label: string; value: number | undefined; onChange(v: number | undefined): void }) {
-  const id = useId();
-  return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <input
-        id={id}
-        type="number"
-        value={value ?? ""}
-        onChange={(e) => onChange(e.target.value === "" ? undefined : Number(e.target.value))}
-      />
-    </div>
   );
 }
 

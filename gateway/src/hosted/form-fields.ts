@@ -58,7 +58,7 @@ export function all(value: FieldValue | undefined): string[] {
 
 interface PostedForm {
   /** By question key: the JSON values of DESIGN.md. */
-  answers: Record<string, string | number | string[]>;
+  answers: Record<string, string | number | boolean | string[]>;
   /** Hidden field values, by name (only names the document declares). */
   hidden: Record<string, string>;
   /** The version the respondent loaded; 0 when unknown. */
@@ -85,7 +85,7 @@ export function logicStateOf(doc: FormDocument, fields: FieldValues): LogicState
 
 /**
  * Answers from the fields of the plain (urlencoded) HTML form: text as given, numbers as numbers,
- * choices as option ids, checkboxes as arrays of option ids. Empty fields are no answer. The answers
+ * choices as option ids, checkboxes as arrays of option ids, a ticked consent as true. Empty fields are no answer. The answers
  * are checked here too, by submissions' own rules (validateAnswers), so that a respondent without
  * JavaScript sees every problem at once; questions that take uploads cannot be answered this way.
  */
@@ -136,6 +136,10 @@ export function readAnswers(doc: FormDocument, fields: FieldValues): Pick<Posted
         else answers[key] = n;
         break;
       }
+      case "consent":
+        // The ticked box posts "true"; an unticked one posts nothing.
+        if (first(raw) === "true") answers[key] = true;
+        break;
       case "text":
       case "option": {
         const text = first(raw).trim();

@@ -6,6 +6,7 @@
 const emailPattern = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 const phonePattern = /^\+?[0-9 ().\-/]+$/;
 const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
+const timePattern = /^([01]\d|2[0-3]):[0-5]\d$/;
 
 function isValidDate(value        )          {
   const match = datePattern.exec(value);
@@ -63,14 +64,25 @@ const questionTypes = {
     expected: "a date (YYYY-MM-DD)",
     format: { valid: isValidDate, problem: "must be a date (YYYY-MM-DD)" },
     calendarDates: true,
+    ordered: true,
     sample: "2026-01-15",
+  },
+  TIME: {
+    answer: "text",
+    expected: "a time (HH:MM, 24 hours)",
+    format: { valid: (v) => timePattern.test(v), problem: "must be a time (HH:MM, 24 hours)" },
+    ordered: true,
+    sample: "14:30",
   },
   MULTIPLE_CHOICE: { answer: "option" },
   CHECKBOXES: { answer: "options" },
   DROPDOWN: { answer: "option" },
-  RATING: { answer: "steps" },
+  RATING: { answer: "steps", scale: { min: 1, max: 5 } },
+  LINEAR_SCALE: { answer: "steps", scale: { min: 1, max: 5 } },
+  NPS: { answer: "steps", scale: { min: 0, max: 10, fixed: true }, promoterScore: { promotersFrom: 9, detractorsTo: 6 } },
   FILE: { answer: "uploads", maxUploads: 20 },
   SIGNATURE: { answer: "uploads", maxUploads: 1 },
+  CONSENT: { answer: "consent" },
 }                                                ;
 
 const inputBlockTypes = Object.keys(questionTypes)                    ;
@@ -97,6 +109,12 @@ function takesNumber(type        )          {
 
 function takesUploads(type        )          {
   return questionTypeOf(type)?.answer === "uploads";
+}
+
+function scaleOf(block                                              )        {
+  const scale = questionTypeOf(block.type)?.scale ?? { min: 1, max: 5 };
+  if ("fixed" in scale && scale.fixed) return { min: scale.min, max: scale.max };
+  return { min: block.min ?? scale.min, max: block.max ?? scale.max };
 }
 
 function takesPlaceholder(type        )          {
@@ -163,13 +181,14 @@ const operatorsByAnswer                                                = {
   option: ["EQUALS", "NOT_EQUALS", "ANY_OF", "IS_ANSWERED", "IS_NOT_ANSWERED"],
   options: ["CONTAINS", "ANY_OF", "IS_ANSWERED", "IS_NOT_ANSWERED"],
   uploads: ["IS_ANSWERED", "IS_NOT_ANSWERED"],
+  consent: ["IS_ANSWERED", "IS_NOT_ANSWERED"],
 };
 
 function operatorsFor(type        )                           {
   const questionType = questionTypeOf(type);
   if (!questionType) return [];
   const operators = operatorsByAnswer[questionType.answer];
-  return "calendarDates" in questionType && questionType.calendarDates ? [...operators, "GREATER_THAN", "LESS_THAN"] : operators;
+  return "ordered" in questionType && questionType.ordered ? [...operators, "GREATER_THAN", "LESS_THAN"] : operators;
 }
 
 function hasLogic(doc                              )          {

@@ -72,6 +72,7 @@ const embedding = (() => {
     el,
     key: el.dataset.key,
     type: el.dataset.type,
+    answer: el.dataset.answer, // the answer's shape: text, number, steps, option, options, uploads, consent
     required: el.dataset.required === "true",
     question: el.dataset.question || "",
     page: pages.findIndex((page) => page.contains(el)),
@@ -83,23 +84,28 @@ const embedding = (() => {
 
   const fieldOf = (q) => $("input:not([type=radio]):not([type=checkbox]), select, textarea", q.el);
 
+  // Answers are read by their shape (question-types.ts), so a new type of a known shape needs nothing here.
   function valueOf(q) {
-    switch (q.type) {
-      case "MULTIPLE_CHOICE":
-      case "RATING": {
+    switch (q.answer) {
+      case "steps": {
         const checked = $("input:checked", q.el);
-        if (!checked) return undefined;
-        return q.type === "RATING" ? Number(checked.value) : checked.value;
+        return checked ? Number(checked.value) : undefined;
       }
-      case "CHECKBOXES": {
+      case "option": {
+        // Radios, or a select (DROPDOWN).
+        const choice = $("input:checked", q.el) || $("select", q.el);
+        return choice && choice.value !== "" ? choice.value : undefined;
+      }
+      case "options": {
         const ids = $$("input:checked", q.el).map((input) => input.value);
         return ids.length ? ids : undefined;
       }
-      case "FILE":
+      case "consent":
+        return $("input:checked", q.el) ? true : undefined;
+      case "uploads":
+        if (q.pad) return q.pad.uploadId ? [q.pad.uploadId] : undefined;
         return q.files.length ? q.files.map((f) => f.uploadId) : undefined;
-      case "SIGNATURE":
-        return q.pad.uploadId ? [q.pad.uploadId] : undefined;
-      case "NUMBER": {
+      case "number": {
         const text = fieldOf(q).value.trim();
         return text === "" || !Number.isFinite(Number(text)) ? undefined : Number(text);
       }
@@ -112,20 +118,14 @@ const embedding = (() => {
 
   function setValue(q, value) {
     if (value === undefined || value === null) return;
-    switch (q.type) {
-      case "MULTIPLE_CHOICE":
-      case "RATING":
-      case "CHECKBOXES": {
-        const chosen = new Set((Array.isArray(value) ? value : [value]).map(String));
-        for (const input of $$("input", q.el)) input.checked = chosen.has(input.value);
-        break;
-      }
-      case "FILE":
-      case "SIGNATURE":
-        break; // restored from their own stored state
-      default:
-        fieldOf(q).value = String(value);
+    if (q.answer === "uploads") return; // restored from their own stored state
+    const boxes = $$("input[type=radio], input[type=checkbox]", q.el);
+    if (boxes.length === 0) {
+      fieldOf(q).value = String(value);
+      return;
     }
+    const chosen = new Set((Array.isArray(value) ? value : [value]).map(String));
+    for (const input of boxes) input.checked = chosen.has(input.value);
   }
 
   /** Every answer given, shown or not: what the rules are evaluated over. */

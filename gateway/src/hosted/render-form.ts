@@ -5,7 +5,6 @@
 // uploads and signatures.
 import {
   buttonRadii,
-  defaultRatingMax,
   defaultThankYou,
   defaultTheme,
   documentPages,
@@ -13,6 +12,8 @@ import {
   hasLogic,
   hexColorPattern,
   maxUploadBytes,
+  questionTypes,
+  scaleOf,
   themeText,
   type Block,
   type FormDocument,
@@ -88,7 +89,7 @@ h2{font-size:1.3rem;margin:1.5rem 0 .5rem}
 .hf-label,legend.hf-label{display:block;font-weight:600;margin:0 0 .35rem;padding:0}
 .hf-required{font-weight:400;font-size:.875rem;color:#a4262c;margin-left:.25rem}
 .hf-desc{margin:0 0 .5rem;color:#57606a;font-size:.9375rem}
-input[type=text],input[type=email],input[type=number],input[type=tel],input[type=url],input[type=date],select,textarea{display:block;width:100%;font:inherit;padding:.6rem .75rem;border:1px solid #8c959f;border-radius:8px;background:#fff;color:inherit}
+input[type=text],input[type=email],input[type=number],input[type=tel],input[type=url],input[type=date],input[type=time],select,textarea{display:block;width:100%;font:inherit;padding:.6rem .75rem;border:1px solid #8c959f;border-radius:8px;background:#fff;color:inherit}
 textarea{min-height:7rem;resize:vertical}
 input[type=file]{font:inherit;max-width:100%}
 :focus-visible{outline:3px solid var(--hf-accent);outline-offset:2px}
@@ -103,6 +104,8 @@ input[type=file]{font:inherit;max-width:100%}
 .hf-rating label{display:inline-flex;align-items:center;justify-content:center;min-width:2.75rem;min-height:2.75rem;border:1px solid #8c959f;border-radius:8px;background:#fff;font-weight:600}
 .hf-rating input:checked+label{background:var(--hf-accent);border-color:var(--hf-accent);color:var(--hf-on-accent)}
 .hf-rating input:focus-visible+label{outline:3px solid var(--hf-accent);outline-offset:2px}
+.hf-scale-ends{display:flex;justify-content:space-between;gap:1rem;margin:.35rem 0 0;color:#57606a;font-size:.9rem}
+.hf-consent a{color:var(--hf-accent)}
 .hf-error{color:#a4262c;font-weight:600;margin:.4rem 0 0}
 .hf-error:empty{display:none}
 .hf-summary{border:2px solid #a4262c;border-radius:8px;padding:.75rem 1rem;margin:0 0 1.5rem;background:#fff5f5}
@@ -204,6 +207,27 @@ function valuesOf(values: FieldValues | undefined, key: string): string[] {
   return Array.isArray(v) ? v : v === undefined ? [] : [v];
 }
 
+/**
+ * The page's own words for question types (what the owner does not write): the ends of a Net Promoter
+ * Score's scale. Gathered here for the translation catalogues.
+ */
+const typeTexts: Partial<Record<InputBlock["type"], { minLabel: string; maxLabel: string }>> = {
+  NPS: { minLabel: "Not at all likely", maxLabel: "Extremely likely" },
+};
+
+/** A consent's text: plain text, except `[words](https://…)`, which shows a link (http and https only). */
+export function consentHtml(text: string): string {
+  const link = /\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)/g;
+  let html = "";
+  let at = 0;
+  for (const match of text.matchAll(link)) {
+    html += escapeHtml(text.slice(at, match.index));
+    html += URL.canParse(match[2]) ? `<a href="${escapeHtml(match[2])}" target="_blank" rel="noopener noreferrer">${escapeHtml(match[1])}</a>` : escapeHtml(match[0]);
+    at = match.index + match[0].length;
+  }
+  return html + escapeHtml(text.slice(at));
+}
+
 const inputTypes: Record<string, { type: string; autocomplete?: string; inputmode?: string }> = {
   SHORT_TEXT: { type: "text" },
   EMAIL: { type: "email", autocomplete: "email" },
@@ -211,6 +235,7 @@ const inputTypes: Record<string, { type: string; autocomplete?: string; inputmod
   PHONE: { type: "tel", autocomplete: "tel" },
   URL: { type: "url", inputmode: "url" },
   DATE: { type: "date" },
+  TIME: { type: "time" },
 };
 
 function attrs(list: Record<string, string | number | boolean | undefined>): string {
@@ -244,6 +269,7 @@ function renderQuestion(block: InputBlock, ctx: QuestionContext): string {
     "data-block": block.id,
     "data-key": key,
     "data-type": block.type,
+    "data-answer": questionTypes[block.type].answer,
     "data-required": required ? "true" : undefined,
     "data-question": block.question,
   });
@@ -281,17 +307,33 @@ function renderQuestion(block: InputBlock, ctx: QuestionContext): string {
         `<select${attrs({ id, name: key, required, "aria-required": required ? "true" : undefined, "aria-describedby": describedBy, "aria-invalid": invalid })}><option value="">${escapeHtml(block.placeholder || "Choose…")}</option>${options}</select>`,
       );
     }
-    case "RATING": {
-      const max = block.max ?? defaultRatingMax;
+    case "RATING":
+    case "LINEAR_SCALE":
+    case "NPS": {
+      const { min, max } = scaleOf(block);
+      const ends: { minLabel?: string; maxLabel?: string } = typeTexts[block.type] ?? ("minLabel" in block || "maxLabel" in block ? block : {});
       const chosen = valueOf(ctx.values, key);
       const steps: string[] = [];
-      for (let n = 1; n <= max; n++) {
+      for (let n = min; n <= max; n++) {
         const stepId = `${id}-${n}`;
+        const end = n === min ? ends.minLabel : n === max ? ends.maxLabel : undefined;
+        const spoken = `${n} of ${max}${end ? `, ${end}` : ""}`;
         steps.push(
-          `<div class="hf-option"><input${attrs({ type: "radio", id: stepId, name: key, value: n, checked: chosen === String(n), required, "aria-invalid": invalid })}><label for="${escapeHtml(stepId)}"><span aria-hidden="true">${n}</span><span class="hf-sr">${n} of ${max}</span></label></div>`,
+          `<div class="hf-option"><input${attrs({ type: "radio", id: stepId, name: key, value: n, checked: chosen === String(n), required, "aria-invalid": invalid })}><label for="${escapeHtml(stepId)}"><span aria-hidden="true">${n}</span><span class="hf-sr">${escapeHtml(spoken)}</span></label></div>`,
         );
       }
-      return group(`<div class="hf-rating">\n${steps.join("\n")}\n</div>`, "radiogroup");
+      // The ends' meanings are in the steps' spoken labels; shown once more for the eye.
+      const endsLine =
+        ends.minLabel || ends.maxLabel
+          ? `\n<p class="hf-scale-ends" aria-hidden="true"><span>${escapeHtml(ends.minLabel ?? "")}</span><span>${escapeHtml(ends.maxLabel ?? "")}</span></p>`
+          : "";
+      return group(`<div class="hf-rating">\n${steps.join("\n")}\n</div>${endsLine}`, "radiogroup");
+    }
+    case "CONSENT": {
+      const boxId = `${id}-agree`;
+      return group(
+        `<div class="hf-option hf-consent"><input${attrs({ type: "checkbox", id: boxId, name: key, value: "true", checked: valueOf(ctx.values, key) === "true", required, "aria-invalid": invalid })}><label for="${escapeHtml(boxId)}">${consentHtml(block.text)}</label></div>`,
+      );
     }
     case "FILE":
       // No name: a plain post cannot carry uploads; the script uploads each file and keeps its id.

@@ -201,6 +201,7 @@ export function submissionRoutes(submissions: Client<typeof SubmissionsService>,
             mean: q.mean ?? null,
             latest: q.latest,
             files: Number(q.files),
+            score: q.score ?? null,
           })),
         };
       },

@@ -587,6 +587,8 @@ export const questionSummarySchema = z.object({
   latest: z.array(z.string()),
   /** Uploads: files attached. */
   files: z.number().int(),
+  /** NPS: the Net Promoter Score (% of 9–10 minus % of 0–6, from the counts); null without answers. */
+  score: z.number().nullable(),
 });
 
 /** A form's completed responses summed up (the app's Summary tab). */

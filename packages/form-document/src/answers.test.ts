@@ -157,6 +157,38 @@ describe("validateAnswers: values of every type", () => {
   });
 });
 
+describe("validateAnswers: times, scales and consents", () => {
+  const doc: FormDocument = {
+    blocks: [
+      { id: "b_at", key: "at", type: "TIME", question: "At what time?" },
+      { id: "b_agree", key: "agree", type: "LINEAR_SCALE", question: "Agree?", min: 0, max: 4 },
+      { id: "b_nps", key: "nps", type: "NPS", question: "Recommend?" },
+      { id: "b_terms", key: "terms", type: "CONSENT", question: "Terms", text: "I agree", required: true },
+    ],
+  };
+  const check = (answers: JsonObject, completed = false) => validateAnswers(doc, answers, { completed });
+
+  it("take HH:MM times, whole steps of each scale and a consent's true", () => {
+    const answers = ok(check({ at: "23:59", agree: 0, nps: 10, terms: true }, true));
+    assert.deepEqual(Object.fromEntries(Object.entries(answers).map(([k, a]) => [k, a.value])), { at: "23:59", agree: 0, nps: 10, terms: true });
+  });
+
+  it("refuse other times and steps outside the scale, naming the question", () => {
+    assert.deepEqual(errors(check({ at: "7:30" })), ["answers.at (At what time?): must be a time (HH:MM, 24 hours)"]);
+    assert.deepEqual(errors(check({ at: "24:00" })), ["answers.at (At what time?): must be a time (HH:MM, 24 hours)"]);
+    assert.deepEqual(errors(check({ at: 730 })), ["answers.at (At what time?): must be a time (HH:MM, 24 hours), not a number"]);
+    assert.deepEqual(errors(check({ agree: 5 })), ["answers.agree (Agree?): must be a whole number from 0 to 4"]);
+    assert.deepEqual(errors(check({ nps: -1 })), ["answers.nps (Recommend?): must be a whole number from 0 to 10"]);
+    assert.deepEqual(errors(check({ nps: 2.5 })), ["answers.nps (Recommend?): must be a whole number from 0 to 10"]);
+    assert.deepEqual(errors(check({ terms: "yes" })), ["answers.terms (Terms): must be true (agreed), not a string"]);
+  });
+
+  it("count an unticked consent as no answer, so a required one cannot be completed without it", () => {
+    assert.deepEqual(ok(check({ terms: false })), {});
+    assert.deepEqual(errors(check({ terms: false }, true)), ["answers.terms (Terms): is required"]);
+  });
+});
+
 describe("validateAnswers: required questions", () => {
   it("bind on completion only", () => {
     assert.deepEqual(accepts({}), {});

@@ -4,7 +4,7 @@
 import { formatPath } from "./errors.ts";
 import { isRecordId, jsonInputProblem, maxAnswerDepth, textProblem } from "./input-safety.ts";
 import { hiddenFieldKey, listQuestions } from "./questions.ts";
-import { defaultRatingMax, questionTypes, type JsonValue, type QuestionType } from "./block-types.ts";
+import { questionTypes, scaleOf, type JsonValue, type QuestionType } from "./block-types.ts";
 import { isInputBlock } from "./block-types.ts";
 import type { ChoiceBlock, FormDocument, InputBlock } from "./schema.ts";
 import { evaluateLogic, hasLogic } from "./logic.ts";
@@ -106,12 +106,16 @@ function checkValue(block: InputBlock, value: JsonValue): Checked {
       return { value };
     }
     case "steps": {
-      const max = (block as { max?: number }).max ?? defaultRatingMax;
-      if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
-        return { problem: `must be a whole number from 1 to ${max}` };
+      const { min, max } = scaleOf(block);
+      if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+        return { problem: `must be a whole number from ${min} to ${max}` };
       }
       return { value };
     }
+    case "consent":
+      // An unticked box is no answer (so a required consent stays unanswered), never a refusal to store.
+      if (typeof value !== "boolean") return { problem: `must be true (agreed), not ${describe(value)}` };
+      return { value: value ? true : undefined };
     case "option": {
       if (typeof value !== "string") return { problem: `must be the id of an option, not ${describe(value)}` };
       if (value === "") return { value: undefined };

@@ -3,7 +3,7 @@
 // "@formsvc/form-document/block-types") without bundling the schemas.
 
 export * from "./question-types.ts";
-import { choiceBlockTypes, inputBlockTypes, type ChoiceBlockType, type InputBlockType } from "./question-types.ts";
+import { choiceBlockTypes, inputBlockTypes, scaleOf, type ChoiceBlockType, type InputBlockType } from "./question-types.ts";
 
 /** Blocks that only lay the form out; they take no answer and have no `key`. */
 export const layoutBlockTypes = ["HEADING", "PARAGRAPH", "PAGE_BREAK"] as const;
@@ -56,12 +56,13 @@ export const limits = {
   description: 5000,
   placeholder: 500,
   optionText: 1000,
+  scaleLabel: 200,
   text: 5000,
   expression: expressionLimits.chars,
 } as const;
 
 /** Default of a RATING block's `max`. */
-export const defaultRatingMax = 5;
+export const defaultRatingMax = scaleOf({ type: "RATING" }).max;
 
 export const idPattern = /^[A-Za-z0-9_-]{1,64}$/;
 export const keyPattern = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;

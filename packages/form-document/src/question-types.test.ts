@@ -6,6 +6,7 @@ import {
   choiceBlockTypes,
   inputBlockTypes,
   questionTypes,
+  scaleOf,
   takesOptions,
   takesPlaceholder,
   takesUploads,
@@ -17,7 +18,8 @@ describe("question types", () => {
     assert.deepEqual(inputBlockTypes, Object.keys(questionTypes));
     assert.deepEqual(choiceBlockTypes, ["MULTIPLE_CHOICE", "CHECKBOXES", "DROPDOWN"]);
     assert.deepEqual(typesAnswering("uploads"), ["FILE", "SIGNATURE"]);
-    assert.deepEqual(typesAnswering("number", "steps"), ["NUMBER", "RATING"]);
+    assert.deepEqual(typesAnswering("number", "steps"), ["NUMBER", "RATING", "LINEAR_SCALE", "NPS"]);
+    assert.deepEqual(typesAnswering("consent"), ["CONSENT"]);
   });
 
   it("say which types take options, uploads and a placeholder; other columns take none", () => {
@@ -27,6 +29,13 @@ describe("question types", () => {
     for (const column of ["HIDDEN_FIELDS", "RESPONDENT_COUNTRY", "CALCULATED_FIELD", "toString", "constructor"]) {
       assert.equal(takesOptions(column) || takesUploads(column) || takesPlaceholder(column), false, column);
     }
+  });
+
+  it("give each scale its steps: the type's, the block's own ends where the type lets it have them", () => {
+    assert.deepEqual(scaleOf({ type: "RATING" }), { min: 1, max: 5 });
+    assert.deepEqual(scaleOf({ type: "RATING", max: 3 }), { min: 1, max: 3 });
+    assert.deepEqual(scaleOf({ type: "LINEAR_SCALE", min: 0, max: 7 }), { min: 0, max: 7 });
+    assert.deepEqual(scaleOf({ type: "NPS", min: 3, max: 4 }), { min: 0, max: 10 });
   });
 
   it("give CEL whole steps as int, numbers as double, lists as lists", () => {

@@ -1,10 +1,10 @@
 // Sample answers by question type: what a test event (Integrations → Send test event, the API's
 // POST /webhooks/:id/test) carries for a form's real questions, so a receiver sees the shape its real
 // responses will have.
-import { defaultRatingMax, questionTypes } from "./block-types.ts";
+import { questionTypes, scaleOf } from "./block-types.ts";
 import type { ChoiceBlock, InputBlock } from "./schema.ts";
 
-type SampleValue = string | number | string[] | null;
+type SampleValue = string | number | boolean | string[] | null;
 
 /** A valid answer to `block` (null for uploads: a test event carries no file, there is no upload to link to). */
 export function sampleAnswer(block: InputBlock): SampleValue {
@@ -15,7 +15,9 @@ export function sampleAnswer(block: InputBlock): SampleValue {
       return Math.min(Math.max(42, min ?? -Infinity), max ?? Infinity);
     }
     case "steps":
-      return (block as { max?: number }).max ?? defaultRatingMax;
+      return scaleOf(block).max;
+    case "consent":
+      return true;
     case "option":
       return (block as ChoiceBlock).options[0]?.id ?? null;
     case "options":

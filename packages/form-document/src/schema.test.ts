@@ -25,6 +25,7 @@ test("every input type is accepted with its required fields", () => {
   for (const type of inputBlockTypes) {
     const block: Record<string, unknown> = { type, question: `A ${type} question` };
     if (["MULTIPLE_CHOICE", "CHECKBOXES", "DROPDOWN"].includes(type)) block.options = [{ text: "One" }];
+    if (type === "CONSENT") block.text = "I agree";
     assert.equal(formDocumentSchema.safeParse({ blocks: [block] }).success, true, type);
   }
   assert.equal(formDocumentSchema.safeParse({ blocks: [] }).success, true);
@@ -144,5 +145,5 @@ test("the document schema converts to JSON Schema (for the OpenAPI document)", (
   assert.equal(json.additionalProperties, false);
   assert.deepEqual(json.required, ["blocks"]);
   assert.ok(Array.isArray(json.examples));
-  assert.equal(json.properties.blocks.items.oneOf.length, 16);
+  assert.equal(json.properties.blocks.items.oneOf.length, 20);
 });

@@ -4,7 +4,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { EntityManager } from "@mikro-orm/core";
 import type { FormDocument, InputBlock } from "@formsvc/form-document";
-import { defaultRatingMax, isInputBlock, questionTypes } from "@formsvc/form-document/block-types";
+import { isInputBlock, questionTypeOf, questionTypes, scaleOf } from "@formsvc/form-document/block-types";
 import type { QuestionSummarySchema, SummarizeResponsesResponseSchema, ValueCountSchema } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 
 type Summary = MessageInitShape<typeof SummarizeResponsesResponseSchema>;
@@ -35,6 +35,7 @@ function tallyOf(block: InputBlock): Tally {
     case "option":
     case "options":
     case "steps":
+    case "consent":
       return "counts";
     case "number":
       return "numbers";
@@ -145,6 +146,8 @@ export async function summarizeResponses(em: EntityManager, responsesTable: stri
       answered: count(answered),
     };
     if (tally === "counts") summary.counts = countsOf(block, byKind("count", key));
+    const promoters = questionTypeOf(block.type)?.promoterScore;
+    if (promoters && count(answered) > 0n) summary.score = promoterScoreOf(summary.counts ?? [], promoters);
     if (tally === "numbers") {
       const numbers = byKind("numbers", key)[0];
       if (numbers) Object.assign(summary, { min: numbers.min!, median: numbers.median!, max: numbers.max!, mean: numbers.mean! });
@@ -165,9 +168,23 @@ export async function summarizeResponses(em: EntityManager, responsesTable: stri
 }
 
 /**
- * The counts of a choice, rating or date question: every option of the current version (in its order,
- * zero when nobody chose it) then any other id answered; every step of a scale; the days answered, oldest first.
+ * The counts of a choice, scale, consent or date question: every option of the current version (in its
+ * order, zero when nobody chose it) then any other id answered; every step of a scale; the days answered,
+ * oldest first; `true` for consents.
  */
+function promoterScoreOf(counts: ValueCount[], { promotersFrom, detractorsTo }: { promotersFrom: number; detractorsTo: number }): number {
+  let all = 0n;
+  let promoters = 0n;
+  let detractors = 0n;
+  for (const { value, count = 0n } of counts) {
+    const step = Number(value);
+    all += BigInt(count);
+    if (step >= promotersFrom) promoters += BigInt(count);
+    if (step <= detractorsTo) detractors += BigInt(count);
+  }
+  return all === 0n ? 0 : (Number(promoters - detractors) * 100) / Number(all);
+}
+
 function countsOf(block: InputBlock, rows: Row[]): ValueCount[] {
   const counted = new Map(rows.map((r) => [r.value ?? "", BigInt(r.n)]));
   const take = (value: string, label: string): ValueCount => {
@@ -178,8 +195,8 @@ function countsOf(block: InputBlock, rows: Row[]): ValueCount[] {
   const listed: ValueCount[] = [];
   if ("options" in block) for (const option of block.options) if (option.id) listed.push(take(option.id, option.text));
   if (questionTypes[block.type].answer === "steps") {
-    const steps = ("max" in block && block.max) || defaultRatingMax;
-    for (let step = 1; step <= steps; step++) listed.push(take(String(step), String(step)));
+    const { min, max } = scaleOf(block);
+    for (let step = min; step <= max; step++) listed.push(take(String(step), String(step)));
   }
   const rest = [...counted.keys()].sort((a, b) => a.localeCompare(b, "en", { numeric: true })).map((value) => take(value, ""));
   return [...listed, ...rest];

@@ -793,7 +793,7 @@ export declare type QuestionSummary = Message<"formsvc.submissions.v1.QuestionSu
   label: string;
 
   /**
-   * Its answer shape (form-document's question types): text, number, steps, option, options, uploads.
+   * Its answer shape (form-document's question types): text, number, steps, option, options, uploads, consent.
    *
    * @generated from field: string shape = 4;
    */
@@ -808,7 +808,7 @@ export declare type QuestionSummary = Message<"formsvc.submissions.v1.QuestionSu
 
   /**
    * option/options: per option id (those of the current version first, in its order, then any other
-   * id answered); steps: per step from 1; text of calendar dates: per day, oldest first.
+   * id answered); steps: per step of the scale; consent: "true"; text of calendar dates: per day, oldest first.
    *
    * @generated from field: repeated formsvc.submissions.v1.ValueCount counts = 6;
    */
@@ -849,6 +849,13 @@ export declare type QuestionSummary = Message<"formsvc.submissions.v1.QuestionSu
    * @generated from field: int64 files = 12;
    */
   files: bigint;
+
+  /**
+   * NPS (steps with a promoter score): % of answers 9–10 minus % of 0–6, from -100 to 100; absent without answers.
+   *
+   * @generated from field: optional double score = 13;
+   */
+  score?: number | undefined;
 };
 
 /**

@@ -1,0 +1,84 @@
+// The settings a question has by its type, beyond those every question has (question, field name,
+// description, required, placeholder, options): a number's range, a scale's steps and end labels, a
+// consent's text. A new type with settings of its own adds them here.
+import { useId } from "react";
+import type { EditableBlock } from "../lib/document.ts";
+
+export function QuestionSettings({ block, set }: { block: EditableBlock; set(patch: Partial<EditableBlock>): void }) {
+  const id = useId();
+  switch (block.type) {
+    case "NUMBER":
+      return (
+        <div className="grid-2">
+          <NumberField label="Smallest answer" value={block.min} onChange={(min) => set({ min })} />
+          <NumberField label="Largest answer" value={block.max} onChange={(max) => set({ max })} />
+        </div>
+      );
+    case "RATING":
+      return <StepsField id={`${id}-max`} label="Steps" from={2} value={block.max ?? 5} onChange={(max) => set({ max })} />;
+    case "LINEAR_SCALE":
+      return (
+        <div className="grid-2">
+          <StepsField id={`${id}-min`} label="Lowest step" from={0} to={1} value={block.min ?? 1} onChange={(min) => set({ min })} />
+          <StepsField id={`${id}-max`} label="Highest step" from={2} value={block.max ?? 5} onChange={(max) => set({ max })} />
+          <div className="field">
+            <label htmlFor={`${id}-minl`}>Lowest step means</label>
+            <input id={`${id}-minl`} value={block.minLabel ?? ""} maxLength={200} onChange={(e) => set({ minLabel: e.target.value })} />
+          </div>
+          <div className="field">
+            <label htmlFor={`${id}-maxl`}>Highest step means</label>
+            <input id={`${id}-maxl`} value={block.maxLabel ?? ""} maxLength={200} onChange={(e) => set({ maxLabel: e.target.value })} />
+          </div>
+        </div>
+      );
+    case "CONSENT":
+      return (
+        <div className="field">
+          <label htmlFor={`${id}-text`}>Text to agree with</label>
+          <textarea
+            id={`${id}-text`}
+            value={block.text ?? ""}
+            maxLength={5000}
+            rows={2}
+            aria-describedby={`${id}-text-hint`}
+            onChange={(e) => set({ text: e.target.value })}
+          />
+          <p className="hint" id={`${id}-text-hint`}>
+            Write a link as <code>[words](https://…)</code>.
+          </p>
+        </div>
+      );
+    default:
+      return null;
+  }
+}
+
+function StepsField({ id, label, from, to = 10, value, onChange }: { id: string; label: string; from: number; to?: number; value: number; onChange(v: number): void }) {
+  return (
+    <div className="field field-inline">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} value={value} onChange={(e) => onChange(Number(e.target.value))}>
+        {Array.from({ length: to - from + 1 }, (_, i) => i + from).map((n) => (
+          <option key={n} value={n}>
+            {n}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+function NumberField({ label, value, onChange }: { label: string; value: number | undefined; onChange(v: number | undefined): void }) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        type="number"
+        value={value ?? ""}
+        onChange={(e) => onChange(e.target.value === "" ? undefined : Number(e.target.value))}
+      />
+    </div>
+  );
+}
