@@ -113,8 +113,8 @@ export const answerValueSchema = z
   .meta({
     id: "AnswerValue",
     description:
-      "A string (text, email, phone, URL, DATE as YYYY-MM-DD, the chosen option's id for MULTIPLE_CHOICE and DROPDOWN, " +
-      "hidden fields, the country), a number (NUMBER, RATING), an array of strings (option ids for CHECKBOXES, upload ids " +
+      "A string (text, email, phone, URL, DATE as YYYY-MM-DD, TIME as HH:MM, the chosen option's id for MULTIPLE_CHOICE and " +
+      "DROPDOWN, hidden fields, the country), a number (NUMBER, RATING, LINEAR_SCALE, NPS), true (CONSENT), an array of strings (option ids for CHECKBOXES, upload ids " +
       "for FILE and SIGNATURE), a number or string for CALCULATED_FIELD, or null when unanswered",
   });
 const eventIdSchema = z.string().describe("Stable across retries of one delivery: use it for idempotency");
@@ -266,9 +266,10 @@ export const answerSchema = z
   .discriminatedUnion("type", [
     answerOf(
       [...typesAnswering("text", "option"), "HIDDEN_FIELDS", "RESPONDENT_COUNTRY"],
-      z.string().nullable().describe("The text; YYYY-MM-DD for DATE; the chosen option's id for MULTIPLE_CHOICE and DROPDOWN; null: skipped by the form's logic"),
+      z.string().nullable().describe("The text; YYYY-MM-DD for DATE; HH:MM (24 hours) for TIME; the chosen option's id for MULTIPLE_CHOICE and DROPDOWN; null: skipped by the form's logic"),
     ),
-    answerOf(typesAnswering("number", "steps"), z.number().nullable().describe("null: skipped by the form's logic")),
+    answerOf(typesAnswering("number", "steps"), z.number().nullable().describe("The number; the chosen step for RATING, LINEAR_SCALE and NPS; null: skipped by the form's logic")),
+    answerOf(typesAnswering("consent"), z.literal(true).nullable().describe("true: agreed (an unticked box is no answer); null: skipped by the form's logic")),
     answerOf(typesAnswering("options"), z.array(z.string()).nullable().describe("The chosen options' ids; null: skipped by the form's logic")),
     answerOf(typesAnswering("uploads"), z.array(z.string()).nullable().describe("Upload ids; null: skipped by the form's logic")).extend({
       files: z.array(fileLinkSchema).describe("The files, in the order of `value`"),

@@ -958,6 +958,21 @@ export interface components {
                 required?: boolean;
                 placeholder?: string;
                 /** @constant */
+                type: "TIME";
+            } | {
+                /** @description Stable identifier; assigned by the server when absent. */
+                id?: string;
+                /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
+                key?: string;
+                /** @description The question text shown to respondents. */
+                question: string;
+                /** @description Column name in the Submissions table; the question text is used when empty. */
+                fieldName?: string;
+                description?: string;
+                /** @description Whether an answer is needed to complete the response (default false). */
+                required?: boolean;
+                placeholder?: string;
+                /** @constant */
                 type: "MULTIPLE_CHOICE";
                 /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES). */
                 options: {
@@ -1038,6 +1053,44 @@ export interface components {
                 required?: boolean;
                 placeholder?: string;
                 /** @constant */
+                type: "LINEAR_SCALE";
+                /** @description The lowest step, 0 or 1 (default 1). */
+                min?: 0 | 1;
+                /** @description The highest step, 2 to 10 (default 5). */
+                max?: number;
+                /** @description What the lowest step means (`Not likely`). */
+                minLabel?: string;
+                /** @description What the highest step means (`Very likely`). */
+                maxLabel?: string;
+            } | {
+                /** @description Stable identifier; assigned by the server when absent. */
+                id?: string;
+                /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
+                key?: string;
+                /** @description The question text shown to respondents. */
+                question: string;
+                /** @description Column name in the Submissions table; the question text is used when empty. */
+                fieldName?: string;
+                description?: string;
+                /** @description Whether an answer is needed to complete the response (default false). */
+                required?: boolean;
+                placeholder?: string;
+                /** @constant */
+                type: "NPS";
+            } | {
+                /** @description Stable identifier; assigned by the server when absent. */
+                id?: string;
+                /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
+                key?: string;
+                /** @description The question text shown to respondents. */
+                question: string;
+                /** @description Column name in the Submissions table; the question text is used when empty. */
+                fieldName?: string;
+                description?: string;
+                /** @description Whether an answer is needed to complete the response (default false). */
+                required?: boolean;
+                placeholder?: string;
+                /** @constant */
                 type: "FILE";
             } | {
                 /** @description Stable identifier; assigned by the server when absent. */
@@ -1054,6 +1107,23 @@ export interface components {
                 placeholder?: string;
                 /** @constant */
                 type: "SIGNATURE";
+            } | {
+                /** @description Stable identifier; assigned by the server when absent. */
+                id?: string;
+                /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
+                key?: string;
+                /** @description The question text shown to respondents. */
+                question: string;
+                /** @description Column name in the Submissions table; the question text is used when empty. */
+                fieldName?: string;
+                description?: string;
+                /** @description Whether an answer is needed to complete the response (default false). */
+                required?: boolean;
+                placeholder?: string;
+                /** @constant */
+                type: "CONSENT";
+                /** @description The text beside the checkbox; `[words](https://…)` shows a link (http and https only), everything else is plain text. */
+                text: string;
             } | {
                 /** @description Stable identifier; assigned by the server when absent. */
                 id?: string;
@@ -1122,7 +1192,7 @@ export interface components {
                     /** @description The `id` of the question asked about. */
                     question: string;
                     /**
-                     * @description How its answer is compared. Text: EQUALS, NOT_EQUALS, CONTAINS (without regard to case or surrounding spaces); NUMBER and RATING: EQUALS, NOT_EQUALS, GREATER_THAN, LESS_THAN; DATE also GREATER_THAN (later), LESS_THAN (earlier); MULTIPLE_CHOICE and DROPDOWN: EQUALS, NOT_EQUALS an option id, ANY_OF a list of option ids; CHECKBOXES: CONTAINS an option id, ANY_OF a list; every type: IS_ANSWERED, IS_NOT_ANSWERED (no value). NOT_EQUALS also holds when unanswered.
+                     * @description How its answer is compared. Text: EQUALS, NOT_EQUALS, CONTAINS (without regard to case or surrounding spaces); NUMBER, RATING, LINEAR_SCALE and NPS: EQUALS, NOT_EQUALS, GREATER_THAN, LESS_THAN; DATE and TIME also GREATER_THAN (later), LESS_THAN (earlier); MULTIPLE_CHOICE and DROPDOWN: EQUALS, NOT_EQUALS an option id, ANY_OF a list of option ids; CHECKBOXES: CONTAINS an option id, ANY_OF a list; every type: IS_ANSWERED, IS_NOT_ANSWERED (no value; all CONSENT offers). NOT_EQUALS also holds when unanswered.
                      * @enum {string}
                      */
                     operator: "EQUALS" | "NOT_EQUALS" | "CONTAINS" | "IS_ANSWERED" | "IS_NOT_ANSWERED" | "GREATER_THAN" | "LESS_THAN" | "ANY_OF";
@@ -1352,7 +1422,7 @@ export interface components {
          * @description An input block's type, or one of the extra columns HIDDEN_FIELDS, RESPONDENT_COUNTRY, CALCULATED_FIELD
          * @enum {string}
          */
-        QuestionType: "SHORT_TEXT" | "LONG_TEXT" | "EMAIL" | "NUMBER" | "PHONE" | "URL" | "DATE" | "MULTIPLE_CHOICE" | "CHECKBOXES" | "DROPDOWN" | "RATING" | "FILE" | "SIGNATURE" | "HIDDEN_FIELDS" | "RESPONDENT_COUNTRY" | "CALCULATED_FIELD";
+        QuestionType: "SHORT_TEXT" | "LONG_TEXT" | "EMAIL" | "NUMBER" | "PHONE" | "URL" | "DATE" | "TIME" | "MULTIPLE_CHOICE" | "CHECKBOXES" | "DROPDOWN" | "RATING" | "LINEAR_SCALE" | "NPS" | "FILE" | "SIGNATURE" | "CONSENT" | "HIDDEN_FIELDS" | "RESPONDENT_COUNTRY" | "CALCULATED_FIELD";
         SubmissionPage: {
             items: components["schemas"]["Submission"][];
             page: number;
@@ -1434,19 +1504,27 @@ export interface components {
         Answer: {
             questionId: string;
             /** @enum {string} */
-            type: "SHORT_TEXT" | "LONG_TEXT" | "EMAIL" | "PHONE" | "URL" | "DATE" | "MULTIPLE_CHOICE" | "DROPDOWN" | "HIDDEN_FIELDS" | "RESPONDENT_COUNTRY";
+            type: "SHORT_TEXT" | "LONG_TEXT" | "EMAIL" | "PHONE" | "URL" | "DATE" | "TIME" | "MULTIPLE_CHOICE" | "DROPDOWN" | "HIDDEN_FIELDS" | "RESPONDENT_COUNTRY";
             /** @description The label in the version the respondent saw */
             label: string;
-            /** @description The text; YYYY-MM-DD for DATE; the chosen option's id for MULTIPLE_CHOICE and DROPDOWN; null: skipped by the form's logic */
+            /** @description The text; YYYY-MM-DD for DATE; HH:MM (24 hours) for TIME; the chosen option's id for MULTIPLE_CHOICE and DROPDOWN; null: skipped by the form's logic */
             value: string | null;
         } | {
             questionId: string;
             /** @enum {string} */
-            type: "NUMBER" | "RATING";
+            type: "NUMBER" | "RATING" | "LINEAR_SCALE" | "NPS";
             /** @description The label in the version the respondent saw */
             label: string;
-            /** @description null: skipped by the form's logic */
+            /** @description The number; the chosen step for RATING, LINEAR_SCALE and NPS; null: skipped by the form's logic */
             value: number | null;
+        } | {
+            questionId: string;
+            /** @enum {string} */
+            type: "CONSENT";
+            /** @description The label in the version the respondent saw */
+            label: string;
+            /** @description true: agreed (an unticked box is no answer); null: skipped by the form's logic */
+            value: true | null;
         } | {
             questionId: string;
             /** @enum {string} */
@@ -1808,7 +1886,7 @@ export interface components {
                 respondentCountry: string | null;
             };
         };
-        /** @description A string (text, email, phone, URL, DATE as YYYY-MM-DD, the chosen option's id for MULTIPLE_CHOICE and DROPDOWN, hidden fields, the country), a number (NUMBER, RATING), an array of strings (option ids for CHECKBOXES, upload ids for FILE and SIGNATURE), a number or string for CALCULATED_FIELD, or null when unanswered */
+        /** @description A string (text, email, phone, URL, DATE as YYYY-MM-DD, TIME as HH:MM, the chosen option's id for MULTIPLE_CHOICE and DROPDOWN, hidden fields, the country), a number (NUMBER, RATING, LINEAR_SCALE, NPS), true (CONSENT), an array of strings (option ids for CHECKBOXES, upload ids for FILE and SIGNATURE), a number or string for CALCULATED_FIELD, or null when unanswered */
         AnswerValue: string | number | boolean | string[] | null;
         /**
          * @example {

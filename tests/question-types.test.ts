@@ -1,0 +1,231 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { Browser, Page } from "playwright-core";
+import { apiClient } from "./support/system.ts";
+import { signedUpPerson } from "./support/app-client.ts";
+import { launchBrowser, screenshot } from "./support/browser.ts";
+import { startReceiver } from "./support/receiver.ts";
+import { startTestSystem, type TestSystem } from "./support/system.ts";
+
+// The question types of issue 31 against the whole running system, each the way a respondent and an
+// owner meet it: created over /api/v1, listed by /questions, answered (valid and each kind of invalid) at
+// /f/:id/responses, stored, pushed to a webhook, summed up, exported as CSV, and answered on the hosted
+// page in Chromium by keyboard at phone width (test-output/screenshots/question-types-*.png), with and
+// without JavaScript.
+
+let sys: TestSystem;
+let browser: Browser;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+before(async () => {
+  [sys, browser, receiver] = await Promise.all([startTestSystem("question_types", { WEBHOOK_ALLOW_PRIVATE_URLS: "true" }), launchBrowser(), startReceiver()]);
+});
+after(async () => {
+  await browser?.close();
+  await receiver?.close();
+  await sys?.stop();
+});
+
+const form = {
+  title: "New types",
+  blocks: [
+    { id: "b_time", key: "time", type: "TIME", question: "Arrival time" },
+    { id: "b_agree", key: "agree", type: "LINEAR_SCALE", question: "How much do you agree?", min: 0, max: 4, minLabel: "Not at all", maxLabel: "Fully" },
+    { id: "b_nps", key: "nps", type: "NPS", question: "Would you recommend us?" },
+    { id: "b_terms", key: "terms", type: "CONSENT", question: "Terms", text: "I agree to the [terms](https://forms.example.com/terms)", required: true },
+  ],
+};
+
+const person = (label: string) => signedUpPerson(sys.url, label);
+
+async function respond(formId: string, body: object) {
+  const res = await fetch(`${sys.url}/f/${formId}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return { status: res.status, body: await res.json() };
+}
+
+describe("TIME, LINEAR_SCALE, NPS and CONSENT across the stack", () => {
+  let owner: Awaited<ReturnType<typeof person>>;
+  let api: ReturnType<typeof apiClient>;
+  let formId: string;
+
+  before(async () => {
+    owner = await person("types");
+    const key = (await owner.call("POST", "/api-keys", { name: "types" })).body.key as string;
+    api = apiClient(sys.url, key);
+    const created = await api("POST", "/forms", { workspaceId: owner.workspace.id, name: "New types", document: form });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    formId = created.body.id;
+    assert.deepEqual(
+      created.body.document.blocks.map((b: { type: string }) => b.type),
+      ["TIME", "LINEAR_SCALE", "NPS", "CONSENT"],
+    );
+    assert.equal((await owner.call("POST", `/forms/${formId}/publish`, {})).status, 200);
+    assert.equal((await api("POST", "/webhooks", { formId, url: receiver.url })).status, 201);
+  });
+
+  it("refuses a document with a block out of its type's shape, naming it", async () => {
+    const bad = async (block: object) => {
+      const res = await api("POST", "/forms", { workspaceId: owner.workspace.id, name: "Bad", document: { blocks: [block] } });
+      assert.equal(res.status, 400, JSON.stringify(block));
+      return res.body.error as string;
+    };
+    assert.match(await bad({ type: "LINEAR_SCALE", question: "Q", min: 2 }), /document\.blocks\[0\]\.min/);
+    assert.match(await bad({ type: "LINEAR_SCALE", question: "Q", max: 11 }), /document\.blocks\[0\]\.max/);
+    assert.match(await bad({ type: "NPS", question: "Q", max: 5 }), /document\.blocks\[0\]/);
+    assert.match(await bad({ type: "CONSENT", question: "Q" }), /document\.blocks\[0\]\.text/);
+    assert.match(await bad({ type: "TIME", question: "Q", options: [] }), /document\.blocks\[0\]/);
+  });
+
+  it("lists each as a column of /questions", async () => {
+    const { status, body } = await api("GET", `/forms/${formId}/questions`);
+    assert.equal(status, 200);
+    assert.deepEqual(
+      body.items.slice(0, 4).map((q: { key: string; type: string; label: string }) => [q.key, q.type, q.label]),
+      [
+        ["time", "TIME", "Arrival time"],
+        ["agree", "LINEAR_SCALE", "How much do you agree?"],
+        ["nps", "NPS", "Would you recommend us?"],
+        ["terms", "CONSENT", "Terms"],
+      ],
+    );
+  });
+
+  it("refuses each kind of invalid answer with a 400 naming the question", async () => {
+    const cases: [object, string][] = [
+      [{ time: "7:30" }, "answers.time (Arrival time): must be a time (HH:MM, 24 hours)"],
+      [{ time: "24:00" }, "answers.time (Arrival time): must be a time (HH:MM, 24 hours)"],
+      [{ time: 730 }, "answers.time (Arrival time): must be a time (HH:MM, 24 hours), not a number"],
+      [{ agree: 5 }, "answers.agree (How much do you agree?): must be a whole number from 0 to 4"],
+      [{ agree: 1.5 }, "answers.agree (How much do you agree?): must be a whole number from 0 to 4"],
+      [{ agree: "3" }, "answers.agree (How much do you agree?): must be a whole number from 0 to 4"],
+      [{ nps: 11 }, "answers.nps (Would you recommend us?): must be a whole number from 0 to 10"],
+      [{ nps: -1 }, "answers.nps (Would you recommend us?): must be a whole number from 0 to 10"],
+      [{ terms: "yes" }, "answers.terms (Terms): must be true (agreed), not a string"],
+    ];
+    for (const [answers, error] of cases) {
+      const res = await respond(formId, { answers });
+      assert.equal(res.status, 400, JSON.stringify(answers));
+      assert.match(res.body.error, new RegExp(error.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")), JSON.stringify(answers));
+    }
+    // A required consent: an unticked box is no answer, so the response cannot be completed without it.
+    for (const answers of [{ nps: 9 }, { nps: 9, terms: false }]) {
+      const res = await respond(formId, { answers, completed: true });
+      assert.equal(res.status, 400);
+      assert.match(res.body.error, /answers\.terms \(Terms\): is required/);
+    }
+  });
+
+  it("stores a valid answer of each and pushes it to the webhook", async () => {
+    const done = await respond(formId, { answers: { time: "14:30", agree: 0, nps: 10, terms: true }, completed: true });
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+    const stored = await api("GET", `/forms/${formId}/submissions/${done.body.responseId}`);
+    assert.equal(stored.status, 200);
+    const values = Object.fromEntries(Object.entries(stored.body.answers).map(([key, a]) => [key, (a as { value: unknown }).value]));
+    assert.deepEqual(values, { time: "14:30", agree: 0, nps: 10, terms: true });
+    assert.equal(stored.body.answers.agree.type, "LINEAR_SCALE");
+
+    await receiver.waitFor(1);
+    const fields = receiver.received[0].body.data.fields;
+    assert.deepEqual(fields, [
+      { questionId: "b_time", type: "TIME", label: "Arrival time", value: "14:30" },
+      { questionId: "b_agree", type: "LINEAR_SCALE", label: "How much do you agree?", value: 0 },
+      { questionId: "b_nps", type: "NPS", label: "Would you recommend us?", value: 10 },
+      { questionId: "b_terms", type: "CONSENT", label: "Terms", value: true },
+    ]);
+  });
+
+  it("sums them up: every step of a scale, the Net Promoter Score with its counts, agreements", async () => {
+    for (const nps of [9, 7, 3, 0]) assert.equal((await respond(formId, { answers: { nps, agree: 4, terms: true }, completed: true })).status, 200);
+    const { status, body } = await owner.call("GET", `/forms/${formId}/summary`);
+    assert.equal(status, 200, JSON.stringify(body));
+    const q = (key: string) => body.questions.find((x: { key: string }) => x.key === key);
+    const counts = (key: string) => q(key).counts.map((c: { value: string; count: number }) => [c.value, c.count]);
+    // Answers 10, 9, 7, 3, 0: two promoters, two detractors of five.
+    assert.deepEqual(counts("nps"), [["0", 1], ["1", 0], ["2", 0], ["3", 1], ["4", 0], ["5", 0], ["6", 0], ["7", 1], ["8", 0], ["9", 1], ["10", 1]]);
+    assert.equal(q("nps").score, 0);
+    assert.equal(q("nps").shape, "steps");
+    assert.deepEqual(counts("agree"), [["0", 1], ["1", 0], ["2", 0], ["3", 0], ["4", 4]]);
+    assert.equal(q("agree").score, null, "only NPS has a score");
+    assert.deepEqual(counts("terms"), [["true", 5]]);
+    assert.deepEqual(q("time").latest, ["14:30"]);
+    assert.equal((await respond(formId, { answers: { nps: 10, terms: true }, completed: true })).status, 200);
+    const again = (await owner.call("GET", `/forms/${formId}/summary`)).body.questions.find((x: { key: string }) => x.key === "nps");
+    assert.equal(again.score, (100 * (3 - 2)) / 6);
+  });
+
+  it("exports a column of each to CSV", async () => {
+    const res = await fetch(`${sys.url}/app/api/forms/${formId}/submissions.csv?filter=completed`, { headers: { cookie: owner.cookies.header() } });
+    assert.equal(res.status, 200);
+    const lines = (await res.text()).replace(/^\uFEFF/, "").split("\r\n").filter(Boolean);
+    assert.equal(lines[0], "Response ID,Status,Submitted at,Started at,Form version,Arrival time,How much do you agree?,Would you recommend us?,Terms,Respondent country");
+    assert.ok(lines.some((line) => /,14:30,0,10,true,/.test(line)), lines.join("\n"));
+  });
+
+  /** A phone's page (390 px wide, 24-hour times), with or without the page's script. */
+  async function phonePage(javaScriptEnabled: boolean): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: "en-GB", javaScriptEnabled });
+    const page = await context.newPage();
+    await page.goto(`${sys.url}/f/${formId}`);
+    return page;
+  }
+
+  /** Answers every question by keyboard alone: the time typed, scales moved with the arrow keys, the consent ticked with Space. */
+  async function answerByKeyboard(page: Page) {
+    await page.getByLabel("Arrival time").focus();
+    // Headless Chromium shows times with AM/PM whatever the locale; the value is 24-hour all the same.
+    await page.keyboard.type("0915AM");
+    assert.equal(await page.getByLabel("Arrival time").inputValue(), "09:15");
+    // Screen readers hear each step with its meaning at the ends.
+    const lowest = page.getByRole("radio", { name: "0 of 4, Not at all" });
+    await lowest.focus();
+    await page.keyboard.press("Space");
+    await page.keyboard.press("ArrowRight");
+    await page.keyboard.press("ArrowRight");
+    assert.equal(await page.getByRole("radio", { name: "2 of 4" }).isChecked(), true);
+    await page.getByRole("radio", { name: "0 of 10, Not at all likely" }).focus();
+    await page.keyboard.press("Space");
+    for (let i = 0; i < 8; i++) await page.keyboard.press("ArrowRight");
+    assert.equal(await page.getByRole("radio", { name: "8 of 10" }).isChecked(), true);
+    await page.getByRole("radio", { name: "10 of 10, Extremely likely" }).waitFor({ state: "attached" });
+    const consent = page.getByRole("checkbox", { name: "I agree to the terms" });
+    await consent.focus();
+    await page.keyboard.press("Space");
+    assert.equal(await consent.isChecked(), true);
+    assert.equal(await page.getByRole("link", { name: "terms" }).getAttribute("href"), "https://forms.example.com/terms");
+  }
+
+  /** Whether the page is as wide as the phone's screen (nothing scrolls sideways). */
+  const fitsTheScreen = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+
+  async function latestAnswers() {
+    const list = await api("GET", `/forms/${formId}/submissions?filter=completed&limit=1`);
+    const [latest] = list.body.items;
+    return Object.fromEntries(Object.entries(latest.answers).map(([key, a]) => [key, (a as { value: unknown }).value]));
+  }
+
+  it("is answered on the hosted page by keyboard at phone width, with JavaScript", async () => {
+    const page = await phonePage(true);
+    assert.equal(await fitsTheScreen(page), true);
+    await answerByKeyboard(page);
+    await screenshot(page, "question-types-phone", { fullPage: true });
+    await page.getByRole("button", { name: "Submit" }).focus();
+    await page.keyboard.press("Enter");
+    await page.locator(".hf-thanks").waitFor();
+    assert.deepEqual(await latestAnswers(), { time: "09:15", agree: 2, nps: 8, terms: true });
+    await page.context().close();
+  });
+
+  it("is answered by keyboard without JavaScript, a required consent held back until ticked", async () => {
+    const page = await phonePage(false);
+    assert.equal(await fitsTheScreen(page), true);
+    // The browser itself holds back a plain post without the required consent.
+    await page.getByRole("button", { name: "Submit" }).click();
+    assert.equal(await page.getByRole("checkbox", { name: "I agree to the terms" }).evaluate((box: HTMLInputElement) => box.validity.valueMissing), true);
+    await answerByKeyboard(page);
+    await page.getByRole("button", { name: "Submit" }).focus();
+    await page.keyboard.press("Enter");
+    await page.locator(".hf-thanks").waitFor();
+    assert.deepEqual(await latestAnswers(), { time: "09:15", agree: 2, nps: 8, terms: true });
+    await page.context().close();
+  });
+});
