@@ -33,6 +33,15 @@ const form = {
     { id: "b_agree", key: "agree", type: "LINEAR_SCALE", question: "How much do you agree?", min: 0, max: 4, minLabel: "Not at all", maxLabel: "Fully" },
     { id: "b_nps", key: "nps", type: "NPS", question: "Would you recommend us?" },
     { id: "b_terms", key: "terms", type: "CONSENT", question: "Terms", text: "I agree to the [terms](https://forms.example.com/terms)", required: true },
+    {
+      id: "b_langs",
+      key: "langs",
+      type: "MULTI_SELECT",
+      question: "Languages you speak",
+      min: 1,
+      max: 2,
+      options: [{ id: "en", text: "English" }, { id: "fr", text: "French" }, { id: "de", text: "German" }, { id: "nl", text: "Dutch" }],
+    },
   ],
 };
 
@@ -43,7 +52,7 @@ async function respond(formId: string, body: object) {
   return { status: res.status, body: await res.json() };
 }
 
-describe("TIME, LINEAR_SCALE, NPS and CONSENT across the stack", () => {
+describe("TIME, LINEAR_SCALE, NPS, CONSENT and MULTI_SELECT across the stack", () => {
   let owner: Awaited<ReturnType<typeof person>>;
   let api: ReturnType<typeof apiClient>;
   let formId: string;
@@ -57,7 +66,7 @@ describe("TIME, LINEAR_SCALE, NPS and CONSENT across the stack", () => {
     formId = created.body.id;
     assert.deepEqual(
       created.body.document.blocks.map((b: { type: string }) => b.type),
-      ["TIME", "LINEAR_SCALE", "NPS", "CONSENT"],
+      ["TIME", "LINEAR_SCALE", "NPS", "CONSENT", "MULTI_SELECT"],
     );
     assert.equal((await owner.call("POST", `/forms/${formId}/publish`, {})).status, 200);
     assert.equal((await api("POST", "/webhooks", { formId, url: receiver.url })).status, 201);
@@ -74,18 +83,21 @@ describe("TIME, LINEAR_SCALE, NPS and CONSENT across the stack", () => {
     assert.match(await bad({ type: "NPS", question: "Q", max: 5 }), /document\.blocks\[0\]/);
     assert.match(await bad({ type: "CONSENT", question: "Q" }), /document\.blocks\[0\]\.text/);
     assert.match(await bad({ type: "TIME", question: "Q", options: [] }), /document\.blocks\[0\]/);
+    assert.match(await bad({ type: "MULTI_SELECT", question: "Q", options: [{ text: "A" }], min: 2 }), /document\.blocks\[0\]\.min: must not be more than the 1 options/);
+    assert.match(await bad({ type: "MULTI_SELECT", question: "Q", options: [{ text: "A" }], min: 1, max: 0 }), /document\.blocks\[0\]\.max/);
   });
 
   it("lists each as a column of /questions", async () => {
     const { status, body } = await api("GET", `/forms/${formId}/questions`);
     assert.equal(status, 200);
     assert.deepEqual(
-      body.items.slice(0, 4).map((q: { key: string; type: string; label: string }) => [q.key, q.type, q.label]),
+      body.items.slice(0, 5).map((q: { key: string; type: string; label: string }) => [q.key, q.type, q.label]),
       [
         ["time", "TIME", "Arrival time"],
         ["agree", "LINEAR_SCALE", "How much do you agree?"],
         ["nps", "NPS", "Would you recommend us?"],
         ["terms", "CONSENT", "Terms"],
+        ["langs", "MULTI_SELECT", "Languages you speak"],
       ],
     );
   });
@@ -101,6 +113,10 @@ describe("TIME, LINEAR_SCALE, NPS and CONSENT across the stack", () => {
       [{ nps: 11 }, "answers.nps (Would you recommend us?): must be a whole number from 0 to 10"],
       [{ nps: -1 }, "answers.nps (Would you recommend us?): must be a whole number from 0 to 10"],
       [{ terms: "yes" }, "answers.terms (Terms): must be true (agreed), not a string"],
+      [{ langs: "en" }, "answers.langs (Languages you speak): must be an array of option ids, not a string"],
+      [{ langs: ["en", "xx"] }, 'answers.langs (Languages you speak): "xx" is not an option of this question'],
+      [{ langs: ["en", "fr", "de"] }, "answers.langs (Languages you speak): takes at most 2 option ids"],
+      [{ langs: ["en", "en"] }, 'answers.langs (Languages you speak): names option id "en" twice'],
     ];
     for (const [answers, error] of cases) {
       const res = await respond(formId, { answers });
@@ -116,12 +132,12 @@ describe("TIME, LINEAR_SCALE, NPS and CONSENT across the stack", () => {
   });
 
   it("stores a valid answer of each and pushes it to the webhook", async () => {
-    const done = await respond(formId, { answers: { time: "14:30", agree: 0, nps: 10, terms: true }, completed: true });
+    const done = await respond(formId, { answers: { time: "14:30", agree: 0, nps: 10, terms: true, langs: ["fr", "en"] }, completed: true });
     assert.equal(done.status, 200, JSON.stringify(done.body));
     const stored = await api("GET", `/forms/${formId}/submissions/${done.body.responseId}`);
     assert.equal(stored.status, 200);
     const values = Object.fromEntries(Object.entries(stored.body.answers).map(([key, a]) => [key, (a as { value: unknown }).value]));
-    assert.deepEqual(values, { time: "14:30", agree: 0, nps: 10, terms: true });
+    assert.deepEqual(values, { time: "14:30", agree: 0, nps: 10, terms: true, langs: ["fr", "en"] });
     assert.equal(stored.body.answers.agree.type, "LINEAR_SCALE");
 
     await receiver.waitFor(1);
@@ -131,6 +147,8 @@ describe("TIME, LINEAR_SCALE, NPS and CONSENT across the stack", () => {
       { questionId: "b_agree", type: "LINEAR_SCALE", label: "How much do you agree?", value: 0 },
       { questionId: "b_nps", type: "NPS", label: "Would you recommend us?", value: 10 },
       { questionId: "b_terms", type: "CONSENT", label: "Terms", value: true },
+      // Texts beside the ids: every option of the question.
+      { questionId: "b_langs", type: "MULTI_SELECT", label: "Languages you speak", value: ["fr", "en"], options: form.blocks[4].options },
     ]);
   });
 
@@ -148,6 +166,7 @@ describe("TIME, LINEAR_SCALE, NPS and CONSENT across the stack", () => {
     assert.equal(q("agree").score, null, "only NPS has a score");
     assert.deepEqual(counts("terms"), [["true", 5]]);
     assert.deepEqual(q("time").latest, ["14:30"]);
+    assert.deepEqual(q("langs").counts.map((c: { label: string; count: number }) => [c.label, c.count]), [["English", 1], ["French", 1], ["German", 0], ["Dutch", 0]]);
     assert.equal((await respond(formId, { answers: { nps: 10, terms: true }, completed: true })).status, 200);
     const again = (await owner.call("GET", `/forms/${formId}/summary`)).body.questions.find((x: { key: string }) => x.key === "nps");
     assert.equal(again.score, (100 * (3 - 2)) / 6);
@@ -157,8 +176,8 @@ describe("TIME, LINEAR_SCALE, NPS and CONSENT across the stack", () => {
     const res = await fetch(`${sys.url}/app/api/forms/${formId}/submissions.csv?filter=completed`, { headers: { cookie: owner.cookies.header() } });
     assert.equal(res.status, 200);
     const lines = (await res.text()).replace(/^\uFEFF/, "").split("\r\n").filter(Boolean);
-    assert.equal(lines[0], "Response ID,Status,Submitted at,Started at,Form version,Arrival time,How much do you agree?,Would you recommend us?,Terms,Respondent country");
-    assert.ok(lines.some((line) => /,14:30,0,10,true,/.test(line)), lines.join("\n"));
+    assert.equal(lines[0], "Response ID,Status,Submitted at,Started at,Form version,Arrival time,How much do you agree?,Would you recommend us?,Terms,Languages you speak,Respondent country");
+    assert.ok(lines.some((line) => /,14:30,0,10,true,"French, English",/.test(line)), lines.join("\n"));
   });
 
   /** A phone's page (390 px wide, 24-hour times), with or without the page's script. */
@@ -169,8 +188,11 @@ describe("TIME, LINEAR_SCALE, NPS and CONSENT across the stack", () => {
     return page;
   }
 
-  /** Answers every question by keyboard alone: the time typed, scales moved with the arrow keys, the consent ticked with Space. */
-  async function answerByKeyboard(page: Page) {
+  /**
+   * Answers every question by keyboard alone: the time typed, scales moved with the arrow keys, the consent
+   * ticked with Space, the multi-select opened with Enter (and searched, with the script).
+   */
+  async function answerByKeyboard(page: Page, withScript: boolean) {
     await page.getByLabel("Arrival time").focus();
     // Headless Chromium shows times with AM/PM whatever the locale; the value is 24-hour all the same.
     await page.keyboard.type("0915AM");
@@ -192,6 +214,21 @@ describe("TIME, LINEAR_SCALE, NPS and CONSENT across the stack", () => {
     await page.keyboard.press("Space");
     assert.equal(await consent.isChecked(), true);
     assert.equal(await page.getByRole("link", { name: "terms" }).getAttribute("href"), "https://forms.example.com/terms");
+    // The multi-select opens from its summary; with the script its search narrows the list.
+    await page.locator(".hf-multi summary").focus();
+    await page.keyboard.press("Enter");
+    const search = page.getByRole("searchbox", { name: "Search the options" });
+    assert.equal(await search.isVisible(), withScript);
+    if (withScript) {
+      await search.focus();
+      await page.keyboard.type("ger");
+      assert.equal(await page.getByRole("checkbox", { name: "French" }).isVisible(), false);
+      await page.keyboard.press("Tab");
+    } else {
+      await page.getByRole("checkbox", { name: "German" }).focus();
+    }
+    await page.keyboard.press("Space");
+    assert.equal(await page.getByRole("checkbox", { name: "German" }).isChecked(), true);
   }
 
   /** Whether the page is as wide as the phone's screen (nothing scrolls sideways). */
@@ -206,12 +243,13 @@ describe("TIME, LINEAR_SCALE, NPS and CONSENT across the stack", () => {
   it("is answered on the hosted page by keyboard at phone width, with JavaScript", async () => {
     const page = await phonePage(true);
     assert.equal(await fitsTheScreen(page), true);
-    await answerByKeyboard(page);
+    await answerByKeyboard(page, true);
+    assert.equal(await page.locator(".hf-multi-count").textContent(), "1 chosen");
     await screenshot(page, "question-types-phone", { fullPage: true });
     await page.getByRole("button", { name: "Submit" }).focus();
     await page.keyboard.press("Enter");
     await page.locator(".hf-thanks").waitFor();
-    assert.deepEqual(await latestAnswers(), { time: "09:15", agree: 2, nps: 8, terms: true });
+    assert.deepEqual(await latestAnswers(), { time: "09:15", agree: 2, nps: 8, terms: true, langs: ["de"] });
     await page.context().close();
   });
 
@@ -221,11 +259,11 @@ describe("TIME, LINEAR_SCALE, NPS and CONSENT across the stack", () => {
     // The browser itself holds back a plain post without the required consent.
     await page.getByRole("button", { name: "Submit" }).click();
     assert.equal(await page.getByRole("checkbox", { name: "I agree to the terms" }).evaluate((box: HTMLInputElement) => box.validity.valueMissing), true);
-    await answerByKeyboard(page);
+    await answerByKeyboard(page, false);
     await page.getByRole("button", { name: "Submit" }).focus();
     await page.keyboard.press("Enter");
     await page.locator(".hf-thanks").waitFor();
-    assert.deepEqual(await latestAnswers(), { time: "09:15", agree: 2, nps: 8, terms: true });
+    assert.deepEqual(await latestAnswers(), { time: "09:15", agree: 2, nps: 8, terms: true, langs: ["de"] });
     await page.context().close();
   });
 });

@@ -20,6 +20,7 @@ export const blockTypeLabels: Record<BlockType, string> = {
   MULTIPLE_CHOICE: "Multiple choice",
   CHECKBOXES: "Checkboxes",
   DROPDOWN: "Dropdown",
+  MULTI_SELECT: "Multi-select",
   RATING: "Rating",
   LINEAR_SCALE: "Opinion scale",
   NPS: "Net Promoter Score",
@@ -67,6 +68,7 @@ const defaultQuestions: Partial<Record<BlockType, string>> = {
   MULTIPLE_CHOICE: "Pick one",
   CHECKBOXES: "Pick any",
   DROPDOWN: "Choose from the list",
+  MULTI_SELECT: "Choose any from the list",
   RATING: "How would you rate it?",
   LINEAR_SCALE: "How much do you agree?",
   NPS: "How likely are you to recommend us to a friend or colleague?",
@@ -172,6 +174,10 @@ export function cleanDocument(doc: { title?: string; blocks: EditableBlock[]; hi
       if (b.maxLabel?.trim()) out.maxLabel = b.maxLabel.trim();
     }
     if (b.type === "CONSENT") out.text = b.text ?? "";
+    if (b.type === "MULTI_SELECT") {
+      if (typeof b.min === "number" && Number.isInteger(b.min)) out.min = b.min;
+      if (typeof b.max === "number" && Number.isInteger(b.max)) out.max = b.max;
+    }
     return out as Block;
   });
   const result: FormDocument = { blocks };

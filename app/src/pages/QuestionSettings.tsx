@@ -1,6 +1,6 @@
 // The settings a question has by its type, beyond those every question has (question, field name,
-// description, required, placeholder, options): a number's range, a scale's steps and end labels, a
-// consent's text. A new type with settings of its own adds them here.
+// description, required, placeholder, options): a number's range, how many options a multi-select takes,
+// a scale's steps and end labels, a consent's text. A new type with settings of its own adds them here.
 import { useId } from "react";
 import type { EditableBlock } from "../lib/document.ts";
 
@@ -12,6 +12,13 @@ export function QuestionSettings({ block, set }: { block: EditableBlock; set(pat
         <div className="grid-2">
           <NumberField label="Smallest answer" value={block.min} onChange={(min) => set({ min })} />
           <NumberField label="Largest answer" value={block.max} onChange={(max) => set({ max })} />
+        </div>
+      );
+    case "MULTI_SELECT":
+      return (
+        <div className="grid-2">
+          <NumberField label="Fewest choices" value={block.min} onChange={(min) => set({ min })} />
+          <NumberField label="Most choices" value={block.max} onChange={(max) => set({ max })} />
         </div>
       );
     case "RATING":

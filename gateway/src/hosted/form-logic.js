@@ -77,6 +77,7 @@ const questionTypes = {
   MULTIPLE_CHOICE: { answer: "option" },
   CHECKBOXES: { answer: "options" },
   DROPDOWN: { answer: "option" },
+  MULTI_SELECT: { answer: "options", placeholder: true },
   RATING: { answer: "steps", scale: { min: 1, max: 5 } },
   LINEAR_SCALE: { answer: "steps", scale: { min: 1, max: 5 } },
   NPS: { answer: "steps", scale: { min: 0, max: 10, fixed: true }, promoterScore: { promotersFrom: 9, detractorsTo: 6 } },

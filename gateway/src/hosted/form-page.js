@@ -126,6 +126,7 @@ const embedding = (() => {
     }
     const chosen = new Set((Array.isArray(value) ? value : [value]).map(String));
     for (const input of boxes) input.checked = chosen.has(input.value);
+    q.el.dispatchEvent(new Event("change")); // what counts the chosen options hears of it
   }
 
   /** Every answer given, shown or not: what the rules are evaluated over. */
@@ -435,6 +436,23 @@ const embedding = (() => {
   }
 
   // ---- signature pad ----------------------------------------------------------------------------
+  /** A multi-select: the search narrows the options shown (chosen ones stay), the summary counts the chosen. */
+  function setupSearch(q, search) {
+    const count = $(".hf-multi-count", q.el);
+    const options = $$(".hf-option", q.el);
+    search.hidden = false;
+    search.addEventListener("input", () => {
+      const words = search.value.trim().toLowerCase();
+      for (const option of options) option.hidden = words !== "" && !$("input", option).checked && !option.textContent.toLowerCase().includes(words);
+    });
+    const recount = () => {
+      const n = $$("input:checked", q.el).length;
+      count.textContent = n ? count.dataset.chosen.replace("{n}", String(n)) : "";
+    };
+    q.el.addEventListener("change", recount);
+    recount();
+  }
+
   function setupPad(q) {
     const canvas = $("canvas", q.el);
     const typed = $(".hf-pad-typed", q.el);
@@ -667,6 +685,8 @@ const embedding = (() => {
   for (const q of questions) {
     if (q.type === "FILE") setupFile(q);
     if (q.type === "SIGNATURE") setupPad(q);
+    const search = $(".hf-multi-search", q.el);
+    if (search) setupSearch(q, search);
   }
   /** An answer moves what the rules decide, and with it the buttons and the progress; without rules, neither. */
   function followAnswers() {

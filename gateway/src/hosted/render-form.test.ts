@@ -31,6 +31,7 @@ const everyBlock: FormDocument = normalizeDocument({
     { type: "MULTIPLE_CHOICE", key: "plan", question: "Plan", required: true, options: [{ id: "free", text: "Free" }, { id: "pro", text: "Pro" }] },
     { type: "CHECKBOXES", key: "topics", question: "Topics", options: [{ id: "t1", text: "One" }, { id: "t2", text: "Two" }] },
     { type: "DROPDOWN", key: "size", question: "Size", options: [{ id: "s", text: "Small" }, { id: "l", text: "Large" }] },
+    { type: "MULTI_SELECT", key: "langs", question: "Languages", max: 2, options: [{ id: "en", text: "English" }, { id: "fr", text: "French" }, { id: "de", text: "German" }] },
     { type: "RATING", key: "rating", question: "Rating", max: 4 },
     { type: "LINEAR_SCALE", key: "scale", question: "Agree?", min: 0, max: 4, minLabel: "Not at all", maxLabel: "Fully" },
     { type: "NPS", key: "nps", question: "Recommend us?" },
@@ -93,6 +94,10 @@ describe("renderFormPage", () => {
     assert.match(html, /<select[^>]*name="size"[^>]*><option value="">Choose…<\/option><option value="s">Small<\/option>/);
     assert.equal((html.match(/type="radio"[^>]*name="rating"/g) ?? []).length, 4);
     assert.match(html, /<input type="time" id="q-[^"]+" name="time"/);
+    // A multi-select: a closed list of checkboxes, its search shown by the script.
+    assert.match(html, /<details class="hf-multi">\n<summary>Choose… <span class="hf-multi-count" data-chosen="\{n\} chosen" aria-live="polite"><\/span><\/summary>/);
+    assert.match(html, /<input type="search" id="(q-[^"]+-search)" class="hf-multi-search" autocomplete="off" hidden>/);
+    assert.deepEqual([...html.matchAll(/type="checkbox"[^>]*name="langs" value="(\w+)"/g)].map((m) => m[1]), ["en", "fr", "de"]);
     // Scales: every step from min to max, the ends' meanings in the spoken labels and once for the eye.
     assert.deepEqual([...html.matchAll(/type="radio"[^>]*name="scale" value="(\d+)"/g)].map((m) => m[1]), ["0", "1", "2", "3", "4"]);
     assert.match(html, /<span class="hf-sr">0 of 4, Not at all<\/span>/);
@@ -325,8 +330,9 @@ describe("plain form posts", () => {
       scale: "0",
       nps: "10",
       terms: "true",
+      langs: ["en", "de"],
     });
-    assert.deepEqual(posted.answers, { short: "Ada", number: 4.5, plan: "pro", topics: ["t1", "t2"], size: "s", rating: 3, time: "14:30", scale: 0, nps: 10, terms: true });
+    assert.deepEqual(posted.answers, { short: "Ada", number: 4.5, plan: "pro", topics: ["t1", "t2"], size: "s", rating: 3, langs: ["en", "de"], time: "14:30", scale: 0, nps: 10, terms: true });
     assert.deepEqual(posted.hidden, { utm_source: "newsletter" });
     assert.equal(posted.version, 3);
     assert.deepEqual(posted.errors, { cv: "This question needs JavaScript: please enable it and try again." });
@@ -352,12 +358,14 @@ describe("plain form posts", () => {
       time: "25:00",
       scale: "5",
       nps: "11",
+      langs: ["en", "fr", "de"],
     });
     assert.deepEqual(posted.errors, {
       email: "Must be an email address",
       time: "Must be a time (HH:MM, 24 hours)",
       scale: "Must be a whole number from 0 to 4",
       nps: "Must be a whole number from 0 to 10",
+      langs: "Takes at most 2 option ids",
       number: "Must be at most 9",
       plan: '"gold" is not an option of this question',
       rating: "Must be a whole number from 1 to 4",

@@ -106,6 +106,9 @@ input[type=file]{font:inherit;max-width:100%}
 .hf-rating input:focus-visible+label{outline:3px solid var(--hf-accent);outline-offset:2px}
 .hf-scale-ends{display:flex;justify-content:space-between;gap:1rem;margin:.35rem 0 0;color:#57606a;font-size:.9rem}
 .hf-consent a{color:var(--hf-accent)}
+.hf-multi summary{cursor:pointer;padding:.6rem .75rem;border:1px solid #8c959f;border-radius:8px;background:#fff}
+.hf-multi[open] summary{margin-bottom:.5rem}
+.hf-multi-search{display:block;width:100%;font:inherit;padding:.6rem .75rem;border:1px solid #8c959f;border-radius:8px;margin:0 0 .5rem}
 .hf-error{color:#a4262c;font-weight:600;margin:.4rem 0 0}
 .hf-error:empty{display:none}
 .hf-summary{border:2px solid #a4262c;border-radius:8px;padding:.75rem 1rem;margin:0 0 1.5rem;background:#fff5f5}
@@ -209,11 +212,14 @@ function valuesOf(values: FieldValues | undefined, key: string): string[] {
 
 /**
  * The page's own words for question types (what the owner does not write): the ends of a Net Promoter
- * Score's scale. Gathered here for the translation catalogues.
+ * Score's scale, a multi-select's list. Gathered here for the translation catalogues; form-page.js takes
+ * the count's words from the page (data-chosen).
  */
-const typeTexts: Partial<Record<InputBlock["type"], { minLabel: string; maxLabel: string }>> = {
+const typeTexts = {
   NPS: { minLabel: "Not at all likely", maxLabel: "Extremely likely" },
-};
+  // `{n}`: how many are chosen (the script counts too).
+  MULTI_SELECT: { choose: "Choose…", search: "Search the options", chosen: "{n} chosen" },
+} as const;
 
 /** A consent's text: plain text, except `[words](https://…)`, which shows a link (http and https only). */
 export function consentHtml(text: string): string {
@@ -298,6 +304,26 @@ function renderQuestion(block: InputBlock, ctx: QuestionContext): string {
         .join("\n");
       return group(`<div class="hf-options">\n${options}\n</div>`, type === "radio" ? "radiogroup" : undefined);
     }
+    case "MULTI_SELECT": {
+      // A list in a disclosure, searchable with the script: every option a checkbox, so it posts without one.
+      const chosen = new Set(valuesOf(ctx.values, key));
+      const texts = typeTexts.MULTI_SELECT;
+      const options = block.options
+        .map((option) => {
+          const optionId = `${id}-${option.id}`;
+          return `<div class="hf-option"><input${attrs({ type: "checkbox", id: optionId, name: key, value: option.id, checked: chosen.has(option.id ?? ""), "aria-invalid": invalid })}><label for="${escapeHtml(optionId)}">${escapeHtml(option.text)}</label></div>`;
+        })
+        .join("\n");
+      const count = chosen.size > 0 ? texts.chosen.replace("{n}", String(chosen.size)) : "";
+      return group(
+        `<details class="hf-multi"${chosen.size > 0 || error ? " open" : ""}>
+<summary>${escapeHtml(block.placeholder || texts.choose)} <span class="hf-multi-count" data-chosen="${escapeHtml(texts.chosen)}" aria-live="polite">${escapeHtml(count)}</span></summary>
+<label class="hf-sr" for="${escapeHtml(id)}-search">${escapeHtml(texts.search)}</label>
+<input${attrs({ type: "search", id: `${id}-search`, class: "hf-multi-search", autocomplete: "off", hidden: true })}>
+<div class="hf-options">\n${options}\n</div>
+</details>`,
+      );
+    }
     case "DROPDOWN": {
       const chosen = valueOf(ctx.values, key);
       const options = block.options
@@ -311,7 +337,7 @@ function renderQuestion(block: InputBlock, ctx: QuestionContext): string {
     case "LINEAR_SCALE":
     case "NPS": {
       const { min, max } = scaleOf(block);
-      const ends: { minLabel?: string; maxLabel?: string } = typeTexts[block.type] ?? ("minLabel" in block || "maxLabel" in block ? block : {});
+      const ends: { minLabel?: string; maxLabel?: string } = block.type === "NPS" ? typeTexts.NPS : "minLabel" in block || "maxLabel" in block ? block : {};
       const chosen = valueOf(ctx.values, key);
       const steps: string[] = [];
       for (let n = min; n <= max; n++) {

@@ -183,6 +183,19 @@ describe("validateAnswers: times, scales and consents", () => {
     assert.deepEqual(errors(check({ terms: "yes" })), ["answers.terms (Terms): must be true (agreed), not a string"]);
   });
 
+  it("take between a multi-select's min and max options", () => {
+    const multi: FormDocument = {
+      blocks: [{ id: "b_langs", key: "langs", type: "MULTI_SELECT", question: "Languages", min: 2, max: 3, options: ["en", "fr", "de", "it"].map((id) => ({ id, text: id })) }],
+    };
+    const check = (value: JsonValue) => validateAnswers(multi, { langs: value }, { completed: false });
+    assert.deepEqual(ok(check(["en", "de"])).langs.value, ["en", "de"]);
+    assert.deepEqual(errors(check(["en"])), ["answers.langs (Languages): takes at least 2 option ids"]);
+    assert.deepEqual(errors(check(["en", "fr", "de", "it"])), ["answers.langs (Languages): takes at most 3 option ids"]);
+    assert.deepEqual(errors(check(["en", "xx"])), ['answers.langs (Languages): "xx" is not an option of this question']);
+    assert.deepEqual(errors(check("en")), ["answers.langs (Languages): must be an array of option ids, not a string"]);
+    assert.deepEqual(ok(check([])), {}, "an empty list is no answer, whatever min says");
+  });
+
   it("count an unticked consent as no answer, so a required one cannot be completed without it", () => {
     assert.deepEqual(ok(check({ terms: false })), {});
     assert.deepEqual(errors(check({ terms: false }, true)), ["answers.terms (Terms): is required"]);

@@ -122,8 +122,12 @@ function checkValue(block: InputBlock, value: JsonValue): Checked {
       return (block as ChoiceBlock).options.some((o) => o.id === value) ? { value } : { problem: notAnOption(value) };
     }
     case "options": {
-      const { options } = block as ChoiceBlock;
-      return list("option id", options.length, (item) => (options.some((o) => o.id === item) ? undefined : notAnOption(item)));
+      const { options, min, max } = block as ChoiceBlock & { min?: number; max?: number };
+      const checked = list("option id", max ?? options.length, (item) => (options.some((o) => o.id === item) ? undefined : notAnOption(item)));
+      if (min !== undefined && "value" in checked && Array.isArray(checked.value) && checked.value.length < min) {
+        return { problem: `takes at least ${min} option ids` };
+      }
+      return checked;
     }
     case "uploads":
       return list("upload id", type.maxUploads ?? Infinity, (item) => (isRecordId(item) ? undefined : `"${item}" is not an upload id`));

@@ -16,7 +16,7 @@ import {
 describe("question types", () => {
   it("derive the lists of types from their answer shapes, in the editor's order", () => {
     assert.deepEqual(inputBlockTypes, Object.keys(questionTypes));
-    assert.deepEqual(choiceBlockTypes, ["MULTIPLE_CHOICE", "CHECKBOXES", "DROPDOWN"]);
+    assert.deepEqual(choiceBlockTypes, ["MULTIPLE_CHOICE", "CHECKBOXES", "DROPDOWN", "MULTI_SELECT"]);
     assert.deepEqual(typesAnswering("uploads"), ["FILE", "SIGNATURE"]);
     assert.deepEqual(typesAnswering("number", "steps"), ["NUMBER", "RATING", "LINEAR_SCALE", "NPS"]);
     assert.deepEqual(typesAnswering("consent"), ["CONSENT"]);
@@ -25,7 +25,7 @@ describe("question types", () => {
   it("say which types take options, uploads and a placeholder; other columns take none", () => {
     assert.deepEqual(inputBlockTypes.filter(takesOptions), choiceBlockTypes);
     assert.deepEqual(inputBlockTypes.filter(takesUploads), ["FILE", "SIGNATURE"]);
-    assert.deepEqual(inputBlockTypes.filter(takesPlaceholder), ["SHORT_TEXT", "LONG_TEXT", "EMAIL", "NUMBER", "PHONE", "URL"]);
+    assert.deepEqual(inputBlockTypes.filter(takesPlaceholder), ["SHORT_TEXT", "LONG_TEXT", "EMAIL", "NUMBER", "PHONE", "URL", "MULTI_SELECT"]);
     for (const column of ["HIDDEN_FIELDS", "RESPONDENT_COUNTRY", "CALCULATED_FIELD", "toString", "constructor"]) {
       assert.equal(takesOptions(column) || takesUploads(column) || takesPlaceholder(column), false, column);
     }

@@ -50,7 +50,7 @@ export interface QuestionType {
   promoterScore?: { promotersFrom: number; detractorsTo: number };
   /** Uploads: at most this many in one answer. */
   maxUploads?: number;
-  /** The editor offers a placeholder for the empty input. */
+  /** The editor offers a placeholder for the empty input (a multi-select's closed list). */
   placeholder?: true;
   /** A test event's answer, where it does not follow from the block (options, scale, range). */
   sample?: string;
@@ -131,6 +131,7 @@ export const questionTypes = {
   MULTIPLE_CHOICE: { answer: "option" },
   CHECKBOXES: { answer: "options" },
   DROPDOWN: { answer: "option" },
+  MULTI_SELECT: { answer: "options", placeholder: true },
   RATING: { answer: "steps", scale: { min: 1, max: 5 } },
   LINEAR_SCALE: { answer: "steps", scale: { min: 1, max: 5 } },
   NPS: { answer: "steps", scale: { min: 0, max: 10, fixed: true }, promoterScore: { promotersFrom: 9, detractorsTo: 6 } },

@@ -20,8 +20,10 @@ export function sampleAnswer(block: InputBlock): SampleValue {
       return true;
     case "option":
       return (block as ChoiceBlock).options[0]?.id ?? null;
-    case "options":
-      return (block as ChoiceBlock).options.slice(0, 2).map((o) => o.id ?? "");
+    case "options": {
+      const { options, min, max } = block as ChoiceBlock & { min?: number; max?: number };
+      return options.slice(0, Math.min(Math.max(2, min ?? 0), max ?? Infinity)).map((o) => o.id ?? "");
+    }
     case "text":
       return "sample" in type ? type.sample : null;
     case "uploads":

@@ -75,6 +75,22 @@ const choiceBlock = <T extends ChoiceBlockType>(type: T) =>
       .describe("The choices; an answer is the id of an option (an array of ids for CHECKBOXES)."),
   });
 
+const multiSelectBlock = z
+  .strictObject({
+    ...choiceBlock("MULTI_SELECT").shape,
+    min: z.number().int().min(1).max(limits.options).optional().describe("The fewest options an answer may name."),
+    max: z.number().int().min(1).max(limits.options).optional().describe("The most options an answer may name."),
+  })
+  .superRefine((block, ctx) => {
+    if (block.min !== undefined && block.max !== undefined && block.max < block.min) {
+      ctx.addIssue({ code: "custom", path: ["max"], message: "must not be less than min" });
+    }
+    if (block.min !== undefined && block.min > block.options.length) {
+      ctx.addIssue({ code: "custom", path: ["min"], message: `must not be more than the ${block.options.length} options` });
+    }
+  })
+  .describe("A searchable list that takes several options: the answer is an array of option ids, between `min` and `max` of them.");
+
 const numberBlock = z
   .strictObject({
     ...inputBase,
@@ -152,6 +168,7 @@ export const blockSchema = z
     choiceBlock("MULTIPLE_CHOICE"),
     choiceBlock("CHECKBOXES"),
     choiceBlock("DROPDOWN"),
+    multiSelectBlock,
     ratingBlock,
     linearScaleBlock,
     npsBlock,

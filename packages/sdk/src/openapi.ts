@@ -1036,6 +1036,31 @@ export interface components {
                 required?: boolean;
                 placeholder?: string;
                 /** @constant */
+                type: "MULTI_SELECT";
+                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES). */
+                options: {
+                    /** @description Stable identifier; assigned by the server when absent. */
+                    id?: string;
+                    text: string;
+                }[];
+                /** @description The fewest options an answer may name. */
+                min?: number;
+                /** @description The most options an answer may name. */
+                max?: number;
+            } | {
+                /** @description Stable identifier; assigned by the server when absent. */
+                id?: string;
+                /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
+                key?: string;
+                /** @description The question text shown to respondents. */
+                question: string;
+                /** @description Column name in the Submissions table; the question text is used when empty. */
+                fieldName?: string;
+                description?: string;
+                /** @description Whether an answer is needed to complete the response (default false). */
+                required?: boolean;
+                placeholder?: string;
+                /** @constant */
                 type: "RATING";
                 /** @description Number of steps of the scale, 2 to 10 (default 5). */
                 max?: number;
@@ -1422,7 +1447,7 @@ export interface components {
          * @description An input block's type, or one of the extra columns HIDDEN_FIELDS, RESPONDENT_COUNTRY, CALCULATED_FIELD
          * @enum {string}
          */
-        QuestionType: "SHORT_TEXT" | "LONG_TEXT" | "EMAIL" | "NUMBER" | "PHONE" | "URL" | "DATE" | "TIME" | "MULTIPLE_CHOICE" | "CHECKBOXES" | "DROPDOWN" | "RATING" | "LINEAR_SCALE" | "NPS" | "FILE" | "SIGNATURE" | "CONSENT" | "HIDDEN_FIELDS" | "RESPONDENT_COUNTRY" | "CALCULATED_FIELD";
+        QuestionType: "SHORT_TEXT" | "LONG_TEXT" | "EMAIL" | "NUMBER" | "PHONE" | "URL" | "DATE" | "TIME" | "MULTIPLE_CHOICE" | "CHECKBOXES" | "DROPDOWN" | "MULTI_SELECT" | "RATING" | "LINEAR_SCALE" | "NPS" | "FILE" | "SIGNATURE" | "CONSENT" | "HIDDEN_FIELDS" | "RESPONDENT_COUNTRY" | "CALCULATED_FIELD";
         SubmissionPage: {
             items: components["schemas"]["Submission"][];
             page: number;
@@ -1528,7 +1553,7 @@ export interface components {
         } | {
             questionId: string;
             /** @enum {string} */
-            type: "CHECKBOXES";
+            type: "CHECKBOXES" | "MULTI_SELECT";
             /** @description The label in the version the respondent saw */
             label: string;
             /** @description The chosen options' ids; null: skipped by the form's logic */
