@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { ApiError, csrfCookieName } from "../api.ts";
 import { EmptyState, ErrorState, StatusBadge } from "../components/ui.tsx";
 import { blockTypes, newBlock } from "../lib/document.ts";
-import { inputBlockTypes } from "@formsvc/form-document/block-types";
+import { choiceBlockTypes, inputBlockTypes } from "@formsvc/form-document/block-types";
 import { formatBytes } from "../lib/format.ts";
 import type { Form } from "../types.ts";
 import { passwordRefusal } from "./Auth.tsx";
@@ -74,8 +74,8 @@ describe("the editor", () => {
     expect(html.match(/>Question<\/label>/g)).toHaveLength(inputBlockTypes.length);
     expect(html.match(/>Field name<\/label>/g)).toHaveLength(inputBlockTypes.length);
     // Settings of their own: a scale's steps and end labels, a consent's text.
-    for (const label of ["Lowest step", "Highest step", "Lowest step means", "Highest step means", "Text to agree with"]) expect(html).toContain(`>${label}</label>`);
-    expect(html.match(/<legend>Options<\/legend>/g)).toHaveLength(3);
+    for (const label of ["Fewest choices", "Most choices", "Lowest step", "Highest step", "Lowest step means", "Highest step means", "Text to agree with"]) expect(html).toContain(`>${label}</label>`);
+    expect(html.match(/<legend>Options<\/legend>/g)).toHaveLength(choiceBlockTypes.length);
     expect(html).toMatch(/<button type="button" data-move="up" disabled="" aria-label="Move block 1 up">/);
     expect(html).toMatch(new RegExp(`aria-label="Move block ${blockTypes.length} down"[^>]*>|disabled="" aria-label="Move block ${blockTypes.length} down"`));
     expect(html).toContain('aria-label="Delete block 3"');
