@@ -42,6 +42,13 @@ const form = {
       max: 2,
       options: [{ id: "en", text: "English" }, { id: "fr", text: "French" }, { id: "de", text: "German" }, { id: "nl", text: "Dutch" }],
     },
+    {
+      id: "b_rank",
+      key: "rank",
+      type: "RANKING",
+      question: "What matters most?",
+      options: [{ id: "price", text: "Price" }, { id: "speed", text: "Speed" }, { id: "support", text: "Support" }],
+    },
   ],
 };
 
@@ -52,7 +59,7 @@ async function respond(formId: string, body: object) {
   return { status: res.status, body: await res.json() };
 }
 
-describe("TIME, LINEAR_SCALE, NPS, CONSENT and MULTI_SELECT across the stack", () => {
+describe("TIME, LINEAR_SCALE, NPS, CONSENT, MULTI_SELECT and RANKING across the stack", () => {
   let owner: Awaited<ReturnType<typeof person>>;
   let api: ReturnType<typeof apiClient>;
   let formId: string;
@@ -66,7 +73,7 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT and MULTI_SELECT across the stack", (
     formId = created.body.id;
     assert.deepEqual(
       created.body.document.blocks.map((b: { type: string }) => b.type),
-      ["TIME", "LINEAR_SCALE", "NPS", "CONSENT", "MULTI_SELECT"],
+      ["TIME", "LINEAR_SCALE", "NPS", "CONSENT", "MULTI_SELECT", "RANKING"],
     );
     assert.equal((await owner.call("POST", `/forms/${formId}/publish`, {})).status, 200);
     assert.equal((await api("POST", "/webhooks", { formId, url: receiver.url })).status, 201);
@@ -91,13 +98,14 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT and MULTI_SELECT across the stack", (
     const { status, body } = await api("GET", `/forms/${formId}/questions`);
     assert.equal(status, 200);
     assert.deepEqual(
-      body.items.slice(0, 5).map((q: { key: string; type: string; label: string }) => [q.key, q.type, q.label]),
+      body.items.slice(0, 6).map((q: { key: string; type: string; label: string }) => [q.key, q.type, q.label]),
       [
         ["time", "TIME", "Arrival time"],
         ["agree", "LINEAR_SCALE", "How much do you agree?"],
         ["nps", "NPS", "Would you recommend us?"],
         ["terms", "CONSENT", "Terms"],
         ["langs", "MULTI_SELECT", "Languages you speak"],
+        ["rank", "RANKING", "What matters most?"],
       ],
     );
   });
@@ -117,6 +125,10 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT and MULTI_SELECT across the stack", (
       [{ langs: ["en", "xx"] }, 'answers.langs (Languages you speak): "xx" is not an option of this question'],
       [{ langs: ["en", "fr", "de"] }, "answers.langs (Languages you speak): takes at most 2 option ids"],
       [{ langs: ["en", "en"] }, 'answers.langs (Languages you speak): names option id "en" twice'],
+      [{ rank: ["speed", "price"] }, "answers.rank (What matters most?): must rank every option (3), not 2"],
+      [{ rank: ["speed", "price", "price"] }, 'answers.rank (What matters most?): names option id "price" twice'],
+      [{ rank: ["speed", "price", "cost"] }, 'answers.rank (What matters most?): "cost" is not an option of this question'],
+      [{ rank: "speed" }, "answers.rank (What matters most?): must be an array of option ids, not a string"],
     ];
     for (const [answers, error] of cases) {
       const res = await respond(formId, { answers });
@@ -132,12 +144,12 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT and MULTI_SELECT across the stack", (
   });
 
   it("stores a valid answer of each and pushes it to the webhook", async () => {
-    const done = await respond(formId, { answers: { time: "14:30", agree: 0, nps: 10, terms: true, langs: ["fr", "en"] }, completed: true });
+    const done = await respond(formId, { answers: { time: "14:30", agree: 0, nps: 10, terms: true, langs: ["fr", "en"], rank: ["speed", "price", "support"] }, completed: true });
     assert.equal(done.status, 200, JSON.stringify(done.body));
     const stored = await api("GET", `/forms/${formId}/submissions/${done.body.responseId}`);
     assert.equal(stored.status, 200);
     const values = Object.fromEntries(Object.entries(stored.body.answers).map(([key, a]) => [key, (a as { value: unknown }).value]));
-    assert.deepEqual(values, { time: "14:30", agree: 0, nps: 10, terms: true, langs: ["fr", "en"] });
+    assert.deepEqual(values, { time: "14:30", agree: 0, nps: 10, terms: true, langs: ["fr", "en"], rank: ["speed", "price", "support"] });
     assert.equal(stored.body.answers.agree.type, "LINEAR_SCALE");
 
     await receiver.waitFor(1);
@@ -149,11 +161,15 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT and MULTI_SELECT across the stack", (
       { questionId: "b_terms", type: "CONSENT", label: "Terms", value: true },
       // Texts beside the ids: every option of the question.
       { questionId: "b_langs", type: "MULTI_SELECT", label: "Languages you speak", value: ["fr", "en"], options: form.blocks[4].options },
+      { questionId: "b_rank", type: "RANKING", label: "What matters most?", value: ["speed", "price", "support"], options: form.blocks[5].options },
     ]);
   });
 
   it("sums them up: every step of a scale, the Net Promoter Score with its counts, agreements", async () => {
-    for (const nps of [9, 7, 3, 0]) assert.equal((await respond(formId, { answers: { nps, agree: 4, terms: true }, completed: true })).status, 200);
+    for (const nps of [9, 7, 3, 0]) {
+      const answers = { nps, agree: 4, terms: true, rank: ["price", "speed", "support"] };
+      assert.equal((await respond(formId, { answers, completed: true })).status, 200);
+    }
     const { status, body } = await owner.call("GET", `/forms/${formId}/summary`);
     assert.equal(status, 200, JSON.stringify(body));
     const q = (key: string) => body.questions.find((x: { key: string }) => x.key === key);
@@ -166,6 +182,12 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT and MULTI_SELECT across the stack", (
     assert.equal(q("agree").score, null, "only NPS has a score");
     assert.deepEqual(counts("terms"), [["true", 5]]);
     assert.deepEqual(q("time").latest, ["14:30"]);
+    // Price was first four times of five, Speed once.
+    assert.deepEqual(q("rank").ranks, [
+      { value: "price", label: "Price", meanRank: 1.2 },
+      { value: "speed", label: "Speed", meanRank: 1.8 },
+      { value: "support", label: "Support", meanRank: 3 },
+    ]);
     assert.deepEqual(q("langs").counts.map((c: { label: string; count: number }) => [c.label, c.count]), [["English", 1], ["French", 1], ["German", 0], ["Dutch", 0]]);
     assert.equal((await respond(formId, { answers: { nps: 10, terms: true }, completed: true })).status, 200);
     const again = (await owner.call("GET", `/forms/${formId}/summary`)).body.questions.find((x: { key: string }) => x.key === "nps");
@@ -176,8 +198,8 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT and MULTI_SELECT across the stack", (
     const res = await fetch(`${sys.url}/app/api/forms/${formId}/submissions.csv?filter=completed`, { headers: { cookie: owner.cookies.header() } });
     assert.equal(res.status, 200);
     const lines = (await res.text()).replace(/^\uFEFF/, "").split("\r\n").filter(Boolean);
-    assert.equal(lines[0], "Response ID,Status,Submitted at,Started at,Form version,Arrival time,How much do you agree?,Would you recommend us?,Terms,Languages you speak,Respondent country");
-    assert.ok(lines.some((line) => /,14:30,0,10,true,"French, English",/.test(line)), lines.join("\n"));
+    assert.equal(lines[0], "Response ID,Status,Submitted at,Started at,Form version,Arrival time,How much do you agree?,Would you recommend us?,Terms,Languages you speak,What matters most?,Respondent country");
+    assert.ok(lines.some((line) => /,14:30,0,10,true,"French, English","Speed, Price, Support",/.test(line)), lines.join("\n"));
   });
 
   /** A phone's page (390 px wide, 24-hour times), with or without the page's script. */
@@ -229,6 +251,13 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT and MULTI_SELECT across the stack", (
     }
     await page.keyboard.press("Space");
     assert.equal(await page.getByRole("checkbox", { name: "German" }).isChecked(), true);
+    // A ranking: a select per place, chosen by typing an option's first letters.
+    for (const [place, option] of [["Place 1", "Support"], ["Place 2", "Price"], ["Place 3", "Speed"]]) {
+      const select = page.getByRole("combobox", { name: place, exact: true });
+      await select.focus();
+      await page.keyboard.type(option);
+      assert.equal(await select.inputValue(), option.toLowerCase());
+    }
   }
 
   /** Whether the page is as wide as the phone's screen (nothing scrolls sideways). */
@@ -249,7 +278,7 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT and MULTI_SELECT across the stack", (
     await page.getByRole("button", { name: "Submit" }).focus();
     await page.keyboard.press("Enter");
     await page.locator(".hf-thanks").waitFor();
-    assert.deepEqual(await latestAnswers(), { time: "09:15", agree: 2, nps: 8, terms: true, langs: ["de"] });
+    assert.deepEqual(await latestAnswers(), { time: "09:15", agree: 2, nps: 8, terms: true, langs: ["de"], rank: ["support", "price", "speed"] });
     await page.context().close();
   });
 
@@ -263,7 +292,7 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT and MULTI_SELECT across the stack", (
     await page.getByRole("button", { name: "Submit" }).focus();
     await page.keyboard.press("Enter");
     await page.locator(".hf-thanks").waitFor();
-    assert.deepEqual(await latestAnswers(), { time: "09:15", agree: 2, nps: 8, terms: true, langs: ["de"] });
+    assert.deepEqual(await latestAnswers(), { time: "09:15", agree: 2, nps: 8, terms: true, langs: ["de"], rank: ["support", "price", "speed"] });
     await page.context().close();
   });
 });

@@ -148,6 +148,16 @@ function QuestionChart({ question: q }: { question: QuestionSummary }) {
       );
     case "consent":
       return <p>{plural(q.answered, "agreement")}</p>;
+    case "ranking":
+      return (
+        <ol className="summary-ranks" aria-label={`Options of ${q.label} by mean place`}>
+          {q.ranks.map((r) => (
+            <li key={r.value}>
+              {r.label || r.value} <span className="muted">(mean place {formatNumber(r.meanRank)})</span>
+            </li>
+          ))}
+        </ol>
+      );
     case "number":
       return (
         <dl className="summary-stats">

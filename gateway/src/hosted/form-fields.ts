@@ -122,7 +122,9 @@ export function readAnswers(doc: FormDocument, fields: FieldValues): Pick<Posted
       case "uploads":
         if (block.required) errors[key] = "This question needs JavaScript: please enable it and try again.";
         break;
-      case "options": {
+      case "options":
+      case "ranking": {
+        // A ranking posts one select per place, in place order.
         const ids = all(raw);
         if (ids.length > 0) answers[key] = ids;
         break;

@@ -78,6 +78,7 @@ const questionTypes = {
   CHECKBOXES: { answer: "options" },
   DROPDOWN: { answer: "option" },
   MULTI_SELECT: { answer: "options", placeholder: true },
+  RANKING: { answer: "ranking" },
   RATING: { answer: "steps", scale: { min: 1, max: 5 } },
   LINEAR_SCALE: { answer: "steps", scale: { min: 1, max: 5 } },
   NPS: { answer: "steps", scale: { min: 0, max: 10, fixed: true }, promoterScore: { promotersFrom: 9, detractorsTo: 6 } },
@@ -92,7 +93,7 @@ function typesAnswering                            (...shapes          )        
   return inputBlockTypes.filter((type) => (shapes                 ).includes(questionTypes[type].answer))                            ;
 }
 
-const choiceBlockTypes                    = typesAnswering("option", "options");
+const choiceBlockTypes                    = typesAnswering("option", "options", "ranking");
 
 function questionTypeOf(type                    )                           {
   return type !== undefined && Object.hasOwn(questionTypes, type) ? questionTypes[type                  ] : undefined;
@@ -100,7 +101,7 @@ function questionTypeOf(type                    )                           {
 
 function takesOptions(type        )          {
   const shape = questionTypeOf(type)?.answer;
-  return shape === "option" || shape === "options";
+  return shape === "option" || shape === "options" || shape === "ranking";
 }
 
 function takesNumber(type        )          {
@@ -183,6 +184,7 @@ const operatorsByAnswer                                                = {
   options: ["CONTAINS", "ANY_OF", "IS_ANSWERED", "IS_NOT_ANSWERED"],
   uploads: ["IS_ANSWERED", "IS_NOT_ANSWERED"],
   consent: ["IS_ANSWERED", "IS_NOT_ANSWERED"],
+  ranking: ["IS_ANSWERED", "IS_NOT_ANSWERED"],
 };
 
 function operatorsFor(type        )                           {

@@ -102,6 +102,11 @@ const embedding = (() => {
       }
       case "consent":
         return $("input:checked", q.el) ? true : undefined;
+      case "ranking": {
+        // One select per place, in place order; places left empty are no part of the answer.
+        const ids = $$("select", q.el).map((select) => select.value).filter((id) => id !== "");
+        return ids.length ? ids : undefined;
+      }
       case "uploads":
         if (q.pad) return q.pad.uploadId ? [q.pad.uploadId] : undefined;
         return q.files.length ? q.files.map((f) => f.uploadId) : undefined;
@@ -119,6 +124,10 @@ const embedding = (() => {
   function setValue(q, value) {
     if (value === undefined || value === null) return;
     if (q.answer === "uploads") return; // restored from their own stored state
+    if (q.answer === "ranking") {
+      $$("select", q.el).forEach((select, i) => (select.value = value[i] ?? ""));
+      return;
+    }
     const boxes = $$("input[type=radio], input[type=checkbox]", q.el);
     if (boxes.length === 0) {
       fieldOf(q).value = String(value);

@@ -32,6 +32,7 @@ const everyBlock: FormDocument = normalizeDocument({
     { type: "CHECKBOXES", key: "topics", question: "Topics", options: [{ id: "t1", text: "One" }, { id: "t2", text: "Two" }] },
     { type: "DROPDOWN", key: "size", question: "Size", options: [{ id: "s", text: "Small" }, { id: "l", text: "Large" }] },
     { type: "MULTI_SELECT", key: "langs", question: "Languages", max: 2, options: [{ id: "en", text: "English" }, { id: "fr", text: "French" }, { id: "de", text: "German" }] },
+    { type: "RANKING", key: "rank", question: "Rank them", options: [{ id: "r1", text: "Price" }, { id: "r2", text: "Speed" }] },
     { type: "RATING", key: "rating", question: "Rating", max: 4 },
     { type: "LINEAR_SCALE", key: "scale", question: "Agree?", min: 0, max: 4, minLabel: "Not at all", maxLabel: "Fully" },
     { type: "NPS", key: "nps", question: "Recommend us?" },
@@ -94,6 +95,9 @@ describe("renderFormPage", () => {
     assert.match(html, /<select[^>]*name="size"[^>]*><option value="">Choose…<\/option><option value="s">Small<\/option>/);
     assert.equal((html.match(/type="radio"[^>]*name="rating"/g) ?? []).length, 4);
     assert.match(html, /<input type="time" id="q-[^"]+" name="time"/);
+    // A ranking: a labelled select per place, every option in each.
+    assert.match(html, /<label for="(q-[^"]+-place-1)">Place 1<\/label><select id="\1" name="rank"><option value="">Choose…<\/option><option value="r1">Price<\/option><option value="r2">Speed<\/option><\/select>/);
+    assert.match(html, /<label for="(q-[^"]+-place-2)">Place 2<\/label><select id="\1" name="rank">/);
     // A multi-select: a closed list of checkboxes, its search shown by the script.
     assert.match(html, /<details class="hf-multi">\n<summary>Choose… <span class="hf-multi-count" data-chosen="\{n\} chosen" aria-live="polite"><\/span><\/summary>/);
     assert.match(html, /<input type="search" id="(q-[^"]+-search)" class="hf-multi-search" autocomplete="off" hidden>/);
@@ -331,8 +335,9 @@ describe("plain form posts", () => {
       nps: "10",
       terms: "true",
       langs: ["en", "de"],
+      rank: ["r2", "r1"],
     });
-    assert.deepEqual(posted.answers, { short: "Ada", number: 4.5, plan: "pro", topics: ["t1", "t2"], size: "s", rating: 3, langs: ["en", "de"], time: "14:30", scale: 0, nps: 10, terms: true });
+    assert.deepEqual(posted.answers, { short: "Ada", number: 4.5, plan: "pro", topics: ["t1", "t2"], size: "s", rating: 3, langs: ["en", "de"], rank: ["r2", "r1"], time: "14:30", scale: 0, nps: 10, terms: true });
     assert.deepEqual(posted.hidden, { utm_source: "newsletter" });
     assert.equal(posted.version, 3);
     assert.deepEqual(posted.errors, { cv: "This question needs JavaScript: please enable it and try again." });
@@ -359,6 +364,7 @@ describe("plain form posts", () => {
       scale: "5",
       nps: "11",
       langs: ["en", "fr", "de"],
+      rank: ["r2", ""],
     });
     assert.deepEqual(posted.errors, {
       email: "Must be an email address",
@@ -366,6 +372,7 @@ describe("plain form posts", () => {
       scale: "Must be a whole number from 0 to 4",
       nps: "Must be a whole number from 0 to 10",
       langs: "Takes at most 2 option ids",
+      rank: "Must rank every option (2), not 1",
       number: "Must be at most 9",
       plan: '"gold" is not an option of this question',
       rating: "Must be a whole number from 1 to 4",

@@ -106,6 +106,8 @@ input[type=file]{font:inherit;max-width:100%}
 .hf-rating input:focus-visible+label{outline:3px solid var(--hf-accent);outline-offset:2px}
 .hf-scale-ends{display:flex;justify-content:space-between;gap:1rem;margin:.35rem 0 0;color:#57606a;font-size:.9rem}
 .hf-consent a{color:var(--hf-accent)}
+.hf-ranking{display:grid;gap:.5rem}
+.hf-place{display:grid;grid-template-columns:auto 1fr;align-items:center;gap:.6rem}
 .hf-multi summary{cursor:pointer;padding:.6rem .75rem;border:1px solid #8c959f;border-radius:8px;background:#fff}
 .hf-multi[open] summary{margin-bottom:.5rem}
 .hf-multi-search{display:block;width:100%;font:inherit;padding:.6rem .75rem;border:1px solid #8c959f;border-radius:8px;margin:0 0 .5rem}
@@ -212,13 +214,15 @@ function valuesOf(values: FieldValues | undefined, key: string): string[] {
 
 /**
  * The page's own words for question types (what the owner does not write): the ends of a Net Promoter
- * Score's scale, a multi-select's list. Gathered here for the translation catalogues; form-page.js takes
+ * Score's scale, a multi-select's list, a ranking's places. Gathered here for the translation catalogues; form-page.js takes
  * the count's words from the page (data-chosen).
  */
 const typeTexts = {
   NPS: { minLabel: "Not at all likely", maxLabel: "Extremely likely" },
   // `{n}`: how many are chosen (the script counts too).
   MULTI_SELECT: { choose: "Choose…", search: "Search the options", chosen: "{n} chosen" },
+  // `{n}`: the place, from 1.
+  RANKING: { place: "Place {n}", choose: "Choose…" },
 } as const;
 
 /** A consent's text: plain text, except `[words](https://…)`, which shows a link (http and https only). */
@@ -323,6 +327,21 @@ function renderQuestion(block: InputBlock, ctx: QuestionContext): string {
 <div class="hf-options">\n${options}\n</div>
 </details>`,
       );
+    }
+    case "RANKING": {
+      // One select per place, all named by the key: a plain post carries the options in place order.
+      const placed = valuesOf(ctx.values, key);
+      const texts = typeTexts.RANKING;
+      const places = block.options
+        .map((_, i) => {
+          const placeId = `${id}-place-${i + 1}`;
+          const options = block.options
+            .map((o) => `<option${attrs({ value: o.id, selected: placed[i] !== undefined && placed[i] === o.id })}>${escapeHtml(o.text)}</option>`)
+            .join("");
+          return `<div class="hf-place"><label for="${escapeHtml(placeId)}">${escapeHtml(texts.place.replace("{n}", String(i + 1)))}</label><select${attrs({ id: placeId, name: key, "aria-invalid": invalid })}><option value="">${escapeHtml(texts.choose)}</option>${options}</select></div>`;
+        })
+        .join("\n");
+      return group(`<div class="hf-ranking">\n${places}\n</div>`);
     }
     case "DROPDOWN": {
       const chosen = valueOf(ctx.values, key);

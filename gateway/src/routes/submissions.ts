@@ -202,6 +202,7 @@ export function submissionRoutes(submissions: Client<typeof SubmissionsService>,
             latest: q.latest,
             files: Number(q.files),
             score: q.score ?? null,
+            ranks: q.ranks.map((r) => ({ value: r.value, label: r.label, meanRank: r.meanRank ?? null })),
           })),
         };
       },

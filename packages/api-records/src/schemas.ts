@@ -114,8 +114,8 @@ export const answerValueSchema = z
     id: "AnswerValue",
     description:
       "A string (text, email, phone, URL, DATE as YYYY-MM-DD, TIME as HH:MM, the chosen option's id for MULTIPLE_CHOICE and " +
-      "DROPDOWN, hidden fields, the country), a number (NUMBER, RATING, LINEAR_SCALE, NPS), true (CONSENT), an array of strings (option ids for CHECKBOXES, upload ids " +
-      "for FILE and SIGNATURE), a number or string for CALCULATED_FIELD, or null when unanswered",
+      "DROPDOWN, hidden fields, the country), a number (NUMBER, RATING, LINEAR_SCALE, NPS), true (CONSENT), an array of strings (option ids for CHECKBOXES and " +
+      "MULTI_SELECT, every option id in order for RANKING, upload ids for FILE and SIGNATURE), a number or string for CALCULATED_FIELD, or null when unanswered",
   });
 const eventIdSchema = z.string().describe("Stable across retries of one delivery: use it for idempotency");
 const testFlagSchema = z.literal(true).optional().describe("Present on a test event (the test endpoint, the app); a response's answers are made up");
@@ -271,6 +271,7 @@ export const answerSchema = z
     answerOf(typesAnswering("number", "steps"), z.number().nullable().describe("The number; the chosen step for RATING, LINEAR_SCALE and NPS; null: skipped by the form's logic")),
     answerOf(typesAnswering("consent"), z.literal(true).nullable().describe("true: agreed (an unticked box is no answer); null: skipped by the form's logic")),
     answerOf(typesAnswering("options"), z.array(z.string()).nullable().describe("The chosen options' ids; null: skipped by the form's logic")),
+    answerOf(typesAnswering("ranking"), z.array(z.string()).nullable().describe("Every option's id once, first place first; null: skipped by the form's logic")),
     answerOf(typesAnswering("uploads"), z.array(z.string()).nullable().describe("Upload ids; null: skipped by the form's logic")).extend({
       files: z.array(fileLinkSchema).describe("The files, in the order of `value`"),
     }),
@@ -590,6 +591,8 @@ export const questionSummarySchema = z.object({
   files: z.number().int(),
   /** NPS: the Net Promoter Score (% of 9–10 minus % of 0–6, from the counts); null without answers. */
   score: z.number().nullable(),
+  /** Rankings: every option by its mean place (1: first), best first; null for an option nobody ranked. */
+  ranks: z.array(z.object({ value: z.string(), label: z.string(), meanRank: z.number().nullable() })),
 });
 
 /** A form's completed responses summed up (the app's Summary tab). */

@@ -183,6 +183,18 @@ describe("validateAnswers: times, scales and consents", () => {
     assert.deepEqual(errors(check({ terms: "yes" })), ["answers.terms (Terms): must be true (agreed), not a string"]);
   });
 
+  it("take a ranking of every option once", () => {
+    const ranking: FormDocument = {
+      blocks: [{ id: "b_rank", key: "rank", type: "RANKING", question: "Rank them", options: ["a", "b", "c"].map((id) => ({ id, text: id })) }],
+    };
+    const check = (value: JsonValue) => validateAnswers(ranking, { rank: value }, { completed: false });
+    assert.deepEqual(ok(check(["c", "a", "b"])).rank.value, ["c", "a", "b"]);
+    assert.deepEqual(errors(check(["c", "a"])), ["answers.rank (Rank them): must rank every option (3), not 2"]);
+    assert.deepEqual(errors(check(["c", "a", "a"])), ['answers.rank (Rank them): names option id "a" twice']);
+    assert.deepEqual(errors(check(["c", "a", "b", "d"])), ["answers.rank (Rank them): takes at most 3 option ids"]);
+    assert.deepEqual(errors(check(["c", "a", "x"])), ['answers.rank (Rank them): "x" is not an option of this question']);
+  });
+
   it("take between a multi-select's min and max options", () => {
     const multi: FormDocument = {
       blocks: [{ id: "b_langs", key: "langs", type: "MULTI_SELECT", question: "Languages", min: 2, max: 3, options: ["en", "fr", "de", "it"].map((id) => ({ id, text: id })) }],

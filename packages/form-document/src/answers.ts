@@ -129,6 +129,14 @@ function checkValue(block: InputBlock, value: JsonValue): Checked {
       }
       return checked;
     }
+    case "ranking": {
+      const { options } = block as ChoiceBlock;
+      const checked = list("option id", options.length, (item) => (options.some((o) => o.id === item) ? undefined : notAnOption(item)));
+      if ("value" in checked && Array.isArray(checked.value) && checked.value.length < options.length) {
+        return { problem: `must rank every option (${options.length}), not ${checked.value.length}` };
+      }
+      return checked;
+    }
     case "uploads":
       return list("upload id", type.maxUploads ?? Infinity, (item) => (isRecordId(item) ? undefined : `"${item}" is not an upload id`));
   }

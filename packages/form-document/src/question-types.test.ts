@@ -16,7 +16,7 @@ import {
 describe("question types", () => {
   it("derive the lists of types from their answer shapes, in the editor's order", () => {
     assert.deepEqual(inputBlockTypes, Object.keys(questionTypes));
-    assert.deepEqual(choiceBlockTypes, ["MULTIPLE_CHOICE", "CHECKBOXES", "DROPDOWN", "MULTI_SELECT"]);
+    assert.deepEqual(choiceBlockTypes, ["MULTIPLE_CHOICE", "CHECKBOXES", "DROPDOWN", "MULTI_SELECT", "RANKING"]);
     assert.deepEqual(typesAnswering("uploads"), ["FILE", "SIGNATURE"]);
     assert.deepEqual(typesAnswering("number", "steps"), ["NUMBER", "RATING", "LINEAR_SCALE", "NPS"]);
     assert.deepEqual(typesAnswering("consent"), ["CONSENT"]);

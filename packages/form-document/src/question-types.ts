@@ -15,10 +15,10 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 
 /**
  * The JSON value of an answer (DESIGN.md): `text` a string; `number` a number; `steps` a whole number of
- * a scale (scaleOf); `option` the id of one option; `options` an array of option ids; `uploads` an array
- * of upload ids; `consent` true (agreed).
+ * a scale (scaleOf); `option` the id of one option; `options` an array of option ids; `ranking` every
+ * option id once, first place first; `uploads` an array of upload ids; `consent` true (agreed).
  */
-export type AnswerShape = "text" | "number" | "steps" | "option" | "options" | "uploads" | "consent";
+export type AnswerShape = "text" | "number" | "steps" | "option" | "options" | "ranking" | "uploads" | "consent";
 
 /** A scale's ends: the smallest and largest step. */
 export interface Scale {
@@ -132,6 +132,7 @@ export const questionTypes = {
   CHECKBOXES: { answer: "options" },
   DROPDOWN: { answer: "option" },
   MULTI_SELECT: { answer: "options", placeholder: true },
+  RANKING: { answer: "ranking" },
   RATING: { answer: "steps", scale: { min: 1, max: 5 } },
   LINEAR_SCALE: { answer: "steps", scale: { min: 1, max: 5 } },
   NPS: { answer: "steps", scale: { min: 0, max: 10, fixed: true }, promoterScore: { promotersFrom: 9, detractorsTo: 6 } },
@@ -146,7 +147,7 @@ export type InputBlockType = keyof typeof questionTypes;
 type TypesAnswering<Shapes extends AnswerShape> = {
   [T in InputBlockType]: (typeof questionTypes)[T]["answer"] extends Shapes ? T : never;
 }[InputBlockType];
-export type ChoiceBlockType = TypesAnswering<"option" | "options">;
+export type ChoiceBlockType = TypesAnswering<"option" | "options" | "ranking">;
 
 export const inputBlockTypes = Object.keys(questionTypes) as InputBlockType[];
 
@@ -156,7 +157,7 @@ export function typesAnswering<Shapes extends AnswerShape>(...shapes: Shapes[]):
 }
 
 /** Input types whose answers are option ids. */
-export const choiceBlockTypes: ChoiceBlockType[] = typesAnswering("option", "options");
+export const choiceBlockTypes: ChoiceBlockType[] = typesAnswering("option", "options", "ranking");
 
 /** The question type named `type`, if it is one (answers also carry HIDDEN_FIELDS, RESPONDENT_COUNTRY, CALCULATED_FIELD). */
 export function questionTypeOf(type: string | undefined): QuestionType | undefined {
@@ -166,7 +167,7 @@ export function questionTypeOf(type: string | undefined): QuestionType | undefin
 /** Whether answers of `type` are option ids (shown as the options' texts). */
 export function takesOptions(type: string): boolean {
   const shape = questionTypeOf(type)?.answer;
-  return shape === "option" || shape === "options";
+  return shape === "option" || shape === "options" || shape === "ranking";
 }
 
 /** Whether answers of `type` are numbers (a NUMBER's value, a RATING's steps). */

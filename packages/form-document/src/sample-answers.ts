@@ -24,6 +24,8 @@ export function sampleAnswer(block: InputBlock): SampleValue {
       const { options, min, max } = block as ChoiceBlock & { min?: number; max?: number };
       return options.slice(0, Math.min(Math.max(2, min ?? 0), max ?? Infinity)).map((o) => o.id ?? "");
     }
+    case "ranking":
+      return (block as ChoiceBlock).options.map((o) => o.id ?? "");
     case "text":
       return "sample" in type ? type.sample : null;
     case "uploads":

@@ -145,5 +145,5 @@ test("the document schema converts to JSON Schema (for the OpenAPI document)", (
   assert.equal(json.additionalProperties, false);
   assert.deepEqual(json.required, ["blocks"]);
   assert.ok(Array.isArray(json.examples));
-  assert.equal(json.properties.blocks.items.oneOf.length, 21);
+  assert.equal(json.properties.blocks.items.oneOf.length, 22);
 });

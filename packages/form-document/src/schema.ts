@@ -72,7 +72,7 @@ const choiceBlock = <T extends ChoiceBlockType>(type: T) =>
       .array(optionSchema)
       .min(1, "needs at least one option")
       .max(limits.options)
-      .describe("The choices; an answer is the id of an option (an array of ids for CHECKBOXES)."),
+      .describe("The choices; an answer is the id of an option (an array of ids for CHECKBOXES and MULTI_SELECT, every id in order for RANKING)."),
   });
 
 const multiSelectBlock = z
@@ -169,6 +169,7 @@ export const blockSchema = z
     choiceBlock("CHECKBOXES"),
     choiceBlock("DROPDOWN"),
     multiSelectBlock,
+    choiceBlock("RANKING").describe("Options to put in order: the answer is every option's id once, first place first."),
     ratingBlock,
     linearScaleBlock,
     npsBlock,

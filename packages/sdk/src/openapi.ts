@@ -974,7 +974,7 @@ export interface components {
                 placeholder?: string;
                 /** @constant */
                 type: "MULTIPLE_CHOICE";
-                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES). */
+                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES and MULTI_SELECT, every id in order for RANKING). */
                 options: {
                     /** @description Stable identifier; assigned by the server when absent. */
                     id?: string;
@@ -995,7 +995,7 @@ export interface components {
                 placeholder?: string;
                 /** @constant */
                 type: "CHECKBOXES";
-                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES). */
+                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES and MULTI_SELECT, every id in order for RANKING). */
                 options: {
                     /** @description Stable identifier; assigned by the server when absent. */
                     id?: string;
@@ -1016,7 +1016,7 @@ export interface components {
                 placeholder?: string;
                 /** @constant */
                 type: "DROPDOWN";
-                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES). */
+                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES and MULTI_SELECT, every id in order for RANKING). */
                 options: {
                     /** @description Stable identifier; assigned by the server when absent. */
                     id?: string;
@@ -1037,7 +1037,7 @@ export interface components {
                 placeholder?: string;
                 /** @constant */
                 type: "MULTI_SELECT";
-                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES). */
+                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES and MULTI_SELECT, every id in order for RANKING). */
                 options: {
                     /** @description Stable identifier; assigned by the server when absent. */
                     id?: string;
@@ -1047,6 +1047,27 @@ export interface components {
                 min?: number;
                 /** @description The most options an answer may name. */
                 max?: number;
+            } | {
+                /** @description Stable identifier; assigned by the server when absent. */
+                id?: string;
+                /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
+                key?: string;
+                /** @description The question text shown to respondents. */
+                question: string;
+                /** @description Column name in the Submissions table; the question text is used when empty. */
+                fieldName?: string;
+                description?: string;
+                /** @description Whether an answer is needed to complete the response (default false). */
+                required?: boolean;
+                placeholder?: string;
+                /** @constant */
+                type: "RANKING";
+                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES and MULTI_SELECT, every id in order for RANKING). */
+                options: {
+                    /** @description Stable identifier; assigned by the server when absent. */
+                    id?: string;
+                    text: string;
+                }[];
             } | {
                 /** @description Stable identifier; assigned by the server when absent. */
                 id?: string;
@@ -1447,7 +1468,7 @@ export interface components {
          * @description An input block's type, or one of the extra columns HIDDEN_FIELDS, RESPONDENT_COUNTRY, CALCULATED_FIELD
          * @enum {string}
          */
-        QuestionType: "SHORT_TEXT" | "LONG_TEXT" | "EMAIL" | "NUMBER" | "PHONE" | "URL" | "DATE" | "TIME" | "MULTIPLE_CHOICE" | "CHECKBOXES" | "DROPDOWN" | "MULTI_SELECT" | "RATING" | "LINEAR_SCALE" | "NPS" | "FILE" | "SIGNATURE" | "CONSENT" | "HIDDEN_FIELDS" | "RESPONDENT_COUNTRY" | "CALCULATED_FIELD";
+        QuestionType: "SHORT_TEXT" | "LONG_TEXT" | "EMAIL" | "NUMBER" | "PHONE" | "URL" | "DATE" | "TIME" | "MULTIPLE_CHOICE" | "CHECKBOXES" | "DROPDOWN" | "MULTI_SELECT" | "RANKING" | "RATING" | "LINEAR_SCALE" | "NPS" | "FILE" | "SIGNATURE" | "CONSENT" | "HIDDEN_FIELDS" | "RESPONDENT_COUNTRY" | "CALCULATED_FIELD";
         SubmissionPage: {
             items: components["schemas"]["Submission"][];
             page: number;
@@ -1557,6 +1578,14 @@ export interface components {
             /** @description The label in the version the respondent saw */
             label: string;
             /** @description The chosen options' ids; null: skipped by the form's logic */
+            value: string[] | null;
+        } | {
+            questionId: string;
+            /** @enum {string} */
+            type: "RANKING";
+            /** @description The label in the version the respondent saw */
+            label: string;
+            /** @description Every option's id once, first place first; null: skipped by the form's logic */
             value: string[] | null;
         } | {
             questionId: string;
@@ -1911,7 +1940,7 @@ export interface components {
                 respondentCountry: string | null;
             };
         };
-        /** @description A string (text, email, phone, URL, DATE as YYYY-MM-DD, TIME as HH:MM, the chosen option's id for MULTIPLE_CHOICE and DROPDOWN, hidden fields, the country), a number (NUMBER, RATING, LINEAR_SCALE, NPS), true (CONSENT), an array of strings (option ids for CHECKBOXES, upload ids for FILE and SIGNATURE), a number or string for CALCULATED_FIELD, or null when unanswered */
+        /** @description A string (text, email, phone, URL, DATE as YYYY-MM-DD, TIME as HH:MM, the chosen option's id for MULTIPLE_CHOICE and DROPDOWN, hidden fields, the country), a number (NUMBER, RATING, LINEAR_SCALE, NPS), true (CONSENT), an array of strings (option ids for CHECKBOXES and MULTI_SELECT, every option id in order for RANKING, upload ids for FILE and SIGNATURE), a number or string for CALCULATED_FIELD, or null when unanswered */
         AnswerValue: string | number | boolean | string[] | null;
         /**
          * @example {

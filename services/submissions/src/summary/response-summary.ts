@@ -5,11 +5,12 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { EntityManager } from "@mikro-orm/core";
 import type { FormDocument, InputBlock } from "@formsvc/form-document";
 import { isInputBlock, questionTypeOf, questionTypes, scaleOf } from "@formsvc/form-document/block-types";
-import type { QuestionSummarySchema, SummarizeResponsesResponseSchema, ValueCountSchema } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import type { OptionRankSchema, QuestionSummarySchema, SummarizeResponsesResponseSchema, ValueCountSchema } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 
 type Summary = MessageInitShape<typeof SummarizeResponsesResponseSchema>;
 type QuestionSummary = MessageInitShape<typeof QuestionSummarySchema>;
 type ValueCount = MessageInitShape<typeof ValueCountSchema>;
+type OptionRank = MessageInitShape<typeof OptionRankSchema>;
 
 export interface SummaryFilter {
   formId: string;
@@ -27,7 +28,7 @@ export const latestTextCount = 10;
 const latestTextChars = 500;
 
 /** How a question is summed up, by its answer shape. */
-type Tally = "counts" | "numbers" | "latest" | "files";
+type Tally = "counts" | "ranks" | "numbers" | "latest" | "files";
 
 function tallyOf(block: InputBlock): Tally {
   const type = questionTypes[block.type];
@@ -37,6 +38,8 @@ function tallyOf(block: InputBlock): Tally {
     case "steps":
     case "consent":
       return "counts";
+    case "ranking":
+      return "ranks";
     case "number":
       return "numbers";
     case "uploads":
@@ -52,7 +55,7 @@ function containing(text: string): string {
 }
 
 interface Row {
-  kind: "responses" | "day" | "answered" | "count" | "numbers" | "latest";
+  kind: "responses" | "day" | "answered" | "count" | "rank" | "numbers" | "latest";
   key: string | null;
   value: string | null;
   n: string;
@@ -104,6 +107,11 @@ export async function summarizeResponses(em: EntityManager, responsesTable: stri
       where g."key" in (select jsonb_array_elements_text(?::jsonb))
       group by g."key", v.value #>> '{}'
      union all
+     select 'rank', g."key", v.value #>> '{}', count(*)::text, null, null, null, avg(v.place)::float8
+       from "given" g, jsonb_array_elements(g."value") with ordinality v(value, place)
+      where g."key" in (select jsonb_array_elements_text(?::jsonb)) and jsonb_typeof(g."value") = 'array'
+      group by g."key", v.value #>> '{}'
+     union all
      select 'numbers', "key", null, count(*)::text, min(("value" #>> '{}')::float8), percentile_cont(0.5) within group (order by ("value" #>> '{}')::float8),
             -- The mean over numeric: avg(float8) also sums the squares, which overflow at answers of 1e155 and
             -- up (two answers of 1e200 and -1e200 made the summary fail for good).
@@ -125,6 +133,7 @@ export async function summarizeResponses(em: EntityManager, responsesTable: stri
       idPatterns,
       JSON.stringify(blocks.map((b) => b.key)),
       keysOf("counts"),
+      keysOf("ranks"),
       keysOf("numbers"),
       keysOf("latest"),
     ],
@@ -157,6 +166,7 @@ export async function summarizeResponses(em: EntityManager, responsesTable: stri
         .sort((a, b) => Number(a.n) - Number(b.n))
         .map((r) => r.value ?? "");
     }
+    if (tally === "ranks") summary.ranks = ranksOf(block, byKind("rank", key));
     if (tally === "files") summary.files = BigInt(answered?.value ?? 0);
     return summary;
   });
@@ -172,6 +182,13 @@ export async function summarizeResponses(em: EntityManager, responsesTable: stri
  * order, zero when nobody chose it) then any other id answered; every step of a scale; the days answered,
  * oldest first; `true` for consents.
  */
+/** A ranking's options by their mean place (1: first), best first; options nobody ranked last, without a mean. */
+function ranksOf(block: InputBlock, rows: Row[]): OptionRank[] {
+  const means = new Map(rows.map((r) => [r.value ?? "", r.mean]));
+  const ranks: OptionRank[] = ("options" in block ? block.options : []).filter((o) => o.id).map((o) => ({ value: o.id!, label: o.text, meanRank: means.get(o.id!) ?? undefined }));
+  return ranks.sort((a, b) => (a.meanRank ?? Infinity) - (b.meanRank ?? Infinity));
+}
+
 function promoterScoreOf(counts: ValueCount[], { promotersFrom, detractorsTo }: { promotersFrom: number; detractorsTo: number }): number {
   let all = 0n;
   let promoters = 0n;

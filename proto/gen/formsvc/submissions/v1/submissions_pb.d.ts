@@ -793,7 +793,7 @@ export declare type QuestionSummary = Message<"formsvc.submissions.v1.QuestionSu
   label: string;
 
   /**
-   * Its answer shape (form-document's question types): text, number, steps, option, options, uploads, consent.
+   * Its answer shape (form-document's question types): text, number, steps, option, options, ranking, uploads, consent.
    *
    * @generated from field: string shape = 4;
    */
@@ -856,6 +856,14 @@ export declare type QuestionSummary = Message<"formsvc.submissions.v1.QuestionSu
    * @generated from field: optional double score = 13;
    */
   score?: number | undefined;
+
+  /**
+   * ranking: every option of the current version by its mean place (1: first), best first; those nobody
+   * ranked last, without a mean.
+   *
+   * @generated from field: repeated formsvc.submissions.v1.OptionRank ranks = 14;
+   */
+  ranks: OptionRank[];
 };
 
 /**
@@ -863,6 +871,32 @@ export declare type QuestionSummary = Message<"formsvc.submissions.v1.QuestionSu
  * Use `create(QuestionSummarySchema)` to create a new message.
  */
 export declare const QuestionSummarySchema: GenMessage<QuestionSummary>;
+
+/**
+ * @generated from message formsvc.submissions.v1.OptionRank
+ */
+export declare type OptionRank = Message<"formsvc.submissions.v1.OptionRank"> & {
+  /**
+   * @generated from field: string value = 1;
+   */
+  value: string;
+
+  /**
+   * @generated from field: string label = 2;
+   */
+  label: string;
+
+  /**
+   * @generated from field: optional double mean_rank = 3;
+   */
+  meanRank?: number | undefined;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.OptionRank.
+ * Use `create(OptionRankSchema)` to create a new message.
+ */
+export declare const OptionRankSchema: GenMessage<OptionRank>;
 
 /**
  * @generated from message formsvc.submissions.v1.ValueCount
