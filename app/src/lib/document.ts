@@ -22,6 +22,7 @@ export const blockTypeLabels: Record<BlockType, string> = {
   DROPDOWN: "Dropdown",
   MULTI_SELECT: "Multi-select",
   RANKING: "Ranking",
+  MATRIX: "Matrix",
   RATING: "Rating",
   LINEAR_SCALE: "Opinion scale",
   NPS: "Net Promoter Score",
@@ -50,6 +51,9 @@ export interface EditableBlock {
   required?: boolean;
   placeholder?: string;
   options?: { id?: string; text: string }[];
+  rows?: { id?: string; text: string }[];
+  columns?: { id?: string; text: string }[];
+  multiple?: boolean;
   min?: number;
   max?: number;
   minLabel?: string;
@@ -71,6 +75,7 @@ const defaultQuestions: Partial<Record<BlockType, string>> = {
   DROPDOWN: "Choose from the list",
   MULTI_SELECT: "Choose any from the list",
   RANKING: "Put these in order of preference",
+  MATRIX: "How do you rate each?",
   RATING: "How would you rate it?",
   LINEAR_SCALE: "How much do you agree?",
   NPS: "How likely are you to recommend us to a friend or colleague?",
@@ -121,6 +126,10 @@ export function newBlock(type: BlockType): EditableBlock {
   const block: EditableBlock = { id, type, question: defaultQuestions[type] ?? "Question", required: false };
   if (isChoiceType(type)) block.options = [{ id: newId(), text: "Option 1" }, { id: newId(), text: "Option 2" }];
   if (type === "RATING") block.max = defaultRatingMax;
+  if (type === "MATRIX") {
+    block.rows = [{ id: newId(), text: "Row 1" }, { id: newId(), text: "Row 2" }];
+    block.columns = ["Disagree", "Neutral", "Agree"].map((text) => ({ id: newId(), text }));
+  }
   return block;
 }
 
@@ -176,6 +185,12 @@ export function cleanDocument(doc: { title?: string; blocks: EditableBlock[]; hi
       if (b.maxLabel?.trim()) out.maxLabel = b.maxLabel.trim();
     }
     if (b.type === "CONSENT") out.text = b.text ?? "";
+    if (b.type === "MATRIX") {
+      const lines = (list: { id?: string; text: string }[] = []) => list.map((o) => (o.id ? { id: o.id, text: o.text } : { text: o.text }));
+      out.rows = lines(b.rows);
+      out.columns = lines(b.columns);
+      if (b.multiple) out.multiple = true;
+    }
     if (b.type === "MULTI_SELECT") {
       if (typeof b.min === "number" && Number.isInteger(b.min)) out.min = b.min;
       if (typeof b.max === "number" && Number.isInteger(b.max)) out.max = b.max;

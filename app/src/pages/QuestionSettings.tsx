@@ -1,11 +1,13 @@
 // The settings a question has by its type, beyond those every question has (question, field name,
-// description, required, placeholder, options): a number's range, how many options a multi-select takes,
-// a scale's steps and end labels, a consent's text. A new type with settings of its own adds them here.
+// description, required, placeholder): a choice's options, a number's range, how many options a
+// multi-select takes, a scale's steps and end labels, a matrix's rows and columns, a consent's text. A new
+// type with settings of its own adds them here.
 import { useId } from "react";
-import type { EditableBlock } from "../lib/document.ts";
+import { moveItem, newId, removeItem, replaceItem, type EditableBlock } from "../lib/document.ts";
 
-export function QuestionSettings({ block, set }: { block: EditableBlock; set(patch: Partial<EditableBlock>): void }) {
+export function QuestionSettings({ block, blockIndex, onChange }: { block: EditableBlock; blockIndex: number; onChange(b: EditableBlock): void }) {
   const id = useId();
+  const set = (patch: Partial<EditableBlock>) => onChange({ ...block, ...patch });
   switch (block.type) {
     case "NUMBER":
       return (
@@ -37,6 +39,16 @@ export function QuestionSettings({ block, set }: { block: EditableBlock; set(pat
             <input id={`${id}-maxl`} value={block.maxLabel ?? ""} maxLength={200} onChange={(e) => set({ maxLabel: e.target.value })} />
           </div>
         </div>
+      );
+    case "MATRIX":
+      return (
+        <>
+          <OptionsEditor block={block} blockIndex={blockIndex} onChange={onChange} list="rows" noun="row" />
+          <OptionsEditor block={block} blockIndex={blockIndex} onChange={onChange} list="columns" noun="column" />
+          <label className="check">
+            <input type="checkbox" checked={block.multiple ?? false} onChange={(e) => set({ multiple: e.target.checked })} /> Several columns per row
+          </label>
+        </>
       );
     case "CONSENT":
       return (
@@ -87,5 +99,52 @@ function NumberField({ label, value, onChange }: { label: string; value: number 
         onChange={(e) => onChange(e.target.value === "" ? undefined : Number(e.target.value))}
       />
     </div>
+  );
+}
+
+/** A list of texts with ids: a choice's options, a matrix's rows or columns. */
+export function OptionsEditor({
+  block,
+  blockIndex,
+  onChange,
+  list = "options",
+  noun = "option",
+}: {
+  block: EditableBlock;
+  blockIndex: number;
+  onChange(b: EditableBlock): void;
+  list?: "options" | "rows" | "columns";
+  noun?: string;
+}) {
+  const options = block[list] ?? [];
+  const id = useId();
+  const setOptions = (next: EditableBlock["options"]) => onChange({ ...block, [list]: next });
+  const Noun = noun.charAt(0).toUpperCase() + noun.slice(1);
+  return (
+    <fieldset className="options">
+      <legend>{Noun}s</legend>
+      <ol>
+        {options.map((option, i) => (
+          <li key={option.id ?? `new-${i}`} className="option-row">
+            <label className="sr-only" htmlFor={`${id}-${i}`}>
+              {Noun} {i + 1} of block {blockIndex + 1}
+            </label>
+            <input id={`${id}-${i}`} value={option.text} maxLength={1000} onChange={(e) => setOptions(replaceItem(options, i, { ...option, text: e.target.value }))} />
+            <button type="button" onClick={() => setOptions(moveItem(options, i, -1))} disabled={i === 0} aria-label={`Move ${noun} ${i + 1} up`}>
+              ↑
+            </button>
+            <button type="button" onClick={() => setOptions(moveItem(options, i, 1))} disabled={i === options.length - 1} aria-label={`Move ${noun} ${i + 1} down`}>
+              ↓
+            </button>
+            <button type="button" onClick={() => setOptions(removeItem(options, i))} disabled={options.length <= 1} aria-label={`Remove ${noun} ${i + 1}`}>
+              Remove
+            </button>
+          </li>
+        ))}
+      </ol>
+      <button type="button" onClick={() => setOptions([...options, { id: newId(), text: `${Noun} ${options.length + 1}` }])}>
+        Add {noun}
+      </button>
+    </fieldset>
   );
 }

@@ -148,6 +148,17 @@ function QuestionChart({ question: q }: { question: QuestionSummary }) {
       );
     case "consent":
       return <p>{plural(q.answered, "agreement")}</p>;
+    case "grid":
+      return (
+        <>
+          {q.rows.map((row) => (
+            <div key={row.value}>
+              <h4>{row.label}</h4>
+              <Bars counts={row.counts} total={row.counts.reduce((sum, c) => sum + c.count, 0)} label={`Answers to ${q.label}: ${row.label}`} />
+            </div>
+          ))}
+        </>
+      );
     case "ranking":
       return (
         <ol className="summary-ranks" aria-label={`Options of ${q.label} by mean place`}>

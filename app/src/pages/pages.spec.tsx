@@ -76,6 +76,8 @@ describe("the editor", () => {
     // Settings of their own: a scale's steps and end labels, a consent's text.
     for (const label of ["Fewest choices", "Most choices", "Lowest step", "Highest step", "Lowest step means", "Highest step means", "Text to agree with"]) expect(html).toContain(`>${label}</label>`);
     expect(html.match(/<legend>Options<\/legend>/g)).toHaveLength(choiceBlockTypes.length);
+    expect(html).toContain("<legend>Rows</legend>");
+    expect(html).toContain("<legend>Columns</legend>");
     expect(html).toMatch(/<button type="button" data-move="up" disabled="" aria-label="Move block 1 up">/);
     expect(html).toMatch(new RegExp(`aria-label="Move block ${blockTypes.length} down"[^>]*>|disabled="" aria-label="Move block ${blockTypes.length} down"`));
     expect(html).toContain('aria-label="Delete block 3"');

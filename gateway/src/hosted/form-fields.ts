@@ -22,6 +22,9 @@ export const hiddenFieldPrefix = "_hidden.";
 /** The honeypot: a field people never see (settings.honeypot); whoever fills it is a bot. */
 export const honeypotField = "_website";
 
+/** The posted field of a matrix's row: `<key>.<rowId>` (keys have no dots, so these never clash). */
+export const matrixField = (key: string, rowId: string) => `${key}.${rowId}`;
+
 /** A value of a posted field: one string, or several for repeated names (checkboxes). */
 export type FieldValue = string | string[];
 export type FieldValues = Record<string, FieldValue>;
@@ -58,7 +61,7 @@ export function all(value: FieldValue | undefined): string[] {
 
 interface PostedForm {
   /** By question key: the JSON values of DESIGN.md. */
-  answers: Record<string, string | number | boolean | string[]>;
+  answers: Record<string, string | number | boolean | string[] | Record<string, string | string[]>>;
   /** Hidden field values, by name (only names the document declares). */
   hidden: Record<string, string>;
   /** The version the respondent loaded; 0 when unknown. */
@@ -136,6 +139,16 @@ export function readAnswers(doc: FormDocument, fields: FieldValues): Pick<Posted
         const n = Number(text);
         if (!Number.isFinite(n)) errors[key] = "Enter a number.";
         else answers[key] = n;
+        break;
+      }
+      case "grid": {
+        if (block.type !== "MATRIX") break;
+        const rows: Record<string, string | string[]> = {};
+        for (const row of block.rows) {
+          const ids = all(fields[matrixField(key, row.id ?? "")]);
+          if (ids.length > 0) rows[row.id ?? ""] = block.multiple ? ids : ids[0];
+        }
+        if (Object.keys(rows).length > 0) answers[key] = rows;
         break;
       }
       case "consent":

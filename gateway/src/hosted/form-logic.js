@@ -79,6 +79,7 @@ const questionTypes = {
   DROPDOWN: { answer: "option" },
   MULTI_SELECT: { answer: "options", placeholder: true },
   RANKING: { answer: "ranking" },
+  MATRIX: { answer: "grid" },
   RATING: { answer: "steps", scale: { min: 1, max: 5 } },
   LINEAR_SCALE: { answer: "steps", scale: { min: 1, max: 5 } },
   NPS: { answer: "steps", scale: { min: 0, max: 10, fixed: true }, promoterScore: { promotersFrom: 9, detractorsTo: 6 } },
@@ -150,6 +151,12 @@ function answerText(
   context                                                                               ,
 )         {
   if (takesUploads(type)) return (context.fileNames ?? []).join(", ");
+  if (questionTypeOf(type)?.answer === "grid" && value !== null && typeof value === "object" && !Array.isArray(value)) {
+
+    return Object.entries(value)
+      .map(([row, columns]) => `${context.optionText(row) ?? row}: ${answerText("CHECKBOXES", columns, context)}`)
+      .join("; ");
+  }
   if (takesOptions(type)) {
     const ids = Array.isArray(value) ? value : [value];
     return ids
@@ -185,6 +192,7 @@ const operatorsByAnswer                                                = {
   uploads: ["IS_ANSWERED", "IS_NOT_ANSWERED"],
   consent: ["IS_ANSWERED", "IS_NOT_ANSWERED"],
   ranking: ["IS_ANSWERED", "IS_NOT_ANSWERED"],
+  grid: ["IS_ANSWERED", "IS_NOT_ANSWERED"],
 };
 
 function operatorsFor(type        )                           {

@@ -102,6 +102,16 @@ const embedding = (() => {
       }
       case "consent":
         return $("input:checked", q.el) ? true : undefined;
+      case "grid": {
+        // Row id → column id, or column ids when a row takes several (checkboxes).
+        const rows = {};
+        for (const input of $$("input:checked", q.el)) {
+          const row = input.dataset.row;
+          if (input.type === "checkbox") (rows[row] = rows[row] || []).push(input.value);
+          else rows[row] = input.value;
+        }
+        return Object.keys(rows).length ? rows : undefined;
+      }
       case "ranking": {
         // One select per place, in place order; places left empty are no part of the answer.
         const ids = $$("select", q.el).map((select) => select.value).filter((id) => id !== "");
@@ -124,6 +134,10 @@ const embedding = (() => {
   function setValue(q, value) {
     if (value === undefined || value === null) return;
     if (q.answer === "uploads") return; // restored from their own stored state
+    if (q.answer === "grid") {
+      for (const input of $$("input", q.el)) input.checked = [].concat(value[input.dataset.row] ?? []).includes(input.value);
+      return;
+    }
     if (q.answer === "ranking") {
       $$("select", q.el).forEach((select, i) => (select.value = value[i] ?? ""));
       return;

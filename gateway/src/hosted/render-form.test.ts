@@ -34,6 +34,7 @@ const everyBlock: FormDocument = normalizeDocument({
     { type: "MULTI_SELECT", key: "langs", question: "Languages", max: 2, options: [{ id: "en", text: "English" }, { id: "fr", text: "French" }, { id: "de", text: "German" }] },
     { type: "RANKING", key: "rank", question: "Rank them", options: [{ id: "r1", text: "Price" }, { id: "r2", text: "Speed" }] },
     { type: "RATING", key: "rating", question: "Rating", max: 4 },
+    { type: "MATRIX", key: "grid", question: "Grid", rows: [{ id: "m1", text: "Food" }, { id: "m2", text: "Music" }], columns: [{ id: "c1", text: "Bad" }, { id: "c2", text: "Good" }] },
     { type: "LINEAR_SCALE", key: "scale", question: "Agree?", min: 0, max: 4, minLabel: "Not at all", maxLabel: "Fully" },
     { type: "NPS", key: "nps", question: "Recommend us?" },
     { type: "CONSENT", key: "terms", question: "Terms", text: "I agree to the [terms & conditions](https://forms.example.com/t?a=1&b=2) <b>now</b>" },
@@ -95,6 +96,9 @@ describe("renderFormPage", () => {
     assert.match(html, /<select[^>]*name="size"[^>]*><option value="">Choose…<\/option><option value="s">Small<\/option>/);
     assert.equal((html.match(/type="radio"[^>]*name="rating"/g) ?? []).length, 4);
     assert.match(html, /<input type="time" id="q-[^"]+" name="time"/);
+    // A matrix: a table, a radio per cell named by key and row, labelled "row: column".
+    assert.match(html, /<thead><tr><td><\/td><th scope="col">Bad<\/th><th scope="col">Good<\/th><\/tr><\/thead>/);
+    assert.match(html, /<tr><th scope="row">Music<\/th><td><input type="radio" id="(q-[^"]+-m2-c1)" name="grid\.m2" value="c1" data-row="m2"><label class="hf-sr" for="\1">Music: Bad<\/label><\/td>/);
     // A ranking: a labelled select per place, every option in each.
     assert.match(html, /<label for="(q-[^"]+-place-1)">Place 1<\/label><select id="\1" name="rank"><option value="">Choose…<\/option><option value="r1">Price<\/option><option value="r2">Speed<\/option><\/select>/);
     assert.match(html, /<label for="(q-[^"]+-place-2)">Place 2<\/label><select id="\1" name="rank">/);
@@ -336,8 +340,9 @@ describe("plain form posts", () => {
       terms: "true",
       langs: ["en", "de"],
       rank: ["r2", "r1"],
+      "grid.m1": "c2",
     });
-    assert.deepEqual(posted.answers, { short: "Ada", number: 4.5, plan: "pro", topics: ["t1", "t2"], size: "s", rating: 3, langs: ["en", "de"], rank: ["r2", "r1"], time: "14:30", scale: 0, nps: 10, terms: true });
+    assert.deepEqual(posted.answers, { short: "Ada", number: 4.5, plan: "pro", topics: ["t1", "t2"], size: "s", rating: 3, langs: ["en", "de"], rank: ["r2", "r1"], grid: { m1: "c2" }, time: "14:30", scale: 0, nps: 10, terms: true });
     assert.deepEqual(posted.hidden, { utm_source: "newsletter" });
     assert.equal(posted.version, 3);
     assert.deepEqual(posted.errors, { cv: "This question needs JavaScript: please enable it and try again." });

@@ -22,7 +22,7 @@ import {
   type InputBlock,
   type ThankYouScreen,
 } from "@formsvc/form-document";
-import { hiddenFieldPrefix, honeypotField, needsScript, versionField, type FieldValue, type FieldValues } from "./form-fields.ts";
+import { hiddenFieldPrefix, honeypotField, matrixField, needsScript, versionField, type FieldValue, type FieldValues } from "./form-fields.ts";
 import { carriedFields, logicStep, navField, neighbours, pageField, shownBlocks, shownField, type LogicStep } from "./logic-steps.ts";
 
 export interface PageUrls {
@@ -107,6 +107,12 @@ input[type=file]{font:inherit;max-width:100%}
 .hf-scale-ends{display:flex;justify-content:space-between;gap:1rem;margin:.35rem 0 0;color:#57606a;font-size:.9rem}
 .hf-consent a{color:var(--hf-accent)}
 .hf-ranking{display:grid;gap:.5rem}
+.hf-matrix{overflow-x:auto}
+.hf-matrix table{border-collapse:collapse;width:100%}
+.hf-matrix th,.hf-matrix td{padding:.45rem .35rem;text-align:center;border-bottom:1px solid #d8dce1}
+.hf-matrix th[scope=row]{text-align:left;font-weight:400}
+.hf-matrix th[scope=col]{font-weight:600;font-size:.9rem}
+.hf-matrix input{width:1.25rem;height:1.25rem;margin:0}
 .hf-place{display:grid;grid-template-columns:auto 1fr;align-items:center;gap:.6rem}
 .hf-multi summary{cursor:pointer;padding:.6rem .75rem;border:1px solid #8c959f;border-radius:8px;background:#fff}
 .hf-multi[open] summary{margin-bottom:.5rem}
@@ -327,6 +333,26 @@ function renderQuestion(block: InputBlock, ctx: QuestionContext): string {
 <div class="hf-options">\n${options}\n</div>
 </details>`,
       );
+    }
+    case "MATRIX": {
+      // A table: a row per statement, its radios (checkboxes with `multiple`) named `<key>.<rowId>`, each
+      // labelled "row: column" for screen readers; the table scrolls sideways on its own on a narrow screen.
+      const type = block.multiple ? "checkbox" : "radio";
+      const head = block.columns.map((c) => `<th scope="col">${escapeHtml(c.text)}</th>`).join("");
+      const body = block.rows
+        .map((row) => {
+          const name = matrixField(key, row.id ?? "");
+          const chosen = new Set(valuesOf(ctx.values, name));
+          const cells = block.columns
+            .map((column) => {
+              const cellId = `${id}-${row.id}-${column.id}`;
+              return `<td><input${attrs({ type, id: cellId, name, value: column.id, checked: chosen.has(column.id ?? ""), "data-row": row.id, "aria-invalid": invalid })}><label class="hf-sr" for="${escapeHtml(cellId)}">${escapeHtml(`${row.text}: ${column.text}`)}</label></td>`;
+            })
+            .join("");
+          return `<tr><th scope="row">${escapeHtml(row.text)}</th>${cells}</tr>`;
+        })
+        .join("\n");
+      return group(`<div class="hf-matrix"><table>\n<thead><tr><td></td>${head}</tr></thead>\n<tbody>\n${body}\n</tbody>\n</table></div>`);
     }
     case "RANKING": {
       // One select per place, all named by the key: a plain post carries the options in place order.

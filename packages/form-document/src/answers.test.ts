@@ -183,6 +183,26 @@ describe("validateAnswers: times, scales and consents", () => {
     assert.deepEqual(errors(check({ terms: "yes" })), ["answers.terms (Terms): must be true (agreed), not a string"]);
   });
 
+  it("take a matrix's answers by row, every row when required", () => {
+    const lines = (...ids: string[]) => ids.map((id) => ({ id, text: id.toUpperCase() }));
+    const grid: FormDocument = {
+      blocks: [
+        { id: "b_one", key: "one", type: "MATRIX", question: "One each", required: true, rows: lines("r1", "r2"), columns: lines("c1", "c2") },
+        { id: "b_many", key: "many", type: "MATRIX", question: "Several", multiple: true, rows: lines("r1"), columns: lines("c1", "c2") },
+      ],
+    };
+    const check = (answers: JsonObject, completed = false) => validateAnswers(grid, answers, { completed });
+    assert.deepEqual(ok(check({ one: { r1: "c2", r2: "c1" }, many: { r1: ["c1", "c2"] } }, true)).many.value, { r1: ["c1", "c2"] });
+    assert.deepEqual(errors(check({ one: { r1: "c2" } }, true)), ["answers.one (One each): needs an answer in every row (1 of 2 unanswered)"]);
+    assert.deepEqual(errors(check({ one: { r9: "c2" } })), ['answers.one (One each): "r9" is not a row of this question']);
+    assert.deepEqual(errors(check({ one: { r1: "c9" } })), ['answers.one (One each): row "r1": "c9" is not a column of this question']);
+    assert.deepEqual(errors(check({ one: { r1: ["c1"] } })), ['answers.one (One each): row "r1": ["c1"] is not a column of this question']);
+    assert.deepEqual(errors(check({ many: { r1: "c1" } })), ['answers.many (Several): row "r1": must be an array of column ids, not a string']);
+    assert.deepEqual(errors(check({ many: { r1: ["c1", "c1"] } })), ['answers.many (Several): row "r1": names a column twice']);
+    assert.deepEqual(errors(check({ one: ["c1"] })), ["answers.one (One each): must be an object of row ids to column ids, not an array"]);
+    assert.deepEqual(ok(check({ one: { r1: null } })), {}, "rows without an answer are no answer");
+  });
+
   it("take a ranking of every option once", () => {
     const ranking: FormDocument = {
       blocks: [{ id: "b_rank", key: "rank", type: "RANKING", question: "Rank them", options: ["a", "b", "c"].map((id) => ({ id, text: id })) }],

@@ -57,6 +57,8 @@ export const limits = {
   placeholder: 500,
   optionText: 1000,
   scaleLabel: 200,
+  /** Rows, and columns, of a matrix. */
+  matrixLines: 50,
   text: 5000,
   expression: expressionLimits.chars,
 } as const;

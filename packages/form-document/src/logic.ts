@@ -70,7 +70,7 @@ export const valuelessOperators: readonly LogicOperator[] = ["IS_ANSWERED", "IS_
  * The operators a question offers, by the shape of its answers: text is compared without regard to case
  * or surrounding spaces; numbers and rating steps by value; one option by its id (ANY_OF: one of a list
  * of ids); checkboxes by whether they include an option (CONTAINS) or any of a list (ANY_OF); uploads
- * rankings and consents only by whether there are any. Dates and times (text of `ordered` types) are also
+ * rankings, matrices and consents only by whether there are any. Dates and times (text of `ordered` types) are also
  * ordered (GREATER_THAN: later than).
  */
 const operatorsByAnswer: Record<AnswerShape, readonly LogicOperator[]> = {
@@ -82,6 +82,7 @@ const operatorsByAnswer: Record<AnswerShape, readonly LogicOperator[]> = {
   uploads: ["IS_ANSWERED", "IS_NOT_ANSWERED"],
   consent: ["IS_ANSWERED", "IS_NOT_ANSWERED"],
   ranking: ["IS_ANSWERED", "IS_NOT_ANSWERED"],
+  grid: ["IS_ANSWERED", "IS_NOT_ANSWERED"],
 };
 
 /** The operators a question of `type` offers; none for layout blocks and unknown types. */

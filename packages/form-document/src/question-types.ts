@@ -16,9 +16,10 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 /**
  * The JSON value of an answer (DESIGN.md): `text` a string; `number` a number; `steps` a whole number of
  * a scale (scaleOf); `option` the id of one option; `options` an array of option ids; `ranking` every
- * option id once, first place first; `uploads` an array of upload ids; `consent` true (agreed).
+ * option id once, first place first; `grid` a row id → column id map (→ column ids with `multiple`);
+ * `uploads` an array of upload ids; `consent` true (agreed).
  */
-export type AnswerShape = "text" | "number" | "steps" | "option" | "options" | "ranking" | "uploads" | "consent";
+export type AnswerShape = "text" | "number" | "steps" | "option" | "options" | "ranking" | "grid" | "uploads" | "consent";
 
 /** A scale's ends: the smallest and largest step. */
 export interface Scale {
@@ -133,6 +134,7 @@ export const questionTypes = {
   DROPDOWN: { answer: "option" },
   MULTI_SELECT: { answer: "options", placeholder: true },
   RANKING: { answer: "ranking" },
+  MATRIX: { answer: "grid" },
   RATING: { answer: "steps", scale: { min: 1, max: 5 } },
   LINEAR_SCALE: { answer: "steps", scale: { min: 1, max: 5 } },
   NPS: { answer: "steps", scale: { min: 0, max: 10, fixed: true }, promoterScore: { promotersFrom: 9, detractorsTo: 6 } },
@@ -223,7 +225,8 @@ function plainText(value: unknown): string {
 
 /**
  * An answer as people read it (the Responses table, the CSV export, notification mails): file names for
- * uploads, the options' texts for choices (the id when the option is gone), lists joined with ", ";
+ * uploads, the options' texts for choices (the id when the option is gone), `Row: Column; …` for a
+ * matrix (its rows' and columns' texts through `optionText`), lists joined with ", ";
  * empty when unanswered.
  */
 export function answerText(
@@ -232,6 +235,12 @@ export function answerText(
   context: { optionText(id: string): string | undefined; fileNames?: readonly string[] },
 ): string {
   if (takesUploads(type)) return (context.fileNames ?? []).join(", ");
+  if (questionTypeOf(type)?.answer === "grid" && value !== null && typeof value === "object" && !Array.isArray(value)) {
+    // Row: column(s), a row a part; rows and columns read as their texts.
+    return Object.entries(value)
+      .map(([row, columns]) => `${context.optionText(row) ?? row}: ${answerText("CHECKBOXES", columns, context)}`)
+      .join("; ");
+  }
   if (takesOptions(type)) {
     const ids = Array.isArray(value) ? value : [value];
     return ids

@@ -4,7 +4,7 @@
 import { questionTypes, scaleOf } from "./block-types.ts";
 import type { ChoiceBlock, InputBlock } from "./schema.ts";
 
-type SampleValue = string | number | boolean | string[] | null;
+type SampleValue = string | number | boolean | string[] | Record<string, string | string[]> | null;
 
 /** A valid answer to `block` (null for uploads: a test event carries no file, there is no upload to link to). */
 export function sampleAnswer(block: InputBlock): SampleValue {
@@ -23,6 +23,12 @@ export function sampleAnswer(block: InputBlock): SampleValue {
     case "options": {
       const { options, min, max } = block as ChoiceBlock & { min?: number; max?: number };
       return options.slice(0, Math.min(Math.max(2, min ?? 0), max ?? Infinity)).map((o) => o.id ?? "");
+    }
+    case "grid": {
+      // Every row, in the first column.
+      const { rows, columns, multiple } = block as Extract<InputBlock, { type: "MATRIX" }>;
+      const first = columns[0]?.id ?? "";
+      return Object.fromEntries(rows.map((row) => [row.id ?? "", multiple ? [first] : first]));
     }
     case "ranking":
       return (block as ChoiceBlock).options.map((o) => o.id ?? "");

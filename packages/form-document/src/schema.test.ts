@@ -26,6 +26,7 @@ test("every input type is accepted with its required fields", () => {
     const block: Record<string, unknown> = { type, question: `A ${type} question` };
     if (choiceBlockTypes.includes(type as never)) block.options = [{ text: "One" }];
     if (type === "CONSENT") block.text = "I agree";
+    if (type === "MATRIX") Object.assign(block, { rows: [{ text: "Row" }], columns: [{ text: "Column" }] });
     assert.equal(formDocumentSchema.safeParse({ blocks: [block] }).success, true, type);
   }
   assert.equal(formDocumentSchema.safeParse({ blocks: [] }).success, true);
@@ -145,5 +146,5 @@ test("the document schema converts to JSON Schema (for the OpenAPI document)", (
   assert.equal(json.additionalProperties, false);
   assert.deepEqual(json.required, ["blocks"]);
   assert.ok(Array.isArray(json.examples));
-  assert.equal(json.properties.blocks.items.oneOf.length, 22);
+  assert.equal(json.properties.blocks.items.oneOf.length, 23);
 });

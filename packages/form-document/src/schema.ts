@@ -91,6 +91,19 @@ const multiSelectBlock = z
   })
   .describe("A searchable list that takes several options: the answer is an array of option ids, between `min` and `max` of them.");
 
+const matrixBlock = z
+  .strictObject({
+    ...inputBase,
+    type: z.literal("MATRIX"),
+    rows: z.array(optionSchema).min(1, "needs at least one row").max(limits.matrixLines).describe("The statements, one answer each."),
+    columns: z.array(optionSchema).min(1, "needs at least one column").max(limits.matrixLines).describe("The choices every row offers."),
+    multiple: z.boolean().optional().describe("Whether a row takes several columns (default false)."),
+  })
+  .describe(
+    'A grid (Likert): the answer is `{"<rowId>": "<columnId>"}`, or `{"<rowId>": ["<columnId>", …]}` with `multiple`; ' +
+      "a required matrix needs an answer in every row.",
+  );
+
 const numberBlock = z
   .strictObject({
     ...inputBase,
@@ -169,6 +182,7 @@ export const blockSchema = z
     choiceBlock("CHECKBOXES"),
     choiceBlock("DROPDOWN"),
     multiSelectBlock,
+    matrixBlock,
     choiceBlock("RANKING").describe("Options to put in order: the answer is every option's id once, first place first."),
     ratingBlock,
     linearScaleBlock,

@@ -1061,6 +1061,35 @@ export interface components {
                 required?: boolean;
                 placeholder?: string;
                 /** @constant */
+                type: "MATRIX";
+                /** @description The statements, one answer each. */
+                rows: {
+                    /** @description Stable identifier; assigned by the server when absent. */
+                    id?: string;
+                    text: string;
+                }[];
+                /** @description The choices every row offers. */
+                columns: {
+                    /** @description Stable identifier; assigned by the server when absent. */
+                    id?: string;
+                    text: string;
+                }[];
+                /** @description Whether a row takes several columns (default false). */
+                multiple?: boolean;
+            } | {
+                /** @description Stable identifier; assigned by the server when absent. */
+                id?: string;
+                /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
+                key?: string;
+                /** @description The question text shown to respondents. */
+                question: string;
+                /** @description Column name in the Submissions table; the question text is used when empty. */
+                fieldName?: string;
+                description?: string;
+                /** @description Whether an answer is needed to complete the response (default false). */
+                required?: boolean;
+                placeholder?: string;
+                /** @constant */
                 type: "RANKING";
                 /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES and MULTI_SELECT, every id in order for RANKING). */
                 options: {
@@ -1468,7 +1497,7 @@ export interface components {
          * @description An input block's type, or one of the extra columns HIDDEN_FIELDS, RESPONDENT_COUNTRY, CALCULATED_FIELD
          * @enum {string}
          */
-        QuestionType: "SHORT_TEXT" | "LONG_TEXT" | "EMAIL" | "NUMBER" | "PHONE" | "URL" | "DATE" | "TIME" | "MULTIPLE_CHOICE" | "CHECKBOXES" | "DROPDOWN" | "MULTI_SELECT" | "RANKING" | "RATING" | "LINEAR_SCALE" | "NPS" | "FILE" | "SIGNATURE" | "CONSENT" | "HIDDEN_FIELDS" | "RESPONDENT_COUNTRY" | "CALCULATED_FIELD";
+        QuestionType: "SHORT_TEXT" | "LONG_TEXT" | "EMAIL" | "NUMBER" | "PHONE" | "URL" | "DATE" | "TIME" | "MULTIPLE_CHOICE" | "CHECKBOXES" | "DROPDOWN" | "MULTI_SELECT" | "RANKING" | "MATRIX" | "RATING" | "LINEAR_SCALE" | "NPS" | "FILE" | "SIGNATURE" | "CONSENT" | "HIDDEN_FIELDS" | "RESPONDENT_COUNTRY" | "CALCULATED_FIELD";
         SubmissionPage: {
             items: components["schemas"]["Submission"][];
             page: number;
@@ -1579,6 +1608,16 @@ export interface components {
             label: string;
             /** @description The chosen options' ids; null: skipped by the form's logic */
             value: string[] | null;
+        } | {
+            questionId: string;
+            /** @enum {string} */
+            type: "MATRIX";
+            /** @description The label in the version the respondent saw */
+            label: string;
+            /** @description Row id → column id (→ column ids for a matrix with `multiple`), answered rows only; null: skipped by the form's logic */
+            value: {
+                [key: string]: string | string[];
+            } | null;
         } | {
             questionId: string;
             /** @enum {string} */
@@ -1917,6 +1956,16 @@ export interface components {
                         id: string;
                         text: string;
                     }[];
+                    /** @description MATRIX only: every row (the value's keys) */
+                    rows?: {
+                        id: string;
+                        text: string;
+                    }[];
+                    /** @description MATRIX only: every column (the value's column ids) */
+                    columns?: {
+                        id: string;
+                        text: string;
+                    }[];
                     /** @description FILE and SIGNATURE questions only, in the order of `value` */
                     files?: {
                         id: string;
@@ -1940,8 +1989,10 @@ export interface components {
                 respondentCountry: string | null;
             };
         };
-        /** @description A string (text, email, phone, URL, DATE as YYYY-MM-DD, TIME as HH:MM, the chosen option's id for MULTIPLE_CHOICE and DROPDOWN, hidden fields, the country), a number (NUMBER, RATING, LINEAR_SCALE, NPS), true (CONSENT), an array of strings (option ids for CHECKBOXES and MULTI_SELECT, every option id in order for RANKING, upload ids for FILE and SIGNATURE), a number or string for CALCULATED_FIELD, or null when unanswered */
-        AnswerValue: string | number | boolean | string[] | null;
+        /** @description A string (text, email, phone, URL, DATE as YYYY-MM-DD, TIME as HH:MM, the chosen option's id for MULTIPLE_CHOICE and DROPDOWN, hidden fields, the country), a number (NUMBER, RATING, LINEAR_SCALE, NPS), true (CONSENT), an array of strings (option ids for CHECKBOXES and MULTI_SELECT, every option id in order for RANKING, upload ids for FILE and SIGNATURE), an object of row ids to column ids (or arrays of them) for MATRIX, a number or string for CALCULATED_FIELD, or null when unanswered */
+        AnswerValue: string | number | boolean | string[] | {
+            [key: string]: string | string[];
+        } | null;
         /**
          * @example {
          *       "eventId": "evt_8Lq2Wc9Ns1Dx4Vb7",
@@ -2002,6 +2053,16 @@ export interface components {
                     value: components["schemas"]["AnswerValue"];
                     /** @description Choice questions only: every option, so an answer's ids can be read without another call */
                     options?: {
+                        id: string;
+                        text: string;
+                    }[];
+                    /** @description MATRIX only: every row (the value's keys) */
+                    rows?: {
+                        id: string;
+                        text: string;
+                    }[];
+                    /** @description MATRIX only: every column (the value's column ids) */
+                    columns?: {
                         id: string;
                         text: string;
                     }[];

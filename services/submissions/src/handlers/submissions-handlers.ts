@@ -138,6 +138,8 @@ function responseFields(response: Response, document: FormDocument): MessageInit
       label: block.question,
       value: fromJson(ValueSchema, answer?.value ?? null),
       options: isChoiceBlock(block) ? block.options.map((o) => ({ id: o.id ?? "", text: o.text })) : [],
+      rows: block.type === "MATRIX" ? block.rows.map((r) => ({ id: r.id ?? "", text: r.text })) : [],
+      columns: block.type === "MATRIX" ? block.columns.map((c) => ({ id: c.id ?? "", text: c.text })) : [],
       files: (answer?.files ?? []).map((f) => ({ id: f.id, name: f.name, contentType: f.contentType, size: BigInt(f.size) })),
     };
   });

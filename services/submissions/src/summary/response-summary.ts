@@ -5,12 +5,13 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { EntityManager } from "@mikro-orm/core";
 import type { FormDocument, InputBlock } from "@formsvc/form-document";
 import { isInputBlock, questionTypeOf, questionTypes, scaleOf } from "@formsvc/form-document/block-types";
-import type { OptionRankSchema, QuestionSummarySchema, SummarizeResponsesResponseSchema, ValueCountSchema } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import type { OptionRankSchema, QuestionSummarySchema, RowCountsSchema, SummarizeResponsesResponseSchema, ValueCountSchema } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 
 type Summary = MessageInitShape<typeof SummarizeResponsesResponseSchema>;
 type QuestionSummary = MessageInitShape<typeof QuestionSummarySchema>;
 type ValueCount = MessageInitShape<typeof ValueCountSchema>;
 type OptionRank = MessageInitShape<typeof OptionRankSchema>;
+type RowCounts = MessageInitShape<typeof RowCountsSchema>;
 
 export interface SummaryFilter {
   formId: string;
@@ -28,7 +29,7 @@ export const latestTextCount = 10;
 const latestTextChars = 500;
 
 /** How a question is summed up, by its answer shape. */
-type Tally = "counts" | "ranks" | "numbers" | "latest" | "files";
+type Tally = "counts" | "ranks" | "cells" | "numbers" | "latest" | "files";
 
 function tallyOf(block: InputBlock): Tally {
   const type = questionTypes[block.type];
@@ -40,6 +41,8 @@ function tallyOf(block: InputBlock): Tally {
       return "counts";
     case "ranking":
       return "ranks";
+    case "grid":
+      return "cells";
     case "number":
       return "numbers";
     case "uploads":
@@ -55,7 +58,7 @@ function containing(text: string): string {
 }
 
 interface Row {
-  kind: "responses" | "day" | "answered" | "count" | "rank" | "numbers" | "latest";
+  kind: "responses" | "day" | "answered" | "count" | "rank" | "cell" | "numbers" | "latest";
   key: string | null;
   value: string | null;
   n: string;
@@ -112,6 +115,13 @@ export async function summarizeResponses(em: EntityManager, responsesTable: stri
       where g."key" in (select jsonb_array_elements_text(?::jsonb)) and jsonb_typeof(g."value") = 'array'
       group by g."key", v.value #>> '{}'
      union all
+     -- A matrix's cells: the value is [row id, column id] as JSON.
+     select 'cell', g."key", jsonb_build_array(r.key, v.value #>> '{}')::text, count(*)::text, null, null, null, null
+       from "given" g, jsonb_each(case jsonb_typeof(g."value") when 'object' then g."value" else '{}'::jsonb end) r,
+            jsonb_array_elements(case jsonb_typeof(r.value) when 'array' then r.value else jsonb_build_array(r.value) end) v
+      where g."key" in (select jsonb_array_elements_text(?::jsonb))
+      group by g."key", r.key, v.value #>> '{}'
+     union all
      select 'numbers', "key", null, count(*)::text, min(("value" #>> '{}')::float8), percentile_cont(0.5) within group (order by ("value" #>> '{}')::float8),
             -- The mean over numeric: avg(float8) also sums the squares, which overflow at answers of 1e155 and
             -- up (two answers of 1e200 and -1e200 made the summary fail for good).
@@ -134,6 +144,7 @@ export async function summarizeResponses(em: EntityManager, responsesTable: stri
       JSON.stringify(blocks.map((b) => b.key)),
       keysOf("counts"),
       keysOf("ranks"),
+      keysOf("cells"),
       keysOf("numbers"),
       keysOf("latest"),
     ],
@@ -167,6 +178,7 @@ export async function summarizeResponses(em: EntityManager, responsesTable: stri
         .map((r) => r.value ?? "");
     }
     if (tally === "ranks") summary.ranks = ranksOf(block, byKind("rank", key));
+    if (tally === "cells") summary.rows = rowCountsOf(block, byKind("cell", key));
     if (tally === "files") summary.files = BigInt(answered?.value ?? 0);
     return summary;
   });
@@ -182,6 +194,18 @@ export async function summarizeResponses(em: EntityManager, responsesTable: stri
  * order, zero when nobody chose it) then any other id answered; every step of a scale; the days answered,
  * oldest first; `true` for consents.
  */
+/** A matrix's rows of the current version, in order, each with the count of every column (zero when nobody chose it). */
+function rowCountsOf(block: InputBlock, rows: Row[]): RowCounts[] {
+  if (block.type !== "MATRIX") return [];
+  const cell = (row: unknown, column: unknown) => JSON.stringify([row, column]);
+  const counted = new Map(rows.map((r) => [cell(...(JSON.parse(r.value ?? "[]") as [string, string])), BigInt(r.n)]));
+  return block.rows.map((row) => ({
+    value: row.id ?? "",
+    label: row.text,
+    counts: block.columns.map((column) => ({ value: column.id ?? "", label: column.text, count: counted.get(cell(row.id, column.id)) ?? 0n })),
+  }));
+}
+
 /** A ranking's options by their mean place (1: first), best first; options nobody ranked last, without a mean. */
 function ranksOf(block: InputBlock, rows: Row[]): OptionRank[] {
   const means = new Map(rows.map((r) => [r.value ?? "", r.mean]));

@@ -864,6 +864,13 @@ export declare type QuestionSummary = Message<"formsvc.submissions.v1.QuestionSu
    * @generated from field: repeated formsvc.submissions.v1.OptionRank ranks = 14;
    */
   ranks: OptionRank[];
+
+  /**
+   * grid (MATRIX): per row of the current version, in its order, the counts of its columns.
+   *
+   * @generated from field: repeated formsvc.submissions.v1.RowCounts rows = 15;
+   */
+  rows: RowCounts[];
 };
 
 /**
@@ -871,6 +878,32 @@ export declare type QuestionSummary = Message<"formsvc.submissions.v1.QuestionSu
  * Use `create(QuestionSummarySchema)` to create a new message.
  */
 export declare const QuestionSummarySchema: GenMessage<QuestionSummary>;
+
+/**
+ * @generated from message formsvc.submissions.v1.RowCounts
+ */
+export declare type RowCounts = Message<"formsvc.submissions.v1.RowCounts"> & {
+  /**
+   * @generated from field: string value = 1;
+   */
+  value: string;
+
+  /**
+   * @generated from field: string label = 2;
+   */
+  label: string;
+
+  /**
+   * @generated from field: repeated formsvc.submissions.v1.ValueCount counts = 3;
+   */
+  counts: ValueCount[];
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.RowCounts.
+ * Use `create(RowCountsSchema)` to create a new message.
+ */
+export declare const RowCountsSchema: GenMessage<RowCounts>;
 
 /**
  * @generated from message formsvc.submissions.v1.OptionRank
