@@ -49,6 +49,15 @@ const form = {
       question: "What matters most?",
       options: [{ id: "price", text: "Price" }, { id: "speed", text: "Speed" }, { id: "support", text: "Support" }],
     },
+    {
+      id: "b_grid",
+      key: "grid",
+      type: "MATRIX",
+      question: "How was it?",
+      required: true,
+      rows: [{ id: "food", text: "Food" }, { id: "music", text: "Music" }],
+      columns: [{ id: "bad", text: "Bad" }, { id: "ok", text: "OK" }, { id: "good", text: "Good" }],
+    },
   ],
 };
 
@@ -59,7 +68,7 @@ async function respond(formId: string, body: object) {
   return { status: res.status, body: await res.json() };
 }
 
-describe("TIME, LINEAR_SCALE, NPS, CONSENT, MULTI_SELECT and RANKING across the stack", () => {
+describe("TIME, LINEAR_SCALE, NPS, CONSENT, MULTI_SELECT, RANKING and MATRIX across the stack", () => {
   let owner: Awaited<ReturnType<typeof person>>;
   let api: ReturnType<typeof apiClient>;
   let formId: string;
@@ -73,7 +82,7 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT, MULTI_SELECT and RANKING across the 
     formId = created.body.id;
     assert.deepEqual(
       created.body.document.blocks.map((b: { type: string }) => b.type),
-      ["TIME", "LINEAR_SCALE", "NPS", "CONSENT", "MULTI_SELECT", "RANKING"],
+      ["TIME", "LINEAR_SCALE", "NPS", "CONSENT", "MULTI_SELECT", "RANKING", "MATRIX"],
     );
     assert.equal((await owner.call("POST", `/forms/${formId}/publish`, {})).status, 200);
     assert.equal((await api("POST", "/webhooks", { formId, url: receiver.url })).status, 201);
@@ -92,13 +101,15 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT, MULTI_SELECT and RANKING across the 
     assert.match(await bad({ type: "TIME", question: "Q", options: [] }), /document\.blocks\[0\]/);
     assert.match(await bad({ type: "MULTI_SELECT", question: "Q", options: [{ text: "A" }], min: 2 }), /document\.blocks\[0\]\.min: must not be more than the 1 options/);
     assert.match(await bad({ type: "MULTI_SELECT", question: "Q", options: [{ text: "A" }], min: 1, max: 0 }), /document\.blocks\[0\]\.max/);
+    assert.match(await bad({ type: "MATRIX", question: "Q", rows: [], columns: [{ text: "A" }] }), /document\.blocks\[0\]\.rows: needs at least one row/);
+    assert.match(await bad({ type: "MATRIX", question: "Q", rows: [{ id: "x", text: "A" }], columns: [{ id: "x", text: "B" }] }), /document\.blocks\[0\]\.columns\[0\]\.id: duplicate id "x"/);
   });
 
   it("lists each as a column of /questions", async () => {
     const { status, body } = await api("GET", `/forms/${formId}/questions`);
     assert.equal(status, 200);
     assert.deepEqual(
-      body.items.slice(0, 6).map((q: { key: string; type: string; label: string }) => [q.key, q.type, q.label]),
+      body.items.slice(0, 7).map((q: { key: string; type: string; label: string }) => [q.key, q.type, q.label]),
       [
         ["time", "TIME", "Arrival time"],
         ["agree", "LINEAR_SCALE", "How much do you agree?"],
@@ -106,6 +117,7 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT, MULTI_SELECT and RANKING across the 
         ["terms", "CONSENT", "Terms"],
         ["langs", "MULTI_SELECT", "Languages you speak"],
         ["rank", "RANKING", "What matters most?"],
+        ["grid", "MATRIX", "How was it?"],
       ],
     );
   });
@@ -129,6 +141,9 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT, MULTI_SELECT and RANKING across the 
       [{ rank: ["speed", "price", "price"] }, 'answers.rank (What matters most?): names option id "price" twice'],
       [{ rank: ["speed", "price", "cost"] }, 'answers.rank (What matters most?): "cost" is not an option of this question'],
       [{ rank: "speed" }, "answers.rank (What matters most?): must be an array of option ids, not a string"],
+      [{ grid: ["good"] }, "answers.grid (How was it?): must be an object of row ids to column ids, not an array"],
+      [{ grid: { drinks: "good" } }, 'answers.grid (How was it?): "drinks" is not a row of this question'],
+      [{ grid: { food: "great" } }, 'answers.grid (How was it?): row "food": "great" is not a column of this question'],
     ];
     for (const [answers, error] of cases) {
       const res = await respond(formId, { answers });
@@ -141,15 +156,19 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT, MULTI_SELECT and RANKING across the 
       assert.equal(res.status, 400);
       assert.match(res.body.error, /answers\.terms \(Terms\): is required/);
     }
+    // A required matrix means every row.
+    const half = await respond(formId, { answers: { terms: true, grid: { food: "good" } }, completed: true });
+    assert.equal(half.status, 400);
+    assert.match(half.body.error, /answers\.grid \(How was it\?\): needs an answer in every row \(1 of 2 unanswered\)/);
   });
 
   it("stores a valid answer of each and pushes it to the webhook", async () => {
-    const done = await respond(formId, { answers: { time: "14:30", agree: 0, nps: 10, terms: true, langs: ["fr", "en"], rank: ["speed", "price", "support"] }, completed: true });
+    const done = await respond(formId, { answers: { time: "14:30", agree: 0, nps: 10, terms: true, langs: ["fr", "en"], rank: ["speed", "price", "support"], grid: { food: "good", music: "ok" } }, completed: true });
     assert.equal(done.status, 200, JSON.stringify(done.body));
     const stored = await api("GET", `/forms/${formId}/submissions/${done.body.responseId}`);
     assert.equal(stored.status, 200);
     const values = Object.fromEntries(Object.entries(stored.body.answers).map(([key, a]) => [key, (a as { value: unknown }).value]));
-    assert.deepEqual(values, { time: "14:30", agree: 0, nps: 10, terms: true, langs: ["fr", "en"], rank: ["speed", "price", "support"] });
+    assert.deepEqual(values, { time: "14:30", agree: 0, nps: 10, terms: true, langs: ["fr", "en"], rank: ["speed", "price", "support"], grid: { food: "good", music: "ok" } });
     assert.equal(stored.body.answers.agree.type, "LINEAR_SCALE");
 
     await receiver.waitFor(1);
@@ -162,12 +181,13 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT, MULTI_SELECT and RANKING across the 
       // Texts beside the ids: every option of the question.
       { questionId: "b_langs", type: "MULTI_SELECT", label: "Languages you speak", value: ["fr", "en"], options: form.blocks[4].options },
       { questionId: "b_rank", type: "RANKING", label: "What matters most?", value: ["speed", "price", "support"], options: form.blocks[5].options },
+      { questionId: "b_grid", type: "MATRIX", label: "How was it?", value: { food: "good", music: "ok" }, rows: form.blocks[6].rows, columns: form.blocks[6].columns },
     ]);
   });
 
   it("sums them up: every step of a scale, the Net Promoter Score with its counts, agreements", async () => {
     for (const nps of [9, 7, 3, 0]) {
-      const answers = { nps, agree: 4, terms: true, rank: ["price", "speed", "support"] };
+      const answers = { nps, agree: 4, terms: true, rank: ["price", "speed", "support"], grid: { food: "good", music: "bad" } };
       assert.equal((await respond(formId, { answers, completed: true })).status, 200);
     }
     const { status, body } = await owner.call("GET", `/forms/${formId}/summary`);
@@ -188,8 +208,16 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT, MULTI_SELECT and RANKING across the 
       { value: "speed", label: "Speed", meanRank: 1.8 },
       { value: "support", label: "Support", meanRank: 3 },
     ]);
+    // Per row, every column counted: Food good five times; Music ok once, bad four times.
+    assert.deepEqual(
+      q("grid").rows.map((r: { label: string; counts: { label: string; count: number }[] }) => [r.label, r.counts.map((c) => [c.label, c.count])]),
+      [
+        ["Food", [["Bad", 0], ["OK", 0], ["Good", 5]]],
+        ["Music", [["Bad", 4], ["OK", 1], ["Good", 0]]],
+      ],
+    );
     assert.deepEqual(q("langs").counts.map((c: { label: string; count: number }) => [c.label, c.count]), [["English", 1], ["French", 1], ["German", 0], ["Dutch", 0]]);
-    assert.equal((await respond(formId, { answers: { nps: 10, terms: true }, completed: true })).status, 200);
+    assert.equal((await respond(formId, { answers: { nps: 10, terms: true, grid: { food: "ok", music: "ok" } }, completed: true })).status, 200);
     const again = (await owner.call("GET", `/forms/${formId}/summary`)).body.questions.find((x: { key: string }) => x.key === "nps");
     assert.equal(again.score, (100 * (3 - 2)) / 6);
   });
@@ -198,8 +226,8 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT, MULTI_SELECT and RANKING across the 
     const res = await fetch(`${sys.url}/app/api/forms/${formId}/submissions.csv?filter=completed`, { headers: { cookie: owner.cookies.header() } });
     assert.equal(res.status, 200);
     const lines = (await res.text()).replace(/^\uFEFF/, "").split("\r\n").filter(Boolean);
-    assert.equal(lines[0], "Response ID,Status,Submitted at,Started at,Form version,Arrival time,How much do you agree?,Would you recommend us?,Terms,Languages you speak,What matters most?,Respondent country");
-    assert.ok(lines.some((line) => /,14:30,0,10,true,"French, English","Speed, Price, Support",/.test(line)), lines.join("\n"));
+    assert.equal(lines[0], "Response ID,Status,Submitted at,Started at,Form version,Arrival time,How much do you agree?,Would you recommend us?,Terms,Languages you speak,What matters most?,How was it?: Food,How was it?: Music,Respondent country");
+    assert.ok(lines.some((line) => /,14:30,0,10,true,"French, English","Speed, Price, Support",Good,OK,/.test(line)), lines.join("\n"));
   });
 
   /** A phone's page (390 px wide, 24-hour times), with or without the page's script. */
@@ -251,6 +279,15 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT, MULTI_SELECT and RANKING across the 
     }
     await page.keyboard.press("Space");
     assert.equal(await page.getByRole("checkbox", { name: "German" }).isChecked(), true);
+    // A matrix: each row's radios, moved through with the arrow keys; each cell names its row and column.
+    await page.getByRole("radio", { name: "Food: Bad" }).focus();
+    await page.keyboard.press("Space");
+    await page.keyboard.press("ArrowRight");
+    await page.keyboard.press("ArrowRight");
+    assert.equal(await page.getByRole("radio", { name: "Food: Good" }).isChecked(), true);
+    await page.getByRole("radio", { name: "Music: OK" }).focus();
+    await page.keyboard.press("Space");
+    assert.equal(await page.getByRole("radio", { name: "Music: OK" }).isChecked(), true);
     // A ranking: a select per place, chosen by typing an option's first letters.
     for (const [place, option] of [["Place 1", "Support"], ["Place 2", "Price"], ["Place 3", "Speed"]]) {
       const select = page.getByRole("combobox", { name: place, exact: true });
@@ -278,7 +315,7 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT, MULTI_SELECT and RANKING across the 
     await page.getByRole("button", { name: "Submit" }).focus();
     await page.keyboard.press("Enter");
     await page.locator(".hf-thanks").waitFor();
-    assert.deepEqual(await latestAnswers(), { time: "09:15", agree: 2, nps: 8, terms: true, langs: ["de"], rank: ["support", "price", "speed"] });
+    assert.deepEqual(await latestAnswers(), { time: "09:15", agree: 2, nps: 8, terms: true, langs: ["de"], rank: ["support", "price", "speed"], grid: { food: "good", music: "ok" } });
     await page.context().close();
   });
 
@@ -292,7 +329,7 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT, MULTI_SELECT and RANKING across the 
     await page.getByRole("button", { name: "Submit" }).focus();
     await page.keyboard.press("Enter");
     await page.locator(".hf-thanks").waitFor();
-    assert.deepEqual(await latestAnswers(), { time: "09:15", agree: 2, nps: 8, terms: true, langs: ["de"], rank: ["support", "price", "speed"] });
+    assert.deepEqual(await latestAnswers(), { time: "09:15", agree: 2, nps: 8, terms: true, langs: ["de"], rank: ["support", "price", "speed"], grid: { food: "good", music: "ok" } });
     await page.context().close();
   });
 });
