@@ -72,6 +72,7 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT, MULTI_SELECT, RANKING and MATRIX acr
   let owner: Awaited<ReturnType<typeof person>>;
   let api: ReturnType<typeof apiClient>;
   let formId: string;
+  let hookId: string;
 
   before(async () => {
     owner = await person("types");
@@ -85,7 +86,9 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT, MULTI_SELECT, RANKING and MATRIX acr
       ["TIME", "LINEAR_SCALE", "NPS", "CONSENT", "MULTI_SELECT", "RANKING", "MATRIX"],
     );
     assert.equal((await owner.call("POST", `/forms/${formId}/publish`, {})).status, 200);
-    assert.equal((await api("POST", "/webhooks", { formId, url: receiver.url })).status, 201);
+    const hook = await api("POST", "/webhooks", { formId, url: receiver.url });
+    assert.equal(hook.status, 201);
+    hookId = hook.body.id;
   });
 
   it("refuses a document with a block out of its type's shape, naming it", async () => {
@@ -183,6 +186,30 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT, MULTI_SELECT, RANKING and MATRIX acr
       { questionId: "b_rank", type: "RANKING", label: "What matters most?", value: ["speed", "price", "support"], options: form.blocks[5].options },
       { questionId: "b_grid", type: "MATRIX", label: "How was it?", value: { food: "good", music: "ok" }, rows: form.blocks[6].rows, columns: form.blocks[6].columns },
     ]);
+  });
+
+  it("sends a test event with a valid sample answer of each, texts beside ids", async () => {
+    const test = await api("POST", `/webhooks/${hookId}/test`);
+    assert.equal(test.status, 200, JSON.stringify(test.body));
+    // The test is answered once delivered: the receiver has it.
+    const got = receiver.received.find((r) => r.body.eventId === test.body.eventId);
+    assert.equal(got?.body.test, true);
+    const fields = Object.fromEntries(got!.body.data.fields.map((f: { questionId: string }) => [f.questionId, f]));
+    assert.deepEqual(
+      Object.fromEntries(Object.entries(fields).map(([id, f]) => [id, (f as { value: unknown }).value])),
+      {
+        b_time: "14:30",
+        b_agree: 4,
+        b_nps: 10,
+        b_terms: true,
+        b_langs: ["en", "fr"],
+        b_rank: ["price", "speed", "support"],
+        b_grid: { food: "bad", music: "bad" },
+      },
+    );
+    assert.deepEqual(fields.b_grid.rows, form.blocks[6].rows);
+    assert.deepEqual(fields.b_grid.columns, form.blocks[6].columns);
+    assert.deepEqual(fields.b_rank.options, form.blocks[5].options);
   });
 
   it("sums them up: every step of a scale, the Net Promoter Score with its counts, agreements", async () => {

@@ -25,6 +25,25 @@ export function isChoiceBlock<B extends { type: string }>(block: B): block is Ex
   return choiceTypeSet.has(block.type);
 }
 
+type Texts = { id: string; text: string }[];
+
+/**
+ * The texts an answer's ids stand for, as events carry them beside the value: a choice's options, a
+ * matrix's rows and columns (empty lists for other blocks).
+ */
+export function fieldTexts(block: { type: string; options?: { id?: string; text: string }[]; rows?: { id?: string; text: string }[]; columns?: { id?: string; text: string }[] }): {
+  options: Texts;
+  rows: Texts;
+  columns: Texts;
+} {
+  const texts = (list: { id?: string; text: string }[] | undefined) => (list ?? []).map((o) => ({ id: o.id ?? "", text: o.text }));
+  return {
+    options: choiceTypeSet.has(block.type) ? texts(block.options) : [],
+    rows: block.type === "MATRIX" ? texts(block.rows) : [],
+    columns: block.type === "MATRIX" ? texts(block.columns) : [],
+  };
+}
+
 /**
  * What calculated fields' CEL expressions may cost, checked when a form is saved (expression-cost.ts):
  * evaluation time grows with the size of the expression and, multiplied by the answers' list sizes,
