@@ -3,7 +3,8 @@ import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { apiClient } from "./support/system.ts";
 import { signedUpPerson } from "./support/app-client.ts";
-import { launchBrowser, screenshot } from "./support/browser.ts";
+import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
+import { launchBrowser, screenshot, signedInContext } from "./support/browser.ts";
 import { startReceiver } from "./support/receiver.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
@@ -18,6 +19,7 @@ let browser: Browser;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
 before(async () => {
+  ensureAppBuilt(undefined, { quiet: true });
   [sys, browser, receiver] = await Promise.all([startTestSystem("question_types", { WEBHOOK_ALLOW_PRIVATE_URLS: "true" }), launchBrowser(), startReceiver()]);
 });
 after(async () => {
@@ -247,6 +249,26 @@ describe("TIME, LINEAR_SCALE, NPS, CONSENT, MULTI_SELECT, RANKING and MATRIX acr
     assert.equal((await respond(formId, { answers: { nps: 10, terms: true, grid: { food: "ok", music: "ok" } }, completed: true })).status, 200);
     const again = (await owner.call("GET", `/forms/${formId}/summary`)).body.questions.find((x: { key: string }) => x.key === "nps");
     assert.equal(again.score, (100 * (3 - 2)) / 6);
+  });
+
+  it("shows the figures in the app's Summary view", async () => {
+    const context = await signedInContext(browser, sys.url, owner.cookies);
+    const page = await context.newPage();
+    await page.goto(`${sys.url}/app/forms/${formId}/responses`);
+    await page.getByRole("tab", { name: "Summary" }).click();
+    await page.getByRole("heading", { name: "6 completed responses" }).waitFor();
+    // Six NPS answers (10, 9, 7, 3, 0, 10): three promoters, one passive, two detractors.
+    assert.deepEqual(await page.locator('[data-question="nps"] dl.summary-stats dd').allInnerTexts(), ["16.67", "3", "1", "2"]);
+    assert.deepEqual(
+      (await page.getByRole("list", { name: "Options of What matters most? by mean place" }).locator("li").allInnerTexts()).map((t) => t.replace(/\s+/g, " ")),
+      ["Price (mean place 1.2)", "Speed (mean place 1.8)", "Support (mean place 3)"],
+    );
+    assert.deepEqual(
+      (await page.getByRole("list", { name: "Answers to How was it?: Music" }).locator("li").allInnerTexts()).map((t) => t.replace(/\s+/g, " ")),
+      ["Bad 4 (67%)", "OK 2 (33%)", "Good 0 (0%)"],
+    );
+    await screenshot(page, "question-types-summary", { fullPage: true });
+    await context.close();
   });
 
   it("exports a column of each to CSV", async () => {
