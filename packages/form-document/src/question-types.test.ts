@@ -54,5 +54,9 @@ describe("question types", () => {
     assert.equal(answerText("RATING", 4, { optionText }), "4");
     assert.equal(answerText("SHORT_TEXT", null, { optionText }), "");
     assert.equal(answerText("HIDDEN_FIELDS", "newsletter", { optionText }), "newsletter");
+    const gridText = (id: string) => ({ r1: "Food", r2: "Music", c1: "Bad", c2: "Good" })[id];
+    assert.equal(answerText("MATRIX", { r1: "c2", r2: ["c1", "c2"] }, { optionText: gridText }), "Food: Good; Music: Bad, Good");
+    assert.equal(answerText("RANKING", ["b", "a"], { optionText }), "Banana, Apple");
+    assert.equal(answerText("CONSENT", true, { optionText }), "true");
   });
 });
