@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { ApiError, csrfCookieName } from "../api.ts";
 import { EmptyState, ErrorState, StatusBadge } from "../components/ui.tsx";
 import { blockTypes, newBlock } from "../lib/document.ts";
+import { choiceBlockTypes, inputBlockTypes } from "@formsvc/form-document/block-types";
 import { formatBytes } from "../lib/format.ts";
 import type { Form } from "../types.ts";
 import { passwordRefusal } from "./Auth.tsx";
@@ -80,10 +81,14 @@ describe("the editor", () => {
     );
     expect(html.match(/data-block-index=/g)).toHaveLength(blockTypes.length);
     for (const label of ["Short text", "Checkboxes", "Rating", "Signature", "Page break", "Heading", "Paragraph"]) expect(html).toContain(label);
-    // 13 questions, each with a labelled question and field name.
-    expect(html.match(/>Question<\/label>/g)).toHaveLength(13);
-    expect(html.match(/>Field name<\/label>/g)).toHaveLength(13);
-    expect(html.match(/<legend>Options<\/legend>/g)).toHaveLength(3);
+    // Every question, each with a labelled question and field name.
+    expect(html.match(/>Question<\/label>/g)).toHaveLength(inputBlockTypes.length);
+    expect(html.match(/>Field name<\/label>/g)).toHaveLength(inputBlockTypes.length);
+    // Settings of their own: a scale's steps and end labels, a consent's text.
+    for (const label of ["Fewest choices", "Most choices", "Lowest step", "Highest step", "Lowest step means", "Highest step means", "Text to agree with"]) expect(html).toContain(`>${label}</label>`);
+    expect(html.match(/<legend>Options<\/legend>/g)).toHaveLength(choiceBlockTypes.length);
+    expect(html).toContain("<legend>Rows</legend>");
+    expect(html).toContain("<legend>Columns</legend>");
     expect(html).toMatch(/<button type="button" data-move="up" disabled="" aria-label="Move block 1 up">/);
     expect(html).toMatch(new RegExp(`aria-label="Move block ${blockTypes.length} down"[^>]*>|disabled="" aria-label="Move block ${blockTypes.length} down"`));
     expect(html).toContain('aria-label="Delete block 3"');

@@ -27,6 +27,9 @@ export const languageField = "_language";
 /** The honeypot: a field people never see (settings.honeypot); whoever fills it is a bot. */
 export const honeypotField = "_website";
 
+/** The posted field of a matrix's row: `<key>.<rowId>` (keys have no dots, so these never clash). */
+export const matrixField = (key: string, rowId: string) => `${key}.${rowId}`;
+
 /** A value of a posted field: one string, or several for repeated names (checkboxes). */
 export type FieldValue = string | string[];
 export type FieldValues = Record<string, FieldValue>;
@@ -63,7 +66,7 @@ export function all(value: FieldValue | undefined): string[] {
 
 interface PostedForm {
   /** By question key: the JSON values of DESIGN.md. */
-  answers: Record<string, string | number | string[]>;
+  answers: Record<string, string | number | boolean | string[] | Record<string, string | string[]>>;
   /** Hidden field values, by name (only names the document declares). */
   hidden: Record<string, string>;
   /** The version the respondent loaded; 0 when unknown. */
@@ -90,7 +93,7 @@ export function logicStateOf(doc: FormDocument, fields: FieldValues): LogicState
 
 /**
  * Answers from the fields of the plain (urlencoded) HTML form: text as given, numbers as numbers,
- * choices as option ids, checkboxes as arrays of option ids. Empty fields are no answer. The answers
+ * choices as option ids, checkboxes as arrays of option ids, a ticked consent as true. Empty fields are no answer. The answers
  * are checked here too, by submissions' own rules (validateAnswers), so that a respondent without
  * JavaScript sees every problem at once; questions that take uploads cannot be answered this way.
  */
@@ -127,7 +130,9 @@ export function readAnswers(doc: FormDocument, fields: FieldValues, texts: PageT
       case "uploads":
         if (block.required) errors[key] = texts.text("questionNeedsScript");
         break;
-      case "options": {
+      case "options":
+      case "ranking": {
+        // A ranking posts one select per place, in place order.
         const ids = all(raw);
         if (ids.length > 0) answers[key] = ids;
         break;
@@ -141,6 +146,20 @@ export function readAnswers(doc: FormDocument, fields: FieldValues, texts: PageT
         else answers[key] = n;
         break;
       }
+      case "grid": {
+        if (block.type !== "MATRIX") break;
+        const rows: Record<string, string | string[]> = {};
+        for (const row of block.rows) {
+          const ids = all(fields[matrixField(key, row.id ?? "")]);
+          if (ids.length > 0) rows[row.id ?? ""] = block.multiple ? ids : ids[0];
+        }
+        if (Object.keys(rows).length > 0) answers[key] = rows;
+        break;
+      }
+      case "consent":
+        // The ticked box posts "true"; an unticked one posts nothing.
+        if (first(raw) === "true") answers[key] = true;
+        break;
       case "text":
       case "option": {
         const text = first(raw).trim();

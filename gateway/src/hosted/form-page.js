@@ -82,6 +82,7 @@ const embedding = (() => {
     el,
     key: el.dataset.key,
     type: el.dataset.type,
+    answer: el.dataset.answer, // the answer's shape: text, number, steps, option, options, uploads, consent
     required: el.dataset.required === "true",
     question: el.dataset.question || "",
     page: pages.findIndex((page) => page.contains(el)),
@@ -93,23 +94,43 @@ const embedding = (() => {
 
   const fieldOf = (q) => $("input:not([type=radio]):not([type=checkbox]), select, textarea", q.el);
 
+  // Answers are read by their shape (question-types.ts), so a new type of a known shape needs nothing here.
   function valueOf(q) {
-    switch (q.type) {
-      case "MULTIPLE_CHOICE":
-      case "RATING": {
+    switch (q.answer) {
+      case "steps": {
         const checked = $("input:checked", q.el);
-        if (!checked) return undefined;
-        return q.type === "RATING" ? Number(checked.value) : checked.value;
+        return checked ? Number(checked.value) : undefined;
       }
-      case "CHECKBOXES": {
+      case "option": {
+        // Radios, or a select (DROPDOWN).
+        const choice = $("input:checked", q.el) || $("select", q.el);
+        return choice && choice.value !== "" ? choice.value : undefined;
+      }
+      case "options": {
         const ids = $$("input:checked", q.el).map((input) => input.value);
         return ids.length ? ids : undefined;
       }
-      case "FILE":
+      case "consent":
+        return $("input:checked", q.el) ? true : undefined;
+      case "grid": {
+        // Row id → column id, or column ids when a row takes several (checkboxes).
+        const rows = {};
+        for (const input of $$("input:checked", q.el)) {
+          const row = input.dataset.row;
+          if (input.type === "checkbox") (rows[row] = rows[row] || []).push(input.value);
+          else rows[row] = input.value;
+        }
+        return Object.keys(rows).length ? rows : undefined;
+      }
+      case "ranking": {
+        // One select per place, in place order; places left empty are no part of the answer.
+        const ids = $$("select", q.el).map((select) => select.value).filter((id) => id !== "");
+        return ids.length ? ids : undefined;
+      }
+      case "uploads":
+        if (q.pad) return q.pad.uploadId ? [q.pad.uploadId] : undefined;
         return q.files.length ? q.files.map((f) => f.uploadId) : undefined;
-      case "SIGNATURE":
-        return q.pad.uploadId ? [q.pad.uploadId] : undefined;
-      case "NUMBER": {
+      case "number": {
         const text = fieldOf(q).value.trim();
         return text === "" || !Number.isFinite(Number(text)) ? undefined : Number(text);
       }
@@ -122,20 +143,23 @@ const embedding = (() => {
 
   function setValue(q, value) {
     if (value === undefined || value === null) return;
-    switch (q.type) {
-      case "MULTIPLE_CHOICE":
-      case "RATING":
-      case "CHECKBOXES": {
-        const chosen = new Set((Array.isArray(value) ? value : [value]).map(String));
-        for (const input of $$("input", q.el)) input.checked = chosen.has(input.value);
-        break;
-      }
-      case "FILE":
-      case "SIGNATURE":
-        break; // restored from their own stored state
-      default:
-        fieldOf(q).value = String(value);
+    if (q.answer === "uploads") return; // restored from their own stored state
+    if (q.answer === "grid") {
+      for (const input of $$("input", q.el)) input.checked = [].concat(value[input.dataset.row] ?? []).includes(input.value);
+      return;
     }
+    if (q.answer === "ranking") {
+      $$("select", q.el).forEach((select, i) => (select.value = value[i] ?? ""));
+      return;
+    }
+    const boxes = $$("input[type=radio], input[type=checkbox]", q.el);
+    if (boxes.length === 0) {
+      fieldOf(q).value = String(value);
+      return;
+    }
+    const chosen = new Set((Array.isArray(value) ? value : [value]).map(String));
+    for (const input of boxes) input.checked = chosen.has(input.value);
+    q.el.dispatchEvent(new Event("change")); // what counts the chosen options hears of it
   }
 
   /** Every answer given, shown or not: what the rules are evaluated over. */
@@ -454,6 +478,23 @@ const embedding = (() => {
   }
 
   // ---- signature pad ----------------------------------------------------------------------------
+  /** A multi-select: the search narrows the options shown (chosen ones stay), the summary counts the chosen. */
+  function setupSearch(q, search) {
+    const count = $(".hf-multi-count", q.el);
+    const options = $$(".hf-option", q.el);
+    search.hidden = false;
+    search.addEventListener("input", () => {
+      const words = search.value.trim().toLowerCase();
+      for (const option of options) option.hidden = words !== "" && !$("input", option).checked && !option.textContent.toLowerCase().includes(words);
+    });
+    const recount = () => {
+      const n = $$("input:checked", q.el).length;
+      count.textContent = n ? text("optionsChosen", { count: n }) : "";
+    };
+    q.el.addEventListener("change", recount);
+    recount();
+  }
+
   function setupPad(q) {
     const canvas = $("canvas", q.el);
     const typed = $(".hf-pad-typed", q.el);
@@ -687,6 +728,8 @@ const embedding = (() => {
   for (const q of questions) {
     if (q.type === "FILE") setupFile(q);
     if (q.type === "SIGNATURE") setupPad(q);
+    const search = $(".hf-multi-search", q.el);
+    if (search) setupSearch(q, search);
   }
   /** An answer moves what the rules decide, and with it the buttons and the progress; without rules, neither. */
   function followAnswers() {

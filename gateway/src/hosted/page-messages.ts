@@ -51,6 +51,7 @@ export const scriptMessageKeys = [
   "uploading",
   "removeFile",
   "removeFileNamed",
+  "optionsChosen",
 ] as const satisfies readonly MessageKey[];
 
 /** The messages embed.js shows on the embedding site. */

@@ -5,7 +5,6 @@
 // uploads and signatures. Every system text comes from the page language's catalogue (page-messages.ts).
 import {
   buttonRadii,
-  defaultRatingMax,
   defaultSettings,
   defaultThankYou,
   defaultTheme,
@@ -14,6 +13,8 @@ import {
   hasLogic,
   hexColorPattern,
   maxUploadBytes,
+  questionTypes,
+  scaleOf,
   themeText,
   type Block,
   type FormDocument,
@@ -22,7 +23,7 @@ import {
   type InputBlock,
   type ThankYouScreen,
 } from "@formsvc/form-document";
-import { hiddenFieldPrefix, honeypotField, languageField, needsScript, versionField, type FieldValue, type FieldValues } from "./form-fields.ts";
+import { hiddenFieldPrefix, honeypotField, languageField, matrixField, needsScript, versionField, type FieldValue, type FieldValues } from "./form-fields.ts";
 import { carriedFields, logicStep, navField, neighbours, pageField, shownBlocks, shownField, type LogicStep } from "./logic-steps.ts";
 import { pageTexts, type PageTexts } from "./page-messages.ts";
 
@@ -105,7 +106,7 @@ h2{font-size:1.3rem;margin:1.5rem 0 .5rem}
 .hf-label,legend.hf-label{display:block;font-weight:600;margin:0 0 .35rem;padding:0}
 .hf-required{font-weight:400;font-size:.875rem;color:#a4262c;margin-inline-start:.25rem}
 .hf-desc{margin:0 0 .5rem;color:#57606a;font-size:.9375rem}
-input[type=text],input[type=email],input[type=number],input[type=tel],input[type=url],input[type=date],select,textarea{display:block;width:100%;font:inherit;padding:.6rem .75rem;border:1px solid #8c959f;border-radius:8px;background:#fff;color:inherit}
+input[type=text],input[type=email],input[type=number],input[type=tel],input[type=url],input[type=date],input[type=time],select,textarea{display:block;width:100%;font:inherit;padding:.6rem .75rem;border:1px solid #8c959f;border-radius:8px;background:#fff;color:inherit}
 textarea{min-height:7rem;resize:vertical}
 input[type=file]{font:inherit;max-width:100%}
 :focus-visible{outline:3px solid var(--hf-accent);outline-offset:2px}
@@ -120,6 +121,19 @@ input[type=file]{font:inherit;max-width:100%}
 .hf-rating label{display:inline-flex;align-items:center;justify-content:center;min-width:2.75rem;min-height:2.75rem;border:1px solid #8c959f;border-radius:8px;background:#fff;font-weight:600}
 .hf-rating input:checked+label{background:var(--hf-accent);border-color:var(--hf-accent);color:var(--hf-on-accent)}
 .hf-rating input:focus-visible+label{outline:3px solid var(--hf-accent);outline-offset:2px}
+.hf-scale-ends{display:flex;justify-content:space-between;gap:1rem;margin:.35rem 0 0;color:#57606a;font-size:.9rem}
+.hf-consent a{color:var(--hf-accent)}
+.hf-ranking{display:grid;gap:.5rem}
+.hf-matrix{overflow-x:auto}
+.hf-matrix table{border-collapse:collapse;width:100%}
+.hf-matrix th,.hf-matrix td{padding:.45rem .35rem;text-align:center;border-bottom:1px solid #d8dce1}
+.hf-matrix th[scope=row]{text-align:left;font-weight:400}
+.hf-matrix th[scope=col]{font-weight:600;font-size:.9rem}
+.hf-matrix input{width:1.25rem;height:1.25rem;margin:0}
+.hf-place{display:grid;grid-template-columns:auto 1fr;align-items:center;gap:.6rem}
+.hf-multi summary{cursor:pointer;padding:.6rem .75rem;border:1px solid #8c959f;border-radius:8px;background:#fff}
+.hf-multi[open] summary{margin-bottom:.5rem}
+.hf-multi-search{display:block;width:100%;font:inherit;padding:.6rem .75rem;border:1px solid #8c959f;border-radius:8px;margin:0 0 .5rem}
 .hf-error{color:#a4262c;font-weight:600;margin:.4rem 0 0}
 .hf-error:empty{display:none}
 .hf-summary{border:2px solid #a4262c;border-radius:8px;padding:.75rem 1rem;margin:0 0 1.5rem;background:#fff5f5}
@@ -226,6 +240,20 @@ function valuesOf(values: FieldValues | undefined, key: string): string[] {
   return Array.isArray(v) ? v : v === undefined ? [] : [v];
 }
 
+
+/** A consent's text: plain text, except `[words](https://…)`, which shows a link (http and https only). */
+export function consentHtml(text: string): string {
+  const link = /\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)/g;
+  let html = "";
+  let at = 0;
+  for (const match of text.matchAll(link)) {
+    html += escapeHtml(text.slice(at, match.index));
+    html += URL.canParse(match[2]) ? `<a href="${escapeHtml(match[2])}" target="_blank" rel="noopener noreferrer">${escapeHtml(match[1])}</a>` : escapeHtml(match[0]);
+    at = match.index + match[0].length;
+  }
+  return html + escapeHtml(text.slice(at));
+}
+
 const inputTypes: Record<string, { type: string; autocomplete?: string; inputmode?: string }> = {
   SHORT_TEXT: { type: "text" },
   EMAIL: { type: "email", autocomplete: "email" },
@@ -233,6 +261,7 @@ const inputTypes: Record<string, { type: string; autocomplete?: string; inputmod
   PHONE: { type: "tel", autocomplete: "tel" },
   URL: { type: "url", inputmode: "url" },
   DATE: { type: "date" },
+  TIME: { type: "time" },
 };
 
 function attrs(list: Record<string, string | number | boolean | undefined>): string {
@@ -268,6 +297,7 @@ function renderQuestion(block: InputBlock, ctx: QuestionContext): string {
     "data-block": block.id,
     "data-key": key,
     "data-type": block.type,
+    "data-answer": questionTypes[block.type].answer,
     "data-required": required ? "true" : undefined,
     "data-question": block.question,
   });
@@ -296,6 +326,59 @@ function renderQuestion(block: InputBlock, ctx: QuestionContext): string {
         .join("\n");
       return group(`<div class="hf-options">\n${options}\n</div>`, type === "radio" ? "radiogroup" : undefined);
     }
+    case "MULTI_SELECT": {
+      // A list in a disclosure, searchable with the script: every option a checkbox, so it posts without one.
+      const chosen = new Set(valuesOf(ctx.values, key));
+      const options = block.options
+        .map((option) => {
+          const optionId = `${id}-${option.id}`;
+          return `<div class="hf-option"><input${attrs({ type: "checkbox", id: optionId, name: key, value: option.id, checked: chosen.has(option.id ?? ""), "aria-invalid": invalid })}><label for="${escapeHtml(optionId)}">${escapeHtml(option.text)}</label></div>`;
+        })
+        .join("\n");
+      const count = chosen.size > 0 ? t("optionsChosen", { count: chosen.size }) : "";
+      return group(
+        `<details class="hf-multi"${chosen.size > 0 || error ? " open" : ""}>
+<summary>${escapeHtml(block.placeholder || t("choose"))} <span class="hf-multi-count" aria-live="polite">${escapeHtml(count)}</span></summary>
+<label class="hf-sr" for="${escapeHtml(id)}-search">${escapeHtml(t("searchOptions"))}</label>
+<input${attrs({ type: "search", id: `${id}-search`, class: "hf-multi-search", autocomplete: "off", hidden: true })}>
+<div class="hf-options">\n${options}\n</div>
+</details>`,
+      );
+    }
+    case "MATRIX": {
+      // A table: a row per statement, its radios (checkboxes with `multiple`) named `<key>.<rowId>`, each
+      // labelled "row: column" for screen readers; the table scrolls sideways on its own on a narrow screen.
+      const type = block.multiple ? "checkbox" : "radio";
+      const head = block.columns.map((c) => `<th scope="col">${escapeHtml(c.text)}</th>`).join("");
+      const body = block.rows
+        .map((row) => {
+          const name = matrixField(key, row.id ?? "");
+          const chosen = new Set(valuesOf(ctx.values, name));
+          const cells = block.columns
+            .map((column) => {
+              const cellId = `${id}-${row.id}-${column.id}`;
+              return `<td><input${attrs({ type, id: cellId, name, value: column.id, checked: chosen.has(column.id ?? ""), "data-row": row.id, "aria-invalid": invalid })}><label class="hf-sr" for="${escapeHtml(cellId)}">${escapeHtml(`${row.text}: ${column.text}`)}</label></td>`;
+            })
+            .join("");
+          return `<tr><th scope="row">${escapeHtml(row.text)}</th>${cells}</tr>`;
+        })
+        .join("\n");
+      return group(`<div class="hf-matrix"><table>\n<thead><tr><td></td>${head}</tr></thead>\n<tbody>\n${body}\n</tbody>\n</table></div>`);
+    }
+    case "RANKING": {
+      // One select per place, all named by the key: a plain post carries the options in place order.
+      const placed = valuesOf(ctx.values, key);
+      const places = block.options
+        .map((_, i) => {
+          const placeId = `${id}-place-${i + 1}`;
+          const options = block.options
+            .map((o) => `<option${attrs({ value: o.id, selected: placed[i] !== undefined && placed[i] === o.id })}>${escapeHtml(o.text)}</option>`)
+            .join("");
+          return `<div class="hf-place"><label for="${escapeHtml(placeId)}">${escapeHtml(t("rankingPlace", { place: i + 1 }))}</label><select${attrs({ id: placeId, name: key, "aria-invalid": invalid })}><option value="">${escapeHtml(t("choose"))}</option>${options}</select></div>`;
+        })
+        .join("\n");
+      return group(`<div class="hf-ranking">\n${places}\n</div>`);
+    }
     case "DROPDOWN": {
       const chosen = valueOf(ctx.values, key);
       const options = block.options
@@ -305,17 +388,33 @@ function renderQuestion(block: InputBlock, ctx: QuestionContext): string {
         `<select${attrs({ id, name: key, required, "aria-required": required ? "true" : undefined, "aria-describedby": describedBy, "aria-invalid": invalid })}><option value="">${escapeHtml(block.placeholder || t("choose"))}</option>${options}</select>`,
       );
     }
-    case "RATING": {
-      const max = block.max ?? defaultRatingMax;
+    case "RATING":
+    case "LINEAR_SCALE":
+    case "NPS": {
+      const { min, max } = scaleOf(block);
+      const ends: { minLabel?: string; maxLabel?: string } = block.type === "NPS" ? { minLabel: t("npsLeast"), maxLabel: t("npsMost") } : "minLabel" in block || "maxLabel" in block ? block : {};
       const chosen = valueOf(ctx.values, key);
       const steps: string[] = [];
-      for (let n = 1; n <= max; n++) {
+      for (let n = min; n <= max; n++) {
         const stepId = `${id}-${n}`;
+        const end = n === min ? ends.minLabel : n === max ? ends.maxLabel : undefined;
+        const spoken = `${t("ratingStep", { step: n, steps: max })}${end ? `, ${end}` : ""}`;
         steps.push(
-          `<div class="hf-option"><input${attrs({ type: "radio", id: stepId, name: key, value: n, checked: chosen === String(n), required, "aria-invalid": invalid })}><label for="${escapeHtml(stepId)}"><span aria-hidden="true">${n}</span><span class="hf-sr">${escapeHtml(t("ratingStep", { step: n, steps: max }))}</span></label></div>`,
+          `<div class="hf-option"><input${attrs({ type: "radio", id: stepId, name: key, value: n, checked: chosen === String(n), required, "aria-invalid": invalid })}><label for="${escapeHtml(stepId)}"><span aria-hidden="true">${n}</span><span class="hf-sr">${escapeHtml(spoken)}</span></label></div>`,
         );
       }
-      return group(`<div class="hf-rating">\n${steps.join("\n")}\n</div>`, "radiogroup");
+      // The ends' meanings are in the steps' spoken labels; shown once more for the eye.
+      const endsLine =
+        ends.minLabel || ends.maxLabel
+          ? `\n<p class="hf-scale-ends" aria-hidden="true"><span>${escapeHtml(ends.minLabel ?? "")}</span><span>${escapeHtml(ends.maxLabel ?? "")}</span></p>`
+          : "";
+      return group(`<div class="hf-rating">\n${steps.join("\n")}\n</div>${endsLine}`, "radiogroup");
+    }
+    case "CONSENT": {
+      const boxId = `${id}-agree`;
+      return group(
+        `<div class="hf-option hf-consent"><input${attrs({ type: "checkbox", id: boxId, name: key, value: "true", checked: valueOf(ctx.values, key) === "true", required, "aria-invalid": invalid })}><label for="${escapeHtml(boxId)}">${consentHtml(block.text)}</label></div>`,
+      );
     }
     case "FILE":
       // No name: a plain post cannot carry uploads; the script uploads each file and keeps its id.

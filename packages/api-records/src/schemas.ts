@@ -110,13 +110,14 @@ export const questionSchema = z
 
 /** An answer's value, whatever the question: what a webhook field carries (null when unanswered). */
 export const answerValueSchema = z
-  .xor([z.string(), z.number(), z.boolean(), z.array(z.string()), z.null()])
+  .xor([z.string(), z.number(), z.boolean(), z.array(z.string()), z.record(z.string(), z.union([z.string(), z.array(z.string())])), z.null()])
   .meta({
     id: "AnswerValue",
     description:
-      "A string (text, email, phone, URL, DATE as YYYY-MM-DD, the chosen option's id for MULTIPLE_CHOICE and DROPDOWN, " +
-      "hidden fields, the country), a number (NUMBER, RATING), an array of strings (option ids for CHECKBOXES, upload ids " +
-      "for FILE and SIGNATURE), a number or string for CALCULATED_FIELD, or null when unanswered",
+      "A string (text, email, phone, URL, DATE as YYYY-MM-DD, TIME as HH:MM, the chosen option's id for MULTIPLE_CHOICE and " +
+      "DROPDOWN, hidden fields, the country), a number (NUMBER, RATING, LINEAR_SCALE, NPS), true (CONSENT), an array of strings (option ids for CHECKBOXES and " +
+      "MULTI_SELECT, every option id in order for RANKING, upload ids for FILE and SIGNATURE), an object of row ids to " +
+      "column ids (or arrays of them) for MATRIX, a number or string for CALCULATED_FIELD, or null when unanswered",
   });
 /** The language a respondent answered in, on submissions and response events alike. */
 const respondentLanguageSchema = z
@@ -137,6 +138,14 @@ const payloadFieldsSchema = z.array(
             .array(z.object({ id: z.string(), text: z.string() }))
             .optional()
             .describe("Choice questions only: every option, so an answer's ids can be read without another call"),
+          rows: z
+            .array(z.object({ id: z.string(), text: z.string() }))
+            .optional()
+            .describe("MATRIX only: every row (the value's keys)"),
+          columns: z
+            .array(z.object({ id: z.string(), text: z.string() }))
+            .optional()
+            .describe("MATRIX only: every column (the value's column ids)"),
           files: z
             .array(
               z.object({
@@ -278,10 +287,19 @@ export const answerSchema = z
   .discriminatedUnion("type", [
     answerOf(
       [...typesAnswering("text", "option"), "HIDDEN_FIELDS", "RESPONDENT_COUNTRY"],
-      z.string().nullable().describe("The text; YYYY-MM-DD for DATE; the chosen option's id for MULTIPLE_CHOICE and DROPDOWN; null: skipped by the form's logic"),
+      z.string().nullable().describe("The text; YYYY-MM-DD for DATE; HH:MM (24 hours) for TIME; the chosen option's id for MULTIPLE_CHOICE and DROPDOWN; null: skipped by the form's logic"),
     ),
-    answerOf(typesAnswering("number", "steps"), z.number().nullable().describe("null: skipped by the form's logic")),
+    answerOf(typesAnswering("number", "steps"), z.number().nullable().describe("The number; the chosen step for RATING, LINEAR_SCALE and NPS; null: skipped by the form's logic")),
+    answerOf(typesAnswering("consent"), z.literal(true).nullable().describe("true: agreed (an unticked box is no answer); null: skipped by the form's logic")),
     answerOf(typesAnswering("options"), z.array(z.string()).nullable().describe("The chosen options' ids; null: skipped by the form's logic")),
+    answerOf(
+      typesAnswering("grid"),
+      z
+        .record(z.string(), z.union([z.string(), z.array(z.string())]))
+        .nullable()
+        .describe("Row id → column id (→ column ids for a matrix with `multiple`), answered rows only; null: skipped by the form's logic"),
+    ),
+    answerOf(typesAnswering("ranking"), z.array(z.string()).nullable().describe("Every option's id once, first place first; null: skipped by the form's logic")),
     answerOf(typesAnswering("uploads"), z.array(z.string()).nullable().describe("Upload ids; null: skipped by the form's logic")).extend({
       files: z.array(fileLinkSchema).describe("The files, in the order of `value`"),
     }),
@@ -610,6 +628,12 @@ export const questionSummarySchema = z.object({
   latest: z.array(z.string()),
   /** Uploads: files attached. */
   files: z.number().int(),
+  /** NPS: the Net Promoter Score (% of 9–10 minus % of 0–6, from the counts); null without answers. */
+  score: z.number().nullable(),
+  /** Rankings: every option by its mean place (1: first), best first; null for an option nobody ranked. */
+  ranks: z.array(z.object({ value: z.string(), label: z.string(), meanRank: z.number().nullable() })),
+  /** Matrices: per row, the counts of its columns. */
+  rows: z.array(z.object({ value: z.string(), label: z.string(), counts: z.array(valueCountSchema) })),
 });
 
 /** A form's completed responses summed up (the app's Summary tab). */

@@ -4,6 +4,7 @@ export {
   inputBlockTypes,
   maxUploadBytes,
   questionTypes,
+  scaleOf,
   takesOptions,
   takesPlaceholder,
   takesUploads,

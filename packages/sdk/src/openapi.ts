@@ -1000,8 +1000,23 @@ export interface components {
                 required?: boolean;
                 placeholder?: string;
                 /** @constant */
+                type: "TIME";
+            } | {
+                /** @description Stable identifier; assigned by the server when absent. */
+                id?: string;
+                /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
+                key?: string;
+                /** @description The question text shown to respondents. */
+                question: string;
+                /** @description Column name in the Submissions table; the question text is used when empty. */
+                fieldName?: string;
+                description?: string;
+                /** @description Whether an answer is needed to complete the response (default false). */
+                required?: boolean;
+                placeholder?: string;
+                /** @constant */
                 type: "MULTIPLE_CHOICE";
-                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES). */
+                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES and MULTI_SELECT, every id in order for RANKING). */
                 options: {
                     /** @description Stable identifier; assigned by the server when absent. */
                     id?: string;
@@ -1022,7 +1037,7 @@ export interface components {
                 placeholder?: string;
                 /** @constant */
                 type: "CHECKBOXES";
-                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES). */
+                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES and MULTI_SELECT, every id in order for RANKING). */
                 options: {
                     /** @description Stable identifier; assigned by the server when absent. */
                     id?: string;
@@ -1043,7 +1058,82 @@ export interface components {
                 placeholder?: string;
                 /** @constant */
                 type: "DROPDOWN";
-                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES). */
+                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES and MULTI_SELECT, every id in order for RANKING). */
+                options: {
+                    /** @description Stable identifier; assigned by the server when absent. */
+                    id?: string;
+                    text: string;
+                }[];
+            } | {
+                /** @description Stable identifier; assigned by the server when absent. */
+                id?: string;
+                /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
+                key?: string;
+                /** @description The question text shown to respondents. */
+                question: string;
+                /** @description Column name in the Submissions table; the question text is used when empty. */
+                fieldName?: string;
+                description?: string;
+                /** @description Whether an answer is needed to complete the response (default false). */
+                required?: boolean;
+                placeholder?: string;
+                /** @constant */
+                type: "MULTI_SELECT";
+                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES and MULTI_SELECT, every id in order for RANKING). */
+                options: {
+                    /** @description Stable identifier; assigned by the server when absent. */
+                    id?: string;
+                    text: string;
+                }[];
+                /** @description The fewest options an answer may name. */
+                min?: number;
+                /** @description The most options an answer may name. */
+                max?: number;
+            } | {
+                /** @description Stable identifier; assigned by the server when absent. */
+                id?: string;
+                /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
+                key?: string;
+                /** @description The question text shown to respondents. */
+                question: string;
+                /** @description Column name in the Submissions table; the question text is used when empty. */
+                fieldName?: string;
+                description?: string;
+                /** @description Whether an answer is needed to complete the response (default false). */
+                required?: boolean;
+                placeholder?: string;
+                /** @constant */
+                type: "MATRIX";
+                /** @description The statements, one answer each. */
+                rows: {
+                    /** @description Stable identifier; assigned by the server when absent. */
+                    id?: string;
+                    text: string;
+                }[];
+                /** @description The choices every row offers. */
+                columns: {
+                    /** @description Stable identifier; assigned by the server when absent. */
+                    id?: string;
+                    text: string;
+                }[];
+                /** @description Whether a row takes several columns (default false). */
+                multiple?: boolean;
+            } | {
+                /** @description Stable identifier; assigned by the server when absent. */
+                id?: string;
+                /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
+                key?: string;
+                /** @description The question text shown to respondents. */
+                question: string;
+                /** @description Column name in the Submissions table; the question text is used when empty. */
+                fieldName?: string;
+                description?: string;
+                /** @description Whether an answer is needed to complete the response (default false). */
+                required?: boolean;
+                placeholder?: string;
+                /** @constant */
+                type: "RANKING";
+                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES and MULTI_SELECT, every id in order for RANKING). */
                 options: {
                     /** @description Stable identifier; assigned by the server when absent. */
                     id?: string;
@@ -1080,6 +1170,44 @@ export interface components {
                 required?: boolean;
                 placeholder?: string;
                 /** @constant */
+                type: "LINEAR_SCALE";
+                /** @description The lowest step, 0 or 1 (default 1). */
+                min?: 0 | 1;
+                /** @description The highest step, 2 to 10 (default 5). */
+                max?: number;
+                /** @description What the lowest step means (`Not likely`). */
+                minLabel?: string;
+                /** @description What the highest step means (`Very likely`). */
+                maxLabel?: string;
+            } | {
+                /** @description Stable identifier; assigned by the server when absent. */
+                id?: string;
+                /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
+                key?: string;
+                /** @description The question text shown to respondents. */
+                question: string;
+                /** @description Column name in the Submissions table; the question text is used when empty. */
+                fieldName?: string;
+                description?: string;
+                /** @description Whether an answer is needed to complete the response (default false). */
+                required?: boolean;
+                placeholder?: string;
+                /** @constant */
+                type: "NPS";
+            } | {
+                /** @description Stable identifier; assigned by the server when absent. */
+                id?: string;
+                /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
+                key?: string;
+                /** @description The question text shown to respondents. */
+                question: string;
+                /** @description Column name in the Submissions table; the question text is used when empty. */
+                fieldName?: string;
+                description?: string;
+                /** @description Whether an answer is needed to complete the response (default false). */
+                required?: boolean;
+                placeholder?: string;
+                /** @constant */
                 type: "FILE";
             } | {
                 /** @description Stable identifier; assigned by the server when absent. */
@@ -1096,6 +1224,23 @@ export interface components {
                 placeholder?: string;
                 /** @constant */
                 type: "SIGNATURE";
+            } | {
+                /** @description Stable identifier; assigned by the server when absent. */
+                id?: string;
+                /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
+                key?: string;
+                /** @description The question text shown to respondents. */
+                question: string;
+                /** @description Column name in the Submissions table; the question text is used when empty. */
+                fieldName?: string;
+                description?: string;
+                /** @description Whether an answer is needed to complete the response (default false). */
+                required?: boolean;
+                placeholder?: string;
+                /** @constant */
+                type: "CONSENT";
+                /** @description The text beside the checkbox; `[words](https://…)` shows a link (http and https only), everything else is plain text. */
+                text: string;
             } | {
                 /** @description Stable identifier; assigned by the server when absent. */
                 id?: string;
@@ -1164,7 +1309,7 @@ export interface components {
                     /** @description The `id` of the question asked about. */
                     question: string;
                     /**
-                     * @description How its answer is compared. Text: EQUALS, NOT_EQUALS, CONTAINS (without regard to case or surrounding spaces); NUMBER and RATING: EQUALS, NOT_EQUALS, GREATER_THAN, LESS_THAN; DATE also GREATER_THAN (later), LESS_THAN (earlier); MULTIPLE_CHOICE and DROPDOWN: EQUALS, NOT_EQUALS an option id, ANY_OF a list of option ids; CHECKBOXES: CONTAINS an option id, ANY_OF a list; every type: IS_ANSWERED, IS_NOT_ANSWERED (no value). NOT_EQUALS also holds when unanswered.
+                     * @description How its answer is compared. Text: EQUALS, NOT_EQUALS, CONTAINS (without regard to case or surrounding spaces); NUMBER, RATING, LINEAR_SCALE and NPS: EQUALS, NOT_EQUALS, GREATER_THAN, LESS_THAN; DATE and TIME also GREATER_THAN (later), LESS_THAN (earlier); MULTIPLE_CHOICE and DROPDOWN: EQUALS, NOT_EQUALS an option id, ANY_OF a list of option ids; CHECKBOXES: CONTAINS an option id, ANY_OF a list; every type: IS_ANSWERED, IS_NOT_ANSWERED (no value; all CONSENT offers). NOT_EQUALS also holds when unanswered.
                      * @enum {string}
                      */
                     operator: "EQUALS" | "NOT_EQUALS" | "CONTAINS" | "IS_ANSWERED" | "IS_NOT_ANSWERED" | "GREATER_THAN" | "LESS_THAN" | "ANY_OF";
@@ -1415,7 +1560,7 @@ export interface components {
          * @description An input block's type, or one of the extra columns HIDDEN_FIELDS, RESPONDENT_COUNTRY, CALCULATED_FIELD
          * @enum {string}
          */
-        QuestionType: "SHORT_TEXT" | "LONG_TEXT" | "EMAIL" | "NUMBER" | "PHONE" | "URL" | "DATE" | "MULTIPLE_CHOICE" | "CHECKBOXES" | "DROPDOWN" | "RATING" | "FILE" | "SIGNATURE" | "HIDDEN_FIELDS" | "RESPONDENT_COUNTRY" | "CALCULATED_FIELD";
+        QuestionType: "SHORT_TEXT" | "LONG_TEXT" | "EMAIL" | "NUMBER" | "PHONE" | "URL" | "DATE" | "TIME" | "MULTIPLE_CHOICE" | "CHECKBOXES" | "DROPDOWN" | "MULTI_SELECT" | "RANKING" | "MATRIX" | "RATING" | "LINEAR_SCALE" | "NPS" | "FILE" | "SIGNATURE" | "CONSENT" | "HIDDEN_FIELDS" | "RESPONDENT_COUNTRY" | "CALCULATED_FIELD";
         SubmissionPage: {
             items: components["schemas"]["Submission"][];
             page: number;
@@ -1500,26 +1645,52 @@ export interface components {
         Answer: {
             questionId: string;
             /** @enum {string} */
-            type: "SHORT_TEXT" | "LONG_TEXT" | "EMAIL" | "PHONE" | "URL" | "DATE" | "MULTIPLE_CHOICE" | "DROPDOWN" | "HIDDEN_FIELDS" | "RESPONDENT_COUNTRY";
+            type: "SHORT_TEXT" | "LONG_TEXT" | "EMAIL" | "PHONE" | "URL" | "DATE" | "TIME" | "MULTIPLE_CHOICE" | "DROPDOWN" | "HIDDEN_FIELDS" | "RESPONDENT_COUNTRY";
             /** @description The label in the version the respondent saw */
             label: string;
-            /** @description The text; YYYY-MM-DD for DATE; the chosen option's id for MULTIPLE_CHOICE and DROPDOWN; null: skipped by the form's logic */
+            /** @description The text; YYYY-MM-DD for DATE; HH:MM (24 hours) for TIME; the chosen option's id for MULTIPLE_CHOICE and DROPDOWN; null: skipped by the form's logic */
             value: string | null;
         } | {
             questionId: string;
             /** @enum {string} */
-            type: "NUMBER" | "RATING";
+            type: "NUMBER" | "RATING" | "LINEAR_SCALE" | "NPS";
             /** @description The label in the version the respondent saw */
             label: string;
-            /** @description null: skipped by the form's logic */
+            /** @description The number; the chosen step for RATING, LINEAR_SCALE and NPS; null: skipped by the form's logic */
             value: number | null;
         } | {
             questionId: string;
             /** @enum {string} */
-            type: "CHECKBOXES";
+            type: "CONSENT";
+            /** @description The label in the version the respondent saw */
+            label: string;
+            /** @description true: agreed (an unticked box is no answer); null: skipped by the form's logic */
+            value: true | null;
+        } | {
+            questionId: string;
+            /** @enum {string} */
+            type: "CHECKBOXES" | "MULTI_SELECT";
             /** @description The label in the version the respondent saw */
             label: string;
             /** @description The chosen options' ids; null: skipped by the form's logic */
+            value: string[] | null;
+        } | {
+            questionId: string;
+            /** @enum {string} */
+            type: "MATRIX";
+            /** @description The label in the version the respondent saw */
+            label: string;
+            /** @description Row id → column id (→ column ids for a matrix with `multiple`), answered rows only; null: skipped by the form's logic */
+            value: {
+                [key: string]: string | string[];
+            } | null;
+        } | {
+            questionId: string;
+            /** @enum {string} */
+            type: "RANKING";
+            /** @description The label in the version the respondent saw */
+            label: string;
+            /** @description Every option's id once, first place first; null: skipped by the form's logic */
             value: string[] | null;
         } | {
             questionId: string;
@@ -1868,6 +2039,16 @@ export interface components {
                         id: string;
                         text: string;
                     }[];
+                    /** @description MATRIX only: every row (the value's keys) */
+                    rows?: {
+                        id: string;
+                        text: string;
+                    }[];
+                    /** @description MATRIX only: every column (the value's column ids) */
+                    columns?: {
+                        id: string;
+                        text: string;
+                    }[];
                     /** @description FILE and SIGNATURE questions only, in the order of `value` */
                     files?: {
                         id: string;
@@ -1893,8 +2074,10 @@ export interface components {
                 language: string | null;
             };
         };
-        /** @description A string (text, email, phone, URL, DATE as YYYY-MM-DD, the chosen option's id for MULTIPLE_CHOICE and DROPDOWN, hidden fields, the country), a number (NUMBER, RATING), an array of strings (option ids for CHECKBOXES, upload ids for FILE and SIGNATURE), a number or string for CALCULATED_FIELD, or null when unanswered */
-        AnswerValue: string | number | boolean | string[] | null;
+        /** @description A string (text, email, phone, URL, DATE as YYYY-MM-DD, TIME as HH:MM, the chosen option's id for MULTIPLE_CHOICE and DROPDOWN, hidden fields, the country), a number (NUMBER, RATING, LINEAR_SCALE, NPS), true (CONSENT), an array of strings (option ids for CHECKBOXES and MULTI_SELECT, every option id in order for RANKING, upload ids for FILE and SIGNATURE), an object of row ids to column ids (or arrays of them) for MATRIX, a number or string for CALCULATED_FIELD, or null when unanswered */
+        AnswerValue: string | number | boolean | string[] | {
+            [key: string]: string | string[];
+        } | null;
         /**
          * @example {
          *       "eventId": "evt_8Lq2Wc9Ns1Dx4Vb7",
@@ -1956,6 +2139,16 @@ export interface components {
                     value: components["schemas"]["AnswerValue"];
                     /** @description Choice questions only: every option, so an answer's ids can be read without another call */
                     options?: {
+                        id: string;
+                        text: string;
+                    }[];
+                    /** @description MATRIX only: every row (the value's keys) */
+                    rows?: {
+                        id: string;
+                        text: string;
+                    }[];
+                    /** @description MATRIX only: every column (the value's column ids) */
+                    columns?: {
                         id: string;
                         text: string;
                     }[];

@@ -16,7 +16,8 @@ export interface PayloadFile {
 
 /**
  * One element of `data.fields`: the spec's four members, then what makes the value usable without
- * another call: `options` for choice questions (Tally's shape), `files` for FILE and SIGNATURE ones.
+ * another call: `options` for choice questions (Tally's shape), `rows` and `columns` for a matrix, `files`
+ * for FILE and SIGNATURE ones.
  */
 export interface PayloadField {
   questionId: string;
@@ -24,6 +25,8 @@ export interface PayloadField {
   label: string;
   value: JsonValue;
   options?: { id: string; text: string }[];
+  rows?: { id: string; text: string }[];
+  columns?: { id: string; text: string }[];
   files?: PayloadFile[];
 }
 
@@ -86,6 +89,10 @@ function jsonMap(values: Record<string, Value>): Record<string, JsonValue> {
 function payloadField(field: ResponseField, links: FileLinks, signedAtMs: number): PayloadField {
   const out: PayloadField = { questionId: field.questionId, type: field.type, label: field.label, value: jsonOf(field.value) };
   if (takesOptions(field.type)) out.options = field.options.map((o) => ({ id: o.id, text: o.text }));
+  if (field.rows.length > 0) {
+    out.rows = field.rows.map((r) => ({ id: r.id, text: r.text }));
+    out.columns = field.columns.map((c) => ({ id: c.id, text: c.text }));
+  }
   if (takesUploads(field.type)) {
     out.files = field.files.map((f) => ({
       id: f.id,

@@ -6,7 +6,7 @@ import { LockMode, type EntityManager, type FilterQuery } from "@mikro-orm/core"
 // with them, which a submission never needs (calculated fields are evaluated in workers).
 import { formLanguages, type FormDocument, type InputBlock } from "@formsvc/form-document";
 import { answerPath, answerProblem, describeProblems, validateAnswers, validateHidden, type AnswerProblem } from "@formsvc/form-document/answers";
-import { isChoiceBlock, isInputBlock, maxUploadBytes, takesUploads } from "@formsvc/form-document/block-types";
+import { fieldTexts, isInputBlock, maxUploadBytes, takesUploads } from "@formsvc/form-document/block-types";
 import { respondentCountryQuestion } from "@formsvc/form-document/questions";
 import { isPastClosingDate, resolveSettings } from "@formsvc/form-document/settings";
 import { GroupCommit } from "@formsvc/platform/group-commit.ts";
@@ -139,7 +139,7 @@ function responseFields(response: Response, document: FormDocument): MessageInit
       type: block.type,
       label: block.question,
       value: fromJson(ValueSchema, answer?.value ?? null),
-      options: isChoiceBlock(block) ? block.options.map((o) => ({ id: o.id ?? "", text: o.text })) : [],
+      ...fieldTexts(block),
       files: (answer?.files ?? []).map((f) => ({ id: f.id, name: f.name, contentType: f.contentType, size: BigInt(f.size) })),
     };
   });

@@ -14,7 +14,8 @@ const noAnswer = "(no answer)";
 /** One field's answer as text. */
 export function answerText(field: ResponseField): string {
   const value = field.value ? toJson(ValueSchema, field.value) : null;
-  const texts = new Map(field.options.map((o) => [o.id, o.text]));
+  // A matrix's rows and columns read as their texts, as options do.
+  const texts = new Map([...field.options, ...field.rows, ...field.columns].map((o) => [o.id, o.text]));
   const text = answerTextOf(field.type, value, { optionText: (id) => texts.get(id), fileNames: field.files.map((f) => f.name) });
   return text === "" ? noAnswer : text;
 }

@@ -201,6 +201,18 @@ export declare type ResponseField = Message<"formsvc.events.v1.ResponseField"> &
    * @generated from field: repeated formsvc.events.v1.ResponseFieldFile files = 6;
    */
   files: ResponseFieldFile[];
+
+  /**
+   * For MATRIX questions: its rows and columns (the value maps row ids to column ids).
+   *
+   * @generated from field: repeated formsvc.events.v1.ResponseFieldOption rows = 7;
+   */
+  rows: ResponseFieldOption[];
+
+  /**
+   * @generated from field: repeated formsvc.events.v1.ResponseFieldOption columns = 8;
+   */
+  columns: ResponseFieldOption[];
 };
 
 /**

@@ -815,7 +815,7 @@ export declare type QuestionSummary = Message<"formsvc.submissions.v1.QuestionSu
   label: string;
 
   /**
-   * Its answer shape (form-document's question types): text, number, steps, option, options, uploads.
+   * Its answer shape (form-document's question types): text, number, steps, option, options, ranking, uploads, consent.
    *
    * @generated from field: string shape = 4;
    */
@@ -830,7 +830,7 @@ export declare type QuestionSummary = Message<"formsvc.submissions.v1.QuestionSu
 
   /**
    * option/options: per option id (those of the current version first, in its order, then any other
-   * id answered); steps: per step from 1; text of calendar dates: per day, oldest first.
+   * id answered); steps: per step of the scale; consent: "true"; text of calendar dates: per day, oldest first.
    *
    * @generated from field: repeated formsvc.submissions.v1.ValueCount counts = 6;
    */
@@ -871,6 +871,28 @@ export declare type QuestionSummary = Message<"formsvc.submissions.v1.QuestionSu
    * @generated from field: int64 files = 12;
    */
   files: bigint;
+
+  /**
+   * NPS (steps with a promoter score): % of answers 9–10 minus % of 0–6, from -100 to 100; absent without answers.
+   *
+   * @generated from field: optional double score = 13;
+   */
+  score?: number | undefined;
+
+  /**
+   * ranking: every option of the current version by its mean place (1: first), best first; those nobody
+   * ranked last, without a mean.
+   *
+   * @generated from field: repeated formsvc.submissions.v1.OptionRank ranks = 14;
+   */
+  ranks: OptionRank[];
+
+  /**
+   * grid (MATRIX): per row of the current version, in its order, the counts of its columns.
+   *
+   * @generated from field: repeated formsvc.submissions.v1.RowCounts rows = 15;
+   */
+  rows: RowCounts[];
 };
 
 /**
@@ -878,6 +900,58 @@ export declare type QuestionSummary = Message<"formsvc.submissions.v1.QuestionSu
  * Use `create(QuestionSummarySchema)` to create a new message.
  */
 export declare const QuestionSummarySchema: GenMessage<QuestionSummary>;
+
+/**
+ * @generated from message formsvc.submissions.v1.RowCounts
+ */
+export declare type RowCounts = Message<"formsvc.submissions.v1.RowCounts"> & {
+  /**
+   * @generated from field: string value = 1;
+   */
+  value: string;
+
+  /**
+   * @generated from field: string label = 2;
+   */
+  label: string;
+
+  /**
+   * @generated from field: repeated formsvc.submissions.v1.ValueCount counts = 3;
+   */
+  counts: ValueCount[];
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.RowCounts.
+ * Use `create(RowCountsSchema)` to create a new message.
+ */
+export declare const RowCountsSchema: GenMessage<RowCounts>;
+
+/**
+ * @generated from message formsvc.submissions.v1.OptionRank
+ */
+export declare type OptionRank = Message<"formsvc.submissions.v1.OptionRank"> & {
+  /**
+   * @generated from field: string value = 1;
+   */
+  value: string;
+
+  /**
+   * @generated from field: string label = 2;
+   */
+  label: string;
+
+  /**
+   * @generated from field: optional double mean_rank = 3;
+   */
+  meanRank?: number | undefined;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.OptionRank.
+ * Use `create(OptionRankSchema)` to create a new message.
+ */
+export declare const OptionRankSchema: GenMessage<OptionRank>;
 
 /**
  * @generated from message formsvc.submissions.v1.ValueCount
