@@ -163,11 +163,14 @@ const tags = [
   },
 ];
 
-/** Zod's integer bounds (±2^53-1) say nothing; a date-time's format says what its long pattern does. */
+/** Zod's integer bounds (±2^53-1) say nothing; a date-time's format says what its long pattern does; and the rest below. */
 function tidySchema({ jsonSchema }: { jsonSchema: JsonSchema }): void {
   if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
   if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
   if (jsonSchema.format === "date-time") delete jsonSchema.pattern;
+  // Zod's number literals (a scale's lowest step, 0 or 1) are `number`; whole ones are integers, which generators
+  // make an enum of (OpenAPI Generator's Java client writes a number enum that does not compile).
+  if (jsonSchema.type === "number" && Array.isArray(jsonSchema.enum) && jsonSchema.enum.every(Number.isInteger)) jsonSchema.type = "integer";
   mergePlainTypeUnion(jsonSchema);
 }
 
@@ -177,6 +180,7 @@ const keywordsOfOneType: Record<string, string[]> = {
   number: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
   integer: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
   array: ["items", "minItems", "maxItems", "uniqueItems"],
+  object: ["properties", "required", "additionalProperties", "propertyNames", "minProperties", "maxProperties"],
   boolean: [],
   null: [],
 };
@@ -235,7 +239,7 @@ function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): ZodJsonSchema 
   }
   return out;
 }
-const zodJsonValue = (z.toJSONSchema(z.object({ value: z.json() })) as ZodJsonSchema).$defs!.__schema0;
+const zodJsonValue = (z.toJSONSchema(z.object({ value: z.json() }), { override: tidySchema }) as ZodJsonSchema).$defs!.__schema0;
 
 /** JSON Schemas of zod schemas, the named ones (`.meta({ id })`) collected once into `components.schemas`. */
 class SchemaComponents {

@@ -133,7 +133,7 @@ const linearScaleBlock = z
   .strictObject({
     ...inputBase,
     type: z.literal("LINEAR_SCALE"),
-    min: z.union([z.literal(0), z.literal(1)]).optional().describe(`The lowest step, 0 or 1 (default ${scaleOf({ type: "LINEAR_SCALE" }).min}).`),
+    min: z.literal([0, 1]).optional().describe(`The lowest step, 0 or 1 (default ${scaleOf({ type: "LINEAR_SCALE" }).min}).`),
     max: z
       .number()
       .int()

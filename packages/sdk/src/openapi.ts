@@ -1171,7 +1171,10 @@ export interface components {
                 placeholder?: string;
                 /** @constant */
                 type: "LINEAR_SCALE";
-                /** @description The lowest step, 0 or 1 (default 1). */
+                /**
+                 * @description The lowest step, 0 or 1 (default 1).
+                 * @enum {integer}
+                 */
                 min?: 0 | 1;
                 /** @description The highest step, 2 to 10 (default 5). */
                 max?: number;
