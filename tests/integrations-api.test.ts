@@ -7,7 +7,7 @@ import { after, before, describe, it } from "node:test";
 import { eventually } from "@formsvc/platform/testing/eventually.ts";
 import { discordMessage, slackMessage } from "../services/delivery/src/testing/chat-shapes.ts";
 import { startReceiver } from "./support/receiver.ts";
-import { apiClient, createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
+import { apiClient, createPublishedForm, createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
 describe("the API for automation tools", () => {
   let sys: TestSystem;
@@ -24,18 +24,10 @@ describe("the API for automation tools", () => {
     // No WEBHOOK_ALLOW_PRIVATE_URLS: only the listed loopback address may be reached.
     sys = await startTestSystem("integrations_api", { WEBHOOK_ALLOWED_CIDRS: "127.0.0.1/32", WEBHOOK_RETRY_SCHEDULE: "0.5" });
     user = await createUserWithKey(sys, "tools@example.com");
-    const form = await user.api("POST", "/forms", {
-      workspaceId: user.workspace.id,
-      name: "Tool sign-up",
-      document: {
-        blocks: [
-          { id: "name", key: "name", type: "SHORT_TEXT", question: "Your name" },
-          { id: "plan", key: "plan", type: "MULTIPLE_CHOICE", question: "Plan", options: [{ id: "free", text: "Free" }, { id: "pro", text: "Pro" }] },
-        ],
-      },
-    });
-    formId = form.body.id;
-    await sys.cli("form:publish", "--id", formId);
+    formId = await createPublishedForm(sys, user, "Tool sign-up", [
+      { id: "name", key: "name", type: "SHORT_TEXT", question: "Your name" },
+      { id: "plan", key: "plan", type: "MULTIPLE_CHOICE", question: "Plan", options: [{ id: "free", text: "Free" }, { id: "pro", text: "Pro" }] },
+    ]);
   });
   after(async () => {
     await sys?.stop();

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { repoRoot } from "@formsvc/launcher/system.ts";
 import { startReceiver, type Received } from "./support/receiver.ts";
-import { createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
+import { createPublishedForm, createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
 const require = createRequire(join(repoRoot, "integrations", "n8n", "package.json"));
 const { FormServiceTrigger } = require("./nodes/FormServiceTrigger.node.js");
@@ -74,18 +74,10 @@ describe("the n8n nodes against the running system", () => {
     sys = await startTestSystem("n8n_nodes", { WEBHOOK_ALLOWED_CIDRS: "127.0.0.1/32" });
     const user = await createUserWithKey(sys, "n8n@example.com");
     key = user.key;
-    const form = await user.api("POST", "/forms", {
-      workspaceId: user.workspace.id,
-      name: "Automated",
-      document: {
-        blocks: [
-          { id: "name", key: "name", type: "SHORT_TEXT", question: "Your name" },
-          { id: "plan", key: "plan", type: "MULTIPLE_CHOICE", question: "Plan", options: [{ id: "free", text: "Free" }, { id: "pro", text: "Pro" }] },
-        ],
-      },
-    });
-    formId = form.body.id;
-    await sys.cli("form:publish", "--id", formId);
+    formId = await createPublishedForm(sys, user, "Automated", [
+      { id: "name", key: "name", type: "SHORT_TEXT", question: "Your name" },
+      { id: "plan", key: "plan", type: "MULTIPLE_CHOICE", question: "Plan", options: [{ id: "free", text: "Free" }, { id: "pro", text: "Pro" }] },
+    ]);
   });
   after(async () => {
     await sys?.stop();
