@@ -86,6 +86,9 @@ describe("the SDK against the running system", () => {
       ["SHORT_TEXT", "NUMBER", "CHECKBOXES", "FILE", "HIDDEN_FIELDS", "RESPONDENT_COUNTRY"],
     );
     await sys.cli("form:publish", "--id", form.id);
+    // Before any response, one sample body made from the form, marked as a test.
+    const samples = await client.GET("/forms/{id}/sample-events", { params: { path: { id: form.id }, query: { limit: 1 } } });
+    assert.equal(samples.data?.items[0]?.test, true);
 
     const hook = await client.POST("/webhooks", {
       body: { formId: form.id, url: receiver.url, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", headers: { "X-Tenant": "acme" } },
@@ -121,6 +124,12 @@ describe("the SDK against the running system", () => {
 
     const submissions = await client.GET("/forms/{id}/submissions", { params: { path: { id: form.id }, query: { filter: "completed" } } });
     assert.equal(submissions.data?.items.length, 1);
+    // Insights count as the gateway sends them on (once a second): the completion arrives.
+    const insights = await eventually(async () => {
+      const read = await client.GET("/forms/{id}/insights", { params: { path: { id: form.id } } });
+      return read.data?.completions === 1 ? read.data : undefined;
+    });
+    assert.equal(insights.views, 0, "a response posted by a program is no view of the page");
     const submission = await client.GET("/forms/{id}/submissions/{sid}", { params: { path: { id: form.id, sid: responseId } } });
     // Answers narrow by type: numbers are numbers (null: skipped by logic), files come with links.
     const guests = submission.data?.answers.guests;

@@ -178,15 +178,20 @@ describe("Idempotency-Key on every POST", () => {
         method: "POST",
         headers: { "content-type": "application/json", "x-forwarded-for": from, ...keyed(key) },
         body: JSON.stringify(body),
-      }).then(async (res) => ({ status: res.status, body: (await res.json()) as { responseId: string; completed: boolean } }));
+      }).then(async (res) => ({
+        status: res.status,
+        replayedHeader: res.headers.get("idempotent-replayed"),
+        body: (await res.json()) as { responseId: string; completed: boolean },
+      }));
     const key = randomUUID();
     const partial = { answers: { n: 1 }, completed: false };
     const first = await save("203.0.113.10", key, partial);
     assert.equal(first.status, 200, JSON.stringify(first.body));
-    assert.deepEqual(await save("203.0.113.10", key, partial), first, "the respondent's own retry");
+    assert.equal(first.replayedHeader, null);
+    assert.deepEqual(await save("203.0.113.10", key, partial), { ...first, replayedHeader: "true" }, "the respondent's own retry, marked replayed");
     // Someone else who learnt the key (and the answers) gets a response of their own, not the first one's id.
     const replayed = await save("203.0.113.99", key, partial);
-    assert.equal(replayed.status, 200);
+    assert.deepEqual([replayed.status, replayed.replayedHeader], [200, null]);
     assert.notEqual(replayed.body.responseId, first.body.responseId);
     const db = new pg.Client({ connectionString: sys.databaseUrl });
     await db.connect();

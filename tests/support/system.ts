@@ -140,3 +140,11 @@ export async function createUserWithKey(sys: TestSystem, email: string, plan = "
   const key = await sys.cli("key:create", "--email", email, "--name", "e2e");
   return { user, workspace, key: key.key as string, keyId: key.id as string, api: apiClient(sys.url, key.key) };
 }
+
+/** A form of `user`'s workspace with `blocks`, published: its id. */
+export async function createPublishedForm(sys: TestSystem, user: Awaited<ReturnType<typeof createUserWithKey>>, name: string, blocks: unknown[]): Promise<string> {
+  const form = await user.api("POST", "/forms", { workspaceId: user.workspace.id, name, document: { blocks } });
+  if (form.status !== 201) throw new Error(`the form was not created: ${JSON.stringify(form.body)}`);
+  await sys.cli("form:publish", "--id", form.body.id);
+  return form.body.id;
+}

@@ -16,12 +16,19 @@ export const blockTypeLabels: Record<BlockType, string> = {
   PHONE: "Phone",
   URL: "Website (URL)",
   DATE: "Date",
+  TIME: "Time",
   MULTIPLE_CHOICE: "Multiple choice",
   CHECKBOXES: "Checkboxes",
   DROPDOWN: "Dropdown",
+  MULTI_SELECT: "Multi-select",
+  RANKING: "Ranking",
+  MATRIX: "Matrix",
   RATING: "Rating",
+  LINEAR_SCALE: "Opinion scale",
+  NPS: "Net Promoter Score",
   FILE: "File upload",
   SIGNATURE: "Signature",
+  CONSENT: "Consent",
   HEADING: "Heading",
   PARAGRAPH: "Paragraph",
   PAGE_BREAK: "Page break",
@@ -44,8 +51,13 @@ export interface EditableBlock {
   required?: boolean;
   placeholder?: string;
   options?: { id?: string; text: string }[];
+  rows?: { id?: string; text: string }[];
+  columns?: { id?: string; text: string }[];
+  multiple?: boolean;
   min?: number;
   max?: number;
+  minLabel?: string;
+  maxLabel?: string;
   text?: string;
 }
 
@@ -57,10 +69,17 @@ const defaultQuestions: Partial<Record<BlockType, string>> = {
   PHONE: "Phone number",
   URL: "Website",
   DATE: "Date",
+  TIME: "What time?",
   MULTIPLE_CHOICE: "Pick one",
   CHECKBOXES: "Pick any",
   DROPDOWN: "Choose from the list",
+  MULTI_SELECT: "Choose any from the list",
+  RANKING: "Put these in order of preference",
+  MATRIX: "How do you rate each?",
   RATING: "How would you rate it?",
+  LINEAR_SCALE: "How much do you agree?",
+  NPS: "How likely are you to recommend us to a friend or colleague?",
+  CONSENT: "Terms",
   FILE: "Upload a file",
   SIGNATURE: "Sign here",
 };
@@ -103,9 +122,14 @@ export function newBlock(type: BlockType): EditableBlock {
   if (type === "PAGE_BREAK") return { id, type };
   if (type === "HEADING") return { id, type, text: "New section" };
   if (type === "PARAGRAPH") return { id, type, text: "Some explanation for respondents." };
+  if (type === "CONSENT") return { id, type, question: defaultQuestions[type]!, required: true, text: "I agree to the [terms](https://example.com/terms)." };
   const block: EditableBlock = { id, type, question: defaultQuestions[type] ?? "Question", required: false };
   if (isChoiceType(type)) block.options = [{ id: newId(), text: "Option 1" }, { id: newId(), text: "Option 2" }];
   if (type === "RATING") block.max = defaultRatingMax;
+  if (type === "MATRIX") {
+    block.rows = [{ id: newId(), text: "Row 1" }, { id: newId(), text: "Row 2" }];
+    block.columns = ["Disagree", "Neutral", "Agree"].map((text) => ({ id: newId(), text }));
+  }
   return block;
 }
 
@@ -154,7 +178,23 @@ export function cleanDocument(doc: { title?: string; blocks: EditableBlock[]; hi
       if (typeof b.min === "number" && Number.isFinite(b.min)) out.min = b.min;
       if (typeof b.max === "number" && Number.isFinite(b.max)) out.max = b.max;
     }
-    if (b.type === "RATING" && typeof b.max === "number") out.max = b.max;
+    if ((b.type === "RATING" || b.type === "LINEAR_SCALE") && typeof b.max === "number") out.max = b.max;
+    if (b.type === "LINEAR_SCALE") {
+      if (b.min === 0 || b.min === 1) out.min = b.min;
+      if (b.minLabel?.trim()) out.minLabel = b.minLabel.trim();
+      if (b.maxLabel?.trim()) out.maxLabel = b.maxLabel.trim();
+    }
+    if (b.type === "CONSENT") out.text = b.text ?? "";
+    if (b.type === "MATRIX") {
+      const lines = (list: { id?: string; text: string }[] = []) => list.map((o) => (o.id ? { id: o.id, text: o.text } : { text: o.text }));
+      out.rows = lines(b.rows);
+      out.columns = lines(b.columns);
+      if (b.multiple) out.multiple = true;
+    }
+    if (b.type === "MULTI_SELECT") {
+      if (typeof b.min === "number" && Number.isInteger(b.min)) out.min = b.min;
+      if (typeof b.max === "number" && Number.isInteger(b.max)) out.max = b.max;
+    }
     return out as Block;
   });
   const result: FormDocument = { blocks };
@@ -175,6 +215,7 @@ export function documentProblems(doc: { blocks: EditableBlock[]; hiddenFields?: 
   doc.blocks.forEach((b, i) => {
     const where = `Block ${i + 1} (${blockTypeLabels[b.type]})`;
     if (isInputType(b.type) && !b.question?.trim()) problems.push(`${where}: the question must not be empty.`);
+    if (b.type === "CONSENT" && !b.text?.trim()) problems.push(`${where}: the text to agree with must not be empty.`);
     if (isChoiceType(b.type)) {
       if (!b.options?.length) problems.push(`${where}: add at least one option.`);
       b.options?.forEach((o, j) => {

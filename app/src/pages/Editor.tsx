@@ -16,7 +16,6 @@ import {
   isInputType,
   moveItem,
   newBlock,
-  newId,
   removeItem,
   replaceItem,
   takesPlaceholder,
@@ -26,6 +25,7 @@ import {
 import type { BlockType, Form } from "../types.ts";
 import { LivePreview } from "./LivePreview.tsx";
 import { LogicEditor } from "./LogicEditor.tsx";
+import { OptionsEditor, QuestionSettings } from "./QuestionSettings.tsx";
 
 interface EditorProps {
   form: Form;
@@ -264,25 +264,7 @@ function BlockEditor({
         </>
       )}
 
-      {block.type === "NUMBER" && (
-        <div className="grid-2">
-          <NumberField label="Smallest answer" value={block.min} onChange={(min) => set({ min })} />
-          <NumberField label="Largest answer" value={block.max} onChange={(max) => set({ max })} />
-        </div>
-      )}
-
-      {block.type === "RATING" && (
-        <div className="field field-inline">
-          <label htmlFor={`${id}-max`}>Steps</label>
-          <select id={`${id}-max`} value={block.max ?? 5} onChange={(e) => set({ max: Number(e.target.value) })}>
-            {Array.from({ length: 9 }, (_, i) => i + 2).map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </div>
-      )}
+      <QuestionSettings block={block} blockIndex={index} onChange={onChange} />
 
       {isChoiceType(block.type) && <OptionsEditor block={block} blockIndex={index} onChange={onChange} />}
 
@@ -298,54 +280,6 @@ function BlockEditor({
       )}
 
       {block.type === "PAGE_BREAK" && <p className="muted">Respondents continue on a new page after this point.</p>}
-    </fieldset>
-  );
-}
-
-function NumberField({ label, value, onChange }: { label: string; value: number | undefined; onChange(v: number | undefined): void }) {
-  const id = useId();
-  return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <input
-        id={id}
-        type="number"
-        value={value ?? ""}
-        onChange={(e) => onChange(e.target.value === "" ? undefined : Number(e.target.value))}
-      />
-    </div>
-  );
-}
-
-function OptionsEditor({ block, blockIndex, onChange }: { block: EditableBlock; blockIndex: number; onChange(b: EditableBlock): void }) {
-  const options = block.options ?? [];
-  const id = useId();
-  const setOptions = (next: EditableBlock["options"]) => onChange({ ...block, options: next });
-  return (
-    <fieldset className="options">
-      <legend>Options</legend>
-      <ol>
-        {options.map((option, i) => (
-          <li key={option.id ?? `new-${i}`} className="option-row">
-            <label className="sr-only" htmlFor={`${id}-${i}`}>
-              Option {i + 1} of block {blockIndex + 1}
-            </label>
-            <input id={`${id}-${i}`} value={option.text} maxLength={1000} onChange={(e) => setOptions(replaceItem(options, i, { ...option, text: e.target.value }))} />
-            <button type="button" onClick={() => setOptions(moveItem(options, i, -1))} disabled={i === 0} aria-label={`Move option ${i + 1} up`}>
-              ↑
-            </button>
-            <button type="button" onClick={() => setOptions(moveItem(options, i, 1))} disabled={i === options.length - 1} aria-label={`Move option ${i + 1} down`}>
-              ↓
-            </button>
-            <button type="button" onClick={() => setOptions(removeItem(options, i))} disabled={options.length <= 1} aria-label={`Remove option ${i + 1}`}>
-              Remove
-            </button>
-          </li>
-        ))}
-      </ol>
-      <button type="button" onClick={() => setOptions([...options, { id: newId(), text: `Option ${options.length + 1}` }])}>
-        Add option
-      </button>
     </fieldset>
   );
 }

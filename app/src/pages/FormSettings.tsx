@@ -1,13 +1,14 @@
 // A form's Settings tab: branding (under the API's rule: hiding it needs the plan's entitlement, and a
 // refusal is explained), submit label, closed message, redirect, progress bar and saving progress, email
-// notifications and receipts, how long responses are kept, and the files its responses hold against its
-// storage quota.
+// notifications and receipts, how long responses are kept, the form's language and its translations'
+// completeness, and the files its responses hold against its storage quota.
 import { useId, useState, type FormEvent } from "react";
 import { ApiError, get, patch } from "../api.ts";
 import { InlineMessage, useLoad, useNotify } from "../components/ui.tsx";
 import { useSession } from "../session.tsx";
 import { formatBytes } from "../lib/format.ts";
 import type { Form, FormStorage } from "../types.ts";
+import { LanguagesCard } from "./LanguagesCard.tsx";
 
 export function brandingRefusal(plan: string | undefined): string {
   return `Hiding the branding needs a plan with the branding entitlement. This workspace is on the ${plan === "pro" ? "Pro" : "Free"} plan, which does not include it, so the form keeps showing “Made with Formsvc”. Plans are changed by the operator of this installation (workspace:set-plan).`;
@@ -290,6 +291,7 @@ export function SettingsTab({ form, onSaved }: { form: Form; onSaved(form: Form)
             <textarea id={`${id}-closed`} rows={2} maxLength={1000} value={settings.closedMessage} onChange={(e) => setSettings({ ...settings, closedMessage: e.target.value })} />
           </div>
         </fieldset>
+        <LanguagesCard id={id} document={form.document} settings={settings} onLanguage={(language) => setSettings({ ...settings, language })} />
         {error && <InlineMessage kind="error">{error}</InlineMessage>}
         <div className="actions">
           <button type="submit" className="primary" disabled={busy}>

@@ -20,6 +20,13 @@ export const eventTypeChoices: { type: string; label: string }[] = [
   { type: "FORM_DELETED", label: "The form is moved to the Trash" },
 ];
 
+/** What a webhook can send: the JSON event, or a chat message for a Slack or Discord incoming-webhook URL. */
+export const formatChoices: { format: Webhook["format"]; label: string }[] = [
+  { format: "standard", label: "JSON event" },
+  { format: "slack", label: "Slack message" },
+  { format: "discord", label: "Discord message" },
+];
+
 /** The headers object of the editor's rows; rows without a name are left out. */
 export function headersOf(rows: HeaderRow[]): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -35,6 +42,7 @@ function WebhookForm({ initial, onSubmit, onCancel, submitLabel }: { initial?: W
   const [showSecret, setShowSecret] = useState(false);
   const [enabled, setEnabled] = useState(initial?.enabled ?? true);
   const [eventTypes, setEventTypes] = useState<string[]>(initial?.eventTypes ?? ["FORM_RESPONSE"]);
+  const [format, setFormat] = useState<Webhook["format"]>(initial?.format ?? "standard");
   const [rows, setRows] = useState<HeaderRow[]>(Object.entries(initial?.headers ?? {}).map(([name, value]) => ({ name, value })));
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -47,7 +55,7 @@ function WebhookForm({ initial, onSubmit, onCancel, submitLabel }: { initial?: W
         setError("Choose at least one event.");
         return;
       }
-      await onSubmit({ url: url.trim(), secret: secret || undefined, headers: headersOf(rows), eventTypes, enabled });
+      await onSubmit({ url: url.trim(), secret: secret || undefined, headers: headersOf(rows), eventTypes, format, enabled });
     } catch (err) {
       setError((err as Error).message);
     } finally {
@@ -59,6 +67,19 @@ function WebhookForm({ initial, onSubmit, onCancel, submitLabel }: { initial?: W
       <div className="field">
         <label htmlFor={`${id}-url`}>Endpoint URL</label>
         <input id={`${id}-url`} type="url" required value={url} placeholder="https://example.com/hooks/forms" onChange={(e) => setUrl(e.target.value)} />
+      </div>
+      <div className="field">
+        <label htmlFor={`${id}-format`}>Sends</label>
+        <select id={`${id}-format`} value={format} aria-describedby={`${id}-format-hint`} onChange={(e) => setFormat(e.target.value as Webhook["format"])}>
+          {formatChoices.map((choice) => (
+            <option key={choice.format} value={choice.format}>
+              {choice.label}
+            </option>
+          ))}
+        </select>
+        <p className="hint" id={`${id}-format-hint`}>
+          For Slack or Discord, paste the channel's incoming-webhook URL: each event arrives as a message with the answers and a link to the response here.
+        </p>
       </div>
       <div className="field">
         <label htmlFor={`${id}-secret`}>Signing secret</label>
@@ -375,6 +396,8 @@ export function IntegrationsTab({ form }: { form: Form }) {
                     {hook.enabled ? <span className="badge badge-published">Enabled</span> : <span className="badge badge-closed">Disabled</span>} ·{" "}
                     {hook.secret ? "signed" : "not signed"} · {Object.keys(hook.headers).length} extra {Object.keys(hook.headers).length === 1 ? "header" : "headers"} ·{" "}
                     {(hook.eventTypes ?? []).join(", ")}
+                    {hook.format !== "standard" && <> · {formatChoices.find((c) => c.format === hook.format)?.label}</>}
+                    {hook.subscriber && <> · subscribed by {hook.subscriber}</>}
                   </p>
                   {!hook.enabled && hook.disabledReason && (
                     <p className="muted webhook-disabled-reason">

@@ -5,6 +5,7 @@
 import { useEffect, useId, useState } from "react";
 import { get } from "../api.ts";
 import { EmptyState, ErrorState, Loading, useLoad } from "../components/ui.tsx";
+import { questionTypeOf } from "@formsvc/form-document/block-types";
 import { plural } from "../lib/format.ts";
 import type { Form, QuestionSummary, ResponseSummary } from "../types.ts";
 
@@ -142,7 +143,31 @@ function QuestionChart({ question: q }: { question: QuestionSummary }) {
         <>
           <Columns counts={q.counts} label={`Ratings of ${q.label}`} />
           <p className="muted">Average {formatNumber(averageStep(q.counts))}</p>
+          {q.score !== null && <NetPromoterScore question={q} />}
         </>
+      );
+    case "consent":
+      return <p>{plural(q.answered, "agreement")}</p>;
+    case "grid":
+      return (
+        <>
+          {q.rows.map((row) => (
+            <div key={row.value}>
+              <h4>{row.label}</h4>
+              <Bars counts={row.counts} total={row.counts.reduce((sum, c) => sum + c.count, 0)} label={`Answers to ${q.label}: ${row.label}`} />
+            </div>
+          ))}
+        </>
+      );
+    case "ranking":
+      return (
+        <ol className="summary-ranks" aria-label={`Options of ${q.label} by mean place`}>
+          {q.ranks.map((r) => (
+            <li key={r.value}>
+              {r.label || r.value} <span className="muted">(mean place {formatNumber(r.meanRank)})</span>
+            </li>
+          ))}
+        </ol>
       );
     case "number":
       return (
@@ -169,6 +194,31 @@ function QuestionChart({ question: q }: { question: QuestionSummary }) {
         </ul>
       );
   }
+}
+
+/** The score with the counts it comes from: promoters, passives and detractors (question-types.ts). */
+function NetPromoterScore({ question: q }: { question: QuestionSummary }) {
+  const { promotersFrom, detractorsTo } = questionTypeOf(q.type)?.promoterScore ?? { promotersFrom: 9, detractorsTo: 6 };
+  const among = (from: number, to: number) => q.counts.filter((c) => Number(c.value) >= from && Number(c.value) <= to).reduce((sum, c) => sum + c.count, 0);
+  const groups = [
+    { name: `Promoters (${promotersFrom}+)`, count: among(promotersFrom, Infinity) },
+    { name: "Passives", count: among(detractorsTo + 1, promotersFrom - 1) },
+    { name: `Detractors (${detractorsTo} and below)`, count: among(-Infinity, detractorsTo) },
+  ];
+  return (
+    <dl className="summary-stats">
+      <div>
+        <dt>Net Promoter Score</dt>
+        <dd>{formatNumber(q.score)}</dd>
+      </div>
+      {groups.map((g) => (
+        <div key={g.name}>
+          <dt>{g.name}</dt>
+          <dd>{g.count}</dd>
+        </div>
+      ))}
+    </dl>
+  );
 }
 
 function averageStep(counts: ValueCount[]): number | null {

@@ -4,12 +4,14 @@ import { describe, expect, it } from "vitest";
 import { ApiError, csrfCookieName } from "../api.ts";
 import { EmptyState, ErrorState, StatusBadge } from "../components/ui.tsx";
 import { blockTypes, newBlock } from "../lib/document.ts";
+import { choiceBlockTypes, inputBlockTypes } from "@formsvc/form-document/block-types";
 import { formatBytes } from "../lib/format.ts";
 import type { Form } from "../types.ts";
 import { passwordRefusal } from "./Auth.tsx";
 import { Editor } from "./Editor.tsx";
 import { brandingRefusal, localDateTimeInput } from "./FormSettings.tsx";
 import { headersOf } from "./Integrations.tsx";
+import { LanguagesCard } from "./LanguagesCard.tsx";
 
 const form: Form = {
   id: "f1",
@@ -17,7 +19,7 @@ const form: Form = {
   name: "Survey",
   status: "draft",
   document: { blocks: [] },
-  settings: { branding: true, closedMessage: "Closed", redirectUrl: null, submitLabel: "Submit", showProgressBar: true, saveProgress: true, closesAt: null, responseLimit: null, deleteResponsesAfterDays: null, honeypot: true, submissionsPerMinute: null, embedOrigins: null, requireSingleUseLink: false, proofOfWork: null, notifications: { owner: false, members: [], receiptQuestionId: null }, theme: { accentColor: "#0969da", backgroundColor: "#f6f7f9", font: "system", buttonStyle: "rounded", logo: null }, thankYou: { title: "Thank you!", text: "", buttonLabel: null, buttonUrl: null, redirectSeconds: null } },
+  settings: { language: "en", languages: [], branding: true, closedMessage: "Closed", redirectUrl: null, submitLabel: "Submit", showProgressBar: true, saveProgress: true, closesAt: null, responseLimit: null, deleteResponsesAfterDays: null, honeypot: true, submissionsPerMinute: null, embedOrigins: null, requireSingleUseLink: false, proofOfWork: null, notifications: { owner: false, members: [], receiptQuestionId: null }, theme: { accentColor: "#0969da", backgroundColor: "#f6f7f9", font: "system", buttonStyle: "rounded", logo: null }, thankYou: { title: "Thank you!", text: "", buttonLabel: null, buttonUrl: null, redirectSeconds: null } },
   version: 1,
   responseCount: 0,
   createdAt: "2026-01-01T00:00:00Z",
@@ -48,6 +50,16 @@ describe("small components", () => {
     expect(new Date(shown).toISOString()).toBe("2027-01-31T17:00:00.000Z");
   });
 
+  it("show the form's language and each translation's completeness, naming what it misses", () => {
+    const document = { title: "Party", blocks: [{ id: "name", key: "name", type: "SHORT_TEXT" as const, question: "Your name" }] };
+    const languages: Form["settings"]["languages"] = [{ language: "de", texts: { title: "Fest" } }, { language: "fr", texts: { title: "Fête", "name.question": "Votre nom" } }];
+    const settings = { ...form.settings, closedMessage: "This form is closed.", language: "en", languages };
+    const html = renderToStaticMarkup(<LanguagesCard id="s" document={document} settings={settings} onLanguage={() => {}} />);
+    expect(html).toContain('value="en"');
+    expect(html).toContain("<strong>de</strong>: 1 of 2 texts translated; missing name.question (“Your name”). The form cannot be published until it is complete.");
+    expect(html).toContain("<strong>fr</strong>: 2 of 2 texts translated</li>");
+  });
+
   it("turn header rows into headers, leaving out rows without a name", () => {
     expect(headersOf([{ name: " X-Team ", value: "forms" }, { name: "", value: "lost" }])).toEqual({ "X-Team": "forms" });
   });
@@ -69,10 +81,14 @@ describe("the editor", () => {
     );
     expect(html.match(/data-block-index=/g)).toHaveLength(blockTypes.length);
     for (const label of ["Short text", "Checkboxes", "Rating", "Signature", "Page break", "Heading", "Paragraph"]) expect(html).toContain(label);
-    // 13 questions, each with a labelled question and field name.
-    expect(html.match(/>Question<\/label>/g)).toHaveLength(13);
-    expect(html.match(/>Field name<\/label>/g)).toHaveLength(13);
-    expect(html.match(/<legend>Options<\/legend>/g)).toHaveLength(3);
+    // Every question, each with a labelled question and field name.
+    expect(html.match(/>Question<\/label>/g)).toHaveLength(inputBlockTypes.length);
+    expect(html.match(/>Field name<\/label>/g)).toHaveLength(inputBlockTypes.length);
+    // Settings of their own: a scale's steps and end labels, a consent's text.
+    for (const label of ["Fewest choices", "Most choices", "Lowest step", "Highest step", "Lowest step means", "Highest step means", "Text to agree with"]) expect(html).toContain(`>${label}</label>`);
+    expect(html.match(/<legend>Options<\/legend>/g)).toHaveLength(choiceBlockTypes.length);
+    expect(html).toContain("<legend>Rows</legend>");
+    expect(html).toContain("<legend>Columns</legend>");
     expect(html).toMatch(/<button type="button" data-move="up" disabled="" aria-label="Move block 1 up">/);
     expect(html).toMatch(new RegExp(`aria-label="Move block ${blockTypes.length} down"[^>]*>|disabled="" aria-label="Move block ${blockTypes.length} down"`));
     expect(html).toContain('aria-label="Delete block 3"');

@@ -8,6 +8,22 @@ import { displayValue, type AnswerJson } from "./display.ts";
 export interface CsvColumn {
   key: string;
   label: string;
+  type?: string;
+  /** A matrix's row: the column holds the answer's part for that row. */
+  row?: string;
+}
+
+/**
+ * The columns with a matrix of `document` (the current version) split into a column per row, labelled
+ * `Question: Row`, so each statement of a Likert grid is a column a spreadsheet can count.
+ */
+export function rowColumns(columns: CsvColumn[], document: unknown): CsvColumn[] {
+  const blocks = (document as { blocks?: { key?: string; type?: string; rows?: { id?: string; text: string }[] }[] } | null)?.blocks ?? [];
+  const rowsOf = new Map(blocks.filter((b) => b.type === "MATRIX" && b.key && Array.isArray(b.rows)).map((b) => [b.key!, b.rows!]));
+  return columns.flatMap((c) => {
+    const rows = c.type === "MATRIX" ? rowsOf.get(c.key) : undefined;
+    return rows ? rows.map((row) => ({ ...c, label: `${c.label}: ${row.text}`, row: row.id ?? "" })) : [c];
+  });
 }
 
 export interface CsvSubmission {
@@ -60,6 +76,10 @@ export async function* responseRows(
         const answer = sub.answers[c.key];
         if (!answer) return "";
         if (answer.files) return answer.files.map((f) => `${f.name} ${f.url}`).join("\n");
+        if (c.row !== undefined) {
+          const chosen = (answer.value as Record<string, string | string[]> | null)?.[c.row] ?? [];
+          return ([] as string[]).concat(chosen).map((id) => options.get(id) ?? id).join(", ");
+        }
         const shown = displayValue(answer, options);
         // An option id that happens to be a number shows its text.
         return typeof answer.value === "number" && shown === String(answer.value) ? answer.value : shown;

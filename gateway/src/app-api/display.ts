@@ -16,11 +16,14 @@ export function optionTexts(document: unknown): Map<string, string> {
   const blocks = (document as { blocks?: unknown } | null)?.blocks;
   if (!Array.isArray(blocks)) return texts;
   for (const block of blocks) {
-    const options = (block as { options?: unknown }).options;
-    if (!Array.isArray(options)) continue;
-    for (const option of options) {
-      const { id, text } = option as { id?: unknown; text?: unknown };
-      if (typeof id === "string" && typeof text === "string") texts.set(id, text);
+    // A matrix's rows and columns read as texts too.
+    for (const list of ["options", "rows", "columns"]) {
+      const options = (block as Record<string, unknown>)[list];
+      if (!Array.isArray(options)) continue;
+      for (const option of options) {
+        const { id, text } = option as { id?: unknown; text?: unknown };
+        if (typeof id === "string" && typeof text === "string") texts.set(id, text);
+      }
     }
   }
   return texts;

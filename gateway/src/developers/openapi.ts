@@ -6,6 +6,7 @@ import type { ApiRoute } from "../routes/route.ts";
 import { eventTypeNames, formResponseEventType } from "@formsvc/platform/events.ts";
 import { webhookRequestHeaders } from "@formsvc/platform/webhook-headers.ts";
 import { hostedOperations, type HostedOperation } from "./hosted-operations.ts";
+import { pageLanguages } from "../hosted/page-messages.ts";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -15,7 +16,7 @@ const errorDescriptions: Record<number, string> = {
   403: "The change is refused for this workspace (for example `branding: false` without the entitlement); on a hosted form, no usable single-use link",
   404: "Not found or not the caller's (deliberately the same answer); also forms in the Trash",
   409: "The change conflicts with the record's state, or a request with the same `Idempotency-Key` is still running",
-  413: "The body is too large",
+  413: "The body is too large (over 1 MiB; /api/v1 reads a body sent with any method, so a GET with one can answer this too)",
   415: "The body is not JSON",
   422: "The `Idempotency-Key` was already used with a different request in the last 24 hours; nothing was done",
   429: "Rate limited: wait `Retry-After` seconds",
@@ -84,6 +85,22 @@ token is shown once and completes one response). A form with \`settings.proofOfW
 completion, \`captcha\`: the base64 payload of an ALTCHA solution of \`GET /f/{formId}/captcha\`'s challenge
 (the \`altcha\` widget, served at \`/f/assets/altcha.js\`, makes it); each solution is good once.
 
+## Languages
+A form's \`settings.language\` (a BCP 47 tag, default \`en\`) is the language of its own texts and of its hosted
+page; \`settings.languages\` adds further languages, each with a translation of every owner text by where it is
+(\`title\`, \`<blockId>.question\`, \`<blockId>.options.<optionId>\`, \`thankYou.title\`, ...: ids, never texts, so
+answers in every language are filed under the same keys). Publishing is refused (409) while a translation misses a
+text; the error names each (\`cannot publish: the de translation misses a text: b_meal.options.o_meat ("Meat")\`).
+The page comes in \`?lang=<tag>\` when the form offers it, else in the best match of the browser's
+\`Accept-Language\` among the form's languages, else in \`settings.language\`, and offers a switch. Its own texts
+(buttons, validation messages, the thank-you and closed defaults) come in ${pageLanguages.join(", ")}; any other
+language gets the closest of them, else English; ar and he pages run right to left.
+
+Each submission (\`language\`) and each \`FORM_RESPONSE\` and \`FORM_RESPONSE_PARTIAL\` payload (\`data.language\`)
+carries the language the respondent answered in; labels and option texts stay in the form's own language. It is
+null for responses stored before languages were recorded. A page you build yourself names it with \`language\` in
+the body of \`POST /f/{formId}/responses\` (one the form does not offer is recorded as the form's own).
+
 ## Webhooks
 Each completed response is POSTed as JSON to the form's enabled webhooks (see **Webhooks** below), at least
 once: use \`eventId\` (also the \`webhook-id\` header), stable across retries, for idempotency. When the webhook
@@ -100,6 +117,17 @@ than ten seconds are retried.
 Deliveries to one receiver (scheme, host and port) run up to 4 at a time; while it answers 2xx within 250 ms
 each 2xx allows one more, up to 32 (the operator's \`WEBHOOK_MAX_ORIGIN_CONCURRENCY\`), and any other answer
 brings it back to 4. So a receiver sees concurrent POSTs, in no guaranteed order: order by \`submittedAt\`.
+
+## Integrations (extensions of the spec)
+For automation tools (n8n, Zapier, Make) that subscribe a webhook when a workflow is switched on and delete it
+when it is switched off: \`POST /webhooks\` takes \`subscriber\` (\`"n8n"\`, \`"zapier"\`); the same \`formId\`,
+\`url\` and \`subscriber\` again answer the existing webhook (200) instead of a duplicate. A subscriber's webhook
+is deleted, not only disabled, when its receiver answers 410 Gone, and when the API key that subscribed it is
+deleted. \`GET /forms/{id}/sample-events\` answers the bodies of the form's latest events in exactly the webhook
+body's shape (one made-up body with \`"test": true\` while there is none), to map fields before the first
+response. A webhook's \`format\` (\`slack\`, \`discord\`) sends a chat message (Slack Block Kit, a Discord embed) to
+their incoming-webhook URLs instead of the JSON event. An operator may let webhooks reach receivers on a private
+network with \`WEBHOOK_ALLOWED_CIDRS\`.
 
 ## Audit log
 \`GET /workspaces/{id}/audit-events\` (beyond the spec) lists what happened in a workspace, newest first: each change
@@ -131,16 +159,65 @@ const tags = [
   { name: "Submissions", description: "Responses to a form, complete or partial, with signed links to their files." },
   { name: "Webhooks", description: "Where completed responses are pushed, the receipt of each push and every attempt." },
   {
+    name: "Webhook events",
+    description:
+      "What the service POSTs to a webhook, one entry per event type (the document's `webhooks`). A tag of their own, so generators " +
+      "that make one class per tag (OpenAPI Generator's Java client) do not write the REST operations' class twice.",
+  },
+  {
     name: "Hosted forms",
     description: "The public, key-less endpoints of a published form under `/f`, for building your own front end.",
   },
 ];
 
-/** Zod's integer bounds (±2^53-1) say nothing; a date-time's format says what its long pattern does. */
+/** Zod's integer bounds (±2^53-1) say nothing; a date-time's format says what its long pattern does; and the rest below. */
 function tidySchema({ jsonSchema }: { jsonSchema: JsonSchema }): void {
   if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
   if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
   if (jsonSchema.format === "date-time") delete jsonSchema.pattern;
+  // Zod's number literals (a scale's lowest step, 0 or 1) are `number`; whole ones are integers, which generators
+  // make an enum of (OpenAPI Generator's Java client writes a number enum that does not compile).
+  if (jsonSchema.type === "number" && Array.isArray(jsonSchema.enum) && jsonSchema.enum.every(Number.isInteger)) jsonSchema.type = "integer";
+  mergePlainTypeUnion(jsonSchema);
+}
+
+/** The keywords that constrain only values of one type, so schemas of different types can share one object. */
+const keywordsOfOneType: Record<string, string[]> = {
+  string: ["minLength", "maxLength", "pattern", "format"],
+  number: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
+  integer: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
+  array: ["items", "minItems", "maxItems", "uniqueItems"],
+  object: ["properties", "required", "additionalProperties", "propertyNames", "minProperties", "maxProperties"],
+  boolean: [],
+  null: [],
+};
+
+/**
+ * An anyOf or oneOf of plain schemas of different types (`string[] | null`, `string | number | string[]`) said JSON
+ * Schema's own way, as one schema with a type array: the same values (of different types, any of them is one of
+ * them), and OpenAPI Generator's Java client compiles it (an array inside anyOf or oneOf becomes
+ * `List<String>.class` there, which does not: OpenAPITools/openapi-generator#17745).
+ */
+function mergePlainTypeUnion(schema: JsonSchema): void {
+  const union = Array.isArray(schema.anyOf) ? "anyOf" : "oneOf";
+  const branches = schema[union] as JsonSchema[] | undefined;
+  if (!Array.isArray(branches) || branches.length < 2) return;
+  const types: string[] = [];
+  const merged: JsonSchema = {};
+  for (const branch of branches) {
+    const type = branch.type;
+    if (typeof type !== "string" || !(type in keywordsOfOneType) || types.includes(type)) return;
+    // number and integer share their keywords, so only one of them can be merged
+    if ((type === "number" && types.includes("integer")) || (type === "integer" && types.includes("number"))) return;
+    for (const [keyword, value] of Object.entries(branch)) {
+      if (keyword === "type") continue;
+      if (!keywordsOfOneType[type].includes(keyword)) return;
+      merged[keyword] = value;
+    }
+    types.push(type);
+  }
+  delete schema[union];
+  Object.assign(schema, merged, { type: types });
 }
 
 type ZodJsonSchema = JsonSchema & { $defs?: Record<string, JsonSchema> };
@@ -169,7 +246,7 @@ function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): ZodJsonSchema 
   }
   return out;
 }
-const zodJsonValue = (z.toJSONSchema(z.object({ value: z.json() })) as ZodJsonSchema).$defs!.__schema0;
+const zodJsonValue = (z.toJSONSchema(z.object({ value: z.json() }), { override: tidySchema }) as ZodJsonSchema).$defs!.__schema0;
 
 /** JSON Schemas of zod schemas, the named ones (`.meta({ id })`) collected once into `components.schemas`. */
 class SchemaComponents {
@@ -233,7 +310,8 @@ function errorStatuses(route: (ApiRoute | HostedOperation) & Pick<ApiRoute, "que
   const statuses = new Set([...route.errors, ...everyOperationErrors]);
   if (isIdempotent(route)) [409, 422].forEach((status) => statuses.add(status));
   if (route.params || route.query || route.body) statuses.add(400);
-  if (route.body) statuses.add(413);
+  // /api/v1 reads a JSON body on every operation (api-door.ts), one that takes none too.
+  if (route.body || !("public" in route)) statuses.add(413);
   if (route.body && bodyType === "application/json") statuses.add(415);
   if (route.params) statuses.add(404);
   return [...statuses].sort((a, b) => a - b);
@@ -267,6 +345,8 @@ function successResponse(success: ApiRoute["success"], schemas: SchemaComponents
 function operation(route: ApiRoute | HostedOperation, schemas: SchemaComponents): JsonSchema {
   const bodyType = ("bodyType" in route && route.bodyType) || "application/json";
   const responses: Record<string, JsonSchema> = { [route.success.status]: successResponse(route.success, schemas) };
+  const also = "also" in route.success ? route.success.also : undefined;
+  if (also) responses[also.status] = successResponse({ ...route.success, ...also }, schemas);
   for (const status of errorStatuses(route, bodyType)) responses[status] = errorResponse(status);
   return {
     operationId: route.operationId,
@@ -301,7 +381,7 @@ function webhooks(schemas: SchemaComponents): JsonSchema {
   const operation = (operationId: string, summary: string, payload: z.ZodType) => ({
       post: {
         operationId,
-        tags: ["Webhooks"],
+        tags: ["Webhook events"],
         summary,
         description:
           "POSTed to every enabled webhook of the form whose `eventTypes` include it, at least once, with `Content-Type: application/json`, " +
@@ -332,7 +412,7 @@ function webhooks(schemas: SchemaComponents): JsonSchema {
         responses: {
           "200": { description: "Any 2xx ends the delivery" },
           "400": { description: "Any 3xx or 4xx but 408, 410 and 429 fails the delivery without retry" },
-          "410": { description: "Fails the delivery and disables the webhook at once" },
+          "410": { description: "Fails the delivery and disables the webhook at once (a subscriber's webhook is deleted: extension)" },
           "429": { description: "Retried on the schedule, no sooner than `Retry-After` (seconds or an HTTP date; 408 likewise)" },
           "500": { description: "5xx, refused connections and time-outs (10 s) are retried on the schedule" },
         },

@@ -7,7 +7,8 @@
 //       the form over the page in a modal dialog (Escape, the close button or a click beside it closes it).
 // Only this service's forms are handled: messages are taken from frames of the script's own origin, and a
 // popup opens only a URL there. A form that sends people on after submitting (its redirect) takes the
-// whole page there, not just its frame.
+// whole page there, not just its frame. Its texts (embedMessages, put before it by embed.ts) are in the
+// language of the popup button's part of the page.
 (() => {
   "use strict";
   if (window.formsvcEmbed) return; // the script is on the page twice
@@ -45,6 +46,17 @@
   // ---- popup buttons ---------------------------------------------------------------------------------
   const style = (el, properties) => Object.assign(el.style, properties);
 
+  /** A message in the language around `el` (its lang, the page's, the browser's): that tag's, its language's, else the source's. */
+  function message(key, el) {
+    const tag = ((el.closest("[lang]") && el.closest("[lang]").lang) || navigator.language || "").toLowerCase();
+    const languages = Object.keys(embedMessages.catalogues);
+    const language =
+      languages.find((l) => l.toLowerCase() === tag) ||
+      languages.find((l) => l.toLowerCase().split("-")[0] === tag.split("-")[0]) ||
+      embedMessages.sourceLanguage;
+    return embedMessages.catalogues[language][key];
+  }
+
   function openPopup(button) {
     let url;
     try {
@@ -53,7 +65,7 @@
       return;
     }
     if (url.origin !== origin) return;
-    const label = button.getAttribute("data-formsvc-title") || button.textContent.trim() || "Form";
+    const label = button.getAttribute("data-formsvc-title") || button.textContent.trim() || message("untitledForm", button);
     // Styled through the CSSOM (not a <style> element), so a host page's CSP without 'unsafe-inline' allows it.
     const dialog = document.createElement("dialog");
     dialog.className = "formsvc-popup";
@@ -83,11 +95,11 @@
     const close = document.createElement("button");
     close.type = "button";
     close.textContent = "×";
-    close.setAttribute("aria-label", "Close");
+    close.setAttribute("aria-label", message("closeForm", button));
     style(close, {
       position: "absolute",
       top: "0.5rem",
-      right: "0.5rem",
+      insetInlineEnd: "0.5rem",
       width: "2.5rem",
       height: "2.5rem",
       border: "0",

@@ -15,12 +15,20 @@ import {
   type InputBlock,
   type LogicState,
 } from "@formsvc/form-document";
+import { pageTexts, type PageTexts } from "./page-messages.ts";
+
+const englishTexts = pageTexts();
 
 /** Field names of the plain HTML form that are not answers. Keys start with a letter, so these never clash. */
 export const versionField = "_version";
 export const hiddenFieldPrefix = "_hidden.";
+/** The language the respondent answers in (settings.language or one of settings.languages). */
+export const languageField = "_language";
 /** The honeypot: a field people never see (settings.honeypot); whoever fills it is a bot. */
 export const honeypotField = "_website";
+
+/** The posted field of a matrix's row: `<key>.<rowId>` (keys have no dots, so these never clash). */
+export const matrixField = (key: string, rowId: string) => `${key}.${rowId}`;
 
 /** A value of a posted field: one string, or several for repeated names (checkboxes). */
 export type FieldValue = string | string[];
@@ -58,7 +66,7 @@ export function all(value: FieldValue | undefined): string[] {
 
 interface PostedForm {
   /** By question key: the JSON values of DESIGN.md. */
-  answers: Record<string, string | number | string[]>;
+  answers: Record<string, string | number | boolean | string[] | Record<string, string | string[]>>;
   /** Hidden field values, by name (only names the document declares). */
   hidden: Record<string, string>;
   /** The version the respondent loaded; 0 when unknown. */
@@ -85,17 +93,17 @@ export function logicStateOf(doc: FormDocument, fields: FieldValues): LogicState
 
 /**
  * Answers from the fields of the plain (urlencoded) HTML form: text as given, numbers as numbers,
- * choices as option ids, checkboxes as arrays of option ids. Empty fields are no answer. The answers
+ * choices as option ids, checkboxes as arrays of option ids, a ticked consent as true. Empty fields are no answer. The answers
  * are checked here too, by submissions' own rules (validateAnswers), so that a respondent without
  * JavaScript sees every problem at once; questions that take uploads cannot be answered this way.
  */
-export function answersFromFields(doc: FormDocument, fields: FieldValues): PostedForm {
-  const { answers, errors } = readAnswers(doc, fields);
+export function answersFromFields(doc: FormDocument, fields: FieldValues, texts: PageTexts = englishTexts): PostedForm {
+  const { answers, errors } = readAnswers(doc, fields, texts);
   const checked = validateAnswers(doc, answers, { completed: true });
   for (const problem of checked.ok ? [] : checked.problems) {
     // A field that could not be read is already named, for what was wrong with it.
     if (problem.key === undefined || errors[problem.key] !== undefined) continue;
-    errors[problem.key] = problem.missing ? "This question is required." : shownProblem(problem.message);
+    errors[problem.key] = problem.missing ? texts.text("questionRequired") : shownProblem(problem.message);
   }
   // A question the logic hides takes no answer, so nothing about it is a problem (submissions drops it).
   if (hasLogic(doc)) {
@@ -111,8 +119,8 @@ export function answersFromFields(doc: FormDocument, fields: FieldValues): Poste
   return { answers, hidden, version: Number.isInteger(version) && version > 0 && version <= maxInt32 ? version : 0, errors };
 }
 
-/** The answers the fields carry, read by each question's answer shape, and the fields that could not be read. */
-export function readAnswers(doc: FormDocument, fields: FieldValues): Pick<PostedForm, "answers" | "errors"> {
+/** The answers the fields carry, read by each question's answer shape, and the fields that could not be read (in the page's language). */
+export function readAnswers(doc: FormDocument, fields: FieldValues, texts: PageTexts = englishTexts): Pick<PostedForm, "answers" | "errors"> {
   const answers: PostedForm["answers"] = {};
   const errors: PostedForm["errors"] = {};
   for (const block of questionsOf(doc)) {
@@ -120,9 +128,11 @@ export function readAnswers(doc: FormDocument, fields: FieldValues): Pick<Posted
     const raw = fields[key];
     switch (questionTypes[block.type].answer) {
       case "uploads":
-        if (block.required) errors[key] = "This question needs JavaScript: please enable it and try again.";
+        if (block.required) errors[key] = texts.text("questionNeedsScript");
         break;
-      case "options": {
+      case "options":
+      case "ranking": {
+        // A ranking posts one select per place, in place order.
         const ids = all(raw);
         if (ids.length > 0) answers[key] = ids;
         break;
@@ -132,10 +142,24 @@ export function readAnswers(doc: FormDocument, fields: FieldValues): Pick<Posted
         const text = first(raw).trim();
         if (text === "") break;
         const n = Number(text);
-        if (!Number.isFinite(n)) errors[key] = "Enter a number.";
+        if (!Number.isFinite(n)) errors[key] = texts.text("enterNumber");
         else answers[key] = n;
         break;
       }
+      case "grid": {
+        if (block.type !== "MATRIX") break;
+        const rows: Record<string, string | string[]> = {};
+        for (const row of block.rows) {
+          const ids = all(fields[matrixField(key, row.id ?? "")]);
+          if (ids.length > 0) rows[row.id ?? ""] = block.multiple ? ids : ids[0];
+        }
+        if (Object.keys(rows).length > 0) answers[key] = rows;
+        break;
+      }
+      case "consent":
+        // The ticked box posts "true"; an unticked one posts nothing.
+        if (first(raw) === "true") answers[key] = true;
+        break;
       case "text":
       case "option": {
         const text = first(raw).trim();

@@ -6,6 +6,7 @@
 const emailPattern = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 const phonePattern = /^\+?[0-9 ().\-/]+$/;
 const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
+const timePattern = /^([01]\d|2[0-3]):[0-5]\d$/;
 
 function isValidDate(value        )          {
   const match = datePattern.exec(value);
@@ -63,14 +64,28 @@ const questionTypes = {
     expected: "a date (YYYY-MM-DD)",
     format: { valid: isValidDate, problem: "must be a date (YYYY-MM-DD)" },
     calendarDates: true,
+    ordered: true,
     sample: "2026-01-15",
+  },
+  TIME: {
+    answer: "text",
+    expected: "a time (HH:MM, 24 hours)",
+    format: { valid: (v) => timePattern.test(v), problem: "must be a time (HH:MM, 24 hours)" },
+    ordered: true,
+    sample: "14:30",
   },
   MULTIPLE_CHOICE: { answer: "option" },
   CHECKBOXES: { answer: "options" },
   DROPDOWN: { answer: "option" },
-  RATING: { answer: "steps" },
+  MULTI_SELECT: { answer: "options", placeholder: true },
+  RANKING: { answer: "ranking" },
+  MATRIX: { answer: "grid" },
+  RATING: { answer: "steps", scale: { min: 1, max: 5 } },
+  LINEAR_SCALE: { answer: "steps", scale: { min: 1, max: 5 } },
+  NPS: { answer: "steps", scale: { min: 0, max: 10, fixed: true }, promoterScore: { promotersFrom: 9, detractorsTo: 6 } },
   FILE: { answer: "uploads", maxUploads: 20 },
   SIGNATURE: { answer: "uploads", maxUploads: 1 },
+  CONSENT: { answer: "consent" },
 }                                                ;
 
 const inputBlockTypes = Object.keys(questionTypes)                    ;
@@ -79,7 +94,7 @@ function typesAnswering                            (...shapes          )        
   return inputBlockTypes.filter((type) => (shapes                 ).includes(questionTypes[type].answer))                            ;
 }
 
-const choiceBlockTypes                    = typesAnswering("option", "options");
+const choiceBlockTypes                    = typesAnswering("option", "options", "ranking");
 
 function questionTypeOf(type                    )                           {
   return type !== undefined && Object.hasOwn(questionTypes, type) ? questionTypes[type                  ] : undefined;
@@ -87,7 +102,7 @@ function questionTypeOf(type                    )                           {
 
 function takesOptions(type        )          {
   const shape = questionTypeOf(type)?.answer;
-  return shape === "option" || shape === "options";
+  return shape === "option" || shape === "options" || shape === "ranking";
 }
 
 function takesNumber(type        )          {
@@ -97,6 +112,12 @@ function takesNumber(type        )          {
 
 function takesUploads(type        )          {
   return questionTypeOf(type)?.answer === "uploads";
+}
+
+function scaleOf(block                                              )        {
+  const scale = questionTypeOf(block.type)?.scale ?? { min: 1, max: 5 };
+  if ("fixed" in scale && scale.fixed) return { min: scale.min, max: scale.max };
+  return { min: block.min ?? scale.min, max: block.max ?? scale.max };
 }
 
 function takesPlaceholder(type        )          {
@@ -130,6 +151,12 @@ function answerText(
   context                                                                               ,
 )         {
   if (takesUploads(type)) return (context.fileNames ?? []).join(", ");
+  if (questionTypeOf(type)?.answer === "grid" && value !== null && typeof value === "object" && !Array.isArray(value)) {
+
+    return Object.entries(value)
+      .map(([row, columns]) => `${context.optionText(row) ?? row}: ${answerText("CHECKBOXES", columns, context)}`)
+      .join("; ");
+  }
   if (takesOptions(type)) {
     const ids = Array.isArray(value) ? value : [value];
     return ids
@@ -163,13 +190,16 @@ const operatorsByAnswer                                                = {
   option: ["EQUALS", "NOT_EQUALS", "ANY_OF", "IS_ANSWERED", "IS_NOT_ANSWERED"],
   options: ["CONTAINS", "ANY_OF", "IS_ANSWERED", "IS_NOT_ANSWERED"],
   uploads: ["IS_ANSWERED", "IS_NOT_ANSWERED"],
+  consent: ["IS_ANSWERED", "IS_NOT_ANSWERED"],
+  ranking: ["IS_ANSWERED", "IS_NOT_ANSWERED"],
+  grid: ["IS_ANSWERED", "IS_NOT_ANSWERED"],
 };
 
 function operatorsFor(type        )                           {
   const questionType = questionTypeOf(type);
   if (!questionType) return [];
   const operators = operatorsByAnswer[questionType.answer];
-  return "calendarDates" in questionType && questionType.calendarDates ? [...operators, "GREATER_THAN", "LESS_THAN"] : operators;
+  return "ordered" in questionType && questionType.ordered ? [...operators, "GREATER_THAN", "LESS_THAN"] : operators;
 }
 
 function hasLogic(doc                              )          {

@@ -43,6 +43,16 @@ const embedding = (() => {
   let captchaPayload = "";
   form.querySelector("altcha-widget")?.addEventListener("verified", (event) => (captchaPayload = event.detail.payload));
 
+  // The page language's messages, formatted by the server as templates whose "\0name\0" parts are
+  // arguments (page-messages.ts): numbers in them are written as the page's language writes them.
+  const numbers = new Intl.NumberFormat(document.documentElement.lang || undefined);
+  function text(key, values = {}) {
+    return (config.messages[key] || key)
+      .split("\u0000")
+      .map((part, i) => (i % 2 === 0 ? part : typeof values[part] === "number" ? numbers.format(values[part]) : String(values[part] ?? "")))
+      .join("");
+  }
+
   const $ = (selector, root = document) => root.querySelector(selector);
   const $$ = (selector, root = document) => Array.from(root.querySelectorAll(selector));
 
@@ -75,6 +85,7 @@ const embedding = (() => {
     el,
     key: el.dataset.key,
     type: el.dataset.type,
+    answer: el.dataset.answer, // the answer's shape: text, number, steps, option, options, uploads, consent
     required: el.dataset.required === "true",
     question: el.dataset.question || "",
     page: pages.findIndex((page) => page.contains(el)),
@@ -86,23 +97,43 @@ const embedding = (() => {
 
   const fieldOf = (q) => $("input:not([type=radio]):not([type=checkbox]), select, textarea", q.el);
 
+  // Answers are read by their shape (question-types.ts), so a new type of a known shape needs nothing here.
   function valueOf(q) {
-    switch (q.type) {
-      case "MULTIPLE_CHOICE":
-      case "RATING": {
+    switch (q.answer) {
+      case "steps": {
         const checked = $("input:checked", q.el);
-        if (!checked) return undefined;
-        return q.type === "RATING" ? Number(checked.value) : checked.value;
+        return checked ? Number(checked.value) : undefined;
       }
-      case "CHECKBOXES": {
+      case "option": {
+        // Radios, or a select (DROPDOWN).
+        const choice = $("input:checked", q.el) || $("select", q.el);
+        return choice && choice.value !== "" ? choice.value : undefined;
+      }
+      case "options": {
         const ids = $$("input:checked", q.el).map((input) => input.value);
         return ids.length ? ids : undefined;
       }
-      case "FILE":
+      case "consent":
+        return $("input:checked", q.el) ? true : undefined;
+      case "grid": {
+        // Row id → column id, or column ids when a row takes several (checkboxes).
+        const rows = {};
+        for (const input of $$("input:checked", q.el)) {
+          const row = input.dataset.row;
+          if (input.type === "checkbox") (rows[row] = rows[row] || []).push(input.value);
+          else rows[row] = input.value;
+        }
+        return Object.keys(rows).length ? rows : undefined;
+      }
+      case "ranking": {
+        // One select per place, in place order; places left empty are no part of the answer.
+        const ids = $$("select", q.el).map((select) => select.value).filter((id) => id !== "");
+        return ids.length ? ids : undefined;
+      }
+      case "uploads":
+        if (q.pad) return q.pad.uploadId ? [q.pad.uploadId] : undefined;
         return q.files.length ? q.files.map((f) => f.uploadId) : undefined;
-      case "SIGNATURE":
-        return q.pad.uploadId ? [q.pad.uploadId] : undefined;
-      case "NUMBER": {
+      case "number": {
         const text = fieldOf(q).value.trim();
         return text === "" || !Number.isFinite(Number(text)) ? undefined : Number(text);
       }
@@ -115,20 +146,23 @@ const embedding = (() => {
 
   function setValue(q, value) {
     if (value === undefined || value === null) return;
-    switch (q.type) {
-      case "MULTIPLE_CHOICE":
-      case "RATING":
-      case "CHECKBOXES": {
-        const chosen = new Set((Array.isArray(value) ? value : [value]).map(String));
-        for (const input of $$("input", q.el)) input.checked = chosen.has(input.value);
-        break;
-      }
-      case "FILE":
-      case "SIGNATURE":
-        break; // restored from their own stored state
-      default:
-        fieldOf(q).value = String(value);
+    if (q.answer === "uploads") return; // restored from their own stored state
+    if (q.answer === "grid") {
+      for (const input of $$("input", q.el)) input.checked = [].concat(value[input.dataset.row] ?? []).includes(input.value);
+      return;
     }
+    if (q.answer === "ranking") {
+      $$("select", q.el).forEach((select, i) => (select.value = value[i] ?? ""));
+      return;
+    }
+    const boxes = $$("input[type=radio], input[type=checkbox]", q.el);
+    if (boxes.length === 0) {
+      fieldOf(q).value = String(value);
+      return;
+    }
+    const chosen = new Set((Array.isArray(value) ? value : [value]).map(String));
+    for (const input of boxes) input.checked = chosen.has(input.value);
+    q.el.dispatchEvent(new Event("change")); // what counts the chosen options hears of it
   }
 
   /** Every answer given, shown or not: what the rules are evaluated over. */
@@ -150,7 +184,12 @@ const embedding = (() => {
       q.required = logic.state.required.has(q.key);
       const label = $(".hf-label", q.el);
       const mark = $(".hf-required", label);
-      if (q.required && !mark) label.insertAdjacentHTML("beforeend", ' <span class="hf-required">(required)</span>');
+      if (q.required && !mark) {
+        const required = document.createElement("span");
+        required.className = "hf-required";
+        required.textContent = text("required");
+        label.append(" ", required);
+      }
       if (!q.required && mark) mark.remove();
     }
   }
@@ -234,13 +273,14 @@ const embedding = (() => {
   function problemOf(q) {
     if (q.type === "FILE" && q.pending.size > 0) return null; // waited for before saving
     if (q.type === "SIGNATURE") {
-      return q.required && !q.pad.hasInk ? "Please sign here, or type your name below." : null;
+      return q.required && !q.pad.hasInk ? text("signatureRequired") : null;
     }
     const value = valueOf(q);
-    if (q.required && value === undefined) return "This question is required.";
+    if (q.required && value === undefined) return text("questionRequired");
     const field = fieldOf(q);
     if (field && field.value.trim() !== "" && !field.checkValidity()) {
-      return { EMAIL: "Enter a valid email address.", URL: "Enter a full web address, starting with https://.", NUMBER: "Enter a number." }[q.type] || field.validationMessage;
+      const problem = { EMAIL: "enterEmail", URL: "enterUrl", NUMBER: "enterNumber" }[q.type];
+      return problem ? text(problem) : field.validationMessage;
     }
     return null;
   }
@@ -275,7 +315,7 @@ const embedding = (() => {
     const at = Math.max(0, path.indexOf(current)) + 1;
     const of = Math.max(path.length, at);
     progress.hidden = false;
-    $("#hf-progress-label").textContent = `Page ${at} of ${of}`;
+    $("#hf-progress-label").textContent = text("pageOf", { page: at, pages: of });
     const track = $(".hf-progress-track", progress);
     track.setAttribute("aria-valuenow", String(at));
     track.setAttribute("aria-valuemax", String(of));
@@ -371,18 +411,21 @@ const embedding = (() => {
 
   // ---- uploads ----------------------------------------------------------------------------------
   async function upload(blob, name) {
-    const tooLarge = `${name} is larger than ${config.maxUploadBytes / 1048576} MB.`;
+    const tooLarge = text("fileTooLarge", { name, megabytes: config.maxUploadBytes / 1048576 });
     if (blob.size > config.maxUploadBytes) throw new Error(tooLarge);
     const body = new FormData();
     body.append("file", blob, name);
     const res = await fetch(config.uploadsUrl, { method: "POST", body });
     const data = await res.json().catch(() => ({}));
     if (res.status === 413) throw new Error(tooLarge);
-    if (!res.ok) throw new Error(data.error ? `${name} could not be uploaded: ${data.error}` : `${name} could not be uploaded.`);
+    if (res.status === 429) throw new Error(text("tooManyAttempts"));
+    if (!res.ok) throw new Error(text("uploadFailed", { name }));
     return data;
   }
 
-  const sizeText = (size) => (size >= 1048576 ? `${(size / 1048576).toFixed(1)} MB` : `${Math.max(1, Math.round(size / 1024))} KB`);
+  const megabytes = new Intl.NumberFormat(document.documentElement.lang || undefined, { style: "unit", unit: "megabyte", maximumFractionDigits: 1 });
+  const kilobytes = new Intl.NumberFormat(document.documentElement.lang || undefined, { style: "unit", unit: "kilobyte", maximumFractionDigits: 0 });
+  const sizeText = (size) => (size >= 1048576 ? megabytes.format(size / 1048576) : kilobytes.format(Math.max(1, Math.round(size / 1024))));
 
   function renderFiles(q) {
     const list = $(".hf-files", q.el);
@@ -390,12 +433,12 @@ const embedding = (() => {
     for (const file of q.files) {
       const item = document.createElement("li");
       const label = document.createElement("span");
-      label.textContent = `${file.name} (${sizeText(file.size || 0)}) uploaded`;
+      label.textContent = text("fileUploaded", { name: file.name, size: sizeText(file.size || 0) });
       const remove = document.createElement("button");
       remove.type = "button";
       remove.className = "hf-link";
-      remove.textContent = "Remove";
-      remove.setAttribute("aria-label", `Remove ${file.name}`);
+      remove.textContent = text("removeFile");
+      remove.setAttribute("aria-label", text("removeFileNamed", { name: file.name }));
       remove.addEventListener("click", () => {
         q.files = q.files.filter((f) => f !== file);
         renderFiles(q);
@@ -407,7 +450,7 @@ const embedding = (() => {
     }
     for (const name of q.pendingNames || []) {
       const item = document.createElement("li");
-      item.textContent = `Uploading ${name}…`;
+      item.textContent = text("uploading", { name });
       list.append(item);
     }
   }
@@ -438,6 +481,23 @@ const embedding = (() => {
   }
 
   // ---- signature pad ----------------------------------------------------------------------------
+  /** A multi-select: the search narrows the options shown (chosen ones stay), the summary counts the chosen. */
+  function setupSearch(q, search) {
+    const count = $(".hf-multi-count", q.el);
+    const options = $$(".hf-option", q.el);
+    search.hidden = false;
+    search.addEventListener("input", () => {
+      const words = search.value.trim().toLowerCase();
+      for (const option of options) option.hidden = words !== "" && !$("input", option).checked && !option.textContent.toLowerCase().includes(words);
+    });
+    const recount = () => {
+      const n = $$("input:checked", q.el).length;
+      count.textContent = n ? text("optionsChosen", { count: n }) : "";
+    };
+    q.el.addEventListener("change", recount);
+    recount();
+  }
+
   function setupPad(q) {
     const canvas = $("canvas", q.el);
     const typed = $(".hf-pad-typed", q.el);
@@ -546,7 +606,7 @@ const embedding = (() => {
         pad.image = "";
       } else {
         const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/png"));
-        if (!blob) throw new Error("The signature could not be saved.");
+        if (!blob) throw new Error(text("signatureNotSaved"));
         const done = await upload(blob, "signature.png");
         pad.uploadId = done.uploadId;
         pad.image = canvas.toDataURL("image/png");
@@ -592,7 +652,7 @@ const embedding = (() => {
         return false;
       }
     }
-    const body = { version: config.version, answers: answers(), hidden: hiddenValues(), completed };
+    const body = { version: config.version, answers: answers(), hidden: hiddenValues(), completed, language: config.language };
     if (responseId) body.responseId = responseId;
     const trap = config.honeypotField && form.elements.namedItem(config.honeypotField);
     if (trap && trap.value) body.honeypot = trap.value;
@@ -606,7 +666,7 @@ const embedding = (() => {
         result = await postResponse(body);
       }
     } catch {
-      showSummary("Your answers could not be sent. Check your connection and try again.");
+      showSummary(text("sendFailed"));
       return false;
     }
     if (result.ok) {
@@ -620,9 +680,9 @@ const embedding = (() => {
       else remember();
       return true;
     }
-    const message = result.data.error || `Your answers could not be saved (error ${result.status}).`;
     if (result.status === 400 && showFieldProblems(result.data.fields)) return false;
-    showSummary(result.status === 429 ? "Too many attempts. Please wait a minute and try again." : message);
+    // A 409 that a fresh response did not get past: the form closed meanwhile (FailedPrecondition).
+    showSummary(result.status === 429 ? text("tooManyAttempts") : result.status === 409 ? text("closed") : text("saveFailed", { status: result.status }));
     return false;
   }
 
@@ -672,6 +732,8 @@ const embedding = (() => {
   for (const q of questions) {
     if (q.type === "FILE") setupFile(q);
     if (q.type === "SIGNATURE") setupPad(q);
+    const search = $(".hf-multi-search", q.el);
+    if (search) setupSearch(q, search);
   }
   /** An answer moves what the rules decide, and with it the buttons and the progress; without rules, neither. */
   function followAnswers() {

@@ -12,6 +12,7 @@ import { HttpError } from "../http-errors.ts";
 import { pathId } from "../input-safety.ts";
 import { parse } from "../routes/route.ts";
 import { documentOf } from "./form-fields.ts";
+import { pageTexts } from "./page-messages.ts";
 import { renderFormPage, renderThankYouPage } from "./render-form.ts";
 import { newRouter } from "../routing.ts";
 
@@ -41,6 +42,7 @@ function previewPage(req: Request, res: Response, form: Form, name: string, docu
     showBranding: settings.branding,
     hidden: {},
     urls: { base: `${req.baseUrl}/preview`, script: "/f/assets/form-page.js", branding: brandingUrl },
+    texts: pageTexts(settings.language),
   });
   previewHeaders(res);
   res.type("html").send(html);

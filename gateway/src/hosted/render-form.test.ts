@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import { defaultSettings, inputBlockTypes, normalizeDocument, type FormDocument } from "@formsvc/form-document";
 import { documentPages } from "@formsvc/form-document";
 import { answersFromFields, problemsByQuestion } from "./form-fields.ts";
+import { pageTexts } from "./page-messages.ts";
 import {
   escapeHtml,
   jsonForScript,
@@ -26,11 +27,18 @@ const everyBlock: FormDocument = normalizeDocument({
     { type: "PHONE", key: "phone", question: "Phone" },
     { type: "URL", key: "url", question: "Website" },
     { type: "DATE", key: "date", question: "Date" },
+    { type: "TIME", key: "time", question: "Time" },
     { type: "PAGE_BREAK" },
     { type: "MULTIPLE_CHOICE", key: "plan", question: "Plan", required: true, options: [{ id: "free", text: "Free" }, { id: "pro", text: "Pro" }] },
     { type: "CHECKBOXES", key: "topics", question: "Topics", options: [{ id: "t1", text: "One" }, { id: "t2", text: "Two" }] },
     { type: "DROPDOWN", key: "size", question: "Size", options: [{ id: "s", text: "Small" }, { id: "l", text: "Large" }] },
+    { type: "MULTI_SELECT", key: "langs", question: "Languages", max: 2, options: [{ id: "en", text: "English" }, { id: "fr", text: "French" }, { id: "de", text: "German" }] },
+    { type: "RANKING", key: "rank", question: "Rank them", options: [{ id: "r1", text: "Price" }, { id: "r2", text: "Speed" }] },
     { type: "RATING", key: "rating", question: "Rating", max: 4 },
+    { type: "MATRIX", key: "grid", question: "Grid", rows: [{ id: "m1", text: "Food" }, { id: "m2", text: "Music" }], columns: [{ id: "c1", text: "Bad" }, { id: "c2", text: "Good" }] },
+    { type: "LINEAR_SCALE", key: "scale", question: "Agree?", min: 0, max: 4, minLabel: "Not at all", maxLabel: "Fully" },
+    { type: "NPS", key: "nps", question: "Recommend us?" },
+    { type: "CONSENT", key: "terms", question: "Terms", text: "I agree to the [terms & conditions](https://forms.example.com/t?a=1&b=2) <b>now</b>" },
     { type: "FILE", key: "cv", question: "CV", required: true },
     { type: "SIGNATURE", key: "sig", question: "Signature" },
   ],
@@ -88,6 +96,31 @@ describe("renderFormPage", () => {
     assert.match(html, /<textarea[^>]*name="long"/);
     assert.match(html, /<select[^>]*name="size"[^>]*><option value="">Choose…<\/option><option value="s">Small<\/option>/);
     assert.equal((html.match(/type="radio"[^>]*name="rating"/g) ?? []).length, 4);
+    assert.match(html, /<input type="time" id="q-[^"]+" name="time"/);
+    // A matrix: a table, a radio per cell named by key and row, labelled "row: column".
+    assert.match(html, /<thead><tr><td><\/td><th scope="col">Bad<\/th><th scope="col">Good<\/th><\/tr><\/thead>/);
+    assert.match(html, /<tr><th scope="row">Music<\/th><td><input type="radio" id="(q-[^"]+-m2-c1)" name="grid\.m2" value="c1" data-row="m2"><label class="hf-sr" for="\1">Music: Bad<\/label><\/td>/);
+    // A ranking: a labelled select per place, every option in each.
+    assert.match(html, /<label for="(q-[^"]+-place-1)">Place 1<\/label><select id="\1" name="rank"><option value="">Choose…<\/option><option value="r1">Price<\/option><option value="r2">Speed<\/option><\/select>/);
+    assert.match(html, /<label for="(q-[^"]+-place-2)">Place 2<\/label><select id="\1" name="rank">/);
+    // A multi-select: a closed list of checkboxes, its search shown by the script.
+    assert.match(html, /<details class="hf-multi">\n<summary>Choose… <span class="hf-multi-count" aria-live="polite"><\/span><\/summary>/);
+    assert.match(html, /<input type="search" id="(q-[^"]+-search)" class="hf-multi-search" autocomplete="off" hidden>/);
+    assert.deepEqual([...html.matchAll(/type="checkbox"[^>]*name="langs" value="(\w+)"/g)].map((m) => m[1]), ["en", "fr", "de"]);
+    // Scales: every step from min to max, the ends' meanings in the spoken labels and once for the eye.
+    assert.deepEqual([...html.matchAll(/type="radio"[^>]*name="scale" value="(\d+)"/g)].map((m) => m[1]), ["0", "1", "2", "3", "4"]);
+    assert.match(html, /<span class="hf-sr">0 of 4, Not at all<\/span>/);
+    assert.match(html, /<span class="hf-sr">4 of 4, Fully<\/span>/);
+    assert.match(html, /<p class="hf-scale-ends" aria-hidden="true"><span>Not at all<\/span><span>Fully<\/span><\/p>/);
+    assert.equal((html.match(/type="radio"[^>]*name="nps"/g) ?? []).length, 11);
+    assert.match(html, /<span class="hf-sr">0 of 10, Not at all likely<\/span>/);
+    assert.match(html, /<span class="hf-sr">10 of 10, Extremely likely<\/span>/);
+    // Consent: one box, its text escaped but for the link.
+    assert.match(html, /<input type="checkbox" id="[^"]+" name="terms" value="true">/);
+    assert.match(
+      html,
+      /I agree to the <a href="https:\/\/forms.example.com\/t\?a=1&amp;b=2" target="_blank" rel="noopener noreferrer">terms &amp; conditions<\/a> &lt;b&gt;now&lt;\/b&gt;<\/label>/,
+    );
     assert.match(html, /<input type="file"[^>]*multiple[^>]*data-upload/);
     assert.doesNotMatch(html, /<input type="file"[^>]*\sname=/, "files are uploaded by the script, never posted");
     assert.match(html, /<canvas class="hf-pad"[^>]*role="img"[^>]*aria-label="Signature pad/);
@@ -104,7 +137,7 @@ describe("renderFormPage", () => {
     assert.match(html, /<input type="file"[^>]*aria-required="true"/);
     assert.doesNotMatch(html, /name="long"[^>]*aria-required/, "optional questions are not marked");
     const alerts = html.match(/class="hf-error" id="[^"]+" role="alert"/g) ?? [];
-    assert.equal(alerts.length, 13, "one error line per question");
+    assert.equal(alerts.length, inputBlockTypes.length, "one error line per question");
     assert.match(html, /id="hf-summary" role="alert"/);
   });
 
@@ -128,7 +161,9 @@ describe("renderFormPage", () => {
     assert.match(html, /<script src="\/f\/assets\/form-page.js\?v=abc"><\/script>/);
     assert.match(html, /<noscript>.*needs JavaScript/, "file questions explain they need JavaScript");
     assert.match(html, /<meta name="viewport" content="width=device-width, initial-scale=1">/);
-    assert.doesNotMatch(html, /https?:\/\/(?!forms\.example\.com)/, "nothing loaded from elsewhere (no CDN, no fonts)");
+    // The script's messages (a text asking for an address "starting with https://") are not links.
+    const markup = html.replace(/<script type="application\/json" id="hf-config">.*?<\/script>/s, "");
+    assert.doesNotMatch(markup, /https?:\/\/(?!forms\.example\.com)/, "nothing loaded from elsewhere (no CDN, no fonts)");
   });
 
   it("escapes question text, options, descriptions and titles", () => {
@@ -243,7 +278,9 @@ describe("other pages", () => {
     const notFound = renderNotFoundPage();
     assert.match(notFound, /<h1>Form not found<\/h1>/);
     assert.match(notFound, /noindex/);
-    assert.match(renderErrorPage(429, "<slow down>"), /Too many requests[\s\S]*&lt;slow down&gt;/);
+    assert.match(renderErrorPage(429), /<h1>Too many requests<\/h1>\n<p>You have sent too many requests\./);
+    assert.match(renderErrorPage(503, pageTexts("de")), /<html lang="de" dir="ltr">[\s\S]*<h1>Etwas ist schiefgelaufen<\/h1>/);
+    assert.match(renderNotFoundPage(pageTexts("he")), /<html lang="he" dir="rtl">[\s\S]*<h1>הטופס לא נמצא<\/h1>/);
     assert.equal(escapeHtml(`<a href="x">'&'</a>`), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
   });
 });
@@ -302,8 +339,15 @@ describe("plain form posts", () => {
       topics: ["t1", "t2"],
       size: "s",
       rating: "3",
+      time: "14:30",
+      scale: "0",
+      nps: "10",
+      terms: "true",
+      langs: ["en", "de"],
+      rank: ["r2", "r1"],
+      "grid.m1": "c2",
     });
-    assert.deepEqual(posted.answers, { short: "Ada", number: 4.5, plan: "pro", topics: ["t1", "t2"], size: "s", rating: 3 });
+    assert.deepEqual(posted.answers, { short: "Ada", number: 4.5, plan: "pro", topics: ["t1", "t2"], size: "s", rating: 3, langs: ["en", "de"], rank: ["r2", "r1"], grid: { m1: "c2" }, time: "14:30", scale: 0, nps: 10, terms: true });
     assert.deepEqual(posted.hidden, { utm_source: "newsletter" });
     assert.equal(posted.version, 3);
     assert.deepEqual(posted.errors, { cv: "This question needs JavaScript: please enable it and try again." });
@@ -319,15 +363,38 @@ describe("plain form posts", () => {
   });
 
   it("checks the answers by submissions' rules, every problem at once", () => {
-    const posted = answersFromFields(everyBlock, { short: "Ada", email: "not-an-email", number: "12", plan: "gold", rating: "5", url: "example.com" });
+    const posted = answersFromFields(everyBlock, {
+      short: "Ada",
+      email: "not-an-email",
+      number: "12",
+      plan: "gold",
+      rating: "5",
+      url: "example.com",
+      time: "25:00",
+      scale: "5",
+      nps: "11",
+      langs: ["en", "fr", "de"],
+      rank: ["r2", ""],
+    });
     assert.deepEqual(posted.errors, {
       email: "Must be an email address",
+      time: "Must be a time (HH:MM, 24 hours)",
+      scale: "Must be a whole number from 0 to 4",
+      nps: "Must be a whole number from 0 to 10",
+      langs: "Takes at most 2 option ids",
+      rank: "Must rank every option (2), not 1",
       number: "Must be at most 9",
       plan: '"gold" is not an option of this question',
       rating: "Must be a whole number from 1 to 4",
       url: "Must be a URL starting with http:// or https://",
       cv: "This question needs JavaScript: please enable it and try again.",
     });
+  });
+
+  it("needs a required consent's box ticked", () => {
+    const doc = normalizeDocument({ blocks: [{ type: "CONSENT", key: "terms", question: "Terms", text: "I agree", required: true }] }).document;
+    assert.deepEqual(answersFromFields(doc, {}).errors, { terms: "This question is required." });
+    assert.deepEqual(answersFromFields(doc, { terms: "true" }), { answers: { terms: true }, hidden: {}, version: 0, errors: {} });
   });
 
   it("shows the problems a service names by key next to their questions, and no others", () => {

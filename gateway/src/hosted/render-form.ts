@@ -2,10 +2,10 @@
 // pages. Pure functions from data to an HTML string; every value from a document, the settings or the
 // request is escaped. The page works without JavaScript (one long form posted as
 // application/x-www-form-urlencoded); form-page.js turns it into one page at a time with saving,
-// uploads and signatures.
+// uploads and signatures. Every system text comes from the page language's catalogue (page-messages.ts).
 import {
   buttonRadii,
-  defaultRatingMax,
+  defaultSettings,
   defaultThankYou,
   defaultTheme,
   documentPages,
@@ -13,6 +13,8 @@ import {
   hasLogic,
   hexColorPattern,
   maxUploadBytes,
+  questionTypes,
+  scaleOf,
   themeText,
   type Block,
   type FormDocument,
@@ -21,8 +23,9 @@ import {
   type InputBlock,
   type ThankYouScreen,
 } from "@formsvc/form-document";
-import { hiddenFieldPrefix, honeypotField, needsScript, versionField, type FieldValue, type FieldValues } from "./form-fields.ts";
+import { hiddenFieldPrefix, honeypotField, languageField, matrixField, needsScript, versionField, type FieldValue, type FieldValues } from "./form-fields.ts";
 import { carriedFields, logicStep, navField, neighbours, pageField, shownBlocks, shownField, type LogicStep } from "./logic-steps.ts";
+import { pageTexts, type PageTexts } from "./page-messages.ts";
 
 export interface PageUrls {
   /** Where the hosted-form router is mounted, e.g. `/f`. */
@@ -55,6 +58,20 @@ export interface FormPageInput {
   linkToken?: string;
   /** The proof-of-work widget (captcha.ts), before the form's buttons. */
   captchaHtml?: string;
+  /** The page's language and its system texts; English when absent. */
+  texts?: PageTexts;
+  /** The languages the form offers, each with the address of the page in it; a switch shows with two or more. */
+  languageLinks?: { language: string; href: string }[];
+}
+
+const englishTexts = pageTexts();
+
+/**
+ * An owner's setting left at its English default (the submit label, the closed message, the thank-you
+ * screen's title and text) reads in the page's language; one the owner wrote stays as written.
+ */
+function ownerOrDefault(value: string, englishDefault: string, texts: PageTexts, key: "submit" | "closed" | "thankYouTitle" | "thankYouText"): string {
+  return value === englishDefault ? texts.text(key) : value;
 }
 
 const htmlEscapes: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -79,6 +96,7 @@ export function jsonForScript(value: unknown): string {
     .replace(/\u2029/g, "\\u2029");
 }
 
+// Logical properties (margin-inline-start, not margin-left): a right-to-left page mirrors.
 const styles = `
 *,*::before,*::after{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
@@ -90,9 +108,9 @@ h2{font-size:1.3rem;margin:1.5rem 0 .5rem}
 .hf-page>h2:first-child{margin-top:0}
 .hf-q{margin:0 0 1.5rem;padding:0;border:0;min-width:0}
 .hf-label,legend.hf-label{display:block;font-weight:600;margin:0 0 .35rem;padding:0}
-.hf-required{font-weight:400;font-size:.875rem;color:#a4262c;margin-left:.25rem}
+.hf-required{font-weight:400;font-size:.875rem;color:#a4262c;margin-inline-start:.25rem}
 .hf-desc{margin:0 0 .5rem;color:#57606a;font-size:.9375rem}
-input[type=text],input[type=email],input[type=number],input[type=tel],input[type=url],input[type=date],select,textarea{display:block;width:100%;font:inherit;padding:.6rem .75rem;border:1px solid #8c959f;border-radius:8px;background:#fff;color:inherit}
+input[type=text],input[type=email],input[type=number],input[type=tel],input[type=url],input[type=date],input[type=time],select,textarea{display:block;width:100%;font:inherit;padding:.6rem .75rem;border:1px solid #8c959f;border-radius:8px;background:#fff;color:inherit}
 textarea{min-height:7rem;resize:vertical}
 input[type=file]{font:inherit;max-width:100%}
 :focus-visible{outline:3px solid var(--hf-accent);outline-offset:2px}
@@ -107,12 +125,25 @@ input[type=file]{font:inherit;max-width:100%}
 .hf-rating label{display:inline-flex;align-items:center;justify-content:center;min-width:2.75rem;min-height:2.75rem;border:1px solid #8c959f;border-radius:8px;background:#fff;font-weight:600}
 .hf-rating input:checked+label{background:var(--hf-accent);border-color:var(--hf-accent);color:var(--hf-on-accent)}
 .hf-rating input:focus-visible+label{outline:3px solid var(--hf-accent);outline-offset:2px}
+.hf-scale-ends{display:flex;justify-content:space-between;gap:1rem;margin:.35rem 0 0;color:#57606a;font-size:.9rem}
+.hf-consent a{color:var(--hf-accent)}
+.hf-ranking{display:grid;gap:.5rem}
+.hf-matrix{overflow-x:auto}
+.hf-matrix table{border-collapse:collapse;width:100%}
+.hf-matrix th,.hf-matrix td{padding:.45rem .35rem;text-align:center;border-bottom:1px solid #d8dce1}
+.hf-matrix th[scope=row]{text-align:left;font-weight:400}
+.hf-matrix th[scope=col]{font-weight:600;font-size:.9rem}
+.hf-matrix input{width:1.25rem;height:1.25rem;margin:0}
+.hf-place{display:grid;grid-template-columns:auto 1fr;align-items:center;gap:.6rem}
+.hf-multi summary{cursor:pointer;padding:.6rem .75rem;border:1px solid #8c959f;border-radius:8px;background:#fff}
+.hf-multi[open] summary{margin-bottom:.5rem}
+.hf-multi-search{display:block;width:100%;font:inherit;padding:.6rem .75rem;border:1px solid #8c959f;border-radius:8px;margin:0 0 .5rem}
 .hf-error{color:#a4262c;font-weight:600;margin:.4rem 0 0}
 .hf-error:empty{display:none}
 .hf-summary{border:2px solid #a4262c;border-radius:8px;padding:.75rem 1rem;margin:0 0 1.5rem;background:#fff5f5}
 .hf-summary:empty{display:none}
 .hf-summary p{margin:0}
-.hf-summary ul{margin:.25rem 0 0;padding-left:1.25rem}
+.hf-summary ul{margin:.25rem 0 0;padding-inline-start:1.25rem}
 .hf-summary a{color:#a4262c}
 .hf-files{list-style:none;margin:.5rem 0 0;padding:0}
 .hf-files li{display:flex;align-items:center;gap:.5rem;padding:.35rem 0;word-break:break-all}
@@ -120,7 +151,7 @@ input[type=file]{font:inherit;max-width:100%}
 .hf-pad-actions{margin:.4rem 0 .75rem}
 .hf-note{color:#57606a;font-size:.875rem;margin:.25rem 0 0}
 .hf-nav{display:flex;flex-wrap:wrap;gap:.75rem;justify-content:space-between;margin-top:1.5rem}
-.hf-nav .hf-submit,.hf-nav .hf-next{margin-left:auto}
+.hf-nav .hf-submit,.hf-nav .hf-next{margin-inline-start:auto}
 .hf-nav .hf-back{order:-1}
 button,.hf-button{font:inherit;cursor:pointer;border-radius:var(--hf-radius);padding:.6rem 1.25rem;border:1px solid #8c959f;background:#fff;color:#1f2328;min-height:2.75rem}
 .hf-submit,.hf-next,.hf-button{background:var(--hf-accent);border-color:var(--hf-accent);color:var(--hf-on-accent);font-weight:600}
@@ -136,10 +167,13 @@ button:disabled{opacity:.6;cursor:progress}
 .hf-thanks>h2:first-child{margin-top:0}
 .hf-branding{text-align:center;font-size:.875rem;padding:1rem 0 2rem}
 .hf-branding a{color:var(--hf-text)}
+.hf-languages ul{display:flex;flex-wrap:wrap;justify-content:flex-end;gap:.25rem .75rem;list-style:none;margin:0 0 1rem;padding:0;font-size:.875rem}
+.hf-languages a{color:var(--hf-text)}
+.hf-languages a[aria-current]{font-weight:600;text-decoration:none}
 .hf-logo{margin:0 0 1rem;text-align:center}
 .hf-logo img{max-height:4rem;max-width:100%;width:auto;vertical-align:middle}
 .hf-js .hf-page:not(.hf-current){display:none}
-.hf-trap{position:absolute;left:-10000px;top:auto;width:1px;height:1px;overflow:hidden}
+.hf-trap{position:absolute;inset-inline-start:-10000px;top:auto;width:1px;height:1px;overflow:hidden}
 .hf-sr{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
 [hidden]{display:none!important}
 @media (max-width:30rem){main{padding:1rem .5rem}.hf-card{padding:1rem;border-radius:8px}h1{font-size:1.45rem}.hf-nav button{flex:1 1 auto}}
@@ -163,6 +197,7 @@ function logoOf(theme: FormTheme | undefined): string {
 }
 
 interface ShellOptions {
+  texts: PageTexts;
   showBranding?: boolean;
   brandingUrl?: string;
   script?: string;
@@ -172,13 +207,14 @@ interface ShellOptions {
   refresh?: { seconds: number; url: string };
 }
 
-function shell(title: string, body: string, options: ShellOptions = {}): string {
+function shell(title: string, body: string, options: ShellOptions): string {
+  const { texts } = options;
   const branding = options.showBranding
-    ? `<footer class="hf-branding"><a href="${escapeHtml(options.brandingUrl ?? "/")}">Made with Formsvc</a></footer>`
+    ? `<footer class="hf-branding"><a href="${escapeHtml(options.brandingUrl ?? "/")}">${escapeHtml(texts.text("madeWith", { product: "Formsvc" }))}</a></footer>`
     : "";
   const script = options.script ? `<script src="${escapeHtml(options.script)}"></script>` : "";
   return `<!doctype html>
-<html lang="en">
+<html lang="${escapeHtml(texts.language)}" dir="${texts.dir}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -208,6 +244,20 @@ function valuesOf(values: FieldValues | undefined, key: string): string[] {
   return Array.isArray(v) ? v : v === undefined ? [] : [v];
 }
 
+
+/** A consent's text: plain text, except `[words](https://…)`, which shows a link (http and https only). */
+export function consentHtml(text: string): string {
+  const link = /\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)/g;
+  let html = "";
+  let at = 0;
+  for (const match of text.matchAll(link)) {
+    html += escapeHtml(text.slice(at, match.index));
+    html += URL.canParse(match[2]) ? `<a href="${escapeHtml(match[2])}" target="_blank" rel="noopener noreferrer">${escapeHtml(match[1])}</a>` : escapeHtml(match[0]);
+    at = match.index + match[0].length;
+  }
+  return html + escapeHtml(text.slice(at));
+}
+
 const inputTypes: Record<string, { type: string; autocomplete?: string; inputmode?: string }> = {
   SHORT_TEXT: { type: "text" },
   EMAIL: { type: "email", autocomplete: "email" },
@@ -215,6 +265,7 @@ const inputTypes: Record<string, { type: string; autocomplete?: string; inputmod
   PHONE: { type: "tel", autocomplete: "tel" },
   URL: { type: "url", inputmode: "url" },
   DATE: { type: "date" },
+  TIME: { type: "time" },
 };
 
 function attrs(list: Record<string, string | number | boolean | undefined>): string {
@@ -229,6 +280,7 @@ interface QuestionContext {
   errors?: Record<string, string>;
   /** Headings and paragraphs carry their block ids (for the script of a form with logic rules). */
   blockIds?: boolean;
+  texts: PageTexts;
 }
 
 function renderQuestion(block: InputBlock, ctx: QuestionContext): string {
@@ -239,7 +291,8 @@ function renderQuestion(block: InputBlock, ctx: QuestionContext): string {
   const descId = block.description ? `${id}-desc` : undefined;
   const errorId = `${id}-error`;
   const describedBy = [descId, errorId].filter(Boolean).join(" ");
-  const requiredMark = required ? ` <span class="hf-required">(required)</span>` : "";
+  const t = ctx.texts.text;
+  const requiredMark = required ? ` <span class="hf-required">${escapeHtml(t("required"))}</span>` : "";
   const description = block.description ? `<p class="hf-desc" id="${escapeHtml(descId)}">${multiline(block.description)}</p>` : "";
   const errorLine = `<p class="hf-error" id="${escapeHtml(errorId)}" role="alert">${escapeHtml(error)}</p>`;
   const wrapAttrs = attrs({
@@ -248,6 +301,7 @@ function renderQuestion(block: InputBlock, ctx: QuestionContext): string {
     "data-block": block.id,
     "data-key": key,
     "data-type": block.type,
+    "data-answer": questionTypes[block.type].answer,
     "data-required": required ? "true" : undefined,
     "data-question": block.question,
   });
@@ -276,39 +330,108 @@ function renderQuestion(block: InputBlock, ctx: QuestionContext): string {
         .join("\n");
       return group(`<div class="hf-options">\n${options}\n</div>`, type === "radio" ? "radiogroup" : undefined);
     }
+    case "MULTI_SELECT": {
+      // A list in a disclosure, searchable with the script: every option a checkbox, so it posts without one.
+      const chosen = new Set(valuesOf(ctx.values, key));
+      const options = block.options
+        .map((option) => {
+          const optionId = `${id}-${option.id}`;
+          return `<div class="hf-option"><input${attrs({ type: "checkbox", id: optionId, name: key, value: option.id, checked: chosen.has(option.id ?? ""), "aria-invalid": invalid })}><label for="${escapeHtml(optionId)}">${escapeHtml(option.text)}</label></div>`;
+        })
+        .join("\n");
+      const count = chosen.size > 0 ? t("optionsChosen", { count: chosen.size }) : "";
+      return group(
+        `<details class="hf-multi"${chosen.size > 0 || error ? " open" : ""}>
+<summary>${escapeHtml(block.placeholder || t("choose"))} <span class="hf-multi-count" aria-live="polite">${escapeHtml(count)}</span></summary>
+<label class="hf-sr" for="${escapeHtml(id)}-search">${escapeHtml(t("searchOptions"))}</label>
+<input${attrs({ type: "search", id: `${id}-search`, class: "hf-multi-search", autocomplete: "off", hidden: true })}>
+<div class="hf-options">\n${options}\n</div>
+</details>`,
+      );
+    }
+    case "MATRIX": {
+      // A table: a row per statement, its radios (checkboxes with `multiple`) named `<key>.<rowId>`, each
+      // labelled "row: column" for screen readers; the table scrolls sideways on its own on a narrow screen.
+      const type = block.multiple ? "checkbox" : "radio";
+      const head = block.columns.map((c) => `<th scope="col">${escapeHtml(c.text)}</th>`).join("");
+      const body = block.rows
+        .map((row) => {
+          const name = matrixField(key, row.id ?? "");
+          const chosen = new Set(valuesOf(ctx.values, name));
+          const cells = block.columns
+            .map((column) => {
+              const cellId = `${id}-${row.id}-${column.id}`;
+              return `<td><input${attrs({ type, id: cellId, name, value: column.id, checked: chosen.has(column.id ?? ""), "data-row": row.id, "aria-invalid": invalid })}><label class="hf-sr" for="${escapeHtml(cellId)}">${escapeHtml(`${row.text}: ${column.text}`)}</label></td>`;
+            })
+            .join("");
+          return `<tr><th scope="row">${escapeHtml(row.text)}</th>${cells}</tr>`;
+        })
+        .join("\n");
+      return group(`<div class="hf-matrix"><table>\n<thead><tr><td></td>${head}</tr></thead>\n<tbody>\n${body}\n</tbody>\n</table></div>`);
+    }
+    case "RANKING": {
+      // One select per place, all named by the key: a plain post carries the options in place order.
+      const placed = valuesOf(ctx.values, key);
+      const places = block.options
+        .map((_, i) => {
+          const placeId = `${id}-place-${i + 1}`;
+          const options = block.options
+            .map((o) => `<option${attrs({ value: o.id, selected: placed[i] !== undefined && placed[i] === o.id })}>${escapeHtml(o.text)}</option>`)
+            .join("");
+          return `<div class="hf-place"><label for="${escapeHtml(placeId)}">${escapeHtml(t("rankingPlace", { place: i + 1 }))}</label><select${attrs({ id: placeId, name: key, "aria-invalid": invalid })}><option value="">${escapeHtml(t("choose"))}</option>${options}</select></div>`;
+        })
+        .join("\n");
+      return group(`<div class="hf-ranking">\n${places}\n</div>`);
+    }
     case "DROPDOWN": {
       const chosen = valueOf(ctx.values, key);
       const options = block.options
         .map((o) => `<option${attrs({ value: o.id, selected: chosen !== "" && chosen === o.id })}>${escapeHtml(o.text)}</option>`)
         .join("");
       return simpleField(
-        `<select${attrs({ id, name: key, required, "aria-required": required ? "true" : undefined, "aria-describedby": describedBy, "aria-invalid": invalid })}><option value="">${escapeHtml(block.placeholder || "Choose…")}</option>${options}</select>`,
+        `<select${attrs({ id, name: key, required, "aria-required": required ? "true" : undefined, "aria-describedby": describedBy, "aria-invalid": invalid })}><option value="">${escapeHtml(block.placeholder || t("choose"))}</option>${options}</select>`,
       );
     }
-    case "RATING": {
-      const max = block.max ?? defaultRatingMax;
+    case "RATING":
+    case "LINEAR_SCALE":
+    case "NPS": {
+      const { min, max } = scaleOf(block);
+      const ends: { minLabel?: string; maxLabel?: string } = block.type === "NPS" ? { minLabel: t("npsLeast"), maxLabel: t("npsMost") } : "minLabel" in block || "maxLabel" in block ? block : {};
       const chosen = valueOf(ctx.values, key);
       const steps: string[] = [];
-      for (let n = 1; n <= max; n++) {
+      for (let n = min; n <= max; n++) {
         const stepId = `${id}-${n}`;
+        const end = n === min ? ends.minLabel : n === max ? ends.maxLabel : undefined;
+        const spoken = `${t("ratingStep", { step: n, steps: max })}${end ? `, ${end}` : ""}`;
         steps.push(
-          `<div class="hf-option"><input${attrs({ type: "radio", id: stepId, name: key, value: n, checked: chosen === String(n), required, "aria-invalid": invalid })}><label for="${escapeHtml(stepId)}"><span aria-hidden="true">${n}</span><span class="hf-sr">${n} of ${max}</span></label></div>`,
+          `<div class="hf-option"><input${attrs({ type: "radio", id: stepId, name: key, value: n, checked: chosen === String(n), required, "aria-invalid": invalid })}><label for="${escapeHtml(stepId)}"><span aria-hidden="true">${n}</span><span class="hf-sr">${escapeHtml(spoken)}</span></label></div>`,
         );
       }
-      return group(`<div class="hf-rating">\n${steps.join("\n")}\n</div>`, "radiogroup");
+      // The ends' meanings are in the steps' spoken labels; shown once more for the eye.
+      const endsLine =
+        ends.minLabel || ends.maxLabel
+          ? `\n<p class="hf-scale-ends" aria-hidden="true"><span>${escapeHtml(ends.minLabel ?? "")}</span><span>${escapeHtml(ends.maxLabel ?? "")}</span></p>`
+          : "";
+      return group(`<div class="hf-rating">\n${steps.join("\n")}\n</div>${endsLine}`, "radiogroup");
+    }
+    case "CONSENT": {
+      const boxId = `${id}-agree`;
+      return group(
+        `<div class="hf-option hf-consent"><input${attrs({ type: "checkbox", id: boxId, name: key, value: "true", checked: valueOf(ctx.values, key) === "true", required, "aria-invalid": invalid })}><label for="${escapeHtml(boxId)}">${consentHtml(block.text)}</label></div>`,
+      );
     }
     case "FILE":
       // No name: a plain post cannot carry uploads; the script uploads each file and keeps its id.
       return simpleField(
-        `<input${attrs({ type: "file", id, multiple: true, "data-upload": "", "aria-required": required ? "true" : undefined, "aria-describedby": describedBy, "aria-invalid": invalid })}>\n<ul class="hf-files" id="${escapeHtml(id)}-files" aria-live="polite"></ul>\n<p class="hf-note">Files up to ${maxUploadBytes / 1024 / 1024} MB each.</p>`,
+        `<input${attrs({ type: "file", id, multiple: true, "data-upload": "", "aria-required": required ? "true" : undefined, "aria-describedby": describedBy, "aria-invalid": invalid })}>\n<ul class="hf-files" id="${escapeHtml(id)}-files" aria-live="polite"></ul>\n<p class="hf-note">${escapeHtml(t("uploadLimit", { megabytes: maxUploadBytes / 1024 / 1024 }))}</p>`,
       );
     case "SIGNATURE":
       return group(
-        `<canvas class="hf-pad" id="${escapeHtml(id)}-pad" width="900" height="300" role="img" aria-label="Signature pad: draw with a mouse, pen or finger"></canvas>
-<div class="hf-pad-actions"><button type="button" class="hf-pad-clear">Clear signature</button></div>
-<label class="hf-label" for="${escapeHtml(id)}">Or type your name to sign instead</label>
+        `<canvas class="hf-pad" id="${escapeHtml(id)}-pad" width="900" height="300" role="img" aria-label="${escapeHtml(t("signaturePad"))}"></canvas>
+<div class="hf-pad-actions"><button type="button" class="hf-pad-clear">${escapeHtml(t("signatureClear"))}</button></div>
+<label class="hf-label" for="${escapeHtml(id)}">${escapeHtml(t("signatureTypeInstead"))}</label>
 <input${attrs({ type: "text", id, class: "hf-pad-typed", autocomplete: "name", "aria-required": required ? "true" : undefined, "aria-describedby": `${id}-note ${describedBy}`, "aria-invalid": invalid })}>
-<p class="hf-note" id="${escapeHtml(id)}-note">Keyboard users: typing your name here signs the form with it.</p>`,
+<p class="hf-note" id="${escapeHtml(id)}-note">${escapeHtml(t("signatureKeyboardNote"))}</p>`,
       );
     default: {
       const spec = inputTypes[block.type] ?? { type: "text" };
@@ -362,38 +485,60 @@ function stepFields(doc: FormDocument, values: FieldValues | undefined, step: Lo
  * The buttons of a page shown one at a time, each a submit button saying where to go. The one Enter
  * presses (the first) is Next, or Submit on the last page; Back is shown first (CSS order).
  */
-function stepNav(doc: FormDocument, step: LogicStep, submitLabel: string): string {
+function stepNav(doc: FormDocument, step: LogicStep, submitLabel: string, texts: PageTexts): string {
   const { previous, next } = neighbours(doc, step);
-  const nextButton = `<button type="submit" name="${navField}" value="next" class="hf-next" id="hf-next"${next === undefined ? " hidden" : ""}>Next</button>`;
+  const nextButton = `<button type="submit" name="${navField}" value="next" class="hf-next" id="hf-next"${next === undefined ? " hidden" : ""}>${escapeHtml(texts.text("next"))}</button>`;
   const submit = `<button type="submit" class="hf-submit" id="hf-submit"${next === undefined ? "" : " hidden"}>${escapeHtml(submitLabel)}</button>`;
   return `<div class="hf-nav">
 ${next === undefined ? submit + "\n" + nextButton : nextButton + "\n" + submit}
-<button type="submit" name="${navField}" value="back" class="hf-back" id="hf-back" formnovalidate${previous === undefined ? " hidden" : ""}>Back</button>
+<button type="submit" name="${navField}" value="back" class="hf-back" id="hf-back" formnovalidate${previous === undefined ? " hidden" : ""}>${escapeHtml(texts.text("back"))}</button>
 </div>`;
 }
 
-function titleOf(doc: FormDocument, name: string): string {
-  return doc.title?.trim() || name || "Form";
+function titleOf(doc: FormDocument, name: string, texts: PageTexts): string {
+  return doc.title?.trim() || name || texts.text("untitledForm");
 }
 
-function errorSummary(input: FormPageInput): string {
+/** A language's name in itself ("Deutsch"), from CLDR; the tag when Intl does not know it. */
+function languageName(language: string): string {
+  try {
+    return new Intl.DisplayNames([language], { type: "language" }).of(language) ?? language;
+  } catch {
+    return language;
+  }
+}
+
+/** Links to the page in each language the form offers, each named in its own language. */
+function languageSwitch(links: FormPageInput["languageLinks"], texts: PageTexts): string {
+  if (!links || links.length < 2) return "";
+  const items = links.map(({ language, href }) => {
+    const current = language.toLowerCase() === texts.language.toLowerCase() ? ' aria-current="true"' : "";
+    return `<li><a href="${escapeHtml(href)}" hreflang="${escapeHtml(language)}" lang="${escapeHtml(language)}"${current}>${escapeHtml(languageName(language))}</a></li>`;
+  });
+  return `<nav class="hf-languages" aria-label="${escapeHtml(texts.text("language"))}"><ul>${items.join("")}</ul></nav>\n`;
+}
+
+function errorSummary(input: FormPageInput, texts: PageTexts): string {
   const items: string[] = [];
   if (input.formError) items.push(`<p>${escapeHtml(input.formError)}</p>`);
   const byKey = input.errors ?? {};
   const links = input.document.blocks
     .filter((b): b is InputBlock => "key" in b && typeof b.key === "string" && byKey[b.key] !== undefined)
     .map((b) => `<li><a href="#q-${escapeHtml(b.id ?? b.key)}-field">${escapeHtml(b.question)}: ${escapeHtml(byKey[b.key!])}</a></li>`);
-  if (links.length > 0) items.push(`<p>Please check your answers:</p><ul>${links.join("")}</ul>`);
+  if (links.length > 0) items.push(`<p>${escapeHtml(texts.text("checkAnswers"))}</p><ul>${links.join("")}</ul>`);
   return items.join("");
 }
 
 /** The published form as respondents see it. */
 export function renderFormPage(input: FormPageInput): string {
   const { document: doc, settings } = input;
-  const title = titleOf(doc, input.name);
+  const texts = input.texts ?? englishTexts;
+  const t = texts.text;
+  const title = titleOf(doc, input.name, texts);
+  const submitLabel = ownerOrDefault(settings.submitLabel, defaultSettings.submitLabel, texts, "submit");
   const action = `${input.urls.base}/${encodeURIComponent(input.formId)}`;
   const linkQuery = input.linkToken ? `?t=${encodeURIComponent(input.linkToken)}` : "";
-  const ctx = { values: input.values, errors: input.errors };
+  const ctx = { values: input.values, errors: input.errors, texts };
   const pages = documentPages(doc);
   const hiddenInputs = (doc.hiddenFields ?? [])
     .map((f) => `<input type="hidden" name="${escapeHtml(hiddenFieldPrefix + f.name)}" value="${escapeHtml(input.hidden[f.name] ?? "")}">`)
@@ -405,13 +550,14 @@ export function renderFormPage(input: FormPageInput): string {
     .map((blocks, i) => {
       // The script shows and hides blocks by their ids.
       const rendered = blocks.map((b) => (step && i === current ? stepBlock(b, { ...ctx, blockIds: true }, step) : renderBlock(b, { ...ctx, blockIds: step !== undefined }))).join("\n");
-      const section = `<section class="hf-page${i === current ? " hf-current" : ""}" data-page="${i}" tabindex="-1"${pages.length > 1 ? ` aria-label="Page ${i + 1} of ${pages.length}"` : ""}>\n${rendered}\n</section>`;
+      const section = `<section class="hf-page${i === current ? " hf-current" : ""}" data-page="${i}" tabindex="-1"${pages.length > 1 ? ` aria-label="${escapeHtml(t("pageOf", { page: i + 1, pages: pages.length }))}"` : ""}>\n${rendered}\n</section>`;
       return step && i !== current ? later(section) : section;
     })
     .join("\n");
   const config = {
     formId: input.formId,
     version: input.version,
+    language: texts.language,
     pages: pages.length,
     saveProgress: settings.saveProgress,
     showProgressBar: settings.showProgressBar,
@@ -424,38 +570,40 @@ export function renderFormPage(input: FormPageInput): string {
     hiddenFields: (doc.hiddenFields ?? []).map((f) => f.name),
     honeypotField: settings.honeypot ? honeypotField : null,
     // What the browser's copy of the evaluator needs (form-logic.js): the blocks' ids, types, keys and pages, and the rules.
+    messages: texts.scriptTemplates(),
     logic: step ? { blocks: doc.blocks.map(({ id, type, ...b }) => ({ id, type, key: "key" in b ? b.key : undefined, required: "required" in b ? b.required : undefined })), logic: browserRules(doc.logic) } : null,
   };
   // Off screen and out of the accessibility tree and tab order: only bots fill it in.
   const honeypot = settings.honeypot
-    ? `<div class="hf-trap" aria-hidden="true"><label for="hf-website">Website</label><input type="text" id="hf-website" name="${honeypotField}" value="" tabindex="-1" autocomplete="off"></div>\n`
+    ? `<div class="hf-trap" aria-hidden="true"><label for="hf-website">${escapeHtml(t("honeypotLabel"))}</label><input type="text" id="hf-website" name="${honeypotField}" value="" tabindex="-1" autocomplete="off"></div>\n`
     : "";
   const scriptNote = needsScript(doc)
-    ? `<noscript><p class="hf-summary">This form needs JavaScript to upload files or sign. Please enable JavaScript to answer it.</p></noscript>\n`
+    ? `<noscript><p class="hf-summary">${escapeHtml(t("needsScript"))}</p></noscript>\n`
     : "";
-  const body = `<div class="hf-card">
+  const body = `${languageSwitch(input.languageLinks, texts)}<div class="hf-card">
 <form id="hf-form" class="hf-form" method="post" action="${escapeHtml(action + linkQuery)}" accept-charset="utf-8" aria-labelledby="hf-title">
 <h1 id="hf-title">${escapeHtml(title)}</h1>
-${scriptNote}<p class="hf-resume" id="hf-resume" hidden>Welcome back: your earlier answers are filled in. <button type="button" class="hf-link" id="hf-restart">Start over</button></p>
-${pages.length > 1 ? progressBar(pages.length) : ""}<div class="hf-summary" id="hf-summary" role="alert" tabindex="-1">${errorSummary(input)}</div>
+${scriptNote}<p class="hf-resume" id="hf-resume" hidden>${escapeHtml(t("resumed"))} <button type="button" class="hf-link" id="hf-restart">${escapeHtml(t("startOver"))}</button></p>
+${pages.length > 1 ? progressBar(pages.length, texts) : ""}<div class="hf-summary" id="hf-summary" role="alert" tabindex="-1">${errorSummary(input, texts)}</div>
 <input type="hidden" name="${versionField}" value="${escapeHtml(input.version)}">
+<input type="hidden" name="${languageField}" value="${escapeHtml(texts.language)}">
 ${hiddenInputs}
 ${step ? stepFields(doc, input.values, step) : ""}${honeypot}${pageSections}
-${input.captchaHtml ?? ""}${step ? stepNav(doc, step, settings.submitLabel) : `<div class="hf-nav">
-<button type="button" class="hf-back" id="hf-back" hidden>Back</button>
-<button type="button" class="hf-next" id="hf-next" hidden>Next</button>
-<button type="submit" class="hf-submit" id="hf-submit">${escapeHtml(settings.submitLabel)}</button>
+${input.captchaHtml ?? ""}${step ? stepNav(doc, step, submitLabel, texts) : `<div class="hf-nav">
+<button type="button" class="hf-back" id="hf-back" hidden>${escapeHtml(t("back"))}</button>
+<button type="button" class="hf-next" id="hf-next" hidden>${escapeHtml(t("next"))}</button>
+<button type="submit" class="hf-submit" id="hf-submit">${escapeHtml(submitLabel)}</button>
 </div>`}
 </form>
 </div>
-${thankYouSection(settings.thankYou, true)}
+${thankYouSection(settings.thankYou, true, texts)}
 <script type="application/json" id="hf-config">${jsonForScript(config)}</script>`;
-  return shell(title, body, { showBranding: input.showBranding, brandingUrl: input.urls.branding, script: input.urls.script, theme: settings.theme });
+  return shell(title, body, { texts, showBranding: input.showBranding, brandingUrl: input.urls.branding, script: input.urls.script, theme: settings.theme });
 }
 
-function progressBar(pages: number): string {
+function progressBar(pages: number, texts: PageTexts): string {
   return `<div class="hf-progress" id="hf-progress" hidden>
-<div class="hf-progress-label" id="hf-progress-label" aria-live="polite">Page 1 of ${pages}</div>
+<div class="hf-progress-label" id="hf-progress-label" aria-live="polite">${escapeHtml(texts.text("pageOf", { page: 1, pages }))}</div>
 <div class="hf-progress-track" role="progressbar" aria-labelledby="hf-progress-label" aria-valuemin="1" aria-valuemax="${pages}" aria-valuenow="1"><div class="hf-progress-fill"></div></div>
 </div>
 `;
@@ -479,17 +627,24 @@ function thanksRedirectOf(screen: ThankYouScreen | undefined): { seconds: number
 }
 
 /** The thank-you screen of the settings: title, text, its button and the note of its redirect. */
-function thankYouSection(screen: ThankYouScreen = defaultThankYou, hidden: boolean): string {
+function thankYouSection(screen: ThankYouScreen = defaultThankYou, hidden: boolean, texts: PageTexts): string {
   const redirect = thanksRedirectOf(screen);
+  const title = ownerOrDefault(screen.title, defaultThankYou.title, texts, "thankYouTitle");
+  const text = screen.text && ownerOrDefault(screen.text, defaultThankYou.text, texts, "thankYouText");
   // target _top: in an embed's frame the button leads the whole page on, not the frame.
   const button =
     screen.buttonLabel && screen.buttonUrl ? `<p><a class="hf-button" id="hf-thanks-button" href="${escapeHtml(screen.buttonUrl)}" target="_top">${escapeHtml(screen.buttonLabel)}</a></p>\n` : "";
-  const note = redirect
-    ? `<p class="hf-note" id="hf-thanks-redirect">You will be taken to <a href="${escapeHtml(redirect.url)}">${escapeHtml(new URL(redirect.url).host)}</a> in ${redirect.seconds} ${redirect.seconds === 1 ? "second" : "seconds"}.</p>\n`
-    : "";
+  const note = redirect ? `<p class="hf-note" id="hf-thanks-redirect">${redirectNote(redirect, texts)}</p>\n` : "";
   return `<section class="hf-card hf-thanks" id="hf-thanks" tabindex="-1"${hidden ? " hidden" : ""}>
-<h2 id="hf-thanks-title">${escapeHtml(screen.title)}</h2>
-${screen.text ? `<p id="hf-thanks-text">${multiline(screen.text)}</p>\n` : ""}${button}${note}</section>`;
+<h2 id="hf-thanks-title">${escapeHtml(title)}</h2>
+${text ? `<p id="hf-thanks-text">${multiline(text)}</p>\n` : ""}${button}${note}</section>`;
+}
+
+/** "You will be taken to <a>site</a> in n seconds.": the message formatted around a placeholder the link replaces. */
+function redirectNote(redirect: { seconds: number; url: string }, texts: PageTexts): string {
+  const placeholder = "\u0000site\u0000";
+  const link = `<a href="${escapeHtml(redirect.url)}">${escapeHtml(new URL(redirect.url).host)}</a>`;
+  return escapeHtml(texts.text("redirectNote", { site: placeholder, seconds: redirect.seconds })).replace(placeholder, link);
 }
 
 interface FormInfo {
@@ -501,23 +656,29 @@ interface FormInfo {
   brandingUrl: string;
   /** The page script, which reports the page's height to an embed's frame (see form-page.js). */
   script?: string;
+  /** The page's language and its system texts; English when absent. */
+  texts?: PageTexts;
 }
 
 /** A closed form: its closed message, and nothing to answer. */
 export function renderClosedPage(info: FormInfo & { closedMessage: string }): string {
-  const title = titleOf(info.document, info.name);
+  const texts = info.texts ?? englishTexts;
+  const title = titleOf(info.document, info.name, texts);
+  const message = ownerOrDefault(info.closedMessage, defaultSettings.closedMessage, texts, "closed");
   return shell(
     title,
-    `<div class="hf-card">\n<h1>${escapeHtml(title)}</h1>\n<p class="hf-closed">${multiline(info.closedMessage)}</p>\n</div>`,
-    { showBranding: info.showBranding, brandingUrl: info.brandingUrl, theme: info.theme, script: info.script },
+    `<div class="hf-card">\n<h1>${escapeHtml(title)}</h1>\n<p class="hf-closed">${multiline(message)}</p>\n</div>`,
+    { texts, showBranding: info.showBranding, brandingUrl: info.brandingUrl, theme: info.theme, script: info.script },
   );
 }
 
 /** After a plain (no JavaScript) post that was accepted: the form's thank-you screen, going on by itself when it says so. */
 export function renderThankYouPage(info: FormInfo & { thankYou?: ThankYouScreen }): string {
-  const title = titleOf(info.document, info.name);
+  const texts = info.texts ?? englishTexts;
+  const title = titleOf(info.document, info.name, texts);
   const refresh = thanksRedirectOf(info.thankYou) ?? undefined;
-  return shell(title, `<h1 class="hf-sr">${escapeHtml(title)}</h1>\n${thankYouSection(info.thankYou, false)}`, {
+  return shell(title, `<h1 class="hf-sr">${escapeHtml(title)}</h1>\n${thankYouSection(info.thankYou, false, texts)}`, {
+    texts,
     showBranding: info.showBranding,
     brandingUrl: info.brandingUrl,
     theme: info.theme,
@@ -526,16 +687,22 @@ export function renderThankYouPage(info: FormInfo & { thankYou?: ThankYouScreen 
 }
 
 /** Drafts, the Trash and unknown ids all look like this. */
-export function renderNotFoundPage(): string {
-  return shell(
-    "Form not found",
-    `<div class="hf-card">\n<h1>Form not found</h1>\n<p>This form does not exist or is not available. Check the link you were given.</p>\n</div>`,
-    { noindex: true },
-  );
+export function renderNotFoundPage(texts: PageTexts = englishTexts): string {
+  const title = texts.text("notFoundTitle");
+  return shell(title, `<div class="hf-card">\n<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(texts.text("notFoundText"))}</p>\n</div>`, { texts, noindex: true });
 }
 
-/** Any other failure of a page request (rate limit, services unavailable, ...). */
-export function renderErrorPage(status: number, message: string): string {
-  const title = status === 429 ? "Too many requests" : status >= 500 ? "Something went wrong" : "This request could not be handled";
-  return shell(title, `<div class="hf-card">\n<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>\n</div>`, { noindex: true });
+/**
+ * Any other failure of a page request (rate limit, services unavailable, a request that cannot be read).
+ * A request refused for what it sent also shows the gateway's own (English) words for it, as a technical note.
+ */
+export function renderErrorPage(status: number, texts: PageTexts = englishTexts, detail?: string): string {
+  const [title, message] =
+    status === 429
+      ? (["tooManyRequestsTitle", "tooManyRequestsText"] as const)
+      : status >= 500
+        ? (["unavailableTitle", "unavailableText"] as const)
+        : (["badRequestTitle", "badRequestText"] as const);
+  const note = detail ? `\n<p class="hf-note"><code lang="en">${escapeHtml(detail)}</code></p>` : "";
+  return shell(texts.text(title), `<div class="hf-card">\n<h1>${escapeHtml(texts.text(title))}</h1>\n<p>${escapeHtml(texts.text(message))}</p>${note}\n</div>`, { texts, noindex: true });
 }

@@ -520,7 +520,7 @@ describe("form controls", () => {
     const trap = /<div class="hf-trap" aria-hidden="true">.*?<input ([^>]*)><\/div>/.exec(page.text);
     assert.ok(trap, "the page has the honeypot");
     for (const attribute of ['name="_website"', 'tabindex="-1"', 'autocomplete="off"', 'type="text"']) assert.ok(trap[1].includes(attribute), attribute);
-    assert.match(page.text, /\.hf-trap\{position:absolute;left:-10000px/);
+    assert.match(page.text, /\.hf-trap\{position:absolute;inset-inline-start:-10000px/);
     assert.doesNotMatch((await call("GET", "/f/notrap")).text, /_website/, "off in the settings: no honeypot");
 
     const plain = await post("pub", [["name", "Ada"], ["_website", "http://spam.example"]]);

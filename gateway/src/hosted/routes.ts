@@ -18,15 +18,19 @@ import type multer from "multer";
 import { z } from "zod";
 import {
   describeZodError,
+  formLanguages,
   hasLogic,
   isPastClosingDate,
   isRecordId,
   jsonInputProblem,
+  languageTagPattern,
   maxAnswerDepth,
   maxInt32,
   maxUploadBytes,
   resolveSettings,
   textProblem,
+  translateForm,
+  type FormDocument,
   type FormSettings,
 } from "@formsvc/form-document";
 import { defaultResponseRatePerIp, defaultUploadBytesPerIp, defaultUploadRatePerIp } from "@formsvc/platform/config.ts";
@@ -48,7 +52,7 @@ import { isPersonVisit, type InsightsCounter } from "./insights.ts";
 import { responseSaver } from "./response-saves.ts";
 import { uploadBudget } from "./upload-budget.ts";
 import { streamingUploadStorage, type StreamedFile } from "./upload-storage.ts";
-import { answersFromFields, documentOf, honeypotField, problemsByQuestion, type FieldValues } from "./form-fields.ts";
+import { answersFromFields, documentOf, first, honeypotField, languageField, problemsByQuestion, type FieldValues } from "./form-fields.ts";
 import { formLogicFile } from "./form-logic-build.ts";
 import { logicStep, pageWithProblems, stepAfterPost } from "./logic-steps.ts";
 import {
@@ -59,6 +63,7 @@ import {
   renderThankYouPage,
   type PageUrls,
 } from "./render-form.ts";
+import { negotiateLanguage, pageLanguages, pageTexts, type PageTexts } from "./page-messages.ts";
 import { newRouter } from "../routing.ts";
 
 export interface HostedFormDeps {
@@ -110,6 +115,8 @@ export const responseBodySchema = z.strictObject({
   honeypot: z.string().max(10_000).optional(),
   /** The proof-of-work widget's solution (settings.proofOfWork), with a completion. */
   captcha: z.string().max(20_000).optional(),
+  /** The language the page was in; submissions records one the form does not offer (any longer) as the form's own. */
+  language: z.string().max(35).regex(languageTagPattern, "must be a BCP 47 language tag, e.g. en, de or pt-BR").optional(),
 });
 
 /**
@@ -188,6 +195,36 @@ function sendHtml(res: Response, status: number, html: string, page?: PagePolicy
   res.status(status).type("html").send(html);
 }
 
+/** `asked` when the form offers it (any case), as the form names it; else undefined. */
+function offeredLanguage(settings: FormSettings, asked: unknown): string | undefined {
+  return typeof asked === "string" ? formLanguages(settings).find((language) => language.toLowerCase() === asked.toLowerCase()) : undefined;
+}
+
+/** The language a respondent gets: ?lang= when the form offers it, else the best match of Accept-Language among the form's, else the form's own. */
+function respondentLanguage(req: Request, settings: FormSettings): string {
+  return offeredLanguage(settings, req.query.lang) ?? negotiateLanguage(req.get("accept-language"), formLanguages(settings)) ?? settings.language;
+}
+
+/** The form in `language`: its translated document and settings, and the page's system texts. */
+function formIn(document: FormDocument, settings: FormSettings, language: string) {
+  return { ...translateForm(document, settings, language), texts: pageTexts(language) };
+}
+
+/** The page in each language the form offers: this request's address with its `lang` set. */
+function languageLinks(req: Request, settings: FormSettings): { language: string; href: string }[] {
+  return formLanguages(settings).map((language) => {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(req.query)) if (name !== "lang" && typeof value === "string") query.set(name, value);
+    query.set("lang", language);
+    return { language, href: `${req.baseUrl}${req.path}?${query}` };
+  });
+}
+
+/** The texts of a page no form decides the language of (not found, errors): the respondent's browser's, else English. */
+function requestTexts(req: Request): PageTexts {
+  return pageTexts(negotiateLanguage(req.get("accept-language"), pageLanguages));
+}
+
 /** The JSON endpoints; every other path under /f is answered with HTML, errors included. */
 const jsonPath = /^\/[^/]*\/(definition|uploads|responses|insights|captcha)\/?$/;
 
@@ -259,16 +296,20 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   router.get("/:formId", async (req, res) => {
     const formId = formIdOf(req);
     rejectUnsafeQueryAndBody(req);
-    const { form, showBranding, document, settings } = await publicForm(formId);
-    const info = { name: form.name, document, showBranding, brandingUrl: deps.brandingUrl, theme: settings.theme };
+    const { form, showBranding, document: ownDocument, settings: ownSettings } = await publicForm(formId);
+    // The page depends on the browser's languages when the query names none.
+    res.setHeader("Vary", "Accept-Language");
+    const { document, settings, texts } = formIn(ownDocument, ownSettings, respondentLanguage(req, ownSettings));
+    const info = { name: form.name, document, showBranding, brandingUrl: deps.brandingUrl, theme: settings.theme, texts };
     if (showsClosed(form, settings, new Date())) {
       sendHtml(res, 200, renderClosedPage({ ...info, closedMessage: settings.closedMessage, script: urlsOf(req).script }), settings);
       return;
     }
     const refusal = await accessRefusal(deps.submissions, form.id, settings, req);
-    if (refusal) return sendHtml(res, 403, renderErrorPage(403, refusal), settings);
+    if (refusal) return sendHtml(res, 403, renderErrorPage(403, texts, refusal), settings);
     const hidden = hiddenFromQuery(req, (document.hiddenFields ?? []).map((f) => f.name));
     if (isPersonVisit(req)) deps.insights?.view(req, form.id);
+    const links = languageLinks(req, settings);
     sendHtml(
       res,
       200,
@@ -281,6 +322,8 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
         showBranding,
         hidden,
         urls: urlsOf(req),
+        texts,
+        languageLinks: links,
         linkToken: linkTokenOf(req),
         captchaHtml: captcha.widgetHtml(req, form.id, settings),
       }),
@@ -303,12 +346,15 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     async (req, res) => {
       const formId = formIdOf(req);
       rejectUnsafeQueryAndBody(req);
-      const { form, showBranding, document, settings } = await publicForm(formId);
-      const info = { name: form.name, document, showBranding, brandingUrl: deps.brandingUrl, theme: settings.theme };
+      const { form, showBranding, document: ownDocument, settings: ownSettings } = await publicForm(formId);
+      const fields = (req.body ?? {}) as FieldValues;
+      // The language the page was in (its hidden field), when the form still offers it.
+      const language = offeredLanguage(ownSettings, first(fields[languageField])) ?? ownSettings.language;
+      const { document, settings, texts } = formIn(ownDocument, ownSettings, language);
+      const info = { name: form.name, document, showBranding, brandingUrl: deps.brandingUrl, theme: settings.theme, texts };
       const closed = () => sendHtml(res, 409, renderClosedPage({ ...info, closedMessage: settings.closedMessage }), settings);
       if (showsClosed(form, settings, new Date())) return closed();
 
-      const fields = (req.body ?? {}) as FieldValues;
       const thanked = () => {
         if (!settings.redirectUrl) return sendHtml(res, 200, renderThankYouPage({ ...info, thankYou: settings.thankYou }), settings);
         securityHeaders(res, settings);
@@ -316,7 +362,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       };
       // A bot that filled the honeypot learns nothing: thanked as anyone, nothing stored.
       if (settings.honeypot && fields[honeypotField]) return thanked();
-      const posted = answersFromFields(document, fields);
+      const posted = answersFromFields(document, fields, texts);
       const again = (errors: Record<string, string>, formError?: string, page?: number, status = 400) =>
         sendHtml(
           res,
@@ -336,6 +382,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
             urls: urlsOf(req),
             linkToken: linkTokenOf(req),
             captchaHtml: captcha.widgetHtml(req, form.id, settings),
+            texts,
           }),
           settings,
         );
@@ -361,6 +408,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
           responseId: "",
           country: countryOf(req, countryHeader, lookupCountry),
           linkToken: linkTokenOf(req),
+          language: texts.language,
         });
         // Without script, the respondent's start shows only now.
         deps.insights?.start(form.id);
@@ -369,7 +417,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
         const connectErr = err instanceof ConnectError ? err : undefined;
         if (connectErr?.code === Code.FailedPrecondition) return closed();
         // No usable single-use link (access-rules.ts): what is wrong with it.
-        if (connectErr?.code === Code.PermissionDenied) return sendHtml(res, 403, renderErrorPage(403, connectErr.rawMessage), settings);
+        if (connectErr?.code === Code.PermissionDenied) return sendHtml(res, 403, renderErrorPage(403, texts, connectErr.rawMessage), settings);
         if (connectErr?.code === Code.InvalidArgument) {
           const errors = problemsByQuestion(document, fieldProblems(connectErr));
           // A form with logic rules shows the page of the first problem.
@@ -502,9 +550,12 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       country: countryOf(req, countryHeader, lookupCountry),
       idempotencyKey: respondentIdempotencyKey(req),
       linkToken: linkTokenOf(req),
+      language: body.language,
     });
     if (saved.idempotencyKeyReused) throw new HttpError(422, "Idempotency-Key was already used with a different request");
-    if (body.completed && saved.completed) deps.insights?.completion(formId);
+    if (saved.replayed) res.setHeader("Idempotent-Replayed", "true");
+    // A replay is the same completion again, not another one.
+    else if (body.completed && saved.completed) deps.insights?.completion(formId);
     res.json({ responseId: saved.responseId, completed: saved.completed });
   });
 
@@ -518,7 +569,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   // Anything else under /f: the not-found page; a JSON endpoint's path without a form id, the form's 404.
   router.use((req, res) => {
     if (jsonPath.test(req.path)) throw new HttpError(404, "form not found");
-    sendHtml(res, 404, renderNotFoundPage());
+    sendHtml(res, 404, renderNotFoundPage(requestTexts(req)));
   });
 
   // HTML routes answer their errors with a page; JSON routes leave them to the app's error handler.
@@ -527,14 +578,8 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     const answer = errorAnswer(err);
     if (answer.status >= 500) deps.logger.error({ err, method: req.method, path: req.path, requestId: res.locals.requestId }, "hosted form page failed");
     for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
-    if (answer.status === 404) return sendHtml(res, 404, renderNotFoundPage());
-    const message =
-      answer.status === 429
-        ? "You have sent too many requests. Please wait a minute and try again."
-        : answer.status >= 500
-          ? "The form cannot be shown right now. Please try again in a moment."
-          : answer.message;
-    sendHtml(res, answer.status, renderErrorPage(answer.status, message));
+    if (answer.status === 404) return sendHtml(res, 404, renderNotFoundPage(requestTexts(req)));
+    sendHtml(res, answer.status, renderErrorPage(answer.status, requestTexts(req), answer.status < 500 && answer.status !== 429 ? answer.message : undefined));
   };
   router.use(htmlErrors);
   return router;

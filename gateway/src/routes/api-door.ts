@@ -60,7 +60,7 @@ export function apiDoor(deps: Pick<GatewayDeps, "identity" | "idempotency" | "ra
   for (const route of routes) {
     api[route.method](route.path, ...before, async (req, res) => {
       const caller = res.locals.caller as Caller;
-      const { parts, input, answer } = route.accept(req, caller.userId);
+      const { parts, input, answer } = route.accept(req, caller.userId, caller.apiKeyId);
       const actor = { type: "api_key", userId: caller.userId, apiKeyId: caller.apiKeyId } as const;
       const audited = await auditAtDoor(deps.audit, route.key, input, { actor, address: req.ip ?? "", requestId: res.locals.requestId });
       const run = async () => {

@@ -165,7 +165,7 @@ export function formRoutes(forms: Client<typeof FormsService>) {
       method: "get",
       path: "/forms/:id/questions",
       params: idParamsSchema,
-      success: { status: 200, description: "Every column, in one page", schema: envelopeOf(questionSchema, "QuestionList") },
+      success: { status: 200, description: "Every column, in one page", schema: envelopeOf(questionSchema, "QuestionList", "whole") },
       handle: async ({ params, asUser }) => (await forms.listQuestions({ formId: params.id }, asUser)).questions.map(questionJson),
       api: {
         operationId: "listQuestions",

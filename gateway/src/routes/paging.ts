@@ -4,13 +4,17 @@ import { cursorPattern, maxInt32 } from "@formsvc/form-document";
 import { maxPageSize } from "@formsvc/platform/page-size.ts";
 import type { AppPage, Items } from "@formsvc/api-records/schemas";
 
-/** A page of an /api/v1 list of `item`, named `name` in the reference. */
-export function envelopeOf<T extends z.ZodType>(item: T, name: string) {
+/**
+ * A page of an /api/v1 list of `item`, named `name` in the reference. `whole`: a list answered in one page
+ * (wholeList), whose `limit` is its length and so has no page size's maximum (a form may have 701 columns).
+ */
+export function envelopeOf<T extends z.ZodType>(item: T, name: string, whole?: "whole") {
+  const limit = z.number().int().min(1);
   return z
     .object({
       items: z.array(item),
       page: z.number().int().min(1),
-      limit: z.number().int().min(1).max(maxPageSize),
+      limit: whole ? limit.describe("The number of items (at least 1): the whole list is this one page") : limit.max(maxPageSize),
       hasMore: z.boolean().describe("True while further pages exist"),
       nextCursor: z
         .string()

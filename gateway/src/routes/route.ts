@@ -25,6 +25,8 @@ interface RouteInput<P = {}, Q = {}, B = {}> {
   body: B;
   /** The key's owner (/api/v1) or the signed-in person (/app/api). */
   userId: string;
+  /** The API key of the request (/api/v1); empty at /app/api. */
+  apiKeyId: string;
   /** Call options that make a service call on their behalf. */
   asUser: ReturnType<typeof asCaller>;
 }
@@ -65,8 +67,11 @@ interface RouteDefinition<R, P, Q, B, AP, AQ, AB, XP, XQ, XB> {
   params?: P;
   query?: Q;
   body?: B;
-  /** Success status and schema (204: no body); the description is the reference's. */
-  success: { status: 200 | 201 | 202 | 204; description?: string; schema?: z.ZodType };
+  /**
+   * Success status and schema (204: no body); the description is the reference's. `also`: another success
+   * status the handler may answer (as a Reply) with the same schema.
+   */
+  success: { status: 200 | 201 | 202 | 204; description?: string; schema?: z.ZodType; also?: { status: 200 | 201; description: string } };
   handle(input: HandlerInput<P, Q, B, AP, AQ, AB, XP, XQ, XB>): Promise<R>;
   /** The answer from the handler's result, at a door that states none; without it, the result itself. */
   answer?: (result: R, input: HandlerInput<P, Q, B, AP, AQ, AB, XP, XQ, XB>) => unknown;
@@ -125,10 +130,14 @@ export interface ServedRoute {
   body?: z.ZodType;
   success: Route["success"];
   /**
-   * Checks and parses a request the door has let through, made for `userId` (throwing its 4xx): its parts
+   * Checks and parses a request the door has let through, made for `userId` with `apiKeyId` (throwing its 4xx): its parts
    * as parsed, the handler's input made of them, and the answer, which runs the handler.
    */
-  accept(req: Request, userId: string): { parts: unknown[]; input: { params: unknown; query: unknown; body: unknown; userId: string }; answer(): Promise<Reply> };
+  accept(
+    req: Request,
+    userId: string,
+    apiKeyId?: string,
+  ): { parts: unknown[]; input: { params: unknown; query: unknown; body: unknown; userId: string }; answer(): Promise<Reply> };
 }
 
 /** A route of /api/v1: served, and described in the reference. */
@@ -170,7 +179,7 @@ export function servedAt(route: Route, door: "api" | "app"): ServedRoute | undef
     query,
     body,
     success: route.success,
-    accept(req, userId) {
+    accept(req, userId, apiKeyId = "") {
       rejectMalformedPathIds(req.params, pathIds);
       if (body && hasBody(req) && !req.is("application/json")) throw new HttpError(415, "Content-Type must be application/json");
       rejectUnsafeQueryAndBody(req);
@@ -179,6 +188,7 @@ export function servedAt(route: Route, door: "api" | "app"): ServedRoute | undef
         query: parse(query, req.query ?? {}, "query"),
         body: body ? parse(body, req.body ?? {}, "body") : undefined,
         userId,
+        apiKeyId,
         asUser: asCaller(userId),
       };
       const adapted = side.input?.(parsed) ?? {};

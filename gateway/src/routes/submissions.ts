@@ -11,7 +11,7 @@ import { maxPageSize } from "@formsvc/platform/page-size.ts";
 import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { SubmissionFilter, type Submission, type SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { responseColumns } from "@formsvc/api-records/columns";
-import { responseRows, responsesCsv } from "../app-api/csv.ts";
+import { responseRows, responsesCsv, rowColumns } from "../app-api/csv.ts";
 import { responsesXlsx } from "../app-api/xlsx.ts";
 import { displayValue, optionTexts } from "../app-api/display.ts";
 import { appPage, cursorPagingQuerySchema, envelope, envelopeOf, items, pagingQuerySchema } from "./paging.ts";
@@ -114,7 +114,8 @@ export function submissionRoutes(submissions: Client<typeof SubmissionsService>,
         if (!page.nextCursor) return;
       }
     }
-    const rows: ExportRows = [responseColumns(questions, [{ answers: olderQuestions }]), pages(), async (version) => (await versionOf(version)).options];
+    const columns = rowColumns(responseColumns(questions, [{ answers: olderQuestions }]), (await versionOf(form!.version)).document);
+    const rows: ExportRows = [columns, pages(), async (version) => (await versionOf(version)).options];
     return { fileName: `${(form!.name || "responses").replace(/[^\w.-]+/g, "_").slice(0, 80)}-responses`, rows };
   }
 
@@ -210,6 +211,9 @@ export function submissionRoutes(submissions: Client<typeof SubmissionsService>,
             mean: q.mean ?? null,
             latest: q.latest,
             files: Number(q.files),
+            score: q.score ?? null,
+            ranks: q.ranks.map((r) => ({ value: r.value, label: r.label, meanRank: r.meanRank ?? null })),
+            rows: q.rows.map((r) => ({ value: r.value, label: r.label, counts: counts(r.counts) })),
           })),
         };
       },

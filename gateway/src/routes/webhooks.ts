@@ -3,13 +3,14 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { z } from "zod";
 import { instant } from "./instant.ts";
 import { attemptJson, deliveryJson, webhookJson } from "@formsvc/api-records";
-import { attemptSchema, deliverySchema, webhookSchema } from "@formsvc/api-records/schemas";
-import { eventTypes } from "@formsvc/platform/events.ts";
+import { attemptSchema, deliverySchema, formWebhookPayloadSchema, partialWebhookPayloadSchema, webhookPayloadSchema, webhookSchema } from "@formsvc/api-records/schemas";
+import { defaultSampleEvents, eventTypes, formResponseEventType, maxSampleEvents } from "@formsvc/platform/events.ts";
+import { webhookFormats } from "@formsvc/platform/webhook-headers.ts";
 import { maxPageSize } from "@formsvc/platform/page-size.ts";
 import { DeliveryStatus, type DeliveryService } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 import { appPage, cursorPagingQuerySchema, envelope, envelopeOf, items, pagingQuerySchema, wholeList } from "./paging.ts";
-import { defineRoute, idParamsSchema, noQuery, recordIdSchema } from "./route.ts";
+import { defineRoute, idParamsSchema, noQuery, recordIdSchema, Reply } from "./route.ts";
 
 const url = z.string().min(1).max(2000).describe("http or https URL, without credentials");
 const webhookSecretSchema = z
@@ -30,6 +31,13 @@ const webhookEventTypesSchema = z
   .max(eventTypes.length)
   .describe(`The events it receives, at least one of ${eventTypes.join(", ")} (each payload is under \`webhooks\`)`);
 
+const webhookFormatSchema = z
+  .enum(webhookFormats)
+  .describe(
+    "Extension: `standard` (default) sends the JSON event; `slack` and `discord` send a chat message made from it (Slack Block Kit, a " +
+      "Discord embed: the form's name, the answers by label with option texts, files as links, a link to the response in the app) for " +
+      "their incoming-webhook URLs",
+  );
 const createWebhookBodySchema = z.strictObject({
   formId: z.string().min(1).describe("The form whose events are pushed"),
   url,
@@ -37,6 +45,16 @@ const createWebhookBodySchema = z.strictObject({
   headers: webhookHeadersSchema.optional(),
   eventTypes: webhookEventTypesSchema.optional().describe("Default `[\"FORM_RESPONSE\"]`: completed responses"),
   enabled: z.boolean().optional().describe("Default true"),
+  format: webhookFormatSchema.optional(),
+  subscriber: z
+    .string()
+    .max(40)
+    .optional()
+    .describe(
+      "Extension: the automation tool subscribing (`n8n`, `zapier`; lowercase letters, digits, `.`, `_`, `-`). A POST with the same " +
+        "`formId`, `url` and `subscriber` as an existing webhook answers that webhook (200, its secret masked) instead of making another. " +
+        "A subscriber's webhook is deleted, not disabled, when its receiver answers 410 Gone, and when the API key that subscribed it is deleted.",
+    ),
 });
 const updateWebhookBodySchema = z.strictObject({
   url: url.optional(),
@@ -44,6 +62,7 @@ const updateWebhookBodySchema = z.strictObject({
   headers: webhookHeadersSchema.optional().describe("Replaces every header"),
   eventTypes: webhookEventTypesSchema.optional().describe("Replaces the event types"),
   enabled: z.boolean().optional().describe("true enables a disabled webhook again (clearing disabledReason)"),
+  format: webhookFormatSchema.optional(),
 });
 const listWebhooksQuerySchema = cursorPagingQuerySchema.extend({ formId: recordIdSchema.describe("The form (required)") });
 const deliveryParamsSchema = idParamsSchema.extend({ did: z.string().min(1).describe("Delivery id") });
@@ -61,9 +80,20 @@ const recoveredSchema = z
   .object({ recovered: z.number().int().describe("How many failed deliveries are due again") })
   .meta({ id: "RecoveredDeliveries", examples: [{ recovered: 3 }] });
 
+const sampleEventsQuerySchema = z.object({
+  eventType: z
+    .enum(eventTypes as [string, ...string[]])
+    .default(formResponseEventType)
+    .describe(`The event type, default ${formResponseEventType}`),
+  limit: z.coerce.number().int().min(1).max(maxSampleEvents).default(defaultSampleEvents).describe(`How many, 1 to ${maxSampleEvents}`),
+});
+const sampleEventListSchema = z
+  .object({ items: z.array(z.union([webhookPayloadSchema, partialWebhookPayloadSchema, formWebhookPayloadSchema])).describe("Newest first") })
+  .meta({ id: "SampleEventList" });
+
 /** The app's bodies: the URL as typed into its field, trimmed, and named when missing; the form is in the path. */
 const appUrl = z.string().trim().min(1, "is required").max(2000);
-const appCreateWebhookBodySchema = createWebhookBodySchema.omit({ formId: true }).extend({ url: appUrl });
+const appCreateWebhookBodySchema = createWebhookBodySchema.omit({ formId: true, subscriber: true }).extend({ url: appUrl });
 const appUpdateWebhookBodySchema = updateWebhookBodySchema.extend({ url: appUrl.optional() });
 
 export function webhookRoutes(webhooks: Client<typeof WebhooksService>, delivery: Client<typeof DeliveryService>) {
@@ -96,15 +126,29 @@ export function webhookRoutes(webhooks: Client<typeof WebhooksService>, delivery
       method: "post",
       path: "/webhooks",
       body: createWebhookBodySchema,
-      success: { status: 201, description: "The created webhook", schema: webhookSchema },
-      handle: async ({ body, asUser }) =>
-        (
-          await webhooks.createWebhook(
-            { formId: body.formId, url: body.url, secret: body.secret ?? "", headers: body.headers ?? {}, eventTypes: body.eventTypes ?? [], enabled: body.enabled },
-            asUser,
-          )
-        ).webhook!,
-      answer: webhookJson,
+      success: {
+        status: 201,
+        description: "The created webhook",
+        schema: webhookSchema,
+        also: { status: 200, description: "The subscriber's existing webhook of this form and url (its secret masked)" },
+      },
+      handle: async ({ body, asUser, apiKeyId }) => {
+        const { webhook, existing } = await webhooks.createWebhook(
+          {
+            formId: body.formId,
+            url: body.url,
+            secret: body.secret ?? "",
+            headers: body.headers ?? {},
+            eventTypes: body.eventTypes ?? [],
+            enabled: body.enabled,
+            subscriber: body.subscriber ?? "",
+            format: body.format ?? "",
+            apiKeyId,
+          },
+          asUser,
+        );
+        return existing ? new Reply(200, webhookJson(webhook!)) : webhookJson(webhook!);
+      },
       api: {
         operationId: "createWebhook",
         tag: "Webhooks",
@@ -145,6 +189,7 @@ export function webhookRoutes(webhooks: Client<typeof WebhooksService>, delivery
                 headers: body.headers ? { values: body.headers } : undefined,
                 eventTypes: body.eventTypes ? { values: body.eventTypes } : undefined,
                 enabled: body.enabled,
+                format: body.format,
               },
               asUser,
             )
@@ -213,7 +258,7 @@ export function webhookRoutes(webhooks: Client<typeof WebhooksService>, delivery
       method: "get",
       path: "/webhooks/:id/deliveries/:did/attempts",
       params: deliveryParamsSchema,
-      success: { status: 200, description: "The attempts, in one page", schema: envelopeOf(attemptSchema, "AttemptList") },
+      success: { status: 200, description: "The attempts, in one page", schema: envelopeOf(attemptSchema, "AttemptList", "whole") },
       handle: async ({ params, asUser }) =>
         (await delivery.listAttempts({ webhookId: params.id, deliveryId: params.did }, asUser)).attempts.map(attemptJson),
       api: {
@@ -285,6 +330,29 @@ export function webhookRoutes(webhooks: Client<typeof WebhooksService>, delivery
           "Every failed delivery created in [`since`, `until`) is due again at once, with the same eventId and body, and retried on the schedule " +
           "from its start (as Svix's recover). Test deliveries are left out. 409 when the webhook is disabled: enable it first.",
         errors: [409],
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/forms/:id/sample-events",
+      params: idParamsSchema,
+      query: sampleEventsQuerySchema,
+      success: { status: 200, description: "Webhook bodies, newest first", schema: sampleEventListSchema },
+      handle: async ({ params, query, asUser }) => {
+        const { bodies } = await delivery.listSampleEvents({ formId: params.id, eventType: query.eventType, limit: query.limit }, asUser);
+        return { items: bodies.map((body) => JSON.parse(body) as unknown) };
+      },
+      api: {
+        operationId: "listSampleEvents",
+        tag: "Webhooks",
+        summary: "Sample webhook bodies of a form (extension)",
+        description:
+          "Extension of the spec, for automation tools that map fields before the first event arrives: the bodies a webhook of the form " +
+          "would be sent for its latest events of `eventType`, exactly as sent (the response's answers by question text, option texts in " +
+          "`options`, files as signed links). Response events are made from the form's latest responses (completed ones for " +
+          "FORM_RESPONSE, partial ones for FORM_RESPONSE_PARTIAL), each `eventId` being `sample_<responseId>`. When there is none yet, and " +
+          "always for form events, one body made from the form as it is now, with `\"test\": true` and made-up answers.",
+        errors: [],
       },
     }),
     defineRoute({

@@ -1,5 +1,6 @@
 // The public JSON of each record, from its RPC message: what the REST API, the app's API and the operator
 // CLI answer. Each mapper returns its schema's type (schemas.ts), so a shape and its mapper cannot part.
+import { defaultWebhookFormat, webhookFormats } from "@formsvc/platform/webhook-headers.ts";
 import { toJson } from "@bufbuild/protobuf";
 import { timestampDate, ValueSchema, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { takesUploads } from "@formsvc/form-document";
@@ -158,6 +159,7 @@ export function submissionJson(sub: Submission, fileUrl: (fileId: string) => str
     createdAt: stamp(sub.createdAt),
     updatedAt: stamp(sub.updatedAt),
     submittedAt: iso(sub.submittedAt),
+    language: sub.language || null,
     answers,
   };
 }
@@ -170,6 +172,8 @@ export function webhookJson(hook: Webhook): Json.Webhook {
     secret: hook.secret || null,
     headers: hook.headers,
     eventTypes: hook.eventTypes,
+    subscriber: hook.subscriber || null,
+    format: (webhookFormats.find((f) => f === hook.format) ?? defaultWebhookFormat),
     enabled: hook.enabled,
     disabledReason: hook.disabledReason || null,
     disabledAt: iso(hook.disabledAt),

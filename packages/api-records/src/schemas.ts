@@ -2,6 +2,7 @@
 // reference; the end-to-end tests parse real answers with them) and the app's, which add fields for the
 // signed-in person. The mappers in index.ts return these types, and the app takes its types from here
 // with type-only imports.
+import { webhookFormats } from "@formsvc/platform/webhook-headers.ts";
 import { z } from "zod";
 import { defaultSettings, formDocumentSchema, formSettingsSchema, inputBlockTypes, typesAnswering } from "@formsvc/form-document";
 import { eventTypeNames, eventTypes, formResponseEventType } from "@formsvc/platform/events.ts";
@@ -109,14 +110,22 @@ export const questionSchema = z
 
 /** An answer's value, whatever the question: what a webhook field carries (null when unanswered). */
 export const answerValueSchema = z
-  .xor([z.string(), z.number(), z.boolean(), z.array(z.string()), z.null()])
+  .xor([z.string(), z.number(), z.boolean(), z.array(z.string()), z.record(z.string(), z.union([z.string(), z.array(z.string())])), z.null()])
   .meta({
     id: "AnswerValue",
     description:
-      "A string (text, email, phone, URL, DATE as YYYY-MM-DD, the chosen option's id for MULTIPLE_CHOICE and DROPDOWN, " +
-      "hidden fields, the country), a number (NUMBER, RATING), an array of strings (option ids for CHECKBOXES, upload ids " +
-      "for FILE and SIGNATURE), a number or string for CALCULATED_FIELD, or null when unanswered",
+      "A string (text, email, phone, URL, DATE as YYYY-MM-DD, TIME as HH:MM, the chosen option's id for MULTIPLE_CHOICE and " +
+      "DROPDOWN, hidden fields, the country), a number (NUMBER, RATING, LINEAR_SCALE, NPS), true (CONSENT), an array of strings (option ids for CHECKBOXES and " +
+      "MULTI_SELECT, every option id in order for RANKING, upload ids for FILE and SIGNATURE), an object of row ids to " +
+      "column ids (or arrays of them) for MATRIX, a number or string for CALCULATED_FIELD, or null when unanswered",
   });
+/** The language a respondent answered in, on submissions and response events alike. */
+const respondentLanguageSchema = z
+  .string()
+  .nullable()
+  .describe(
+    "The language the respondent answered in (BCP 47: the form's settings.language or one of its settings.languages); labels and option texts stay in the form's own language. null for responses stored before languages were recorded",
+  );
 const eventIdSchema = z.string().describe("Stable across retries of one delivery: use it for idempotency");
 const testFlagSchema = z.literal(true).optional().describe("Present on a test event (the test endpoint, the app); a response's answers are made up");
 const payloadFieldsSchema = z.array(
@@ -129,6 +138,14 @@ const payloadFieldsSchema = z.array(
             .array(z.object({ id: z.string(), text: z.string() }))
             .optional()
             .describe("Choice questions only: every option, so an answer's ids can be read without another call"),
+          rows: z
+            .array(z.object({ id: z.string(), text: z.string() }))
+            .optional()
+            .describe("MATRIX only: every row (the value's keys)"),
+          columns: z
+            .array(z.object({ id: z.string(), text: z.string() }))
+            .optional()
+            .describe("MATRIX only: every column (the value's column ids)"),
           files: z
             .array(
               z.object({
@@ -160,6 +177,7 @@ export const webhookPayloadSchema = z
       hiddenFields: z.record(z.string(), answerValueSchema).describe("Hidden field name → value"),
       calculatedFields: z.record(z.string(), answerValueSchema).describe("Calculated field name → value; null where the expression failed"),
       respondentCountry: z.string().nullable().describe("ISO 3166-1 alpha-2, or null when unknown"),
+      language: respondentLanguageSchema,
     }),
   })
   .meta({
@@ -181,6 +199,7 @@ export const webhookPayloadSchema = z
           hiddenFields: { utm_source: "newsletter" },
           calculatedFields: {},
           respondentCountry: "GB",
+          language: "en",
         },
       },
     ],
@@ -202,6 +221,7 @@ export const partialWebhookPayloadSchema = z
       fields: payloadFieldsSchema.describe("The answers so far (unanswered: null); calculated fields come with the completion"),
       hiddenFields: z.record(z.string(), answerValueSchema).describe("Hidden field name → value"),
       respondentCountry: z.string().nullable().describe("ISO 3166-1 alpha-2, or null when unknown"),
+      language: respondentLanguageSchema,
     }),
   })
   .meta({
@@ -220,6 +240,7 @@ export const partialWebhookPayloadSchema = z
           fields: [{ questionId: "b1", type: "SHORT_TEXT", label: "Your full name", value: "Ada Lovelace" }],
           hiddenFields: {},
           respondentCountry: "GB",
+          language: "en",
         },
       },
     ],
@@ -266,10 +287,19 @@ export const answerSchema = z
   .discriminatedUnion("type", [
     answerOf(
       [...typesAnswering("text", "option"), "HIDDEN_FIELDS", "RESPONDENT_COUNTRY"],
-      z.string().nullable().describe("The text; YYYY-MM-DD for DATE; the chosen option's id for MULTIPLE_CHOICE and DROPDOWN; null: skipped by the form's logic"),
+      z.string().nullable().describe("The text; YYYY-MM-DD for DATE; HH:MM (24 hours) for TIME; the chosen option's id for MULTIPLE_CHOICE and DROPDOWN; null: skipped by the form's logic"),
     ),
-    answerOf(typesAnswering("number", "steps"), z.number().nullable().describe("null: skipped by the form's logic")),
+    answerOf(typesAnswering("number", "steps"), z.number().nullable().describe("The number; the chosen step for RATING, LINEAR_SCALE and NPS; null: skipped by the form's logic")),
+    answerOf(typesAnswering("consent"), z.literal(true).nullable().describe("true: agreed (an unticked box is no answer); null: skipped by the form's logic")),
     answerOf(typesAnswering("options"), z.array(z.string()).nullable().describe("The chosen options' ids; null: skipped by the form's logic")),
+    answerOf(
+      typesAnswering("grid"),
+      z
+        .record(z.string(), z.union([z.string(), z.array(z.string())]))
+        .nullable()
+        .describe("Row id → column id (→ column ids for a matrix with `multiple`), answered rows only; null: skipped by the form's logic"),
+    ),
+    answerOf(typesAnswering("ranking"), z.array(z.string()).nullable().describe("Every option's id once, first place first; null: skipped by the form's logic")),
     answerOf(typesAnswering("uploads"), z.array(z.string()).nullable().describe("Upload ids; null: skipped by the form's logic")).extend({
       files: z.array(fileLinkSchema).describe("The files, in the order of `value`"),
     }),
@@ -286,6 +316,7 @@ export const submissionSchema = z
     createdAt: timestamp,
     updatedAt: timestamp,
     submittedAt: timestamp.nullable().describe("When it was completed; null while partial"),
+    language: respondentLanguageSchema,
     answers: z.record(z.string().describe("The question's key"), answerSchema),
   })
   .meta({
@@ -299,6 +330,7 @@ export const submissionSchema = z
         createdAt: "2026-11-22T10:00:00.000Z",
         updatedAt: "2026-11-22T10:00:00.000Z",
         submittedAt: "2026-11-22T10:00:00.000Z",
+        language: "en",
         answers: {
           q_name: { questionId: "b1", type: "SHORT_TEXT", label: "Your full name", value: "Ada Lovelace" },
           q_rating: { questionId: "b3", type: "RATING", label: "How did we do?", value: 5 },
@@ -323,6 +355,13 @@ export const webhookSchema = z
     secret: z.string().nullable().describe("Signs each request's body (X-Service-Signature); null when none"),
     headers: z.record(z.string(), z.string()).describe("Sent with every request"),
     eventTypes: z.array(z.enum(eventTypes as [string, ...string[]])).describe("The events it receives"),
+    subscriber: z
+      .string()
+      .nullable()
+      .describe("Extension: the automation tool that subscribed it (`n8n`, `zapier`, ...); null for a webhook made by hand"),
+    format: z
+      .enum(webhookFormats)
+      .describe("Extension: `standard` (the JSON event), or `slack` / `discord`: a chat message made from it, for their incoming-webhook URLs"),
     enabled: z.boolean(),
     disabledReason: z
       .string()
@@ -347,6 +386,8 @@ export const webhookSchema = z
         secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
         headers: { "X-Tenant": "acme" },
         eventTypes: ["FORM_RESPONSE"],
+        subscriber: null,
+        format: "standard",
         enabled: true,
         disabledReason: null,
         disabledAt: null,
@@ -589,6 +630,12 @@ export const questionSummarySchema = z.object({
   latest: z.array(z.string()),
   /** Uploads: files attached. */
   files: z.number().int(),
+  /** NPS: the Net Promoter Score (% of 9–10 minus % of 0–6, from the counts); null without answers. */
+  score: z.number().nullable(),
+  /** Rankings: every option by its mean place (1: first), best first; null for an option nobody ranked. */
+  ranks: z.array(z.object({ value: z.string(), label: z.string(), meanRank: z.number().nullable() })),
+  /** Matrices: per row, the counts of its columns. */
+  rows: z.array(z.object({ value: z.string(), label: z.string(), counts: z.array(valueCountSchema) })),
 });
 
 /** A form's completed responses summed up (the app's Summary tab). */

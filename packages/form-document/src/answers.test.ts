@@ -157,6 +157,83 @@ describe("validateAnswers: values of every type", () => {
   });
 });
 
+describe("validateAnswers: times, scales and consents", () => {
+  const doc: FormDocument = {
+    blocks: [
+      { id: "b_at", key: "at", type: "TIME", question: "At what time?" },
+      { id: "b_agree", key: "agree", type: "LINEAR_SCALE", question: "Agree?", min: 0, max: 4 },
+      { id: "b_nps", key: "nps", type: "NPS", question: "Recommend?" },
+      { id: "b_terms", key: "terms", type: "CONSENT", question: "Terms", text: "I agree", required: true },
+    ],
+  };
+  const check = (answers: JsonObject, completed = false) => validateAnswers(doc, answers, { completed });
+
+  it("take HH:MM times, whole steps of each scale and a consent's true", () => {
+    const answers = ok(check({ at: "23:59", agree: 0, nps: 10, terms: true }, true));
+    assert.deepEqual(Object.fromEntries(Object.entries(answers).map(([k, a]) => [k, a.value])), { at: "23:59", agree: 0, nps: 10, terms: true });
+  });
+
+  it("refuse other times and steps outside the scale, naming the question", () => {
+    assert.deepEqual(errors(check({ at: "7:30" })), ["answers.at (At what time?): must be a time (HH:MM, 24 hours)"]);
+    assert.deepEqual(errors(check({ at: "24:00" })), ["answers.at (At what time?): must be a time (HH:MM, 24 hours)"]);
+    assert.deepEqual(errors(check({ at: 730 })), ["answers.at (At what time?): must be a time (HH:MM, 24 hours), not a number"]);
+    assert.deepEqual(errors(check({ agree: 5 })), ["answers.agree (Agree?): must be a whole number from 0 to 4"]);
+    assert.deepEqual(errors(check({ nps: -1 })), ["answers.nps (Recommend?): must be a whole number from 0 to 10"]);
+    assert.deepEqual(errors(check({ nps: 2.5 })), ["answers.nps (Recommend?): must be a whole number from 0 to 10"]);
+    assert.deepEqual(errors(check({ terms: "yes" })), ["answers.terms (Terms): must be true (agreed), not a string"]);
+  });
+
+  it("take a matrix's answers by row, every row when required", () => {
+    const lines = (...ids: string[]) => ids.map((id) => ({ id, text: id.toUpperCase() }));
+    const grid: FormDocument = {
+      blocks: [
+        { id: "b_one", key: "one", type: "MATRIX", question: "One each", required: true, rows: lines("r1", "r2"), columns: lines("c1", "c2") },
+        { id: "b_many", key: "many", type: "MATRIX", question: "Several", multiple: true, rows: lines("r1"), columns: lines("c1", "c2") },
+      ],
+    };
+    const check = (answers: JsonObject, completed = false) => validateAnswers(grid, answers, { completed });
+    assert.deepEqual(ok(check({ one: { r1: "c2", r2: "c1" }, many: { r1: ["c1", "c2"] } }, true)).many.value, { r1: ["c1", "c2"] });
+    assert.deepEqual(errors(check({ one: { r1: "c2" } }, true)), ["answers.one (One each): needs an answer in every row (1 of 2 unanswered)"]);
+    assert.deepEqual(errors(check({ one: { r9: "c2" } })), ['answers.one (One each): "r9" is not a row of this question']);
+    assert.deepEqual(errors(check({ one: { r1: "c9" } })), ['answers.one (One each): row "r1": "c9" is not a column of this question']);
+    assert.deepEqual(errors(check({ one: { r1: ["c1"] } })), ['answers.one (One each): row "r1": ["c1"] is not a column of this question']);
+    assert.deepEqual(errors(check({ many: { r1: "c1" } })), ['answers.many (Several): row "r1": must be an array of column ids, not a string']);
+    assert.deepEqual(errors(check({ many: { r1: ["c1", "c1"] } })), ['answers.many (Several): row "r1": names a column twice']);
+    assert.deepEqual(errors(check({ one: ["c1"] })), ["answers.one (One each): must be an object of row ids to column ids, not an array"]);
+    assert.deepEqual(ok(check({ one: { r1: null } })), {}, "rows without an answer are no answer");
+  });
+
+  it("take a ranking of every option once", () => {
+    const ranking: FormDocument = {
+      blocks: [{ id: "b_rank", key: "rank", type: "RANKING", question: "Rank them", options: ["a", "b", "c"].map((id) => ({ id, text: id })) }],
+    };
+    const check = (value: JsonValue) => validateAnswers(ranking, { rank: value }, { completed: false });
+    assert.deepEqual(ok(check(["c", "a", "b"])).rank.value, ["c", "a", "b"]);
+    assert.deepEqual(errors(check(["c", "a"])), ["answers.rank (Rank them): must rank every option (3), not 2"]);
+    assert.deepEqual(errors(check(["c", "a", "a"])), ['answers.rank (Rank them): names option id "a" twice']);
+    assert.deepEqual(errors(check(["c", "a", "b", "d"])), ["answers.rank (Rank them): takes at most 3 option ids"]);
+    assert.deepEqual(errors(check(["c", "a", "x"])), ['answers.rank (Rank them): "x" is not an option of this question']);
+  });
+
+  it("take between a multi-select's min and max options", () => {
+    const multi: FormDocument = {
+      blocks: [{ id: "b_langs", key: "langs", type: "MULTI_SELECT", question: "Languages", min: 2, max: 3, options: ["en", "fr", "de", "it"].map((id) => ({ id, text: id })) }],
+    };
+    const check = (value: JsonValue) => validateAnswers(multi, { langs: value }, { completed: false });
+    assert.deepEqual(ok(check(["en", "de"])).langs.value, ["en", "de"]);
+    assert.deepEqual(errors(check(["en"])), ["answers.langs (Languages): takes at least 2 option ids"]);
+    assert.deepEqual(errors(check(["en", "fr", "de", "it"])), ["answers.langs (Languages): takes at most 3 option ids"]);
+    assert.deepEqual(errors(check(["en", "xx"])), ['answers.langs (Languages): "xx" is not an option of this question']);
+    assert.deepEqual(errors(check("en")), ["answers.langs (Languages): must be an array of option ids, not a string"]);
+    assert.deepEqual(ok(check([])), {}, "an empty list is no answer, whatever min says");
+  });
+
+  it("count an unticked consent as no answer, so a required one cannot be completed without it", () => {
+    assert.deepEqual(ok(check({ terms: false })), {});
+    assert.deepEqual(errors(check({ terms: false }, true)), ["answers.terms (Terms): is required"]);
+  });
+});
+
 describe("validateAnswers: required questions", () => {
   it("bind on completion only", () => {
     assert.deepEqual(accepts({}), {});

@@ -4,9 +4,11 @@
 import { formatPath } from "./errors.ts";
 import { isRecordId, jsonInputProblem, maxAnswerDepth, textProblem } from "./input-safety.ts";
 import { hiddenFieldKey, listQuestions } from "./questions.ts";
-import { defaultRatingMax, questionTypes, type JsonValue, type QuestionType } from "./block-types.ts";
+import { questionTypes, scaleOf, type JsonValue, type QuestionType } from "./block-types.ts";
 import { isInputBlock } from "./block-types.ts";
 import type { ChoiceBlock, FormDocument, InputBlock } from "./schema.ts";
+
+type MatrixBlock = Extract<InputBlock, { type: "MATRIX" }>;
 import { evaluateLogic, hasLogic } from "./logic.ts";
 
 /** Characters of a hidden field's value. */
@@ -106,20 +108,56 @@ function checkValue(block: InputBlock, value: JsonValue): Checked {
       return { value };
     }
     case "steps": {
-      const max = (block as { max?: number }).max ?? defaultRatingMax;
-      if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
-        return { problem: `must be a whole number from 1 to ${max}` };
+      const { min, max } = scaleOf(block);
+      if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+        return { problem: `must be a whole number from ${min} to ${max}` };
       }
       return { value };
     }
+    case "consent":
+      // An unticked box is no answer (so a required consent stays unanswered), never a refusal to store.
+      if (typeof value !== "boolean") return { problem: `must be true (agreed), not ${describe(value)}` };
+      return { value: value ? true : undefined };
     case "option": {
       if (typeof value !== "string") return { problem: `must be the id of an option, not ${describe(value)}` };
       if (value === "") return { value: undefined };
       return (block as ChoiceBlock).options.some((o) => o.id === value) ? { value } : { problem: notAnOption(value) };
     }
     case "options": {
+      const { options, min, max } = block as ChoiceBlock & { min?: number; max?: number };
+      const checked = list("option id", max ?? options.length, (item) => (options.some((o) => o.id === item) ? undefined : notAnOption(item)));
+      if (min !== undefined && "value" in checked && Array.isArray(checked.value) && checked.value.length < min) {
+        return { problem: `takes at least ${min} option ids` };
+      }
+      return checked;
+    }
+    case "ranking": {
       const { options } = block as ChoiceBlock;
-      return list("option id", options.length, (item) => (options.some((o) => o.id === item) ? undefined : notAnOption(item)));
+      const checked = list("option id", options.length, (item) => (options.some((o) => o.id === item) ? undefined : notAnOption(item)));
+      if ("value" in checked && Array.isArray(checked.value) && checked.value.length < options.length) {
+        return { problem: `must rank every option (${options.length}), not ${checked.value.length}` };
+      }
+      return checked;
+    }
+    case "grid": {
+      const { rows, columns, multiple } = block as MatrixBlock;
+      if (typeof value !== "object" || Array.isArray(value)) return { problem: `must be an object of row ids to column ids, not ${describe(value)}` };
+      const isColumn = (id: JsonValue) => typeof id === "string" && columns.some((c) => c.id === id);
+      const answered: Record<string, JsonValue> = {};
+      for (const [row, chosen] of Object.entries(value)) {
+        if (!rows.some((r) => r.id === row)) return { problem: `"${row}" is not a row of this question` };
+        if (chosen === null || chosen === "" || (Array.isArray(chosen) && chosen.length === 0)) continue;
+        if (!multiple) {
+          if (!isColumn(chosen)) return { problem: `row "${row}": ${JSON.stringify(chosen)} is not a column of this question` };
+        } else {
+          if (!Array.isArray(chosen)) return { problem: `row "${row}": must be an array of column ids, not ${describe(chosen)}` };
+          const stray = chosen.find((id) => !isColumn(id));
+          if (stray !== undefined) return { problem: `row "${row}": ${JSON.stringify(stray)} is not a column of this question` };
+          if (new Set(chosen).size < chosen.length) return { problem: `row "${row}": names a column twice` };
+        }
+        answered[row] = chosen;
+      }
+      return { value: Object.keys(answered).length > 0 ? answered : undefined };
     }
     case "uploads":
       return list("upload id", type.maxUploads ?? Infinity, (item) => (isRecordId(item) ? undefined : `"${item}" is not an upload id`));
@@ -184,6 +222,12 @@ export function validateAnswers(document: FormDocument, answers: { [key: string]
       // An answer that failed its check is already reported.
       if (required && checked[key] === undefined && !failed.has(key)) {
         shownProblems.push({ ...answerProblem(key, "is required", block.question), missing: true });
+      }
+      // A required matrix means every row.
+      const value = checked[key]?.value;
+      if (required && block.type === "MATRIX" && value && typeof value === "object") {
+        const missing = block.rows.length - Object.keys(value).length;
+        if (missing > 0) shownProblems.push(answerProblem(key, `needs an answer in every row (${missing} of ${block.rows.length} unanswered)`, block.question));
       }
     }
   }

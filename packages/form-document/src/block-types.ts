@@ -3,7 +3,7 @@
 // "@formsvc/form-document/block-types") without bundling the schemas.
 
 export * from "./question-types.ts";
-import { choiceBlockTypes, inputBlockTypes, type ChoiceBlockType, type InputBlockType } from "./question-types.ts";
+import { choiceBlockTypes, inputBlockTypes, scaleOf, type ChoiceBlockType, type InputBlockType } from "./question-types.ts";
 
 /** Blocks that only lay the form out; they take no answer and have no `key`. */
 export const layoutBlockTypes = ["HEADING", "PARAGRAPH", "PAGE_BREAK"] as const;
@@ -23,6 +23,25 @@ export function isInputBlock<B extends { type: string }>(block: B): block is Ext
 
 export function isChoiceBlock<B extends { type: string }>(block: B): block is Extract<B, { type: ChoiceBlockType }> {
   return choiceTypeSet.has(block.type);
+}
+
+type Texts = { id: string; text: string }[];
+
+/**
+ * The texts an answer's ids stand for, as events carry them beside the value: a choice's options, a
+ * matrix's rows and columns (empty lists for other blocks).
+ */
+export function fieldTexts(block: { type: string; options?: { id?: string; text: string }[]; rows?: { id?: string; text: string }[]; columns?: { id?: string; text: string }[] }): {
+  options: Texts;
+  rows: Texts;
+  columns: Texts;
+} {
+  const texts = (list: { id?: string; text: string }[] | undefined) => (list ?? []).map((o) => ({ id: o.id ?? "", text: o.text }));
+  return {
+    options: choiceTypeSet.has(block.type) ? texts(block.options) : [],
+    rows: block.type === "MATRIX" ? texts(block.rows) : [],
+    columns: block.type === "MATRIX" ? texts(block.columns) : [],
+  };
 }
 
 /**
@@ -56,12 +75,15 @@ export const limits = {
   description: 5000,
   placeholder: 500,
   optionText: 1000,
+  scaleLabel: 200,
+  /** Rows, and columns, of a matrix. */
+  matrixLines: 50,
   text: 5000,
   expression: expressionLimits.chars,
 } as const;
 
 /** Default of a RATING block's `max`. */
-export const defaultRatingMax = 5;
+export const defaultRatingMax = scaleOf({ type: "RATING" }).max;
 
 export const idPattern = /^[A-Za-z0-9_-]{1,64}$/;
 export const keyPattern = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;

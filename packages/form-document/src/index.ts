@@ -4,6 +4,7 @@ export {
   inputBlockTypes,
   maxUploadBytes,
   questionTypes,
+  scaleOf,
   takesOptions,
   takesPlaceholder,
   takesUploads,
@@ -71,6 +72,7 @@ export {
 export {
   applySettingsPatch,
   defaultSettings,
+  languageTagPattern,
   formSettingsPatchSchema,
   formSettingsSchema,
   resolveSettings,
@@ -115,3 +117,4 @@ export {
   type CheckedAnswer,
 } from "./answers.ts";
 export { sampleAnswer } from "./sample-answers.ts";
+export { describeMissingTranslations, formLanguages, missingTranslations, ownerTexts, translateForm, type OwnerText } from "./translations.ts";

@@ -3,7 +3,7 @@
 // act forwards only (targets after the questions asked about, jumps to a later page), which is what keeps
 // the rules free of cycles. Zod-free, so the app runs
 // the same check before saving (through "@formsvc/form-document/logic").
-import { defaultRatingMax, questionTypeOf, takesOptions } from "./block-types.ts";
+import { questionTypeOf, scaleOf, takesOptions } from "./block-types.ts";
 import { documentPages, operatorsFor, valuelessOperators, type LogicBlock, type LogicDocument } from "./logic.ts";
 
 /** Rules a document may have, conditions and actions a rule may have. */
@@ -15,9 +15,7 @@ export interface LogicProblem {
   message: string;
 }
 
-type CheckedBlock = LogicBlock & { options?: readonly { id?: string }[]; max?: number };
-
-const datePattern = /^\d{4}-\d{2}-\d{2}$/;
+type CheckedBlock = LogicBlock & { options?: readonly { id?: string }[]; min?: number; max?: number };
 
 /** What is wrong with a condition's value for a question, or undefined. */
 function valueProblem(block: CheckedBlock, operator: string, value: unknown): string | undefined {
@@ -25,7 +23,8 @@ function valueProblem(block: CheckedBlock, operator: string, value: unknown): st
     return value === undefined ? undefined : `${operator} takes no value`;
   }
   if (value === undefined) return `${operator} needs a value`;
-  const shape = questionTypeOf(block.type)?.answer;
+  const type = questionTypeOf(block.type);
+  const shape = type?.answer;
   const optionIds = new Set((block.options ?? []).map((o) => o.id));
   const isOption = (v: unknown) => typeof v === "string" && optionIds.has(v);
   if (operator === "ANY_OF") {
@@ -38,11 +37,11 @@ function valueProblem(block: CheckedBlock, operator: string, value: unknown): st
   }
   if (shape === "number") return typeof value === "number" && Number.isFinite(value) ? undefined : "needs a number";
   if (shape === "steps") {
-    const max = block.max ?? defaultRatingMax;
-    return typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= max ? undefined : `needs a whole number from 1 to ${max}`;
+    const { min, max } = scaleOf(block);
+    return typeof value === "number" && Number.isInteger(value) && value >= min && value <= max ? undefined : `needs a whole number from ${min} to ${max}`;
   }
   if (typeof value !== "string") return "needs a text value";
-  if ((operator === "GREATER_THAN" || operator === "LESS_THAN") && !datePattern.test(value)) return "needs a date (YYYY-MM-DD)";
+  if ((operator === "GREATER_THAN" || operator === "LESS_THAN") && type?.format && !type.format.valid(value)) return `needs ${type.expected ?? "a valid value"}`;
   return undefined;
 }
 

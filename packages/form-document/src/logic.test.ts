@@ -88,6 +88,47 @@ describe("evaluateLogic", () => {
     assert.ok(operatorsFor("DATE").includes("LESS_THAN"));
     assert.ok(!operatorsFor("SHORT_TEXT").includes("GREATER_THAN"));
     assert.deepEqual(operatorsFor("HEADING"), []);
+    // The types of issue 31: times are ordered like dates, scales compared like ratings, a multi-select
+    // like checkboxes; a consent and a ranking are only answered or not.
+    assert.ok(operatorsFor("TIME").includes("GREATER_THAN"));
+    assert.deepEqual(operatorsFor("NPS"), operatorsFor("RATING"));
+    assert.deepEqual(operatorsFor("LINEAR_SCALE"), operatorsFor("RATING"));
+    assert.deepEqual(operatorsFor("MULTI_SELECT"), operatorsFor("CHECKBOXES"));
+    assert.deepEqual(operatorsFor("CONSENT"), ["IS_ANSWERED", "IS_NOT_ANSWERED"]);
+    assert.deepEqual(operatorsFor("RANKING"), ["IS_ANSWERED", "IS_NOT_ANSWERED"]);
+  });
+
+  it("orders times and compares scale steps from 0", () => {
+    assert.equal(conditionHolds({ question: "b", operator: "GREATER_THAN", value: "09:30" }, "TIME", "14:00"), true);
+    assert.equal(conditionHolds({ question: "b", operator: "LESS_THAN", value: "09:30" }, "TIME", "14:00"), false);
+    assert.equal(conditionHolds({ question: "b", operator: "LESS_THAN", value: 7 }, "NPS", 0), true);
+    assert.equal(conditionHolds({ question: "b", operator: "IS_ANSWERED" }, "CONSENT", true), true);
+  });
+
+  it("checks a condition's value against the new types at save: times, each scale's own steps", () => {
+    const newTypes: FormDocument = {
+      blocks: [
+        { id: "b_at", key: "at", type: "TIME", question: "When?" },
+        { id: "b_nps", key: "nps", type: "NPS", question: "Recommend?" },
+        { id: "b_scale", key: "scale", type: "LINEAR_SCALE", question: "Agree?", min: 0, max: 3 },
+        { id: "b_terms", key: "terms", type: "CONSENT", question: "Terms", text: "I agree" },
+        { id: "b_next", key: "next", type: "SHORT_TEXT", question: "Next" },
+      ],
+      logic: [
+        { when: { conditions: [{ question: "b_at", operator: "GREATER_THAN", value: "9:30" }] }, then: [{ action: "SHOW", block: "b_next" }] },
+        { when: { conditions: [{ question: "b_nps", operator: "EQUALS", value: 0 }] }, then: [{ action: "SHOW", block: "b_next" }] },
+        { when: { conditions: [{ question: "b_scale", operator: "EQUALS", value: 4 }] }, then: [{ action: "SHOW", block: "b_next" }] },
+        { when: { conditions: [{ question: "b_terms", operator: "EQUALS", value: "true" }] }, then: [{ action: "SHOW", block: "b_next" }] },
+      ],
+    };
+    assert.deepEqual(
+      logicProblems(newTypes).map((p) => `${p.path}: ${p.message}`),
+      [
+        "logic[0].when.conditions[0].value: needs a time (HH:MM, 24 hours)",
+        "logic[2].when.conditions[0].value: needs a whole number from 0 to 3",
+        "logic[3].when.conditions[0].operator: EQUALS does not apply to CONSENT questions (IS_ANSWERED, IS_NOT_ANSWERED do)",
+      ],
+    );
   });
 });
 

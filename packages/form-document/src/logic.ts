@@ -70,8 +70,8 @@ export const valuelessOperators: readonly LogicOperator[] = ["IS_ANSWERED", "IS_
  * The operators a question offers, by the shape of its answers: text is compared without regard to case
  * or surrounding spaces; numbers and rating steps by value; one option by its id (ANY_OF: one of a list
  * of ids); checkboxes by whether they include an option (CONTAINS) or any of a list (ANY_OF); uploads
- * only by whether there are any. Dates (text of calendarDates types) are also ordered (GREATER_THAN:
- * later than).
+ * rankings, matrices and consents only by whether there are any. Dates and times (text of `ordered` types) are also
+ * ordered (GREATER_THAN: later than).
  */
 const operatorsByAnswer: Record<AnswerShape, readonly LogicOperator[]> = {
   text: ["EQUALS", "NOT_EQUALS", "CONTAINS", "IS_ANSWERED", "IS_NOT_ANSWERED"],
@@ -80,6 +80,9 @@ const operatorsByAnswer: Record<AnswerShape, readonly LogicOperator[]> = {
   option: ["EQUALS", "NOT_EQUALS", "ANY_OF", "IS_ANSWERED", "IS_NOT_ANSWERED"],
   options: ["CONTAINS", "ANY_OF", "IS_ANSWERED", "IS_NOT_ANSWERED"],
   uploads: ["IS_ANSWERED", "IS_NOT_ANSWERED"],
+  consent: ["IS_ANSWERED", "IS_NOT_ANSWERED"],
+  ranking: ["IS_ANSWERED", "IS_NOT_ANSWERED"],
+  grid: ["IS_ANSWERED", "IS_NOT_ANSWERED"],
 };
 
 /** The operators a question of `type` offers; none for layout blocks and unknown types. */
@@ -87,7 +90,7 @@ export function operatorsFor(type: string): readonly LogicOperator[] {
   const questionType = questionTypeOf(type);
   if (!questionType) return [];
   const operators = operatorsByAnswer[questionType.answer];
-  return "calendarDates" in questionType && questionType.calendarDates ? [...operators, "GREATER_THAN", "LESS_THAN"] : operators;
+  return "ordered" in questionType && questionType.ordered ? [...operators, "GREATER_THAN", "LESS_THAN"] : operators;
 }
 
 /** Whether the document has logic rules (a form without them is shown and checked whole). */

@@ -65,6 +65,19 @@ export function normalizeDocument(
       const taken = new Set(optionIds.keys());
       block.options = block.options.map((option) => (option.id === undefined ? { ...option, id: freshId(taken) } : option));
     }
+    if (block.type === "MATRIX") {
+      // Rows and columns share one set of ids, so a row id never reads as a column's.
+      const taken = new Set<string>();
+      for (const list of ["rows", "columns"] as const) {
+        block[list].forEach((line, j) => {
+          if (line.id === undefined) return;
+          if (taken.has(line.id)) throw new DocumentError(`${root}.blocks[${i}].${list}[${j}].id: duplicate id "${line.id}" (rows and columns each need their own)`);
+          taken.add(line.id);
+        });
+      }
+      block.rows = block.rows.map((row) => (row.id === undefined ? { ...row, id: freshId(taken) } : row));
+      block.columns = block.columns.map((column) => (column.id === undefined ? { ...column, id: freshId(taken) } : column));
+    }
   }
 
   // Keys. Owners: every key ever assigned on the form, by block id.

@@ -5,8 +5,9 @@
 // it through "@formsvc/form-document/block-types" without the schemas.
 //
 // A new question type is its entry here, its block in schema.ts, its input in the hosted page
-// (gateway/src/hosted/render-form.ts, form-page.js) and its label and editor in the app
-// (app/src/lib/document.ts, app/src/pages/Editor.tsx).
+// (gateway/src/hosted/render-form.ts; form-page.js reads answers by shape) and its label and editor in the
+// app (app/src/lib/document.ts, app/src/pages/Editor.tsx). Answers' checks, logic operators, the summary,
+// exports and test events follow from the facts stated here.
 import type { CelInput } from "@bufbuild/cel";
 
 /** A JSON value, as answers are. */
@@ -14,10 +15,17 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 
 /**
  * The JSON value of an answer (DESIGN.md): `text` a string; `number` a number; `steps` a whole number of
- * a scale from 1; `option` the id of one option; `options` an array of option ids; `uploads` an array of
- * upload ids.
+ * a scale (scaleOf); `option` the id of one option; `options` an array of option ids; `ranking` every
+ * option id once, first place first; `grid` a row id → column id map (→ column ids with `multiple`);
+ * `uploads` an array of upload ids; `consent` true (agreed).
  */
-export type AnswerShape = "text" | "number" | "steps" | "option" | "options" | "uploads";
+export type AnswerShape = "text" | "number" | "steps" | "option" | "options" | "ranking" | "grid" | "uploads" | "consent";
+
+/** A scale's ends: the smallest and largest step. */
+export interface Scale {
+  min: number;
+  max: number;
+}
 
 /** What a question type means for its answers. */
 export interface QuestionType {
@@ -32,9 +40,18 @@ export interface QuestionType {
   format?: { valid(value: string): boolean; problem: string };
   /** Text: every value is a calendar date (YYYY-MM-DD), so results count answers by day. */
   calendarDates?: true;
+  /** Text: values (dates, times) compare in order as strings, so logic offers GREATER_THAN (later) and LESS_THAN. */
+  ordered?: true;
+  /** Steps: the scale's ends; the block's own `min` and `max` where it has them, unless `fixed`. */
+  scale?: Scale & { fixed?: true };
+  /**
+   * Steps: the summary's Net Promoter Score, the share of answers from `promotersFrom` up minus the share
+   * up to `detractorsTo`, in percent.
+   */
+  promoterScore?: { promotersFrom: number; detractorsTo: number };
   /** Uploads: at most this many in one answer. */
   maxUploads?: number;
-  /** The editor offers a placeholder for the empty input. */
+  /** The editor offers a placeholder for the empty input (a multi-select's closed list). */
   placeholder?: true;
   /** A test event's answer, where it does not follow from the block (options, scale, range). */
   sample?: string;
@@ -43,6 +60,7 @@ export interface QuestionType {
 const emailPattern = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 const phonePattern = /^\+?[0-9 ().\-/]+$/;
 const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
+const timePattern = /^([01]\d|2[0-3]):[0-5]\d$/;
 
 function isValidDate(value: string): boolean {
   const match = datePattern.exec(value);
@@ -101,14 +119,28 @@ export const questionTypes = {
     expected: "a date (YYYY-MM-DD)",
     format: { valid: isValidDate, problem: "must be a date (YYYY-MM-DD)" },
     calendarDates: true,
+    ordered: true,
     sample: "2026-01-15",
+  },
+  TIME: {
+    answer: "text",
+    expected: "a time (HH:MM, 24 hours)",
+    format: { valid: (v) => timePattern.test(v), problem: "must be a time (HH:MM, 24 hours)" },
+    ordered: true,
+    sample: "14:30",
   },
   MULTIPLE_CHOICE: { answer: "option" },
   CHECKBOXES: { answer: "options" },
   DROPDOWN: { answer: "option" },
-  RATING: { answer: "steps" },
+  MULTI_SELECT: { answer: "options", placeholder: true },
+  RANKING: { answer: "ranking" },
+  MATRIX: { answer: "grid" },
+  RATING: { answer: "steps", scale: { min: 1, max: 5 } },
+  LINEAR_SCALE: { answer: "steps", scale: { min: 1, max: 5 } },
+  NPS: { answer: "steps", scale: { min: 0, max: 10, fixed: true }, promoterScore: { promotersFrom: 9, detractorsTo: 6 } },
   FILE: { answer: "uploads", maxUploads: 20 },
   SIGNATURE: { answer: "uploads", maxUploads: 1 },
+  CONSENT: { answer: "consent" },
 } as const satisfies Record<string, QuestionType>;
 
 export type InputBlockType = keyof typeof questionTypes;
@@ -117,7 +149,7 @@ export type InputBlockType = keyof typeof questionTypes;
 type TypesAnswering<Shapes extends AnswerShape> = {
   [T in InputBlockType]: (typeof questionTypes)[T]["answer"] extends Shapes ? T : never;
 }[InputBlockType];
-export type ChoiceBlockType = TypesAnswering<"option" | "options">;
+export type ChoiceBlockType = TypesAnswering<"option" | "options" | "ranking">;
 
 export const inputBlockTypes = Object.keys(questionTypes) as InputBlockType[];
 
@@ -127,7 +159,7 @@ export function typesAnswering<Shapes extends AnswerShape>(...shapes: Shapes[]):
 }
 
 /** Input types whose answers are option ids. */
-export const choiceBlockTypes: ChoiceBlockType[] = typesAnswering("option", "options");
+export const choiceBlockTypes: ChoiceBlockType[] = typesAnswering("option", "options", "ranking");
 
 /** The question type named `type`, if it is one (answers also carry HIDDEN_FIELDS, RESPONDENT_COUNTRY, CALCULATED_FIELD). */
 export function questionTypeOf(type: string | undefined): QuestionType | undefined {
@@ -137,7 +169,7 @@ export function questionTypeOf(type: string | undefined): QuestionType | undefin
 /** Whether answers of `type` are option ids (shown as the options' texts). */
 export function takesOptions(type: string): boolean {
   const shape = questionTypeOf(type)?.answer;
-  return shape === "option" || shape === "options";
+  return shape === "option" || shape === "options" || shape === "ranking";
 }
 
 /** Whether answers of `type` are numbers (a NUMBER's value, a RATING's steps). */
@@ -149,6 +181,13 @@ export function takesNumber(type: string): boolean {
 /** Whether answers of `type` are upload ids (each with its file). */
 export function takesUploads(type: string): boolean {
   return questionTypeOf(type)?.answer === "uploads";
+}
+
+/** The steps of a `steps` question: its type's scale, with the block's own ends where the type lets it have them. */
+export function scaleOf(block: { type: string; min?: number; max?: number }): Scale {
+  const scale = questionTypeOf(block.type)?.scale ?? { min: 1, max: 5 };
+  if ("fixed" in scale && scale.fixed) return { min: scale.min, max: scale.max };
+  return { min: block.min ?? scale.min, max: block.max ?? scale.max };
 }
 
 /** Whether the editor offers a placeholder for questions of `type`. */
@@ -186,7 +225,8 @@ function plainText(value: unknown): string {
 
 /**
  * An answer as people read it (the Responses table, the CSV export, notification mails): file names for
- * uploads, the options' texts for choices (the id when the option is gone), lists joined with ", ";
+ * uploads, the options' texts for choices (the id when the option is gone), `Row: Column; …` for a
+ * matrix (its rows' and columns' texts through `optionText`), lists joined with ", ";
  * empty when unanswered.
  */
 export function answerText(
@@ -195,6 +235,12 @@ export function answerText(
   context: { optionText(id: string): string | undefined; fileNames?: readonly string[] },
 ): string {
   if (takesUploads(type)) return (context.fileNames ?? []).join(", ");
+  if (questionTypeOf(type)?.answer === "grid" && value !== null && typeof value === "object" && !Array.isArray(value)) {
+    // Row: column(s), a row a part; rows and columns read as their texts.
+    return Object.entries(value)
+      .map(([row, columns]) => `${context.optionText(row) ?? row}: ${answerText("CHECKBOXES", columns, context)}`)
+      .join("; ");
+  }
   if (takesOptions(type)) {
     const ids = Array.isArray(value) ? value : [value];
     return ids

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { describeZodError, formatPath } from "./errors.ts";
-import { formDocumentExample, formDocumentSchema, inputBlockTypes, limits } from "./schema.ts";
+import { choiceBlockTypes, formDocumentExample, formDocumentSchema, inputBlockTypes, limits } from "./schema.ts";
 
 const designExample = {
   ...formDocumentExample,
@@ -24,7 +24,9 @@ test("the design's example document is valid and parses unchanged", () => {
 test("every input type is accepted with its required fields", () => {
   for (const type of inputBlockTypes) {
     const block: Record<string, unknown> = { type, question: `A ${type} question` };
-    if (["MULTIPLE_CHOICE", "CHECKBOXES", "DROPDOWN"].includes(type)) block.options = [{ text: "One" }];
+    if (choiceBlockTypes.includes(type as never)) block.options = [{ text: "One" }];
+    if (type === "CONSENT") block.text = "I agree";
+    if (type === "MATRIX") Object.assign(block, { rows: [{ text: "Row" }], columns: [{ text: "Column" }] });
     assert.equal(formDocumentSchema.safeParse({ blocks: [block] }).success, true, type);
   }
   assert.equal(formDocumentSchema.safeParse({ blocks: [] }).success, true);
@@ -144,5 +146,5 @@ test("the document schema converts to JSON Schema (for the OpenAPI document)", (
   assert.equal(json.additionalProperties, false);
   assert.deepEqual(json.required, ["blocks"]);
   assert.ok(Array.isArray(json.examples));
-  assert.equal(json.properties.blocks.items.oneOf.length, 16);
+  assert.equal(json.properties.blocks.items.oneOf.length, 23);
 });

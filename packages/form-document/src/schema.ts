@@ -7,6 +7,7 @@ export * from "./block-types.ts";
 import {
   choiceBlockTypes,
   defaultRatingMax,
+  scaleOf,
   expressionLimits,
   fieldNamePattern,
   idPattern,
@@ -71,8 +72,37 @@ const choiceBlock = <T extends ChoiceBlockType>(type: T) =>
       .array(optionSchema)
       .min(1, "needs at least one option")
       .max(limits.options)
-      .describe("The choices; an answer is the id of an option (an array of ids for CHECKBOXES)."),
+      .describe("The choices; an answer is the id of an option (an array of ids for CHECKBOXES and MULTI_SELECT, every id in order for RANKING)."),
   });
+
+const multiSelectBlock = z
+  .strictObject({
+    ...choiceBlock("MULTI_SELECT").shape,
+    min: z.number().int().min(1).max(limits.options).optional().describe("The fewest options an answer may name."),
+    max: z.number().int().min(1).max(limits.options).optional().describe("The most options an answer may name."),
+  })
+  .superRefine((block, ctx) => {
+    if (block.min !== undefined && block.max !== undefined && block.max < block.min) {
+      ctx.addIssue({ code: "custom", path: ["max"], message: "must not be less than min" });
+    }
+    if (block.min !== undefined && block.min > block.options.length) {
+      ctx.addIssue({ code: "custom", path: ["min"], message: `must not be more than the ${block.options.length} options` });
+    }
+  })
+  .describe("A searchable list that takes several options: the answer is an array of option ids, between `min` and `max` of them.");
+
+const matrixBlock = z
+  .strictObject({
+    ...inputBase,
+    type: z.literal("MATRIX"),
+    rows: z.array(optionSchema).min(1, "needs at least one row").max(limits.matrixLines).describe("The statements, one answer each."),
+    columns: z.array(optionSchema).min(1, "needs at least one column").max(limits.matrixLines).describe("The choices every row offers."),
+    multiple: z.boolean().optional().describe("Whether a row takes several columns (default false)."),
+  })
+  .describe(
+    'A grid (Likert): the answer is `{"<rowId>": "<columnId>"}`, or `{"<rowId>": ["<columnId>", …]}` with `multiple`; ' +
+      "a required matrix needs an answer in every row.",
+  );
 
 const numberBlock = z
   .strictObject({
@@ -99,6 +129,40 @@ const ratingBlock = z.strictObject({
     .describe(`Number of steps of the scale, 2 to 10 (default ${defaultRatingMax}).`),
 });
 
+const linearScaleBlock = z
+  .strictObject({
+    ...inputBase,
+    type: z.literal("LINEAR_SCALE"),
+    min: z.literal([0, 1]).optional().describe(`The lowest step, 0 or 1 (default ${scaleOf({ type: "LINEAR_SCALE" }).min}).`),
+    max: z
+      .number()
+      .int()
+      .min(2)
+      .max(10)
+      .optional()
+      .describe(`The highest step, 2 to 10 (default ${scaleOf({ type: "LINEAR_SCALE" }).max}).`),
+    minLabel: z.string().max(limits.scaleLabel).optional().describe("What the lowest step means (`Not likely`)."),
+    maxLabel: z.string().max(limits.scaleLabel).optional().describe("What the highest step means (`Very likely`)."),
+  })
+  .describe("An opinion scale: the answer is a whole number from `min` to `max`.");
+
+const npsBlock = simpleInputBlock("NPS").describe(
+  "Net Promoter Score: how likely the respondent is to recommend, a whole number from 0 to 10.",
+);
+
+const consentBlock = z
+  .strictObject({
+    ...inputBase,
+    type: z.literal("CONSENT"),
+    text: z
+      .string()
+      .min(1)
+      .max(limits.text)
+      .regex(notBlank, "must not be blank")
+      .describe("The text beside the checkbox; `[words](https://…)` shows a link (http and https only), everything else is plain text."),
+  })
+  .describe("One checkbox to agree with `text`: the answer is `true`; a required consent cannot be completed without it.");
+
 const textBlock = <T extends "HEADING" | "PARAGRAPH">(type: T) =>
   z.strictObject({ id: idSchema.optional(), type: z.literal(type), text: z.string().max(limits.text) });
 
@@ -113,12 +177,19 @@ export const blockSchema = z
     simpleInputBlock("PHONE"),
     simpleInputBlock("URL"),
     simpleInputBlock("DATE"),
+    simpleInputBlock("TIME").describe("A time of day: the answer is `HH:MM`, 24 hours."),
     choiceBlock("MULTIPLE_CHOICE"),
     choiceBlock("CHECKBOXES"),
     choiceBlock("DROPDOWN"),
+    multiSelectBlock,
+    matrixBlock,
+    choiceBlock("RANKING").describe("Options to put in order: the answer is every option's id once, first place first."),
     ratingBlock,
+    linearScaleBlock,
+    npsBlock,
     simpleInputBlock("FILE"),
     simpleInputBlock("SIGNATURE"),
+    consentBlock,
     textBlock("HEADING"),
     textBlock("PARAGRAPH"),
     pageBreakBlock,
@@ -157,9 +228,10 @@ const logicConditionSchema = z
       .enum(logicOperators)
       .describe(
         "How its answer is compared. Text: EQUALS, NOT_EQUALS, CONTAINS (without regard to case or surrounding spaces); " +
-          "NUMBER and RATING: EQUALS, NOT_EQUALS, GREATER_THAN, LESS_THAN; DATE also GREATER_THAN (later), LESS_THAN (earlier); " +
+          "NUMBER, RATING, LINEAR_SCALE and NPS: EQUALS, NOT_EQUALS, GREATER_THAN, LESS_THAN; DATE and TIME also GREATER_THAN (later), " +
+          "LESS_THAN (earlier); " +
           "MULTIPLE_CHOICE and DROPDOWN: EQUALS, NOT_EQUALS an option id, ANY_OF a list of option ids; CHECKBOXES: CONTAINS an " +
-          "option id, ANY_OF a list; every type: IS_ANSWERED, IS_NOT_ANSWERED (no value). NOT_EQUALS also holds when unanswered.",
+          "option id, ANY_OF a list; every type: IS_ANSWERED, IS_NOT_ANSWERED (no value; all CONSENT offers). NOT_EQUALS also holds when unanswered.",
       ),
     value: z
       .union([z.string().max(limits.optionText), z.number(), z.array(z.string().regex(idPattern)).max(limits.options)])

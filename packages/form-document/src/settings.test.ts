@@ -14,6 +14,8 @@ import {
 
 test("full settings take their defaults", () => {
   assert.deepEqual(formSettingsSchema.parse({}), {
+    language: "en",
+    languages: [],
     branding: true,
     closedMessage: "This form is closed.",
     redirectUrl: null,
@@ -81,6 +83,8 @@ test("the patch schema converts to JSON Schema", () => {
     "deleteResponsesAfterDays",
     "embedOrigins",
     "honeypot",
+    "language",
+    "languages",
     "notifications",
     "proofOfWork",
     "redirectUrl",

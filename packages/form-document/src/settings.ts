@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { fieldViolationParams } from "./errors.ts";
+import { defaultClosedMessage, defaultSubmitLabel } from "./page-text-defaults.ts";
 import {
   buttonStyles,
   contrastProblem,
@@ -22,10 +23,43 @@ const hexColor = z.string().regex(hexColorPattern, "must be a colour as #rrggbb"
 /** An origin a frame-ancestors source may name: scheme, host (a leading `*.` for its subdomains), optional port. */
 const embedOriginPattern = /^https?:\/\/(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/;
 
+/** A BCP 47 language tag as forms name their languages: a language subtag, then optional script, region or variant subtags. */
+export const languageTagPattern = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+const languageTag = z.string().max(35).regex(languageTagPattern, "must be a BCP 47 language tag, e.g. en, de or pt-BR");
+
+/** Texts one translation (settings.languages) holds at most. */
+const maxTranslatedTexts = 5000;
+
 /** The longest `deleteResponsesAfterDays`: ten years. */
 export const maxRetentionDays = 3650;
 
 const fields = {
+  language: languageTag.describe(
+    "The language of the form's own texts and of its hosted page (a BCP 47 tag): the page says so (`<html lang>`, right to left for ar and he) and shows its own texts (buttons, validation messages, the thank-you and closed defaults) in it, or in the closest language the hosted pages speak (see /developers), else in English.",
+  ),
+  languages: z
+    .array(
+      z.strictObject({
+        language: languageTag.describe("The language of this translation (a BCP 47 tag)."),
+        texts: z
+          .record(z.string().min(1).max(300), z.string().max(10_000))
+          .refine((texts) => Object.keys(texts).length <= maxTranslatedTexts, `must have at most ${maxTranslatedTexts} texts`)
+          .describe(
+            "The form's texts in this language, by where each is: `title`; `<blockId>.question`, `.description`, `.placeholder` or `.text` (headings, paragraphs); `<blockId>.options.<optionId>`; `submitLabel`, `closedMessage`, `thankYou.title`, `thankYou.text`, `thankYou.buttonLabel` (settings left at their defaults need none). Ids, not texts, name what is translated: answers in every language are filed under the same keys.",
+          ),
+      }),
+    )
+    .max(30)
+    .superRefine((languages, ctx) => {
+      const seen = new Set<string>();
+      languages.forEach(({ language }, i) => {
+        if (seen.has(language.toLowerCase())) ctx.addIssue({ code: "custom", path: [i, "language"], message: `duplicate language "${language}"`, params: fieldViolationParams });
+        seen.add(language.toLowerCase());
+      });
+    })
+    .describe(
+      "Further languages the form offers, each with a translation of every owner text. Respondents get `?lang=<tag>` when the form offers it, else the best match of their browser's Accept-Language, else `language`; the page shows a switch between them. Publishing is refused while a translation misses a text (the error names each).",
+    ),
   branding: z
     .boolean()
     .describe("Whether the service's branding is shown on the form. `false` needs a plan with the branding entitlement."),
@@ -172,6 +206,8 @@ export type NotificationSettings = {
 };
 
 export type FormSettings = {
+  language: string;
+  languages: { language: string; texts: Record<string, string> }[];
   branding: boolean;
   closedMessage: string;
   redirectUrl: string | null;
@@ -192,10 +228,12 @@ export type FormSettings = {
 };
 
 export const defaultSettings: Readonly<FormSettings> = Object.freeze({
+  language: "en",
+  languages: Object.freeze([]) as unknown as FormSettings["languages"],
   branding: true,
-  closedMessage: "This form is closed.",
+  closedMessage: defaultClosedMessage,
   redirectUrl: null,
-  submitLabel: "Submit",
+  submitLabel: defaultSubmitLabel,
   showProgressBar: true,
   saveProgress: true,
   closesAt: null,
@@ -225,6 +263,8 @@ export function isPastClosingDate(settings: Pick<FormSettings, "closesAt">, now:
 /** The full settings of a form; absent values take their defaults. Unknown properties are dropped. */
 export const formSettingsSchema = z
   .object({
+    language: fields.language.default(defaultSettings.language),
+    languages: fields.languages.default([]),
     branding: fields.branding.default(defaultSettings.branding),
     closedMessage: fields.closedMessage.default(defaultSettings.closedMessage),
     redirectUrl: fields.redirectUrl.default(defaultSettings.redirectUrl),
@@ -248,6 +288,8 @@ export const formSettingsSchema = z
 /** A change of settings (PATCH): only the given properties change; unknown properties are an error. */
 export const formSettingsPatchSchema = z
   .strictObject({
+    language: fields.language.optional(),
+    languages: fields.languages.optional(),
     branding: fields.branding.optional(),
     closedMessage: fields.closedMessage.optional(),
     redirectUrl: fields.redirectUrl.optional(),

@@ -1,7 +1,7 @@
 // Literals only: nothing here connects anywhere.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { blockedKind, embeddedIpv4 } from "./blocked-addresses.ts";
+import { blockedKind, embeddedIpv4, parseAllowedCidrs } from "./blocked-addresses.ts";
 
 describe("blocked address ranges", () => {
   const cases: [string, string | undefined][] = [
@@ -89,5 +89,20 @@ describe("blocked address ranges", () => {
     assert.equal(embeddedIpv4("::"), undefined);
     assert.equal(embeddedIpv4("2001:db8::c0a8:1"), undefined);
     assert.equal(embeddedIpv4("192.168.0.1"), undefined);
+  });
+});
+
+describe("WEBHOOK_ALLOWED_CIDRS", () => {
+  it("lets the listed ranges through, whatever form the address takes, and nothing else", () => {
+    const allowed = parseAllowedCidrs(" 127.0.0.0/24 ,::1/128,");
+    for (const address of ["127.0.0.1", "127.0.0.254", "::ffff:127.0.0.9", "::1"]) assert.equal(blockedKind(address, allowed), undefined, address);
+    for (const address of ["127.0.1.1", "127.255.255.254"]) assert.equal(blockedKind(address, allowed), "loopback", address);
+    assert.equal(blockedKind("169.254.169.254", allowed), "link-local");
+    assert.deepEqual(parseAllowedCidrs(""), []);
+  });
+
+  it("refuses an entry that is not a CIDR range, naming it", () => {
+    assert.throws(() => parseAllowedCidrs("127.0.0.0/24, 127.0.0.1"), { message: '"127.0.0.1" is not a CIDR range such as 192.168.10.0/24 or fd00:1::/64' });
+    assert.throws(() => parseAllowedCidrs("127.0.0.0/33"), /"127.0.0.0\/33" is not a CIDR range/);
   });
 });

@@ -69,16 +69,41 @@ export function embeddedIpv4(address: string): string | undefined {
   return [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join(".");
 }
 
-/** Why an address may not be reached ("loopback", "private", ...), or undefined when it is public. */
-export function blockedKind(address: string): string | undefined {
+/** Ranges an operator lets webhooks reach although they are not public (WEBHOOK_ALLOWED_CIDRS: a LAN n8n). */
+export type AllowedRanges = readonly [ipaddr.IPv4 | ipaddr.IPv6, number][];
+
+/**
+ * WEBHOOK_ALLOWED_CIDRS: comma-separated CIDR ranges (`192.168.10.0/24, fd00:1::/64`); empty: none. Throws
+ * an Error naming the entry that is not one.
+ */
+export function parseAllowedCidrs(raw: string): AllowedRanges {
+  const entries = raw.split(",").map((entry) => entry.trim()).filter(Boolean);
+  return entries.map((entry) => {
+    try {
+      return ipaddr.parseCIDR(entry);
+    } catch {
+      throw new Error(`"${entry}" is not a CIDR range such as 192.168.10.0/24 or fd00:1::/64`);
+    }
+  });
+}
+
+/**
+ * Why an address may not be reached ("loopback", "private", ...), or undefined when it is public or in
+ * one of the `allowed` ranges.
+ */
+export function blockedKind(address: string, allowed: AllowedRanges = []): string | undefined {
   // net.isIP is the gate: ipaddr.js would also read forms like "0x7f.1", which no resolver answers.
   const family = net.isIP(address);
   if (family === 0) return "invalid";
   const v4 = family === 6 ? embeddedIpv4(address) : undefined;
-  if (v4 !== undefined) return blockedKind(v4);
+  if (v4 !== undefined) return blockedKind(v4, allowed);
   const parsed = ipaddr.parse(address);
   for (const { cidr, kind } of parsedRanges) {
-    if (parsed.kind() === cidr[0].kind() && parsed.match(cidr)) return kind;
+    if (parsed.kind() === cidr[0].kind() && parsed.match(cidr)) return inRanges(parsed, allowed) ? undefined : kind;
   }
   return undefined;
+}
+
+function inRanges(address: ipaddr.IPv4 | ipaddr.IPv6, ranges: AllowedRanges): boolean {
+  return ranges.some((range) => address.kind() === range[0].kind() && address.match(range));
 }

@@ -49,3 +49,11 @@ describe("OIDC_*", () => {
     assert.throws(() => loadConfig({ OIDC_ONLY: "true" }), /OIDC_ONLY=true needs OIDC_ISSUER/);
   });
 });
+
+describe("WEBHOOK_ALLOWED_CIDRS", () => {
+  it("is none unless set, and a ConfigError naming a bad entry", () => {
+    assert.deepEqual(loadConfig({}).webhookAllowedCidrs, []);
+    assert.equal(loadConfig({ WEBHOOK_ALLOWED_CIDRS: "127.0.0.0/24,::1/128" }).webhookAllowedCidrs.length, 2);
+    assert.throws(() => loadConfig({ WEBHOOK_ALLOWED_CIDRS: "loopback" }), (err: unknown) => err instanceof ConfigError && /^WEBHOOK_ALLOWED_CIDRS: "loopback" is not a CIDR range/.test(err.message));
+  });
+});

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { parseAllowedCidrs, type AllowedRanges } from "./blocked-addresses.ts";
 
 /** Runtime configuration, read once from the environment. An empty value means the default. */
 export interface Config {
@@ -23,6 +24,8 @@ export interface Config {
   /** WEBHOOK_MAX_ORIGIN_CONCURRENCY: the most attempts at a time to one receiver origin that keeps answering quickly. */
   webhookMaxOriginConcurrency: number;
   webhookAllowPrivateUrls: boolean;
+  /** WEBHOOK_ALLOWED_CIDRS: non-public ranges webhooks may reach all the same (a LAN n8n); none by default. */
+  webhookAllowedCidrs: AllowedRanges;
   countryHeader: string;
   secretKey: string | undefined;
   /** S3-compatible file storage (S3_*); undefined keeps files under DATA_DIR/files. */
@@ -250,6 +253,14 @@ function positiveInt(env: Env, name: string, fallback: number): number {
   return n;
 }
 
+function allowedCidrs(env: Env): AllowedRanges {
+  try {
+    return parseAllowedCidrs(value(env, "WEBHOOK_ALLOWED_CIDRS") ?? "");
+  } catch (err) {
+    throw new ConfigError(`WEBHOOK_ALLOWED_CIDRS: ${(err as Error).message}`);
+  }
+}
+
 export function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = value(env, name)?.toLowerCase();
   if (raw === undefined) return fallback;
@@ -380,6 +391,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookSecretOverlapSeconds: positiveInt(env, "WEBHOOK_SECRET_OVERLAP_SECONDS", defaultWebhookSecretOverlapSeconds),
     webhookMaxOriginConcurrency: positiveInt(env, "WEBHOOK_MAX_ORIGIN_CONCURRENCY", 32),
     webhookAllowPrivateUrls: bool(env, "WEBHOOK_ALLOW_PRIVATE_URLS", false),
+    webhookAllowedCidrs: allowedCidrs(env),
     countryHeader: (value(env, "COUNTRY_HEADER") ?? "cf-ipcountry").toLowerCase(),
     secretKey: value(env, "SECRET_KEY"),
     s3: s3Settings(env),

@@ -14,6 +14,10 @@ export const eventTypeNames = Object.fromEntries(
 /** Every event type, in the envelope's order: FORM_RESPONSE, FORM_RESPONSE_PARTIAL, FORM_PUBLISHED, FORM_CLOSED, FORM_DELETED. */
 export const eventTypes: readonly string[] = Object.values(eventTypeNames);
 
+/** The most sample events one call answers (GET /forms/:id/sample-events), and how many by default. */
+export const maxSampleEvents = 10;
+export const defaultSampleEvents = 3;
+
 /** The type a response completion is (the spec's one event). */
 export const formResponseEventType = eventTypeNames.formResponse;
 

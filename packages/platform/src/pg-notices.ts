@@ -7,6 +7,11 @@ import type { Logger } from "./logger.ts";
 export const formChangesChannel = "forms_form_changes";
 /** Identity's trigger: a workspace's id, when it or one of its memberships changes or goes (forms holds callers' workspaces). */
 export const workspaceChangesChannel = "identity_workspace_changes";
+/**
+ * Identity's trigger: `key:<id>` when an API key is deleted or its hash or owner changes, `user:<id>` when its
+ * person goes or changes (identity's replicas hold verified keys; webhooks deletes what a deleted key subscribed).
+ */
+export const apiKeyChangesChannel = "identity_api_key_changes";
 /** Webhooks' trigger: `<formId> <webhookId>`, when a webhook is created, changed or deleted (delivery holds them). */
 export const webhookChangesChannel = "webhooks_webhook_changes";
 

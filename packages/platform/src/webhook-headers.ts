@@ -33,3 +33,11 @@ export const reservedWebhookHeaders: ReadonlySet<string> = new Set([
  * Webhooks generates and checks such secrets; delivery signs with their decoded bytes.
  */
 export const standardWebhookSecretPrefix = "whsec_";
+
+/**
+ * What a webhook's body is: the standard JSON event, or a message for a chat's incoming webhook (Slack
+ * Block Kit, Discord embeds) made from it (services/delivery/src/sender/chat-formats.ts).
+ */
+export const webhookFormats = ["standard", "slack", "discord"] as const;
+export type WebhookFormat = (typeof webhookFormats)[number];
+export const defaultWebhookFormat: WebhookFormat = "standard";

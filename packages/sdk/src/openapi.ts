@@ -412,6 +412,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/forms/{id}/sample-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sample webhook bodies of a form (extension)
+         * @description Extension of the spec, for automation tools that map fields before the first event arrives: the bodies a webhook of the form would be sent for its latest events of `eventType`, exactly as sent (the response's answers by question text, option texts in `options`, files as signed links). Response events are made from the form's latest responses (completed ones for FORM_RESPONSE, partial ones for FORM_RESPONSE_PARTIAL), each `eventId` being `sample_<responseId>`. When there is none yet, and always for form events, one body made from the form as it is now, with `"test": true` and made-up answers.
+         */
+        get: operations["listSampleEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/{id}/rotate-secret": {
         parameters: {
             query?: never;
@@ -805,6 +825,8 @@ export interface components {
          *         ]
          *       },
          *       "settings": {
+         *         "language": "en",
+         *         "languages": [],
          *         "branding": true,
          *         "closedMessage": "This form is closed.",
          *         "redirectUrl": null,
@@ -1044,8 +1066,23 @@ export interface components {
                 required?: boolean;
                 placeholder?: string;
                 /** @constant */
+                type: "TIME";
+            } | {
+                /** @description Stable identifier; assigned by the server when absent. */
+                id?: string;
+                /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
+                key?: string;
+                /** @description The question text shown to respondents. */
+                question: string;
+                /** @description Column name in the Submissions table; the question text is used when empty. */
+                fieldName?: string;
+                description?: string;
+                /** @description Whether an answer is needed to complete the response (default false). */
+                required?: boolean;
+                placeholder?: string;
+                /** @constant */
                 type: "MULTIPLE_CHOICE";
-                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES). */
+                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES and MULTI_SELECT, every id in order for RANKING). */
                 options: {
                     /** @description Stable identifier; assigned by the server when absent. */
                     id?: string;
@@ -1066,7 +1103,7 @@ export interface components {
                 placeholder?: string;
                 /** @constant */
                 type: "CHECKBOXES";
-                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES). */
+                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES and MULTI_SELECT, every id in order for RANKING). */
                 options: {
                     /** @description Stable identifier; assigned by the server when absent. */
                     id?: string;
@@ -1087,7 +1124,82 @@ export interface components {
                 placeholder?: string;
                 /** @constant */
                 type: "DROPDOWN";
-                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES). */
+                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES and MULTI_SELECT, every id in order for RANKING). */
+                options: {
+                    /** @description Stable identifier; assigned by the server when absent. */
+                    id?: string;
+                    text: string;
+                }[];
+            } | {
+                /** @description Stable identifier; assigned by the server when absent. */
+                id?: string;
+                /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
+                key?: string;
+                /** @description The question text shown to respondents. */
+                question: string;
+                /** @description Column name in the Submissions table; the question text is used when empty. */
+                fieldName?: string;
+                description?: string;
+                /** @description Whether an answer is needed to complete the response (default false). */
+                required?: boolean;
+                placeholder?: string;
+                /** @constant */
+                type: "MULTI_SELECT";
+                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES and MULTI_SELECT, every id in order for RANKING). */
+                options: {
+                    /** @description Stable identifier; assigned by the server when absent. */
+                    id?: string;
+                    text: string;
+                }[];
+                /** @description The fewest options an answer may name. */
+                min?: number;
+                /** @description The most options an answer may name. */
+                max?: number;
+            } | {
+                /** @description Stable identifier; assigned by the server when absent. */
+                id?: string;
+                /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
+                key?: string;
+                /** @description The question text shown to respondents. */
+                question: string;
+                /** @description Column name in the Submissions table; the question text is used when empty. */
+                fieldName?: string;
+                description?: string;
+                /** @description Whether an answer is needed to complete the response (default false). */
+                required?: boolean;
+                placeholder?: string;
+                /** @constant */
+                type: "MATRIX";
+                /** @description The statements, one answer each. */
+                rows: {
+                    /** @description Stable identifier; assigned by the server when absent. */
+                    id?: string;
+                    text: string;
+                }[];
+                /** @description The choices every row offers. */
+                columns: {
+                    /** @description Stable identifier; assigned by the server when absent. */
+                    id?: string;
+                    text: string;
+                }[];
+                /** @description Whether a row takes several columns (default false). */
+                multiple?: boolean;
+            } | {
+                /** @description Stable identifier; assigned by the server when absent. */
+                id?: string;
+                /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
+                key?: string;
+                /** @description The question text shown to respondents. */
+                question: string;
+                /** @description Column name in the Submissions table; the question text is used when empty. */
+                fieldName?: string;
+                description?: string;
+                /** @description Whether an answer is needed to complete the response (default false). */
+                required?: boolean;
+                placeholder?: string;
+                /** @constant */
+                type: "RANKING";
+                /** @description The choices; an answer is the id of an option (an array of ids for CHECKBOXES and MULTI_SELECT, every id in order for RANKING). */
                 options: {
                     /** @description Stable identifier; assigned by the server when absent. */
                     id?: string;
@@ -1124,6 +1236,47 @@ export interface components {
                 required?: boolean;
                 placeholder?: string;
                 /** @constant */
+                type: "LINEAR_SCALE";
+                /**
+                 * @description The lowest step, 0 or 1 (default 1).
+                 * @enum {integer}
+                 */
+                min?: 0 | 1;
+                /** @description The highest step, 2 to 10 (default 5). */
+                max?: number;
+                /** @description What the lowest step means (`Not likely`). */
+                minLabel?: string;
+                /** @description What the highest step means (`Very likely`). */
+                maxLabel?: string;
+            } | {
+                /** @description Stable identifier; assigned by the server when absent. */
+                id?: string;
+                /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
+                key?: string;
+                /** @description The question text shown to respondents. */
+                question: string;
+                /** @description Column name in the Submissions table; the question text is used when empty. */
+                fieldName?: string;
+                description?: string;
+                /** @description Whether an answer is needed to complete the response (default false). */
+                required?: boolean;
+                placeholder?: string;
+                /** @constant */
+                type: "NPS";
+            } | {
+                /** @description Stable identifier; assigned by the server when absent. */
+                id?: string;
+                /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
+                key?: string;
+                /** @description The question text shown to respondents. */
+                question: string;
+                /** @description Column name in the Submissions table; the question text is used when empty. */
+                fieldName?: string;
+                description?: string;
+                /** @description Whether an answer is needed to complete the response (default false). */
+                required?: boolean;
+                placeholder?: string;
+                /** @constant */
                 type: "FILE";
             } | {
                 /** @description Stable identifier; assigned by the server when absent. */
@@ -1140,6 +1293,23 @@ export interface components {
                 placeholder?: string;
                 /** @constant */
                 type: "SIGNATURE";
+            } | {
+                /** @description Stable identifier; assigned by the server when absent. */
+                id?: string;
+                /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
+                key?: string;
+                /** @description The question text shown to respondents. */
+                question: string;
+                /** @description Column name in the Submissions table; the question text is used when empty. */
+                fieldName?: string;
+                description?: string;
+                /** @description Whether an answer is needed to complete the response (default false). */
+                required?: boolean;
+                placeholder?: string;
+                /** @constant */
+                type: "CONSENT";
+                /** @description The text beside the checkbox; `[words](https://…)` shows a link (http and https only), everything else is plain text. */
+                text: string;
             } | {
                 /** @description Stable identifier; assigned by the server when absent. */
                 id?: string;
@@ -1208,7 +1378,7 @@ export interface components {
                     /** @description The `id` of the question asked about. */
                     question: string;
                     /**
-                     * @description How its answer is compared. Text: EQUALS, NOT_EQUALS, CONTAINS (without regard to case or surrounding spaces); NUMBER and RATING: EQUALS, NOT_EQUALS, GREATER_THAN, LESS_THAN; DATE also GREATER_THAN (later), LESS_THAN (earlier); MULTIPLE_CHOICE and DROPDOWN: EQUALS, NOT_EQUALS an option id, ANY_OF a list of option ids; CHECKBOXES: CONTAINS an option id, ANY_OF a list; every type: IS_ANSWERED, IS_NOT_ANSWERED (no value). NOT_EQUALS also holds when unanswered.
+                     * @description How its answer is compared. Text: EQUALS, NOT_EQUALS, CONTAINS (without regard to case or surrounding spaces); NUMBER, RATING, LINEAR_SCALE and NPS: EQUALS, NOT_EQUALS, GREATER_THAN, LESS_THAN; DATE and TIME also GREATER_THAN (later), LESS_THAN (earlier); MULTIPLE_CHOICE and DROPDOWN: EQUALS, NOT_EQUALS an option id, ANY_OF a list of option ids; CHECKBOXES: CONTAINS an option id, ANY_OF a list; every type: IS_ANSWERED, IS_NOT_ANSWERED (no value; all CONSENT offers). NOT_EQUALS also holds when unanswered.
                      * @enum {string}
                      */
                     operator: "EQUALS" | "NOT_EQUALS" | "CONTAINS" | "IS_ANSWERED" | "IS_NOT_ANSWERED" | "GREATER_THAN" | "LESS_THAN" | "ANY_OF";
@@ -1248,6 +1418,23 @@ export interface components {
         /** @description The form's settings. */
         FormSettings: {
             /**
+             * @description The language of the form's own texts and of its hosted page (a BCP 47 tag): the page says so (`<html lang>`, right to left for ar and he) and shows its own texts (buttons, validation messages, the thank-you and closed defaults) in it, or in the closest language the hosted pages speak (see /developers), else in English.
+             * @default en
+             */
+            language: string;
+            /**
+             * @description Further languages the form offers, each with a translation of every owner text. Respondents get `?lang=<tag>` when the form offers it, else the best match of their browser's Accept-Language, else `language`; the page shows a switch between them. Publishing is refused while a translation misses a text (the error names each).
+             * @default []
+             */
+            languages: {
+                /** @description The language of this translation (a BCP 47 tag). */
+                language: string;
+                /** @description The form's texts in this language, by where each is: `title`; `<blockId>.question`, `.description`, `.placeholder` or `.text` (headings, paragraphs); `<blockId>.options.<optionId>`; `submitLabel`, `closedMessage`, `thankYou.title`, `thankYou.text`, `thankYou.buttonLabel` (settings left at their defaults need none). Ids, not texts, name what is translated: answers in every language are filed under the same keys. */
+                texts: {
+                    [key: string]: string;
+                };
+            }[];
+            /**
              * @description Whether the service's branding is shown on the form. `false` needs a plan with the branding entitlement.
              * @default true
              */
@@ -1258,6 +1445,7 @@ export interface components {
              */
             closedMessage: string;
             /**
+             * Format: uri
              * @description Where respondents are sent after submitting; null shows the thank-you screen.
              * @default null
              */
@@ -1278,6 +1466,7 @@ export interface components {
              */
             saveProgress: boolean;
             /**
+             * Format: date-time
              * @description When the form stops taking responses (ISO 8601 date-time); from then on it answers as a closed form. null: no date.
              * @default null
              */
@@ -1414,6 +1603,7 @@ export interface components {
                  */
                 buttonLabel: string | null;
                 /**
+                 * Format: uri
                  * @description Where the button (and redirectSeconds) leads: an http or https URL.
                  * @default null
                  */
@@ -1428,6 +1618,7 @@ export interface components {
         QuestionList: {
             items: components["schemas"]["Question"][];
             page: number;
+            /** @description The number of items (at least 1): the whole list is this one page */
             limit: number;
             /** @description True while further pages exist */
             hasMore: boolean;
@@ -1454,7 +1645,7 @@ export interface components {
          * @description An input block's type, or one of the extra columns HIDDEN_FIELDS, RESPONDENT_COUNTRY, CALCULATED_FIELD
          * @enum {string}
          */
-        QuestionType: "SHORT_TEXT" | "LONG_TEXT" | "EMAIL" | "NUMBER" | "PHONE" | "URL" | "DATE" | "MULTIPLE_CHOICE" | "CHECKBOXES" | "DROPDOWN" | "RATING" | "FILE" | "SIGNATURE" | "HIDDEN_FIELDS" | "RESPONDENT_COUNTRY" | "CALCULATED_FIELD";
+        QuestionType: "SHORT_TEXT" | "LONG_TEXT" | "EMAIL" | "NUMBER" | "PHONE" | "URL" | "DATE" | "TIME" | "MULTIPLE_CHOICE" | "CHECKBOXES" | "DROPDOWN" | "MULTI_SELECT" | "RANKING" | "MATRIX" | "RATING" | "LINEAR_SCALE" | "NPS" | "FILE" | "SIGNATURE" | "CONSENT" | "HIDDEN_FIELDS" | "RESPONDENT_COUNTRY" | "CALCULATED_FIELD";
         SubmissionPage: {
             items: components["schemas"]["Submission"][];
             page: number;
@@ -1473,6 +1664,7 @@ export interface components {
          *       "createdAt": "2026-11-22T10:00:00.000Z",
          *       "updatedAt": "2026-11-22T10:00:00.000Z",
          *       "submittedAt": "2026-11-22T10:00:00.000Z",
+         *       "language": "en",
          *       "answers": {
          *         "q_name": {
          *           "questionId": "b1",
@@ -1529,6 +1721,8 @@ export interface components {
             updatedAt: string;
             /** @description When it was completed; null while partial */
             submittedAt: string | null;
+            /** @description The language the respondent answered in (BCP 47: the form's settings.language or one of its settings.languages); labels and option texts stay in the form's own language. null for responses stored before languages were recorded */
+            language: string | null;
             answers: {
                 [key: string]: components["schemas"]["Answer"];
             };
@@ -1536,26 +1730,52 @@ export interface components {
         Answer: {
             questionId: string;
             /** @enum {string} */
-            type: "SHORT_TEXT" | "LONG_TEXT" | "EMAIL" | "PHONE" | "URL" | "DATE" | "MULTIPLE_CHOICE" | "DROPDOWN" | "HIDDEN_FIELDS" | "RESPONDENT_COUNTRY";
+            type: "SHORT_TEXT" | "LONG_TEXT" | "EMAIL" | "PHONE" | "URL" | "DATE" | "TIME" | "MULTIPLE_CHOICE" | "DROPDOWN" | "HIDDEN_FIELDS" | "RESPONDENT_COUNTRY";
             /** @description The label in the version the respondent saw */
             label: string;
-            /** @description The text; YYYY-MM-DD for DATE; the chosen option's id for MULTIPLE_CHOICE and DROPDOWN; null: skipped by the form's logic */
+            /** @description The text; YYYY-MM-DD for DATE; HH:MM (24 hours) for TIME; the chosen option's id for MULTIPLE_CHOICE and DROPDOWN; null: skipped by the form's logic */
             value: string | null;
         } | {
             questionId: string;
             /** @enum {string} */
-            type: "NUMBER" | "RATING";
+            type: "NUMBER" | "RATING" | "LINEAR_SCALE" | "NPS";
             /** @description The label in the version the respondent saw */
             label: string;
-            /** @description null: skipped by the form's logic */
+            /** @description The number; the chosen step for RATING, LINEAR_SCALE and NPS; null: skipped by the form's logic */
             value: number | null;
         } | {
             questionId: string;
             /** @enum {string} */
-            type: "CHECKBOXES";
+            type: "CONSENT";
+            /** @description The label in the version the respondent saw */
+            label: string;
+            /** @description true: agreed (an unticked box is no answer); null: skipped by the form's logic */
+            value: true | null;
+        } | {
+            questionId: string;
+            /** @enum {string} */
+            type: "CHECKBOXES" | "MULTI_SELECT";
             /** @description The label in the version the respondent saw */
             label: string;
             /** @description The chosen options' ids; null: skipped by the form's logic */
+            value: string[] | null;
+        } | {
+            questionId: string;
+            /** @enum {string} */
+            type: "MATRIX";
+            /** @description The label in the version the respondent saw */
+            label: string;
+            /** @description Row id → column id (→ column ids for a matrix with `multiple`), answered rows only; null: skipped by the form's logic */
+            value: {
+                [key: string]: string | string[];
+            } | null;
+        } | {
+            questionId: string;
+            /** @enum {string} */
+            type: "RANKING";
+            /** @description The label in the version the respondent saw */
+            label: string;
+            /** @description Every option's id once, first place first; null: skipped by the form's logic */
             value: string[] | null;
         } | {
             questionId: string;
@@ -1649,12 +1869,19 @@ export interface components {
             formId: string;
             /** Format: date-time */
             createdAt: string;
-            /** @description After it the link opens nothing; null: it does not expire */
+            /**
+             * Format: date-time
+             * @description After it the link opens nothing; null: it does not expire
+             */
             expiresAt: string | null;
-            /** @description When the response it opened was completed; null while unused */
+            /**
+             * Format: date-time
+             * @description When the response it opened was completed; null while unused
+             */
             usedAt: string | null;
             /** @description The submission completed through it */
             responseId: string | null;
+            /** Format: date-time */
             revokedAt: string | null;
             /** @description The secret of `?t=`: shown this once, only its hash is kept */
             token: string;
@@ -1666,12 +1893,19 @@ export interface components {
             formId: string;
             /** Format: date-time */
             createdAt: string;
-            /** @description After it the link opens nothing; null: it does not expire */
+            /**
+             * Format: date-time
+             * @description After it the link opens nothing; null: it does not expire
+             */
             expiresAt: string | null;
-            /** @description When the response it opened was completed; null while unused */
+            /**
+             * Format: date-time
+             * @description When the response it opened was completed; null while unused
+             */
             usedAt: string | null;
             /** @description The submission completed through it */
             responseId: string | null;
+            /** Format: date-time */
             revokedAt: string | null;
         };
         WebhookPage: {
@@ -1695,6 +1929,8 @@ export interface components {
          *       "eventTypes": [
          *         "FORM_RESPONSE"
          *       ],
+         *       "subscriber": null,
+         *       "format": "standard",
          *       "enabled": true,
          *       "disabledReason": null,
          *       "disabledAt": null,
@@ -1718,6 +1954,13 @@ export interface components {
             };
             /** @description The events it receives */
             eventTypes: ("FORM_RESPONSE" | "FORM_RESPONSE_PARTIAL" | "FORM_PUBLISHED" | "FORM_CLOSED" | "FORM_DELETED")[];
+            /** @description Extension: the automation tool that subscribed it (`n8n`, `zapier`, ...); null for a webhook made by hand */
+            subscriber: string | null;
+            /**
+             * @description Extension: `standard` (the JSON event), or `slack` / `discord`: a chat message made from it, for their incoming-webhook URLs
+             * @enum {string}
+             */
+            format: "standard" | "slack" | "discord";
             enabled: boolean;
             /** @description Why the webhook is disabled: `disabled by its owner`, `the receiver answered 410 Gone`, or `every delivery attempt failed for 5 days`; null while enabled. PATCH `enabled: true` enables it again */
             disabledReason: string | null;
@@ -1797,6 +2040,7 @@ export interface components {
         AttemptList: {
             items: components["schemas"]["DeliveryAttempt"][];
             page: number;
+            /** @description The number of items (at least 1): the whole list is this one page */
             limit: number;
             /** @description True while further pages exist */
             hasMore: boolean;
@@ -1841,6 +2085,270 @@ export interface components {
         RecoveredDeliveries: {
             /** @description How many failed deliveries are due again */
             recovered: number;
+        };
+        SampleEventList: {
+            /** @description Newest first */
+            items: (components["schemas"]["WebhookPayload"] | components["schemas"]["PartialResponseWebhookPayload"] | components["schemas"]["FormWebhookPayload"])[];
+        };
+        /**
+         * @example {
+         *       "eventId": "evt_3x9Qm2Lr8TzKcV1a",
+         *       "eventType": "FORM_RESPONSE",
+         *       "createdAt": "2026-11-22T10:00:01.000Z",
+         *       "data": {
+         *         "responseId": "R8kq2Vn0cXs7LmPa",
+         *         "formId": "F1a2B3c4D5e6F7g8",
+         *         "formName": "Event sign-up",
+         *         "submittedAt": "2026-11-22T10:00:00.000Z",
+         *         "fields": [
+         *           {
+         *             "questionId": "b1",
+         *             "type": "SHORT_TEXT",
+         *             "label": "Your full name",
+         *             "value": "Ada Lovelace"
+         *           },
+         *           {
+         *             "questionId": "b2",
+         *             "type": "MULTIPLE_CHOICE",
+         *             "label": "Plan",
+         *             "value": "o1",
+         *             "options": [
+         *               {
+         *                 "id": "o1",
+         *                 "text": "Free"
+         *               },
+         *               {
+         *                 "id": "o2",
+         *                 "text": "Pro"
+         *               }
+         *             ]
+         *           }
+         *         ],
+         *         "hiddenFields": {
+         *           "utm_source": "newsletter"
+         *         },
+         *         "calculatedFields": {},
+         *         "respondentCountry": "GB",
+         *         "language": "en"
+         *       }
+         *     }
+         */
+        WebhookPayload: {
+            /** @description Stable across retries of one delivery: use it for idempotency */
+            eventId: string;
+            /** @constant */
+            eventType: "FORM_RESPONSE";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
+            createdAt: string;
+            /**
+             * @description Present on a test event (the test endpoint, the app); a response's answers are made up
+             * @constant
+             */
+            test?: true;
+            data: {
+                responseId: string;
+                formId: string;
+                formName: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC timestamp
+                 */
+                submittedAt: string;
+                fields: {
+                    questionId: string;
+                    type: components["schemas"]["QuestionType"];
+                    /** @description The question text */
+                    label: string;
+                    value: components["schemas"]["AnswerValue"];
+                    /** @description Choice questions only: every option, so an answer's ids can be read without another call */
+                    options?: {
+                        id: string;
+                        text: string;
+                    }[];
+                    /** @description MATRIX only: every row (the value's keys) */
+                    rows?: {
+                        id: string;
+                        text: string;
+                    }[];
+                    /** @description MATRIX only: every column (the value's column ids) */
+                    columns?: {
+                        id: string;
+                        text: string;
+                    }[];
+                    /** @description FILE and SIGNATURE questions only, in the order of `value` */
+                    files?: {
+                        id: string;
+                        name: string;
+                        /** @description Signed /files link, valid seven days from submittedAt */
+                        url: string;
+                        mimeType: string;
+                        /** @description Bytes */
+                        size: number;
+                    }[];
+                }[];
+                /** @description Hidden field name → value */
+                hiddenFields: {
+                    [key: string]: components["schemas"]["AnswerValue"];
+                };
+                /** @description Calculated field name → value; null where the expression failed */
+                calculatedFields: {
+                    [key: string]: components["schemas"]["AnswerValue"];
+                };
+                /** @description ISO 3166-1 alpha-2, or null when unknown */
+                respondentCountry: string | null;
+                /** @description The language the respondent answered in (BCP 47: the form's settings.language or one of its settings.languages); labels and option texts stay in the form's own language. null for responses stored before languages were recorded */
+                language: string | null;
+            };
+        };
+        /** @description A string (text, email, phone, URL, DATE as YYYY-MM-DD, TIME as HH:MM, the chosen option's id for MULTIPLE_CHOICE and DROPDOWN, hidden fields, the country), a number (NUMBER, RATING, LINEAR_SCALE, NPS), true (CONSENT), an array of strings (option ids for CHECKBOXES and MULTI_SELECT, every option id in order for RANKING, upload ids for FILE and SIGNATURE), an object of row ids to column ids (or arrays of them) for MATRIX, a number or string for CALCULATED_FIELD, or null when unanswered */
+        AnswerValue: string | number | boolean | string[] | {
+            [key: string]: string | string[];
+        } | null;
+        /**
+         * @example {
+         *       "eventId": "evt_8Lq2Wc9Ns1Dx4Vb7",
+         *       "eventType": "FORM_RESPONSE_PARTIAL",
+         *       "createdAt": "2026-11-22T09:58:00.000Z",
+         *       "data": {
+         *         "responseId": "R8kq2Vn0cXs7LmPa",
+         *         "formId": "F1a2B3c4D5e6F7g8",
+         *         "formName": "Event sign-up",
+         *         "savedAt": "2026-11-22T09:58:00.000Z",
+         *         "page": 2,
+         *         "fields": [
+         *           {
+         *             "questionId": "b1",
+         *             "type": "SHORT_TEXT",
+         *             "label": "Your full name",
+         *             "value": "Ada Lovelace"
+         *           }
+         *         ],
+         *         "hiddenFields": {},
+         *         "respondentCountry": "GB",
+         *         "language": "en"
+         *       }
+         *     }
+         */
+        PartialResponseWebhookPayload: {
+            /** @description Stable across retries of one delivery: use it for idempotency */
+            eventId: string;
+            /** @constant */
+            eventType: "FORM_RESPONSE_PARTIAL";
+            /**
+             * Format: date-time
+             * @description When it was saved
+             */
+            createdAt: string;
+            /**
+             * @description Present on a test event (the test endpoint, the app); a response's answers are made up
+             * @constant
+             */
+            test?: true;
+            data: {
+                /** @description The same id the completion's FORM_RESPONSE will carry */
+                responseId: string;
+                formId: string;
+                formName: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC timestamp
+                 */
+                savedAt: string;
+                /** @description The page reached, from 1: one more than the page breaks before the furthest answered question */
+                page: number;
+                /** @description The answers so far (unanswered: null); calculated fields come with the completion */
+                fields: {
+                    questionId: string;
+                    type: components["schemas"]["QuestionType"];
+                    /** @description The question text */
+                    label: string;
+                    value: components["schemas"]["AnswerValue"];
+                    /** @description Choice questions only: every option, so an answer's ids can be read without another call */
+                    options?: {
+                        id: string;
+                        text: string;
+                    }[];
+                    /** @description MATRIX only: every row (the value's keys) */
+                    rows?: {
+                        id: string;
+                        text: string;
+                    }[];
+                    /** @description MATRIX only: every column (the value's column ids) */
+                    columns?: {
+                        id: string;
+                        text: string;
+                    }[];
+                    /** @description FILE and SIGNATURE questions only, in the order of `value` */
+                    files?: {
+                        id: string;
+                        name: string;
+                        /** @description Signed /files link, valid seven days from submittedAt */
+                        url: string;
+                        mimeType: string;
+                        /** @description Bytes */
+                        size: number;
+                    }[];
+                }[];
+                /** @description Hidden field name → value */
+                hiddenFields: {
+                    [key: string]: components["schemas"]["AnswerValue"];
+                };
+                /** @description ISO 3166-1 alpha-2, or null when unknown */
+                respondentCountry: string | null;
+                /** @description The language the respondent answered in (BCP 47: the form's settings.language or one of its settings.languages); labels and option texts stay in the form's own language. null for responses stored before languages were recorded */
+                language: string | null;
+            };
+        };
+        /**
+         * @example {
+         *       "eventId": "evt_2Pd7Kx1Mq9Zr4Tn6",
+         *       "eventType": "FORM_CLOSED",
+         *       "createdAt": "2026-11-23T18:00:00.000Z",
+         *       "data": {
+         *         "formId": "F1a2B3c4D5e6F7g8",
+         *         "workspaceId": "Wk8Qm3Rz1TbX9aLc",
+         *         "formName": "Event sign-up",
+         *         "status": "closed",
+         *         "version": 3,
+         *         "changedAt": "2026-11-23T18:00:00.000Z"
+         *       }
+         *     }
+         */
+        FormWebhookPayload: {
+            /** @description Stable across retries of one delivery: use it for idempotency */
+            eventId: string;
+            /** @enum {string} */
+            eventType: "FORM_PUBLISHED" | "FORM_CLOSED" | "FORM_DELETED";
+            /**
+             * Format: date-time
+             * @description When the form changed
+             */
+            createdAt: string;
+            /**
+             * @description Present on a test event (the test endpoint, the app); a response's answers are made up
+             * @constant
+             */
+            test?: true;
+            data: {
+                formId: string;
+                workspaceId: string;
+                formName: string;
+                /**
+                 * @description After the change; for FORM_DELETED the status it had when moved to the Trash
+                 * @enum {string}
+                 */
+                status: "draft" | "published" | "closed";
+                /** @description The form's current version */
+                version: number;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC timestamp
+                 */
+                changedAt: string;
+            };
         };
         PublicFormDefinition: {
             formId: string;
@@ -1902,6 +2410,7 @@ export interface components {
             responseId?: string;
             honeypot?: string;
             captcha?: string;
+            language?: string;
         };
         /** @description Any JSON value */
         JsonValue: unknown;
@@ -1917,238 +2426,6 @@ export interface components {
                 [key: string]: unknown;
             };
             signature: string;
-        };
-        /**
-         * @example {
-         *       "eventId": "evt_3x9Qm2Lr8TzKcV1a",
-         *       "eventType": "FORM_RESPONSE",
-         *       "createdAt": "2026-11-22T10:00:01.000Z",
-         *       "data": {
-         *         "responseId": "R8kq2Vn0cXs7LmPa",
-         *         "formId": "F1a2B3c4D5e6F7g8",
-         *         "formName": "Event sign-up",
-         *         "submittedAt": "2026-11-22T10:00:00.000Z",
-         *         "fields": [
-         *           {
-         *             "questionId": "b1",
-         *             "type": "SHORT_TEXT",
-         *             "label": "Your full name",
-         *             "value": "Ada Lovelace"
-         *           },
-         *           {
-         *             "questionId": "b2",
-         *             "type": "MULTIPLE_CHOICE",
-         *             "label": "Plan",
-         *             "value": "o1",
-         *             "options": [
-         *               {
-         *                 "id": "o1",
-         *                 "text": "Free"
-         *               },
-         *               {
-         *                 "id": "o2",
-         *                 "text": "Pro"
-         *               }
-         *             ]
-         *           }
-         *         ],
-         *         "hiddenFields": {
-         *           "utm_source": "newsletter"
-         *         },
-         *         "calculatedFields": {},
-         *         "respondentCountry": "GB"
-         *       }
-         *     }
-         */
-        WebhookPayload: {
-            /** @description Stable across retries of one delivery: use it for idempotency */
-            eventId: string;
-            /** @constant */
-            eventType: "FORM_RESPONSE";
-            /**
-             * Format: date-time
-             * @description ISO 8601 UTC timestamp
-             */
-            createdAt: string;
-            /**
-             * @description Present on a test event (the test endpoint, the app); a response's answers are made up
-             * @constant
-             */
-            test?: true;
-            data: {
-                responseId: string;
-                formId: string;
-                formName: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 UTC timestamp
-                 */
-                submittedAt: string;
-                fields: {
-                    questionId: string;
-                    type: components["schemas"]["QuestionType"];
-                    /** @description The question text */
-                    label: string;
-                    value: components["schemas"]["AnswerValue"];
-                    /** @description Choice questions only: every option, so an answer's ids can be read without another call */
-                    options?: {
-                        id: string;
-                        text: string;
-                    }[];
-                    /** @description FILE and SIGNATURE questions only, in the order of `value` */
-                    files?: {
-                        id: string;
-                        name: string;
-                        /** @description Signed /files link, valid seven days from submittedAt */
-                        url: string;
-                        mimeType: string;
-                        /** @description Bytes */
-                        size: number;
-                    }[];
-                }[];
-                /** @description Hidden field name → value */
-                hiddenFields: {
-                    [key: string]: components["schemas"]["AnswerValue"];
-                };
-                /** @description Calculated field name → value; null where the expression failed */
-                calculatedFields: {
-                    [key: string]: components["schemas"]["AnswerValue"];
-                };
-                /** @description ISO 3166-1 alpha-2, or null when unknown */
-                respondentCountry: string | null;
-            };
-        };
-        /** @description A string (text, email, phone, URL, DATE as YYYY-MM-DD, the chosen option's id for MULTIPLE_CHOICE and DROPDOWN, hidden fields, the country), a number (NUMBER, RATING), an array of strings (option ids for CHECKBOXES, upload ids for FILE and SIGNATURE), a number or string for CALCULATED_FIELD, or null when unanswered */
-        AnswerValue: string | number | boolean | string[] | null;
-        /**
-         * @example {
-         *       "eventId": "evt_8Lq2Wc9Ns1Dx4Vb7",
-         *       "eventType": "FORM_RESPONSE_PARTIAL",
-         *       "createdAt": "2026-11-22T09:58:00.000Z",
-         *       "data": {
-         *         "responseId": "R8kq2Vn0cXs7LmPa",
-         *         "formId": "F1a2B3c4D5e6F7g8",
-         *         "formName": "Event sign-up",
-         *         "savedAt": "2026-11-22T09:58:00.000Z",
-         *         "page": 2,
-         *         "fields": [
-         *           {
-         *             "questionId": "b1",
-         *             "type": "SHORT_TEXT",
-         *             "label": "Your full name",
-         *             "value": "Ada Lovelace"
-         *           }
-         *         ],
-         *         "hiddenFields": {},
-         *         "respondentCountry": "GB"
-         *       }
-         *     }
-         */
-        PartialResponseWebhookPayload: {
-            /** @description Stable across retries of one delivery: use it for idempotency */
-            eventId: string;
-            /** @constant */
-            eventType: "FORM_RESPONSE_PARTIAL";
-            /**
-             * Format: date-time
-             * @description When it was saved
-             */
-            createdAt: string;
-            /**
-             * @description Present on a test event (the test endpoint, the app); a response's answers are made up
-             * @constant
-             */
-            test?: true;
-            data: {
-                /** @description The same id the completion's FORM_RESPONSE will carry */
-                responseId: string;
-                formId: string;
-                formName: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 UTC timestamp
-                 */
-                savedAt: string;
-                /** @description The page reached, from 1: one more than the page breaks before the furthest answered question */
-                page: number;
-                /** @description The answers so far (unanswered: null); calculated fields come with the completion */
-                fields: {
-                    questionId: string;
-                    type: components["schemas"]["QuestionType"];
-                    /** @description The question text */
-                    label: string;
-                    value: components["schemas"]["AnswerValue"];
-                    /** @description Choice questions only: every option, so an answer's ids can be read without another call */
-                    options?: {
-                        id: string;
-                        text: string;
-                    }[];
-                    /** @description FILE and SIGNATURE questions only, in the order of `value` */
-                    files?: {
-                        id: string;
-                        name: string;
-                        /** @description Signed /files link, valid seven days from submittedAt */
-                        url: string;
-                        mimeType: string;
-                        /** @description Bytes */
-                        size: number;
-                    }[];
-                }[];
-                /** @description Hidden field name → value */
-                hiddenFields: {
-                    [key: string]: components["schemas"]["AnswerValue"];
-                };
-                /** @description ISO 3166-1 alpha-2, or null when unknown */
-                respondentCountry: string | null;
-            };
-        };
-        /**
-         * @example {
-         *       "eventId": "evt_2Pd7Kx1Mq9Zr4Tn6",
-         *       "eventType": "FORM_CLOSED",
-         *       "createdAt": "2026-11-23T18:00:00.000Z",
-         *       "data": {
-         *         "formId": "F1a2B3c4D5e6F7g8",
-         *         "workspaceId": "Wk8Qm3Rz1TbX9aLc",
-         *         "formName": "Event sign-up",
-         *         "status": "closed",
-         *         "version": 3,
-         *         "changedAt": "2026-11-23T18:00:00.000Z"
-         *       }
-         *     }
-         */
-        FormWebhookPayload: {
-            /** @description Stable across retries of one delivery: use it for idempotency */
-            eventId: string;
-            /** @enum {string} */
-            eventType: "FORM_PUBLISHED" | "FORM_CLOSED" | "FORM_DELETED";
-            /**
-             * Format: date-time
-             * @description When the form changed
-             */
-            createdAt: string;
-            /**
-             * @description Present on a test event (the test endpoint, the app); a response's answers are made up
-             * @constant
-             */
-            test?: true;
-            data: {
-                formId: string;
-                workspaceId: string;
-                formName: string;
-                /**
-                 * @description After the change; for FORM_DELETED the status it had when moved to the Trash
-                 * @enum {string}
-                 */
-                status: "draft" | "published" | "closed";
-                /** @description The form's current version */
-                version: number;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 UTC timestamp
-                 */
-                changedAt: string;
-            };
         };
     };
     responses: {
@@ -2222,7 +2499,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The body is too large */
+        /** @description The body is too large (over 1 MiB; /api/v1 reads a body sent with any method, so a GET with one can answer this too) */
         413: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2353,6 +2630,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["401"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2390,6 +2668,7 @@ export interface operations {
             };
             400: components["responses"]["400"];
             401: components["responses"]["401"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2424,6 +2703,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2473,6 +2753,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2513,6 +2794,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2595,6 +2877,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2627,6 +2910,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2657,11 +2941,25 @@ export interface operations {
                      *     }
                      */
                     settings?: {
+                        /** @description The language of the form's own texts and of its hosted page (a BCP 47 tag): the page says so (`<html lang>`, right to left for ar and he) and shows its own texts (buttons, validation messages, the thank-you and closed defaults) in it, or in the closest language the hosted pages speak (see /developers), else in English. */
+                        language?: string;
+                        /** @description Further languages the form offers, each with a translation of every owner text. Respondents get `?lang=<tag>` when the form offers it, else the best match of their browser's Accept-Language, else `language`; the page shows a switch between them. Publishing is refused while a translation misses a text (the error names each). */
+                        languages?: {
+                            /** @description The language of this translation (a BCP 47 tag). */
+                            language: string;
+                            /** @description The form's texts in this language, by where each is: `title`; `<blockId>.question`, `.description`, `.placeholder` or `.text` (headings, paragraphs); `<blockId>.options.<optionId>`; `submitLabel`, `closedMessage`, `thankYou.title`, `thankYou.text`, `thankYou.buttonLabel` (settings left at their defaults need none). Ids, not texts, name what is translated: answers in every language are filed under the same keys. */
+                            texts: {
+                                [key: string]: string;
+                            };
+                        }[];
                         /** @description Whether the service's branding is shown on the form. `false` needs a plan with the branding entitlement. */
                         branding?: boolean;
                         /** @description What a closed form shows instead of its questions. */
                         closedMessage?: string;
-                        /** @description Where respondents are sent after submitting; null shows the thank-you screen. */
+                        /**
+                         * Format: uri
+                         * @description Where respondents are sent after submitting; null shows the thank-you screen.
+                         */
                         redirectUrl?: string | null;
                         /** @description Label of the submit button. */
                         submitLabel?: string;
@@ -2669,7 +2967,10 @@ export interface operations {
                         showProgressBar?: boolean;
                         /** @description Whether answers are saved as a partial response between pages. */
                         saveProgress?: boolean;
-                        /** @description When the form stops taking responses (ISO 8601 date-time); from then on it answers as a closed form. null: no date. */
+                        /**
+                         * Format: date-time
+                         * @description When the form stops taking responses (ISO 8601 date-time); from then on it answers as a closed form. null: no date.
+                         */
                         closesAt?: string | null;
                         /** @description Completed responses the form takes at most; past them it answers as a closed form (deleting responses makes room again). null: no limit. */
                         responseLimit?: number | null;
@@ -2757,6 +3058,7 @@ export interface operations {
                              */
                             buttonLabel?: string | null;
                             /**
+                             * Format: uri
                              * @description Where the button (and redirectSeconds) leads: an http or https URL.
                              * @default null
                              */
@@ -2826,6 +3128,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2877,6 +3180,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2913,6 +3217,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2947,6 +3252,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -2986,6 +3292,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -3022,6 +3329,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -3120,6 +3428,7 @@ export interface operations {
             401: components["responses"]["401"];
             404: components["responses"]["404"];
             409: components["responses"]["409"];
+            413: components["responses"]["413"];
             422: components["responses"]["422"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
@@ -3161,6 +3470,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -3193,10 +3503,31 @@ export interface operations {
                     eventTypes?: string[];
                     /** @description Default true */
                     enabled?: boolean;
+                    /**
+                     * @description Extension: `standard` (default) sends the JSON event; `slack` and `discord` send a chat message made from it (Slack Block Kit, a Discord embed: the form's name, the answers by label with option texts, files as links, a link to the response in the app) for their incoming-webhook URLs
+                     * @enum {string}
+                     */
+                    format?: "standard" | "slack" | "discord";
+                    /** @description Extension: the automation tool subscribing (`n8n`, `zapier`; lowercase letters, digits, `.`, `_`, `-`). A POST with the same `formId`, `url` and `subscriber` as an existing webhook answers that webhook (200, its secret masked) instead of making another. A subscriber's webhook is deleted, not disabled, when its receiver answers 410 Gone, and when the API key that subscribed it is deleted. */
+                    subscriber?: string;
                 };
             };
         };
         responses: {
+            /** @description The subscriber's existing webhook of this form and url (its secret masked) */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
             /** @description The created webhook */
             201: {
                 headers: {
@@ -3252,6 +3583,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -3284,6 +3616,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -3314,6 +3647,11 @@ export interface operations {
                     eventTypes?: string[];
                     /** @description true enables a disabled webhook again (clearing disabledReason) */
                     enabled?: boolean;
+                    /**
+                     * @description Extension: `standard` (default) sends the JSON event; `slack` and `discord` send a chat message made from it (Slack Block Kit, a Discord embed: the form's name, the answers by label with option texts, files as links, a link to the response in the app) for their incoming-webhook URLs
+                     * @enum {string}
+                     */
+                    format?: "standard" | "slack" | "discord";
                 };
             };
         };
@@ -3380,6 +3718,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -3416,6 +3755,7 @@ export interface operations {
             400: components["responses"]["400"];
             401: components["responses"]["401"];
             404: components["responses"]["404"];
+            413: components["responses"]["413"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
@@ -3456,6 +3796,7 @@ export interface operations {
             401: components["responses"]["401"];
             404: components["responses"]["404"];
             409: components["responses"]["409"];
+            413: components["responses"]["413"];
             422: components["responses"]["422"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
@@ -3566,6 +3907,46 @@ export interface operations {
             503: components["responses"]["503"];
         };
     };
+    listSampleEvents: {
+        parameters: {
+            query?: {
+                /** @description The event type, default FORM_RESPONSE */
+                eventType?: "FORM_RESPONSE" | "FORM_RESPONSE_PARTIAL" | "FORM_PUBLISHED" | "FORM_CLOSED" | "FORM_DELETED";
+                /** @description How many, 1 to 10 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Identifier */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Webhook bodies, newest first */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SampleEventList"];
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            404: components["responses"]["404"];
+            413: components["responses"]["413"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
     rotateWebhookSecret: {
         parameters: {
             query?: never;
@@ -3599,6 +3980,7 @@ export interface operations {
             401: components["responses"]["401"];
             404: components["responses"]["404"];
             409: components["responses"]["409"];
+            413: components["responses"]["413"];
             422: components["responses"]["422"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
@@ -3805,7 +4187,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Fails the delivery and disables the webhook at once */
+            /** @description Fails the delivery and disables the webhook at once (a subscriber's webhook is deleted: extension) */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3864,7 +4246,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Fails the delivery and disables the webhook at once */
+            /** @description Fails the delivery and disables the webhook at once (a subscriber's webhook is deleted: extension) */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3923,7 +4305,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Fails the delivery and disables the webhook at once */
+            /** @description Fails the delivery and disables the webhook at once (a subscriber's webhook is deleted: extension) */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3982,7 +4364,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Fails the delivery and disables the webhook at once */
+            /** @description Fails the delivery and disables the webhook at once (a subscriber's webhook is deleted: extension) */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4041,7 +4423,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Fails the delivery and disables the webhook at once */
+            /** @description Fails the delivery and disables the webhook at once (a subscriber's webhook is deleted: extension) */
             410: {
                 headers: {
                     [name: string]: unknown;

@@ -7,6 +7,7 @@ import {
   DisableWebhookResponseSchema,
   GetWebhookForDeliveryResponseSchema,
   ListEnabledWebhooksResponseSchema,
+  WebhookGoneResponseSchema,
   WebhookSchema,
   type Webhook,
 } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
@@ -14,7 +15,7 @@ import { HeldWebhooks, type DeliveryWebhooksClient } from "./held-webhooks.ts";
 
 /** Webhooks in memory, counting what it is asked. */
 function fakeWebhooks(hooks: Webhook[]) {
-  const asked = { byId: 0, list: 0, disable: 0 };
+  const asked = { byId: 0, list: 0, disable: 0, gone: 0 };
   const client: DeliveryWebhooksClient = {
     async getWebhookForDelivery(req) {
       asked.byId++;
@@ -31,6 +32,12 @@ function fakeWebhooks(hooks: Webhook[]) {
       const webhook = hooks.find((h) => h.id === req.id)!;
       webhook.enabled = false;
       return create(DisableWebhookResponseSchema, { webhook });
+    },
+    async webhookGone(req) {
+      asked.gone++;
+      const at = hooks.findIndex((h) => h.id === req.id);
+      const [webhook] = hooks.splice(at, 1);
+      return create(WebhookGoneResponseSchema, { deleted: true, formId: webhook.formId });
     },
   };
   return { client, asked };
@@ -53,7 +60,7 @@ describe("HeldWebhooks", () => {
       assert.equal((await webhooks.getWebhookForDelivery({ id: "w1" })).webhook?.url, "https://hooks.example.com/w1");
       assert.deepEqual((await webhooks.listEnabledWebhooks({ formId: "f1", eventType: "FORM_RESPONSE" })).webhooks.map((w) => w.id), ["w1", "w2"]);
     }
-    assert.deepEqual(asked, { byId: 1, list: 1, disable: 0 });
+    assert.deepEqual(asked, { byId: 1, list: 1, disable: 0, gone: 0 });
   });
 
   it("a notice drops the webhook and its form's subscriptions, not other forms'", async () => {
@@ -70,7 +77,7 @@ describe("HeldWebhooks", () => {
     assert.equal((await webhooks.getWebhookForDelivery({ id: "w1" })).webhook?.url, "https://hooks.example.com/moved");
     assert.deepEqual((await webhooks.listEnabledWebhooks({ formId: "f1", eventType: "FORM_RESPONSE" })).webhooks.map((w) => w.id), ["w1", "w4"]);
     await webhooks.listEnabledWebhooks({ formId: "f2", eventType: "FORM_RESPONSE" });
-    assert.deepEqual(asked, { byId: 2, list: 3, disable: 0 });
+    assert.deepEqual(asked, { byId: 2, list: 3, disable: 0, gone: 0 });
   });
 
   it("a webhook it disables is asked again at once; nothing is held while the notices are lost", async () => {
@@ -84,7 +91,18 @@ describe("HeldWebhooks", () => {
     assert.deepEqual((await webhooks.listEnabledWebhooks({ formId: "f1", eventType: "FORM_RESPONSE" })).webhooks, []);
     held.lost();
     for (let i = 0; i < 2; i++) await webhooks.getWebhookForDelivery({ id: "w1" });
-    assert.deepEqual(asked, { byId: 4, list: 2, disable: 1 });
+    assert.deepEqual(asked, { byId: 4, list: 2, disable: 1, gone: 0 });
+  });
+
+  it("a webhook it reports gone is asked again at once", async () => {
+    const { client, asked } = fakeWebhooks([hook("w1", "f1"), hook("w2", "f1")]);
+    const webhooks = listening().around(client);
+    await webhooks.listEnabledWebhooks({ formId: "f1", eventType: "FORM_RESPONSE" });
+    await webhooks.getWebhookForDelivery({ id: "w1" });
+    await webhooks.webhookGone({ id: "w1", reason: "the receiver answered 410 Gone" });
+    await assert.rejects(webhooks.getWebhookForDelivery({ id: "w1" }), (err: ConnectError) => err.code === Code.NotFound);
+    assert.deepEqual((await webhooks.listEnabledWebhooks({ formId: "f1", eventType: "FORM_RESPONSE" })).webhooks.map((w) => w.id), ["w2"]);
+    assert.deepEqual(asked, { byId: 2, list: 2, disable: 0, gone: 1 });
   });
 
   it("stops signing with a rotated-out secret when its overlap ends, as webhooks would answer then", async () => {

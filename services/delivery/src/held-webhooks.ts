@@ -13,7 +13,7 @@ import {
   type WebhooksService,
 } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
 
-export type DeliveryWebhooksClient = Pick<Client<typeof WebhooksService>, "getWebhookForDelivery" | "listEnabledWebhooks" | "disableWebhook">;
+export type DeliveryWebhooksClient = Pick<Client<typeof WebhooksService>, "getWebhookForDelivery" | "listEnabledWebhooks" | "disableWebhook" | "webhookGone">;
 
 interface Subscription {
   formId: string;
@@ -88,6 +88,12 @@ export class HeldWebhooks {
         const answer = await client.disableWebhook(req, options);
         // This replica stops at once; the others when the notice comes.
         forget(answer.webhook?.formId ?? "", req.id ?? "");
+        return answer;
+      },
+      async webhookGone(req, options?: CallOptions) {
+        const answer = await client.webhookGone(req, options);
+        // Disabled or deleted, it is sent nothing more: its form's subscriptions are read again.
+        forget(answer.formId, req.id ?? "");
         return answer;
       },
     };

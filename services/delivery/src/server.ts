@@ -22,6 +22,8 @@ await runDatabaseService("delivery", { schema: "delivery", entities, migrations 
   const settings = {
     retrySchedule: config.webhookRetrySchedule,
     allowPrivateUrls: config.webhookAllowPrivateUrls,
+    allowedCidrs: config.webhookAllowedCidrs,
+    publicUrl: config.publicUrl,
     disableAfterFailingSeconds: config.webhookDisableAfterFailingSeconds,
     maxPerOriginConcurrency: config.webhookMaxOriginConcurrency,
   };
@@ -40,13 +42,14 @@ await runDatabaseService("delivery", { schema: "delivery", entities, migrations 
   await ensurePartitions(orm, { spanSeconds: partitionSeconds, logger });
   const worker = new DeliveryWorker({ orm, webhooks: heldOrAsked, logger, ...settings });
   const acceptEvents = createAcceptEvents({ orm, webhooks: heldOrAsked, fileLinks: links, logger, worker });
+  const submissions = createServiceClient(SubmissionsService, config.services.submissions);
   const intake =
     config.kafkaBrokers.length > 0
       ? // The Kafka client (~60 MiB resident) is imported only when Kafka is configured.
         (await import("./intake/kafka-consumer.ts")).startKafkaIntake({ brokers: config.kafkaBrokers, acceptEvents, logger })
       : startEmbeddedStream({
           orm,
-          submissions: createServiceClient(SubmissionsService, config.services.submissions),
+          submissions,
           acceptEvents,
           logger,
         });
@@ -57,7 +60,7 @@ await runDatabaseService("delivery", { schema: "delivery", entities, migrations 
 
   return {
     retention: [deliveryRetention(orm, { retentionMs: deliveryDays * 86_400_000, spanSeconds: partitionSeconds, logger })],
-    routes: (router) => routes(router, createDeliveryHandlers({ orm, webhooks, forms, fileLinks: links, logger, ...settings, onRecovered: () => worker.dueStored() })),
+    routes: (router) => routes(router, createDeliveryHandlers({ orm, webhooks, forms, submissions, fileLinks: links, logger, ...settings, onRecovered: () => worker.dueStored() })),
     // On stop, after the RPC server: stop taking events (offsets committed), let the attempts under way be
     // recorded, then the database closes. An attempt cut short anyway is not lost: its lease runs out.
     close: async () => {

@@ -1,8 +1,8 @@
 import { NoticeKeptCache, type NoticeKeptCacheOptions } from "@formsvc/platform/notice-kept-cache.ts";
 import type { User as UserMessage } from "@formsvc/proto/identity/v1/identity_pb.js";
 
-/** The Postgres channel identity's triggers notify when a key, or the user a key acts as, changes or goes. */
-export const apiKeyChangesChannel = "identity_api_key_changes";
+// The Postgres channel identity's triggers notify when a key, or the user a key acts as, changes or goes.
+export { apiKeyChangesChannel } from "@formsvc/platform/pg-notices.ts";
 
 /** What AuthenticateApiKey answers for a key, as last read from the database. */
 export interface VerifiedApiKey {

@@ -13,7 +13,7 @@ export interface SaveKey {
 }
 
 /** The answer a key gives: the first save's result, or that the key came with other content. */
-export type EarlierAnswer = { responseId: string; completed: boolean; idempotencyKeyReused: boolean };
+export type EarlierAnswer = { responseId: string; completed: boolean; idempotencyKeyReused: boolean; replayed: boolean };
 
 export function idempotencyTable(orm: MikroORM): string {
   return `"${orm.config.get("schema") ?? "public"}"."idempotency_keys"`;
@@ -59,8 +59,8 @@ export async function earlierAnswer(orm: MikroORM, key: SaveKey, now: Date): Pro
       [key.formId, key.key, new Date(now.getTime() - idempotencyTtlMs)],
     );
   if (!row) return undefined;
-  if (row.request_hash !== key.hash) return { responseId: "", completed: false, idempotencyKeyReused: true };
-  return { responseId: row.response_id, completed: row.completed, idempotencyKeyReused: false };
+  if (row.request_hash !== key.hash) return { responseId: "", completed: false, idempotencyKeyReused: true, replayed: false };
+  return { responseId: row.response_id, completed: row.completed, idempotencyKeyReused: false, replayed: true };
 }
 
 /**

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { reservedWebhookHeaders } from "@formsvc/platform/webhook-headers.ts";
+import { parseAllowedCidrs } from "@formsvc/platform/blocked-addresses.ts";
 import { generateSecret, isPrivateHost, maskSecret, parseHeaders, parseSecret, parseWebhookUrl } from "./webhook-rules.ts";
 
 function throwsInvalid(fn: () => unknown, message: string | RegExp): void {
@@ -79,6 +80,15 @@ describe("isPrivateHost", () => {
   it("flags localhost and its subdomains", () => {
     for (const host of ["localhost", "LOCALHOST", "localhost.", "api.localhost"]) assert.equal(isPrivateHost(host), true, host);
     assert.equal(isPrivateHost("localhost.example.com"), false);
+  });
+});
+
+describe("WEBHOOK_ALLOWED_CIDRS", () => {
+  it("accepts literal addresses of the listed ranges only", () => {
+    const allowed = parseAllowedCidrs("127.0.0.0/24");
+    assert.equal(parseWebhookUrl("http://127.0.0.1:5678/webhook/n8n", false, allowed), "http://127.0.0.1:5678/webhook/n8n");
+    throwsInvalid(() => parseWebhookUrl("http://127.0.1.1/hook", false, allowed), "url: must not point to a private, loopback or link-local address");
+    throwsInvalid(() => parseWebhookUrl("http://localhost/hook", false, allowed), "url: must not point to a private, loopback or link-local address");
   });
 });
 

@@ -3,8 +3,8 @@
 import { randomBytes } from "node:crypto";
 import { validateHeaderName, validateHeaderValue } from "node:http";
 import { isIP } from "node:net";
-import { blockedKind } from "@formsvc/platform/blocked-addresses.ts";
-import { reservedWebhookHeaders, standardWebhookSecretPrefix } from "@formsvc/platform/webhook-headers.ts";
+import { blockedKind, type AllowedRanges } from "@formsvc/platform/blocked-addresses.ts";
+import { defaultWebhookFormat, reservedWebhookHeaders, standardWebhookSecretPrefix, webhookFormats, type WebhookFormat } from "@formsvc/platform/webhook-headers.ts";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { defaultEventTypes, eventTypes, isEventType } from "@formsvc/platform/events.ts";
 
@@ -37,10 +37,11 @@ const urlForbidden = /[\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200b\u2028\u2029
 /**
  * Checks a webhook URL and returns it as given: absolute http(s), with a host, no credentials, a port
  * (if any) of 1 to 65535, at most 2000 characters, and (unless `allowPrivate`) not a literal IP address
- * of a private, loopback, link-local or otherwise non-public range, nor `localhost`. Names that resolve to such addresses are
- * refused by delivery when it connects, since DNS answers change.
+ * of a private, loopback, link-local or otherwise non-public range outside the `allowed` ones
+ * (WEBHOOK_ALLOWED_CIDRS), nor `localhost`. Names that resolve to such addresses are refused by delivery
+ * when it connects, since DNS answers change.
  */
-export function parseWebhookUrl(raw: string, allowPrivate: boolean): string {
+export function parseWebhookUrl(raw: string, allowPrivate: boolean, allowed: AllowedRanges = []): string {
   if (!raw) throw invalid("url: is required");
   if (raw.length > maxUrlLength) throw invalid(`url: must be at most ${maxUrlLength} characters`);
   if (urlForbidden.test(raw)) throw invalid("url: must not contain spaces or control characters");
@@ -57,7 +58,7 @@ export function parseWebhookUrl(raw: string, allowPrivate: boolean): string {
   if (url.username || url.password) throw invalid("url: must not contain a username or password");
   // The parser takes 0 to 65535 (and refuses more); port 0 cannot be connected to.
   if (url.port === "0") throw invalid(portMessage);
-  if (!allowPrivate && isPrivateHost(url.hostname)) {
+  if (!allowPrivate && isPrivateHost(url.hostname, allowed)) {
     throw invalid("url: must not point to a private, loopback or link-local address");
   }
   return raw;
@@ -160,15 +161,33 @@ export function parseEventTypes(raw: readonly string[], given: "create" | "updat
   return [...raw];
 }
 
+/** A webhook's format; empty at creation: standard. */
+export function parseFormat(raw: string): WebhookFormat {
+  if (raw === "") return defaultWebhookFormat;
+  const format = webhookFormats.find((f) => f === raw);
+  if (!format) throw invalid(`format: one of ${webhookFormats.join(", ")}`);
+  return format;
+}
+
+/** A subscriber's name: a tool's, as its integration sends it (`n8n`, `zapier`, `make`). */
+const subscriberPattern = /^[a-z0-9][a-z0-9_.-]{0,39}$/;
+
+/** The subscriber to store: null when none is given. */
+export function parseSubscriber(raw: string): string | null {
+  if (raw === "") return null;
+  if (!subscriberPattern.test(raw)) throw invalid("subscriber: 1 to 40 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit");
+  return raw;
+}
+
 // --- Private addresses ---
 
 /**
  * Whether a URL's hostname (as `URL.hostname` gives it: IPv4 normalized to dotted decimal, IPv6 in
- * brackets) is a literal address in a non-public range, or `localhost` (RFC 6761).
+ * brackets) is a literal address in a non-public range not `allowed`, or `localhost` (RFC 6761).
  */
-export function isPrivateHost(hostname: string): boolean {
+export function isPrivateHost(hostname: string, allowed: AllowedRanges = []): boolean {
   const host = hostname.toLowerCase().replace(/\.$/, "");
   if (host === "localhost" || host.endsWith(".localhost")) return true;
   const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
-  return isIP(bare) !== 0 && blockedKind(bare) !== undefined;
+  return isIP(bare) !== 0 && blockedKind(bare, allowed) !== undefined;
 }

@@ -11,6 +11,8 @@ import type { Delivery } from "../entities/index.ts";
 import { originOf, type OriginBreakers } from "../sender/breaker.ts";
 import { postWebhook, type WebhookRequest } from "../sender/http-client.ts";
 import { classify, type Outcome, type SendResult } from "../sender/send-result.ts";
+import type { AllowedRanges } from "@formsvc/platform/blocked-addresses.ts";
+import { formatBody } from "../sender/chat-formats.ts";
 import type { GroupCommit } from "@formsvc/platform/group-commit.ts";
 import { recordAttempt, type RecordedDelivery, type RecordSuccessOptions } from "./record.ts";
 import { applyDisablingRules, type WebhookDisablingOptions } from "./webhook-disabling.ts";
@@ -20,6 +22,10 @@ export interface AttemptSettings extends WebhookDisablingOptions {
   retrySchedule: readonly number[];
   /** WEBHOOK_ALLOW_PRIVATE_URLS. */
   allowPrivateUrls: boolean;
+  /** WEBHOOK_ALLOWED_CIDRS; none unless given. */
+  allowedCidrs?: AllowedRanges;
+  /** PUBLIC_URL: chat bodies (slack, discord) link to the response in the app; without it they carry no link. */
+  publicUrl?: string;
   /** The most attempts at a time to one origin (WEBHOOK_MAX_ORIGIN_CONCURRENCY): as many connections to it are kept. */
   maxPerOriginConcurrency?: number;
   /** The hard limit of one exchange; 10 s. */
@@ -45,10 +51,10 @@ export type AttemptEnd =
 type Attempted = Pick<Delivery, "id" | "eventAt" | "webhookId" | "eventId" | "payload">;
 
 /** The request of one attempt of `delivery` to `webhook` as it is now. */
-function webhookRequest(delivery: Attempted, webhook: Webhook): WebhookRequest {
+function webhookRequest(delivery: Attempted, webhook: Webhook, publicUrl: string | undefined): WebhookRequest {
   return {
     url: webhook.url,
-    body: delivery.payload,
+    body: formatBody(webhook.format, delivery.payload, publicUrl),
     eventId: delivery.eventId,
     secret: webhook.secret,
     previousSecret: webhook.previousSecret,
@@ -58,7 +64,7 @@ function webhookRequest(delivery: Attempted, webhook: Webhook): WebhookRequest {
 
 export async function attemptDelivery(settings: AttemptSettings, delivery: Attempted, webhook: Webhook, kind: AttemptKind): Promise<AttemptEnd> {
   const origin = originOf(webhook.url);
-  const send = () => postWebhook(webhookRequest(delivery, webhook), { allowPrivateUrls: settings.allowPrivateUrls, timeoutMs: settings.timeoutMs, keptPerOrigin: settings.maxPerOriginConcurrency });
+  const send = () => postWebhook(webhookRequest(delivery, webhook, settings.publicUrl), { allowPrivateUrls: settings.allowPrivateUrls, allowedCidrs: settings.allowedCidrs, timeoutMs: settings.timeoutMs, keptPerOrigin: settings.maxPerOriginConcurrency });
   let result: SendResult;
   if (kind.trigger === "automatic") {
     const verdict = await kind.breakers.run(origin, send);

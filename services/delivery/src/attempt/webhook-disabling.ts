@@ -1,11 +1,12 @@
 // The two rules that disable a webhook from what its receiver does (Standard Webhooks / Svix), applied
 // after every attempt, automatic or by hand:
-// - an answer whose rule says so (410 Gone, send-result.ts) disables it at once;
+// - an answer whose rule says so (410 Gone, send-result.ts) disables it at once (webhooks deletes it
+//   instead when an automation tool subscribed it: WebhookGone);
 // - a webhook whose attempts have all failed for WEBHOOK_DISABLE_AFTER_FAILING_SECONDS (5 days) is
 //   disabled: recordAttempt keeps since when it has been failing (one row per failing webhook, gone at its
 //   next success, written in the attempt's own statement) and this compares at each failed attempt.
 // Webhooks owns the switch (DisableWebhook); its deliveries then end "webhook disabled" when next due.
-import type { Client } from "@connectrpc/connect";
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import type { WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
@@ -15,7 +16,7 @@ import { disablesWebhook, type SendResult } from "../sender/send-result.ts";
 
 export interface WebhookDisablingOptions {
   orm: MikroORM;
-  webhooks: Pick<Client<typeof WebhooksService>, "disableWebhook">;
+  webhooks: Pick<Client<typeof WebhooksService>, "disableWebhook" | "webhookGone">;
   logger?: Logger;
   /** WEBHOOK_DISABLE_AFTER_FAILING_SECONDS. */
   disableAfterFailingSeconds: number;
@@ -48,10 +49,19 @@ export async function applyDisablingRules(
   now: Date = new Date(),
 ): Promise<string | undefined> {
   const overdue = failingSince && now.getTime() - failingSince.getTime() >= options.disableAfterFailingSeconds * 1000;
-  const reason = disablesWebhook(result) ?? (overdue ? `every delivery attempt failed for ${describePeriod(options.disableAfterFailingSeconds)}` : undefined);
+  const goneReason = disablesWebhook(result);
+  const reason = goneReason ?? (overdue ? `every delivery attempt failed for ${describePeriod(options.disableAfterFailingSeconds)}` : undefined);
   if (!reason) return undefined;
   try {
-    await options.webhooks.disableWebhook({ id: webhookId, reason }, { timeoutMs: webhooksCallTimeoutMs });
+    const call = { id: webhookId, reason };
+    const disable = () => options.webhooks.disableWebhook(call, { timeoutMs: webhooksCallTimeoutMs });
+    if (goneReason) {
+      await options.webhooks.webhookGone(call, { timeoutMs: webhooksCallTimeoutMs }).catch((err: unknown) => {
+        // A webhooks service from before WebhookGone (a rolling upgrade): the webhook is disabled, as then.
+        if (ConnectError.from(err).code !== Code.Unimplemented) throw err;
+        return disable();
+      });
+    } else await disable();
     // Enabled again later, it starts a new failing period.
     const { failingWebhooks } = tablesOf(options.orm);
     await options.orm.em.getConnection().execute(`delete from ${failingWebhooks} where "webhook_id" = ?`, [webhookId], "run");

@@ -9,7 +9,19 @@ import { envelopeOf } from "@formsvc/platform/events.ts";
 import { serializePayload } from "../sender/payload.ts";
 import { serviceSignature } from "../sender/sign.ts";
 import { openTestDatabase, type DeliveryTestDatabase } from "../testing/database.ts";
-import { createAcceptEvent, eventually, quietLogger, sampleEvent, startReceiver, type AcceptEvent, type Receiver, fakeForms, testFileLinks } from "../testing/fixtures.ts";
+import {
+  createAcceptEvent,
+  eventually,
+  quietLogger,
+  sampleEvent,
+  startReceiver,
+  type AcceptEvent,
+  type Receiver,
+  fakeForms,
+  fakeSubmissions,
+  sampleForm,
+  testFileLinks,
+} from "../testing/fixtures.ts";
 import { FakeWebhooks } from "../../../webhooks/src/testing/fake-webhooks.ts";
 import { DeliveryWorker, type WorkerOptions } from "../worker/worker.ts";
 import { createDeliveryHandlers, routes } from "./delivery-handlers.ts";
@@ -17,6 +29,7 @@ import { rejectsWith } from "@formsvc/platform/testing/rpc-assertions.ts";
 
 let db: DeliveryTestDatabase;
 const webhooks = new FakeWebhooks();
+const submissions = fakeSubmissions();
 let acceptEvent: AcceptEvent;
 let client: Client<typeof DeliveryService>;
 let guardedClient: Client<typeof DeliveryService>;
@@ -54,7 +67,7 @@ async function runWorker(options: Partial<WorkerOptions>, done: () => Promise<bo
 before(async () => {
   db = await openTestDatabase("delivery_handlers_test");
   acceptEvent = createAcceptEvent({ orm: db.orm, webhooks: webhooks.client, fileLinks: testFileLinks, logger: quietLogger });
-  const deps = { orm: db.orm, webhooks: webhooks.client, forms: fakeForms("user-ada"), fileLinks: testFileLinks, logger: quietLogger, retrySchedule: [600], disableAfterFailingSeconds: 3600, timeoutMs: 1_000 };
+  const deps = { orm: db.orm, webhooks: webhooks.client, forms: fakeForms("user-ada"), submissions: submissions.client, fileLinks: testFileLinks, logger: quietLogger, retrySchedule: [600], disableAfterFailingSeconds: 3600, timeoutMs: 1_000 };
   client = createClient(DeliveryService, createRouterTransport((router) => routes(router, createDeliveryHandlers({ ...deps, allowPrivateUrls: true }))));
   guardedClient = createClient(DeliveryService, createRouterTransport((router) => routes(router, createDeliveryHandlers({ ...deps, allowPrivateUrls: false }))));
 });
@@ -384,5 +397,33 @@ describe("SendTestEvent", () => {
     assert.equal(guarded.status, DeliveryStatus.FAILED);
     assert.equal(guarded.lastError, "refused: not a public address");
     assert.equal(r.received.length, 0);
+  });
+});
+
+describe("ListSampleEvents", () => {
+  it("answers the latest response events as webhook bodies, else one test body made from the form", async () => {
+    // No responses yet: one body from the form's questions, marked as a test.
+    const [made] = (await client.listSampleEvents({ formId: sampleForm.id }, ada)).bodies.map((b) => JSON.parse(b));
+    assert.equal(made.test, true);
+    assert.equal(made.eventType, "FORM_RESPONSE");
+    assert.deepEqual(made.data.fields.map((f: { label: string }) => f.label), ["Your full name", "Plan", "CV"]);
+    assert.deepEqual(submissions.asked.at(-1), { formId: sampleForm.id, eventType: "FORM_RESPONSE", limit: 3 });
+
+    const events = [sampleEvent({ responseId: "r2" }), sampleEvent({ responseId: "r1" })].map(envelopeOf);
+    submissions.events.push(...events);
+    const bodies = (await client.listSampleEvents({ formId: sampleForm.id, eventType: "FORM_RESPONSE", limit: 1 }, ada)).bodies;
+    assert.deepEqual(bodies, [serializePayload(events[0], testFileLinks)], "exactly the body a webhook is sent");
+    submissions.events.length = 0;
+
+    // Form events have no kept samples: one made from the form.
+    const [published] = (await client.listSampleEvents({ formId: sampleForm.id, eventType: "FORM_PUBLISHED" }, ada)).bodies.map((b) => JSON.parse(b));
+    assert.deepEqual([published.test, published.data.status], [true, "published"]);
+  });
+
+  it("refuses unknown event types, limits out of 1 to 10, a stranger's form and a call without a caller", async () => {
+    await rejectsWith(client.listSampleEvents({ formId: sampleForm.id, eventType: "FORM_EATEN" }, ada), Code.InvalidArgument, /^eventType: /);
+    await rejectsWith(client.listSampleEvents({ formId: sampleForm.id, limit: 11 }, ada), Code.InvalidArgument, "limit: 1 to 10");
+    await rejectsWith(client.listSampleEvents({ formId: sampleForm.id, eventType: "FORM_PUBLISHED" }, mallory), Code.NotFound);
+    await rejectsWith(client.listSampleEvents({ formId: sampleForm.id }), Code.Unauthenticated);
   });
 });

@@ -12,7 +12,7 @@ import {
   DeliveryStatus,
 } from "@formsvc/proto/delivery/v1/delivery_pb.js";
 import type { Webhook, WebhooksService } from "@formsvc/proto/webhooks/v1/webhooks_pb.js";
-import { FormStatus, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import type { FileLinks } from "@formsvc/platform/file-links.ts";
 import { AttemptEntity, DeliveryEntity, type Attempt, type Delivery, type DeliveryRecord, type DeliveryStatusName } from "../entities/index.ts";
 import { deliveryFromRow, payloadColumn, tablesOf, type DeliveryRow } from "../entities/rows.ts";
@@ -22,14 +22,15 @@ import { testPayload } from "../sender/payload.ts";
 import { formResponseEventType } from "@formsvc/platform/events.ts";
 import { sampleEvent } from "../sender/sample-event.ts";
 import { attemptDelivery, type AttemptSettings } from "../attempt/attempt.ts";
+import { sampleEventBodies, sampleFormOf, type SampleEventsDeps } from "./sample-events.ts";
 
 /**
  * The attempt settings are the worker's: an attempt by hand records through the same path (it never
  * uses the schedule) and counts toward WEBHOOK_DISABLE_AFTER_FAILING_SECONDS too.
  */
-export interface DeliveryHandlersDeps extends AttemptSettings {
+export interface DeliveryHandlersDeps extends AttemptSettings, Pick<SampleEventsDeps, "submissions"> {
   /** GetWebhook as the caller (is the webhook theirs?), GetWebhookForDelivery for the URL and secret. */
-  webhooks: Pick<Client<typeof WebhooksService>, "getWebhook" | "getWebhookForDelivery" | "disableWebhook">;
+  webhooks: Pick<Client<typeof WebhooksService>, "getWebhook" | "getWebhookForDelivery" | "disableWebhook" | "webhookGone">;
   /** GetForm as the caller: the current questions a test event is built from. */
   forms: Pick<Client<typeof FormsService>, "getForm">;
   /** Signs the file links of payloads. */
@@ -228,6 +229,10 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
       return { recovered: count };
     },
 
+    async listSampleEvents(req, ctx) {
+      return { bodies: await sampleEventBodies(deps, req, requireCaller(ctx)) };
+    },
+
     async sendTestEvent(req, ctx) {
       const caller = requireCaller(ctx);
       await callerWebhook(caller, req.webhookId);
@@ -246,14 +251,7 @@ export function createDeliveryHandlers(deps: DeliveryHandlersDeps): ServiceImpl<
         .getForm({ id: webhook.formId }, { ...asCaller(caller), timeoutMs: webhooksCallTimeoutMs })
         .catch((err: unknown) => upstreamFailure("forms", err, { notFoundMessage: webhookNotFoundMessage, logger: deps.logger }));
       if (!form) throw webhookNotFound();
-      const sample = {
-        id: form.id,
-        workspaceId: form.workspaceId,
-        name: form.name,
-        status: FormStatus[form.status].toLowerCase(),
-        version: form.version,
-        document: form.document ?? {},
-      };
+      const sample = sampleFormOf(form);
       // The test's time is its event's (whole milliseconds, as every event_at: it goes with the id in lookups).
       const sentAt = new Date();
       const event = sampleEvent(eventType, { eventId, responseId, form: sample, at: sentAt });

@@ -11,7 +11,7 @@ import { entities } from "../entities/index.ts";
 import { createDeliveryHandlers, routes } from "../handlers/delivery-handlers.ts";
 import { migrations } from "../migrations/index.ts";
 import { openTestDatabase, type DeliveryTestDatabase } from "../testing/database.ts";
-import { createAcceptEvent, eventually, fakeForms, quietLogger, sampleEvent, startReceiver, testFileLinks, type Receiver } from "../testing/fixtures.ts";
+import { createAcceptEvent, eventually, fakeForms, fakeSubmissions, quietLogger, sampleEvent, startReceiver, testFileLinks, type Receiver } from "../testing/fixtures.ts";
 import { DeliveryWorker } from "../worker/worker.ts";
 import { deliveryRetention, ensurePartitions, listPartitions } from "./partitions.ts";
 
@@ -118,7 +118,7 @@ describe("delivery partitions", () => {
     const client = createClient(
       DeliveryService,
       createRouterTransport((router) =>
-        routes(router, createDeliveryHandlers({ orm: db.orm, webhooks: webhooks.client, forms: fakeForms("user-ada"), fileLinks: testFileLinks, logger: quietLogger, retrySchedule: [600], allowPrivateUrls: true, disableAfterFailingSeconds: 3600 })),
+        routes(router, createDeliveryHandlers({ orm: db.orm, webhooks: webhooks.client, forms: fakeForms("user-ada"), submissions: fakeSubmissions().client, fileLinks: testFileLinks, logger: quietLogger, retrySchedule: [600], allowPrivateUrls: true, disableAfterFailingSeconds: 3600 })),
       ),
     );
     const ada = asCaller("user-ada");

@@ -4,6 +4,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, describe, it } from "node:test";
 import { closedPort, startReceiver, type Receiver } from "../testing/fixtures.ts";
+import { parseAllowedCidrs } from "@formsvc/platform/blocked-addresses.ts";
 import { maxResponseBytes, postWebhook, userAgent, type WebhookRequest } from "./http-client.ts";
 
 const body = JSON.stringify({ eventId: "evt_http", eventType: "FORM_RESPONSE", data: { x: "ü" } });
@@ -121,6 +122,20 @@ describe("http client", () => {
     assert.equal(r.received.length, 0, "nothing reached the receiver");
     const allowed = await postWebhook(request(`http://localhost:${r.port}/hook`), open);
     assert.equal(allowed.statusCode, 200);
+  });
+
+  it("reaches the ranges of WEBHOOK_ALLOWED_CIDRS, checked at connect time, and no other", async () => {
+    const r = await receiver();
+    const listed = await postWebhook(request(r.url), { allowPrivateUrls: false, allowedCidrs: parseAllowedCidrs("127.0.0.0/24") });
+    assert.equal(listed.statusCode, 200);
+    // The name resolves to a listed address, and to ::1 where it does too (listed as well).
+    const named = await postWebhook(request(`http://localhost:${r.port}/hook`), { allowPrivateUrls: false, allowedCidrs: parseAllowedCidrs("127.0.0.0/24, ::1/128") });
+    assert.equal(named.statusCode, 200);
+    const unlisted = await postWebhook(request(r.url), { allowPrivateUrls: false, allowedCidrs: parseAllowedCidrs("127.0.1.0/24") });
+    assert.deepEqual([unlisted.errorKind, unlisted.error], ["blocked", "refused: not a public address"]);
+    const namedUnlisted = await postWebhook(request(`http://localhost:${r.port}/hook`), { allowPrivateUrls: false, allowedCidrs: parseAllowedCidrs("127.0.1.0/24") });
+    assert.equal(namedUnlisted.errorKind, "blocked");
+    assert.equal(r.received.length, 2);
   });
 
   it("reports unusable URLs and headers without sending", async () => {

@@ -3,6 +3,7 @@
 // Never throws: every end is a SendResult (send-result.ts says what it means).
 import http from "node:http";
 import https from "node:https";
+import type { AllowedRanges } from "@formsvc/platform/blocked-addresses.ts";
 import { assertPublicLiteral, guardedLookup, AddressBlockedError } from "./address-guard.ts";
 import { classify, type SendErrorKind, type SendResult } from "./send-result.ts";
 import { signatureHeaders } from "./sign.ts";
@@ -33,6 +34,8 @@ export interface HttpClientOptions {
   timeoutMs?: number;
   /** WEBHOOK_ALLOW_PRIVATE_URLS: when true, loopback and private addresses may be reached. */
   allowPrivateUrls: boolean;
+  /** WEBHOOK_ALLOWED_CIDRS: non-public ranges that may be reached all the same; none unless given. */
+  allowedCidrs?: AllowedRanges;
   /** Idle connections kept per origin: as many as attempts may be in flight to one (4 unless told). */
   keptPerOrigin?: number;
   /** The clock of the signature timestamp. */
@@ -91,8 +94,9 @@ function describeError(err: NodeJS.ErrnoException, timeoutMs: number): { errorKi
 const agents = new Map<string, http.Agent>();
 const idleConnectionMs = 4_000;
 
-function agentFor(protocol: string, allowPrivateUrls: boolean, keptPerOrigin: number): http.Agent {
-  const key = `${protocol}${allowPrivateUrls ? " private" : ""} ${keptPerOrigin}`;
+function agentFor(protocol: string, allowPrivateUrls: boolean, allowedCidrs: AllowedRanges, keptPerOrigin: number): http.Agent {
+  const allowed = allowedCidrs.map(([address, bits]) => `${address.toString()}/${bits}`).join(",");
+  const key = `${protocol}${allowPrivateUrls ? " private" : ""} ${keptPerOrigin} ${allowed}`;
   let agent = agents.get(key);
   if (!agent) {
     const options = {
@@ -100,7 +104,7 @@ function agentFor(protocol: string, allowPrivateUrls: boolean, keptPerOrigin: nu
       maxFreeSockets: keptPerOrigin,
       timeout: idleConnectionMs,
       scheduling: "lifo" as const,
-      lookup: allowPrivateUrls ? undefined : guardedLookup(),
+      lookup: allowPrivateUrls ? undefined : guardedLookup(undefined, allowedCidrs),
     };
     agent = protocol === "https:" ? new https.Agent(options) : new http.Agent(options);
     agents.set(key, agent);
@@ -151,7 +155,7 @@ function sendOnce(request: WebhookRequest, options: HttpClientOptions): Promise<
   }
   if (!options.allowPrivateUrls) {
     try {
-      assertPublicLiteral(url.hostname);
+      assertPublicLiteral(url.hostname, options.allowedCidrs);
     } catch (err) {
       return Promise.resolve({ statusCode: 0, durationMs: 0, responseBody: "", ...describeError(err as NodeJS.ErrnoException, timeoutMs) });
     }
@@ -183,7 +187,7 @@ function sendOnce(request: WebhookRequest, options: HttpClientOptions): Promise<
       req = transport.request(url, {
         method: "POST",
         headers: { ...requestHeaders(request, options.now?.() ?? new Date()), [names.contentLength]: String(body.length) },
-        agent: agentFor(url.protocol, options.allowPrivateUrls, options.keptPerOrigin ?? 4),
+        agent: agentFor(url.protocol, options.allowPrivateUrls, options.allowedCidrs ?? [], options.keptPerOrigin ?? 4),
       });
     } catch (err) {
       finish({ statusCode: 0, responseBody: "", ...describeError(err as NodeJS.ErrnoException, timeoutMs) });

@@ -47,6 +47,7 @@ describe("payload", () => {
         hiddenFields: { utm_source: "newsletter" },
         calculatedFields: { score: 7 },
         respondentCountry: "DE",
+        language: "de",
       },
     });
   });
@@ -55,7 +56,7 @@ describe("payload", () => {
     const a = serializePayload(envelopeOf(sampleEvent({ eventId: "evt_1", responseId: "r1" })), testFileLinks);
     assert.equal(a, serializePayload(envelopeOf(sampleEvent({ eventId: "evt_1", responseId: "r1" })), testFileLinks));
     assert.deepEqual(Object.keys(JSON.parse(a)), ["eventId", "eventType", "createdAt", "data"]);
-    assert.deepEqual(Object.keys(JSON.parse(a).data), ["responseId", "formId", "formName", "submittedAt", "fields", "hiddenFields", "calculatedFields", "respondentCountry"]);
+    assert.deepEqual(Object.keys(JSON.parse(a).data), ["responseId", "formId", "formName", "submittedAt", "fields", "hiddenFields", "calculatedFields", "respondentCountry", "language"]);
   });
 
   it("builds each event type's body: partial responses with the page, form events with the form", () => {
@@ -69,7 +70,7 @@ describe("payload", () => {
       eventId: "evt_p",
       eventType: "FORM_RESPONSE_PARTIAL",
       createdAt: "2026-03-01T10:00:00.000Z",
-      data: { responseId: "r1", formId: "form_1", formName: "F", savedAt: "2026-03-01T10:00:00.000Z", page: 2, fields: [], hiddenFields: {}, respondentCountry: null },
+      data: { responseId: "r1", formId: "form_1", formName: "F", savedAt: "2026-03-01T10:00:00.000Z", page: 2, fields: [], hiddenFields: {}, respondentCountry: null, language: null },
     });
     for (const [kind, eventType] of [["formPublished", "FORM_PUBLISHED"], ["formClosed", "FORM_CLOSED"], ["formDeleted", "FORM_DELETED"]] as const) {
       const changed = create(EventSchema, {

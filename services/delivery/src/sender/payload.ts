@@ -16,7 +16,8 @@ export interface PayloadFile {
 
 /**
  * One element of `data.fields`: the spec's four members, then what makes the value usable without
- * another call: `options` for choice questions (Tally's shape), `files` for FILE and SIGNATURE ones.
+ * another call: `options` for choice questions (Tally's shape), `rows` and `columns` for a matrix, `files`
+ * for FILE and SIGNATURE ones.
  */
 export interface PayloadField {
   questionId: string;
@@ -24,6 +25,8 @@ export interface PayloadField {
   label: string;
   value: JsonValue;
   options?: { id: string; text: string }[];
+  rows?: { id: string; text: string }[];
+  columns?: { id: string; text: string }[];
   files?: PayloadFile[];
 }
 
@@ -38,6 +41,8 @@ export interface ResponseData {
   calculatedFields: Record<string, JsonValue>;
   /** ISO 3166-1 alpha-2, or null when unknown. */
   respondentCountry: string | null;
+  /** BCP 47, or null for responses stored before it was recorded. */
+  language: string | null;
 }
 
 /** FORM_RESPONSE_PARTIAL's data: the answers so far (calculated fields come with the completion). */
@@ -51,6 +56,7 @@ export interface PartialResponseData {
   fields: PayloadField[];
   hiddenFields: Record<string, JsonValue>;
   respondentCountry: string | null;
+  language: string | null;
 }
 
 /** FORM_PUBLISHED, FORM_CLOSED and FORM_DELETED's data. */
@@ -83,6 +89,10 @@ function jsonMap(values: Record<string, Value>): Record<string, JsonValue> {
 function payloadField(field: ResponseField, links: FileLinks, signedAtMs: number): PayloadField {
   const out: PayloadField = { questionId: field.questionId, type: field.type, label: field.label, value: jsonOf(field.value) };
   if (takesOptions(field.type)) out.options = field.options.map((o) => ({ id: o.id, text: o.text }));
+  if (field.rows.length > 0) {
+    out.rows = field.rows.map((r) => ({ id: r.id, text: r.text }));
+    out.columns = field.columns.map((c) => ({ id: c.id, text: c.text }));
+  }
   if (takesUploads(field.type)) {
     out.files = field.files.map((f) => ({
       id: f.id,
@@ -138,6 +148,7 @@ function responsePayload(event: ResponseCompleted, links: FileLinks): { createdA
       hiddenFields: jsonMap(event.hiddenFields),
       calculatedFields: jsonMap(event.calculatedFields),
       respondentCountry: event.respondentCountry || null,
+      language: event.respondentLanguage || null,
     },
   };
 }
@@ -156,6 +167,7 @@ function partialPayload(event: ResponsePartial, links: FileLinks): { createdAt: 
       fields: event.fields.map((f) => payloadField(f, links, saved.getTime())),
       hiddenFields: jsonMap(event.hiddenFields),
       respondentCountry: event.respondentCountry || null,
+      language: event.respondentLanguage || null,
     },
   };
 }

@@ -3,7 +3,7 @@
 import { create, fromJson, type JsonObject } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { FormDocument } from "@formsvc/form-document";
-import { isChoiceBlock, isInputBlock } from "@formsvc/form-document/block-types";
+import { fieldTexts, isInputBlock } from "@formsvc/form-document/block-types";
 import { sampleAnswer } from "@formsvc/form-document/sample-answers";
 import { eventCaseOf } from "@formsvc/platform/events.ts";
 import {
@@ -32,7 +32,7 @@ function sampleFields(document: FormDocument): ResponseField[] {
     type: block.type,
     label: block.question,
     value: fromJson(ValueSchema, sampleAnswer(block)),
-    options: isChoiceBlock(block) ? block.options.map((o) => ({ id: o.id ?? "", text: o.text })) : [],
+    ...fieldTexts(block),
   }));
 }
 
@@ -43,7 +43,7 @@ export function sampleEvent(eventType: string, init: { eventId: string; response
   const { eventId, responseId, form } = init;
   const at = timestampFromDate(init.at);
   const hiddenFields = Object.fromEntries((document.hiddenFields ?? []).map((f) => [f.name, fromJson(ValueSchema, "sample")]));
-  const response = { eventId, responseId, formId: form.id, workspaceId: form.workspaceId, formVersion: form.version, formName: form.name, fields: sampleFields(document), hiddenFields, respondentCountry: "GB" };
+  const response = { eventId, responseId, formId: form.id, workspaceId: form.workspaceId, formVersion: form.version, formName: form.name, fields: sampleFields(document), hiddenFields, respondentCountry: "GB", respondentLanguage: "en" };
   const changed = { eventId, formId: form.id, workspaceId: form.workspaceId, formName: form.name, version: form.version, changedAt: at };
   const kind = eventCaseOf(eventType);
   switch (kind) {

@@ -11,6 +11,7 @@ import { fileLinks } from "@formsvc/platform/file-links.ts";
 import { envelopeOf } from "@formsvc/platform/events.ts";
 import { EventSchema, ResponseCompletedSchema, type Event, type ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
 import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import { ListResponseEventsResponseSchema, type SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { createAcceptEvents, type AcceptEventDeps, type AcceptOptions } from "../intake/accept-event.ts";
 import { FakeForms } from "../../../forms/src/testing/fake-forms.ts";
 
@@ -40,6 +41,18 @@ export function fakeForms(owner = "user-ada"): Client<typeof FormsService> {
   const forms = new FakeForms();
   forms.add({ id: sampleForm.id, name: sampleForm.name, versions: [sampleForm.document], members: [owner] });
   return forms.client;
+}
+
+/** Submissions' ListResponseEvents, answering the latest of `events` (newest first) and noting each request. */
+export function fakeSubmissions(events: Event[] = []) {
+  const asked: { formId: string; eventType: string; limit: number }[] = [];
+  const client: Pick<Client<typeof SubmissionsService>, "listResponseEvents"> = {
+    async listResponseEvents(req) {
+      asked.push({ formId: req.formId ?? "", eventType: req.eventType ?? "", limit: req.limit ?? 0 });
+      return create(ListResponseEventsResponseSchema, { events: events.slice(0, req.limit) });
+    },
+  };
+  return { client, events, asked };
 }
 
 /** acceptEvents one event at a time, as most tests hand them over. */
@@ -89,6 +102,7 @@ export function sampleEvent(overrides: { eventId?: string; formId?: string; resp
     hiddenFields: { utm_source: fromJson(ValueSchema, "newsletter") },
     calculatedFields: { score: fromJson(ValueSchema, 7) },
     respondentCountry: "DE",
+    respondentLanguage: "de",
   });
 }
 

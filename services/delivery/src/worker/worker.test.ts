@@ -2,13 +2,14 @@ import assert from "node:assert/strict";
 import { createHmac, randomBytes } from "node:crypto";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
-import { Code } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { EventSchema } from "@formsvc/proto/events/v1/events_pb.js";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { assertMigrationsApplyOnce } from "@formsvc/platform/testing/database.ts";
 import { envelopeOf } from "@formsvc/platform/events.ts";
 import { serializePayload } from "../sender/payload.ts";
 import { openTestDatabase, type DeliveryTestDatabase } from "../testing/database.ts";
+import { discordMessage, slackMessage } from "../testing/chat-shapes.ts";
 import { closedPort, createAcceptEvent, eventually, quietLogger, sampleEvent, startReceiver, type AcceptEvent, type Receiver, testFileLinks } from "../testing/fixtures.ts";
 import { FakeWebhooks } from "../../../webhooks/src/testing/fake-webhooks.ts";
 import { defaultWebhookRetrySchedule } from "@formsvc/platform/config.ts";
@@ -212,6 +213,51 @@ describe("the worker", () => {
     assert.deepEqual(deliveries.map((d) => d.lastError).sort(), ["the receiver answered 410", "webhook disabled"]);
     const hook = webhooks.hooks.get("wh_410")!.webhook;
     assert.deepEqual([hook.enabled, hook.disabledReason], [false, "the receiver answered 410 Gone"]);
+  });
+
+  it("reports a 410 of a subscriber's webhook as gone, and webhooks deletes it", async () => {
+    const r = await receiver(() => ({ status: 410 }));
+    webhooks.add({ id: "wh_410_n8n", url: r.url, subscriber: "n8n" });
+    await acceptEvent(sampleEvent());
+    startWorker();
+    const d = await deliveryOf("wh_410_n8n");
+    assert.deepEqual([d.status, d.lastError], ["failed", "the receiver answered 410"]);
+    await eventually(async () => !webhooks.hooks.has("wh_410_n8n"), 5_000, "the webhook deleted");
+    assert.deepEqual(webhooks.calls.filter((c) => c.method === "webhookGone" || c.method === "disableWebhook").map((c) => c.method), ["webhookGone"]);
+  });
+
+  it("disables a webhook on a 410 when webhooks predates WebhookGone (a rolling upgrade)", async () => {
+    const r = await receiver(() => ({ status: 410 }));
+    webhooks.add({ id: "wh_410_old", url: r.url, subscriber: "n8n" });
+    await acceptEvent(sampleEvent());
+    const older: WorkerOptions["webhooks"] = {
+      getWebhookForDelivery: webhooks.client.getWebhookForDelivery,
+      disableWebhook: webhooks.client.disableWebhook,
+      webhookGone: async () => {
+        throw new ConnectError("webhooks.v1.WebhooksService/WebhookGone is not implemented", Code.Unimplemented);
+      },
+    };
+    startWorker({ webhooks: older });
+    await eventually(async () => webhooks.hooks.get("wh_410_old")?.webhook.enabled === false, 5_000, "the webhook disabled");
+    assert.equal(webhooks.hooks.get("wh_410_old")!.webhook.disabledReason, "the receiver answered 410 Gone");
+  });
+
+  it("sends a slack or discord webhook a chat message its documented shape takes, the same bytes on every attempt", async () => {
+    let calls = 0;
+    const slack = await receiver(() => ({ status: ++calls === 1 ? 500 : 200 }));
+    const discord = await receiver(() => ({ status: 204 }));
+    webhooks.add({ id: "wh_slack", url: slack.url, format: "slack" });
+    webhooks.add({ id: "wh_discord", url: discord.url, format: "discord" });
+    await acceptEvent(sampleEvent());
+    startWorker({ retrySchedule: [0.1], publicUrl: "https://forms.example.com" });
+    assert.equal((await deliveryOf("wh_slack")).status, "succeeded");
+    assert.equal((await deliveryOf("wh_discord")).status, "succeeded");
+    assert.equal(slack.received.length, 2);
+    assert.deepEqual(slack.received[0].raw, slack.received[1].raw, "a retry sends the same bytes");
+    const message = slackMessage.parse(JSON.parse(slack.received[0].raw.toString("utf8")));
+    assert.equal(message.text, 'New response to "Event sign-up"');
+    const embed = discordMessage.parse(JSON.parse(discord.received[0].raw.toString("utf8"))).embeds[0];
+    assert.match(embed.url ?? "", /^https:\/\/forms\.example\.com\/app\/forms\/form_1\/responses\//);
   });
 
   it("retries a 429 no sooner than its Retry-After (capped at the schedule's longest step)", async () => {
@@ -602,6 +648,7 @@ describe("spreading work", () => {
           return webhooks.client.getWebhookForDelivery(req, options);
         },
         disableWebhook: webhooks.client.disableWebhook,
+        webhookGone: webhooks.client.webhookGone,
       };
       startWorker({ webhooks: counting, perOriginConcurrency: 8, timeoutMs: 10_000 });
     }

@@ -29,7 +29,7 @@ import { OriginSlots } from "./origin-slots.ts";
 import { claimDue, deferDelivery, defaultLeaseMs, failWithoutAttempt, releaseLease, type ClaimedDelivery, type SlotReservation } from "./claim.ts";
 
 export interface WorkerOptions extends AttemptSettings {
-  webhooks: Pick<Client<typeof WebhooksService>, "getWebhookForDelivery" | "disableWebhook">;
+  webhooks: Pick<Client<typeof WebhooksService>, "getWebhookForDelivery" | "disableWebhook" | "webhookGone">;
   logger: Logger;
   pollIntervalMs?: number;
   leaseMs?: number;

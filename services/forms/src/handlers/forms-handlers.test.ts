@@ -112,6 +112,8 @@ describe("CreateForm", () => {
     assert.equal(form.responseCount, 0n);
     assert.deepEqual(form.document, { blocks: [] });
     assert.deepEqual(form.settings, {
+      language: "en",
+      languages: [],
       branding: true,
       closedMessage: "This form is closed.",
       redirectUrl: null,

@@ -13,6 +13,8 @@ import {
   listQuestions,
   normalizeDocument,
   resolveSettings,
+  describeMissingTranslations,
+  missingTranslations,
   type FormDocument,
   type FormSettingsPatch,
 } from "@formsvc/form-document";
@@ -452,6 +454,11 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
               : `a ${form.status} form cannot be ${target}; publish it first`,
             Code.FailedPrecondition,
           );
+        }
+        if (target === "published") {
+          // Each language the form offers is whole before respondents see it (settings.languages).
+          const missing = missingTranslations(form.document, resolveSettings(form.settings));
+          if (missing.length > 0) throw new ConnectError(`cannot publish: ${describeMissingTranslations(missing)}`, Code.FailedPrecondition);
         }
         form.status = target;
         return true;

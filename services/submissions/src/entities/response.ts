@@ -21,6 +21,8 @@ export const ResponseEntity = defineEntity({
     hidden: p.json<Record<string, string>>(),
     /** Two-letter code, or null when unknown. */
     country: p.string().nullable(),
+    /** The language the respondent answered in (BCP 47); null for responses stored before it was recorded. */
+    language: p.string().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
     /** When the response was completed. */

@@ -16,7 +16,7 @@ import type { Form } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { runWithRequestId } from "@formsvc/platform/request-context.ts";
 import { uploadRequests } from "@formsvc/platform/upload-stream.ts";
 import { assertMigrationsApplyOnce, createTestDatabase, type TestDatabase } from "@formsvc/platform/testing/database.ts";
-import { decodeEvent } from "@formsvc/platform/events.ts";
+import { decodeEvent, eventFacts } from "@formsvc/platform/events.ts";
 import { EventSchema, type ResponseCompleted } from "@formsvc/proto/events/v1/events_pb.js";
 import {
   SaveResponseRequestSchema,
@@ -204,6 +204,7 @@ describe("migrations", () => {
       "Migration20270101000000_outbox_event_type",
       "Migration20270110000000_response_counts",
       "Migration20261127000100_retention",
+      "Migration20261128000600_response_language",
       "Migration20261128000700_insights",
       "Migration20261128001000_response_links",
     ]);
@@ -434,12 +435,13 @@ describe("SaveResponse: Idempotency-Key", () => {
     const body = { answers: { q_name: "Ada" }, completed: true, idempotencyKey: "key-1" };
     const first = await save(form.id, body);
     const repeats = await Promise.all([save(form.id, body), save(form.id, body), save(form.id, { ...body, country: "DE" })]);
-    for (const repeat of repeats) assert.deepEqual([repeat.responseId, repeat.completed, repeat.idempotencyKeyReused], [first.responseId, true, false]);
+    assert.equal(first.replayed, false);
+    for (const repeat of repeats) assert.deepEqual([repeat.responseId, repeat.completed, repeat.idempotencyKeyReused, repeat.replayed], [first.responseId, true, false, true]);
     assert.equal((await responseRows(form.id)).length, 1);
     assert.equal((await outboxRows(form.id)).length, 1, "one event");
     assert.equal(await countOf(form), 1);
     const other = await save(form.id, { ...body, answers: { q_name: "Bob" } });
-    assert.equal(other.idempotencyKeyReused, true);
+    assert.deepEqual([other.idempotencyKeyReused, other.replayed], [true, false]);
     assert.equal((await responseRows(form.id)).length, 1);
     assert.notEqual((await save(addForm().id, body)).responseId, first.responseId, "keys are scoped to their form");
   });
@@ -500,6 +502,20 @@ describe("SaveResponse: hidden fields and country", () => {
     const partial = await save(form.id, { answers: { q_name: "C" }, country: "DE" });
     await save(form.id, { responseId: partial.responseId, completed: true });
     assert.equal(valueOf(await submission(form.id, partial.responseId), "meta:country"), "DE");
+  });
+
+  it("records the language the respondent answers in when the form offers it, else the form's own", async () => {
+    const form = addForm({ settings: { language: "en", languages: [{ language: "pt-BR", texts: {} }] } });
+    const language = async (init: SaveInit) => (await submission(form.id, (await save(form.id, { answers: { q_name: "A" }, completed: true, ...init })).responseId)).language;
+    assert.equal(await language({ language: "pt-br" }), "pt-BR", "as the form spells it");
+    assert.equal(await language({ language: "fr" }), "en", "one it does not offer is its own");
+    assert.equal(await language({}), "en");
+    // A partial save's language stays when a later save names none, and follows a switch.
+    const partial = await save(form.id, { answers: { q_name: "C" }, language: "pt-BR" });
+    await save(form.id, { responseId: partial.responseId, answers: { q_name: "C" } });
+    assert.equal((await submission(form.id, partial.responseId)).language, "pt-BR");
+    await save(form.id, { responseId: partial.responseId, language: "en", completed: true });
+    assert.equal((await submission(form.id, partial.responseId)).language, "en");
   });
 });
 
@@ -1428,5 +1444,31 @@ describe("storage quotas, sweeping abandoned uploads, download links", () => {
     assert.equal(read.content.length, 0);
     assert.equal(read.file?.name, "cv.pdf");
     assert.deepEqual(asked, [{ key: cv.uploadId, name: "cv.pdf", contentType: "application/pdf", seconds: 300 }]);
+  });
+});
+
+describe("ListResponseEvents", () => {
+  it("answers the latest responses' events newest first, as a webhook is sent them; partial ones as FORM_RESPONSE_PARTIAL", async () => {
+    const form = addForm();
+    const first = await save(form.id, { answers: { q_name: "Ada", plan: "pro" }, completed: true });
+    const second = await save(form.id, { answers: { q_name: "Bob" }, completed: true });
+    const partial = await save(form.id, { answers: { q_name: "Cy" }, completed: false });
+    const { events } = await client.listResponseEvents({ formId: form.id, eventType: "FORM_RESPONSE", limit: 10 }, ada);
+    assert.deepEqual(events.map((e) => e.event.case), ["formResponse", "formResponse"]);
+    const [latest, earlier] = events.map((e) => e.event.value as ResponseCompleted);
+    assert.deepEqual([latest.responseId, earlier.responseId], [second.responseId, first.responseId]);
+    assert.equal(earlier.eventId, `sample_${first.responseId}`);
+    const plan = earlier.fields.find((f) => f.label === "Plan");
+    assert.deepEqual([plan?.options.map((o) => o.text), plan?.value && toJson(ValueSchema, plan.value)], [["Free", "Pro"], "pro"]);
+    const partials = await client.listResponseEvents({ formId: form.id, eventType: "FORM_RESPONSE_PARTIAL", limit: 1 }, ada);
+    assert.deepEqual(partials.events.map((e) => [e.event.case, eventFacts(e).responseId]), [["formResponsePartial", partial.responseId]]);
+    assert.deepEqual((await client.listResponseEvents({ formId: addForm().id, eventType: "FORM_RESPONSE", limit: 3 }, ada)).events, []);
+  });
+
+  it("refuses other event types, limits out of 1 to 10, and a form the caller cannot see", async () => {
+    const form = addForm();
+    await rejectsWith(client.listResponseEvents({ formId: form.id, eventType: "FORM_PUBLISHED", limit: 3 }, ada), Code.InvalidArgument, /^eventType: /);
+    await rejectsWith(client.listResponseEvents({ formId: form.id, eventType: "FORM_RESPONSE", limit: 11 }, ada), Code.InvalidArgument, "limit: 1 to 10");
+    await rejectsWith(client.listResponseEvents({ formId: form.id, eventType: "FORM_RESPONSE", limit: 3 }, bob), Code.NotFound);
   });
 });

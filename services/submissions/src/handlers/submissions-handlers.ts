@@ -4,9 +4,9 @@ import { Code, ConnectError, type Client, type ConnectRouter, type ServiceImpl }
 import { LockMode, type EntityManager, type FilterQuery } from "@mikro-orm/core";
 // The form document's rules by module, not its index: the index brings the document schemas and the CEL parser
 // with them, which a submission never needs (calculated fields are evaluated in workers).
-import type { FormDocument, InputBlock } from "@formsvc/form-document";
+import { formLanguages, type FormDocument, type InputBlock } from "@formsvc/form-document";
 import { answerPath, answerProblem, describeProblems, validateAnswers, validateHidden, type AnswerProblem } from "@formsvc/form-document/answers";
-import { isChoiceBlock, isInputBlock, maxUploadBytes, takesUploads } from "@formsvc/form-document/block-types";
+import { fieldTexts, isInputBlock, maxUploadBytes, takesUploads } from "@formsvc/form-document/block-types";
 import { respondentCountryQuestion } from "@formsvc/form-document/questions";
 import { isPastClosingDate, resolveSettings } from "@formsvc/form-document/settings";
 import { GroupCommit } from "@formsvc/platform/group-commit.ts";
@@ -21,7 +21,7 @@ import type { NoticeKeptCache } from "@formsvc/platform/notice-kept-cache.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { keysetAfter, pageOf, pageRequest } from "@formsvc/platform/paging.ts";
 import { upstreamFailure } from "@formsvc/platform/upstream-failure.ts";
-import { envelopeOf, eventFacts } from "@formsvc/platform/events.ts";
+import { envelopeOf, eventFacts, eventTypeNames, maxSampleEvents } from "@formsvc/platform/events.ts";
 import { BadRequestSchema } from "@formsvc/proto/google/rpc/error_details_pb.js";
 import { EventSchema, ResponseCompletedSchema, ResponsePartialSchema, type Event, type ResponseFieldSchema } from "@formsvc/proto/events/v1/events_pb.js";
 import { FormStatus, type Form, type FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
@@ -115,6 +115,7 @@ function submissionMessage(response: Response): MessageInitShape<typeof Submissi
     createdAt: timestampFromDate(response.createdAt),
     updatedAt: timestampFromDate(response.updatedAt),
     submittedAt: response.submittedAt ? timestampFromDate(response.submittedAt) : undefined,
+    language: response.language ?? "",
     answers: Object.fromEntries(
       Object.entries(response.answers).map(([key, answer]) => [
         key,
@@ -139,7 +140,7 @@ function responseFields(response: Response, document: FormDocument): MessageInit
       type: block.type,
       label: block.question,
       value: fromJson(ValueSchema, answer?.value ?? null),
-      options: isChoiceBlock(block) ? block.options.map((o) => ({ id: o.id ?? "", text: o.text })) : [],
+      ...fieldTexts(block),
       files: (answer?.files ?? []).map((f) => ({ id: f.id, name: f.name, contentType: f.contentType, size: BigInt(f.size) })),
     };
   });
@@ -162,6 +163,7 @@ function completionEvent(response: Response, formName: string, document: FormDoc
     hiddenFields: valuesByLabel(response.answers, "HIDDEN_FIELDS"),
     calculatedFields: valuesByLabel(response.answers, "CALCULATED_FIELD"),
     respondentCountry: respondentCountryOf(response.answers),
+    respondentLanguage: response.language ?? "",
   });
   return envelopeOf(completed);
 }
@@ -193,6 +195,7 @@ function partialEvent(response: Response, formName: string, document: FormDocume
     fields: responseFields(response, document),
     hiddenFields: valuesByLabel(response.answers, "HIDDEN_FIELDS"),
     respondentCountry: respondentCountryOf(response.answers),
+    respondentLanguage: response.language ?? "",
     page,
   });
   return create(EventSchema, { event: { case: "formResponsePartial", value: partial } });
@@ -252,7 +255,7 @@ function invalidAnswers(problems: AnswerProblem[]): ConnectError {
 }
 
 /** The columns of a new response's insert (the recordset of `savedResponses` names them alike). */
-const responseColumns = `"id", "form_id", "workspace_id", "version", "completed", "answers", "hidden", "country", "created_at", "updated_at", "submitted_at"`;
+const responseColumns = `"id", "form_id", "workspace_id", "version", "completed", "answers", "hidden", "country", "language", "created_at", "updated_at", "submitted_at"`;
 
 /** A new response, with the outbox row of its event if it has one. */
 interface NewResponse {
@@ -410,6 +413,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
         answers: r.answers,
         hidden: r.hidden,
         country: r.country,
+        language: r.language,
         created_at: r.createdAt,
         updated_at: r.updatedAt,
         submitted_at: r.submittedAt,
@@ -432,7 +436,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
   function savedResponses(guard = "true"): string {
     return `"v" as (
          select * from jsonb_to_recordset(?::jsonb) as v("id" text, "form_id" text, "workspace_id" text, "version" int, "completed" boolean,
-           "answers" jsonb, "hidden" jsonb, "country" text, "created_at" timestamptz, "updated_at" timestamptz, "submitted_at" timestamptz,
+           "answers" jsonb, "hidden" jsonb, "country" text, "language" text, "created_at" timestamptz, "updated_at" timestamptz, "submitted_at" timestamptz,
            "event_id" text, "event_type" text, "payload" text, "request_id" text, "trace_parent" text, "event_created_at" timestamptz)
          where ${guard}),
        "response" as (insert into ${responsesTable} (${responseColumns}) select ${responseColumns} from "v"),
@@ -539,8 +543,13 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       }
       const { document, workspaceId } = await versionOf(form, version);
       const country = normalizeCountry(req.country);
+      // The language the respondent answers in, when the form offers it; else the form's own for a new
+      // response, and for a continued one the language it has.
+      const formSettings = resolveSettings(form.settings);
+      const offered = formLanguages(formSettings).find((l) => l.toLowerCase() === req.language.toLowerCase());
+      const language = offered ?? (req.responseId ? null : formSettings.language);
       // A completion of a form with a response limit is counted against it in the transaction below.
-      const responseLimit = req.completed ? resolveSettings(form.settings).responseLimit : null;
+      const responseLimit = req.completed ? formSettings.responseLimit : null;
       const blobsToRemove: string[] = [];
 
       // A new response's answers are checked once, here; a continued one's in the transaction, against
@@ -574,6 +583,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
           answers: checkedNew.answers,
           hidden: checkedNew.hidden,
           country: checkedNew.country,
+          language,
           createdAt: at,
           updatedAt: at,
           submittedAt: req.completed ? at : null,
@@ -644,6 +654,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
           response.answers = answers;
           response.hidden = hidden;
           response.country = keptCountry;
+          response.language = language ?? response.language;
           response.updatedAt = at;
         } else {
           response = em.create(ResponseEntity, {
@@ -655,6 +666,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
             answers,
             hidden,
             country: keptCountry,
+            language,
             createdAt: at,
             updatedAt: at,
             submittedAt: null,
@@ -790,6 +802,27 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
         [req.formId],
       )) as { files: string; bytes: string }[];
       return { files: BigInt(row.files), bytes: BigInt(row.bytes), quotaBytes: BigInt(quotas.formQuotaBytes) };
+    },
+
+    async listResponseEvents(req, ctx) {
+      const caller = requireCaller(ctx);
+      const completed = req.eventType === eventTypeNames.formResponse ? true : req.eventType === eventTypeNames.formResponsePartial ? false : undefined;
+      if (completed === undefined) throw new ConnectError(`eventType: one of ${eventTypeNames.formResponse}, ${eventTypeNames.formResponsePartial}`, Code.InvalidArgument);
+      if (!Number.isInteger(req.limit) || req.limit < 1 || req.limit > maxSampleEvents) {
+        throw new ConnectError(`limit: 1 to ${maxSampleEvents}`, Code.InvalidArgument);
+      }
+      if (!req.formId) throw formNotFound();
+      const { form } = await forms.getForm({ id: req.formId }, asCaller(caller)).catch((err: unknown) => upstreamFailure("forms", err, { logger }));
+      const rows = await orm.em.fork().find(ResponseEntity, { formId: req.formId, completed }, { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit: req.limit });
+      const events: Event[] = [];
+      for (const response of rows) {
+        const { document } = await versionOf(form!, response.version);
+        const event = completed ? completionEvent(response, form!.name, document) : partialEvent(response, form!.name, document, pageReached(document, response.answers));
+        // A sample is no event that happened: its id says so, and stays the same from call to call.
+        event.event.value!.eventId = `sample_${response.id}`;
+        events.push(event);
+      }
+      return { events };
     },
 
     async summarizeResponses(req, ctx) {

@@ -11,6 +11,7 @@ import { Migration20261231000000_notifications } from "./Migration20261231000000
 import { Migration20270101000000_outbox_event_type } from "./Migration20270101000000_outbox_event_type.ts";
 import { Migration20270110000000_response_counts } from "./Migration20270110000000_response_counts.ts";
 import { Migration20261127000100_retention } from "./Migration20261127000100_retention.ts";
+import { Migration20261128000600_response_language } from "./Migration20261128000600_response_language.ts";
 import { Migration20261128000700_insights } from "./Migration20261128000700_insights.ts";
 import { Migration20261128001000_response_links } from "./Migration20261128001000_response_links.ts";
 
@@ -29,6 +30,7 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20270110000000_response_counts", class: Migration20270110000000_response_counts },
   // Written on 2026-11-27, after the ones above (whose names carry dates ahead of their writing): the order is this list's.
   { name: "Migration20261127000100_retention", class: Migration20261127000100_retention },
+  { name: "Migration20261128000600_response_language", class: Migration20261128000600_response_language },
   { name: "Migration20261128000700_insights", class: Migration20261128000700_insights },
   { name: "Migration20261128001000_response_links", class: Migration20261128001000_response_links },
 ];

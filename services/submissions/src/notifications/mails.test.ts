@@ -41,6 +41,23 @@ describe("response mails", () => {
     );
   });
 
+  it("show a matrix row by row with its rows' and columns' texts, and a consent as true", () => {
+    const grid = create(ResponseCompletedSchema, {
+      fields: [
+        {
+          questionId: "b_grid",
+          type: "MATRIX",
+          label: "How was it?",
+          value: fromJson(ValueSchema, { food: "good", music: ["ok", "bad"] }),
+          rows: [{ id: "food", text: "Food" }, { id: "music", text: "Music" }],
+          columns: [{ id: "bad", text: "Bad" }, { id: "ok", text: "OK" }, { id: "good", text: "Good" }],
+        },
+        { questionId: "b_terms", type: "CONSENT", label: "Terms", value: fromJson(ValueSchema, true) },
+      ],
+    });
+    assert.deepEqual(grid.fields.map(answerText), ["Food: Good; Music: OK, Bad", "true"]);
+  });
+
   it("notify with every question and answer and a link to the response; the HTML escapes them", () => {
     const mail = notificationMail("owner@example.com", event, "https://forms.example.com");
     assert.equal(mail.subject, "New response: Sign-up <2026>");

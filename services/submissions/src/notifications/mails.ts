@@ -5,6 +5,7 @@
 import { toJson } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { answerText as answerTextOf, questionTypes } from "@formsvc/form-document/block-types";
+import { responseUrl } from "@formsvc/platform/app-links.ts";
 import { escapeHtml, type Mail } from "@formsvc/platform/mail.ts";
 import type { ResponseCompleted, ResponseField } from "@formsvc/proto/events/v1/events_pb.js";
 
@@ -13,7 +14,8 @@ const noAnswer = "(no answer)";
 /** One field's answer as text. */
 export function answerText(field: ResponseField): string {
   const value = field.value ? toJson(ValueSchema, field.value) : null;
-  const texts = new Map(field.options.map((o) => [o.id, o.text]));
+  // A matrix's rows and columns read as their texts, as options do.
+  const texts = new Map([...field.options, ...field.rows, ...field.columns].map((o) => [o.id, o.text]));
   const text = answerTextOf(field.type, value, { optionText: (id) => texts.get(id), fileNames: field.files.map((f) => f.name) });
   return text === "" ? noAnswer : text;
 }
@@ -36,11 +38,6 @@ function answersBlock(event: ResponseCompleted): { text: string; html: string } 
 }
 
 const page = (body: string) => `<!doctype html><html><body style="font-family: sans-serif; line-height: 1.5">${body}</body></html>`;
-
-/** The app's page of one response. */
-export function responseUrl(publicUrl: string, formId: string, responseId: string): string {
-  return `${publicUrl}/app/forms/${encodeURIComponent(formId)}/responses/${encodeURIComponent(responseId)}`;
-}
 
 /** The mail telling a form's owner or member of a completed response. */
 export function notificationMail(to: string, event: ResponseCompleted, publicUrl: string): Mail {

@@ -4,12 +4,14 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { EntityManager } from "@mikro-orm/core";
 import type { FormDocument, InputBlock } from "@formsvc/form-document";
-import { defaultRatingMax, isInputBlock, questionTypes } from "@formsvc/form-document/block-types";
-import type { QuestionSummarySchema, SummarizeResponsesResponseSchema, ValueCountSchema } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import { isInputBlock, questionTypeOf, questionTypes, scaleOf } from "@formsvc/form-document/block-types";
+import type { OptionRankSchema, QuestionSummarySchema, RowCountsSchema, SummarizeResponsesResponseSchema, ValueCountSchema } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 
 type Summary = MessageInitShape<typeof SummarizeResponsesResponseSchema>;
 type QuestionSummary = MessageInitShape<typeof QuestionSummarySchema>;
 type ValueCount = MessageInitShape<typeof ValueCountSchema>;
+type OptionRank = MessageInitShape<typeof OptionRankSchema>;
+type RowCounts = MessageInitShape<typeof RowCountsSchema>;
 
 export interface SummaryFilter {
   formId: string;
@@ -27,7 +29,7 @@ export const latestTextCount = 10;
 const latestTextChars = 500;
 
 /** How a question is summed up, by its answer shape. */
-type Tally = "counts" | "numbers" | "latest" | "files";
+type Tally = "counts" | "ranks" | "cells" | "numbers" | "latest" | "files";
 
 function tallyOf(block: InputBlock): Tally {
   const type = questionTypes[block.type];
@@ -35,7 +37,12 @@ function tallyOf(block: InputBlock): Tally {
     case "option":
     case "options":
     case "steps":
+    case "consent":
       return "counts";
+    case "ranking":
+      return "ranks";
+    case "grid":
+      return "cells";
     case "number":
       return "numbers";
     case "uploads":
@@ -51,7 +58,7 @@ function containing(text: string): string {
 }
 
 interface Row {
-  kind: "responses" | "day" | "answered" | "count" | "numbers" | "latest";
+  kind: "responses" | "day" | "answered" | "count" | "rank" | "cell" | "numbers" | "latest";
   key: string | null;
   value: string | null;
   n: string;
@@ -103,6 +110,18 @@ export async function summarizeResponses(em: EntityManager, responsesTable: stri
       where g."key" in (select jsonb_array_elements_text(?::jsonb))
       group by g."key", v.value #>> '{}'
      union all
+     select 'rank', g."key", v.value #>> '{}', count(*)::text, null, null, null, avg(v.place)::float8
+       from "given" g, jsonb_array_elements(g."value") with ordinality v(value, place)
+      where g."key" in (select jsonb_array_elements_text(?::jsonb)) and jsonb_typeof(g."value") = 'array'
+      group by g."key", v.value #>> '{}'
+     union all
+     -- A matrix's cells: the value is [row id, column id] as JSON.
+     select 'cell', g."key", jsonb_build_array(r.key, v.value #>> '{}')::text, count(*)::text, null, null, null, null
+       from "given" g, jsonb_each(case jsonb_typeof(g."value") when 'object' then g."value" else '{}'::jsonb end) r,
+            jsonb_array_elements(case jsonb_typeof(r.value) when 'array' then r.value else jsonb_build_array(r.value) end) v
+      where g."key" in (select jsonb_array_elements_text(?::jsonb))
+      group by g."key", r.key, v.value #>> '{}'
+     union all
      select 'numbers', "key", null, count(*)::text, min(("value" #>> '{}')::float8), percentile_cont(0.5) within group (order by ("value" #>> '{}')::float8),
             -- The mean over numeric: avg(float8) also sums the squares, which overflow at answers of 1e155 and
             -- up (two answers of 1e200 and -1e200 made the summary fail for good).
@@ -124,6 +143,8 @@ export async function summarizeResponses(em: EntityManager, responsesTable: stri
       idPatterns,
       JSON.stringify(blocks.map((b) => b.key)),
       keysOf("counts"),
+      keysOf("ranks"),
+      keysOf("cells"),
       keysOf("numbers"),
       keysOf("latest"),
     ],
@@ -145,6 +166,8 @@ export async function summarizeResponses(em: EntityManager, responsesTable: stri
       answered: count(answered),
     };
     if (tally === "counts") summary.counts = countsOf(block, byKind("count", key));
+    const promoters = questionTypeOf(block.type)?.promoterScore;
+    if (promoters && count(answered) > 0n) summary.score = promoterScoreOf(summary.counts ?? [], promoters);
     if (tally === "numbers") {
       const numbers = byKind("numbers", key)[0];
       if (numbers) Object.assign(summary, { min: numbers.min!, median: numbers.median!, max: numbers.max!, mean: numbers.mean! });
@@ -154,6 +177,8 @@ export async function summarizeResponses(em: EntityManager, responsesTable: stri
         .sort((a, b) => Number(a.n) - Number(b.n))
         .map((r) => r.value ?? "");
     }
+    if (tally === "ranks") summary.ranks = ranksOf(block, byKind("rank", key));
+    if (tally === "cells") summary.rows = rowCountsOf(block, byKind("cell", key));
     if (tally === "files") summary.files = BigInt(answered?.value ?? 0);
     return summary;
   });
@@ -165,9 +190,42 @@ export async function summarizeResponses(em: EntityManager, responsesTable: stri
 }
 
 /**
- * The counts of a choice, rating or date question: every option of the current version (in its order,
- * zero when nobody chose it) then any other id answered; every step of a scale; the days answered, oldest first.
+ * The counts of a choice, scale, consent or date question: every option of the current version (in its
+ * order, zero when nobody chose it) then any other id answered; every step of a scale; the days answered,
+ * oldest first; `true` for consents.
  */
+/** A matrix's rows of the current version, in order, each with the count of every column (zero when nobody chose it). */
+function rowCountsOf(block: InputBlock, rows: Row[]): RowCounts[] {
+  if (block.type !== "MATRIX") return [];
+  const cell = (row: unknown, column: unknown) => JSON.stringify([row, column]);
+  const counted = new Map(rows.map((r) => [cell(...(JSON.parse(r.value ?? "[]") as [string, string])), BigInt(r.n)]));
+  return block.rows.map((row) => ({
+    value: row.id ?? "",
+    label: row.text,
+    counts: block.columns.map((column) => ({ value: column.id ?? "", label: column.text, count: counted.get(cell(row.id, column.id)) ?? 0n })),
+  }));
+}
+
+/** A ranking's options by their mean place (1: first), best first; options nobody ranked last, without a mean. */
+function ranksOf(block: InputBlock, rows: Row[]): OptionRank[] {
+  const means = new Map(rows.map((r) => [r.value ?? "", r.mean]));
+  const ranks: OptionRank[] = ("options" in block ? block.options : []).filter((o) => o.id).map((o) => ({ value: o.id!, label: o.text, meanRank: means.get(o.id!) ?? undefined }));
+  return ranks.sort((a, b) => (a.meanRank ?? Infinity) - (b.meanRank ?? Infinity));
+}
+
+function promoterScoreOf(counts: ValueCount[], { promotersFrom, detractorsTo }: { promotersFrom: number; detractorsTo: number }): number {
+  let all = 0n;
+  let promoters = 0n;
+  let detractors = 0n;
+  for (const { value, count = 0n } of counts) {
+    const step = Number(value);
+    all += BigInt(count);
+    if (step >= promotersFrom) promoters += BigInt(count);
+    if (step <= detractorsTo) detractors += BigInt(count);
+  }
+  return all === 0n ? 0 : (Number(promoters - detractors) * 100) / Number(all);
+}
+
 function countsOf(block: InputBlock, rows: Row[]): ValueCount[] {
   const counted = new Map(rows.map((r) => [r.value ?? "", BigInt(r.n)]));
   const take = (value: string, label: string): ValueCount => {
@@ -178,8 +236,8 @@ function countsOf(block: InputBlock, rows: Row[]): ValueCount[] {
   const listed: ValueCount[] = [];
   if ("options" in block) for (const option of block.options) if (option.id) listed.push(take(option.id, option.text));
   if (questionTypes[block.type].answer === "steps") {
-    const steps = ("max" in block && block.max) || defaultRatingMax;
-    for (let step = 1; step <= steps; step++) listed.push(take(String(step), String(step)));
+    const { min, max } = scaleOf(block);
+    for (let step = min; step <= max; step++) listed.push(take(String(step), String(step)));
   }
   const rest = [...counted.keys()].sort((a, b) => a.localeCompare(b, "en", { numeric: true })).map((value) => take(value, ""));
   return [...listed, ...rest];

@@ -22,6 +22,13 @@ export const WebhookEntity = defineEntity({
     /** The secret the last rotation replaced; deliveries are signed with both until it expires. */
     previousSecret: p.string().nullable(),
     previousSecretExpiresAt: p.datetime().nullable(),
+    /** standard, slack or discord (packages/platform/src/webhook-headers.ts). */
+    format: p.string(),
+    /** The automation tool that subscribed it (n8n, zapier, ...); null for one made by hand. */
+    subscriber: p.string().nullable(),
+    /** The API key and its person that subscribed it: it goes when that key does (key-subscriptions.ts). */
+    subscribedByKey: p.string().nullable(),
+    subscribedByUser: p.string().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

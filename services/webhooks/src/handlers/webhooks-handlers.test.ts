@@ -103,6 +103,8 @@ describe("migrations", () => {
       "Migration20261215000000_disabled_and_rotation",
       "Migration20261215000100_event_types",
       "Migration20270120000000_webhook_change_notices",
+      "Migration20261128000900_subscribers",
+      "Migration20261128000901_formats",
     ]);
   });
 

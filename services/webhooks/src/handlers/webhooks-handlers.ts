@@ -3,6 +3,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
 import { LockMode } from "@mikro-orm/core";
 import { upstreamFailure } from "@formsvc/platform/upstream-failure.ts";
+import type { AllowedRanges } from "@formsvc/platform/blocked-addresses.ts";
 import { defaultWebhookSecretOverlapSeconds } from "@formsvc/platform/config.ts";
 import { formResponseEventType } from "@formsvc/platform/events.ts";
 import { asCaller, requireCaller } from "@formsvc/platform/caller.ts";
@@ -19,8 +20,10 @@ import {
   maskSecret,
   maxWebhooksPerForm,
   parseEventTypes,
+  parseFormat,
   parseHeaders,
   parseSecret,
+  parseSubscriber,
   parseWebhookUrl,
 } from "../webhook-rules.ts";
 
@@ -36,6 +39,8 @@ export interface WebhooksHandlersDeps {
    * localhost). Off by default.
    */
   allowPrivateUrls?: boolean;
+  /** WEBHOOK_ALLOWED_CIDRS: non-public ranges whose literal addresses are accepted all the same. */
+  allowedCidrs?: AllowedRanges;
   /** WEBHOOK_SECRET_OVERLAP_SECONDS in ms: how long a rotated-out secret keeps signing beside the new one; 24 h. */
   secretOverlapMs?: number;
   now?: () => Date;
@@ -56,11 +61,15 @@ interface WebhookRow {
   secret: string | null;
   headers: Record<string, string> | string;
   event_types: string[] | string;
+  format: string;
   enabled: boolean;
   disabled_reason: string | null;
   disabled_at: Date | string | null;
   previous_secret: string | null;
   previous_secret_expires_at: Date | string | null;
+  subscriber: string | null;
+  subscribed_by_key: string | null;
+  subscribed_by_user: string | null;
   created_at: Date | string;
   updated_at: Date | string;
 }
@@ -75,11 +84,15 @@ function webhookFromRow(row: WebhookRow): Webhook {
     secret: row.secret,
     headers: typeof row.headers === "string" ? JSON.parse(row.headers) : row.headers,
     eventTypes: typeof row.event_types === "string" ? JSON.parse(row.event_types) : row.event_types,
+    format: row.format,
     enabled: row.enabled,
     disabledReason: row.disabled_reason,
     disabledAt: dateOrNull(row.disabled_at),
     previousSecret: row.previous_secret,
     previousSecretExpiresAt: dateOrNull(row.previous_secret_expires_at),
+    subscriber: row.subscriber,
+    subscribedByKey: row.subscribed_by_key,
+    subscribedByUser: row.subscribed_by_user,
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
   } as Webhook;
@@ -99,6 +112,8 @@ function webhookMessage(hook: Webhook, secret: "masked" | "shown" | "delivery" =
     secret: secret === "masked" ? maskSecret(hook.secret) : (hook.secret ?? ""),
     headers: { ...hook.headers },
     eventTypes: [...hook.eventTypes],
+    subscriber: hook.subscriber ?? "",
+    format: hook.format,
     enabled: hook.enabled,
     disabledReason: hook.disabledReason ?? "",
     disabledAt: hook.disabledAt ? timestampFromDate(hook.disabledAt) : undefined,
@@ -119,6 +134,24 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
   const allowPrivate = deps.allowPrivateUrls ?? false;
   const now = deps.now ?? (() => new Date());
   const webhooksTable = qualifiedTable(orm, WebhookEntity);
+
+  /**
+   * Disables the webhook for delivery's `reason`, in one statement, so a webhook disabled meanwhile (by its
+   * owner or another replica) keeps the first reason. NOT_FOUND once deleted.
+   */
+  async function disable(id: string, reason: string): Promise<Webhook> {
+    if (!id) throw webhookNotFound();
+    const connection = orm.em.getConnection();
+    const [disabled] = await connection.execute<WebhookRow[]>(
+      `update ${webhooksTable} set "enabled" = false, "disabled_reason" = ?, "disabled_at" = ?, "updated_at" = ?
+       where "id" = ? and "enabled" returning *`,
+      [reason || "disabled by delivery", now(), now(), id],
+      "all",
+    );
+    const [row] = disabled ? [disabled] : await connection.execute<WebhookRow[]>(`select * from ${webhooksTable} where "id" = ?`, [id], "all");
+    if (!row) throw webhookNotFound();
+    return webhookFromRow(row);
+  }
 
   /**
    * Checks with forms, as the caller, that the form is theirs. Its NOT_FOUND becomes ours with
@@ -149,38 +182,53 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
     async createWebhook(req, ctx) {
       const caller = requireCaller(ctx);
       if (!req.formId) throw formIdRequired();
-      const url = parseWebhookUrl(req.url, allowPrivate);
+      const url = parseWebhookUrl(req.url, allowPrivate, deps.allowedCidrs);
       const secret = parseSecret(req.secret) ?? generateSecret();
       const headers = parseHeaders(req.headers);
       const eventTypes = parseEventTypes(req.eventTypes, "create");
+      const subscriber = parseSubscriber(req.subscriber);
+      const format = parseFormat(req.format);
       await requireForm(req.formId, caller, "form not found");
 
-      const hook = await orm.em.fork().transactional(async (em) => {
-        // One creation at a time per form, so concurrent ones cannot pass the limit together.
+      const { hook, existing } = await orm.em.fork().transactional(async (em) => {
+        // One creation at a time per form, so concurrent ones cannot pass the limit together, nor one
+        // subscriber's repeated subscriptions make two webhooks.
         await em.execute("select pg_advisory_xact_lock(hashtext(?))", [`formsvc:webhooks:form:${req.formId}`]);
+        if (subscriber) {
+          const found = await em.findOne(WebhookEntity, { formId: req.formId, url, subscriber }, { orderBy: { createdAt: "asc" } });
+          if (found) return { hook: found, existing: true };
+        }
         const count = await em.count(WebhookEntity, { formId: req.formId });
         if (count >= maxWebhooksPerForm) {
           throw new ConnectError(`a form can have at most ${maxWebhooksPerForm} webhooks`, Code.FailedPrecondition);
         }
         const at = now();
         const enabled = req.enabled ?? true;
-        return em.create(WebhookEntity, {
+        // Only a subscriber's webhook goes with the key that made it; one made by hand is its person's.
+        const byKey = subscriber && req.apiKeyId ? req.apiKeyId : null;
+        const hook = em.create(WebhookEntity, {
           id: newId(),
           formId: req.formId,
           url,
           secret,
           headers,
           eventTypes,
+          format,
           enabled,
           disabledReason: enabled ? null : disabledByOwner,
           disabledAt: enabled ? null : at,
           previousSecret: null,
           previousSecretExpiresAt: null,
+          subscriber,
+          subscribedByKey: byKey,
+          subscribedByUser: byKey ? caller : null,
           createdAt: at,
           updatedAt: at,
         });
+        return { hook, existing: false };
       });
-      return { webhook: webhookMessage(hook, "shown") };
+      // An existing webhook's secret was shown at its creation only; rotate it to see a new one whole.
+      return { webhook: webhookMessage(hook, existing ? "masked" : "shown"), existing };
     },
 
     async listWebhooks(req, ctx) {
@@ -204,10 +252,11 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
 
     async updateWebhook(req, ctx) {
       const caller = requireCaller(ctx);
-      const url = req.url === undefined ? undefined : parseWebhookUrl(req.url, allowPrivate);
+      const url = req.url === undefined ? undefined : parseWebhookUrl(req.url, allowPrivate, deps.allowedCidrs);
       const secret = req.secret === undefined ? undefined : parseSecret(req.secret);
       const headers = req.headers === undefined ? undefined : parseHeaders(req.headers.values);
       const eventTypes = req.eventTypes === undefined ? undefined : parseEventTypes(req.eventTypes.values, "update");
+      const format = req.format === undefined ? undefined : parseFormat(req.format);
       await callerWebhook(req.id, caller);
 
       const hook = await orm.em.fork().transactional(async (em) => {
@@ -231,6 +280,10 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
         }
         if (eventTypes !== undefined && eventTypes.join() !== hook.eventTypes.join()) {
           hook.eventTypes = eventTypes;
+          changed = true;
+        }
+        if (format !== undefined && format !== hook.format) {
+          hook.format = format;
           changed = true;
         }
         const at = now();
@@ -305,19 +358,19 @@ export function createWebhooksHandlers(deps: WebhooksHandlersDeps): ServiceImpl<
     },
 
     async disableWebhook(req) {
-      // Internal (delivery): one statement, so a webhook disabled meanwhile (by its owner or another
-      // replica) keeps the first reason.
+      return { webhook: webhookMessage(await disable(req.id, req.reason)) };
+    },
+
+    async webhookGone(req) {
+      // Internal (delivery): a tool's subscription that its receiver calls gone is over (the tool deleted
+      // its workflow without unsubscribing); a webhook made by hand is only disabled, for its owner to see.
       if (!req.id) throw webhookNotFound();
-      const connection = orm.em.getConnection();
-      const [disabled] = await connection.execute<WebhookRow[]>(
-        `update ${webhooksTable} set "enabled" = false, "disabled_reason" = ?, "disabled_at" = ?, "updated_at" = ?
-         where "id" = ? and "enabled" returning *`,
-        [req.reason || "disabled by delivery", now(), now(), req.id],
-        "all",
-      );
-      const [row] = disabled ? [disabled] : await connection.execute<WebhookRow[]>(`select * from ${webhooksTable} where "id" = ?`, [req.id], "all");
-      if (!row) throw webhookNotFound();
-      return { webhook: webhookMessage(webhookFromRow(row)) };
+      const gone = await orm.em
+        .getConnection()
+        .execute<{ form_id: string }[]>(`delete from ${webhooksTable} where "id" = ? and "subscriber" is not null returning "form_id"`, [req.id], "all");
+      if (gone.length > 0) return { deleted: true, formId: gone[0].form_id };
+      const disabled = await disable(req.id, req.reason);
+      return { deleted: false, formId: disabled.formId };
     },
   };
 }

@@ -1,5 +1,5 @@
 // The webhooks service in memory, for delivery's unit tests: webhooks and their owners, answering
-// ListEnabledWebhooks, GetWebhookForDelivery, DisableWebhook and GetWebhook with the codes and messages
+// ListEnabledWebhooks, GetWebhookForDelivery, DisableWebhook, WebhookGone and GetWebhook with the codes and messages
 // webhooks answers, and noting the calls it was given. Imported by tests only.
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
@@ -42,6 +42,20 @@ export class FakeWebhooks {
             }
             return { webhook: found.webhook };
           },
+          webhookGone: (req) => {
+            this.calls.push({ method: "webhookGone", caller: null, id: req.id });
+            const found = this.hooks.get(req.id);
+            if (!found) throw new ConnectError("webhook not found", Code.NotFound);
+            if (found.webhook.subscriber) {
+              this.hooks.delete(req.id);
+              return { deleted: true, formId: found.webhook.formId };
+            }
+            if (found.webhook.enabled) {
+              found.webhook.enabled = false;
+              found.webhook.disabledReason = req.reason;
+            }
+            return { deleted: false, formId: found.webhook.formId };
+          },
           getWebhook: (req, ctx) => {
             const caller = ctx.requestHeader.get(callerHeader);
             this.calls.push({ method: "getWebhook", caller, id: req.id });
@@ -65,6 +79,8 @@ export class FakeWebhooks {
     enabled?: boolean;
     owner?: string;
     eventTypes?: string[];
+    subscriber?: string;
+    format?: string;
   }): Webhook {
     const webhook = create(WebhookSchema, {
       id: init.id,
@@ -75,6 +91,8 @@ export class FakeWebhooks {
       headers: init.headers ?? {},
       eventTypes: init.eventTypes ?? ["FORM_RESPONSE"],
       enabled: init.enabled ?? true,
+      subscriber: init.subscriber ?? "",
+      format: init.format ?? "standard",
     });
     this.hooks.set(init.id, { webhook, owner: init.owner ?? "user-ada" });
     return webhook;

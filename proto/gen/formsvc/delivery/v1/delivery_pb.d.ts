@@ -404,6 +404,54 @@ export declare type DeleteFormDeliveriesResponse = Message<"formsvc.delivery.v1.
 export declare const DeleteFormDeliveriesResponseSchema: GenMessage<DeleteFormDeliveriesResponse>;
 
 /**
+ * @generated from message formsvc.delivery.v1.ListSampleEventsRequest
+ */
+export declare type ListSampleEventsRequest = Message<"formsvc.delivery.v1.ListSampleEventsRequest"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+
+  /**
+   * Empty: FORM_RESPONSE.
+   *
+   * @generated from field: string event_type = 2;
+   */
+  eventType: string;
+
+  /**
+   * 1 to 10; 0: 3.
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message formsvc.delivery.v1.ListSampleEventsRequest.
+ * Use `create(ListSampleEventsRequestSchema)` to create a new message.
+ */
+export declare const ListSampleEventsRequestSchema: GenMessage<ListSampleEventsRequest>;
+
+/**
+ * @generated from message formsvc.delivery.v1.ListSampleEventsResponse
+ */
+export declare type ListSampleEventsResponse = Message<"formsvc.delivery.v1.ListSampleEventsResponse"> & {
+  /**
+   * Each a webhook body (JSON) as a receiver gets it.
+   *
+   * @generated from field: repeated string bodies = 1;
+   */
+  bodies: string[];
+};
+
+/**
+ * Describes the message formsvc.delivery.v1.ListSampleEventsResponse.
+ * Use `create(ListSampleEventsResponseSchema)` to create a new message.
+ */
+export declare const ListSampleEventsResponseSchema: GenMessage<ListSampleEventsResponse>;
+
+/**
  * @generated from enum formsvc.delivery.v1.DeliveryStatus
  */
 export enum DeliveryStatus {
@@ -496,6 +544,18 @@ export declare const DeliveryService: GenService<{
     methodKind: "unary";
     input: typeof RecoverDeliveriesRequestSchema;
     output: typeof RecoverDeliveriesResponseSchema;
+  },
+  /**
+   * Caller: the bodies a webhook of the form would be sent for its latest events of `event_type`, newest
+   * first (response events from submissions' ListResponseEvents); when it has none yet, one body made from
+   * the form as it is now with `"test": true`, as SendTestEvent sends. For mapping fields in automation tools.
+   *
+   * @generated from rpc formsvc.delivery.v1.DeliveryService.ListSampleEvents
+   */
+  listSampleEvents: {
+    methodKind: "unary";
+    input: typeof ListSampleEventsRequestSchema;
+    output: typeof ListSampleEventsResponseSchema;
   },
   /**
    * Internal (forms' PurgeForm, no caller, after the form's webhooks are deleted): deletes every

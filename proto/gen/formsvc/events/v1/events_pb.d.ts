@@ -145,6 +145,13 @@ export declare type ResponseCompleted = Message<"formsvc.events.v1.ResponseCompl
    * @generated from field: string respondent_country = 11;
    */
   respondentCountry: string;
+
+  /**
+   * The language the respondent answered in (BCP 47); empty for responses stored before it was recorded.
+   *
+   * @generated from field: string respondent_language = 12;
+   */
+  respondentLanguage: string;
 };
 
 /**
@@ -194,6 +201,18 @@ export declare type ResponseField = Message<"formsvc.events.v1.ResponseField"> &
    * @generated from field: repeated formsvc.events.v1.ResponseFieldFile files = 6;
    */
   files: ResponseFieldFile[];
+
+  /**
+   * For MATRIX questions: its rows and columns (the value maps row ids to column ids).
+   *
+   * @generated from field: repeated formsvc.events.v1.ResponseFieldOption rows = 7;
+   */
+  rows: ResponseFieldOption[];
+
+  /**
+   * @generated from field: repeated formsvc.events.v1.ResponseFieldOption columns = 8;
+   */
+  columns: ResponseFieldOption[];
 };
 
 /**
@@ -320,6 +339,13 @@ export declare type ResponsePartial = Message<"formsvc.events.v1.ResponsePartial
    * @generated from field: int32 page = 11;
    */
   page: number;
+
+  /**
+   * The language the respondent answers in (BCP 47).
+   *
+   * @generated from field: string respondent_language = 12;
+   */
+  respondentLanguage: string;
 };
 
 /**

@@ -130,6 +130,14 @@ export declare type Submission = Message<"formsvc.submissions.v1.Submission"> & 
    * @generated from field: map<string, formsvc.submissions.v1.Answer> answers = 8;
    */
   answers: { [key: string]: Answer };
+
+  /**
+   * The language the respondent answered in (a BCP 47 tag: the form's settings.language or one of its
+   * settings.languages); empty for responses stored before languages were recorded.
+   *
+   * @generated from field: string language = 9;
+   */
+  language: string;
 };
 
 /**
@@ -194,10 +202,17 @@ export declare type SaveResponseRequest = Message<"formsvc.submissions.v1.SaveRe
   idempotencyKey: string;
 
   /**
+   * The language the respondent answers in (a BCP 47 tag the form offers); empty: the form's own.
+   *
+   * @generated from field: string language = 9;
+   */
+  language: string;
+
+  /**
    * A single-use link's token (CreateResponseLinks): required by a form with settings.requireSingleUseLink,
    * where every save must carry a usable one (PERMISSION_DENIED otherwise) and a completion uses it up.
    *
-   * @generated from field: string link_token = 9;
+   * @generated from field: string link_token = 10;
    */
   linkToken: string;
 };
@@ -228,6 +243,13 @@ export declare type SaveResponseResponse = Message<"formsvc.submissions.v1.SaveR
    * @generated from field: bool idempotency_key_reused = 3;
    */
   idempotencyKeyReused: boolean;
+
+  /**
+   * The key came with this very save within 24 hours: the first save's answer, nothing done again.
+   *
+   * @generated from field: bool replayed = 4;
+   */
+  replayed: boolean;
 };
 
 /**
@@ -801,7 +823,7 @@ export declare type QuestionSummary = Message<"formsvc.submissions.v1.QuestionSu
   label: string;
 
   /**
-   * Its answer shape (form-document's question types): text, number, steps, option, options, uploads.
+   * Its answer shape (form-document's question types): text, number, steps, option, options, ranking, uploads, consent.
    *
    * @generated from field: string shape = 4;
    */
@@ -816,7 +838,7 @@ export declare type QuestionSummary = Message<"formsvc.submissions.v1.QuestionSu
 
   /**
    * option/options: per option id (those of the current version first, in its order, then any other
-   * id answered); steps: per step from 1; text of calendar dates: per day, oldest first.
+   * id answered); steps: per step of the scale; consent: "true"; text of calendar dates: per day, oldest first.
    *
    * @generated from field: repeated formsvc.submissions.v1.ValueCount counts = 6;
    */
@@ -857,6 +879,28 @@ export declare type QuestionSummary = Message<"formsvc.submissions.v1.QuestionSu
    * @generated from field: int64 files = 12;
    */
   files: bigint;
+
+  /**
+   * NPS (steps with a promoter score): % of answers 9–10 minus % of 0–6, from -100 to 100; absent without answers.
+   *
+   * @generated from field: optional double score = 13;
+   */
+  score?: number | undefined;
+
+  /**
+   * ranking: every option of the current version by its mean place (1: first), best first; those nobody
+   * ranked last, without a mean.
+   *
+   * @generated from field: repeated formsvc.submissions.v1.OptionRank ranks = 14;
+   */
+  ranks: OptionRank[];
+
+  /**
+   * grid (MATRIX): per row of the current version, in its order, the counts of its columns.
+   *
+   * @generated from field: repeated formsvc.submissions.v1.RowCounts rows = 15;
+   */
+  rows: RowCounts[];
 };
 
 /**
@@ -864,6 +908,58 @@ export declare type QuestionSummary = Message<"formsvc.submissions.v1.QuestionSu
  * Use `create(QuestionSummarySchema)` to create a new message.
  */
 export declare const QuestionSummarySchema: GenMessage<QuestionSummary>;
+
+/**
+ * @generated from message formsvc.submissions.v1.RowCounts
+ */
+export declare type RowCounts = Message<"formsvc.submissions.v1.RowCounts"> & {
+  /**
+   * @generated from field: string value = 1;
+   */
+  value: string;
+
+  /**
+   * @generated from field: string label = 2;
+   */
+  label: string;
+
+  /**
+   * @generated from field: repeated formsvc.submissions.v1.ValueCount counts = 3;
+   */
+  counts: ValueCount[];
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.RowCounts.
+ * Use `create(RowCountsSchema)` to create a new message.
+ */
+export declare const RowCountsSchema: GenMessage<RowCounts>;
+
+/**
+ * @generated from message formsvc.submissions.v1.OptionRank
+ */
+export declare type OptionRank = Message<"formsvc.submissions.v1.OptionRank"> & {
+  /**
+   * @generated from field: string value = 1;
+   */
+  value: string;
+
+  /**
+   * @generated from field: string label = 2;
+   */
+  label: string;
+
+  /**
+   * @generated from field: optional double mean_rank = 3;
+   */
+  meanRank?: number | undefined;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.OptionRank.
+ * Use `create(OptionRankSchema)` to create a new message.
+ */
+export declare const OptionRankSchema: GenMessage<OptionRank>;
 
 /**
  * @generated from message formsvc.submissions.v1.ValueCount
@@ -894,6 +990,52 @@ export declare type ValueCount = Message<"formsvc.submissions.v1.ValueCount"> & 
  * Use `create(ValueCountSchema)` to create a new message.
  */
 export declare const ValueCountSchema: GenMessage<ValueCount>;
+
+/**
+ * @generated from message formsvc.submissions.v1.ListResponseEventsRequest
+ */
+export declare type ListResponseEventsRequest = Message<"formsvc.submissions.v1.ListResponseEventsRequest"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+
+  /**
+   * FORM_RESPONSE or FORM_RESPONSE_PARTIAL.
+   *
+   * @generated from field: string event_type = 2;
+   */
+  eventType: string;
+
+  /**
+   * 1 to 10.
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.ListResponseEventsRequest.
+ * Use `create(ListResponseEventsRequestSchema)` to create a new message.
+ */
+export declare const ListResponseEventsRequestSchema: GenMessage<ListResponseEventsRequest>;
+
+/**
+ * @generated from message formsvc.submissions.v1.ListResponseEventsResponse
+ */
+export declare type ListResponseEventsResponse = Message<"formsvc.submissions.v1.ListResponseEventsResponse"> & {
+  /**
+   * @generated from field: repeated formsvc.events.v1.Event events = 1;
+   */
+  events: Event[];
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.ListResponseEventsResponse.
+ * Use `create(ListResponseEventsResponseSchema)` to create a new message.
+ */
+export declare const ListResponseEventsResponseSchema: GenMessage<ListResponseEventsResponse>;
 
 /**
  * @generated from message formsvc.submissions.v1.ReadFileRequest
@@ -1973,6 +2115,18 @@ export declare const SubmissionsService: GenService<{
     methodKind: "unary";
     input: typeof GetVisitorSaltRequestSchema;
     output: typeof GetVisitorSaltResponseSchema;
+  },
+  /**
+   * Caller (delivery's ListSampleEvents): the events of the form's latest responses, newest first, as
+   * they would be sent now: FORM_RESPONSE from completed ones, FORM_RESPONSE_PARTIAL from partial ones;
+   * each built against the version its respondent saw, its event id `sample_<responseId>`.
+   *
+   * @generated from rpc formsvc.submissions.v1.SubmissionsService.ListResponseEvents
+   */
+  listResponseEvents: {
+    methodKind: "unary";
+    input: typeof ListResponseEventsRequestSchema;
+    output: typeof ListResponseEventsResponseSchema;
   },
   /**
    * Gateway: a stored file, once the gateway has checked the link's signature: its bytes (local

@@ -88,6 +88,21 @@ export declare type Webhook = Message<"formsvc.webhooks.v1.Webhook"> & {
    * @generated from field: repeated string event_types = 13;
    */
   eventTypes: string[];
+
+  /**
+   * The automation tool that subscribed it (n8n, zapier, ...); empty for one made by hand. A subscriber's
+   * webhook is deleted (not disabled) when its receiver answers 410 Gone, and with the API key that made it.
+   *
+   * @generated from field: string subscriber = 14;
+   */
+  subscriber: string;
+
+  /**
+   * standard (the JSON event), slack or discord (a chat message made from it); never empty.
+   *
+   * @generated from field: string format = 15;
+   */
+  format: string;
 };
 
 /**
@@ -131,6 +146,28 @@ export declare type CreateWebhookRequest = Message<"formsvc.webhooks.v1.CreateWe
    * @generated from field: repeated string event_types = 6;
    */
   eventTypes: string[];
+
+  /**
+   * Set: the form's webhook with the same url and subscriber is answered instead of a new one.
+   *
+   * @generated from field: string subscriber = 7;
+   */
+  subscriber: string;
+
+  /**
+   * The API key the request came with (set by the gateway; empty from the app): a subscriber's webhook
+   * goes when that key is deleted.
+   *
+   * @generated from field: string api_key_id = 8;
+   */
+  apiKeyId: string;
+
+  /**
+   * Empty: standard.
+   *
+   * @generated from field: string format = 9;
+   */
+  format: string;
 };
 
 /**
@@ -147,6 +184,13 @@ export declare type CreateWebhookResponse = Message<"formsvc.webhooks.v1.CreateW
    * @generated from field: formsvc.webhooks.v1.Webhook webhook = 1;
    */
   webhook?: Webhook | undefined;
+
+  /**
+   * True when a webhook of the same form, url and subscriber existed and is answered (its secret masked).
+   *
+   * @generated from field: bool existing = 2;
+   */
+  existing: boolean;
 };
 
 /**
@@ -303,6 +347,11 @@ export declare type UpdateWebhookRequest = Message<"formsvc.webhooks.v1.UpdateWe
    * @generated from field: formsvc.webhooks.v1.EventTypes event_types = 6;
    */
   eventTypes?: EventTypes | undefined;
+
+  /**
+   * @generated from field: optional string format = 7;
+   */
+  format?: string | undefined;
 };
 
 /**
@@ -480,6 +529,50 @@ export declare type DisableWebhookResponse = Message<"formsvc.webhooks.v1.Disabl
 export declare const DisableWebhookResponseSchema: GenMessage<DisableWebhookResponse>;
 
 /**
+ * @generated from message formsvc.webhooks.v1.WebhookGoneRequest
+ */
+export declare type WebhookGoneRequest = Message<"formsvc.webhooks.v1.WebhookGoneRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message formsvc.webhooks.v1.WebhookGoneRequest.
+ * Use `create(WebhookGoneRequestSchema)` to create a new message.
+ */
+export declare const WebhookGoneRequestSchema: GenMessage<WebhookGoneRequest>;
+
+/**
+ * @generated from message formsvc.webhooks.v1.WebhookGoneResponse
+ */
+export declare type WebhookGoneResponse = Message<"formsvc.webhooks.v1.WebhookGoneResponse"> & {
+  /**
+   * True when it was deleted; otherwise it is disabled.
+   *
+   * @generated from field: bool deleted = 1;
+   */
+  deleted: boolean;
+
+  /**
+   * @generated from field: string form_id = 2;
+   */
+  formId: string;
+};
+
+/**
+ * Describes the message formsvc.webhooks.v1.WebhookGoneResponse.
+ * Use `create(WebhookGoneResponseSchema)` to create a new message.
+ */
+export declare const WebhookGoneResponseSchema: GenMessage<WebhookGoneResponse>;
+
+/**
  * @generated from message formsvc.webhooks.v1.RotateSecretRequest
  */
 export declare type RotateSecretRequest = Message<"formsvc.webhooks.v1.RotateSecretRequest"> & {
@@ -622,6 +715,18 @@ export declare const WebhooksService: GenService<{
     methodKind: "unary";
     input: typeof DisableWebhookRequestSchema;
     output: typeof DisableWebhookResponseSchema;
+  },
+  /**
+   * Internal (delivery, no caller): the receiver answered 410 Gone. A subscriber's webhook is deleted
+   * (its tool unsubscribed for good); any other is disabled with the reason, as DisableWebhook does.
+   * NOT_FOUND once deleted.
+   *
+   * @generated from rpc formsvc.webhooks.v1.WebhooksService.WebhookGone
+   */
+  webhookGone: {
+    methodKind: "unary";
+    input: typeof WebhookGoneRequestSchema;
+    output: typeof WebhookGoneResponseSchema;
   },
   /**
    * Caller: a new whsec_ secret; the previous one stays valid (deliveries carry both signatures) for 24 hours.

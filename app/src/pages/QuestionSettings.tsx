@@ -1,0 +1,150 @@
+// The settings a question has by its type, beyond those every question has (question, field name,
+// description, required, placeholder): a choice's options, a number's range, how many options a
+// multi-select takes, a scale's steps and end labels, a matrix's rows and columns, a consent's text. A new
+// type with settings of its own adds them here.
+import { useId } from "react";
+import { moveItem, newId, removeItem, replaceItem, type EditableBlock } from "../lib/document.ts";
+
+export function QuestionSettings({ block, blockIndex, onChange }: { block: EditableBlock; blockIndex: number; onChange(b: EditableBlock): void }) {
+  const id = useId();
+  const set = (patch: Partial<EditableBlock>) => onChange({ ...block, ...patch });
+  switch (block.type) {
+    case "NUMBER":
+      return (
+        <div className="grid-2">
+          <NumberField label="Smallest answer" value={block.min} onChange={(min) => set({ min })} />
+          <NumberField label="Largest answer" value={block.max} onChange={(max) => set({ max })} />
+        </div>
+      );
+    case "MULTI_SELECT":
+      return (
+        <div className="grid-2">
+          <NumberField label="Fewest choices" value={block.min} onChange={(min) => set({ min })} />
+          <NumberField label="Most choices" value={block.max} onChange={(max) => set({ max })} />
+        </div>
+      );
+    case "RATING":
+      return <StepsField id={`${id}-max`} label="Steps" from={2} value={block.max ?? 5} onChange={(max) => set({ max })} />;
+    case "LINEAR_SCALE":
+      return (
+        <div className="grid-2">
+          <StepsField id={`${id}-min`} label="Lowest step" from={0} to={1} value={block.min ?? 1} onChange={(min) => set({ min })} />
+          <StepsField id={`${id}-max`} label="Highest step" from={2} value={block.max ?? 5} onChange={(max) => set({ max })} />
+          <div className="field">
+            <label htmlFor={`${id}-minl`}>Lowest step means</label>
+            <input id={`${id}-minl`} value={block.minLabel ?? ""} maxLength={200} onChange={(e) => set({ minLabel: e.target.value })} />
+          </div>
+          <div className="field">
+            <label htmlFor={`${id}-maxl`}>Highest step means</label>
+            <input id={`${id}-maxl`} value={block.maxLabel ?? ""} maxLength={200} onChange={(e) => set({ maxLabel: e.target.value })} />
+          </div>
+        </div>
+      );
+    case "MATRIX":
+      return (
+        <>
+          <OptionsEditor block={block} blockIndex={blockIndex} onChange={onChange} list="rows" noun="row" />
+          <OptionsEditor block={block} blockIndex={blockIndex} onChange={onChange} list="columns" noun="column" />
+          <label className="check">
+            <input type="checkbox" checked={block.multiple ?? false} onChange={(e) => set({ multiple: e.target.checked })} /> Several columns per row
+          </label>
+        </>
+      );
+    case "CONSENT":
+      return (
+        <div className="field">
+          <label htmlFor={`${id}-text`}>Text to agree with</label>
+          <textarea
+            id={`${id}-text`}
+            value={block.text ?? ""}
+            maxLength={5000}
+            rows={2}
+            aria-describedby={`${id}-text-hint`}
+            onChange={(e) => set({ text: e.target.value })}
+          />
+          <p className="hint" id={`${id}-text-hint`}>
+            Write a link as <code>[words](https://…)</code>.
+          </p>
+        </div>
+      );
+    default:
+      return null;
+  }
+}
+
+function StepsField({ id, label, from, to = 10, value, onChange }: { id: string; label: string; from: number; to?: number; value: number; onChange(v: number): void }) {
+  return (
+    <div className="field field-inline">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} value={value} onChange={(e) => onChange(Number(e.target.value))}>
+        {Array.from({ length: to - from + 1 }, (_, i) => i + from).map((n) => (
+          <option key={n} value={n}>
+            {n}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+function NumberField({ label, value, onChange }: { label: string; value: number | undefined; onChange(v: number | undefined): void }) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        type="number"
+        value={value ?? ""}
+        onChange={(e) => onChange(e.target.value === "" ? undefined : Number(e.target.value))}
+      />
+    </div>
+  );
+}
+
+/** A list of texts with ids: a choice's options, a matrix's rows or columns. */
+export function OptionsEditor({
+  block,
+  blockIndex,
+  onChange,
+  list = "options",
+  noun = "option",
+}: {
+  block: EditableBlock;
+  blockIndex: number;
+  onChange(b: EditableBlock): void;
+  list?: "options" | "rows" | "columns";
+  noun?: string;
+}) {
+  const options = block[list] ?? [];
+  const id = useId();
+  const setOptions = (next: EditableBlock["options"]) => onChange({ ...block, [list]: next });
+  const Noun = noun.charAt(0).toUpperCase() + noun.slice(1);
+  return (
+    <fieldset className="options">
+      <legend>{Noun}s</legend>
+      <ol>
+        {options.map((option, i) => (
+          <li key={option.id ?? `new-${i}`} className="option-row">
+            <label className="sr-only" htmlFor={`${id}-${i}`}>
+              {Noun} {i + 1} of block {blockIndex + 1}
+            </label>
+            <input id={`${id}-${i}`} value={option.text} maxLength={1000} onChange={(e) => setOptions(replaceItem(options, i, { ...option, text: e.target.value }))} />
+            <button type="button" onClick={() => setOptions(moveItem(options, i, -1))} disabled={i === 0} aria-label={`Move ${noun} ${i + 1} up`}>
+              ↑
+            </button>
+            <button type="button" onClick={() => setOptions(moveItem(options, i, 1))} disabled={i === options.length - 1} aria-label={`Move ${noun} ${i + 1} down`}>
+              ↓
+            </button>
+            <button type="button" onClick={() => setOptions(removeItem(options, i))} disabled={options.length <= 1} aria-label={`Remove ${noun} ${i + 1}`}>
+              Remove
+            </button>
+          </li>
+        ))}
+      </ol>
+      <button type="button" onClick={() => setOptions([...options, { id: newId(), text: `${Noun} ${options.length + 1}` }])}>
+        Add {noun}
+      </button>
+    </fieldset>
+  );
+}
