@@ -6,8 +6,9 @@
 import type { Client } from "@connectrpc/connect";
 import type { Request } from "express";
 import type { FormSettings } from "@formsvc/form-document";
-import { linkProblems } from "@formsvc/form-document/response-rules";
+import { captchaProblems, linkProblems } from "@formsvc/form-document/response-rules";
 import type { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import type { MessageKey, PageTexts } from "./page-messages.ts";
 
 /** The token of `?t=` (its first value when repeated); "" without one. */
 export function linkTokenOf(req: Request): string {
@@ -26,4 +27,23 @@ export async function accessRefusal(submissions: Client<typeof SubmissionsServic
   if (!token) return linkProblems.missing;
   const { problem } = await submissions.checkResponseLink({ formId, token });
   return problem || undefined;
+}
+
+/** Each refusal's words on a page: the catalogues' (page-messages.ts), by the rule's own English message. */
+const refusalKeys = new Map<string, MessageKey>([
+  [linkProblems.missing, "linkMissing"],
+  [linkProblems.unknown, "linkUnknown"],
+  [linkProblems.used, "linkUsed"],
+  [linkProblems.expired, "linkExpired"],
+  [linkProblems.revoked, "linkRevoked"],
+  [captchaProblems.missing, "captchaMissing"],
+  [captchaProblems.invalid, "captchaInvalid"],
+  [captchaProblems.expired, "captchaExpired"],
+  [captchaProblems.replayed, "captchaReplayed"],
+]);
+
+/** A refusal (`linkProblems`, `captchaProblems`) in the page's language; any other message as it is. */
+export function refusalText(texts: PageTexts, message: string): string {
+  const key = refusalKeys.get(message);
+  return key ? texts.text(key) : message;
 }

@@ -696,6 +696,12 @@ export function renderNotFoundPage(texts: PageTexts = englishTexts): string {
  * Any other failure of a page request (rate limit, services unavailable, a request that cannot be read).
  * A request refused for what it sent also shows the gateway's own (English) words for it, as a technical note.
  */
+/** The page of a respondent a form's rules turn away (403: no usable single-use link), saying why. */
+export function renderRefusedPage(texts: PageTexts, reason: string): string {
+  const title = texts.text("refusedTitle");
+  return shell(title, `<div class="hf-card">\n<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(reason)}</p>\n</div>`, { texts, noindex: true });
+}
+
 export function renderErrorPage(status: number, texts: PageTexts = englishTexts, detail?: string): string {
   const [title, message] =
     status === 429

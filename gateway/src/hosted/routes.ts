@@ -44,7 +44,7 @@ import { idempotencyKeyOf, type IdempotentRequests } from "../idempotency.ts";
 import { rejectUnsafeQueryAndBody } from "../input-safety.ts";
 import { rateLimit } from "../rate-limit/rate-limit-middleware.ts";
 import type { RateLimitStore } from "../rate-limit/sliding-window.ts";
-import { accessRefusal, linkTokenOf } from "./access-rules.ts";
+import { accessRefusal, linkTokenOf, refusalText } from "./access-rules.ts";
 import { proofOfWork, type CaptchaDeps } from "./captcha.ts";
 import { countryOf, defaultLookupCountry, type LookupCountry } from "./country.ts";
 import { insightsBeaconRoute, insightsScriptFile } from "./insights-beacon.ts";
@@ -58,6 +58,7 @@ import { logicStep, pageWithProblems, stepAfterPost } from "./logic-steps.ts";
 import {
   renderClosedPage,
   renderErrorPage,
+  renderRefusedPage,
   renderFormPage,
   renderNotFoundPage,
   renderThankYouPage,
@@ -306,7 +307,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       return;
     }
     const refusal = await accessRefusal(deps.submissions, form.id, settings, req);
-    if (refusal) return sendHtml(res, 403, renderErrorPage(403, texts, refusal), settings);
+    if (refusal) return sendHtml(res, 403, renderRefusedPage(texts, refusalText(texts, refusal)), settings);
     const hidden = hiddenFromQuery(req, (document.hiddenFields ?? []).map((f) => f.name));
     if (isPersonVisit(req)) deps.insights?.view(req, form.id);
     const links = languageLinks(req, settings);
@@ -395,7 +396,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       try {
         await captcha.check(form.id, settings, typeof fields.captcha === "string" ? fields.captcha : undefined);
       } catch (err) {
-        return again({}, (err as Error).message, undefined, 403);
+        return again({}, refusalText(texts, (err as Error).message), undefined, 403);
       }
 
       try {
@@ -417,7 +418,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
         const connectErr = err instanceof ConnectError ? err : undefined;
         if (connectErr?.code === Code.FailedPrecondition) return closed();
         // No usable single-use link (access-rules.ts): what is wrong with it.
-        if (connectErr?.code === Code.PermissionDenied) return sendHtml(res, 403, renderErrorPage(403, texts, connectErr.rawMessage), settings);
+        if (connectErr?.code === Code.PermissionDenied) return sendHtml(res, 403, renderRefusedPage(texts, refusalText(texts, connectErr.rawMessage)), settings);
         if (connectErr?.code === Code.InvalidArgument) {
           const errors = problemsByQuestion(document, fieldProblems(connectErr));
           // A form with logic rules shows the page of the first problem.

@@ -35,6 +35,7 @@ import { sweepAbandonedUploads, sweepUnattachedUploads } from "../files/sweep-up
 import { migrations } from "../migrations/index.ts";
 import { idempotencyKeysTarget } from "../idempotency.ts";
 import { createSubmissionsHandlers, routes } from "./submissions-handlers.ts";
+import { createCalculatedFieldsPool } from "../calculated-fields-pool.ts";
 import { startResponseCountPusher, type ResponseCountPusher } from "../response-counts.ts";
 import { rejectsWith } from "@formsvc/platform/testing/rpc-assertions.ts";
 import { FakeForms, type FakeForm } from "../../../forms/src/testing/fake-forms.ts";
@@ -153,11 +154,16 @@ async function uploadRows(where: string, params: unknown[]) {
   return orm.em.fork().getConnection().execute(`select * from "submissions"."uploads" where ${where}`, params);
 }
 
+// The calculated fields' cut-off is production's 100 ms by default: a worker's first evaluation on a loaded
+// machine (two test files at a time) took longer once. The cost bound has tests of its own.
+const calculatedFields = createCalculatedFieldsPool({ deadlineMs: 5_000 });
+
 before(async () => {
   database = await createTestDatabase("submissions_test");
   orm = await openDatabase({ databaseUrl: database.databaseUrl, schema: "submissions", entities, migrations });
   filesDir = mkdtempSync(join(tmpdir(), "submissions-handlers-"));
   const handlers = createSubmissionsHandlers({
+    calculatedFields,
     orm,
     forms: fakeForms.client,
     files: createLocalFileStore(join(filesDir, "files")),
@@ -172,6 +178,7 @@ before(async () => {
 });
 
 after(async () => {
+  await calculatedFields.close();
   await counts?.stop();
   await orm?.close(true);
   await database?.drop();
@@ -628,7 +635,7 @@ describe("SaveResponse: open forms held while forms' change notices are listened
   function withOpenForms() {
     const openForms = new NoticeKeptCache<Form>();
     openForms.listening();
-    const handlers = createSubmissionsHandlers({ orm, forms: fakeForms.client, files: createLocalFileStore(join(filesDir, "files")), logger: testLogger, now: () => new Date(clock), countChanges, openForms });
+    const handlers = createSubmissionsHandlers({ calculatedFields, orm, forms: fakeForms.client, files: createLocalFileStore(join(filesDir, "files")), logger: testLogger, now: () => new Date(clock), countChanges, openForms });
     const held = createClient(SubmissionsService, createRouterTransport((router) => routes(router, handlers)));
     return { openForms, save: (formId: string, init: SaveInit = {}) => held.saveResponse({ formId, ...init }) };
   }
@@ -931,7 +938,7 @@ describe("the outbox", () => {
 
   it("streams a completion an older transaction held back soon after that transaction ends, not at the next poll", async () => {
     // A stream that polls once a minute: only looking again by itself brings the held row in time.
-    const handlers = createSubmissionsHandlers({ orm, forms: fakeForms.client, files: createLocalFileStore(join(filesDir, "files")), logger: testLogger, streamPollMs: 60_000, completions, countChanges });
+    const handlers = createSubmissionsHandlers({ calculatedFields, orm, forms: fakeForms.client, files: createLocalFileStore(join(filesDir, "files")), logger: testLogger, streamPollMs: 60_000, completions, countChanges });
     const slowPolling = createClient(SubmissionsService, createRouterTransport((router) => routes(router, handlers)));
     const form = addForm();
     const abort = new AbortController();
@@ -1270,7 +1277,7 @@ describe("files left behind", () => {
   it("a store failing to remove bytes after a delete leaves an unreachable orphan, logged; the submission is gone", async () => {
     const store = createLocalFileStore(join(filesDir, "files"));
     const failing: FileStore = { ...store, delete: async () => Promise.reject(new Error("disk on fire")) };
-    const handlers = createSubmissionsHandlers({ orm, forms: fakeForms.client, files: failing, logger: testLogger });
+    const handlers = createSubmissionsHandlers({ calculatedFields, orm, forms: fakeForms.client, files: failing, logger: testLogger });
     const flaky = createClient(SubmissionsService, createRouterTransport((router) => routes(router, handlers)));
     const form = addForm();
     const cv = await flaky.createUpload(uploadOf({ formId: form.id, name: "cv.pdf", content: new TextEncoder().encode("cv") }));
@@ -1309,6 +1316,7 @@ describe("storage quotas, sweeping abandoned uploads, download links", () => {
   /** A client of handlers sharing the database, with their own quotas and store. */
   function clientWith(deps: Partial<Parameters<typeof createSubmissionsHandlers>[0]>) {
     const handlers = createSubmissionsHandlers({
+      calculatedFields,
       orm,
       forms: fakeForms.client,
       files: createLocalFileStore(join(filesDir, "files")),
