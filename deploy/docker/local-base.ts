@@ -65,8 +65,9 @@ export function localBaseImage(): string {
     appendFileSync(join(rootfs, "etc/group"), "node:x:1000:\n");
     mkdirSync(join(rootfs, "home/node"), { recursive: true });
     execFileSync("chown", ["1000:1000", join(rootfs, "home/node")]);
-    // What a container never uses: documentation, manuals, apt's package lists and caches.
-    for (const dir of ["usr/share/doc", "usr/share/man", "usr/share/info", "var/lib/apt/lists", "var/cache/apt", "var/cache/debconf"]) {
+    // What a container never uses (and Debian's slim images, node:24-slim's, leave out): documentation, manuals,
+    // translations, apt's package lists and caches.
+    for (const dir of ["usr/share/doc", "usr/share/man", "usr/share/info", "usr/share/locale", "var/lib/apt/lists", "var/cache/apt", "var/cache/debconf"]) {
       rmSync(join(rootfs, dir), { recursive: true, force: true });
       mkdirSync(join(rootfs, dir), { recursive: true });
     }
