@@ -689,6 +689,8 @@ describe("container image (deploy/docker/Dockerfile)", () => {
       ...serviceNames().map((name) => `services/${name}/src/server.ts`),
       "packages/platform/src/config.ts",
       "packages/cli/src/main.ts",
+      // The deps stage runs it after npm ci.
+      "deploy/docker/prune-dependencies.ts",
     ];
     for (const path of needed) {
       assert.ok(existsSync(join(root, path)), `${path} exists`);
