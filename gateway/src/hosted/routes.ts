@@ -565,7 +565,9 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     await captcha.sendChallenge(res, formId, (await publicForm(formId)).settings);
   });
 
+  // Without a counter (a gateway put together without insights) the page's beacons are taken and count nothing.
   if (deps.insights) router.post("/:formId/insights", ...insightsBeaconRoute(deps.insights, async (req) => (await publicForm(formIdOf(req))).document));
+  else router.post("/:formId/insights", (_req, res) => void res.status(204).end());
 
   // Anything else under /f: the not-found page; a JSON endpoint's path without a form id, the form's 404.
   router.use((req, res) => {

@@ -4,7 +4,9 @@ import { Code, ConnectError, type Client, type ConnectRouter, type ServiceImpl }
 import { LockMode, type EntityManager, type FilterQuery } from "@mikro-orm/core";
 // The form document's rules by module, not its index: the index brings the document schemas and the CEL parser
 // with them, which a submission never needs (calculated fields are evaluated in workers).
-import { formLanguages, type FormDocument, type InputBlock } from "@formsvc/form-document";
+import type { FormDocument, InputBlock } from "@formsvc/form-document";
+// The entry of its own: the package's index loads the document schemas and CEL, which submissions never needs.
+import { formLanguages } from "@formsvc/form-document/translations";
 import { answerPath, answerProblem, describeProblems, validateAnswers, validateHidden, type AnswerProblem } from "@formsvc/form-document/answers";
 import { fieldTexts, isInputBlock, maxUploadBytes, takesUploads } from "@formsvc/form-document/block-types";
 import { respondentCountryQuestion } from "@formsvc/form-document/questions";
