@@ -126,6 +126,8 @@ describe("CreateForm", () => {
       honeypot: true,
       submissionsPerMinute: null,
       embedOrigins: null,
+      requireSingleUseLink: false,
+      proofOfWork: null,
       notifications: { owner: false, members: [], receiptQuestionId: null },
       theme: { accentColor: "#0969da", backgroundColor: "#f6f7f9", font: "system", buttonStyle: "rounded", logo: null },
       thankYou: { title: "Thank you!", text: "Your response has been recorded.", buttonLabel: null, buttonUrl: null, redirectSeconds: null },
