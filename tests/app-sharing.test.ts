@@ -89,7 +89,7 @@ describe("sharing: link, embeds, QR code, framing", () => {
     share = await context.newPage();
     problems = watchPage(share, []);
     await share.goto(`${sys.url}/app/forms/${formId}/share`);
-    await share.getByRole("heading", { name: "Link" }).waitFor();
+    await share.getByRole("heading", { name: "Link", exact: true }).waitFor();
   });
   after(async () => {
     await context?.close();

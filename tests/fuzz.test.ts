@@ -23,7 +23,7 @@ let sys: TestSystem;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let key: string;
 /** Real records, so well-formed ids reach the found-record paths; `spare*` are for the DELETE routes. */
-const ids = { workspace: "", form: "", spareForm: "", submission: "", spareSubmission: "", webhook: "", spareWebhook: "", delivery: "" };
+const ids = { workspace: "", form: "", spareForm: "", submission: "", spareSubmission: "", webhook: "", spareWebhook: "", delivery: "", link: "" };
 
 // The route table itself; its clients are never called here.
 const routes: ApiRoute[] = apiRoutes({} as Parameters<typeof apiRoutes>[0]);
@@ -221,6 +221,8 @@ function realId(path: string, param: string, method: string): string {
       return spare ? ids.spareWebhook : ids.webhook;
     case "deliveries":
       return ids.delivery;
+    case "links":
+      return ids.link;
   }
   throw new Error(`${path}: no record for :${param}`);
 }
@@ -263,6 +265,9 @@ before(async () => {
     (res) => res.status === 200 && res.body.items.length > 0,
   );
   ids.delivery = deliveries.body.items[0].id;
+  const links = await ada.api("POST", `/forms/${ids.spareForm}/links`, { count: 1 });
+  assert.equal(links.status, 201, JSON.stringify(links.body));
+  ids.link = links.body.items[0].id;
 });
 after(async () => {
   await sys?.stop();
