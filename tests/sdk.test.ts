@@ -130,6 +130,14 @@ describe("the SDK against the running system", () => {
       return read.data?.completions === 1 ? read.data : undefined;
     });
     assert.equal(insights.views, 0, "a response posted by a program is no view of the page");
+    // Single-use links: minted with their tokens, listed without, one withdrawn.
+    const minted = await client.POST("/forms/{id}/links", { params: { path: { id: form.id } }, body: { count: 2 } });
+    assert.equal(minted.data?.items.length, 2);
+    assert.match(minted.data?.items[0]?.url ?? "", /\?t=/);
+    const linkList = await client.GET("/forms/{id}/links", { params: { path: { id: form.id } } });
+    assert.equal(linkList.data?.items.length, 2);
+    const revoked = await client.POST("/forms/{id}/links/{linkId}/revoke", { params: { path: { id: form.id, linkId: minted.data?.items[0]?.id ?? "" } } });
+    assert.equal(revoked.response.status, 200);
     const submission = await client.GET("/forms/{id}/submissions/{sid}", { params: { path: { id: form.id, sid: responseId } } });
     // Answers narrow by type: numbers are numbers (null: skipped by logic), files come with links.
     const guests = submission.data?.answers.guests;
