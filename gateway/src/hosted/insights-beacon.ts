@@ -6,7 +6,7 @@ import express, { type Request, type RequestHandler } from "express";
 import { z } from "zod";
 import { describeZodError, isInputBlock, type FormDocument } from "@formsvc/form-document";
 import { HttpError } from "../http-errors.ts";
-import { isPersonVisit, type InsightsCounter } from "./insights.ts";
+import { isPersonVisit, type InsightsRecorder } from "./insights.ts";
 
 /** The browser script, served before form-page.js in the page's one script. */
 export const insightsScriptFile = join(import.meta.dirname, "insights-beacon.js");
@@ -19,7 +19,7 @@ const beaconSchema = z.discriminatedUnion("event", [
   z.strictObject({ event: z.literal("complete"), shown: questionKeys, answered: questionKeys, seconds: z.number().min(0).max(365 * 86_400) }),
 ]);
 
-export function insightsBeaconRoute(insights: InsightsCounter, documentOf: (req: Request) => Promise<FormDocument>): RequestHandler[] {
+export function insightsBeaconRoute(insights: InsightsRecorder, documentOf: (req: Request) => Promise<FormDocument>): RequestHandler[] {
   const receive: RequestHandler = async (req, res) => {
     let json: unknown;
     try {

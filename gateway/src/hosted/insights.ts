@@ -50,6 +50,11 @@ type InsightsSink = Pick<Client<typeof SubmissionsService>, "recordInsights" | "
 /** The most distinct rows held between two sends; past it new counts are dropped (and logged) until a send succeeds. */
 const maxHeld = 50_000;
 
+/** What the hosted routes tell of a visit: the counter, or `countNothing` in a gateway put together without insights. */
+export type InsightsRecorder = Pick<InsightsCounter, "view" | "start" | "completion" | "visit">;
+
+export const countNothing: InsightsRecorder = { view() {}, start() {}, completion() {}, visit() {} };
+
 export class InsightsCounter {
   readonly #submissions: InsightsSink;
   readonly #logger: Logger;

@@ -48,7 +48,7 @@ import { accessRefusal, linkTokenOf, refusalText } from "./access-rules.ts";
 import { proofOfWork, type CaptchaDeps } from "./captcha.ts";
 import { countryOf, defaultLookupCountry, type LookupCountry } from "./country.ts";
 import { insightsBeaconRoute, insightsScriptFile } from "./insights-beacon.ts";
-import { isPersonVisit, type InsightsCounter } from "./insights.ts";
+import { countNothing, isPersonVisit, type InsightsRecorder } from "./insights.ts";
 import { responseSaver } from "./response-saves.ts";
 import { uploadBudget } from "./upload-budget.ts";
 import { streamingUploadStorage, type StreamedFile } from "./upload-storage.ts";
@@ -93,7 +93,7 @@ export interface HostedFormDeps {
   /** Where uploads with an Idempotency-Key are stored once (responses' keys are kept by submissions). */
   idempotency: IdempotentRequests;
   /** Where views, starts and completions are counted; nothing is counted when absent. */
-  insights?: InsightsCounter;
+  insights?: InsightsRecorder;
   /** The proof-of-work captcha's secret and replay store (captcha.ts). */
   captcha?: CaptchaDeps;
 }
@@ -238,6 +238,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   const address = (_res: Response, req: Request) => req.ip ?? "unknown";
   const saveResponse = responseSaver(deps.submissions);
   const captcha = proofOfWork(deps.captcha);
+  const insights = deps.insights ?? countNothing;
 
   // The logic evaluator's browser copy first: the page's script evaluates rules with it.
   const script = Buffer.concat([readFileSync(formLogicFile), readFileSync(insightsScriptFile), readFileSync(scriptFile)]);
@@ -309,7 +310,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     const refusal = await accessRefusal(deps.submissions, form.id, settings, req);
     if (refusal) return sendHtml(res, 403, renderRefusedPage(texts, refusalText(texts, refusal)), settings);
     const hidden = hiddenFromQuery(req, (document.hiddenFields ?? []).map((f) => f.name));
-    if (isPersonVisit(req)) deps.insights?.view(req, form.id);
+    if (isPersonVisit(req)) insights.view(req, form.id);
     const links = languageLinks(req, settings);
     sendHtml(
       res,
@@ -412,8 +413,8 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
           language: texts.language,
         });
         // Without script, the respondent's start shows only now.
-        deps.insights?.start(form.id);
-        deps.insights?.completion(form.id);
+        insights.start(form.id);
+        insights.completion(form.id);
       } catch (err) {
         const connectErr = err instanceof ConnectError ? err : undefined;
         if (connectErr?.code === Code.FailedPrecondition) return closed();
@@ -556,7 +557,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     if (saved.idempotencyKeyReused) throw new HttpError(422, "Idempotency-Key was already used with a different request");
     if (saved.replayed) res.setHeader("Idempotent-Replayed", "true");
     // A replay is the same completion again, not another one.
-    else if (body.completed && saved.completed) deps.insights?.completion(formId);
+    else if (body.completed && saved.completed) insights.completion(formId);
     res.json({ responseId: saved.responseId, completed: saved.completed });
   });
 
@@ -565,9 +566,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     await captcha.sendChallenge(res, formId, (await publicForm(formId)).settings);
   });
 
-  // Without a counter (a gateway put together without insights) the page's beacons are taken and count nothing.
-  if (deps.insights) router.post("/:formId/insights", ...insightsBeaconRoute(deps.insights, async (req) => (await publicForm(formIdOf(req))).document));
-  else router.post("/:formId/insights", (_req, res) => void res.status(204).end());
+  router.post("/:formId/insights", ...insightsBeaconRoute(insights, async (req) => (await publicForm(formIdOf(req))).document));
 
   // Anything else under /f: the not-found page; a JSON endpoint's path without a form id, the form's 404.
   router.use((req, res) => {
