@@ -56,8 +56,11 @@ function staticImportsOf(name: string): string[] {
   const run = spawnSync(process.execPath, ["--import", `data:text/javascript,${encodeURIComponent(hook)}`, entryOf(name)], {
     env: { ...process.env, NODE_TEST_CONTEXT: "", PORT: "not-a-port", DATABASE_URL: "" },
     encoding: "utf8",
-    timeout: 60_000,
+    // Generous: a run cut short by its timeout lists only the imports resolved so far, which once read as a
+    // module not loaded (CI, two test files at a time).
+    timeout: 300_000,
   });
+  assert.equal(run.error, undefined, `${name} ran to its refusal of the configuration: ${run.error}`);
   const resolved = run.stdout.split("\n").filter((line) => line.startsWith("resolved ")).map((line) => line.slice(9));
   assert.ok(resolved.length > 50, `${name} resolved its imports: ${run.stderr.slice(-500)}`);
   return resolved;

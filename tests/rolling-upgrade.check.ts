@@ -101,10 +101,19 @@ async function rollUnderLoad(root: string, key: string, what: string, log: (line
     // 1.0.0 does not send a call again that a stopping service refused (HTTP/2 REFUSED_STREAM).
     for (const name of rollOrder) {
       const before = load.stored.length;
+      const answersBefore = load.answers.length;
       steps.push(await fleet.roll(name, root));
       assert.equal(fleet.rootOf(name), root);
       // Respondents are stored by the new process before the next one is replaced.
-      await eventually(() => load.stored.length >= before + 10, 60_000, `responses stored after ${name} was replaced`);
+      try {
+        await eventually(() => load.stored.length >= before + 10, 60_000, `responses stored after ${name} was replaced`);
+      } catch (err) {
+        // What the respondents were answered meanwhile, by status and body, says where the stall is.
+        const since = load.answers.slice(answersBefore).map((a) => `${a.status} ${JSON.stringify(a.body).slice(0, 160)}`);
+        const counts = new Map<string, number>();
+        for (const line of since) counts.set(line, (counts.get(line) ?? 0) + 1);
+        throw new Error(`${(err as Error).message}; ${since.length} answers since: ${JSON.stringify([...counts])}; in flight since ${load.sentAt}`);
+      }
     }
   } finally {
     await load.stop();

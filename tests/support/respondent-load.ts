@@ -22,6 +22,8 @@ export interface RespondentLoad {
   answers: LoadAnswer[];
   /** POSTs sent again after a connection error (with `retryOnce`). */
   retried: LoadAnswer[];
+  /** When the POST now in flight (or the last one) was sent (ISO time). */
+  readonly sentAt: string;
   /** Stops sending and waits for the POST in flight. */
   stop(): Promise<void>;
 }
@@ -36,8 +38,10 @@ export function startRespondentLoad(baseUrl: string, formId: string, everyMs = 5
   const retried: LoadAnswer[] = [];
   const run = Math.random().toString(36).slice(2);
   let running = true;
+  let sentAt = 0;
   const post = async (i: number): Promise<LoadAnswer> => {
     const at = Date.now();
+    sentAt = at;
     try {
       const res = await fetch(`${baseUrl}/f/${formId}/responses`, {
         method: "POST",
@@ -74,6 +78,9 @@ export function startRespondentLoad(baseUrl: string, formId: string, everyMs = 5
     stored,
     answers,
     retried,
+    get sentAt() {
+      return new Date(sentAt).toISOString();
+    },
     stop: async () => {
       running = false;
       await loop;
