@@ -112,7 +112,7 @@ async function rollUnderLoad(root: string, key: string, what: string, log: (line
         const since = load.answers.slice(answersBefore).map((a) => `${a.status} ${JSON.stringify(a.body).slice(0, 160)}`);
         const counts = new Map<string, number>();
         for (const line of since) counts.set(line, (counts.get(line) ?? 0) + 1);
-        throw new Error(`${(err as Error).message}; ${since.length} answers since: ${JSON.stringify([...counts])}; in flight since ${load.sentAt}`);
+        throw new Error(`${(err as Error).message}; ${since.length} answers since: ${JSON.stringify([...counts])}; in flight since ${load.sentAt}; crashed: ${fleet.unexpectedExits.join("\n") || "none"}`);
       }
     }
   } finally {
@@ -123,6 +123,7 @@ async function rollUnderLoad(root: string, key: string, what: string, log: (line
     `${what}: ${steps.map((s) => `${s.name} ready ${(s.readyMs / 1000).toFixed(1)} s, old stopped ${(s.stoppedMs / 1000).toFixed(1)} s`).join("; ")}; ` +
       `${load.answers.length} POSTs (${load.retried.length} sent again), ${reader.statuses.length} API reads (${reader.retried} again)`,
   );
+  assert.deepEqual(fleet.unexpectedExits, [], "no process ended by itself");
   for (const step of steps) {
     assert.deepEqual(step.exit, { code: 0, signal: null }, `${step.name} stopped by itself`);
     assert.ok(step.stoppedMs < stopTimeoutMs, `${step.name} stopped within the grace (${step.stoppedMs} ms)`);

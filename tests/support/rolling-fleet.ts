@@ -81,6 +81,8 @@ export interface Fleet {
   rootOf(name: FleetName): string;
   /** Replaces `name`'s process with one from `root`: started, ready, given the address, then the old one stopped. */
   roll(name: FleetName, root: string): Promise<RollStep>;
+  /** Processes that ended without being asked to (a crash), each with the end of its stderr. */
+  unexpectedExits: string[];
   stop(): Promise<void>;
 }
 
@@ -101,6 +103,8 @@ export async function startFleet(options: { root: string; env: Record<string, st
   serviceNames.forEach((name) => (env[`${name.toUpperCase()}_URL`] = url(addressPorts[fleetNames.indexOf(name)])));
   let generation = 0;
   const children = new Set<ChildProcess>();
+  const stopping = new Set<ChildProcess>();
+  const unexpectedExits: string[] = [];
 
   /** Starts `name` from `root` on ports of its own and resolves once it reports ready. */
   const spawn = async (name: FleetName, root: string): Promise<Member> => {
@@ -117,11 +121,14 @@ export async function startFleet(options: { root: string; env: Record<string, st
       detached: true,
     });
     children.add(child);
-    child.once("exit", () => children.delete(child));
     child.stdout!.pipe(log);
     child.stderr!.pipe(log);
     let tail = "";
     child.stderr!.on("data", (chunk: Buffer) => (tail = (tail + chunk.toString("utf8")).slice(-3000)));
+    child.once("exit", (code, signal) => {
+      children.delete(child);
+      if (!stopping.has(child)) unexpectedExits.push(`${name} (${root}) exited (${code ?? signal}) at ${new Date().toISOString()}:\n${tail}`);
+    });
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${name} (${root}) was not ready within 60 s:\n${tail}`)), 60_000);
       child.on("message", (message: { ready?: string } | null) => {
@@ -141,6 +148,7 @@ export async function startFleet(options: { root: string; env: Record<string, st
     const { child } = member;
     if (child.exitCode !== null || child.signalCode !== null) return { code: child.exitCode, signal: child.signalCode };
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+    stopping.add(child);
     child.kill("SIGTERM");
     const forced = setTimeout(() => child.kill("SIGKILL"), stopTimeoutMs);
     try {
@@ -165,6 +173,7 @@ export async function startFleet(options: { root: string; env: Record<string, st
   return {
     url: env.PUBLIC_URL,
     env,
+    unexpectedExits,
     rootOf: (name) => addresses.get(name)!.members.at(-1)!.root,
     async roll(name, root) {
       const address = addresses.get(name)!;
