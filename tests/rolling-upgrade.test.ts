@@ -1,5 +1,3 @@
-// Not in `npm test` (run it with `node --test tests/rolling-upgrade.check.ts`): in 1 of 5 runs of 2026-11-28 the roll
-// back to 1.0.0 stalled after identity's replacement (no response stored for 60 s), not diagnosed yet.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
