@@ -1,7 +1,7 @@
 // The save-time check of recalls (recall.ts): every `{{name}}` of an owner's text names what it may. Zod-free,
 // so the app runs the same check before saving (through "@formsvc/form-document/recall-check").
 import { questionTypeOf } from "./question-types.ts";
-import { recallNamePattern, recallsOf, type Recall, type RecallBlock } from "./recall.ts";
+import { recallNamePattern, recallingBlockTexts, recallingThankYouTexts, recallsIn, recallsOf, type Recall, type RecallBlock } from "./recall.ts";
 
 /** One problem of a recall at save: where the text is (`blocks[3].question`) and what. */
 export interface RecallProblem {
@@ -21,12 +21,6 @@ export interface RecallSettings {
   thankYou: { title: string; text: string };
   languages: readonly { language: string; texts: Record<string, string> }[];
 }
-
-/** A block's texts that may recall answers: a question's and description, a heading's or paragraph's text (not a consent's). */
-const recallingBlockTexts = ["question", "description", "text"] as const;
-const recalls = (block: { type: string }, property: string) => property !== "text" || block.type === "HEADING" || block.type === "PARAGRAPH";
-/** The thank-you texts that may recall answers (any question's, and calculated fields', which are known by then). */
-const recallingThankYouTexts = ["title", "text"] as const;
 
 /**
  * The problems of every recall in the document's texts (and, given the settings, the thank-you screen's
@@ -66,7 +60,7 @@ export function recallProblems(doc: RecallDocument, settings?: RecallSettings, r
   const blockIndex = new Map<string, number>();
   doc.blocks.forEach((block, i) => {
     if (block.id) blockIndex.set(block.id, i);
-    for (const property of recallingBlockTexts) if (recalls(block, property)) check(`${root.document}.blocks[${i}].${property}`, block[property], i);
+    for (const property of recallingBlockTexts) if (recallsIn(block, property)) check(`${root.document}.blocks[${i}].${property}`, block[property], i);
   });
   if (!settings) return problems;
   for (const property of recallingThankYouTexts) check(`${root.settings}.thankYou.${property}`, settings.thankYou[property], undefined);
@@ -77,7 +71,7 @@ export function recallProblems(doc: RecallDocument, settings?: RecallSettings, r
       const where = `${root.settings}.languages[${l}].texts[${JSON.stringify(path)}]`;
       if (owner === "thankYou" && (recallingThankYouTexts as readonly string[]).includes(property)) check(where, text, undefined);
       const index = blockIndex.get(owner);
-      if (index !== undefined && (recallingBlockTexts as readonly string[]).includes(property) && recalls(doc.blocks[index], property)) check(where, text, index);
+      if (index !== undefined && recallsIn(doc.blocks[index], property)) check(where, text, index);
     }
   });
   return problems;

@@ -27,6 +27,17 @@ export function recallsOf(text: string): Recall[] {
   });
 }
 
+/** A block's texts that may recall answers: a question's and its description, a heading's or paragraph's text (not a consent's, nor options). */
+export const recallingBlockTexts = ["question", "description", "text"] as const;
+/** The thank-you screen's texts that may recall answers (any question's, and calculated fields', which are known by then). */
+export const recallingThankYouTexts = ["title", "text"] as const;
+
+/** Whether a block's `property` may recall answers. */
+export function recallsIn(block: { type: string }, property: string): boolean {
+  if (!(recallingBlockTexts as readonly string[]).includes(property)) return false;
+  return property !== "text" || block.type === "HEADING" || block.type === "PARAGRAPH";
+}
+
 /** Whether a text recalls anything: only such texts are filled in (and marked for the page's script). */
 export function hasRecall(text: string | undefined): boolean {
   return text !== undefined && recallsOf(text).some((r) => recallNamePattern.test(r.name));
