@@ -360,6 +360,15 @@ function recallsOf(text        )           {
   });
 }
 
+const recallingBlockTexts = ["question", "description", "text"]         ;
+
+const recallingThankYouTexts = ["title", "text"]         ;
+
+function recallsIn(block                  , property        )          {
+  if (!(recallingBlockTexts                     ).includes(property)) return false;
+  return property !== "text" || block.type === "HEADING" || block.type === "PARAGRAPH";
+}
+
 function hasRecall(text                    )          {
   return text !== undefined && recallsOf(text).some((r) => recallNamePattern.test(r.name));
 }
