@@ -38,6 +38,10 @@ const savedResponseSchema = z
   .object({
     responseId: z.string().describe("Send it with the next page's answers to add to the same response"),
     completed: z.boolean(),
+    calculated: z
+      .record(z.string(), z.union([z.string(), z.number(), z.null()]))
+      .optional()
+      .describe("On completion, the calculated fields the thank-you screen recalls (`{{name}}`), by name, to fill it in; no others"),
   })
   .meta({ id: "SavedResponse", examples: [{ responseId: "R8kq2Vn0cXs7LmPa", completed: true }] });
 
