@@ -1,6 +1,7 @@
 // The public JSON endpoints of hosted forms (gateway/src/hosted/routes.ts), described for the reference:
 // what they take and answer, for people who build their own front end. No key; limited per address.
 import { z } from "zod";
+import { answerValueSchema } from "@formsvc/api-records/schemas";
 import { formDocumentSchema, idPattern, maxUploadBytes } from "@formsvc/form-document";
 import type { ApiRoute } from "../routes/route.ts";
 import { responseBodySchema } from "../hosted/routes.ts";
@@ -39,7 +40,7 @@ const savedResponseSchema = z
     responseId: z.string().describe("Send it with the next page's answers to add to the same response"),
     completed: z.boolean(),
     calculated: z
-      .record(z.string(), z.union([z.string(), z.number(), z.null()]))
+      .record(z.string(), answerValueSchema)
       .optional()
       .describe("On completion, the calculated fields the thank-you screen recalls (`{{name}}`), by name, to fill it in; no others"),
   })

@@ -2409,7 +2409,7 @@ export interface components {
             completed: boolean;
             /** @description On completion, the calculated fields the thank-you screen recalls (`{{name}}`), by name, to fill it in; no others */
             calculated?: {
-                [key: string]: string | number | null;
+                [key: string]: components["schemas"]["AnswerValue"];
             };
         };
         /**
