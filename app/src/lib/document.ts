@@ -4,6 +4,7 @@ import { blockTypes, defaultRatingMax, fieldNamePattern, inputBlockTypes, takesO
 import { calculatedFieldProblems } from "@formsvc/form-document/expression-cost";
 import type { LogicRule } from "@formsvc/form-document/logic";
 import { logicProblems } from "@formsvc/form-document/logic-check";
+import { recallProblems } from "@formsvc/form-document/recall-check";
 import type { Block, BlockType, CalculatedField, Form, FormDocument, HiddenField } from "../types.ts";
 
 export { blockTypes };
@@ -240,5 +241,11 @@ export function documentProblems(doc: { blocks: EditableBlock[]; hiddenFields?: 
   }
   // The server's own check of logic rules (targets exist, conditions fit, forwards only).
   for (const { path, message } of logicProblems({ blocks: doc.blocks, calculatedFields: doc.calculatedFields, logic: doc.logic ?? [] })) problems.push(`Logic ${path}: ${message}.`);
+  // The server's own check of recalls ({{key}} in texts): each names an earlier question or a hidden field.
+  for (const { path, message } of recallProblems(doc)) {
+    const [, index, property] = /^document\.blocks\[(\d+)\]\.(\w+)$/.exec(path) ?? [];
+    const block = doc.blocks[Number(index)];
+    problems.push(block ? `Block ${Number(index) + 1} (${blockTypeLabels[block.type]}) ${property}: ${message}.` : `${path}: ${message}.`);
+  }
   return problems;
 }

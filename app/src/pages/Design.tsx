@@ -265,15 +265,35 @@ export function DesignTab({ form, onSaved }: { form: Form; onSaved(form: Form): 
       <fieldset className="card">
         <legend>Thank-you screen</legend>
         <div className="stack">
-          <p className="hint" style={{ margin: 0 }}>Shown after a completed submission{form.settings.redirectUrl ? " (not while Settings redirects to a URL at once)" : ""}.</p>
-          <div className="field">
-            <label htmlFor={`${id}-ty-title`}>Title</label>
-            <input id={`${id}-ty-title`} value={thankYou.title} maxLength={200} required onChange={(e) => changeThankYou({ ...thankYou, title: e.target.value })} />
-          </div>
-          <div className="field">
-            <label htmlFor={`${id}-ty-text`}>Text</label>
-            <textarea id={`${id}-ty-text`} rows={3} maxLength={2000} value={thankYou.text} onChange={(e) => changeThankYou({ ...thankYou, text: e.target.value })} />
-          </div>
+          <p className="hint" style={{ margin: 0 }} id={`${id}-ty-hint`}>
+            Shown after a completed submission{form.settings.redirectUrl ? " (not while Settings redirects to a URL at once)" : ""}. <code>{"{{key}}"}</code> shows an answer: a
+            question's key, a hidden or calculated field's name (<code>{"{{key|fallback}}"}</code> when it may be empty).
+          </p>
+          {(["title", "text"] as const).map((property) => {
+            const problem = refused[`settings.thankYou.${property}`];
+            const fieldId = `${id}-ty-${property}`;
+            const props = {
+              id: fieldId,
+              value: thankYou[property],
+              "aria-invalid": problem ? true : undefined,
+              "aria-describedby": problem ? `${id}-ty-hint ${fieldId}-problem` : `${id}-ty-hint`,
+            };
+            return (
+              <div className="field" key={property}>
+                <label htmlFor={fieldId}>{property === "title" ? "Title" : "Text"}</label>
+                {property === "title" ? (
+                  <input {...props} maxLength={200} required onChange={(e) => changeThankYou({ ...thankYou, title: e.target.value })} />
+                ) : (
+                  <textarea {...props} rows={3} maxLength={2000} onChange={(e) => changeThankYou({ ...thankYou, text: e.target.value })} />
+                )}
+                {problem && (
+                  <p className="error-text" id={`${fieldId}-problem`}>
+                    {problem}
+                  </p>
+                )}
+              </div>
+            );
+          })}
           <div className="grid-2">
             <div className="field">
               <label htmlFor={`${id}-ty-label`}>Button label</label>

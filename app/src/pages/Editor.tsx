@@ -242,7 +242,13 @@ function BlockEditor({
                 onChange={(e) => set({ fieldName: e.target.value })}
               />
               <p className="hint" id={`${id}-fn-hint`}>
-                Names the column in Responses and exports; the question when empty.{block.key && <> Answers are filed under <code>{block.key}</code>, which never changes.</>}
+                Names the column in Responses and exports; the question when empty.{block.key && (
+                  <>
+                    {" "}
+                    Answers are filed under <code>{block.key}</code>, which never changes; later questions, descriptions and the thank-you screen show the answer with{" "}
+                    <code>{`{{${block.key}}}`}</code>.
+                  </>
+                )}
               </p>
             </div>
             <div className="field">

@@ -1,6 +1,7 @@
 // The public JSON endpoints of hosted forms (gateway/src/hosted/routes.ts), described for the reference:
 // what they take and answer, for people who build their own front end. No key; limited per address.
 import { z } from "zod";
+import { answerValueSchema } from "@formsvc/api-records/schemas";
 import { formDocumentSchema, idPattern, maxUploadBytes } from "@formsvc/form-document";
 import type { ApiRoute } from "../routes/route.ts";
 import { responseBodySchema } from "../hosted/routes.ts";
@@ -38,6 +39,10 @@ const savedResponseSchema = z
   .object({
     responseId: z.string().describe("Send it with the next page's answers to add to the same response"),
     completed: z.boolean(),
+    calculated: z
+      .record(z.string(), answerValueSchema)
+      .optional()
+      .describe("On completion, the calculated fields the thank-you screen recalls (`{{name}}`), by name, to fill it in; no others"),
   })
   .meta({ id: "SavedResponse", examples: [{ responseId: "R8kq2Vn0cXs7LmPa", completed: true }] });
 

@@ -77,6 +77,7 @@ const embedding = (() => {
   let current = 0;
   let busy = false;
   let responseId = "";
+  let calculated = {}; // a completion's calculated fields the thank-you screen recalls
   let finished = false; // submitted: nothing more is remembered
   let rememberTimer = 0;
 
@@ -191,6 +192,22 @@ const embedding = (() => {
         label.append(" ", required);
       }
       if (!q.required && mark) mark.remove();
+    }
+  }
+
+  // Texts that name answers ({{key}}, recall.ts) carry their own words (data-recall): they are filled in
+  // as answers change, by the server's own code (form-logic.js), as text, never markup; the thank-you
+  // screen's also with the calculated fields the completion answered with.
+  const recall = config.recall && globalThis.formsvcLogic ? config.recall : null;
+  const recalled = new WeakMap();
+  function applyRecall(calculated) {
+    if (!recall) return;
+    const values = globalThis.formsvcLogic.recallValues(recall.blocks, givenAnswers(), hiddenValues(), calculated);
+    for (const el of $$("[data-recall]")) {
+      const filled = globalThis.formsvcLogic.fillRecall(el.dataset.recall, values);
+      if (recalled.get(el) === filled) continue;
+      recalled.set(el, filled);
+      el.replaceChildren(...filled.split("\n").flatMap((line, i) => (i === 0 ? [line] : [document.createElement("br"), line])));
     }
   }
 
@@ -673,6 +690,7 @@ const embedding = (() => {
       responseId = result.data.responseId || responseId;
       showSummary("");
       if (completed) {
+        calculated = result.data.calculated || {};
         finished = true;
         forget();
         globalThis.formsvcInsights?.completed();
@@ -715,6 +733,7 @@ const embedding = (() => {
         leaveTo(config.redirectUrl);
         return;
       }
+      applyRecall(calculated);
       $(".hf-card", document).hidden = true;
       if (progress) progress.hidden = true;
       const thanks = $("#hf-thanks");
@@ -735,8 +754,9 @@ const embedding = (() => {
     const search = $(".hf-multi-search", q.el);
     if (search) setupSearch(q, search);
   }
-  /** An answer moves what the rules decide, and with it the buttons and the progress; without rules, neither. */
+  /** An answer moves what texts recall, and what the rules decide, with it the buttons and the progress. */
   function followAnswers() {
+    applyRecall();
     if (!logic) return;
     applyLogic();
     updateButtons();
@@ -769,6 +789,7 @@ const embedding = (() => {
   const stored = config.saveProgress ? readStored() : null;
   if (stored) restore(stored);
   applyLogic();
+  applyRecall();
   const first = logic ? logic.state.path.find((p) => logic.run.pageShows(logic.doc, logic.state, p)) : 0;
   showPage(first ?? 0, false);
 })();

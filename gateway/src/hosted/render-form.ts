@@ -10,7 +10,6 @@ import {
   defaultTheme,
   documentPages,
   fontStacks,
-  hasLogic,
   hexColorPattern,
   maxUploadBytes,
   questionTypes,
@@ -23,8 +22,10 @@ import {
   type InputBlock,
   type ThankYouScreen,
 } from "@formsvc/form-document";
+import { escapeHtml, multiline } from "./html-text.ts";
 import { hiddenFieldPrefix, honeypotField, languageField, matrixField, needsScript, versionField, type FieldValue, type FieldValues } from "./form-fields.ts";
-import { carriedFields, logicStep, navField, neighbours, pageField, shownBlocks, shownField, type LogicStep } from "./logic-steps.ts";
+import { carriedFields, logicStep, navField, neighbours, pageField, postsPageByPage, shownBlocks, shownField, type LogicStep } from "./logic-steps.ts";
+import { postedRecallValues, recallConfig, recalledHtml, recalledText, type RecallValues } from "./recall.ts";
 import { pageTexts, type PageTexts } from "./page-messages.ts";
 
 export interface PageUrls {
@@ -66,6 +67,8 @@ export interface FormPageInput {
 
 const englishTexts = pageTexts();
 
+export { escapeHtml };
+
 /**
  * An owner's setting left at its English default (the submit label, the closed message, the thank-you
  * screen's title and text) reads in the page's language; one the owner wrote stays as written.
@@ -74,17 +77,6 @@ function ownerOrDefault(value: string, englishDefault: string, texts: PageTexts,
   return value === englishDefault ? texts.text(key) : value;
 }
 
-const htmlEscapes: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-/** Text or attribute value, escaped for HTML. */
-export function escapeHtml(value: unknown): string {
-  return String(value ?? "").replace(/[&<>"']/g, (c) => htmlEscapes[c]);
-}
-
-/** Escaped text whose line breaks are kept. */
-function multiline(value: string): string {
-  return escapeHtml(value).replace(/\r?\n/g, "<br>");
-}
 
 /** JSON that is safe inside a `<script type="application/json">` element. */
 export function jsonForScript(value: unknown): string {
@@ -280,6 +272,8 @@ interface QuestionContext {
   errors?: Record<string, string>;
   /** Headings and paragraphs carry their block ids (for the script of a form with logic rules). */
   blockIds?: boolean;
+  /** What the texts recall (recall.ts), by name. */
+  recall?: RecallValues;
   texts: PageTexts;
 }
 
@@ -293,7 +287,7 @@ function renderQuestion(block: InputBlock, ctx: QuestionContext): string {
   const describedBy = [descId, errorId].filter(Boolean).join(" ");
   const t = ctx.texts.text;
   const requiredMark = required ? ` <span class="hf-required">${escapeHtml(t("required"))}</span>` : "";
-  const description = block.description ? `<p class="hf-desc" id="${escapeHtml(descId)}">${multiline(block.description)}</p>` : "";
+  const description = block.description ? `<p class="hf-desc" id="${escapeHtml(descId)}">${recalledHtml(block.description, ctx.recall, true)}</p>` : "";
   const errorLine = `<p class="hf-error" id="${escapeHtml(errorId)}" role="alert">${escapeHtml(error)}</p>`;
   const wrapAttrs = attrs({
     class: "hf-q",
@@ -303,15 +297,15 @@ function renderQuestion(block: InputBlock, ctx: QuestionContext): string {
     "data-type": block.type,
     "data-answer": questionTypes[block.type].answer,
     "data-required": required ? "true" : undefined,
-    "data-question": block.question,
+    "data-question": recalledText(block.question, ctx.recall),
   });
   const invalid = error ? "true" : undefined;
 
   const simpleField = (control: string) =>
-    `<div${wrapAttrs}>\n<label class="hf-label" for="${escapeHtml(id)}">${escapeHtml(block.question)}${requiredMark}</label>\n${description}${control}\n${errorLine}\n</div>`;
+    `<div${wrapAttrs}>\n<label class="hf-label" for="${escapeHtml(id)}">${recalledHtml(block.question, ctx.recall)}${requiredMark}</label>\n${description}${control}\n${errorLine}\n</div>`;
 
   const group = (control: string, role?: string) =>
-    `<fieldset${wrapAttrs}${attrs({ role, "aria-required": role && required ? "true" : undefined, "aria-describedby": describedBy })}>\n<legend class="hf-label">${escapeHtml(block.question)}${requiredMark}</legend>\n${description}${control}\n${errorLine}\n</fieldset>`;
+    `<fieldset${wrapAttrs}${attrs({ role, "aria-required": role && required ? "true" : undefined, "aria-describedby": describedBy })}>\n<legend class="hf-label">${recalledHtml(block.question, ctx.recall)}${requiredMark}</legend>\n${description}${control}\n${errorLine}\n</fieldset>`;
 
   switch (block.type) {
     case "LONG_TEXT":
@@ -447,9 +441,9 @@ function renderQuestion(block: InputBlock, ctx: QuestionContext): string {
 function renderBlock(block: Block, ctx: QuestionContext): string {
   switch (block.type) {
     case "HEADING":
-      return `<h2${attrs({ "data-block": ctx.blockIds ? block.id : undefined })}>${escapeHtml(block.text)}</h2>`;
+      return `<h2${attrs({ "data-block": ctx.blockIds ? block.id : undefined })}>${recalledHtml(block.text, ctx.recall)}</h2>`;
     case "PARAGRAPH":
-      return `<p${attrs({ "data-block": ctx.blockIds ? block.id : undefined })}>${multiline(block.text)}</p>`;
+      return `<p${attrs({ "data-block": ctx.blockIds ? block.id : undefined })}>${recalledHtml(block.text, ctx.recall, true)}</p>`;
     case "PAGE_BREAK":
       return "";
     default:
@@ -518,13 +512,13 @@ function languageSwitch(links: FormPageInput["languageLinks"], texts: PageTexts)
   return `<nav class="hf-languages" aria-label="${escapeHtml(texts.text("language"))}"><ul>${items.join("")}</ul></nav>\n`;
 }
 
-function errorSummary(input: FormPageInput, texts: PageTexts): string {
+function errorSummary(input: FormPageInput, texts: PageTexts, recall: RecallValues): string {
   const items: string[] = [];
   if (input.formError) items.push(`<p>${escapeHtml(input.formError)}</p>`);
   const byKey = input.errors ?? {};
   const links = input.document.blocks
     .filter((b): b is InputBlock => "key" in b && typeof b.key === "string" && byKey[b.key] !== undefined)
-    .map((b) => `<li><a href="#q-${escapeHtml(b.id ?? b.key)}-field">${escapeHtml(b.question)}: ${escapeHtml(byKey[b.key!])}</a></li>`);
+    .map((b) => `<li><a href="#q-${escapeHtml(b.id ?? b.key)}-field">${escapeHtml(recalledText(b.question, recall))}: ${escapeHtml(byKey[b.key!])}</a></li>`);
   if (links.length > 0) items.push(`<p>${escapeHtml(texts.text("checkAnswers"))}</p><ul>${links.join("")}</ul>`);
   return items.join("");
 }
@@ -538,13 +532,14 @@ export function renderFormPage(input: FormPageInput): string {
   const submitLabel = ownerOrDefault(settings.submitLabel, defaultSettings.submitLabel, texts, "submit");
   const action = `${input.urls.base}/${encodeURIComponent(input.formId)}`;
   const linkQuery = input.linkToken ? `?t=${encodeURIComponent(input.linkToken)}` : "";
-  const ctx = { values: input.values, errors: input.errors, texts };
+  const recall = postedRecallValues(doc, input.values, input.hidden);
+  const ctx = { values: input.values, errors: input.errors, texts, recall };
   const pages = documentPages(doc);
   const hiddenInputs = (doc.hiddenFields ?? [])
     .map((f) => `<input type="hidden" name="${escapeHtml(hiddenFieldPrefix + f.name)}" value="${escapeHtml(input.hidden[f.name] ?? "")}">`)
     .join("\n");
   // With logic rules, one page at a time (logic-steps.ts): what it does not show waits in templates.
-  const step = hasLogic(doc) ? logicStep(doc, input.values, input.page) : undefined;
+  const step = postsPageByPage(doc) ? logicStep(doc, input.values, input.page) : undefined;
   const current = step?.page ?? 0;
   const pageSections = pages
     .map((blocks, i) => {
@@ -571,6 +566,8 @@ export function renderFormPage(input: FormPageInput): string {
     honeypotField: settings.honeypot ? honeypotField : null,
     // What the browser's copy of the evaluator needs (form-logic.js): the blocks' ids, types, keys and pages, and the rules.
     messages: texts.scriptTemplates(),
+    // What recall (recall.ts) needs of the questions recalled; null when no text recalls.
+    recall: recallConfig(doc, settings),
     logic: step ? { blocks: doc.blocks.map(({ id, type, ...b }) => ({ id, type, key: "key" in b ? b.key : undefined, required: "required" in b ? b.required : undefined })), logic: browserRules(doc.logic) } : null,
   };
   // Off screen and out of the accessibility tree and tab order: only bots fill it in.
@@ -584,7 +581,7 @@ export function renderFormPage(input: FormPageInput): string {
 <form id="hf-form" class="hf-form" method="post" action="${escapeHtml(action + linkQuery)}" accept-charset="utf-8" aria-labelledby="hf-title">
 <h1 id="hf-title">${escapeHtml(title)}</h1>
 ${scriptNote}<p class="hf-resume" id="hf-resume" hidden>${escapeHtml(t("resumed"))} <button type="button" class="hf-link" id="hf-restart">${escapeHtml(t("startOver"))}</button></p>
-${pages.length > 1 ? progressBar(pages.length, texts) : ""}<div class="hf-summary" id="hf-summary" role="alert" tabindex="-1">${errorSummary(input, texts)}</div>
+${pages.length > 1 ? progressBar(pages.length, texts) : ""}<div class="hf-summary" id="hf-summary" role="alert" tabindex="-1">${errorSummary(input, texts, recall)}</div>
 <input type="hidden" name="${versionField}" value="${escapeHtml(input.version)}">
 <input type="hidden" name="${languageField}" value="${escapeHtml(texts.language)}">
 ${hiddenInputs}
@@ -596,7 +593,7 @@ ${input.captchaHtml ?? ""}${step ? stepNav(doc, step, submitLabel, texts) : `<di
 </div>`}
 </form>
 </div>
-${thankYouSection(settings.thankYou, true, texts)}
+${thankYouSection(settings.thankYou, true, texts, recall)}
 <script type="application/json" id="hf-config">${jsonForScript(config)}</script>`;
   return shell(title, body, { texts, showBranding: input.showBranding, brandingUrl: input.urls.branding, script: input.urls.script, theme: settings.theme });
 }
@@ -627,7 +624,7 @@ function thanksRedirectOf(screen: ThankYouScreen | undefined): { seconds: number
 }
 
 /** The thank-you screen of the settings: title, text, its button and the note of its redirect. */
-function thankYouSection(screen: ThankYouScreen = defaultThankYou, hidden: boolean, texts: PageTexts): string {
+function thankYouSection(screen: ThankYouScreen = defaultThankYou, hidden: boolean, texts: PageTexts, recall: RecallValues): string {
   const redirect = thanksRedirectOf(screen);
   const title = ownerOrDefault(screen.title, defaultThankYou.title, texts, "thankYouTitle");
   const text = screen.text && ownerOrDefault(screen.text, defaultThankYou.text, texts, "thankYouText");
@@ -636,8 +633,8 @@ function thankYouSection(screen: ThankYouScreen = defaultThankYou, hidden: boole
     screen.buttonLabel && screen.buttonUrl ? `<p><a class="hf-button" id="hf-thanks-button" href="${escapeHtml(screen.buttonUrl)}" target="_top">${escapeHtml(screen.buttonLabel)}</a></p>\n` : "";
   const note = redirect ? `<p class="hf-note" id="hf-thanks-redirect">${redirectNote(redirect, texts)}</p>\n` : "";
   return `<section class="hf-card hf-thanks" id="hf-thanks" tabindex="-1"${hidden ? " hidden" : ""}>
-<h2 id="hf-thanks-title">${escapeHtml(title)}</h2>
-${text ? `<p id="hf-thanks-text">${multiline(text)}</p>\n` : ""}${button}${note}</section>`;
+<h2 id="hf-thanks-title">${recalledHtml(title, recall)}</h2>
+${text ? `<p id="hf-thanks-text">${recalledHtml(text, recall, true)}</p>\n` : ""}${button}${note}</section>`;
 }
 
 /** "You will be taken to <a>site</a> in n seconds.": the message formatted around a placeholder the link replaces. */
@@ -673,11 +670,11 @@ export function renderClosedPage(info: FormInfo & { closedMessage: string }): st
 }
 
 /** After a plain (no JavaScript) post that was accepted: the form's thank-you screen, going on by itself when it says so. */
-export function renderThankYouPage(info: FormInfo & { thankYou?: ThankYouScreen }): string {
+export function renderThankYouPage(info: FormInfo & { thankYou?: ThankYouScreen; recall?: RecallValues }): string {
   const texts = info.texts ?? englishTexts;
   const title = titleOf(info.document, info.name, texts);
   const refresh = thanksRedirectOf(info.thankYou) ?? undefined;
-  return shell(title, `<h1 class="hf-sr">${escapeHtml(title)}</h1>\n${thankYouSection(info.thankYou, false, texts)}`, {
+  return shell(title, `<h1 class="hf-sr">${escapeHtml(title)}</h1>\n${thankYouSection(info.thankYou, false, texts, info.recall ?? {})}`, {
     texts,
     showBranding: info.showBranding,
     brandingUrl: info.brandingUrl,

@@ -19,7 +19,6 @@ import { z } from "zod";
 import {
   describeZodError,
   formLanguages,
-  hasLogic,
   isPastClosingDate,
   isRecordId,
   jsonInputProblem,
@@ -54,7 +53,8 @@ import { uploadBudget } from "./upload-budget.ts";
 import { streamingUploadStorage, type StreamedFile } from "./upload-storage.ts";
 import { answersFromFields, documentOf, first, honeypotField, languageField, problemsByQuestion, type FieldValues } from "./form-fields.ts";
 import { formLogicFile } from "./form-logic-build.ts";
-import { logicStep, pageWithProblems, stepAfterPost } from "./logic-steps.ts";
+import { logicStep, pageWithProblems, postsPageByPage, stepAfterPost } from "./logic-steps.ts";
+import { thankYouCalculated, thankYouRecallValues, type RecallValues } from "./recall.ts";
 import {
   renderClosedPage,
   renderErrorPage,
@@ -357,8 +357,9 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       const closed = () => sendHtml(res, 409, renderClosedPage({ ...info, closedMessage: settings.closedMessage }), settings);
       if (showsClosed(form, settings, new Date())) return closed();
 
-      const thanked = () => {
-        if (!settings.redirectUrl) return sendHtml(res, 200, renderThankYouPage({ ...info, thankYou: settings.thankYou }), settings);
+      // The thank-you screen recalls the response's answers (recall.ts); the honeypot's is thanked without.
+      const thanked = (recall?: RecallValues) => {
+        if (!settings.redirectUrl) return sendHtml(res, 200, renderThankYouPage({ ...info, thankYou: settings.thankYou, recall }), settings);
         securityHeaders(res, settings);
         res.redirect(303, settings.redirectUrl);
       };
@@ -389,7 +390,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
           settings,
         );
       // A form with logic rules is posted page by page (logic-steps.ts): on to the page the rules lead to.
-      if (hasLogic(document)) {
+      if (postsPageByPage(document)) {
         const step = stepAfterPost(document, fields, posted.errors);
         if (!("complete" in step)) return again(step.errors, undefined, step.page, Object.keys(step.errors).length > 0 ? 400 : 200);
       }
@@ -400,8 +401,9 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
         return again({}, refusalText(texts, (err as Error).message), undefined, 403);
       }
 
+      let saved: Awaited<ReturnType<typeof saveResponse>>;
       try {
-        await saveResponse({
+        saved = await saveResponse({
           formId: form.id,
           version: posted.version,
           answers: posted.answers as JsonObject,
@@ -423,12 +425,12 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
         if (connectErr?.code === Code.InvalidArgument) {
           const errors = problemsByQuestion(document, fieldProblems(connectErr));
           // A form with logic rules shows the page of the first problem.
-          const page = hasLogic(document) ? pageWithProblems(document, logicStep(document, fields).state, errors) : undefined;
+          const page = postsPageByPage(document) ? pageWithProblems(document, logicStep(document, fields).state, errors) : undefined;
           return Object.keys(errors).length > 0 ? again(errors, undefined, page) : again({}, connectErr.rawMessage);
         }
         throw err;
       }
-      thanked();
+      thanked(thankYouRecallValues(document, settings, posted.answers, posted.hidden, saved.calculated));
     },
   );
 
@@ -558,7 +560,10 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     if (saved.replayed) res.setHeader("Idempotent-Replayed", "true");
     // A replay is the same completion again, not another one.
     else if (body.completed && saved.completed) insights.completion(formId);
-    res.json({ responseId: saved.responseId, completed: saved.completed });
+    // The calculated fields the thank-you screen recalls, for the page to fill in (recall.ts); no others.
+    const settings = saved.calculated && Object.keys(saved.calculated).length > 0 ? await settingsOf(formId) : null;
+    const calculated = settings && saved.calculated ? thankYouCalculated(settings, saved.calculated) : {};
+    res.json({ responseId: saved.responseId, completed: saved.completed, ...(Object.keys(calculated).length > 0 && { calculated }) });
   });
 
   router.get("/:formId/captcha", async (req, res) => {

@@ -58,6 +58,8 @@ export {
   type LogicState,
 } from "./logic.ts";
 export { logicProblems, type LogicProblem } from "./logic-check.ts";
+export { fillRecall, hasRecall, recallingBlockTexts, recallingThankYouTexts, recallsIn, recallValues, recallsOf, type Recall, type RecallBlock } from "./recall.ts";
+export { recallProblems, type RecallProblem } from "./recall-check.ts";
 export { calculatedFieldProblems, expressionCost, expressionProblem, type ExpressionCost } from "./expression-cost.ts";
 export { DocumentError, describeZodError, fieldViolationParams, fieldViolationsOf, formatPath } from "./errors.ts";
 export { cursorPattern, isRecordId, jsonInputProblem, maxAnswerDepth, maxBodyDepth, maxInt32, recordIdPattern, textProblem } from "./input-safety.ts";

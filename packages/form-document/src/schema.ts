@@ -45,13 +45,13 @@ const inputBase = {
     .min(1)
     .max(limits.question)
     .regex(notBlank, "must not be blank")
-    .describe("The question text shown to respondents."),
+    .describe("The question text shown to respondents. May recall an earlier question's answer or a hidden field as `{{key}}` (`{{key|fallback}}`): see FormDocument."),
   fieldName: z
     .string()
     .max(limits.fieldName)
     .optional()
     .describe("Column name in the Submissions table; the question text is used when empty."),
-  description: z.string().max(limits.description).optional(),
+  description: z.string().max(limits.description).optional().describe("Text under the question (line breaks kept); may recall as `question` does."),
   required: z.boolean().optional().describe("Whether an answer is needed to complete the response (default false)."),
   placeholder: z.string().max(limits.placeholder).optional(),
 };
@@ -164,7 +164,11 @@ const consentBlock = z
   .describe("One checkbox to agree with `text`: the answer is `true`; a required consent cannot be completed without it.");
 
 const textBlock = <T extends "HEADING" | "PARAGRAPH">(type: T) =>
-  z.strictObject({ id: idSchema.optional(), type: z.literal(type), text: z.string().max(limits.text) });
+  z.strictObject({
+    id: idSchema.optional(),
+    type: z.literal(type),
+    text: z.string().max(limits.text).describe("The text; may recall an earlier question's answer or a hidden field as `{{key}}`."),
+  });
 
 const pageBreakBlock = z.strictObject({ id: idSchema.optional(), type: z.literal("PAGE_BREAK") });
 
@@ -339,7 +343,14 @@ export const formDocumentSchema = z
     id: "FormDocument",
     description:
       "The form document, version 1: the form's content, replaced as a unit. The server gives every block " +
-      "and option without one an `id`, and every question a `key` that never changes afterwards.",
+      "and option without one an `id`, and every question a `key` that never changes afterwards.\n\n" +
+      "Recall: a question, a description, a heading or a paragraph may show an earlier question's answer or a hidden " +
+      "field's value as `{{key}}` (a question's key, a field's name), or `{{key|fallback}}` for when it is not answered " +
+      "(else it shows as nothing); the thank-you screen (`settings.thankYou.title`, `.text`) may also recall any question " +
+      "and calculated fields. A choice shows its option's text, a list its texts joined with \", \"; what is recalled is " +
+      "text, never markup. A recall naming nothing it may (an unknown name, a question not before the text, a calculated " +
+      "field outside the thank-you screen) is a 400 naming it: `document.blocks[3].question: {{plna}}: no question key, " +
+      "hidden field or calculated field is named \"plna\"`.",
     examples: [formDocumentExample],
   });
 

@@ -45,7 +45,7 @@ const fields = {
           .record(z.string().min(1).max(300), z.string().max(10_000))
           .refine((texts) => Object.keys(texts).length <= maxTranslatedTexts, `must have at most ${maxTranslatedTexts} texts`)
           .describe(
-            "The form's texts in this language, by where each is: `title`; `<blockId>.question`, `.description`, `.placeholder` or `.text` (headings, paragraphs); `<blockId>.options.<optionId>`; `submitLabel`, `closedMessage`, `thankYou.title`, `thankYou.text`, `thankYou.buttonLabel` (settings left at their defaults need none). Ids, not texts, name what is translated: answers in every language are filed under the same keys.",
+            "The form's texts in this language, by where each is: `title`; `<blockId>.question`, `.description`, `.placeholder` or `.text` (headings, paragraphs); `<blockId>.options.<optionId>`; `submitLabel`, `closedMessage`, `thankYou.title`, `thankYou.text`, `thankYou.buttonLabel` (settings left at their defaults need none). Ids, not texts, name what is translated: answers in every language are filed under the same keys. A translation may recall (`{{key}}`) what the text it translates may.",
           ),
       }),
     )
@@ -172,8 +172,8 @@ const fields = {
     ),
   thankYou: z
     .strictObject({
-      title: z.string().min(1).max(200).regex(/\S/, "must not be blank").default(defaultThankYou.title).describe("Heading of the thank-you screen."),
-      text: z.string().max(2000).default(defaultThankYou.text).describe("Text under the heading (line breaks kept)."),
+      title: z.string().min(1).max(200).regex(/\S/, "must not be blank").default(defaultThankYou.title).describe("Heading of the thank-you screen; may recall answers and calculated fields as `{{key}}` (see FormDocument)."),
+      text: z.string().max(2000).default(defaultThankYou.text).describe("Text under the heading (line breaks kept); may recall as the title does."),
       buttonLabel: z.string().min(1).max(60).regex(/\S/, "must not be blank").nullable().default(null).describe("Label of a button linking to buttonUrl; null: no button."),
       buttonUrl: httpUrl.nullable().default(null).describe("Where the button (and redirectSeconds) leads: an http or https URL."),
       redirectSeconds: z

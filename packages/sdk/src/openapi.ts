@@ -894,6 +894,8 @@ export interface components {
         };
         /**
          * @description The form document, version 1: the form's content, replaced as a unit. The server gives every block and option without one an `id`, and every question a `key` that never changes afterwards.
+         *
+         *     Recall: a question, a description, a heading or a paragraph may show an earlier question's answer or a hidden field's value as `{{key}}` (a question's key, a field's name), or `{{key|fallback}}` for when it is not answered (else it shows as nothing); the thank-you screen (`settings.thankYou.title`, `.text`) may also recall any question and calculated fields. A choice shows its option's text, a list its texts joined with ", "; what is recalled is text, never markup. A recall naming nothing it may (an unknown name, a question not before the text, a calculated field outside the thank-you screen) is a 400 naming it: `document.blocks[3].question: {{plna}}: no question key, hidden field or calculated field is named "plna"`.
          * @example {
          *       "title": "Event sign-up",
          *       "blocks": [
@@ -948,10 +950,11 @@ export interface components {
                 id?: string;
                 /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
                 key?: string;
-                /** @description The question text shown to respondents. */
+                /** @description The question text shown to respondents. May recall an earlier question's answer or a hidden field as `{{key}}` (`{{key|fallback}}`): see FormDocument. */
                 question: string;
                 /** @description Column name in the Submissions table; the question text is used when empty. */
                 fieldName?: string;
+                /** @description Text under the question (line breaks kept); may recall as `question` does. */
                 description?: string;
                 /** @description Whether an answer is needed to complete the response (default false). */
                 required?: boolean;
@@ -963,10 +966,11 @@ export interface components {
                 id?: string;
                 /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
                 key?: string;
-                /** @description The question text shown to respondents. */
+                /** @description The question text shown to respondents. May recall an earlier question's answer or a hidden field as `{{key}}` (`{{key|fallback}}`): see FormDocument. */
                 question: string;
                 /** @description Column name in the Submissions table; the question text is used when empty. */
                 fieldName?: string;
+                /** @description Text under the question (line breaks kept); may recall as `question` does. */
                 description?: string;
                 /** @description Whether an answer is needed to complete the response (default false). */
                 required?: boolean;
@@ -978,10 +982,11 @@ export interface components {
                 id?: string;
                 /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
                 key?: string;
-                /** @description The question text shown to respondents. */
+                /** @description The question text shown to respondents. May recall an earlier question's answer or a hidden field as `{{key}}` (`{{key|fallback}}`): see FormDocument. */
                 question: string;
                 /** @description Column name in the Submissions table; the question text is used when empty. */
                 fieldName?: string;
+                /** @description Text under the question (line breaks kept); may recall as `question` does. */
                 description?: string;
                 /** @description Whether an answer is needed to complete the response (default false). */
                 required?: boolean;
@@ -993,10 +998,11 @@ export interface components {
                 id?: string;
                 /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
                 key?: string;
-                /** @description The question text shown to respondents. */
+                /** @description The question text shown to respondents. May recall an earlier question's answer or a hidden field as `{{key}}` (`{{key|fallback}}`): see FormDocument. */
                 question: string;
                 /** @description Column name in the Submissions table; the question text is used when empty. */
                 fieldName?: string;
+                /** @description Text under the question (line breaks kept); may recall as `question` does. */
                 description?: string;
                 /** @description Whether an answer is needed to complete the response (default false). */
                 required?: boolean;
@@ -1012,10 +1018,11 @@ export interface components {
                 id?: string;
                 /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
                 key?: string;
-                /** @description The question text shown to respondents. */
+                /** @description The question text shown to respondents. May recall an earlier question's answer or a hidden field as `{{key}}` (`{{key|fallback}}`): see FormDocument. */
                 question: string;
                 /** @description Column name in the Submissions table; the question text is used when empty. */
                 fieldName?: string;
+                /** @description Text under the question (line breaks kept); may recall as `question` does. */
                 description?: string;
                 /** @description Whether an answer is needed to complete the response (default false). */
                 required?: boolean;
@@ -1027,10 +1034,11 @@ export interface components {
                 id?: string;
                 /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
                 key?: string;
-                /** @description The question text shown to respondents. */
+                /** @description The question text shown to respondents. May recall an earlier question's answer or a hidden field as `{{key}}` (`{{key|fallback}}`): see FormDocument. */
                 question: string;
                 /** @description Column name in the Submissions table; the question text is used when empty. */
                 fieldName?: string;
+                /** @description Text under the question (line breaks kept); may recall as `question` does. */
                 description?: string;
                 /** @description Whether an answer is needed to complete the response (default false). */
                 required?: boolean;
@@ -1042,10 +1050,11 @@ export interface components {
                 id?: string;
                 /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
                 key?: string;
-                /** @description The question text shown to respondents. */
+                /** @description The question text shown to respondents. May recall an earlier question's answer or a hidden field as `{{key}}` (`{{key|fallback}}`): see FormDocument. */
                 question: string;
                 /** @description Column name in the Submissions table; the question text is used when empty. */
                 fieldName?: string;
+                /** @description Text under the question (line breaks kept); may recall as `question` does. */
                 description?: string;
                 /** @description Whether an answer is needed to complete the response (default false). */
                 required?: boolean;
@@ -1057,10 +1066,11 @@ export interface components {
                 id?: string;
                 /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
                 key?: string;
-                /** @description The question text shown to respondents. */
+                /** @description The question text shown to respondents. May recall an earlier question's answer or a hidden field as `{{key}}` (`{{key|fallback}}`): see FormDocument. */
                 question: string;
                 /** @description Column name in the Submissions table; the question text is used when empty. */
                 fieldName?: string;
+                /** @description Text under the question (line breaks kept); may recall as `question` does. */
                 description?: string;
                 /** @description Whether an answer is needed to complete the response (default false). */
                 required?: boolean;
@@ -1072,10 +1082,11 @@ export interface components {
                 id?: string;
                 /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
                 key?: string;
-                /** @description The question text shown to respondents. */
+                /** @description The question text shown to respondents. May recall an earlier question's answer or a hidden field as `{{key}}` (`{{key|fallback}}`): see FormDocument. */
                 question: string;
                 /** @description Column name in the Submissions table; the question text is used when empty. */
                 fieldName?: string;
+                /** @description Text under the question (line breaks kept); may recall as `question` does. */
                 description?: string;
                 /** @description Whether an answer is needed to complete the response (default false). */
                 required?: boolean;
@@ -1093,10 +1104,11 @@ export interface components {
                 id?: string;
                 /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
                 key?: string;
-                /** @description The question text shown to respondents. */
+                /** @description The question text shown to respondents. May recall an earlier question's answer or a hidden field as `{{key}}` (`{{key|fallback}}`): see FormDocument. */
                 question: string;
                 /** @description Column name in the Submissions table; the question text is used when empty. */
                 fieldName?: string;
+                /** @description Text under the question (line breaks kept); may recall as `question` does. */
                 description?: string;
                 /** @description Whether an answer is needed to complete the response (default false). */
                 required?: boolean;
@@ -1114,10 +1126,11 @@ export interface components {
                 id?: string;
                 /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
                 key?: string;
-                /** @description The question text shown to respondents. */
+                /** @description The question text shown to respondents. May recall an earlier question's answer or a hidden field as `{{key}}` (`{{key|fallback}}`): see FormDocument. */
                 question: string;
                 /** @description Column name in the Submissions table; the question text is used when empty. */
                 fieldName?: string;
+                /** @description Text under the question (line breaks kept); may recall as `question` does. */
                 description?: string;
                 /** @description Whether an answer is needed to complete the response (default false). */
                 required?: boolean;
@@ -1135,10 +1148,11 @@ export interface components {
                 id?: string;
                 /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
                 key?: string;
-                /** @description The question text shown to respondents. */
+                /** @description The question text shown to respondents. May recall an earlier question's answer or a hidden field as `{{key}}` (`{{key|fallback}}`): see FormDocument. */
                 question: string;
                 /** @description Column name in the Submissions table; the question text is used when empty. */
                 fieldName?: string;
+                /** @description Text under the question (line breaks kept); may recall as `question` does. */
                 description?: string;
                 /** @description Whether an answer is needed to complete the response (default false). */
                 required?: boolean;
@@ -1160,10 +1174,11 @@ export interface components {
                 id?: string;
                 /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
                 key?: string;
-                /** @description The question text shown to respondents. */
+                /** @description The question text shown to respondents. May recall an earlier question's answer or a hidden field as `{{key}}` (`{{key|fallback}}`): see FormDocument. */
                 question: string;
                 /** @description Column name in the Submissions table; the question text is used when empty. */
                 fieldName?: string;
+                /** @description Text under the question (line breaks kept); may recall as `question` does. */
                 description?: string;
                 /** @description Whether an answer is needed to complete the response (default false). */
                 required?: boolean;
@@ -1189,10 +1204,11 @@ export interface components {
                 id?: string;
                 /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
                 key?: string;
-                /** @description The question text shown to respondents. */
+                /** @description The question text shown to respondents. May recall an earlier question's answer or a hidden field as `{{key}}` (`{{key|fallback}}`): see FormDocument. */
                 question: string;
                 /** @description Column name in the Submissions table; the question text is used when empty. */
                 fieldName?: string;
+                /** @description Text under the question (line breaks kept); may recall as `question` does. */
                 description?: string;
                 /** @description Whether an answer is needed to complete the response (default false). */
                 required?: boolean;
@@ -1210,10 +1226,11 @@ export interface components {
                 id?: string;
                 /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
                 key?: string;
-                /** @description The question text shown to respondents. */
+                /** @description The question text shown to respondents. May recall an earlier question's answer or a hidden field as `{{key}}` (`{{key|fallback}}`): see FormDocument. */
                 question: string;
                 /** @description Column name in the Submissions table; the question text is used when empty. */
                 fieldName?: string;
+                /** @description Text under the question (line breaks kept); may recall as `question` does. */
                 description?: string;
                 /** @description Whether an answer is needed to complete the response (default false). */
                 required?: boolean;
@@ -1227,10 +1244,11 @@ export interface components {
                 id?: string;
                 /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
                 key?: string;
-                /** @description The question text shown to respondents. */
+                /** @description The question text shown to respondents. May recall an earlier question's answer or a hidden field as `{{key}}` (`{{key|fallback}}`): see FormDocument. */
                 question: string;
                 /** @description Column name in the Submissions table; the question text is used when empty. */
                 fieldName?: string;
+                /** @description Text under the question (line breaks kept); may recall as `question` does. */
                 description?: string;
                 /** @description Whether an answer is needed to complete the response (default false). */
                 required?: boolean;
@@ -1253,10 +1271,11 @@ export interface components {
                 id?: string;
                 /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
                 key?: string;
-                /** @description The question text shown to respondents. */
+                /** @description The question text shown to respondents. May recall an earlier question's answer or a hidden field as `{{key}}` (`{{key|fallback}}`): see FormDocument. */
                 question: string;
                 /** @description Column name in the Submissions table; the question text is used when empty. */
                 fieldName?: string;
+                /** @description Text under the question (line breaks kept); may recall as `question` does. */
                 description?: string;
                 /** @description Whether an answer is needed to complete the response (default false). */
                 required?: boolean;
@@ -1268,10 +1287,11 @@ export interface components {
                 id?: string;
                 /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
                 key?: string;
-                /** @description The question text shown to respondents. */
+                /** @description The question text shown to respondents. May recall an earlier question's answer or a hidden field as `{{key}}` (`{{key|fallback}}`): see FormDocument. */
                 question: string;
                 /** @description Column name in the Submissions table; the question text is used when empty. */
                 fieldName?: string;
+                /** @description Text under the question (line breaks kept); may recall as `question` does. */
                 description?: string;
                 /** @description Whether an answer is needed to complete the response (default false). */
                 required?: boolean;
@@ -1283,10 +1303,11 @@ export interface components {
                 id?: string;
                 /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
                 key?: string;
-                /** @description The question text shown to respondents. */
+                /** @description The question text shown to respondents. May recall an earlier question's answer or a hidden field as `{{key}}` (`{{key|fallback}}`): see FormDocument. */
                 question: string;
                 /** @description Column name in the Submissions table; the question text is used when empty. */
                 fieldName?: string;
+                /** @description Text under the question (line breaks kept); may recall as `question` does. */
                 description?: string;
                 /** @description Whether an answer is needed to complete the response (default false). */
                 required?: boolean;
@@ -1298,10 +1319,11 @@ export interface components {
                 id?: string;
                 /** @description Where answers to this question are filed in a submission. Assigned by the server when absent; once assigned it never changes (a different value sent later is ignored). */
                 key?: string;
-                /** @description The question text shown to respondents. */
+                /** @description The question text shown to respondents. May recall an earlier question's answer or a hidden field as `{{key}}` (`{{key|fallback}}`): see FormDocument. */
                 question: string;
                 /** @description Column name in the Submissions table; the question text is used when empty. */
                 fieldName?: string;
+                /** @description Text under the question (line breaks kept); may recall as `question` does. */
                 description?: string;
                 /** @description Whether an answer is needed to complete the response (default false). */
                 required?: boolean;
@@ -1315,12 +1337,14 @@ export interface components {
                 id?: string;
                 /** @constant */
                 type: "HEADING";
+                /** @description The text; may recall an earlier question's answer or a hidden field as `{{key}}`. */
                 text: string;
             } | {
                 /** @description Stable identifier; assigned by the server when absent. */
                 id?: string;
                 /** @constant */
                 type: "PARAGRAPH";
+                /** @description The text; may recall an earlier question's answer or a hidden field as `{{key}}`. */
                 text: string;
             } | {
                 /** @description Stable identifier; assigned by the server when absent. */
@@ -1429,7 +1453,7 @@ export interface components {
             languages: {
                 /** @description The language of this translation (a BCP 47 tag). */
                 language: string;
-                /** @description The form's texts in this language, by where each is: `title`; `<blockId>.question`, `.description`, `.placeholder` or `.text` (headings, paragraphs); `<blockId>.options.<optionId>`; `submitLabel`, `closedMessage`, `thankYou.title`, `thankYou.text`, `thankYou.buttonLabel` (settings left at their defaults need none). Ids, not texts, name what is translated: answers in every language are filed under the same keys. */
+                /** @description The form's texts in this language, by where each is: `title`; `<blockId>.question`, `.description`, `.placeholder` or `.text` (headings, paragraphs); `<blockId>.options.<optionId>`; `submitLabel`, `closedMessage`, `thankYou.title`, `thankYou.text`, `thankYou.buttonLabel` (settings left at their defaults need none). Ids, not texts, name what is translated: answers in every language are filed under the same keys. A translation may recall (`{{key}}`) what the text it translates may. */
                 texts: {
                     [key: string]: string;
                 };
@@ -1588,12 +1612,12 @@ export interface components {
              */
             thankYou: {
                 /**
-                 * @description Heading of the thank-you screen.
+                 * @description Heading of the thank-you screen; may recall answers and calculated fields as `{{key}}` (see FormDocument).
                  * @default Thank you!
                  */
                 title: string;
                 /**
-                 * @description Text under the heading (line breaks kept).
+                 * @description Text under the heading (line breaks kept); may recall as the title does.
                  * @default Your response has been recorded.
                  */
                 text: string;
@@ -2383,6 +2407,10 @@ export interface components {
             /** @description Send it with the next page's answers to add to the same response */
             responseId: string;
             completed: boolean;
+            /** @description On completion, the calculated fields the thank-you screen recalls (`{{name}}`), by name, to fill it in; no others */
+            calculated?: {
+                [key: string]: components["schemas"]["AnswerValue"];
+            };
         };
         /**
          * @description Answers by question key: the value shapes of AnswerValue (option ids for choices, upload ids for FILE and SIGNATURE). `completed: false` saves a partial response (one page of a multi-page form); `responseId` continues it.
@@ -2947,7 +2975,7 @@ export interface operations {
                         languages?: {
                             /** @description The language of this translation (a BCP 47 tag). */
                             language: string;
-                            /** @description The form's texts in this language, by where each is: `title`; `<blockId>.question`, `.description`, `.placeholder` or `.text` (headings, paragraphs); `<blockId>.options.<optionId>`; `submitLabel`, `closedMessage`, `thankYou.title`, `thankYou.text`, `thankYou.buttonLabel` (settings left at their defaults need none). Ids, not texts, name what is translated: answers in every language are filed under the same keys. */
+                            /** @description The form's texts in this language, by where each is: `title`; `<blockId>.question`, `.description`, `.placeholder` or `.text` (headings, paragraphs); `<blockId>.options.<optionId>`; `submitLabel`, `closedMessage`, `thankYou.title`, `thankYou.text`, `thankYou.buttonLabel` (settings left at their defaults need none). Ids, not texts, name what is translated: answers in every language are filed under the same keys. A translation may recall (`{{key}}`) what the text it translates may. */
                             texts: {
                                 [key: string]: string;
                             };
@@ -3043,12 +3071,12 @@ export interface operations {
                         /** @description The screen shown after a completed submission, with and without JavaScript; `redirectUrl` (at once) takes precedence. Given whole in a patch: absent properties take their defaults. */
                         thankYou?: {
                             /**
-                             * @description Heading of the thank-you screen.
+                             * @description Heading of the thank-you screen; may recall answers and calculated fields as `{{key}}` (see FormDocument).
                              * @default Thank you!
                              */
                             title?: string;
                             /**
-                             * @description Text under the heading (line breaks kept).
+                             * @description Text under the heading (line breaks kept); may recall as the title does.
                              * @default Your response has been recorded.
                              */
                             text?: string;

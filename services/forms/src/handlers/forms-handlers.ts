@@ -14,7 +14,9 @@ import {
   normalizeDocument,
   resolveSettings,
   describeMissingTranslations,
+  describeProblems,
   missingTranslations,
+  recallProblems,
   type FormDocument,
   type FormSettingsPatch,
 } from "@formsvc/form-document";
@@ -110,18 +112,26 @@ function parseName(raw: string): string {
   return parsed.data;
 }
 
+/** INVALID_ARGUMENT with each problem as a field violation (google.rpc.BadRequest): the gateway answers them as `fields`. */
+function invalidDocument(err: DocumentError): ConnectError {
+  const fieldViolations = err.problems.map((p) => ({ field: p.path, description: p.message }));
+  const details = fieldViolations.length > 0 ? [{ desc: BadRequestSchema, value: { fieldViolations } }] : [];
+  return new ConnectError(err.message, Code.InvalidArgument, undefined, details);
+}
+
 function normalize(document: FormDocument, blockKeys: Record<string, string>) {
   try {
     return normalizeDocument(document, blockKeys);
   } catch (err) {
-    if (err instanceof DocumentError) {
-      // Each problem as a field violation (google.rpc.BadRequest): the gateway answers them as `fields`.
-      const fieldViolations = err.problems.map((p) => ({ field: p.path, description: p.message }));
-      const details = fieldViolations.length > 0 ? [{ desc: BadRequestSchema, value: { fieldViolations } }] : [];
-      throw new ConnectError(err.message, Code.InvalidArgument, undefined, details);
-    }
-    throw err;
+    throw err instanceof DocumentError ? invalidDocument(err) : err;
   }
+}
+
+/** Every recall (`{{name}}`) of the document's and settings' texts names what it may: else INVALID_ARGUMENT naming each. */
+function checkRecall(document: FormDocument, settings: unknown): void {
+  const problems = recallProblems(document, resolveSettings(settings));
+  if (problems.length === 0) return;
+  throw invalidDocument(new DocumentError(describeProblems(problems.map((p) => ({ message: p.message, line: `${p.path}: ${p.message}` })), 3), problems));
 }
 
 /** JSON with object keys sorted: equal for equal documents whatever the key order (jsonb reorders them). */
@@ -298,6 +308,7 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
       const name = req.name === undefined ? undefined : parseName(req.name);
       const parsed = req.document === undefined ? emptyDocument() : parseDocument(req.document);
       const { document, blockKeys } = normalize(parsed, {});
+      checkRecall(document, {});
       await callerWorkspace(caller, req.workspaceId, "workspace not found");
 
       const at = now();
@@ -412,6 +423,7 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
             changed = true;
           }
         }
+        if (changed && (document !== undefined || patch !== undefined)) checkRecall(form.document, form.settings);
         return changed;
       });
       return { form: formMessage(form) };

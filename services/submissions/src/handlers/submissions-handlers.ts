@@ -9,7 +9,7 @@ import type { FormDocument, InputBlock } from "@formsvc/form-document";
 import { formLanguages } from "@formsvc/form-document/translations";
 import { answerPath, answerProblem, describeProblems, validateAnswers, validateHidden, type AnswerProblem } from "@formsvc/form-document/answers";
 import { fieldTexts, isInputBlock, maxUploadBytes, takesUploads } from "@formsvc/form-document/block-types";
-import { respondentCountryQuestion } from "@formsvc/form-document/questions";
+import { calculatedFieldKey, respondentCountryQuestion } from "@formsvc/form-document/questions";
 import { isPastClosingDate, resolveSettings } from "@formsvc/form-document/settings";
 import { GroupCommit } from "@formsvc/platform/group-commit.ts";
 import { asCaller, maxSavesPerCall, requireCaller } from "@formsvc/platform/caller.ts";
@@ -55,6 +55,12 @@ import { defaultFileSettings } from "@formsvc/platform/config.ts";
 import { normalizeContentType, sanitizeFileName } from "../files/uploads.ts";
 import { OutboxEntity, ResponseEntity, UploadEntity, type Response, type Upload } from "../entities/index.ts";
 import { claimKeyCte, earlierAnswer, saveRequestHash, type EarlierAnswer, type SaveKey } from "../idempotency.ts";
+
+/** A completion's calculated fields by name, as SaveResponse tells them (the thank-you screen may recall them). */
+function calculatedValues(calculated: StoredAnswers): JsonObject {
+  const prefix = calculatedFieldKey("");
+  return Object.fromEntries(Object.entries(calculated).filter(([key]) => key.startsWith(prefix)).map(([key, answer]) => [key.slice(prefix.length), answer.value ?? null]));
+}
 
 export interface SubmissionsHandlersDeps {
   orm: MikroORM;
@@ -596,7 +602,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
         } else await newResponses.add({ response, outbox });
         if (req.completed) completed();
         else if (outbox) completions.notify();
-        return { responseId: response.id, completed: response.completed };
+        return { responseId: response.id, completed: response.completed, calculated: calculatedValues(calculated) };
       }
 
       const result = await orm.em.fork().transactional(async (em) => {
@@ -690,7 +696,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       await removeBlobs(blobsToRemove);
       if (result.completed) completed();
       else if (result.event) completions.notify();
-      return { responseId: result.responseId, completed: result.completed };
+      return { responseId: result.responseId, completed: result.completed, calculated: calculatedValues(calculated) };
     },
 
     async createUpload(requests) {

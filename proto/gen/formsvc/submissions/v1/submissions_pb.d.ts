@@ -250,6 +250,14 @@ export declare type SaveResponseResponse = Message<"formsvc.submissions.v1.SaveR
    * @generated from field: bool replayed = 4;
    */
   replayed: boolean;
+
+  /**
+   * A completion's calculated fields, by name (null where one has no value): what the thank-you screen
+   * may recall. Empty for a partial save and a repeat.
+   *
+   * @generated from field: google.protobuf.Struct calculated = 5;
+   */
+  calculated?: JsonObject | undefined;
 };
 
 /**
