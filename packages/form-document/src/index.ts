@@ -78,6 +78,7 @@ export {
   resolveSettings,
   isPastClosingDate,
   maxRetentionDays,
+  receiptQuestionOf,
   sendsNotifications,
   type FormSettings,
   type NotificationSettings,

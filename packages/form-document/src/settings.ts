@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { fieldViolationParams } from "./errors.ts";
+import type { FormDocument } from "./schema.ts";
 import { defaultClosedMessage, defaultSubmitLabel } from "./page-text-defaults.ts";
 import {
   buttonStyles,
@@ -145,7 +146,9 @@ const fields = {
         .max(100)
         .nullable()
         .default(null)
-        .describe("Email each respondent a copy of their answers, at their answer to this EMAIL question (its id); null sends no receipt."),
+        .describe(
+          "Email each respondent a copy of their answers, at their answer to this EMAIL question of the form, given by its block id or its key (stored and shown as its block id); any other value is refused (400). null sends no receipt.",
+        ),
     })
     .describe("Emails sent for each completed response (never for partial saves), after the response is stored. Given whole in a patch: absent properties take their defaults."),
   theme: z
@@ -253,6 +256,18 @@ export const defaultSettings: Readonly<FormSettings> = Object.freeze({
 export function sendsNotifications(settings: Pick<FormSettings, "notifications">): boolean {
   const { owner, members, receiptQuestionId } = settings.notifications;
   return owner || members.length > 0 || receiptQuestionId !== null;
+}
+
+/**
+ * The block id of the receipt question `idOrKey` names, by its block id or by its key (the API shows keys),
+ * or why it cannot be one: a receipt goes to the answer of an EMAIL question of the form, so any other
+ * value would never send one.
+ */
+export function receiptQuestionOf(document: Pick<FormDocument, "blocks">, idOrKey: string): { id: string } | { problem: string } {
+  const block = document.blocks.find((b) => b.id === idOrKey) ?? document.blocks.find((b) => "key" in b && b.key === idOrKey);
+  if (!block) return { problem: `no question of the form has the id or key "${idOrKey}"` };
+  if (block.type !== "EMAIL") return { problem: `"${idOrKey}" is a ${block.type} question; a receipt needs an EMAIL question` };
+  return { id: block.id ?? idOrKey };
 }
 
 /** Whether the form's closing date has come (`closesAt` at or before `now`). */
