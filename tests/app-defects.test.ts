@@ -162,7 +162,7 @@ describe("the defects of issue 19, in Chromium", () => {
       await dialog.waitFor({ state: "hidden" });
       assert.match(page.url(), new RegExp(`/app/forms/${formId}/edit$`), link);
     }
-    await page.getByRole("link", { name: "Formsvc", exact: true }).click();
+    await page.getByRole("link", { name: "formsvc", exact: true }).click();
     await dialog.getByRole("button", { name: "Cancel" }).click();
 
     // Another tab of the form keeps the draft without asking.
@@ -214,14 +214,14 @@ describe("the defects of issue 19, in Chromium", () => {
     await page.getByRole("heading", { name: "Forms", level: 1 }).waitFor();
   });
 
-  it("links the hosted form's “Made with Formsvc” to a page that exists", async () => {
+  it("links the hosted form's “Made with formsvc” to a page that exists", async () => {
     assert.equal((await api("POST", `/forms/${formId}/publish`, {})).body.status, "published");
     const respondent = await browser.newContext();
     try {
       const r = await respondent.newPage();
       const rProblems = watchPage(r, [400, 401]);
       await r.goto(`${sys.url}/f/${formId}`);
-      const made = r.getByRole("link", { name: "Made with Formsvc" });
+      const made = r.getByRole("link", { name: "Made with formsvc" });
       assert.equal(await made.getAttribute("href"), `${sys.env.PUBLIC_URL ?? `http://localhost:${sys.env.PORT}`}/app/signup`);
       await screenshot(r, "defects-hosted-footer");
       await made.click();

@@ -201,7 +201,7 @@ describe("the app in Chromium: one person's journey", () => {
     assert.equal((await fetch(`${sys.url}/f/${formId}`)).status, 200);
 
     await page.getByRole("link", { name: "Settings", exact: true }).click();
-    const branding = page.getByLabel("Show “Made with Formsvc” on the form");
+    const branding = page.getByLabel("Show “Made with formsvc” on the form");
     assert.equal(await branding.isChecked(), true);
     await branding.uncheck();
     await page.getByRole("button", { name: "Save settings" }).click();
@@ -445,7 +445,7 @@ describe("the app in Chromium: one person's journey", () => {
     const other = `grace.${Date.now()}@example.com`;
     await sys.cli("user:create", "--email", other, "--name", "Grace Hopper");
     await page.getByRole("link", { name: "Workspaces", exact: true }).click();
-    await page.getByText("Not included: forms show “Made with Formsvc”").first().waitFor();
+    await page.getByText("Not included: forms show “Made with formsvc”").first().waitFor();
     await page.getByLabel("Workspace name").fill("Analytical team");
     await page.getByRole("button", { name: "Create workspace" }).click();
     await notice(page, "Workspace “Analytical team” created; it is now the current one.");
@@ -503,7 +503,7 @@ describe("the app in Chromium: one person's journey", () => {
     await notice(page, "Analytical team is now on the Pro plan.");
     await screenshot(page, "app-administration");
     await page.getByRole("link", { name: "Workspaces", exact: true }).click();
-    await team.getByText("Included: forms may hide “Made with Formsvc”").waitFor();
+    await team.getByText("Included: forms may hide “Made with formsvc”").waitFor();
 
     await page.getByRole("link", { name: "Forms", exact: true }).click();
     await page.getByRole("heading", { name: "No forms yet" }).waitFor();

@@ -29,7 +29,7 @@ export function Layout({ children }: { children: ReactNode }) {
       </a>
       <header className="topbar">
         <Link to="/forms" className="brand">
-          Formsvc
+          formsvc
         </Link>
         <nav aria-label="Main">
           <ul>

@@ -195,8 +195,8 @@ describe("renderFormPage", () => {
   });
 
   it("shows branding unless showBranding is false", () => {
-    assert.match(page(), /<footer class="hf-branding"><a href="https:\/\/forms.example.com\/">Made with Formsvc<\/a><\/footer>/);
-    assert.doesNotMatch(page({ showBranding: false }), /Made with Formsvc/);
+    assert.match(page(), /<footer class="hf-branding"><a href="https:\/\/forms.example.com\/">Made with formsvc<\/a><\/footer>/);
+    assert.doesNotMatch(page({ showBranding: false }), /Made with formsvc/);
   });
 
   it("carries the page's settings to the script as inert JSON", () => {
@@ -268,8 +268,8 @@ describe("other pages", () => {
     assert.match(html, /We are full &lt;sorry&gt;/);
     assert.match(html, /<h1>Every block<\/h1>/);
     assert.doesNotMatch(html, /<(form|input|select|textarea)\b/);
-    assert.match(html, /Made with Formsvc/);
-    assert.doesNotMatch(renderClosedPage({ ...info, showBranding: false, closedMessage: "x" }), /Made with Formsvc/);
+    assert.match(html, /Made with formsvc/);
+    assert.doesNotMatch(renderClosedPage({ ...info, showBranding: false, closedMessage: "x" }), /Made with formsvc/);
   });
 
   it("thank-you, not-found and error pages", () => {

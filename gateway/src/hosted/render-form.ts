@@ -26,13 +26,14 @@ import {
 import { hiddenFieldPrefix, honeypotField, languageField, matrixField, needsScript, versionField, type FieldValue, type FieldValues } from "./form-fields.ts";
 import { carriedFields, logicStep, navField, neighbours, pageField, shownBlocks, shownField, type LogicStep } from "./logic-steps.ts";
 import { pageTexts, type PageTexts } from "./page-messages.ts";
+import { productName } from "@formsvc/platform/product.ts";
 
 export interface PageUrls {
   /** Where the hosted-form router is mounted, e.g. `/f`. */
   base: string;
   /** The browser script, e.g. `/f/assets/form-page.js?v=...`. */
   script: string;
-  /** Where the "Made with Formsvc" link goes. */
+  /** Where the "Made with formsvc" link goes. */
   branding: string;
 }
 
@@ -210,7 +211,7 @@ interface ShellOptions {
 function shell(title: string, body: string, options: ShellOptions): string {
   const { texts } = options;
   const branding = options.showBranding
-    ? `<footer class="hf-branding"><a href="${escapeHtml(options.brandingUrl ?? "/")}">${escapeHtml(texts.text("madeWith", { product: "Formsvc" }))}</a></footer>`
+    ? `<footer class="hf-branding"><a href="${escapeHtml(options.brandingUrl ?? "/")}">${escapeHtml(texts.text("madeWith", { product: productName }))}</a></footer>`
     : "";
   const script = options.script ? `<script src="${escapeHtml(options.script)}"></script>` : "";
   return `<!doctype html>

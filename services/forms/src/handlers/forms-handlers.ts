@@ -418,8 +418,11 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
           for (const [key, value] of Object.entries(patch)) {
             if (value !== undefined) (merged as Record<string, unknown>)[key] = value;
           }
-          if (patch.notifications?.receiptQuestionId) {
-            merged.notifications = { ...patch.notifications, receiptQuestionId: receiptQuestionIdIn(form.document, patch.notifications.receiptQuestionId) };
+          // One left as stored is not checked again: its question may have gone since, and the other settings
+          // (which the app sends whole) must stay savable.
+          const receipt = patch.notifications?.receiptQuestionId;
+          if (patch.notifications && receipt && receipt !== resolveSettings(form.settings).notifications.receiptQuestionId) {
+            merged.notifications = { ...patch.notifications, receiptQuestionId: receiptQuestionIdIn(form.document, receipt) };
           }
           if (canonical(merged) !== canonical(form.settings)) {
             form.settings = merged;
