@@ -88,15 +88,19 @@ export {
 } from "./settings.ts";
 export {
   buttonRadii,
+  colorSchemes,
   contrastRatio,
   defaultTheme,
   fontStacks,
   formatRatio,
   hexColorPattern,
   minContrast,
+  schemePalettes,
+  textOnBackground,
   themeContrast,
   themeText,
   type ButtonStyle,
+  type ColorScheme,
   type FontChoice,
   type FormTheme,
 } from "./theme.ts";

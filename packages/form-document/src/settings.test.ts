@@ -33,7 +33,7 @@ test("full settings take their defaults", () => {
     requireSingleUseLink: false,
     proofOfWork: null,
     notifications: { owner: false, members: [], receiptQuestionId: null },
-    theme: { accentColor: "#0969da", backgroundColor: "#f6f7f9", font: "system", buttonStyle: "rounded", logo: null },
+    theme: { accentColor: "#0969da", backgroundColor: "#f6f7f9", font: "system", buttonStyle: "rounded", logo: null, colorScheme: "light" },
     thankYou: { title: "Thank you!", text: "Your response has been recorded.", buttonLabel: null, buttonUrl: null, redirectSeconds: null },
   });
   assert.deepEqual(formSettingsSchema.parse({}), { ...defaultSettings });
@@ -134,7 +134,7 @@ test("form controls: a closing date, a response limit, the honeypot and a rate, 
 
 test("a theme is given whole, its absent properties take their defaults, and its contrast is checked", () => {
   const patch = formSettingsPatchSchema.parse({ theme: { accentColor: "#1a7f37", font: "serif", buttonStyle: "pill" } });
-  assert.deepEqual(patch.theme, { accentColor: "#1a7f37", backgroundColor: "#f6f7f9", font: "serif", buttonStyle: "pill", logo: null });
+  assert.deepEqual(patch.theme, { accentColor: "#1a7f37", backgroundColor: "#f6f7f9", font: "serif", buttonStyle: "pill", logo: null, colorScheme: "light" });
   const low = formSettingsPatchSchema.safeParse({ theme: { accentColor: "#ffd33d", backgroundColor: "#444c56" } });
   assert.equal(low.success, false);
   assert.match(describeZodError(low.error!, "settings"), /settings\.theme\.accentColor: white text on the accent colour has a contrast of 1\.\d\d:1; at least 4\.5:1 is needed/);

@@ -4,6 +4,7 @@ import type { FormDocument } from "./schema.ts";
 import { defaultClosedMessage, defaultSubmitLabel } from "./page-text-defaults.ts";
 import {
   buttonStyles,
+  colorSchemes,
   contrastProblem,
   defaultThankYou,
   defaultTheme,
@@ -154,7 +155,11 @@ const fields = {
   theme: z
     .strictObject({
       accentColor: hexColor.default(defaultTheme.accentColor).describe("Colour of the submit and next buttons, links, focus rings and the progress bar (#rrggbb); their labels are white on it."),
-      backgroundColor: hexColor.default(defaultTheme.backgroundColor).describe("Colour of the page around the form's card (#rrggbb); the page's text (#1f2328) is drawn on it."),
+      backgroundColor: hexColor
+        .default(defaultTheme.backgroundColor)
+        .describe(
+          "Colour of the page around the form's card (#rrggbb); the page's text is drawn on it (#1f2328, or #e6edf3 when colorScheme is dark). An automatic page uses it in light and #0d1117 in dark.",
+        ),
       font: z.enum(fontChoices).default(defaultTheme.font).describe("The page's font, a system font stack (nothing is downloaded)."),
       buttonStyle: z.enum(buttonStyles).default(defaultTheme.buttonStyle).describe("Corners of buttons and inputs: rounded (8px), square or pill."),
       logo: z
@@ -164,6 +169,10 @@ const fields = {
         .nullable()
         .default(defaultTheme.logo)
         .describe("The logo shown above the form: a base64 data: URL of a PNG, JPEG, GIF or WebP image; null: none."),
+      colorScheme: z
+        .enum(colorSchemes)
+        .default(defaultTheme.colorScheme)
+        .describe("light, dark (a dark card and light text; backgroundColor must be dark), or auto: the respondent's system chooses (prefers-color-scheme), light with backgroundColor, dark with the dark palette."),
     })
     .superRefine((theme, ctx) => {
       for (const check of themeContrast(theme)) {

@@ -129,7 +129,7 @@ describe("CreateForm", () => {
       requireSingleUseLink: false,
       proofOfWork: null,
       notifications: { owner: false, members: [], receiptQuestionId: null },
-      theme: { accentColor: "#0969da", backgroundColor: "#f6f7f9", font: "system", buttonStyle: "rounded", logo: null },
+      theme: { accentColor: "#0969da", backgroundColor: "#f6f7f9", font: "system", buttonStyle: "rounded", logo: null, colorScheme: "light" },
       thankYou: { title: "Thank you!", text: "Your response has been recorded.", buttonLabel: null, buttonUrl: null, redirectSeconds: null },
     });
     assert.ok(form.createdAt && form.updatedAt);
