@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
-import { editorBlock, launchBrowser, pageApi, screenshot, watchPage } from "./support/browser.ts";
+import { editorBlock, launchBrowser, openAccountMenu, pageApi, screenshot, watchPage } from "./support/browser.ts";
 import { startReceiver } from "./support/receiver.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
@@ -184,6 +184,7 @@ describe("the defects of issue 19, in Chromium", () => {
     assert.equal(await name.inputValue(), "Feedback, edited");
 
     // Sign out asks too (the session, and the edits with it, would be gone).
+    await openAccountMenu(page);
     await page.getByRole("button", { name: "Sign out", exact: true }).click();
     await dialog.getByRole("button", { name: "Cancel" }).click();
     assert.ok((await api("GET", "/session")).body.user, "still signed in");

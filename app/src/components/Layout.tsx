@@ -17,7 +17,7 @@ const accountNav = [
   { to: "/settings/security", label: "Security", match: (p: string) => p.startsWith("/settings/security") },
 ];
 const themeLabels: Record<ThemeChoice, string> = { system: "System", light: "Light", dark: "Dark" };
-/** Shown to the installation's administrator alone. */
+/** Shown to the installation's administrator alone, in the account menu. */
 const adminNav = { to: "/admin", label: "Administration", match: (p: string) => p.startsWith("/admin") };
 /** Shown to the shown workspace's owner and admins. */
 const auditNav = { to: "/audit-log", label: "Audit log", match: (p: string) => p.startsWith("/audit-log") };
@@ -38,7 +38,7 @@ export function Layout({ children }: { children: ReactNode }) {
         </Link>
         <nav aria-label="Main">
           <ul>
-            {[...nav, ...(workspace?.role === "owner" || workspace?.role === "admin" ? [auditNav] : []), ...(user?.administrator ? [adminNav] : [])].map((item) => (
+            {[...nav, ...(workspace?.role === "owner" || workspace?.role === "admin" ? [auditNav] : [])].map((item) => (
               <li key={item.to}>
                 <Link to={item.to} aria-current={item.match(location.path) ? "page" : undefined}>
                   {item.label}
@@ -85,7 +85,8 @@ export function Layout({ children }: { children: ReactNode }) {
 }
 
 /**
- * The person's menu: who is signed in, their own pages, the theme, and both ways to sign out. A disclosure
+ * The person's menu: who is signed in, their own pages (and the installation's, for its administrator), the
+ * theme, and both ways to sign out. A disclosure
  * (a button and the panel it shows), closed by Escape, a click elsewhere or a choice.
  */
 function AccountMenu() {
@@ -135,7 +136,7 @@ function AccountMenu() {
           <span className="muted">{user?.email}</span>
         </p>
         <ul className="account-links">
-          {accountNav.map((item) => (
+          {[...accountNav, ...(user?.administrator ? [adminNav] : [])].map((item) => (
             <li key={item.to}>
               <Link to={item.to} aria-current={item.match(location.path) ? "page" : undefined}>
                 {item.label}
