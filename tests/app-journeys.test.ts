@@ -486,7 +486,7 @@ describe("the app in Chromium: one person's journey", () => {
       await notice(gracesPage, "You joined Analytical team as a member; it is now the current workspace.");
       await gracesPage.getByRole("heading", { name: "Invitations for you" }).waitFor({ state: "detached" });
       await openAccountMenu(gracesPage);
-      await gracesPage.getByRole("link", { name: "Security", exact: true }).waitFor();
+      await gracesPage.locator("header").getByRole("link", { name: "Security", exact: true }).waitFor();
       assert.equal(await gracesPage.getByRole("link", { name: "Administration" }).count(), 0, "Grace does not administer the installation");
     } finally {
       await gracesBrowser.close();
