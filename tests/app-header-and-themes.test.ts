@@ -348,6 +348,9 @@ describe("screenshots", () => {
             await page.locator(".state-loading").first().waitFor({ state: "detached" });
             const background = await page.evaluate(() => getComputedStyle(document.body.parentElement!).backgroundColor);
             assert.equal(background, scheme === "dark" ? "rgb(13, 17, 23)" : "rgb(246, 247, 249)", name);
+            // The header stays inside the window, wrapped on a phone.
+            const header = await boxes(page, "header.topbar .brand, header.topbar nav a, header.topbar select, header.topbar .account-button");
+            assert.ok(header.every((b) => b.left >= 0 && b.right <= width), `${name}: the header overflows ${JSON.stringify(header)}`);
             await screenshot(page, `screens-${name}-${width}-${scheme}`);
           }
           const signedOut = await browser.newContext({ viewport: { width, height: 800 }, colorScheme: scheme });
