@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
-import { editorBlock, launchBrowser, pageApi, screenshot, watchPage } from "./support/browser.ts";
+import { editorBlock, launchBrowser, openAccountMenu, pageApi, screenshot, watchPage } from "./support/browser.ts";
 import { startReceiver } from "./support/receiver.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
@@ -156,13 +156,15 @@ describe("the defects of issue 19, in Chromium", () => {
     assert.equal(await name.inputValue(), "Feedback, edited");
 
     for (const link of ["Forms", "Trash", "Workspaces", "API keys"]) {
-      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: link, exact: true }).click();
+      // API keys is in the account menu.
+      if (link === "API keys") await openAccountMenu(page);
+      await page.locator("header").getByRole("link", { name: link, exact: true }).click();
       await dialog.waitFor();
       await dialog.getByRole("button", { name: "Cancel" }).click();
       await dialog.waitFor({ state: "hidden" });
       assert.match(page.url(), new RegExp(`/app/forms/${formId}/edit$`), link);
     }
-    await page.getByRole("link", { name: "Formsvc", exact: true }).click();
+    await page.getByRole("link", { name: "formsvc", exact: true }).click();
     await dialog.getByRole("button", { name: "Cancel" }).click();
 
     // Another tab of the form keeps the draft without asking.
@@ -184,6 +186,7 @@ describe("the defects of issue 19, in Chromium", () => {
     assert.equal(await name.inputValue(), "Feedback, edited");
 
     // Sign out asks too (the session, and the edits with it, would be gone).
+    await openAccountMenu(page);
     await page.getByRole("button", { name: "Sign out", exact: true }).click();
     await dialog.getByRole("button", { name: "Cancel" }).click();
     assert.ok((await api("GET", "/session")).body.user, "still signed in");
@@ -214,14 +217,14 @@ describe("the defects of issue 19, in Chromium", () => {
     await page.getByRole("heading", { name: "Forms", level: 1 }).waitFor();
   });
 
-  it("links the hosted form's “Made with Formsvc” to a page that exists", async () => {
+  it("links the hosted form's “Made with formsvc” to a page that exists", async () => {
     assert.equal((await api("POST", `/forms/${formId}/publish`, {})).body.status, "published");
     const respondent = await browser.newContext();
     try {
       const r = await respondent.newPage();
       const rProblems = watchPage(r, [400, 401]);
       await r.goto(`${sys.url}/f/${formId}`);
-      const made = r.getByRole("link", { name: "Made with Formsvc" });
+      const made = r.getByRole("link", { name: "Made with formsvc" });
       assert.equal(await made.getAttribute("href"), `${sys.env.PUBLIC_URL ?? `http://localhost:${sys.env.PORT}`}/app/signup`);
       await screenshot(r, "defects-hosted-footer");
       await made.click();

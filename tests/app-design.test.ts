@@ -119,7 +119,7 @@ describe("design: a theme and a thank-you screen", () => {
     await screenshot(page, "design-card");
 
     const { settings } = (await owner.call("GET", `/forms/${formId}`)).body;
-    assert.deepEqual({ ...settings.theme, logo: undefined }, { accentColor: accent, backgroundColor: background, font: "serif", buttonStyle: "pill", logo: undefined });
+    assert.deepEqual({ ...settings.theme, logo: undefined }, { accentColor: accent, backgroundColor: background, font: "serif", buttonStyle: "pill", logo: undefined, colorScheme: "light" });
     assert.match(settings.theme.logo, /^data:image\/png;base64,iVBORw0KGgo/);
     assert.deepEqual(settings.thankYou, { ...thanks, buttonUrl, redirectSeconds: null });
     assert.deepEqual(problems, []);

@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
 import type { BlockType } from "@formsvc/form-document";
 import { blockTypeLabels } from "../app/src/lib/document.ts";
-import { drawSignature, editorBlock, launchBrowser, screenshot, watchPage } from "./support/browser.ts";
+import { drawSignature, editorBlock, launchBrowser, openAccountMenu, screenshot, watchPage } from "./support/browser.ts";
 import { mailedFileLinkToken } from "./support/mail-files.ts";
 import { startReceiver } from "./support/receiver.ts";
 import { apiClient, startTestSystem, type TestSystem } from "./support/system.ts";
@@ -201,7 +201,7 @@ describe("the app in Chromium: one person's journey", () => {
     assert.equal((await fetch(`${sys.url}/f/${formId}`)).status, 200);
 
     await page.getByRole("link", { name: "Settings", exact: true }).click();
-    const branding = page.getByLabel("Show “Made with Formsvc” on the form");
+    const branding = page.getByLabel("Show “Made with formsvc” on the form");
     assert.equal(await branding.isChecked(), true);
     await branding.uncheck();
     await page.getByRole("button", { name: "Save settings" }).click();
@@ -290,6 +290,7 @@ describe("the app in Chromium: one person's journey", () => {
   });
 
   it("creates an API key shown once with a copy button, and uses it on /api/v1/forms", async () => {
+    await openAccountMenu(page);
     await page.getByRole("link", { name: "API keys", exact: true }).click();
     await page.getByRole("heading", { name: "No API keys" }).waitFor();
     await page.getByLabel("Key name").fill("journey");
@@ -400,6 +401,7 @@ describe("the app in Chromium: one person's journey", () => {
   });
 
   it("deletes the API key on the page, and /api/v1 answers 401 at once", async () => {
+    await openAccountMenu(page);
     await page.getByRole("link", { name: "API keys", exact: true }).click();
     await page.getByRole("button", { name: "Delete key journey" }).click();
     const dialog = page.getByRole("dialog", { name: "Delete the key “journey”?" });
@@ -445,7 +447,7 @@ describe("the app in Chromium: one person's journey", () => {
     const other = `grace.${Date.now()}@example.com`;
     await sys.cli("user:create", "--email", other, "--name", "Grace Hopper");
     await page.getByRole("link", { name: "Workspaces", exact: true }).click();
-    await page.getByText("Not included: forms show “Made with Formsvc”").first().waitFor();
+    await page.getByText("Not included: forms show “Made with formsvc”").first().waitFor();
     await page.getByLabel("Workspace name").fill("Analytical team");
     await page.getByRole("button", { name: "Create workspace" }).click();
     await notice(page, "Workspace “Analytical team” created; it is now the current one.");
@@ -483,6 +485,8 @@ describe("the app in Chromium: one person's journey", () => {
       await gracesPage.getByRole("button", { name: "Join Analytical team" }).click();
       await notice(gracesPage, "You joined Analytical team as a member; it is now the current workspace.");
       await gracesPage.getByRole("heading", { name: "Invitations for you" }).waitFor({ state: "detached" });
+      await openAccountMenu(gracesPage);
+      await gracesPage.locator("header").getByRole("link", { name: "Security", exact: true }).waitFor();
       assert.equal(await gracesPage.getByRole("link", { name: "Administration" }).count(), 0, "Grace does not administer the installation");
     } finally {
       await gracesBrowser.close();
@@ -496,6 +500,7 @@ describe("the app in Chromium: one person's journey", () => {
     await notice(page, "Grace Hopper is now an admin of Analytical team.");
     await screenshot(page, "app-workspaces");
     // Ada made this installation's first account: she administers it, and plans are set there.
+    await openAccountMenu(page);
     await page.getByRole("link", { name: "Administration", exact: true }).click();
     await page.getByRole("heading", { name: "Administration", level: 1 }).waitFor();
     await page.getByRole("row", { name: "Grace Hopper's workspace" }).waitFor();
@@ -503,7 +508,7 @@ describe("the app in Chromium: one person's journey", () => {
     await notice(page, "Analytical team is now on the Pro plan.");
     await screenshot(page, "app-administration");
     await page.getByRole("link", { name: "Workspaces", exact: true }).click();
-    await team.getByText("Included: forms may hide “Made with Formsvc”").waitFor();
+    await team.getByText("Included: forms may hide “Made with formsvc”").waitFor();
 
     await page.getByRole("link", { name: "Forms", exact: true }).click();
     await page.getByRole("heading", { name: "No forms yet" }).waitFor();
@@ -512,6 +517,7 @@ describe("the app in Chromium: one person's journey", () => {
   });
 
   it("signs out, is refused a wrong password, signs in again, and signs out everywhere", async () => {
+    await openAccountMenu(page);
     await page.getByRole("button", { name: "Sign out", exact: true }).click();
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
     assert.equal((await page.evaluate(async () => (await fetch("/app/api/forms")).status)), 401);
@@ -531,6 +537,7 @@ describe("the app in Chromium: one person's journey", () => {
     await otherPage.getByLabel("Password").fill(password);
     await otherPage.getByRole("button", { name: "Sign in" }).click();
     await otherPage.getByRole("heading", { name: "Forms", level: 1 }).waitFor();
+    await openAccountMenu(page);
     await page.getByRole("button", { name: "Sign out everywhere" }).click();
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
     await notice(page, "You are signed out everywhere (2 sessions ended).");

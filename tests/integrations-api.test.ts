@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { eventually } from "@formsvc/platform/testing/eventually.ts";
 import { discordMessage, slackMessage } from "../services/delivery/src/testing/chat-shapes.ts";
+import { privateUrlMessage } from "../services/webhooks/src/webhook-rules.ts";
 import { startReceiver } from "./support/receiver.ts";
 import { apiClient, createPublishedForm, createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
@@ -65,7 +66,7 @@ describe("the API for automation tools", () => {
 
     const unlisted = await user.api("POST", "/webhooks", { formId, url: r.url.replace("127.0.0.1", "127.0.0.2"), subscriber: "zapier" });
     assert.equal(unlisted.status, 400);
-    assert.equal(unlisted.body.error, "url: must not point to a private, loopback or link-local address");
+    assert.equal(unlisted.body.error, privateUrlMessage);
 
     const responseId = await respond({ name: "Ada", plan: "pro" });
     await r.waitFor(1);

@@ -8,7 +8,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { freePort } from "@formsvc/launcher/ports.ts";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
 import { appClient } from "./support/app-client.ts";
-import { launchBrowser, pageApi, screenshot } from "./support/browser.ts";
+import { launchBrowser, openAccountMenu, pageApi, screenshot } from "./support/browser.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
 // Signing in through an OpenID Connect provider, end to end: a real provider (oidc-provider, the certified
@@ -148,6 +148,7 @@ describe("signing in through an OpenID Connect provider", () => {
     assert.deepEqual(workspaces.body.items.map((w: { name: string; role: string }) => [w.name, w.role]), [["Ada's workspace", "owner"]]);
     await screenshot(page, "oidc-signed-in");
 
+    await openAccountMenu(page);
     await page.getByRole("button", { name: "Sign out", exact: true }).click();
     await page.waitForURL(`${sys.url}/app/signin`);
     assert.equal(await sessionUser(page), null);

@@ -74,7 +74,7 @@ describe("the OpenAPI document in integrators' tools", () => {
       settings: { language: "en", languages: [], branding: true, closedMessage: "Closed", redirectUrl: null, submitLabel: "Submit", showProgressBar: true, saveProgress: true,
         closesAt: null, responseLimit: null, deleteResponsesAfterDays: null, honeypot: true, submissionsPerMinute: null, embedOrigins: null, requireSingleUseLink: false, proofOfWork: null,
         notifications: { owner: false, members: [], receiptQuestionId: null },
-        theme: { accentColor: "#0969da", backgroundColor: "#f6f7f9", font: "system", buttonStyle: "rounded", logo: null },
+        theme: { accentColor: "#0969da", backgroundColor: "#f6f7f9", font: "system", buttonStyle: "rounded", logo: null, colorScheme: "light" },
         thankYou: { title: "Thank you!", text: "Your response has been recorded.", buttonLabel: null, buttonUrl: null, redirectSeconds: null } },
       version: 0,
       responseCount: 0,

@@ -5,7 +5,7 @@ import type { Browser, Page } from "playwright-core";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
 import { appClient } from "./support/app-client.ts";
 import { eventually } from "./support/receiver.ts";
-import { launchBrowser, pageApi, screenshot, signedInContext, watchPage } from "./support/browser.ts";
+import { launchBrowser, openAccountMenu, pageApi, screenshot, signedInContext, watchPage } from "./support/browser.ts";
 import { linkToken, startSmtpSink, type SmtpSink } from "./support/smtp.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
@@ -69,6 +69,7 @@ async function signInWithPassword(page: Page, email: string) {
 }
 
 async function signOut(page: Page) {
+  await openAccountMenu(page);
   await page.getByRole("button", { name: "Sign out", exact: true }).click();
   await page.waitForURL(/\/app\/signin$/);
 }
@@ -86,6 +87,7 @@ describe("two-factor sign-in in Chromium", () => {
     await page.getByLabel("Password").fill(password);
     await page.getByRole("button", { name: "Create account" }).click();
     await page.waitForURL(/\/app\/forms$/);
+    await openAccountMenu(page);
     await page.getByRole("link", { name: "Security" }).click();
     const { secret, usedCode, recoveryCodes } = await enrolInPage(page);
 

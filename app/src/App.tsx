@@ -55,7 +55,7 @@ function Routes() {
 
   useEffect(() => {
     const title = titles.find(([p]) => path.startsWith(p))?.[1];
-    document.title = title ? `${title} · Formsvc` : "Formsvc";
+    document.title = title ? `${title} · formsvc` : "formsvc";
     // Move focus to the page for screen readers after a navigation.
     document.getElementById("main")?.focus({ preventScroll: true });
   }, [path]);

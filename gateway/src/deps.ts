@@ -33,7 +33,7 @@ export interface GatewayDeps {
   publicUrl: string;
   /** The hosted forms' proof-of-work captcha: its secret and where spent solutions are kept. */
   captcha?: CaptchaDeps;
-  /** Where "Made with Formsvc" links (BRANDING_URL). */
+  /** Where "Made with formsvc" links (BRANDING_URL). */
   brandingUrl: string;
   /** Header carrying the respondent's country (COUNTRY_HEADER). */
   countryHeader: string;

@@ -60,6 +60,12 @@ export function watchPage(page: Page, expectedStatuses: number[]): string[] {
   return problems;
 }
 
+/** Opens the app's account menu (API keys, Security, Administration, the theme and both ways to sign out). */
+export async function openAccountMenu(page: Page): Promise<void> {
+  const button = page.locator("header .account-button");
+  if ((await button.getAttribute("aria-expanded")) !== "true") await button.click();
+}
+
 /** The editor's block at `index`. */
 export const editorBlock = (page: Page, index: number) => page.locator(`[data-block-index="${index}"]`);
 

@@ -1,6 +1,7 @@
-// The frame of every signed-in page: a skip link, the header with navigation, the workspace switcher and
-// sign out, then the page.
-import { useId, type ReactNode } from "react";
+// The frame of every signed-in page: a skip link, the header (one row from 1024 px: navigation, the
+// workspace switcher and the account menu), then the page.
+import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { applyTheme, storedTheme, themeChoices, type ThemeChoice } from "../lib/theme.ts";
 import { Link, useRouter } from "../router.tsx";
 import { useSession } from "../session.tsx";
 import { useNotify } from "./ui.tsx";
@@ -9,16 +10,20 @@ const nav = [
   { to: "/forms", label: "Forms", match: (p: string) => p === "/" || p.startsWith("/forms") },
   { to: "/trash", label: "Trash", match: (p: string) => p.startsWith("/trash") },
   { to: "/workspaces", label: "Workspaces", match: (p: string) => p.startsWith("/workspaces") },
+];
+/** The person's own pages, in the account menu. */
+const accountNav = [
   { to: "/settings/api-keys", label: "API keys", match: (p: string) => p === "/settings" || p.startsWith("/settings/api-keys") },
   { to: "/settings/security", label: "Security", match: (p: string) => p.startsWith("/settings/security") },
 ];
-/** Shown to the installation's administrator alone. */
+const themeLabels: Record<ThemeChoice, string> = { system: "System", light: "Light", dark: "Dark" };
+/** Shown to the installation's administrator alone, in the account menu. */
 const adminNav = { to: "/admin", label: "Administration", match: (p: string) => p.startsWith("/admin") };
 /** Shown to the shown workspace's owner and admins. */
 const auditNav = { to: "/audit-log", label: "Audit log", match: (p: string) => p.startsWith("/audit-log") };
 
 export function Layout({ children }: { children: ReactNode }) {
-  const { user, workspaces, workspace, selectWorkspace, signOut, signOutEverywhere } = useSession();
+  const { user, workspaces, workspace, selectWorkspace } = useSession();
   const { location, navigate, mayLeave } = useRouter();
   const notify = useNotify();
   const switcherId = useId();
@@ -29,11 +34,11 @@ export function Layout({ children }: { children: ReactNode }) {
       </a>
       <header className="topbar">
         <Link to="/forms" className="brand">
-          Formsvc
+          formsvc
         </Link>
         <nav aria-label="Main">
           <ul>
-            {[...nav, ...(workspace?.role === "owner" || workspace?.role === "admin" ? [auditNav] : []), ...(user?.administrator ? [adminNav] : [])].map((item) => (
+            {[...nav, ...(workspace?.role === "owner" || workspace?.role === "admin" ? [auditNav] : [])].map((item) => (
               <li key={item.to}>
                 <Link to={item.to} aria-current={item.match(location.path) ? "page" : undefined}>
                   {item.label}
@@ -45,7 +50,9 @@ export function Layout({ children }: { children: ReactNode }) {
         <div className="topbar-end">
           {workspaces.length > 0 && (
             <div className="switcher">
-              <label htmlFor={switcherId}>Workspace</label>
+              <label htmlFor={switcherId} className="sr-only">
+                Workspace
+              </label>
               <select
                 id={switcherId}
                 value={workspace?.id ?? ""}
@@ -67,9 +74,87 @@ export function Layout({ children }: { children: ReactNode }) {
               </select>
             </div>
           )}
-          <span className="who" title={user?.email}>
-            {user?.name}
-          </span>
+          <AccountMenu />
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {children}
+      </main>
+    </>
+  );
+}
+
+/**
+ * The person's menu: who is signed in, their own pages (and the installation's, for its administrator), the
+ * theme, and both ways to sign out. A disclosure
+ * (a button and the panel it shows), closed by Escape, a click elsewhere or a choice.
+ */
+function AccountMenu() {
+  const { user, signOut, signOutEverywhere } = useSession();
+  const { location, navigate, mayLeave } = useRouter();
+  const notify = useNotify();
+  const [open, setOpen] = useState(false);
+  const [theme, setTheme] = useState<ThemeChoice>(storedTheme);
+  const menuId = useId();
+  const root = useRef<HTMLDivElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => setOpen(false), [location.path]);
+  useEffect(() => {
+    if (!open) return;
+    const onPointer = (e: PointerEvent) => {
+      if (!root.current?.contains(e.target as Node)) setOpen(false);
+    };
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape") return;
+      setOpen(false);
+      button.current?.focus();
+    };
+    document.addEventListener("pointerdown", onPointer);
+    document.addEventListener("keydown", onKey);
+    return () => {
+      document.removeEventListener("pointerdown", onPointer);
+      document.removeEventListener("keydown", onKey);
+    };
+  }, [open]);
+
+  const choose = (choice: ThemeChoice) => {
+    applyTheme(choice);
+    setTheme(choice);
+  };
+
+  return (
+    <div className="account" ref={root}>
+      <button ref={button} type="button" className="account-button" aria-expanded={open} aria-controls={menuId} aria-label={`Account: ${user?.name ?? ""}`} onClick={() => setOpen(!open)}>
+        <span className="who">{user?.name}</span>
+        <span aria-hidden="true">▾</span>
+      </button>
+      <div id={menuId} className="account-panel" hidden={!open}>
+        <p className="account-who">
+          <strong>{user?.name}</strong>
+          <br />
+          <span className="muted">{user?.email}</span>
+        </p>
+        <ul className="account-links">
+          {[...accountNav, ...(user?.administrator ? [adminNav] : [])].map((item) => (
+            <li key={item.to}>
+              <Link to={item.to} aria-current={item.match(location.path) ? "page" : undefined}>
+                {item.label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+        <div className="account-theme" role="group" aria-label="Theme">
+          <span aria-hidden="true">Theme</span>
+          <div className="segmented">
+            {themeChoices.map((choice) => (
+              <button key={choice} type="button" className={theme === choice ? "selected" : undefined} aria-pressed={theme === choice} onClick={() => choose(choice)}>
+                {themeLabels[choice]}
+              </button>
+            ))}
+          </div>
+        </div>
+        <div className="account-actions">
           <button
             type="button"
             onClick={async () => {
@@ -101,10 +186,7 @@ export function Layout({ children }: { children: ReactNode }) {
             Sign out everywhere
           </button>
         </div>
-      </header>
-      <main id="main" tabIndex={-1}>
-        {children}
-      </main>
-    </>
+      </div>
+    </div>
   );
 }

@@ -11,7 +11,7 @@ function AuthFrame({ title, children }: { title: string; children: React.ReactNo
   return (
     <main id="main" className="auth" tabIndex={-1}>
       <div className="auth-card">
-        <p className="brand auth-brand">Formsvc</p>
+        <p className="brand auth-brand">formsvc</p>
         <h1>{title}</h1>
         {children}
       </div>

@@ -6,6 +6,7 @@ import { useId, useState, type ChangeEvent, type CSSProperties, type FormEvent }
 import {
   buttonRadii,
   buttonStyles,
+  colorSchemes,
   defaultTheme,
   defaultThankYou,
   fontChoices,
@@ -15,8 +16,11 @@ import {
   logoTypes,
   maxLogoDataUrlLength,
   minContrast,
+  schemePalettes,
+  textOnBackground,
   themeContrast,
   themeText,
+  type ColorScheme,
   type FormTheme,
 } from "@formsvc/form-document/theme";
 import { ApiError, patch } from "../api.ts";
@@ -26,6 +30,15 @@ import type { Form, FormSettings } from "../types.ts";
 type ThankYou = FormSettings["thankYou"];
 
 const buttonStyleLabels: Record<FormTheme["buttonStyle"], string> = { rounded: "Rounded", square: "Square", pill: "Pill" };
+const colorSchemeLabels: Record<ColorScheme, string> = { light: "Light", dark: "Dark", auto: "Automatic (the respondent's system chooses)" };
+
+/** A scheme chosen: the background follows to that scheme's default when it was the other's. */
+function withColorScheme(theme: FormTheme, colorScheme: ColorScheme): FormTheme {
+  const darkPage = colorScheme === "dark";
+  const defaults = [schemePalettes.light.background, schemePalettes.dark.background];
+  const backgroundColor = defaults.includes(theme.backgroundColor.toLowerCase() as never) ? (darkPage ? schemePalettes.dark.background : schemePalettes.light.background) : theme.backgroundColor;
+  return { ...theme, colorScheme, backgroundColor };
+}
 
 /** Reads a chosen image as a data: URL. */
 function readAsDataUrl(file: File): Promise<string> {
@@ -89,15 +102,17 @@ function ColourField({
 function ThemePreview({ theme, submitLabel, thankYou }: { theme: FormTheme; submitLabel: string; thankYou: ThankYou }) {
   const valid = hexColorPattern.test(theme.accentColor) && hexColorPattern.test(theme.backgroundColor);
   const accent = valid ? theme.accentColor : defaultTheme.accentColor;
+  // An automatic page is shown as most people see it first: light.
+  const palette = schemePalettes[theme.colorScheme === "dark" ? "dark" : "light"];
   const page: CSSProperties = {
     background: valid ? theme.backgroundColor : defaultTheme.backgroundColor,
-    color: themeText.onBackground,
+    color: textOnBackground(theme.colorScheme),
     fontFamily: fontStacks[theme.font].stack,
     padding: "1rem",
     borderRadius: 8,
     border: "1px solid var(--line)",
   };
-  const card: CSSProperties = { background: "#fff", border: "1px solid #d8dce1", borderRadius: 12, padding: "1rem", margin: "0 auto", maxWidth: "22rem" };
+  const card: CSSProperties = { background: palette.card, border: `1px solid ${palette.cardLine}`, borderRadius: 12, padding: "1rem", margin: "0 auto", maxWidth: "22rem" };
   const button: CSSProperties = {
     display: "inline-block",
     background: accent,
@@ -119,7 +134,7 @@ function ThemePreview({ theme, submitLabel, thankYou }: { theme: FormTheme; subm
         <div style={card}>
           <p style={{ fontWeight: 700, fontSize: "1.2rem", margin: "0 0 .5rem" }}>Your form</p>
           <p style={{ margin: "0 0 .25rem", fontWeight: 600 }}>Your name</p>
-          <div style={{ border: "1px solid #8c959f", borderRadius: 8, height: "2.2rem", background: "#fff", marginBottom: ".75rem" }} />
+          <div style={{ border: `1px solid ${palette.fieldLine}`, borderRadius: 8, height: "2.2rem", background: palette.fieldBackground, marginBottom: ".75rem" }} />
           <p style={{ textAlign: "right", margin: 0 }}>
             <span style={button}>{submitLabel}</span>
           </p>
@@ -196,6 +211,16 @@ export function DesignTab({ form, onSaved }: { form: Form; onSaved(form: Form): 
         <fieldset className="card">
           <legend>Theme</legend>
           <div className="stack">
+            <div className="field">
+              <label htmlFor={`${id}-scheme`}>Colour scheme</label>
+              <select id={`${id}-scheme`} value={theme.colorScheme} onChange={(e) => changeTheme(withColorScheme(theme, e.target.value as ColorScheme))}>
+                {colorSchemes.map((scheme) => (
+                  <option key={scheme} value={scheme}>
+                    {colorSchemeLabels[scheme]}
+                  </option>
+                ))}
+              </select>
+            </div>
             <ColourField
               id={`${id}-accent`}
               label="Accent colour"

@@ -11,7 +11,7 @@ import type { Form, FormStorage } from "../types.ts";
 import { LanguagesCard } from "./LanguagesCard.tsx";
 
 export function brandingRefusal(plan: string | undefined): string {
-  return `Hiding the branding needs a plan with the branding entitlement. This workspace is on the ${plan === "pro" ? "Pro" : "Free"} plan, which does not include it, so the form keeps showing “Made with Formsvc”. Plans are changed by the operator of this installation (workspace:set-plan).`;
+  return `Hiding the branding needs a plan with the branding entitlement. This workspace is on the ${plan === "pro" ? "Pro" : "Free"} plan, which does not include it, so the form keeps showing “Made with formsvc”. Plans are changed by the operator of this installation (workspace:set-plan).`;
 }
 
 /** Bytes as people read them: "0 bytes", "512 bytes", "1.5 KB", "12.3 MB", "1 GB" (1024-based). */
@@ -111,7 +111,7 @@ export function SettingsTab({ form, onSaved }: { form: Form; onSaved(form: Form)
               aria-describedby={`${id}-branding-hint`}
               onChange={(e) => setSettings({ ...settings, branding: e.target.checked })}
             />{" "}
-            Show “Made with Formsvc” on the form
+            Show “Made with formsvc” on the form
           </label>
           <p className="hint" id={`${id}-branding-hint`}>
             {entitled

@@ -305,7 +305,7 @@ export function WorkspacesPage() {
                   </div>
                   <div>
                     <dt>Remove branding</dt>
-                    <dd>{ws.entitlements.removeBranding ? "Included: forms may hide “Made with Formsvc”" : "Not included: forms show “Made with Formsvc”"}</dd>
+                    <dd>{ws.entitlements.removeBranding ? "Included: forms may hide “Made with formsvc”" : "Not included: forms show “Made with formsvc”"}</dd>
                   </div>
                 </dl>
                 {ws.role === "owner" && <TwoFactorRequirement workspace={ws} />}

@@ -195,8 +195,8 @@ describe("renderFormPage", () => {
   });
 
   it("shows branding unless showBranding is false", () => {
-    assert.match(page(), /<footer class="hf-branding"><a href="https:\/\/forms.example.com\/">Made with Formsvc<\/a><\/footer>/);
-    assert.doesNotMatch(page({ showBranding: false }), /Made with Formsvc/);
+    assert.match(page(), /<footer class="hf-branding"><a href="https:\/\/forms.example.com\/">Made with formsvc<\/a><\/footer>/);
+    assert.doesNotMatch(page({ showBranding: false }), /Made with formsvc/);
   });
 
   it("carries the page's settings to the script as inert JSON", () => {
@@ -268,8 +268,8 @@ describe("other pages", () => {
     assert.match(html, /We are full &lt;sorry&gt;/);
     assert.match(html, /<h1>Every block<\/h1>/);
     assert.doesNotMatch(html, /<(form|input|select|textarea)\b/);
-    assert.match(html, /Made with Formsvc/);
-    assert.doesNotMatch(renderClosedPage({ ...info, showBranding: false, closedMessage: "x" }), /Made with Formsvc/);
+    assert.match(html, /Made with formsvc/);
+    assert.doesNotMatch(renderClosedPage({ ...info, showBranding: false, closedMessage: "x" }), /Made with formsvc/);
   });
 
   it("thank-you, not-found and error pages", () => {
@@ -287,7 +287,7 @@ describe("other pages", () => {
 
 describe("theme and thank-you screen", () => {
   const info = { name: "Sign-up", document: everyBlock, showBranding: true, brandingUrl: "/" };
-  const theme = { accentColor: "#1a7f37", backgroundColor: "#fff8c5", font: "serif" as const, buttonStyle: "pill" as const, logo: "data:image/png;base64,iVBORw0KGgo=" };
+  const theme = { accentColor: "#1a7f37", backgroundColor: "#fff8c5", font: "serif" as const, buttonStyle: "pill" as const, logo: "data:image/png;base64,iVBORw0KGgo=", colorScheme: "light" as const };
   const thankYou = { title: "See you <there>", text: "Doors open at 9.\nBring a pen.", buttonLabel: "Back to the site", buttonUrl: "https://example.com/?a=1&b=2", redirectSeconds: 5 };
 
   it("sets the theme as CSS variables the stylesheet reads, and shows the logo", () => {
@@ -301,6 +301,21 @@ describe("theme and thank-you screen", () => {
     const odd = page({ settings: { ...defaultSettings, theme: { ...theme, accentColor: "red;}</style>", font: "x" as never } } });
     assert.match(odd, /--hf-accent:#0969da;[^<]*--hf-font:system-ui/, "a value that is not a colour or a listed font never reaches the style");
     assert.match(renderClosedPage({ ...info, theme, closedMessage: "Closed" }), /--hf-accent:#1a7f37/);
+  });
+
+  it("draws a dark page with the dark palette, and an automatic one that follows prefers-color-scheme", () => {
+    const style = (colorScheme: "light" | "dark" | "auto", backgroundColor: string) =>
+      /<style id="hf-theme">(.*?)<\/style>/.exec(page({ settings: { ...defaultSettings, theme: { ...theme, backgroundColor, colorScheme } } }))![1];
+    const dark = style("dark", "#161b22");
+    assert.match(dark, /^:root\{--hf-accent:#1a7f37;--hf-on-accent:#ffffff;--hf-bg:#161b22;--hf-text:#e6edf3;.*color-scheme:dark;--hf-muted:#9198a1;--hf-card:#161b22;.*--hf-link:#79c0ff\}$/);
+    const light = style("light", "#fff8c5");
+    assert.match(light, /^:root\{[^}]*--hf-text:#1f2328;[^}]*color-scheme:light;[^}]*--hf-card:#ffffff;[^}]*--hf-link:#1a7f37\}$/, "links take the accent in light");
+    const auto = style("auto", "#fff8c5");
+    assert.ok(auto.startsWith(`${light}@media (prefers-color-scheme:dark){:root{`), auto);
+    assert.match(auto, /@media \(prefers-color-scheme:dark\)\{:root\{--hf-accent:#1a7f37;--hf-on-accent:#ffffff;--hf-bg:#0d1117;--hf-text:#e6edf3;[^}]*color-scheme:dark;/);
+    // No colour of the stylesheet is fixed but the signature pad's (its drawing is an image on white).
+    const sheet = /<style>([\s\S]*?)<\/style>/.exec(page())![1];
+    assert.deepEqual(sheet.match(/#[0-9a-f]{3,6}\b/gi), ["#fff"]);
   });
 
   it("shows the form's thank-you screen (hidden until the script completes) with its button and redirect", () => {

@@ -150,13 +150,13 @@ describe("GET /f/:formId", () => {
     assert.match(res.text, /<input type="hidden" name="_version" value="4">/);
     assert.match(res.text, /<form id="hf-form"[^>]*method="post" action="\/f\/pub"/);
     assert.match(res.text, /<script src="\/f\/assets\/form-page.js\?v=[0-9a-f]{12}"><\/script>/);
-    assert.match(res.text, /<a href="https:\/\/forms.example.com\/about">Made with Formsvc<\/a>/);
+    assert.match(res.text, /<a href="https:\/\/forms.example.com\/about">Made with formsvc<\/a>/);
   });
 
   it("leaves out branding when the service says so", async () => {
     const res = await call("GET", "/f/nobrand");
     assert.equal(res.status, 200);
-    assert.doesNotMatch(res.text, /Made with Formsvc/);
+    assert.doesNotMatch(res.text, /Made with formsvc/);
   });
 
   it("shows a closed form's message, with no inputs, as 200", async () => {

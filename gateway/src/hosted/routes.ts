@@ -86,7 +86,7 @@ export interface HostedFormDeps {
    * Believed only from a proxy the app trusts (TRUST_PROXY, see country.ts).
    */
   countryHeader?: string;
-  /** Where "Made with Formsvc" links (BRANDING_URL). */
+  /** Where "Made with formsvc" links (BRANDING_URL). */
   brandingUrl: string;
   /** Offline country of a client address; geoip-country by default. */
   lookupCountry?: LookupCountry;

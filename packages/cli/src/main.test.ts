@@ -242,10 +242,20 @@ describe("runCli", () => {
     assert.match(r.json.error, /add --yes to go ahead/);
   });
 
-  test("an RPC error shows its own message, without the code prefix", async () => {
+  test("an RPC error shows its own message, without the code prefix; not found says which address was asked", async () => {
     const r = await run(["key:delete", "--id", "k9"], new ConnectError("API key not found", Code.NotFound));
     assert.equal(r.code, 1);
-    assert.deepEqual(r.json, { error: "API key not found" });
+    assert.deepEqual(r.json, {
+      error:
+        "API key not found (asked the identity service at http://127.0.0.1:8081; if your system runs elsewhere, give the CLI the environment npm start has (IDENTITY_URL))",
+    });
+    const elsewhere = await runCli(["key:list", "--email", "nobody@example.com"], {
+      clients: fakeClients([], new ConnectError("user not found", Code.NotFound)),
+      env: { IDENTITY_URL: "http://127.0.0.1:9" },
+    });
+    assert.match(JSON.parse(elsewhere.stderr!).error, /^user not found \(asked the identity service at http:\/\/127\.0\.0\.1:9; /);
+    const badRequest = await run(["key:delete", "--id", "k9"], new ConnectError("id: is required", Code.InvalidArgument));
+    assert.deepEqual(badRequest.json, { error: "id: is required" });
   });
 
   test("a service that is up but unavailable (its database is down) says so and to try again", async () => {
@@ -269,6 +279,7 @@ describe("runCli", () => {
     assert.equal(result.code, 1);
     const { error } = JSON.parse(result.stderr!);
     assert.match(error, new RegExp(`^the services are not running at http://127\\.0\\.0\\.1:${port} `));
+    assert.match(error, /start them with npm start, or set IDENTITY_URL to where they run$/);
     const env = Object.fromEntries(["IDENTITY_URL", "FORMS_URL", "SUBMISSIONS_URL", "WEBHOOKS_URL", "DELIVERY_URL"].map((name) => [name, `http://127.0.0.1:${port}`]));
     const pruned = await runCli(["prune", "--older-than", "2026-11-01", "--dry-run"], { env });
     assert.equal(pruned.code, 1);

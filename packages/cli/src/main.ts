@@ -39,18 +39,28 @@ function lazyClients(config: Config): Clients {
 
 const unreachable = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ECONNRESET", "EAI_AGAIN"]);
 
-/** The error message of a failed call; a service that cannot be reached is named with its address. */
-export function errorMessage(err: unknown, address?: string): string {
+/** Where the CLI looked, and how to point it elsewhere: `npm start` and the CLI read the same variables. */
+function whereAsked(address: string, service: ServiceName): string {
+  return `asked the ${service} service at ${address}; if your system runs elsewhere, give the CLI the environment npm start has (${service.toUpperCase()}_URL)`;
+}
+
+/**
+ * The error message of a failed call. A service that cannot be reached, and a person or thing it does not
+ * know, are said with the address asked: a CLI run without `npm start`'s environment talks to the defaults.
+ */
+export function errorMessage(err: unknown, address?: string, service?: ServiceName): string {
   if (err instanceof UsageError) return err.message;
   const connectErr = ConnectError.from(err);
   const cause = (connectErr.cause as { code?: string } | undefined)?.code;
   const text = connectErr.rawMessage;
   if (address && connectErr.code === Code.Unavailable && ((cause && unreachable.has(cause)) || /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH/.test(text))) {
-    return `the services are not running at ${address} (${text}); start them with npm start`;
+    const elsewhere = service ? `, or set ${service.toUpperCase()}_URL to where they run` : "";
+    return `the services are not running at ${address} (${text}); start them with npm start${elsewhere}`;
   }
   // Running but not able to answer now (its database is down, say): worth trying again, not a mistake.
   if (connectErr.code === Code.Unavailable) return `the service at ${address ?? "its address"} is unavailable right now (${text}); try again shortly`;
   if (address && connectErr.code === Code.DeadlineExceeded) return `no answer from ${address} in time (${text})`;
+  if (address && service && connectErr.code === Code.NotFound) return `${text} (${whereAsked(address, service)})`;
   return text;
 }
 
@@ -81,7 +91,7 @@ async function recordSystemEvent(identity: Clients["identity"], event: SystemAud
     );
     return undefined;
   } catch (err) {
-    return `done, but not recorded in the audit log: ${errorMessage(err, address)}`;
+    return `done, but not recorded in the audit log: ${errorMessage(err, address, "identity")}`;
   }
 }
 
@@ -91,18 +101,22 @@ const processInput: Input = { stdin: () => text(process.stdin) };
 export async function runCli(argv: readonly string[], options: { env?: NodeJS.ProcessEnv; clients?: Clients; input?: Input } = {}): Promise<CliResult> {
   let config: Config | undefined;
   let address: string | undefined;
+  let service: ServiceName | undefined;
   try {
     const { command, flags } = parseArgs(argv);
     const spec = validate(command, flags);
     const env = options.env ?? process.env;
     config = loadConfig(env);
-    if (spec.service) address = config.services[spec.service];
+    if (spec.service) {
+      service = spec.service;
+      address = config.services[spec.service];
+    }
     const clients = options.clients ?? lazyClients(config);
     const output = await spec.run(flags, clients, options.input ?? processInput, { config, env });
     const unrecorded = spec.audit ? await recordSystemEvent(clients.identity, spec.audit(flags, output), config.services.identity) : undefined;
     return { code: 0, stdout: JSON.stringify(output) + "\n", ...(unrecorded ? { stderr: JSON.stringify({ warning: unrecorded }) + "\n" } : {}) };
   } catch (err) {
-    const error = err instanceof ServiceFailure ? errorMessage(err.cause, config?.services[err.service]) : errorMessage(err, address);
+    const error = err instanceof ServiceFailure ? errorMessage(err.cause, config?.services[err.service], err.service) : errorMessage(err, address, service);
     return { code: 1, stderr: JSON.stringify({ error }) + "\n" };
   }
 }

@@ -80,6 +80,7 @@ export {
   resolveSettings,
   isPastClosingDate,
   maxRetentionDays,
+  receiptQuestionOf,
   sendsNotifications,
   type FormSettings,
   type NotificationSettings,
@@ -89,15 +90,19 @@ export {
 } from "./settings.ts";
 export {
   buttonRadii,
+  colorSchemes,
   contrastRatio,
   defaultTheme,
   fontStacks,
   formatRatio,
   hexColorPattern,
   minContrast,
+  schemePalettes,
+  textOnBackground,
   themeContrast,
   themeText,
   type ButtonStyle,
+  type ColorScheme,
   type FontChoice,
   type FormTheme,
 } from "./theme.ts";

@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { describeZodError, fieldViolationsOf } from "./errors.ts";
 import {
@@ -8,6 +9,7 @@ import {
   formSettingsPatchSchema,
   formSettingsSchema,
   isPastClosingDate,
+  receiptQuestionOf,
   resolveSettings,
   sendsNotifications,
 } from "./settings.ts";
@@ -31,7 +33,7 @@ test("full settings take their defaults", () => {
     requireSingleUseLink: false,
     proofOfWork: null,
     notifications: { owner: false, members: [], receiptQuestionId: null },
-    theme: { accentColor: "#0969da", backgroundColor: "#f6f7f9", font: "system", buttonStyle: "rounded", logo: null },
+    theme: { accentColor: "#0969da", backgroundColor: "#f6f7f9", font: "system", buttonStyle: "rounded", logo: null, colorScheme: "light" },
     thankYou: { title: "Thank you!", text: "Your response has been recorded.", buttonLabel: null, buttonUrl: null, redirectSeconds: null },
   });
   assert.deepEqual(formSettingsSchema.parse({}), { ...defaultSettings });
@@ -132,7 +134,7 @@ test("form controls: a closing date, a response limit, the honeypot and a rate, 
 
 test("a theme is given whole, its absent properties take their defaults, and its contrast is checked", () => {
   const patch = formSettingsPatchSchema.parse({ theme: { accentColor: "#1a7f37", font: "serif", buttonStyle: "pill" } });
-  assert.deepEqual(patch.theme, { accentColor: "#1a7f37", backgroundColor: "#f6f7f9", font: "serif", buttonStyle: "pill", logo: null });
+  assert.deepEqual(patch.theme, { accentColor: "#1a7f37", backgroundColor: "#f6f7f9", font: "serif", buttonStyle: "pill", logo: null, colorScheme: "light" });
   const low = formSettingsPatchSchema.safeParse({ theme: { accentColor: "#ffd33d", backgroundColor: "#444c56" } });
   assert.equal(low.success, false);
   assert.match(describeZodError(low.error!, "settings"), /settings\.theme\.accentColor: white text on the accent colour has a contrast of 1\.\d\d:1; at least 4\.5:1 is needed/);
@@ -201,4 +203,27 @@ test("deleteResponsesAfterDays: kept forever by default; a whole number of days 
   }
   assert.equal(resolveSettings({ deleteResponsesAfterDays: 0 }).deleteResponsesAfterDays, null, "a stored value no longer valid keeps responses");
   assert.equal(resolveSettings({ deleteResponsesAfterDays: 90 }).deleteResponsesAfterDays, 90);
+});
+
+test("the README's first paragraph says what the defaults are: notifications off until an owner turns them on", () => {
+  const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
+  const first = readme.split(/\n\n/)[1].replace(/\s+/g, " ");
+  assert.equal(sendsNotifications(defaultSettings), false);
+  assert.match(first, /owners may turn on an email per response .* off by default\./);
+  assert.doesNotMatch(first, /owners get an email per response/);
+});
+
+test("the receipt question: an EMAIL question by block id or key, stored as its block id", () => {
+  const document = {
+    blocks: [
+      { id: "b1", key: "q_name", type: "SHORT_TEXT", question: "Name" },
+      { id: "b2", key: "q_email", type: "EMAIL", question: "Email" },
+      { id: "b3", type: "PAGE_BREAK" },
+    ],
+  } as Parameters<typeof receiptQuestionOf>[0];
+  assert.deepEqual(receiptQuestionOf(document, "b2"), { id: "b2" });
+  assert.deepEqual(receiptQuestionOf(document, "q_email"), { id: "b2" });
+  assert.deepEqual(receiptQuestionOf(document, "no_such_question"), { problem: 'no question of the form has the id or key "no_such_question"' });
+  assert.deepEqual(receiptQuestionOf(document, "q_name"), { problem: '"q_name" is a SHORT_TEXT question; a receipt needs an EMAIL question' });
+  assert.deepEqual(receiptQuestionOf(document, "b3"), { problem: '"b3" is a PAGE_BREAK question; a receipt needs an EMAIL question' });
 });

@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { fieldViolationParams } from "./errors.ts";
+import type { FormDocument } from "./schema.ts";
 import { defaultClosedMessage, defaultSubmitLabel } from "./page-text-defaults.ts";
 import {
   buttonStyles,
+  colorSchemes,
   contrastProblem,
   defaultThankYou,
   defaultTheme,
@@ -145,13 +147,19 @@ const fields = {
         .max(100)
         .nullable()
         .default(null)
-        .describe("Email each respondent a copy of their answers, at their answer to this EMAIL question (its id); null sends no receipt."),
+        .describe(
+          "Email each respondent a copy of their answers, at their answer to this EMAIL question of the form, given by its block id or its key (stored and shown as its block id); any other value is refused (400). null sends no receipt.",
+        ),
     })
     .describe("Emails sent for each completed response (never for partial saves), after the response is stored. Given whole in a patch: absent properties take their defaults."),
   theme: z
     .strictObject({
       accentColor: hexColor.default(defaultTheme.accentColor).describe("Colour of the submit and next buttons, links, focus rings and the progress bar (#rrggbb); their labels are white on it."),
-      backgroundColor: hexColor.default(defaultTheme.backgroundColor).describe("Colour of the page around the form's card (#rrggbb); the page's text (#1f2328) is drawn on it."),
+      backgroundColor: hexColor
+        .default(defaultTheme.backgroundColor)
+        .describe(
+          "Colour of the page around the form's card (#rrggbb); the page's text is drawn on it (#1f2328, or #e6edf3 when colorScheme is dark). An automatic page uses it in light and #0d1117 in dark.",
+        ),
       font: z.enum(fontChoices).default(defaultTheme.font).describe("The page's font, a system font stack (nothing is downloaded)."),
       buttonStyle: z.enum(buttonStyles).default(defaultTheme.buttonStyle).describe("Corners of buttons and inputs: rounded (8px), square or pill."),
       logo: z
@@ -161,6 +169,10 @@ const fields = {
         .nullable()
         .default(defaultTheme.logo)
         .describe("The logo shown above the form: a base64 data: URL of a PNG, JPEG, GIF or WebP image; null: none."),
+      colorScheme: z
+        .enum(colorSchemes)
+        .default(defaultTheme.colorScheme)
+        .describe("light, dark (a dark card and light text; backgroundColor must be dark), or auto: the respondent's system chooses (prefers-color-scheme), light with backgroundColor, dark with the dark palette."),
     })
     .superRefine((theme, ctx) => {
       for (const check of themeContrast(theme)) {
@@ -253,6 +265,18 @@ export const defaultSettings: Readonly<FormSettings> = Object.freeze({
 export function sendsNotifications(settings: Pick<FormSettings, "notifications">): boolean {
   const { owner, members, receiptQuestionId } = settings.notifications;
   return owner || members.length > 0 || receiptQuestionId !== null;
+}
+
+/**
+ * The block id of the receipt question `idOrKey` names, by its block id or by its key (the API shows keys),
+ * or why it cannot be one: a receipt goes to the answer of an EMAIL question of the form, so any other
+ * value would never send one.
+ */
+export function receiptQuestionOf(document: Pick<FormDocument, "blocks">, idOrKey: string): { id: string } | { problem: string } {
+  const block = document.blocks.find((b) => b.id === idOrKey) ?? document.blocks.find((b) => "key" in b && b.key === idOrKey);
+  if (!block) return { problem: `no question of the form has the id or key "${idOrKey}"` };
+  if (block.type !== "EMAIL") return { problem: `"${idOrKey}" is a ${block.type} question; a receipt needs an EMAIL question` };
+  return { id: block.id ?? idOrKey };
 }
 
 /** Whether the form's closing date has come (`closesAt` at or before `now`). */

@@ -36,6 +36,48 @@ export const logoDataUrlPattern = /^data:image\/(png|jpeg|gif|webp);base64,[A-Za
 /** The longest logo data: URL: an image of about 50 KB, small enough to travel inline in each page. */
 export const maxLogoDataUrlLength = 70_000;
 
+/**
+ * Light and dark pages, or `auto`: the respondent's system chooses (prefers-color-scheme), the light page
+ * with the theme's background, the dark one with the dark palette's.
+ */
+export const colorSchemes = ["light", "dark", "auto"] as const;
+export type ColorScheme = (typeof colorSchemes)[number];
+
+/**
+ * The fixed colours of each scheme around the theme's own two. Every pair drawn is WCAG AA (4.5:1 for text,
+ * 3:1 for the lines people must see), checked in theme.test.ts: text, muted text, errors and links on the
+ * card; the text on the palette's background. In dark, links and focus rings take `link`, since no accent
+ * can hold white labels and show as text on a dark card both.
+ */
+export const schemePalettes = {
+  light: {
+    text: themeText.onBackground,
+    muted: "#57606a",
+    background: "#f6f7f9",
+    card: "#ffffff",
+    cardLine: "#d8dce1",
+    fieldLine: "#8c959f",
+    fieldBackground: "#ffffff",
+    danger: "#a4262c",
+    dangerSoft: "#fff5f5",
+    info: "#eef6ff",
+    link: null,
+  },
+  dark: {
+    text: "#e6edf3",
+    muted: "#9198a1",
+    background: "#0d1117",
+    card: "#161b22",
+    cardLine: "#3d444d",
+    fieldLine: "#768390",
+    fieldBackground: "#0d1117",
+    danger: "#ff7b72",
+    dangerSoft: "#25171c",
+    info: "#121d2f",
+    link: "#79c0ff",
+  },
+} as const satisfies Record<"light" | "dark", Record<string, string | null>>;
+
 export interface FormTheme {
   accentColor: string;
   backgroundColor: string;
@@ -43,14 +85,16 @@ export interface FormTheme {
   buttonStyle: ButtonStyle;
   /** A data: URL of a PNG, JPEG, GIF or WebP image; null: no logo. */
   logo: string | null;
+  colorScheme: ColorScheme;
 }
 
 export const defaultTheme: Readonly<FormTheme> = Object.freeze({
   accentColor: "#0969da",
-  backgroundColor: "#f6f7f9",
+  backgroundColor: schemePalettes.light.background,
   font: "system",
   buttonStyle: "rounded",
   logo: null,
+  colorScheme: "light",
 });
 
 /** What the hosted page shows after a completed submission (unless `redirectUrl` sends people away at once). */
@@ -100,15 +144,23 @@ export interface ContrastCheck {
   passes: boolean;
 }
 
-/** Both ratios the theme is held to: white button labels on the accent, the page's text on the background. */
-export function themeContrast(theme: Pick<FormTheme, "accentColor" | "backgroundColor">): ContrastCheck[] {
+/** The text the page draws on the theme's background: the dark palette's on a dark page, else the light one's. */
+export function textOnBackground(colorScheme: ColorScheme | undefined): string {
+  return colorScheme === "dark" ? schemePalettes.dark.text : themeText.onBackground;
+}
+
+/**
+ * Both ratios the theme is held to: white button labels on the accent, the page's text on the background
+ * (light text on a dark page; an automatic page uses the background in light and the dark palette's in dark).
+ */
+export function themeContrast(theme: Pick<FormTheme, "accentColor" | "backgroundColor"> & { colorScheme?: ColorScheme }): ContrastCheck[] {
   const check = (field: ContrastCheck["field"], pair: string, text: string, colour: string): ContrastCheck => {
     const ratio = hexColorPattern.test(colour) ? contrastRatio(text, colour) : 0;
     return { field, pair, ratio, passes: ratio >= minContrast };
   };
   return [
     check("accentColor", "white text on the accent colour", themeText.onAccent, theme.accentColor),
-    check("backgroundColor", "the text on the background colour", themeText.onBackground, theme.backgroundColor),
+    check("backgroundColor", "the text on the background colour", textOnBackground(theme.colorScheme), theme.backgroundColor),
   ];
 }
 

@@ -20,6 +20,9 @@ import { isPortFree, freePort } from "./ports.ts";
  */
 export const defaultEmbeddedPostgresPort = 54329;
 const user = "postgres";
+
+/** The superuser's password: the one file that holds it (0600), for the launcher and for a person's psql. */
+export const passwordFileOf = (dataDir: string) => join(dataDir, "postgres-password");
 const readyTimeoutMs = 120_000;
 const stopTimeoutMs = 30_000;
 const maxLogBytes = 10 * 1024 * 1024;
@@ -264,7 +267,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const log = options.log ?? (() => {});
   const { dataDir, signal } = options;
   const clusterDir = join(dataDir, "postgres");
-  const passwordFile = join(dataDir, "postgres-password");
+  const passwordFile = passwordFileOf(dataDir);
   const logFile = join(dataDir, "postgres.log");
   const bin = await binaries();
   const as = runAs(log);

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } fr
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { test } from "node:test";
+import pg from "pg";
 import { serviceNames } from "@formsvc/platform/config.ts";
 import { freeSystemPorts } from "./ports.ts";
 import { entryOf, repoRoot } from "./system.ts";
@@ -40,6 +41,18 @@ test(
       assert.equal(launched.url, `http://localhost:${ports.PORT}`);
       assert.match(launched.output(), /npm run -s cli -- user:create --email you@example.com/);
       assert.match(launched.output(), /npm run -s cli -- key:create --email you@example.com --name first/);
+      // The banner says how to reach the embedded database, and that is how it is reached.
+      const database = /database: +embedded Postgres on 127\.0\.0\.1:(\d+), database formsvc, user postgres, password in (\S+)/.exec(launched.output());
+      assert.ok(database, launched.output());
+      assert.equal(database[2], join(dataDir, "postgres-password"));
+      const psql = new pg.Client({ host: "127.0.0.1", port: Number(database[1]), user: "postgres", password: readFileSync(database[2], "utf8").trim(), database: "formsvc" });
+      await psql.connect();
+      try {
+        assert.deepEqual((await psql.query("select count(*)::int as n from information_schema.schemata where schema_name = 'forms'")).rows, [{ n: 1 }]);
+      } finally {
+        await psql.end();
+      }
+      assert.match(launched.output(), /webhooks: +public addresses only; for a receiver on this machine: npm run dev/);
 
       const response = await fetch(`http://127.0.0.1:${ports.PORT}/api/v1/users/me`);
       assert.equal(response.status, 401);

@@ -7,7 +7,7 @@ import { ConfigError, loadConfig, type Config } from "@formsvc/platform/config.t
 import { mailSettingsOf } from "@formsvc/platform/mail.ts";
 import { version } from "@formsvc/platform/version.ts";
 import { appNeedsBuild, buildApp } from "./app-build.ts";
-import type { EmbeddedPostgres } from "./embedded-postgres.ts";
+import { passwordFileOf, type EmbeddedPostgres } from "./embedded-postgres.ts";
 import { startSupervisedPostgres, type SupervisedPostgres } from "./supervised-postgres.ts";
 import { launcherLogger, logDirOf } from "./launcher-log.ts";
 import { busyPortMessage } from "./ports.ts";
@@ -43,18 +43,50 @@ function generateCode(root: string): void {
   if (result.status !== 0) throw new Error(`buf generate failed (${result.error?.message ?? `code ${result.status}`})`);
 }
 
-export function banner(config: Config, startedInSeconds: number, postgres?: EmbeddedPostgres): string {
+/** `npm run dev` (`npm start -- --dev`): for a developer's machine, where receivers listen on loopback. */
+export const devFlag = "--dev";
+
+/**
+ * The environment `npm start` adds for dev mode: webhooks may reach local receivers, unless the operator
+ * said otherwise (WEBHOOK_ALLOW_PRIVATE_URLS given, even false, wins).
+ */
+export function devModeEnv(dev: boolean, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return dev && !env.WEBHOOK_ALLOW_PRIVATE_URLS ? { WEBHOOK_ALLOW_PRIVATE_URLS: "true" } : {};
+}
+
+/** What webhooks may reach, and how to let them reach a receiver on this machine. */
+function webhooksLine(config: Config, dev: boolean): string {
+  if (config.webhookAllowPrivateUrls) {
+    return `private and loopback addresses allowed (WEBHOOK_ALLOW_PRIVATE_URLS=true${dev ? ", dev mode" : ""}): fine for local receivers, not for a shared server`;
+  }
+  const ranges = config.webhookAllowedCidrs.map(([address, bits]) => `${address.toString()}/${bits}`);
+  return (
+    `public addresses only${ranges.length ? ` and ${ranges.join(", ")} (WEBHOOK_ALLOWED_CIDRS)` : ""}; ` +
+    "for a receiver on this machine: npm run dev (or WEBHOOK_ALLOW_PRIVATE_URLS=true npm start)"
+  );
+}
+
+export function banner(config: Config, startedInSeconds: number, postgres?: EmbeddedPostgres, options: { dev?: boolean } = {}): string {
   const url = config.publicUrl;
   const logDir = logDirOf(config);
+  // The password is never printed: the file holding it is named instead.
+  const database = postgres
+    ? [
+        `  database:           embedded Postgres on 127.0.0.1:${postgres.port}, database ${embeddedDatabase}, user postgres, password in ${passwordFileOf(config.dataDir)}`,
+        `                      psql "postgres://postgres:$(cat ${passwordFileOf(config.dataDir)})@127.0.0.1:${postgres.port}/${embeddedDatabase}"`,
+      ]
+    : [`  database:           DATABASE_URL`];
   return [
     "",
     `formsvc is running at ${url} (version ${version}, started in ${startedInSeconds.toFixed(1)} s)`,
     `  the app:            ${url}/app`,
     `  the REST API:       ${url}/api/v1`,
     `  API reference:      ${url}/developers`,
-    `  data:               ${config.dataDir}` + (postgres ? ` (embedded Postgres on 127.0.0.1:${postgres.port})` : ""),
+    `  data:               ${config.dataDir}`,
+    ...database,
     `  logs:               ${logDir ?? "JSON lines on stdout (LOG_FORMAT=json)"}`,
     `  mail:               ${config.smtpUrl ? `sent over SMTP to ${new URL(config.smtpUrl).host}` : `written to ${mailSettingsOf(config).dir} as .eml files (set SMTP_URL to send it)`}`,
+    `  webhooks:           ${webhooksLine(config, options.dev ?? false)}`,
     "",
     "What to do first: sign up at the app's address, or make a first user with a password and an API key:",
     "  npm run -s cli -- user:create --email you@example.com --password-stdin   (type the password, then Ctrl-D)",
@@ -71,11 +103,13 @@ export function banner(config: Config, startedInSeconds: number, postgres?: Embe
  * Runs the launcher until a signal or a failure; never returns. `root` is where the services'
  * and the gateway's entry files are (the repository by default).
  */
-export async function runLauncher(options: { root?: string } = {}): Promise<void> {
+export async function runLauncher(options: { root?: string; dev?: boolean } = {}): Promise<void> {
   const root = options.root ?? repoRoot;
+  const dev = options.dev ?? process.argv.includes(devFlag);
+  const devEnv = devModeEnv(dev);
   let config: Config;
   try {
-    config = loadConfig();
+    config = loadConfig({ ...process.env, ...devEnv });
   } catch (err) {
     process.stderr.write(`formsvc: ${err instanceof ConfigError ? `configuration: ${err.message}` : (err as Error).message}\n`);
     process.exit(1);
@@ -135,7 +169,9 @@ export async function runLauncher(options: { root?: string } = {}): Promise<void
       logger.info("building the web app (vite build into app/dist)");
       buildApp(root);
     }
+    if (devEnv.WEBHOOK_ALLOW_PRIVATE_URLS) logger.warn("dev mode: webhooks may reach loopback and private addresses (WEBHOOK_ALLOW_PRIVATE_URLS=true)");
     const env: Record<string, string> = {
+      ...devEnv,
       DATA_DIR: config.dataDir,
       SECRET_KEY: resolveSecretKey(config),
     };
@@ -166,7 +202,7 @@ export async function runLauncher(options: { root?: string } = {}): Promise<void
     // performance.now() counts from the start of this process, Node's own start included.
     const seconds = performance.now() / 1000;
     logger.info({ seconds: Number(seconds.toFixed(2)), url: config.publicUrl }, "formsvc started");
-    process.stdout.write(banner(config, seconds, postgres?.current()));
+    process.stdout.write(banner(config, seconds, postgres?.current(), { dev }));
   })();
 
   await startup.catch((err: unknown) => {

@@ -1,11 +1,12 @@
 import { resolve } from "node:path";
 import { parseAllowedCidrs, type AllowedRanges } from "./blocked-addresses.ts";
+import { productName } from "./product.ts";
 
 /** Runtime configuration, read once from the environment. An empty value means the default. */
 export interface Config {
   port: number;
   publicUrl: string;
-  /** BRANDING_URL: where a hosted form's "Made with Formsvc" links; the app's sign-up page by default. */
+  /** BRANDING_URL: where a hosted form's "Made with formsvc" links; the app's sign-up page by default. */
   brandingUrl: string;
   dataDir: string;
   databaseUrl: string | undefined;
@@ -341,7 +342,7 @@ export function rpcProtocolOf(env: Env = process.env): "connect" | "grpc" {
 
 function defaultMailFrom(publicUrl: string | undefined): string {
   const host = publicUrl && URL.canParse(publicUrl) ? new URL(publicUrl).hostname : "localhost";
-  return `formsvc <no-reply@${host}>`;
+  return `${productName} <no-reply@${host}>`;
 }
 
 function smtpUrl(env: Env): string | undefined {

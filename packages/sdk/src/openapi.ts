@@ -851,7 +851,8 @@ export interface components {
          *           "backgroundColor": "#f6f7f9",
          *           "font": "system",
          *           "buttonStyle": "rounded",
-         *           "logo": null
+         *           "logo": null,
+         *           "colorScheme": "light"
          *         },
          *         "thankYou": {
          *           "title": "Thank you!",
@@ -1556,7 +1557,7 @@ export interface components {
                  */
                 members: string[];
                 /**
-                 * @description Email each respondent a copy of their answers, at their answer to this EMAIL question (its id); null sends no receipt.
+                 * @description Email each respondent a copy of their answers, at their answer to this EMAIL question of the form, given by its block id or its key (stored and shown as its block id); any other value is refused (400). null sends no receipt.
                  * @default null
                  */
                 receiptQuestionId: string | null;
@@ -1568,7 +1569,8 @@ export interface components {
              *       "backgroundColor": "#f6f7f9",
              *       "font": "system",
              *       "buttonStyle": "rounded",
-             *       "logo": null
+             *       "logo": null,
+             *       "colorScheme": "light"
              *     }
              */
             theme: {
@@ -1578,7 +1580,7 @@ export interface components {
                  */
                 accentColor: string;
                 /**
-                 * @description Colour of the page around the form's card (#rrggbb); the page's text (#1f2328) is drawn on it.
+                 * @description Colour of the page around the form's card (#rrggbb); the page's text is drawn on it (#1f2328, or #e6edf3 when colorScheme is dark). An automatic page uses it in light and #0d1117 in dark.
                  * @default #f6f7f9
                  */
                 backgroundColor: string;
@@ -1599,6 +1601,12 @@ export interface components {
                  * @default null
                  */
                 logo: string | null;
+                /**
+                 * @description light, dark (a dark card and light text; backgroundColor must be dark), or auto: the respondent's system chooses (prefers-color-scheme), light with backgroundColor, dark with the dark palette.
+                 * @default light
+                 * @enum {string}
+                 */
+                colorScheme: "light" | "dark" | "auto";
             };
             /**
              * @description The screen shown after a completed submission, with and without JavaScript; `redirectUrl` (at once) takes precedence. Given whole in a patch: absent properties take their defaults.
@@ -3033,7 +3041,7 @@ export interface operations {
                              */
                             members?: string[];
                             /**
-                             * @description Email each respondent a copy of their answers, at their answer to this EMAIL question (its id); null sends no receipt.
+                             * @description Email each respondent a copy of their answers, at their answer to this EMAIL question of the form, given by its block id or its key (stored and shown as its block id); any other value is refused (400). null sends no receipt.
                              * @default null
                              */
                             receiptQuestionId?: string | null;
@@ -3046,7 +3054,7 @@ export interface operations {
                              */
                             accentColor?: string;
                             /**
-                             * @description Colour of the page around the form's card (#rrggbb); the page's text (#1f2328) is drawn on it.
+                             * @description Colour of the page around the form's card (#rrggbb); the page's text is drawn on it (#1f2328, or #e6edf3 when colorScheme is dark). An automatic page uses it in light and #0d1117 in dark.
                              * @default #f6f7f9
                              */
                             backgroundColor?: string;
@@ -3067,6 +3075,12 @@ export interface operations {
                              * @default null
                              */
                             logo?: string | null;
+                            /**
+                             * @description light, dark (a dark card and light text; backgroundColor must be dark), or auto: the respondent's system chooses (prefers-color-scheme), light with backgroundColor, dark with the dark palette.
+                             * @default light
+                             * @enum {string}
+                             */
+                            colorScheme?: "light" | "dark" | "auto";
                         };
                         /** @description The screen shown after a completed submission, with and without JavaScript; `redirectUrl` (at once) takes precedence. Given whole in a patch: absent properties take their defaults. */
                         thankYou?: {

@@ -1,5 +1,6 @@
 // The mails identity sends, in plain text and HTML. The links go to the app at PUBLIC_URL.
 import { escapeHtml, type Mail } from "@formsvc/platform/mail.ts";
+import { productName } from "@formsvc/platform/product.ts";
 
 /** How long each kind of mailed link works. */
 export const linkLifetimeMs = {
@@ -36,7 +37,7 @@ export function passwordResetMail(to: string, url: string): Mail {
   return linkMail(
     to,
     "Set a new password",
-    ["Someone (we hope you) asked to set a new password for your formsvc account."],
+    [`Someone (we hope you) asked to set a new password for your ${productName} account.`],
     "Set a new password",
     url,
     "The link works once, within an hour. If you did not ask, ignore this mail: your password stays as it is.",
@@ -47,7 +48,7 @@ export function verificationMail(to: string, name: string, url: string): Mail {
   return linkMail(
     to,
     "Confirm your email address",
-    [`Welcome to formsvc, ${name}.`, "Please confirm that this address is yours."],
+    [`Welcome to ${productName}, ${name}.`, "Please confirm that this address is yours."],
     "Confirm my email address",
     url,
     "The link works once, within 7 days. If you did not sign up, ignore this mail.",

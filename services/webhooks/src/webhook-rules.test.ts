@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { reservedWebhookHeaders } from "@formsvc/platform/webhook-headers.ts";
 import { parseAllowedCidrs } from "@formsvc/platform/blocked-addresses.ts";
-import { generateSecret, isPrivateHost, maskSecret, parseHeaders, parseSecret, parseWebhookUrl } from "./webhook-rules.ts";
+import { generateSecret, isPrivateHost, maskSecret, parseHeaders, parseSecret, parseWebhookUrl, privateUrlMessage } from "./webhook-rules.ts";
 
 function throwsInvalid(fn: () => unknown, message: string | RegExp): void {
   assert.throws(fn, (err: unknown) => {
@@ -87,8 +87,8 @@ describe("WEBHOOK_ALLOWED_CIDRS", () => {
   it("accepts literal addresses of the listed ranges only", () => {
     const allowed = parseAllowedCidrs("127.0.0.0/24");
     assert.equal(parseWebhookUrl("http://127.0.0.1:5678/webhook/n8n", false, allowed), "http://127.0.0.1:5678/webhook/n8n");
-    throwsInvalid(() => parseWebhookUrl("http://127.0.1.1/hook", false, allowed), "url: must not point to a private, loopback or link-local address");
-    throwsInvalid(() => parseWebhookUrl("http://localhost/hook", false, allowed), "url: must not point to a private, loopback or link-local address");
+    throwsInvalid(() => parseWebhookUrl("http://127.0.1.1/hook", false, allowed), privateUrlMessage);
+    throwsInvalid(() => parseWebhookUrl("http://localhost/hook", false, allowed), privateUrlMessage);
   });
 });
 
@@ -135,8 +135,12 @@ describe("parseWebhookUrl", () => {
     throwsInvalid(() => parseWebhookUrl(exact + "a", false), "url: must be at most 2000 characters");
   });
 
-  it("refuses literal private addresses unless allowed", () => {
-    const message = "url: must not point to a private, loopback or link-local address";
+  it("refuses literal private addresses unless allowed, naming the settings that allow local receivers", () => {
+    const message = privateUrlMessage;
+    assert.match(message, /^url: must not point to a private, loopback or link-local address; /);
+    assert.match(message, /WEBHOOK_ALLOW_PRIVATE_URLS=true/);
+    assert.match(message, /npm run dev/);
+    assert.match(message, /WEBHOOK_ALLOWED_CIDRS/);
     for (const url of ["http://127.0.0.1:3000/hook", "http://localhost/hook", "http://[::1]/", "http://169.254.169.254/latest/meta-data", "http://2130706433/"]) {
       throwsInvalid(() => parseWebhookUrl(url, false), message);
       assert.equal(parseWebhookUrl(url, true), url);

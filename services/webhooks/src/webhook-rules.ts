@@ -18,6 +18,14 @@ export const maxWebhooksPerForm = 20;
 
 const invalid = (message: string) => new ConnectError(message, Code.InvalidArgument);
 
+/**
+ * The refusal of a private URL names the settings that allow one, since a local receiver is the first thing
+ * a developer tries (`npm run dev` turns the first on).
+ */
+export const privateUrlMessage =
+  "url: must not point to a private, loopback or link-local address; to allow local receivers, the operator sets " +
+  "WEBHOOK_ALLOW_PRIVATE_URLS=true (or starts with `npm run dev`), or lists ranges in WEBHOOK_ALLOWED_CIDRS (e.g. 127.0.0.1/32)";
+
 /** Whether `check` (node:http's own header checks, the ones every delivery request goes through) passes. */
 function passes(check: () => void): boolean {
   try {
@@ -59,7 +67,7 @@ export function parseWebhookUrl(raw: string, allowPrivate: boolean, allowed: All
   // The parser takes 0 to 65535 (and refuses more); port 0 cannot be connected to.
   if (url.port === "0") throw invalid(portMessage);
   if (!allowPrivate && isPrivateHost(url.hostname, allowed)) {
-    throw invalid("url: must not point to a private, loopback or link-local address");
+    throw invalid(privateUrlMessage);
   }
   return raw;
 }

@@ -129,7 +129,7 @@ describe("CreateForm", () => {
       requireSingleUseLink: false,
       proofOfWork: null,
       notifications: { owner: false, members: [], receiptQuestionId: null },
-      theme: { accentColor: "#0969da", backgroundColor: "#f6f7f9", font: "system", buttonStyle: "rounded", logo: null },
+      theme: { accentColor: "#0969da", backgroundColor: "#f6f7f9", font: "system", buttonStyle: "rounded", logo: null, colorScheme: "light" },
       thankYou: { title: "Thank you!", text: "Your response has been recorded.", buttonLabel: null, buttonUrl: null, redirectSeconds: null },
     });
     assert.ok(form.createdAt && form.updatedAt);
@@ -380,6 +380,26 @@ describe("UpdateForm", () => {
     assert.deepEqual(renamed.form?.createdAt, form.createdAt);
     await rejectsWith(client.updateForm({ id: form.id, name: " " }, as(users.alice)), Code.InvalidArgument, /^name: must not be blank/);
     await rejectsWith(client.updateForm({ id: form.id, name: "x" }), Code.Unauthenticated);
+  });
+
+  it("takes the receipt question by block id or key, stores its block id, and refuses one that is unknown or no EMAIL question", async () => {
+    const form = await newForm(users.alice, "ws-alice", { document: signUp });
+    const [, name, email] = blocks(form.document);
+    assert.equal(email.type, "EMAIL");
+    const receiptTo = (receiptQuestionId: string, document?: JsonObject) =>
+      client.updateForm({ id: form.id, document, settings: { notifications: { owner: false, members: [], receiptQuestionId } } }, as(users.alice));
+    const byKey = (await receiptTo(email.key)).form!;
+    assert.equal((byKey.settings as { notifications: { receiptQuestionId: string } }).notifications.receiptQuestionId, email.id);
+    const byId = (await receiptTo(email.id)).form!;
+    assert.equal((byId.settings as { notifications: { receiptQuestionId: string } }).notifications.receiptQuestionId, email.id);
+    const field = /^settings\.notifications\.receiptQuestionId: /;
+    await rejectsWith(receiptTo("no_such_question"), Code.InvalidArgument, /^settings\.notifications\.receiptQuestionId: no question of the form has the id or key "no_such_question"$/);
+    await rejectsWith(receiptTo(name.key), Code.InvalidArgument, new RegExp(`${field.source}"${name.key}" is a SHORT_TEXT question; a receipt needs an EMAIL question$`));
+    // With a new document in the same update, the question is looked for in its blocks.
+    await rejectsWith(receiptTo(email.key, { blocks: [{ id: name.id, type: "SHORT_TEXT", question: "Name" }] }), Code.InvalidArgument, field);
+    const kept = (await client.getForm({ id: form.id }, as(users.alice))).form!;
+    assert.equal((kept.settings as { notifications: { receiptQuestionId: string } }).notifications.receiptQuestionId, email.id, "a refused update changes nothing");
+    assert.equal(blocks(kept.document).length, blocks(form.document).length);
   });
 
   it("replaces a draft's document in place (version 1) and keeps keys across renames", async () => {

@@ -12,6 +12,7 @@ import {
   formSettingsPatchSchema,
   listQuestions,
   normalizeDocument,
+  receiptQuestionOf,
   resolveSettings,
   describeMissingTranslations,
   describeProblems,
@@ -98,6 +99,15 @@ const publicStatuses: readonly FormStatusName[] = ["published", "closed"];
 
 function invalid(err: z.ZodError, root: string): ConnectError {
   return new ConnectError(describeZodError(err, root), Code.InvalidArgument);
+}
+
+/** The block id of the EMAIL question a receipt goes to, named by its id or key; a 400 naming the field otherwise. */
+function receiptQuestionIdIn(document: FormDocument, idOrKey: string): string {
+  const found = receiptQuestionOf(document, idOrKey);
+  if ("id" in found) return found.id;
+  const field = "settings.notifications.receiptQuestionId";
+  const details = [{ desc: BadRequestSchema, value: { fieldViolations: [{ field, description: found.problem }] } }];
+  throw new ConnectError(`${field}: ${found.problem}`, Code.InvalidArgument, undefined, details);
 }
 
 function parseDocument(raw: JsonObject): FormDocument {
@@ -389,17 +399,6 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
           form.name = name;
           changed = true;
         }
-        if (patch !== undefined) {
-          // Only what was ever set is stored; defaults apply to the rest when read.
-          const merged: FormSettingsPatch = { ...form.settings };
-          for (const [key, value] of Object.entries(patch)) {
-            if (value !== undefined) (merged as Record<string, unknown>)[key] = value;
-          }
-          if (canonical(merged) !== canonical(form.settings)) {
-            form.settings = merged;
-            changed = true;
-          }
-        }
         if (document !== undefined) {
           const normalized = normalize(document, form.blockKeys);
           if (canonical(normalized.document) !== canonical(form.document)) {
@@ -420,6 +419,24 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
               form.version += 1;
               em.create(FormVersionEntity, { formId: form.id, version: form.version, document: normalized.document, createdAt: at, updatedAt: at });
             }
+            changed = true;
+          }
+        }
+        // After the document: a receipt question given with it is looked for in the new blocks.
+        if (patch !== undefined) {
+          // Only what was ever set is stored; defaults apply to the rest when read.
+          const merged: FormSettingsPatch = { ...form.settings };
+          for (const [key, value] of Object.entries(patch)) {
+            if (value !== undefined) (merged as Record<string, unknown>)[key] = value;
+          }
+          // One left as stored is not checked again: its question may have gone since, and the other settings
+          // (which the app sends whole) must stay savable.
+          const receipt = patch.notifications?.receiptQuestionId;
+          if (patch.notifications && receipt && receipt !== resolveSettings(form.settings).notifications.receiptQuestionId) {
+            merged.notifications = { ...patch.notifications, receiptQuestionId: receiptQuestionIdIn(form.document, receipt) };
+          }
+          if (canonical(merged) !== canonical(form.settings)) {
+            form.settings = merged;
             changed = true;
           }
         }

@@ -33,6 +33,7 @@ import type { ApiKey } from "../entities/api-key.ts";
 import { MembershipEntity, type Membership, type RoleName } from "../entities/membership.ts";
 import { UserEntity, type User } from "../entities/user.ts";
 import { WorkspaceEntity, type PlanName, type Workspace } from "../entities/workspace.ts";
+import { productName } from "@formsvc/platform/product.ts";
 
 
 export const maxNameLength = 100;
@@ -76,7 +77,7 @@ const notAManager = () => new ConnectError("only the workspace's owner or an adm
 export const memberNotFound = () => new ConnectError("member not found", Code.NotFound);
 export const accountExists = () => new ConnectError("an account has this email: sign in, then open the link again", Code.AlreadyExists);
 /** Who invited, in invitations the operator made (the CLI). */
-export const operatorInviter = "The formsvc administrator";
+export const operatorInviter = `The ${productName} administrator`;
 
 /** The roles that may manage a workspace's members (add, invite, remove, change roles). */
 const managerRoles: readonly RoleName[] = ["owner", "admin"];

@@ -62,7 +62,7 @@ describe("two-factor sign-in", () => {
     const uri = new URL(begun.uri);
     assert.equal(uri.protocol, "otpauth:");
     assert.equal(uri.searchParams.get("secret"), begun.secret);
-    assert.equal(uri.searchParams.get("issuer"), "Formsvc");
+    assert.equal(uri.searchParams.get("issuer"), "formsvc");
     assert.ok(decodeURIComponent(uri.pathname).endsWith(email), uri.pathname);
     // Not on until confirmed.
     assert.equal((await client.getCurrentUser({}, asCaller(user.id))).user?.twoFactorEnabled, false);

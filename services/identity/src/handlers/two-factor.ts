@@ -17,9 +17,10 @@ import { UserEntity, type User } from "../entities/user.ts";
 import { MembershipEntity } from "../entities/membership.ts";
 import { WorkspaceEntity } from "../entities/workspace.ts";
 import { toUserMessage, toWorkspaceMessage, userNotFound, type IdentityContext, type IdentityHandlers } from "./context.ts";
+import { productName } from "@formsvc/platform/product.ts";
 
 /** The authenticator's settings: what every app assumes (and Google Authenticator reads nothing else). */
-const totpSettings = { issuer: "Formsvc", algorithm: "SHA1", digits: 6, period: 30 } as const;
+const totpSettings = { issuer: productName, algorithm: "SHA1", digits: 6, period: 30 } as const;
 /** Codes of the step before and after the current one pass too (a clock a little off, a code typed late). */
 const stepWindow = 1;
 export const recoveryCodeCount = 10;

@@ -13,6 +13,7 @@ import { DeleteWebhookResponseSchema, WebhooksService, type Webhook } from "@for
 import { entities } from "../entities/index.ts";
 import { migrations } from "../migrations/index.ts";
 import { createWebhooksHandlers, routes } from "./webhooks-handlers.ts";
+import { privateUrlMessage } from "../webhook-rules.ts";
 import { rejectsWith } from "@formsvc/platform/testing/rpc-assertions.ts";
 import { FakeForms } from "../../../forms/src/testing/fake-forms.ts";
 
@@ -209,7 +210,7 @@ describe("CreateWebhook", () => {
   });
 
   it("refuses literal private and loopback addresses unless WEBHOOK_ALLOW_PRIVATE_URLS is set", async () => {
-    const message = "url: must not point to a private, loopback or link-local address";
+    const message = privateUrlMessage;
     for (const url of ["http://127.0.0.1:9000/hook", "http://10.0.0.5/", "http://192.168.1.10/", "http://[::1]/", "http://169.254.169.254/", "http://localhost:3000/"]) {
       await rejectsWith(client.createWebhook({ formId: "form-alice-2", url }, as(users.alice)), Code.InvalidArgument, message);
       const res = await permissive.createWebhook({ formId: "form-alice-2", url }, as(users.alice));
