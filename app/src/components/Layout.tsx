@@ -4,18 +4,20 @@ import { useId, type ReactNode } from "react";
 import { Link, useRouter } from "../router.tsx";
 import { useSession } from "../session.tsx";
 import { useNotify } from "./ui.tsx";
+import { t, type MessageKey } from "../i18n/messages.ts";
 
-const nav = [
-  { to: "/forms", label: "Forms", match: (p: string) => p === "/" || p.startsWith("/forms") },
-  { to: "/trash", label: "Trash", match: (p: string) => p.startsWith("/trash") },
-  { to: "/workspaces", label: "Workspaces", match: (p: string) => p.startsWith("/workspaces") },
-  { to: "/settings/api-keys", label: "API keys", match: (p: string) => p === "/settings" || p.startsWith("/settings/api-keys") },
-  { to: "/settings/security", label: "Security", match: (p: string) => p.startsWith("/settings/security") },
+const nav: { to: string; labelKey: MessageKey; match: (p: string) => boolean }[] = [
+  { to: "/forms", labelKey: "nav.forms", match: (p: string) => p === "/" || p.startsWith("/forms") },
+  { to: "/trash", labelKey: "nav.trash", match: (p: string) => p.startsWith("/trash") },
+  { to: "/workspaces", labelKey: "nav.workspaces", match: (p: string) => p.startsWith("/workspaces") },
+  { to: "/settings/api-keys", labelKey: "nav.apiKeys", match: (p: string) => p === "/settings" || p.startsWith("/settings/api-keys") },
+  { to: "/settings/security", labelKey: "nav.security", match: (p: string) => p.startsWith("/settings/security") },
+  { to: "/settings/account", labelKey: "nav.account", match: (p: string) => p.startsWith("/settings/account") },
 ];
 /** Shown to the installation's administrator alone. */
-const adminNav = { to: "/admin", label: "Administration", match: (p: string) => p.startsWith("/admin") };
+const adminNav = { to: "/admin", labelKey: "nav.administration" as const, match: (p: string) => p.startsWith("/admin") };
 /** Shown to the shown workspace's owner and admins. */
-const auditNav = { to: "/audit-log", label: "Audit log", match: (p: string) => p.startsWith("/audit-log") };
+const auditNav = { to: "/audit-log", labelKey: "nav.auditLog" as const, match: (p: string) => p.startsWith("/audit-log") };
 
 export function Layout({ children }: { children: ReactNode }) {
   const { user, workspaces, workspace, selectWorkspace, signOut, signOutEverywhere } = useSession();
@@ -25,18 +27,18 @@ export function Layout({ children }: { children: ReactNode }) {
   return (
     <>
       <a className="skip-link" href="#main">
-        Skip to content
+        {t("layout.skipToContent")}
       </a>
       <header className="topbar">
         <Link to="/forms" className="brand">
-          Formsvc
+          {t("app.name")}
         </Link>
-        <nav aria-label="Main">
+        <nav aria-label={t("layout.mainNav")}>
           <ul>
             {[...nav, ...(workspace?.role === "owner" || workspace?.role === "admin" ? [auditNav] : []), ...(user?.administrator ? [adminNav] : [])].map((item) => (
               <li key={item.to}>
                 <Link to={item.to} aria-current={item.match(location.path) ? "page" : undefined}>
-                  {item.label}
+                  {t(item.labelKey)}
                 </Link>
               </li>
             ))}
@@ -45,7 +47,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <div className="topbar-end">
           {workspaces.length > 0 && (
             <div className="switcher">
-              <label htmlFor={switcherId}>Workspace</label>
+              <label htmlFor={switcherId}>{t("layout.workspace")}</label>
               <select
                 id={switcherId}
                 value={workspace?.id ?? ""}
@@ -55,7 +57,7 @@ export function Layout({ children }: { children: ReactNode }) {
                   const leavesForm = location.path.startsWith("/forms/");
                   if (leavesForm && !(await mayLeave("/forms"))) return;
                   selectWorkspace(e.target.value);
-                  notify(`Switched to ${chosen?.name ?? "the workspace"}.`, "info");
+                  notify(chosen ? t("layout.switchedTo", { name: chosen.name }) : t("layout.switched"), "info");
                   if (leavesForm) navigate("/forms", { force: true });
                 }}
               >
@@ -76,14 +78,14 @@ export function Layout({ children }: { children: ReactNode }) {
               if (!(await mayLeave("/signin"))) return;
               await signOut().catch(() => undefined);
               navigate("/signin", { replace: true, force: true });
-              notify("You are signed out.", "info");
+              notify(t("layout.signedOut"), "info");
             }}
           >
-            Sign out
+            {t("layout.signOut")}
           </button>
           <button
             type="button"
-            title="Ends your session in every browser and device"
+            title={t("layout.signOutEverywhereHint")}
             onClick={async () => {
               if (!(await mayLeave("/signin"))) return;
               let ended: number;
@@ -91,14 +93,14 @@ export function Layout({ children }: { children: ReactNode }) {
                 ended = await signOutEverywhere();
               } catch (err) {
                 // Every session is still valid: say so, and stay.
-                notify(`Signing out everywhere failed: ${(err as Error).message}`, "error");
+                notify(t("layout.signOutEverywhereFailed", { reason: (err as Error).message }), "error");
                 return;
               }
               navigate("/signin", { replace: true, force: true });
-              notify(`You are signed out everywhere (${ended} ${ended === 1 ? "session" : "sessions"} ended).`, "info");
+              notify(t("layout.signedOutEverywhere", { ended }), "info");
             }}
           >
-            Sign out everywhere
+            {t("layout.signOutEverywhere")}
           </button>
         </div>
       </header>

@@ -2,11 +2,11 @@
 // dialog on the native <dialog> (focus stays inside it, Escape cancels).
 import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from "react";
 import { Dialog } from "./dialog.tsx";
-import { statusLabels } from "../lib/format.ts";
+import { statusLabel } from "../lib/format.ts";
 import type { FormStatus } from "../types.ts";
 
 export function StatusBadge({ status }: { status: FormStatus }) {
-  return <span className={`badge badge-${status}`}>{statusLabels[status]}</span>;
+  return <span className={`badge badge-${status}`}>{statusLabel(status)}</span>;
 }
 
 export function Loading({ what = "Loading" }: { what?: string }) {
