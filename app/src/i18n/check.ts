@@ -2,7 +2,8 @@
 // (the hosted pages' check, catalogueProblems), and no .tsx file shows a text of its own instead of one of
 // the catalogue's. A text is found where it is shown: JSX text, a string in a JSX child or in an attribute or
 // property that is read out or shown (title, label, placeholder, aria-label, …), and the text given to a
-// notice or an error message. Strings without a letter (punctuation, "—", "×") are no text.
+// notice or an error message. Strings without a letter (punctuation, "—", "×") are no text, nor is code
+// (<code>, <kbd>, <samp>, <pre>).
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import ts from "typescript";
@@ -49,6 +50,9 @@ const shownNames = new Set([
 /** Functions whose first argument is shown: a notice, an error shown on the page. */
 const shownCalls = new Set(["notify", "setError", "setMessage", "setProblem"]);
 
+/** Elements whose content is code, the same in every language. */
+const codeElements = new Set(["code", "kbd", "samp", "pre"]);
+
 const hasLetter = (text: string) => /\p{L}/u.test(text);
 
 export interface VisibleLiteral {
@@ -79,6 +83,8 @@ export function visibleLiterals(source: string, fileName = "file.tsx"): VisibleL
   };
   const propertyName = (name: ts.PropertyName | ts.JsxAttributeName) => (ts.isIdentifier(name) || ts.isStringLiteral(name) ? name.text : ts.isJsxNamespacedName(name) ? "" : name.getText(file));
   const visit = (node: ts.Node): void => {
+    // Code is written as it is in every language.
+    if (ts.isJsxElement(node) && codeElements.has(node.openingElement.tagName.getText(file))) return;
     if (ts.isJsxText(node)) report(node, node.text);
     else if (ts.isJsxExpression(node) && (ts.isJsxElement(node.parent) || ts.isJsxFragment(node.parent))) shownStrings(node.expression);
     else if (ts.isJsxAttribute(node) && shownNames.has(propertyName(node.name)) && node.initializer) {

@@ -5,34 +5,15 @@ import { calculatedFieldProblems } from "@formsvc/form-document/expression-cost"
 import type { LogicRule } from "@formsvc/form-document/logic";
 import { logicProblems } from "@formsvc/form-document/logic-check";
 import type { Block, BlockType, CalculatedField, Form, FormDocument, HiddenField } from "../types.ts";
+import { t } from "../i18n/messages.ts";
 
 export { blockTypes };
 
-export const blockTypeLabels: Record<BlockType, string> = {
-  SHORT_TEXT: "Short text",
-  LONG_TEXT: "Long text",
-  EMAIL: "Email",
-  NUMBER: "Number",
-  PHONE: "Phone",
-  URL: "Website (URL)",
-  DATE: "Date",
-  TIME: "Time",
-  MULTIPLE_CHOICE: "Multiple choice",
-  CHECKBOXES: "Checkboxes",
-  DROPDOWN: "Dropdown",
-  MULTI_SELECT: "Multi-select",
-  RANKING: "Ranking",
-  MATRIX: "Matrix",
-  RATING: "Rating",
-  LINEAR_SCALE: "Opinion scale",
-  NPS: "Net Promoter Score",
-  FILE: "File upload",
-  SIGNATURE: "Signature",
-  CONSENT: "Consent",
-  HEADING: "Heading",
-  PARAGRAPH: "Paragraph",
-  PAGE_BREAK: "Page break",
-};
+/** Each block type's name in the language the app speaks (read when shown, so it follows a change of language). */
+export const blockTypeLabels = Object.defineProperties(
+  {},
+  Object.fromEntries(blockTypes.map((type) => [type, { get: () => t(`blockType.${type}`), enumerable: true }])),
+) as Readonly<Record<BlockType, string>>;
 
 const inputTypeSet: ReadonlySet<string> = new Set(inputBlockTypes);
 
