@@ -33,7 +33,7 @@ const englishTexts = Object.entries(en)
 /** The English catalogue texts the page shows (its visible text, its labels and titles). */
 async function englishOn(page: Page): Promise<string[]> {
   const text = await page.evaluate(() => {
-    const labels = [...document.querySelectorAll("[aria-label], [title], [placeholder], option, optgroup")].map((el) =>
+    const labels = Array.from(document.querySelectorAll("[aria-label], [title], [placeholder], option, optgroup"), (el) =>
       [el.getAttribute("aria-label"), el.getAttribute("title"), el.getAttribute("placeholder"), el.getAttribute("label"), el.textContent].filter(Boolean).join("\n"),
     );
     return [document.body.innerText, ...labels].join("\n");

@@ -36,7 +36,7 @@ describe("the app's texts", () => {
 
   it("names a key de misses, one en does not have, and other arguments", () => {
     const problems = appCatalogueProblems(
-      new Map([
+      new Map<string, Record<string, string>>([
         ["en", { "forms.new": "New form", "forms.count": "{count, plural, one {# form} other {# forms}}", "ui.cancel": "Cancel" }],
         ["de", { "forms.new": "Neues Formular", "forms.count": "{n} Formulare", "ui.cancle": "Abbrechen" }],
       ]),
