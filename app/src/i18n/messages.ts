@@ -84,3 +84,8 @@ export function formatterOf(key: MessageKey): IntlMessageFormat {
 export function t(key: MessageKey, values?: MessageValues): string {
   return String(formatterOf(key).format(values));
 }
+
+/** Labels by name, each read in the language spoken when it is shown (so a table of them follows a change of language). */
+export function labelsOf<Name extends string>(names: readonly Name[], key: (name: Name) => MessageKey): Readonly<Record<Name, string>> {
+  return Object.defineProperties({}, Object.fromEntries(names.map((name) => [name, { get: () => t(key(name)), enumerable: true }]))) as Record<Name, string>;
+}

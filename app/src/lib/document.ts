@@ -5,15 +5,12 @@ import { calculatedFieldProblems } from "@formsvc/form-document/expression-cost"
 import type { LogicRule } from "@formsvc/form-document/logic";
 import { logicProblems } from "@formsvc/form-document/logic-check";
 import type { Block, BlockType, CalculatedField, Form, FormDocument, HiddenField } from "../types.ts";
-import { t, type MessageKey } from "../i18n/messages.ts";
+import { labelsOf, t, type MessageKey } from "../i18n/messages.ts";
 
 export { blockTypes };
 
 /** Each block type's name in the language the app speaks (read when shown, so it follows a change of language). */
-export const blockTypeLabels = Object.defineProperties(
-  {},
-  Object.fromEntries(blockTypes.map((type) => [type, { get: () => t(`blockType.${type}`), enumerable: true }])),
-) as Readonly<Record<BlockType, string>>;
+export const blockTypeLabels = labelsOf(blockTypes, (type) => `blockType.${type}`);
 
 const inputTypeSet: ReadonlySet<string> = new Set(inputBlockTypes);
 
