@@ -23,6 +23,9 @@ export function AutoJoinDomains({ workspace }: { workspace: Workspace }) {
   return <AutoJoinForm workspace={workspace} provider={signIn.oidc.name} />;
 }
 
+/** A domain to show the form of one (a name, the same in every language). */
+const exampleDomain = "example.org";
+
 function AutoJoinForm({ workspace, provider }: { workspace: Workspace; provider: string }) {
   const current = useLoad(() => get<AutoJoin>(`/workspaces/${workspace.id}/auto-join-domains`), [workspace.id]);
   const [text, setText] = useState<string>();
@@ -56,7 +59,7 @@ function AutoJoinForm({ workspace, provider }: { workspace: Workspace; provider:
           id={`${id}-domains`}
           value={text ?? current.data.domains.join(", ")}
           onChange={(e) => setText(e.target.value)}
-          placeholder="example.org"
+          placeholder={exampleDomain}
           aria-describedby={`${id}-hint`}
         />
         <p className="hint" id={`${id}-hint`}>
