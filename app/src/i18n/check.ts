@@ -47,8 +47,8 @@ const shownNames = new Set([
   "legend",
   "caption",
 ]);
-/** Functions whose first argument is shown: a notice, an error shown on the page. */
-const shownCalls = new Set(["notify", "setError", "setMessage", "setProblem"]);
+/** Functions whose first argument is shown: a notice, and the setters of an error or a message shown on the page. */
+const isShownCall = (name: string) => name === "notify" || /^set\w*(Error|Problem|Message)$/.test(name);
 
 /** Elements whose content is code, the same in every language. */
 const codeElements = new Set(["code", "kbd", "samp", "pre"]);
@@ -91,7 +91,7 @@ export function visibleLiterals(source: string, fileName = "file.tsx"): VisibleL
       if (ts.isStringLiteral(node.initializer)) report(node.initializer, node.initializer.text);
       else if (ts.isJsxExpression(node.initializer)) shownStrings(node.initializer.expression);
     } else if (ts.isPropertyAssignment(node) && shownNames.has(propertyName(node.name))) shownStrings(node.initializer);
-    else if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && shownCalls.has(node.expression.text)) shownStrings(node.arguments[0]);
+    else if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && isShownCall(node.expression.text)) shownStrings(node.arguments[0]);
     ts.forEachChild(node, visit);
   };
   visit(file);
