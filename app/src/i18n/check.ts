@@ -85,7 +85,8 @@ export function visibleLiterals(source: string, fileName = "file.tsx"): VisibleL
   const visit = (node: ts.Node): void => {
     // Code is written as it is in every language.
     if (ts.isJsxElement(node) && codeElements.has(node.openingElement.tagName.getText(file))) return;
-    if (ts.isJsxText(node)) report(node, node.text);
+    // A character reference (&lt;) is a character, not a word.
+    if (ts.isJsxText(node)) report(node, node.text.replace(/&\w+;/g, " "));
     else if (ts.isJsxExpression(node) && (ts.isJsxElement(node.parent) || ts.isJsxFragment(node.parent))) shownStrings(node.expression);
     else if (ts.isJsxAttribute(node) && shownNames.has(propertyName(node.name)) && node.initializer) {
       if (ts.isStringLiteral(node.initializer)) report(node.initializer, node.initializer.text);
