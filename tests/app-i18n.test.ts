@@ -9,7 +9,8 @@ import { launchBrowser, screenshot, watchPage } from "./support/browser.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
 // The app in German, in Chromium against the whole running system: a person switches to Deutsch on the
-// Account page, the main pages (forms list, editor, results, account settings) show none of the English
+// Account page, the main pages (forms list, editor, results, a form's settings, sharing and integrations,
+// workspaces, account settings) show none of the English
 // catalogue's texts and write dates the German way, and the choice, kept with the account, is there again
 // after signing out and in (test-output/screenshots/app-de-*.png).
 
@@ -58,6 +59,9 @@ describe("the app in German", () => {
     const created = await call("POST", "/forms", { workspaceId: workspace.id, name: "Umfrage", document });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     formId = created.body.id;
+    // The form's own texts are the owner's, in the form's language: German too.
+    const settings = { language: "de", submitLabel: "Absenden", closedMessage: "Dieses Formular ist geschlossen.", thankYou: { title: "Danke!", text: "", buttonLabel: null, buttonUrl: null, redirectSeconds: null } };
+    assert.equal((await call("PATCH", `/forms/${formId}`, { settings })).status, 200);
     assert.equal((await call("POST", `/forms/${formId}/publish`, {})).status, 200);
     const res = await fetch(`${sys.url}/f/${formId}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ answers: { farbe: "Grün" }, completed: true }) });
     assert.equal(res.status, 200, await res.text());
@@ -97,6 +101,10 @@ describe("the app in German", () => {
       ["forms", "/app/forms", () => page.getByRole("heading", { name: "Formulare", level: 1 }).waitFor()],
       ["editor", `/app/forms/${formId}/edit`, () => page.getByRole("heading", { name: "Blöcke" }).waitFor()],
       ["results", `/app/forms/${formId}/responses`, () => page.getByText("1 Antwort angezeigt.").waitFor()],
+      ["form-settings", `/app/forms/${formId}/settings`, () => page.getByRole("button", { name: "Einstellungen speichern" }).waitFor()],
+      ["share", `/app/forms/${formId}/share`, () => page.getByRole("heading", { name: "QR-Code" }).waitFor()],
+      ["integrations", `/app/forms/${formId}/integrations`, () => page.getByRole("heading", { name: "Noch keine Webhooks" }).waitFor()],
+      ["workspaces", "/app/workspaces", () => page.getByRole("heading", { name: "Arbeitsbereiche", level: 1 }).waitFor()],
       ["account", "/app/settings/account", () => page.getByRole("heading", { name: "Konto", level: 1 }).waitFor()],
     ];
     for (const [name, path, ready] of pages) {
