@@ -1,12 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { appCatalogueProblems, literalProblems, readAppCatalogues, visibleLiterals } from "./check.ts";
+import { appLanguages } from "./messages.ts";
 
 describe("the app's texts", () => {
-  it("ships en and de, complete and sound", () => {
+  it("ships en and de, complete and sound, each file of messages/ one the app imports", () => {
     const catalogues = readAppCatalogues();
-    assert.deepEqual([...catalogues.keys()], ["de", "en"]);
+    assert.ok(catalogues.has("en") && catalogues.has("de"), [...catalogues.keys()].join(", "));
     assert.deepEqual(appCatalogueProblems(catalogues), []);
+    assert.deepEqual([...appLanguages].sort(), [...catalogues.keys()].sort(), "each catalogue is imported in messages.ts");
   });
 
   it("names a key de misses, one en does not have, and other arguments", () => {
