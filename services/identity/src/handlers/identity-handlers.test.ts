@@ -68,6 +68,7 @@ describe("migrations", () => {
       "Migration20261128000200_oidc_sign_in",
       "Migration20261128000300_two_factor",
       "Migration20261128000400_audit_events",
+      "Migration20261128000500_user_locale",
     ]);
   });
 });
