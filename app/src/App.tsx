@@ -1,7 +1,10 @@
 // Routes of the app. Signed-out visitors see Sign in / Sign up; everything else needs a session.
-import { useEffect } from "react";
+import { useEffect, type ReactNode } from "react";
 import { Layout } from "./components/Layout.tsx";
 import { ConfirmProvider, ErrorState, Loading, NoticeProvider } from "./components/ui.tsx";
+import { t, type MessageKey } from "./i18n/messages.ts";
+import { I18nProvider, tRich } from "./i18n/react.tsx";
+import { AccountPage } from "./pages/Account.tsx";
 import { AdministrationPage } from "./pages/Administration.tsx";
 import { ApiKeysPage } from "./pages/ApiKeys.tsx";
 import { AuditLogPage } from "./pages/AuditLog.tsx";
@@ -13,20 +16,21 @@ import { WorkspacesPage } from "./pages/Workspaces.tsx";
 import { Link, matchRoute, RouterProvider, useRouter } from "./router.tsx";
 import { SessionProvider, useSession } from "./session.tsx";
 
-const titles: [string, string][] = [
-  ["/signin", "Sign in"],
-  ["/signup", "Create your account"],
-  ["/forgot-password", "Set a new password"],
-  ["/reset-password", "Choose a new password"],
-  ["/verify-email", "Confirm your email address"],
-  ["/accept-invite", "Join a workspace"],
-  ["/forms", "Forms"],
-  ["/trash", "Trash"],
-  ["/workspaces", "Workspaces"],
-  ["/settings/api-keys", "API keys"],
-  ["/settings/security", "Security"],
-  ["/admin", "Administration"],
-  ["/audit-log", "Audit log"],
+const titles: [string, MessageKey][] = [
+  ["/signin", "title.signIn"],
+  ["/signup", "title.signUp"],
+  ["/forgot-password", "title.forgotPassword"],
+  ["/reset-password", "title.resetPassword"],
+  ["/verify-email", "title.verifyEmail"],
+  ["/accept-invite", "title.acceptInvite"],
+  ["/forms", "nav.forms"],
+  ["/trash", "nav.trash"],
+  ["/workspaces", "nav.workspaces"],
+  ["/settings/api-keys", "nav.apiKeys"],
+  ["/settings/security", "nav.security"],
+  ["/settings/account", "nav.account"],
+  ["/admin", "nav.administration"],
+  ["/audit-log", "nav.auditLog"],
 ];
 
 const formTabs = ["edit", "preview", "responses", "integrations", "share", "design", "settings"];
@@ -40,10 +44,8 @@ function Redirect({ to }: { to: string }) {
 function NotFound() {
   return (
     <div className="page">
-      <h1>Page not found</h1>
-      <p>
-        There is nothing at this address. <Link to="/forms">Go to your forms</Link>.
-      </p>
+      <h1>{t("notFound.title")}</h1>
+      <p>{tRich("notFound.text", { link: (chunks) => <Link to="/forms">{chunks}</Link> })}</p>
     </div>
   );
 }
@@ -55,12 +57,12 @@ function Routes() {
 
   useEffect(() => {
     const title = titles.find(([p]) => path.startsWith(p))?.[1];
-    document.title = title ? `${title} · formsvc` : "formsvc";
+    document.title = title ? `${t(title)} · ${t("app.name")}` : t("app.name");
     // Move focus to the page for screen readers after a navigation.
     document.getElementById("main")?.focus({ preventScroll: true });
   }, [path]);
 
-  if (checking) return <Loading what="Starting" />;
+  if (checking) return <Loading what={t("app.starting")} />;
   if (error && !user) {
     return (
       <main id="main" className="page">
@@ -89,6 +91,7 @@ function Routes() {
   else if (path === "/workspaces") page = <WorkspacesPage />;
   else if (path === "/settings" || path === "/settings/api-keys") page = <ApiKeysPage />;
   else if (path === "/settings/security") page = <SecurityPage />;
+  else if (path === "/settings/account") page = <AccountPage />;
   else if (path === "/admin") page = <AdministrationPage />;
   else if (path === "/audit-log") page = <AuditLogPage />;
   else if ((params = matchRoute("/forms/:id", path))) page = <Redirect to={`/forms/${params.id}/edit`} />;
@@ -102,13 +105,21 @@ function Routes() {
   return <Layout>{page}</Layout>;
 }
 
+/** The app speaks the signed-in person's language, else the browser's. */
+function SessionLanguage({ children }: { children: ReactNode }) {
+  const { user } = useSession();
+  return <I18nProvider locale={user?.locale}>{children}</I18nProvider>;
+}
+
 export function App() {
   return (
     <RouterProvider>
       <NoticeProvider>
         <ConfirmProvider>
           <SessionProvider>
-            <Routes />
+            <SessionLanguage>
+              <Routes />
+            </SessionLanguage>
           </SessionProvider>
         </ConfirmProvider>
       </NoticeProvider>

@@ -1,6 +1,7 @@
 // The one way the app talks to the server: JSON over /app/api with the session cookie, and the CSRF
 // token (from its cookie) in X-CSRF-Token on every request that changes something.
 import type { FieldProblem } from "./types.ts";
+import { t } from "./i18n/messages.ts";
 
 export const apiBase = "/app/api";
 
@@ -52,13 +53,13 @@ function csrfToken(): string {
   return fromCookie || csrfFallback;
 }
 
-/** Message of an error answer: the server's `{error}`, or a plain description of the status. */
+/** Message of an error answer: the server's `{error}` (English: API errors are for developers), or a plain description of the status. */
 export function errorMessage(status: number, body: unknown): string {
   const error = (body as { error?: unknown } | null)?.error;
   if (typeof error === "string" && error) return error;
-  if (status === 0) return "The server cannot be reached. Check your connection and try again.";
-  if (status >= 500) return "Something went wrong on the server. Try again in a moment.";
-  return `The request failed (HTTP ${status}).`;
+  if (status === 0) return t("api.unreachable");
+  if (status >= 500) return t("api.serverError");
+  return t("api.failed", { status });
 }
 
 /** One request: the answer's text when it succeeds, else an ApiError with the server's message. */

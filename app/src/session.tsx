@@ -1,6 +1,6 @@
 // Who is signed in, their workspaces, and the workspace the app is showing.
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
-import { ApiError, get, post, rememberCsrfToken, setSignedOutHandler } from "./api.ts";
+import { ApiError, get, post, put, rememberCsrfToken, setSignedOutHandler } from "./api.ts";
 import type { SessionUser, SignUpPolicy, Workspace } from "./types.ts";
 
 const workspaceStorageKey = "formsvc:workspace";
@@ -29,6 +29,8 @@ interface SessionState {
   signOut(): Promise<void>;
   /** Ends every session of the person, in every browser; resolves with how many ended. */
   signOutEverywhere(): Promise<number>;
+  /** Keeps the person's app language (a BCP 47 tag; null for the browser's) with their account. */
+  setLocale(locale: string | null): Promise<void>;
   retry(): void;
 }
 
@@ -158,6 +160,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       setUser(null);
       setWorkspaces([]);
       return signedOutSessions;
+    },
+    async setLocale(locale) {
+      const res = await put<{ user: SessionUser }>("/session/locale", { locale });
+      setUser(res.user);
     },
     retry: () => setAttempt((a) => a + 1),
   };

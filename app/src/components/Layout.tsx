@@ -5,22 +5,29 @@ import { applyTheme, storedTheme, themeChoices, type ThemeChoice } from "../lib/
 import { Link, useRouter } from "../router.tsx";
 import { useSession } from "../session.tsx";
 import { useNotify } from "./ui.tsx";
+import { t, type MessageKey } from "../i18n/messages.ts";
 
-const nav = [
-  { to: "/forms", label: "Forms", match: (p: string) => p === "/" || p.startsWith("/forms") },
-  { to: "/trash", label: "Trash", match: (p: string) => p.startsWith("/trash") },
-  { to: "/workspaces", label: "Workspaces", match: (p: string) => p.startsWith("/workspaces") },
+interface NavItem {
+  to: string;
+  labelKey: MessageKey;
+  match: (p: string) => boolean;
+}
+const nav: NavItem[] = [
+  { to: "/forms", labelKey: "nav.forms", match: (p) => p === "/" || p.startsWith("/forms") },
+  { to: "/trash", labelKey: "nav.trash", match: (p) => p.startsWith("/trash") },
+  { to: "/workspaces", labelKey: "nav.workspaces", match: (p) => p.startsWith("/workspaces") },
 ];
 /** The person's own pages, in the account menu. */
-const accountNav = [
-  { to: "/settings/api-keys", label: "API keys", match: (p: string) => p === "/settings" || p.startsWith("/settings/api-keys") },
-  { to: "/settings/security", label: "Security", match: (p: string) => p.startsWith("/settings/security") },
+const accountNav: NavItem[] = [
+  { to: "/settings/account", labelKey: "nav.account", match: (p) => p.startsWith("/settings/account") },
+  { to: "/settings/api-keys", labelKey: "nav.apiKeys", match: (p) => p === "/settings" || p.startsWith("/settings/api-keys") },
+  { to: "/settings/security", labelKey: "nav.security", match: (p) => p.startsWith("/settings/security") },
 ];
-const themeLabels: Record<ThemeChoice, string> = { system: "System", light: "Light", dark: "Dark" };
+const themeLabels: Record<ThemeChoice, MessageKey> = { system: "layout.themeSystem", light: "layout.themeLight", dark: "layout.themeDark" };
 /** Shown to the installation's administrator alone, in the account menu. */
-const adminNav = { to: "/admin", label: "Administration", match: (p: string) => p.startsWith("/admin") };
+const adminNav: NavItem = { to: "/admin", labelKey: "nav.administration", match: (p) => p.startsWith("/admin") };
 /** Shown to the shown workspace's owner and admins. */
-const auditNav = { to: "/audit-log", label: "Audit log", match: (p: string) => p.startsWith("/audit-log") };
+const auditNav: NavItem = { to: "/audit-log", labelKey: "nav.auditLog", match: (p) => p.startsWith("/audit-log") };
 
 export function Layout({ children }: { children: ReactNode }) {
   const { user, workspaces, workspace, selectWorkspace } = useSession();
@@ -30,18 +37,18 @@ export function Layout({ children }: { children: ReactNode }) {
   return (
     <>
       <a className="skip-link" href="#main">
-        Skip to content
+        {t("layout.skipToContent")}
       </a>
       <header className="topbar">
         <Link to="/forms" className="brand">
-          formsvc
+          {t("app.name")}
         </Link>
-        <nav aria-label="Main">
+        <nav aria-label={t("layout.mainNav")}>
           <ul>
             {[...nav, ...(workspace?.role === "owner" || workspace?.role === "admin" ? [auditNav] : [])].map((item) => (
               <li key={item.to}>
                 <Link to={item.to} aria-current={item.match(location.path) ? "page" : undefined}>
-                  {item.label}
+                  {t(item.labelKey)}
                 </Link>
               </li>
             ))}
@@ -51,7 +58,7 @@ export function Layout({ children }: { children: ReactNode }) {
           {workspaces.length > 0 && (
             <div className="switcher">
               <label htmlFor={switcherId} className="sr-only">
-                Workspace
+                {t("layout.workspace")}
               </label>
               <select
                 id={switcherId}
@@ -62,7 +69,7 @@ export function Layout({ children }: { children: ReactNode }) {
                   const leavesForm = location.path.startsWith("/forms/");
                   if (leavesForm && !(await mayLeave("/forms"))) return;
                   selectWorkspace(e.target.value);
-                  notify(`Switched to ${chosen?.name ?? "the workspace"}.`, "info");
+                  notify(chosen ? t("layout.switchedTo", { name: chosen.name }) : t("layout.switched"), "info");
                   if (leavesForm) navigate("/forms", { force: true });
                 }}
               >
@@ -125,7 +132,7 @@ function AccountMenu() {
 
   return (
     <div className="account" ref={root}>
-      <button ref={button} type="button" className="account-button" aria-expanded={open} aria-controls={menuId} aria-label={`Account: ${user?.name ?? ""}`} onClick={() => setOpen(!open)}>
+      <button ref={button} type="button" className="account-button" aria-expanded={open} aria-controls={menuId} aria-label={t("layout.accountMenu", { name: user?.name ?? "" })} onClick={() => setOpen(!open)}>
         <span className="who">{user?.name}</span>
         <span aria-hidden="true">▾</span>
       </button>
@@ -139,17 +146,17 @@ function AccountMenu() {
           {[...accountNav, ...(user?.administrator ? [adminNav] : [])].map((item) => (
             <li key={item.to}>
               <Link to={item.to} aria-current={item.match(location.path) ? "page" : undefined}>
-                {item.label}
+                {t(item.labelKey)}
               </Link>
             </li>
           ))}
         </ul>
-        <div className="account-theme" role="group" aria-label="Theme">
-          <span aria-hidden="true">Theme</span>
+        <div className="account-theme" role="group" aria-label={t("layout.theme")}>
+          <span aria-hidden="true">{t("layout.theme")}</span>
           <div className="segmented">
             {themeChoices.map((choice) => (
               <button key={choice} type="button" className={theme === choice ? "selected" : undefined} aria-pressed={theme === choice} onClick={() => choose(choice)}>
-                {themeLabels[choice]}
+                {t(themeLabels[choice])}
               </button>
             ))}
           </div>
@@ -161,14 +168,14 @@ function AccountMenu() {
               if (!(await mayLeave("/signin"))) return;
               await signOut().catch(() => undefined);
               navigate("/signin", { replace: true, force: true });
-              notify("You are signed out.", "info");
+              notify(t("layout.signedOut"), "info");
             }}
           >
-            Sign out
+            {t("layout.signOut")}
           </button>
           <button
             type="button"
-            title="Ends your session in every browser and device"
+            title={t("layout.signOutEverywhereHint")}
             onClick={async () => {
               if (!(await mayLeave("/signin"))) return;
               let ended: number;
@@ -176,14 +183,14 @@ function AccountMenu() {
                 ended = await signOutEverywhere();
               } catch (err) {
                 // Every session is still valid: say so, and stay.
-                notify(`Signing out everywhere failed: ${(err as Error).message}`, "error");
+                notify(t("layout.signOutEverywhereFailed", { reason: (err as Error).message }), "error");
                 return;
               }
               navigate("/signin", { replace: true, force: true });
-              notify(`You are signed out everywhere (${ended} ${ended === 1 ? "session" : "sessions"} ended).`, "info");
+              notify(t("layout.signedOutEverywhere", { ended }), "info");
             }}
           >
-            Sign out everywhere
+            {t("layout.signOutEverywhere")}
           </button>
         </div>
       </div>

@@ -5,6 +5,7 @@
 // their identity (React keys, ids). The arithmetic is in lib/reorder.ts.
 import { useEffect, useId, useRef, useState, type CSSProperties, type KeyboardEvent, type LiHTMLAttributes, type PointerEvent, type ReactNode, type RefObject } from "react";
 import { announcements, dropIndex, keyboardMove, shifts, type Slot } from "../lib/reorder.ts";
+import { t } from "../i18n/messages.ts";
 
 interface Drag {
   mode: "pointer" | "keyboard";
@@ -184,7 +185,7 @@ export function SortableBlocks<T>({ items, itemKey, itemLabel, itemProps, render
   return (
     <>
       <p id={`${ids}-how`} className="sr-only">
-        To reorder with the keyboard, press Space or Enter on the handle, move with the arrow keys, and press Space again to drop or Escape to cancel.
+        {t("sortable.how")}
       </p>
       <ol className={`${className ?? ""} sortable${drag ? ` sortable-active sortable-${drag.mode}` : ""}`} ref={list}>
         {items.map((item, index) => {
@@ -195,10 +196,10 @@ export function SortableBlocks<T>({ items, itemKey, itemLabel, itemProps, render
               type="button"
               className="drag-handle"
               data-sortable-handle={index}
-              aria-label={`Reorder ${itemLabel(item, index)}`}
+              aria-label={t("sortable.reorder", { item: itemLabel(item, index) })}
               aria-describedby={`${ids}-how`}
               aria-pressed={lifted}
-              title="Drag to reorder"
+              title={t("sortable.drag")}
               onPointerDown={(e) => onPointerDown(e, index)}
               onPointerMove={onPointerMove}
               onPointerUp={onPointerUp}

@@ -2,17 +2,18 @@
 // dialog on the native <dialog> (focus stays inside it, Escape cancels).
 import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from "react";
 import { Dialog } from "./dialog.tsx";
-import { statusLabels } from "../lib/format.ts";
+import { statusLabel } from "../lib/format.ts";
 import type { FormStatus } from "../types.ts";
+import { t } from "../i18n/messages.ts";
 
 export function StatusBadge({ status }: { status: FormStatus }) {
-  return <span className={`badge badge-${status}`}>{statusLabels[status]}</span>;
+  return <span className={`badge badge-${status}`}>{statusLabel(status)}</span>;
 }
 
-export function Loading({ what = "Loading" }: { what?: string }) {
+export function Loading({ what }: { what?: string }) {
   return (
     <p className="state state-loading" role="status" aria-live="polite">
-      {what}…
+      {what ?? t("ui.loading")}…
     </p>
   );
 }
@@ -30,11 +31,11 @@ export function ErrorState({ message, onRetry }: { message: string; onRetry?: ()
   return (
     <div className="state state-error" role="alert">
       <p>
-        <strong>Could not load this.</strong> {message}
+        <strong>{t("ui.couldNotLoad")}</strong> {message}
       </p>
       {onRetry && (
         <button type="button" onClick={onRetry}>
-          Try again
+          {t("ui.tryAgain")}
         </button>
       )}
     </div>
@@ -102,7 +103,7 @@ function NoticeItem({ notice, onDismiss }: { notice: Notice; onDismiss(): void }
   return (
     <div className={`notice notice-${notice.kind}`}>
       <span>{notice.text}</span>
-      <button type="button" className="link" aria-label="Dismiss" onClick={onDismiss}>
+      <button type="button" className="link" aria-label={t("ui.dismiss")} onClick={onDismiss}>
         ×
       </button>
     </div>
@@ -151,7 +152,7 @@ export function ConfirmProvider({ children }: { children: ReactNode }) {
             <div id="confirm-body">{request.body}</div>
             <div className="actions">
               <button type="button" onClick={() => close(false)} autoFocus>
-                Cancel
+                {t("ui.cancel")}
               </button>
               <button type="submit" className={request.danger ? "danger" : "primary"}>
                 {request.confirmLabel}

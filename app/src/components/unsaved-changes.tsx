@@ -3,6 +3,7 @@
 import { useEffect } from "react";
 import { useLeaveGuard } from "../router.tsx";
 import { useConfirm } from "./ui.tsx";
+import { t } from "../i18n/messages.ts";
 
 /** While `unsaved`, leaving for an app path that `staysOnPage` does not keep asks first. */
 export function useUnsavedChangesGuard(unsaved: boolean, staysOnPage: (to: string) => boolean): void {
@@ -13,9 +14,9 @@ export function useUnsavedChangesGuard(unsaved: boolean, staysOnPage: (to: strin
           staysOnPage(to)
             ? undefined
             : confirm({
-                title: "Leave without saving?",
-                body: <p>Your changes are not saved yet. If you leave now, they are lost.</p>,
-                confirmLabel: "Leave without saving",
+                title: t("unsaved.title"),
+                body: <p>{t("unsaved.body")}</p>,
+                confirmLabel: t("unsaved.leave"),
                 danger: true,
               })
       : undefined,

@@ -6,34 +6,12 @@ import type { LogicRule } from "@formsvc/form-document/logic";
 import { logicProblems } from "@formsvc/form-document/logic-check";
 import { recallProblems } from "@formsvc/form-document/recall-check";
 import type { Block, BlockType, CalculatedField, Form, FormDocument, HiddenField } from "../types.ts";
+import { labelsOf, t, type MessageKey } from "../i18n/messages.ts";
 
 export { blockTypes };
 
-export const blockTypeLabels: Record<BlockType, string> = {
-  SHORT_TEXT: "Short text",
-  LONG_TEXT: "Long text",
-  EMAIL: "Email",
-  NUMBER: "Number",
-  PHONE: "Phone",
-  URL: "Website (URL)",
-  DATE: "Date",
-  TIME: "Time",
-  MULTIPLE_CHOICE: "Multiple choice",
-  CHECKBOXES: "Checkboxes",
-  DROPDOWN: "Dropdown",
-  MULTI_SELECT: "Multi-select",
-  RANKING: "Ranking",
-  MATRIX: "Matrix",
-  RATING: "Rating",
-  LINEAR_SCALE: "Opinion scale",
-  NPS: "Net Promoter Score",
-  FILE: "File upload",
-  SIGNATURE: "Signature",
-  CONSENT: "Consent",
-  HEADING: "Heading",
-  PARAGRAPH: "Paragraph",
-  PAGE_BREAK: "Page break",
-};
+/** Each block type's name in the language the app speaks (read when shown, so it follows a change of language). */
+export const blockTypeLabels = labelsOf(blockTypes, (type) => `blockType.${type}`);
 
 const inputTypeSet: ReadonlySet<string> = new Set(inputBlockTypes);
 
@@ -62,28 +40,10 @@ export interface EditableBlock {
   text?: string;
 }
 
-const defaultQuestions: Partial<Record<BlockType, string>> = {
-  SHORT_TEXT: "Your name",
-  LONG_TEXT: "Tell us more",
-  EMAIL: "Email address",
-  NUMBER: "How many?",
-  PHONE: "Phone number",
-  URL: "Website",
-  DATE: "Date",
-  TIME: "What time?",
-  MULTIPLE_CHOICE: "Pick one",
-  CHECKBOXES: "Pick any",
-  DROPDOWN: "Choose from the list",
-  MULTI_SELECT: "Choose any from the list",
-  RANKING: "Put these in order of preference",
-  MATRIX: "How do you rate each?",
-  RATING: "How would you rate it?",
-  LINEAR_SCALE: "How much do you agree?",
-  NPS: "How likely are you to recommend us to a friend or colleague?",
-  CONSENT: "Terms",
-  FILE: "Upload a file",
-  SIGNATURE: "Sign here",
-};
+/** The question a new block of a type starts with, in the language the app speaks. */
+const defaultQuestions: Partial<Record<BlockType, MessageKey>> = Object.fromEntries(
+  (["SHORT_TEXT", "LONG_TEXT", "EMAIL", "NUMBER", "PHONE", "URL", "DATE", "TIME", "MULTIPLE_CHOICE", "CHECKBOXES", "DROPDOWN", "MULTI_SELECT", "RANKING", "MATRIX", "RATING", "LINEAR_SCALE", "NPS", "CONSENT", "FILE", "SIGNATURE"] as const).map((type) => [type, `newBlock.question.${type}` as const]),
+);
 
 /** The form being edited: kept by the form page across its tabs, changed by the editor. */
 export interface Draft {
@@ -121,15 +81,16 @@ export function newId(): string {
 export function newBlock(type: BlockType): EditableBlock {
   const id = newId();
   if (type === "PAGE_BREAK") return { id, type };
-  if (type === "HEADING") return { id, type, text: "New section" };
-  if (type === "PARAGRAPH") return { id, type, text: "Some explanation for respondents." };
-  if (type === "CONSENT") return { id, type, question: defaultQuestions[type]!, required: true, text: "I agree to the [terms](https://example.com/terms)." };
-  const block: EditableBlock = { id, type, question: defaultQuestions[type] ?? "Question", required: false };
-  if (isChoiceType(type)) block.options = [{ id: newId(), text: "Option 1" }, { id: newId(), text: "Option 2" }];
+  if (type === "HEADING") return { id, type, text: t("newBlock.heading") };
+  if (type === "PARAGRAPH") return { id, type, text: t("newBlock.paragraph") };
+  if (type === "CONSENT") return { id, type, question: t(defaultQuestions[type]!), required: true, text: t("newBlock.consent") };
+  const question = defaultQuestions[type];
+  const block: EditableBlock = { id, type, question: question ? t(question) : t("editor.question"), required: false };
+  if (isChoiceType(type)) block.options = [1, 2].map((number) => ({ id: newId(), text: t("options.new", { list: "options", number }) }));
   if (type === "RATING") block.max = defaultRatingMax;
   if (type === "MATRIX") {
-    block.rows = [{ id: newId(), text: "Row 1" }, { id: newId(), text: "Row 2" }];
-    block.columns = ["Disagree", "Neutral", "Agree"].map((text) => ({ id: newId(), text }));
+    block.rows = [1, 2].map((number) => ({ id: newId(), text: t("options.new", { list: "rows", number }) }));
+    block.columns = (["newBlock.disagree", "newBlock.neutral", "newBlock.agree"] as const).map((key) => ({ id: newId(), text: t(key) }));
   }
   return block;
 }
@@ -154,9 +115,9 @@ export function removeItem<T>(list: readonly T[], index: number): T[] {
 
 /** A short description of a block for its heading in the editor. */
 export function blockSummary(block: EditableBlock): string {
-  if (block.type === "PAGE_BREAK") return "Page break";
+  if (block.type === "PAGE_BREAK") return blockTypeLabels.PAGE_BREAK;
   if (block.type === "HEADING" || block.type === "PARAGRAPH") return block.text?.trim() || blockTypeLabels[block.type];
-  return block.question?.trim() || "(no question yet)";
+  return block.question?.trim() || `(${t("newBlock.noQuestion")})`;
 }
 
 /**
@@ -214,38 +175,38 @@ export function cleanDocument(doc: { title?: string; blocks: EditableBlock[]; hi
 export function documentProblems(doc: { blocks: EditableBlock[]; hiddenFields?: HiddenField[]; calculatedFields?: CalculatedField[]; logic?: LogicRule[] }): string[] {
   const problems: string[] = [];
   doc.blocks.forEach((b, i) => {
-    const where = `Block ${i + 1} (${blockTypeLabels[b.type]})`;
-    if (isInputType(b.type) && !b.question?.trim()) problems.push(`${where}: the question must not be empty.`);
-    if (b.type === "CONSENT" && !b.text?.trim()) problems.push(`${where}: the text to agree with must not be empty.`);
+    const where = { block: i + 1, type: blockTypeLabels[b.type] };
+    if (isInputType(b.type) && !b.question?.trim()) problems.push(t("problem.emptyQuestion", where));
+    if (b.type === "CONSENT" && !b.text?.trim()) problems.push(t("problem.emptyConsent", where));
     if (isChoiceType(b.type)) {
-      if (!b.options?.length) problems.push(`${where}: add at least one option.`);
+      if (!b.options?.length) problems.push(t("problem.noOption", where));
       b.options?.forEach((o, j) => {
-        if (!o.text.trim()) problems.push(`${where}: option ${j + 1} must not be empty.`);
+        if (!o.text.trim()) problems.push(t("problem.emptyOption", { ...where, option: j + 1 }));
       });
     }
     if (b.type === "NUMBER" && typeof b.min === "number" && typeof b.max === "number" && b.max < b.min) {
-      problems.push(`${where}: the largest answer must not be less than the smallest.`);
+      problems.push(t("problem.range", where));
     }
   });
   const names = new Set<string>();
-  const checkName = (kind: string, name: string, i: number) => {
-    if (!fieldNamePattern.test(name.trim())) problems.push(`${kind} ${i + 1}: the name must start with a letter or _ and use only letters, digits and _.`);
-    else if (names.has(name.trim())) problems.push(`${kind} ${i + 1}: the name "${name.trim()}" is used twice.`);
+  const checkName = (kind: "hidden" | "calculated", name: string, i: number) => {
+    if (!fieldNamePattern.test(name.trim())) problems.push(t("problem.fieldName", { kind, number: i + 1 }));
+    else if (names.has(name.trim())) problems.push(t("problem.fieldNameTwice", { kind, number: i + 1, name: name.trim() }));
     names.add(name.trim());
   };
-  doc.hiddenFields?.forEach((f, i) => checkName("Hidden field", f.name, i));
-  doc.calculatedFields?.forEach((f, i) => checkName("Calculated field", f.name, i));
+  doc.hiddenFields?.forEach((f, i) => checkName("hidden", f.name, i));
+  doc.calculatedFields?.forEach((f, i) => checkName("calculated", f.name, i));
   // The server's own check of expressions (parse and cost), so a broken formula is named before saving.
   for (const { index, message } of calculatedFieldProblems(doc.calculatedFields ?? [])) {
-    problems.push(`Calculated field ${index + 1} expression: ${message}.`);
+    problems.push(t("problem.expression", { number: index + 1, message }));
   }
   // The server's own check of logic rules (targets exist, conditions fit, forwards only).
-  for (const { path, message } of logicProblems({ blocks: doc.blocks, calculatedFields: doc.calculatedFields, logic: doc.logic ?? [] })) problems.push(`Logic ${path}: ${message}.`);
+  for (const { path, message } of logicProblems({ blocks: doc.blocks, calculatedFields: doc.calculatedFields, logic: doc.logic ?? [] })) problems.push(t("problem.logic", { path, message }));
   // The server's own check of recalls ({{key}} in texts): each names an earlier question or a hidden field.
   for (const { path, message } of recallProblems(doc)) {
     const [, index, property] = /^document\.blocks\[(\d+)\]\.(\w+)$/.exec(path) ?? [];
     const block = doc.blocks[Number(index)];
-    problems.push(block ? `Block ${Number(index) + 1} (${blockTypeLabels[block.type]}) ${property}: ${message}.` : `${path}: ${message}.`);
+    problems.push(block ? t("problem.recall", { block: Number(index) + 1, type: blockTypeLabels[block.type], property, message }) : t("problem.recallAt", { path, message }));
   }
   return problems;
 }

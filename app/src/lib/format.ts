@@ -1,38 +1,43 @@
-// Text for dates, statuses and counts.
+// Text for dates, statuses, counts and sizes, in the language and locale the app speaks (i18n/messages.ts).
+import { currentLocale, t } from "../i18n/messages.ts";
 import type { FormStatus } from "../types.ts";
 
 export function formatDateTime(iso: string | null | undefined): string {
   if (!iso) return "—";
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return "—";
-  return date.toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+  return date.toLocaleString(currentLocale(), { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
 }
 
-/** "just now", "5 minutes ago", "3 hours ago", "2 days ago", else the date. */
+/** A number as the person's locale writes it. */
+export function formatNumber(value: number, options?: Intl.NumberFormatOptions): string {
+  return new Intl.NumberFormat(currentLocale(), options).format(value);
+}
+
+/** "just now", "5 minutes ago", "3 hours ago", "2 days ago" (CLDR's words, through Intl), else the date. */
 export function formatRelative(iso: string | null | undefined, now: number = Date.now()): string {
-  if (!iso) return "never";
+  if (!iso) return t("time.never");
   const then = new Date(iso).getTime();
   if (Number.isNaN(then)) return "—";
   const seconds = Math.round((now - then) / 1000);
-  if (seconds < 45) return "just now";
+  if (seconds < 45) return t("time.justNow");
+  const relative = new Intl.RelativeTimeFormat(currentLocale(), { numeric: "always" });
   const minutes = Math.round(seconds / 60);
-  if (minutes < 60) return `${minutes} minute${minutes === 1 ? "" : "s"} ago`;
+  if (minutes < 60) return relative.format(-minutes, "minute");
   const hours = Math.round(minutes / 60);
-  if (hours < 24) return `${hours} hour${hours === 1 ? "" : "s"} ago`;
+  if (hours < 24) return relative.format(-hours, "hour");
   const days = Math.round(hours / 24);
-  if (days < 7) return `${days} day${days === 1 ? "" : "s"} ago`;
+  if (days < 7) return relative.format(-days, "day");
   return formatDateTime(iso);
 }
 
-export const statusLabels: Record<FormStatus, string> = { draft: "Draft", published: "Published", closed: "Closed" };
-
-export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
+export function statusLabel(status: FormStatus): string {
+  return t(`status.${status}`);
 }
 
 /** A size in bytes, in the largest unit under 1,024 of it (one decimal). */
 export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} ${bytes === 1 ? "byte" : "bytes"}`;
+  if (bytes < 1024) return t("size.bytes", { count: bytes });
   const units = ["KB", "MB", "GB", "TB"];
   let value = bytes / 1024;
   let unit = 0;
@@ -40,5 +45,5 @@ export function formatBytes(bytes: number): string {
     value /= 1024;
     unit++;
   }
-  return `${Math.round(value * 10) / 10} ${units[unit]}`;
+  return `${formatNumber(Math.round(value * 10) / 10)} ${units[unit]}`;
 }

@@ -4,7 +4,8 @@ import { appPath, matchRoute } from "../router.tsx";
 import { responseColumns } from "@formsvc/api-records/columns";
 import { columnsWithAnswers } from "./columns.ts";
 import { blockTypes, cleanDocument, documentProblems, isChoiceType, moveItem, newBlock, type EditableBlock } from "./document.ts";
-import { formatRelative, plural } from "./format.ts";
+import { speak } from "../i18n/messages.ts";
+import { formatBytes, formatDateTime, formatRelative, statusLabel } from "./format.ts";
 import type { Question, Submission } from "../types.ts";
 
 describe("router", () => {
@@ -136,7 +137,21 @@ describe("format", () => {
     expect(formatRelative("2026-05-01T09:00:00Z", now)).toBe("3 hours ago");
     expect(formatRelative("2026-04-29T12:00:00Z", now)).toBe("2 days ago");
     expect(formatRelative(null, now)).toBe("never");
-    expect(plural(1, "response")).toBe("1 response");
-    expect(plural(2, "response")).toBe("2 responses");
+  });
+
+  it("says it in the language spoken, with its locale's dates, numbers and sizes", () => {
+    const now = Date.parse("2026-05-01T12:00:00Z");
+    try {
+      speak("de-AT", ["de-AT", "en"]);
+      expect(formatRelative("2026-05-01T11:55:00Z", now)).toBe("vor 5 Minuten");
+      expect(formatRelative(null, now)).toBe("nie");
+      expect(formatBytes(1536)).toBe("1,5 KB");
+      expect(formatBytes(1)).toBe("1 Byte");
+      expect(formatDateTime("2026-05-15T12:00:00Z")).toMatch(/^15\. Mai 2026/);
+      expect(statusLabel("draft")).toBe("Entwurf");
+    } finally {
+      speak("en");
+    }
+    expect(statusLabel("draft")).toBe("Draft");
   });
 });

@@ -1,6 +1,7 @@
 // A QR code encoder for the Share tab (ISO/IEC 18004), with no dependency: byte mode (the text's UTF-8),
 // error correction level M (15% of the symbol may be lost), versions 1 to 10, so up to 213 bytes: a form's
 // link with a few prefilled values. The mask is chosen by the standard's penalty rules.
+import { t } from "../i18n/messages.ts";
 
 export interface QrCode {
   /** 1 to 10: the symbol is 17 + 4 × version modules wide. */
@@ -296,7 +297,7 @@ export function penalty(modules: readonly (readonly boolean[])[]): number {
 export class QrTooLongError extends Error {
   readonly bytes: number;
   constructor(bytes: number) {
-    super(`The text is ${bytes} bytes; a QR code here holds at most ${byteCapacity(maxQrVersion)}.`);
+    super(t("share.qrTooLarge", { bytes, max: byteCapacity(maxQrVersion) }));
     this.bytes = bytes;
   }
 }

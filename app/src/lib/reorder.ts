@@ -2,6 +2,7 @@
 // lands, how far the others move aside meanwhile, and what a keyboard key does to a lifted item. Pure, so
 // the vitest specs check it without a browser.
 import { moveItem } from "./document.ts";
+import { t } from "../i18n/messages.ts";
 
 /** An item's place on the page when the drag began (page coordinates, so scrolling changes nothing). */
 export interface Slot {
@@ -89,10 +90,9 @@ export function keyboardMove(lifted: Lifted, key: string, count: number): KeyRes
 
 /** What the live region says at each step, naming the item by `label` and positions from 1. */
 export const announcements = {
-  lifted: (label: string, index: number, count: number) =>
-    `Lifted ${label}, position ${index + 1} of ${count}. Arrow keys move it, Space drops it, Escape cancels.`,
-  moved: (label: string, index: number, count: number) => `${label}: position ${index + 1} of ${count}.`,
+  lifted: (label: string, index: number, count: number) => t("reorder.lifted", { label, position: index + 1, count }),
+  moved: (label: string, index: number, count: number) => t("reorder.moved", { label, position: index + 1, count }),
   dropped: (label: string, from: number, to: number, count: number) =>
-    from === to ? `${label} dropped back at position ${to + 1} of ${count}.` : `${label} moved from position ${from + 1} to ${to + 1} of ${count}.`,
-  cancelled: (label: string, index: number, count: number) => `Reordering cancelled. ${label} is back at position ${index + 1} of ${count}.`,
+    from === to ? t("reorder.droppedBack", { label, position: to + 1, count }) : t("reorder.movedFrom", { label, from: from + 1, to: to + 1, count }),
+  cancelled: (label: string, index: number, count: number) => t("reorder.cancelled", { label, position: index + 1, count }),
 };

@@ -3,9 +3,10 @@
 import { useState, type ReactNode } from "react";
 import { get, put } from "../api.ts";
 import { ErrorState, Loading, useLoad, useNotify } from "../components/ui.tsx";
-import { formatDateTime } from "../lib/format.ts";
+import { formatDateTime, formatNumber } from "../lib/format.ts";
 import { useSession } from "../session.tsx";
 import type { SessionUser, Workspace } from "../types.ts";
+import { t } from "../i18n/messages.ts";
 
 interface Page<T> {
   items: T[];
@@ -38,7 +39,7 @@ export function AdministrationPage() {
     setBusy(true);
     try {
       await put(`/admin/workspaces/${w.id}/plan`, { plan });
-      notify(`${w.name} is now on the ${plan === "pro" ? "Pro" : "Free"} plan.`);
+      notify(t("admin.planSet", { workspace: w.name, plan }));
       workspaces.reload();
       // The administrator's own workspaces show their plan elsewhere in the app.
       await refreshWorkspaces();
@@ -52,42 +53,42 @@ export function AdministrationPage() {
     <div className="page">
       <div className="page-head">
         <div>
-          <h1>Administration</h1>
-          <p className="muted">Everyone with an account on this installation, and every workspace. You see this page because you made its first account.</p>
+          <h1>{t("nav.administration")}</h1>
+          <p className="muted">{t("admin.intro")}</p>
         </div>
       </div>
       <PagedTable
-        title="Workspaces"
+        kind="workspaces"
         paged={workspaces}
-        columns={["Workspace", "Owner", "Members", "Created", "Plan"]}
+        columns={[t("layout.workspace"), t("admin.owner"), t("admin.members"), t("admin.created"), t("admin.plan")]}
         row={(w) => (
           <tr key={w.id}>
             <td>{w.name}</td>
             <td>{w.ownerEmail}</td>
-            <td>{w.memberCount}</td>
+            <td>{formatNumber(w.memberCount)}</td>
             <td>{formatDateTime(w.createdAt)}</td>
             <td>
-              <select aria-label={`Plan of ${w.name}`} value={w.plan} disabled={busy} onChange={(e) => void setPlan(w, e.target.value as "free" | "pro")}>
-                <option value="free">Free</option>
-                <option value="pro">Pro (may remove the branding)</option>
+              <select aria-label={t("admin.planOf", { workspace: w.name })} value={w.plan} disabled={busy} onChange={(e) => void setPlan(w, e.target.value as "free" | "pro")}>
+                <option value="free">{t("admin.free")}</option>
+                <option value="pro">{t("admin.pro")}</option>
               </select>
             </td>
           </tr>
         )}
       />
       <PagedTable
-        title="Users"
+        kind="users"
         paged={users}
-        columns={["Name", "Email", "Workspaces", "Joined"]}
+        columns={[t("account.name"), t("account.email"), t("nav.workspaces"), t("admin.joined")]}
         row={(u) => (
           <tr key={u.id}>
             <td>
-              {u.name} {u.administrator && <span className="badge">Administrator</span>}
+              {u.name} {u.administrator && <span className="badge">{t("admin.administrator")}</span>}
             </td>
             <td>
-              {u.email} {!u.emailVerified && <span className="muted">(not verified)</span>}
+              {u.email} {!u.emailVerified && <span className="muted">({t("admin.notVerified")})</span>}
             </td>
-            <td>{u.workspaceCount}</td>
+            <td>{formatNumber(u.workspaceCount)}</td>
             <td>{formatDateTime(u.createdAt)}</td>
           </tr>
         )}
@@ -97,13 +98,13 @@ export function AdministrationPage() {
 }
 
 /** A card with a paged list as a table: loading, error with retry, the rows, and "Show more" while more remain. */
-function PagedTable<T>({ title, paged, columns, row }: { title: string; paged: ReturnType<typeof usePaged<T>>; columns: string[]; row: (item: T) => ReactNode }) {
+function PagedTable<T>({ kind, paged, columns, row }: { kind: "workspaces" | "users"; paged: ReturnType<typeof usePaged<T>>; columns: string[]; row: (item: T) => ReactNode }) {
   const { first } = paged;
   return (
     <section className="card stack">
-      <h2>{title}</h2>
+      <h2>{t("admin.table", { kind })}</h2>
       {first.loading && !first.data ? (
-        <Loading what={`Loading ${title.toLowerCase()}`} />
+        <Loading what={t("admin.loading", { kind })} />
       ) : first.error ? (
         <ErrorState message={first.error} onRetry={first.reload} />
       ) : (
@@ -122,7 +123,7 @@ function PagedTable<T>({ title, paged, columns, row }: { title: string; paged: R
       )}
       {paged.cursor && (
         <button type="button" onClick={() => void paged.showMore()}>
-          Show more {title.toLowerCase()}
+          {t("admin.showMore", { kind })}
         </button>
       )}
     </section>

@@ -6,6 +6,8 @@ import { EmptyState, ErrorState, InlineMessage, Loading, useConfirm, useLoad, us
 import { copyText } from "../lib/clipboard.ts";
 import { formatDateTime, formatRelative } from "../lib/format.ts";
 import type { ApiKey } from "../types.ts";
+import { t } from "../i18n/messages.ts";
+import { tRich } from "../i18n/react.tsx";
 
 export function ApiKeysPage() {
   const keys = useLoad(() => get<{ items: ApiKey[] }>("/api-keys"), []);
@@ -35,15 +37,15 @@ export function ApiKeysPage() {
 
   const remove = async (key: ApiKey) => {
     const ok = await confirm({
-      title: `Delete the key “${key.name}”?`,
-      body: <p>Scripts using it are refused (401) from the next request on. This cannot be undone.</p>,
-      confirmLabel: "Delete key",
+      title: t("keys.deleteTitle", { name: key.name }),
+      body: <p>{t("keys.deleteBody")}</p>,
+      confirmLabel: t("keys.delete"),
       danger: true,
     });
     if (!ok) return;
     try {
       await del(`/api-keys/${key.id}`);
-      notify(`Key “${key.name}” deleted; it no longer works.`);
+      notify(t("keys.deleted", { name: key.name }));
       keys.reload();
     } catch (err) {
       notify((err as Error).message, "error");
@@ -54,33 +56,37 @@ export function ApiKeysPage() {
     <div className="page">
       <div className="page-head">
         <div>
-          <h1>API keys</h1>
+          <h1>{t("nav.apiKeys")}</h1>
           <p className="muted">
-            A key acts as you on the REST API at <code>/api/v1</code> (see <a href="/developers">the reference</a>): send it as <code>Authorization: Bearer &lt;key&gt;</code>.
+            {tRich("keys.intro", {
+              path: <code>/api/v1</code>,
+              reference: (chunks) => <a href="/developers">{chunks}</a>,
+              header: <code>Authorization: Bearer &lt;key&gt;</code>,
+            })}
           </p>
         </div>
       </div>
 
       <form className="card row create-key" onSubmit={create}>
         <div className="field field-inline">
-          <label htmlFor={`${id}-name`}>Key name</label>
-          <input id={`${id}-name`} required maxLength={100} value={name} placeholder="e.g. Zapier" onChange={(e) => setName(e.target.value)} />
+          <label htmlFor={`${id}-name`}>{t("keys.name")}</label>
+          <input id={`${id}-name`} required maxLength={100} value={name} placeholder={t("keys.namePlaceholder")} onChange={(e) => setName(e.target.value)} />
         </div>
         <button type="submit" className="primary">
-          Create API key
+          {t("keys.create")}
         </button>
       </form>
       {error && <InlineMessage kind="error">{error}</InlineMessage>}
 
       {created && (
         <div className="card new-key" role="region" aria-labelledby={`${id}-new`}>
-          <h2 id={`${id}-new`}>Your new key “{created.name}”</h2>
+          <h2 id={`${id}-new`}>{t("keys.newKey", { name: created.name })}</h2>
           <p>
-            <strong>Copy it now: it is shown only once.</strong> Only a hash is kept, so a lost key cannot be shown again; delete it and create another.
+            <strong>{t("keys.copyNow")}</strong> {t("keys.onlyHash")}
           </p>
           <div className="row">
             <label className="sr-only" htmlFor={`${id}-key`}>
-              New API key
+              {t("keys.newKeyLabel")}
             </label>
             <input id={`${id}-key`} ref={keyField} className="mono key-value" readOnly value={created.key} onFocus={(e) => e.target.select()} />
             <button
@@ -90,38 +96,38 @@ export function ApiKeysPage() {
                 setCopied(ok);
               }}
             >
-              Copy
+              {t("keys.copy")}
             </button>
             <button type="button" onClick={() => setCreated(undefined)}>
-              Done
+              {t("keys.done")}
             </button>
           </div>
           <p role="status" aria-live="polite" className="hint">
-            {copied === true ? "Copied to the clipboard." : copied === false ? "Copying is blocked here: the key is selected, press Ctrl+C (⌘C)." : ""}
+            {copied === true ? t("keys.copied") : copied === false ? t("keys.copyBlocked") : ""}
           </p>
         </div>
       )}
 
       {keys.loading && !keys.data ? (
-        <Loading what="Loading keys" />
+        <Loading what={t("keys.loading")} />
       ) : keys.error ? (
         <ErrorState message={keys.error} onRetry={keys.reload} />
       ) : keys.data!.items.length === 0 ? (
-        <EmptyState title="No API keys">
-          <p>Create a key to script your forms, responses and webhooks.</p>
+        <EmptyState title={t("keys.empty")}>
+          <p>{t("keys.emptyText")}</p>
         </EmptyState>
       ) : (
         <div className="table-wrap">
           <table className="table">
-            <caption className="sr-only">Your API keys</caption>
+            <caption className="sr-only">{t("keys.caption")}</caption>
             <thead>
               <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
+                <th scope="col">{t("forms.colName")}</th>
+                <th scope="col">{t("keys.key")}</th>
+                <th scope="col">{t("admin.created")}</th>
+                <th scope="col">{t("keys.lastUsed")}</th>
                 <th scope="col">
-                  <span className="sr-only">Actions</span>
+                  <span className="sr-only">{t("forms.colActions")}</span>
                 </th>
               </tr>
             </thead>
@@ -139,12 +145,12 @@ export function ApiKeysPage() {
                         {formatRelative(key.lastUsedAt)}
                       </time>
                     ) : (
-                      "never"
+                      t("time.never")
                     )}
                   </td>
                   <td className="actions-cell">
-                    <button type="button" className="danger-outline" onClick={() => remove(key)} aria-label={`Delete key ${key.name}`}>
-                      Delete
+                    <button type="button" className="danger-outline" onClick={() => remove(key)} aria-label={t("keys.deleteNamed", { name: key.name })}>
+                      {t("editor.delete")}
                     </button>
                   </td>
                 </tr>

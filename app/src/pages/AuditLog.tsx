@@ -6,52 +6,58 @@ import { EmptyState, ErrorState, Loading, useLoad } from "../components/ui.tsx";
 import { formatDateTime } from "../lib/format.ts";
 import { useSession } from "../session.tsx";
 import type { AuditActionName, AuditEvent, Member } from "../types.ts";
+import { labelsOf, t } from "../i18n/messages.ts";
 
 interface Page {
   items: AuditEvent[];
   nextCursor: string | null;
 }
 
-/** Every action the log records, as people read it (a new action fails the type check until it is named here). */
-export const auditActionLabels: Record<AuditActionName, string> = {
-  "form.create": "Form created",
-  "form.update": "Form edited",
-  "form.publish": "Form published",
-  "form.close": "Form closed",
-  "form.reopen": "Form reopened",
-  "form.duplicate": "Form duplicated",
-  "form.trash": "Form moved to the Trash",
-  "form.restore": "Form restored",
-  "form.purge": "Form deleted forever",
-  "responses.export": "Responses exported",
-  "submission.delete": "Response deleted",
-  "link.create": "Single-use links created",
-  "link.revoke": "Single-use link revoked",
-  "webhook.create": "Webhook added",
-  "webhook.update": "Webhook changed",
-  "webhook.delete": "Webhook removed",
-  "webhook.rotate_secret": "Webhook secret rotated",
-  "webhook.test": "Webhook test event sent",
-  "webhook.recover": "Webhook deliveries recovered",
-  "delivery.retry": "Delivery retried",
-  "api_key.create": "API key created",
-  "api_key.delete": "API key deleted",
-  "workspace.create": "Workspace created",
-  "workspace.rename": "Workspace renamed",
-  "workspace.set_plan": "Plan changed",
-  "workspace.set_auto_join_domains": "Auto-join domains changed",
-  "workspace.require_two_factor": "Two-factor requirement changed",
-  "member.invite": "Member invited",
-  "member.revoke_invitation": "Invitation revoked",
-  "member.accept": "Invitation accepted",
-  "member.role_change": "Role changed",
-  "member.remove": "Member removed",
-  "session.sign_in": "Signed in",
-  "session.sign_in_failed": "Sign-in failed",
-  "two_factor.enable": "Two-factor sign-in turned on",
-  "two_factor.disable": "Two-factor sign-in turned off",
-  "two_factor.recovery_codes": "New recovery codes made",
-};
+/** Every action the log records (a new action fails the type check until it is named here, and in the catalogues). */
+const auditActionNames = Object.keys(
+  {
+    "form.create": 1,
+    "form.update": 1,
+    "form.publish": 1,
+    "form.close": 1,
+    "form.reopen": 1,
+    "form.duplicate": 1,
+    "form.trash": 1,
+    "form.restore": 1,
+    "form.purge": 1,
+    "responses.export": 1,
+    "submission.delete": 1,
+    "link.create": 1,
+    "link.revoke": 1,
+    "webhook.create": 1,
+    "webhook.update": 1,
+    "webhook.delete": 1,
+    "webhook.rotate_secret": 1,
+    "webhook.test": 1,
+    "webhook.recover": 1,
+    "delivery.retry": 1,
+    "api_key.create": 1,
+    "api_key.delete": 1,
+    "workspace.create": 1,
+    "workspace.rename": 1,
+    "workspace.set_plan": 1,
+    "workspace.set_auto_join_domains": 1,
+    "workspace.require_two_factor": 1,
+    "member.invite": 1,
+    "member.revoke_invitation": 1,
+    "member.accept": 1,
+    "member.role_change": 1,
+    "member.remove": 1,
+    "session.sign_in": 1,
+    "session.sign_in_failed": 1,
+    "two_factor.enable": 1,
+    "two_factor.disable": 1,
+    "two_factor.recovery_codes": 1,
+  } satisfies Record<AuditActionName, 1>,
+) as AuditActionName[];
+
+/** Every action the log records, as people read it. */
+export const auditActionLabels: Readonly<Record<AuditActionName, string>> = labelsOf(auditActionNames, (name) => `audit.action.${name}`);
 
 /** A day (yyyy-mm-dd, as a date input gives it) as the instant it starts in this browser's zone; `days` later. */
 const dayStart = (day: string, days = 0) => {
@@ -80,8 +86,8 @@ export function AuditLogPage() {
   if (!workspace || (workspace.role !== "owner" && workspace.role !== "admin")) {
     return (
       <div className="page">
-        <h1>Audit log</h1>
-        <EmptyState title="Only the workspace's owner and admins see its audit log" />
+        <h1>{t("nav.auditLog")}</h1>
+        <EmptyState title={t("audit.onlyManagers")} />
       </div>
     );
   }
@@ -94,9 +100,9 @@ export function AuditLogPage() {
   };
   const who = (event: AuditEvent) => {
     const person = event.actor.userId ? (names.get(event.actor.userId) ?? event.actor.userId) : "";
-    if (event.actor.type === "api_key") return `${person} (API key ${event.actor.apiKeyId})`;
-    if (event.actor.type === "system") return "System";
-    if (event.actor.type === "anonymous") return "Someone not signed in";
+    if (event.actor.type === "api_key") return t("audit.byKey", { person, key: event.actor.apiKeyId ?? "" });
+    if (event.actor.type === "system") return t("audit.system");
+    if (event.actor.type === "anonymous") return t("audit.anonymous");
     return person;
   };
 
@@ -104,16 +110,16 @@ export function AuditLogPage() {
     <div className="page">
       <div className="page-head">
         <div>
-          <h1>Audit log</h1>
-          <p className="muted">Every change in {workspace.name}, its members' sign-ins and API keys, and exports of responses. Secrets, passwords and answers are never recorded.</p>
+          <h1>{t("nav.auditLog")}</h1>
+          <p className="muted">{t("audit.intro", { workspace: workspace.name })}</p>
         </div>
       </div>
       <section className="card stack">
-        <div className="toolbar" role="group" aria-label="Filters">
+        <div className="toolbar" role="group" aria-label={t("audit.filters")}>
           <label>
-            Action{" "}
+            {t("audit.action")}{" "}
             <select value={action} onChange={(e) => setAction(e.target.value)}>
-              <option value="">Every action</option>
+              <option value="">{t("audit.everyAction")}</option>
               {Object.entries(auditActionLabels).map(([name, label]) => (
                 <option key={name} value={name}>
                   {label}
@@ -122,35 +128,35 @@ export function AuditLogPage() {
             </select>
           </label>
           <label>
-            Who{" "}
+            {t("audit.who")}{" "}
             <select value={actor} onChange={(e) => setActor(e.target.value)}>
-              <option value="">Anyone</option>
+              <option value="">{t("audit.anyone")}</option>
               {(members.data?.items ?? []).map((m) => (
                 <option key={m.user.id} value={m.user.id}>
                   {m.user.name || m.user.email}
                 </option>
               ))}
-              <option value="system">The system</option>
+              <option value="system">{t("audit.theSystem")}</option>
             </select>
           </label>
           <label>
-            From <input type="date" value={from} onChange={(e) => setFrom(e.target.value)} />
+            {t("summary.from")} <input type="date" value={from} onChange={(e) => setFrom(e.target.value)} />
           </label>
           <label>
-            To <input type="date" value={to} onChange={(e) => setTo(e.target.value)} />
+            {t("summary.to")} <input type="date" value={to} onChange={(e) => setTo(e.target.value)} />
           </label>
         </div>
         {first.loading && !first.data ? (
-          <Loading what="Loading the audit log" />
+          <Loading what={t("audit.loading")} />
         ) : first.error ? (
           <ErrorState message={first.error} onRetry={first.reload} />
         ) : events.length === 0 ? (
-          <EmptyState title="No events match" />
+          <EmptyState title={t("audit.none")} />
         ) : (
-          <table className="table" aria-label="Audit events">
+          <table className="table" aria-label={t("audit.events")}>
             <thead>
               <tr>
-                {["When", "Who", "Address", "Action", "Record", "Changes"].map((c) => (
+                {[t("audit.when"), t("audit.who"), t("audit.address"), t("audit.action"), t("audit.record"), t("audit.changes")].map((c) => (
                   <th key={c} scope="col">
                     {c}
                   </th>
@@ -175,7 +181,7 @@ export function AuditLogPage() {
         )}
         {cursor && (
           <button type="button" onClick={() => void showMore()}>
-            Show more events
+            {t("audit.showMore")}
           </button>
         )}
       </section>

@@ -6,12 +6,14 @@ import { Link, useRouter } from "../router.tsx";
 import { OidcOnlySignIn, OidcSignInButton } from "./OidcSignIn.tsx";
 import { useSession } from "../session.tsx";
 import type { Invitation, SessionUser } from "../types.ts";
+import { currentLocale, t } from "../i18n/messages.ts";
+import { tRich } from "../i18n/react.tsx";
 
 function AuthFrame({ title, children }: { title: string; children: React.ReactNode }) {
   return (
     <main id="main" className="auth" tabIndex={-1}>
       <div className="auth-card">
-        <p className="brand auth-brand">formsvc</p>
+        <p className="brand auth-brand">{t("app.name")}</p>
         <h1>{title}</h1>
         {children}
       </div>
@@ -47,7 +49,7 @@ function NewPasswordField({ id, label, error, hint }: { id: string; label: strin
       />
       {hint && (
         <p className="hint" id={`${id}-hint`}>
-          At least 8 characters and hard to guess: a few uncommon words work well. Common passwords and your own name are refused.
+          {t("auth.passwordHint")}
         </p>
       )}
       <FieldError id={id} error={error} />
@@ -85,57 +87,57 @@ export function SignUpPage() {
     } catch (err) {
       const refusal = passwordRefusal(err);
       if (refusal) setPasswordError(refusal);
-      else setError(err instanceof ApiError && err.status === 409 ? "An account with this email exists already. Sign in instead." : (err as Error).message);
+      else setError(err instanceof ApiError && err.status === 409 ? t("auth.accountExists") : (err as Error).message);
     } finally {
       setBusy(false);
     }
   };
   if (!signIn.passwordSignIn) {
     return (
-      <AuthFrame title="Create your account">
+      <AuthFrame title={t("title.signUp")}>
         <OidcOnlySignIn signingUp />
       </AuthFrame>
     );
   }
   if (signUpPolicy.mode === "invite-only") {
     return (
-      <AuthFrame title="Create your account">
-        <InlineMessage kind="info">Accounts here are made by invitation: ask someone in a workspace to invite you, then follow the link in their email.</InlineMessage>
+      <AuthFrame title={t("title.signUp")}>
+        <InlineMessage kind="info">{t("auth.inviteOnly")}</InlineMessage>
         <p className="auth-switch">
-          Have an account? <Link to="/signin">Sign in</Link>
+          {tRich("auth.haveAccount", { link: (chunks) => <Link to="/signin">{chunks}</Link> })}
         </p>
       </AuthFrame>
     );
   }
   return (
-    <AuthFrame title="Create your account">
+    <AuthFrame title={t("title.signUp")}>
       <OidcSignInButton />
       <form onSubmit={submit} className="stack" aria-describedby={error ? "auth-error" : undefined}>
         <div className="field">
-          <label htmlFor="signup-name">Name</label>
+          <label htmlFor="signup-name">{t("account.name")}</label>
           <input id="signup-name" name="name" autoComplete="name" maxLength={100} />
         </div>
         <div className="field">
-          <label htmlFor="signup-email">Email</label>
+          <label htmlFor="signup-email">{t("account.email")}</label>
           <input id="signup-email" name="email" type="email" autoComplete="email" required aria-describedby={signUpPolicy.mode === "domains" ? "signup-domains" : undefined} />
           {signUpPolicy.mode === "domains" && (
             <p className="hint" id="signup-domains">
-              An address at {signUpPolicy.domains.join(" or ")}.
+              {t("auth.domains", { domains: new Intl.ListFormat(currentLocale(), { type: "disjunction" }).format(signUpPolicy.domains) })}
             </p>
           )}
         </div>
-        <NewPasswordField id="signup-password" label="Password" error={passwordError} hint />
+        <NewPasswordField id="signup-password" label={t("auth.password")} error={passwordError} hint />
         {error && (
           <div id="auth-error">
             <InlineMessage kind="error">{error}</InlineMessage>
           </div>
         )}
         <button type="submit" className="primary" disabled={busy}>
-          {busy ? "Creating account…" : "Create account"}
+          {busy ? t("auth.creating") : t("auth.create")}
         </button>
       </form>
       <p className="auth-switch">
-        Have an account? <Link to="/signin">Sign in</Link>
+        {tRich("auth.haveAccount", { link: (chunks) => <Link to="/signin">{chunks}</Link> })}
       </p>
     </AuthFrame>
   );
@@ -156,7 +158,7 @@ const landingOf = (started: Started, otherwise: string) => (started.twoFactorReq
 function SecondFactorField({ id, error }: { id: string; error?: string }) {
   return (
     <div className="field">
-      <label htmlFor={id}>Authentication code</label>
+      <label htmlFor={id}>{t("auth.code")}</label>
       <input
         id={id}
         name="code"
@@ -169,7 +171,7 @@ function SecondFactorField({ id, error }: { id: string; error?: string }) {
         aria-invalid={error ? true : undefined}
       />
       <p className="hint" id={`${id}-hint`}>
-        The 6-digit code your authenticator app shows now. Without your phone, one of your recovery codes works once.
+        {t("auth.codeHint")}
       </p>
       <FieldError id={id} error={error} />
     </div>
@@ -221,16 +223,16 @@ export function SignInPage() {
   };
   if (challenge) {
     return (
-      <AuthFrame title="Two-factor sign-in">
+      <AuthFrame title={t("auth.twoFactorTitle")}>
         <form onSubmit={submitCode} className="stack">
           <SecondFactorField id="signin-code" error={error} />
           <button type="submit" className="primary" disabled={busy}>
-            {busy ? "Checking…" : "Sign in"}
+            {busy ? t("auth.checking") : t("title.signIn")}
           </button>
         </form>
         <p className="auth-switch">
           <button type="button" className="link" onClick={() => setChallenge(undefined)}>
-            Start over
+            {t("auth.startOver")}
           </button>
         </p>
       </AuthFrame>
@@ -238,31 +240,31 @@ export function SignInPage() {
   }
   if (!signIn.passwordSignIn) {
     return (
-      <AuthFrame title="Sign in">
+      <AuthFrame title={t("title.signIn")}>
         <OidcOnlySignIn />
       </AuthFrame>
     );
   }
   return (
-    <AuthFrame title="Sign in">
-      {signedOutReason && <InlineMessage kind="info">You were signed out: {signedOutReason}</InlineMessage>}
+    <AuthFrame title={t("title.signIn")}>
+      {signedOutReason && <InlineMessage kind="info">{t("auth.signedOutReason", { reason: signedOutReason })}</InlineMessage>}
       <OidcSignInButton />
       <form onSubmit={submit} className="stack">
         <div className="field">
-          <label htmlFor="signin-email">Email</label>
+          <label htmlFor="signin-email">{t("account.email")}</label>
           <input id="signin-email" name="email" type="email" autoComplete="username" required />
         </div>
         <div className="field">
-          <label htmlFor="signin-password">Password</label>
+          <label htmlFor="signin-password">{t("auth.password")}</label>
           <input id="signin-password" name="password" type="password" autoComplete="current-password" required />
         </div>
         {error && <InlineMessage kind="error">{error}</InlineMessage>}
         <button type="submit" className="primary" disabled={busy}>
-          {busy ? "Signing in…" : "Sign in"}
+          {busy ? t("auth.signingIn") : t("title.signIn")}
         </button>
       </form>
       <p className="auth-switch">
-        New here? <Link to="/signup">Create an account</Link> · <Link to="/forgot-password">Forgot your password?</Link>
+        {tRich("auth.newHere", { link: (chunks) => <Link to="/signup">{chunks}</Link> })} · <Link to="/forgot-password">{t("auth.forgot")}</Link>
       </p>
     </AuthFrame>
   );
@@ -291,23 +293,23 @@ export function ForgotPasswordPage() {
     }
   };
   return (
-    <AuthFrame title="Set a new password">
+    <AuthFrame title={t("title.forgotPassword")}>
       {sent ? (
-        <InlineMessage kind="info">{sent[0].toUpperCase() + sent.slice(1)}.</InlineMessage>
+        <InlineMessage kind="info">{t("auth.resetSent")}</InlineMessage>
       ) : (
         <form onSubmit={submit} className="stack">
           <div className="field">
-            <label htmlFor="forgot-email">Email</label>
+            <label htmlFor="forgot-email">{t("account.email")}</label>
             <input id="forgot-email" name="email" type="email" autoComplete="username" required />
           </div>
           {error && <InlineMessage kind="error">{error}</InlineMessage>}
           <button type="submit" className="primary" disabled={busy}>
-            {busy ? "Sending…" : "Mail me a link"}
+            {busy ? t("auth.sending") : t("auth.mailLink")}
           </button>
         </form>
       )}
       <p className="auth-switch">
-        <Link to="/signin">Back to sign in</Link>
+        <Link to="/signin">{t("auth.backToSignIn")}</Link>
       </p>
     </AuthFrame>
   );
@@ -352,14 +354,14 @@ export function ResetPasswordPage() {
     }
   };
   return (
-    <AuthFrame title="Choose a new password">
+    <AuthFrame title={t("title.resetPassword")}>
       <form onSubmit={submit} className="stack">
-        <NewPasswordField id="reset-password" label="New password" error={passwordError} />
+        <NewPasswordField id="reset-password" label={t("auth.newPassword")} error={passwordError} />
         {codeAsked && <SecondFactorField id="reset-code" error={codeError} />}
         <ApiKeysChoice />
         {error && <InlineMessage kind="error">{error}</InlineMessage>}
         <button type="submit" className="primary" disabled={busy}>
-          {busy ? "Saving…" : "Set password and sign in"}
+          {busy ? t("editor.saving") : t("auth.setPassword")}
         </button>
       </form>
     </AuthFrame>
@@ -371,11 +373,10 @@ export function ApiKeysChoice() {
   return (
     <div className="field">
       <label className="check">
-        <input type="checkbox" name="deleteApiKeys" defaultChecked aria-describedby="reset-keys-hint" /> Also delete my API keys
+        <input type="checkbox" name="deleteApiKeys" defaultChecked aria-describedby="reset-keys-hint" /> {t("auth.deleteKeys")}
       </label>
       <p className="hint" id="reset-keys-hint">
-        Whoever knew your password may have made some. Scripts using them stop working; you can make new ones. If you had not confirmed this
-        email address, they are deleted either way.
+        {t("auth.deleteKeysHint")}
       </p>
     </div>
   );
@@ -394,12 +395,12 @@ export function VerifyEmailPage() {
     );
   }, []);
   return (
-    <AuthFrame title="Confirm your email address">
-      {state.done && <InlineMessage kind="info">Thank you: your email address is confirmed.</InlineMessage>}
+    <AuthFrame title={t("title.verifyEmail")}>
+      {state.done && <InlineMessage kind="info">{t("auth.confirmed")}</InlineMessage>}
       {state.error && <InlineMessage kind="error">{state.error}</InlineMessage>}
-      {!state.done && !state.error && <p>Confirming…</p>}
+      {!state.done && !state.error && <p>{t("auth.confirming")}</p>}
       <p className="auth-switch">
-        <Link to="/forms">Go to the app</Link>
+        <Link to="/forms">{t("auth.goToApp")}</Link>
       </p>
     </AuthFrame>
   );
@@ -440,21 +441,23 @@ export function AcceptInvitePage() {
   const { signIn } = useSession();
   const canSignUp = invitation && !user && !invitation.accountExists && signIn.passwordSignIn;
   return (
-    <AuthFrame title="Join a workspace">
+    <AuthFrame title={t("title.acceptInvite")}>
       {invitation && (
         <p>
-          {invitation.inviterName} invited {invitation.email} to “{invitation.workspaceName}” as {invitation.role === "admin" ? "an admin" : "a member"}.
+          {t("auth.invited", { inviter: invitation.inviterName, email: invitation.email, workspace: invitation.workspaceName, role: invitation.role === "admin" ? "admin" : "member" })}
         </p>
       )}
       {invitation && !user && invitation.accountExists && signIn.passwordSignIn && (
         <p>
-          An account has this email: <Link to="/signin">sign in</Link>, then open the link again. Never signed up, or forgot the password?{" "}
-          <Link to="/forgot-password">Set a new password</Link> by mail first.
+          {tRich("auth.inviteAccountExists", {
+            signIn: (chunks) => <Link to="/signin">{chunks}</Link>,
+            reset: (chunks) => <Link to="/forgot-password">{chunks}</Link>,
+          })}
         </p>
       )}
       {invitation && !user && !signIn.passwordSignIn && (
         <>
-          <p>Sign in, then accept it on the Workspaces page under Invitations for you.</p>
+          <p>{t("auth.inviteSignInFirst")}</p>
           <OidcSignInButton />
         </>
       )}
@@ -463,14 +466,14 @@ export function AcceptInvitePage() {
           {canSignUp && (
             <>
               <div className="field">
-                <label htmlFor="invite-name">Your name</label>
+                <label htmlFor="invite-name">{t("auth.yourName")}</label>
                 <input id="invite-name" name="name" autoComplete="name" maxLength={100} />
               </div>
-              <NewPasswordField id="invite-password" label="Password" error={passwordError} />
+              <NewPasswordField id="invite-password" label={t("auth.password")} error={passwordError} />
             </>
           )}
           <button type="submit" className="primary" disabled={busy}>
-            {busy ? "Joining…" : user ? `Join ${invitation.workspaceName}` : "Create account and join"}
+            {busy ? t("auth.joining") : user ? t("auth.join", { workspace: invitation.workspaceName }) : t("auth.createAndJoin")}
           </button>
         </form>
       )}

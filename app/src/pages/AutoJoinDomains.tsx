@@ -6,6 +6,7 @@ import { get, put } from "../api.ts";
 import { ErrorState, InlineMessage, Loading, useLoad, useNotify } from "../components/ui.tsx";
 import { useSession } from "../session.tsx";
 import type { Workspace } from "../types.ts";
+import { t } from "../i18n/messages.ts";
 
 interface AutoJoin {
   domains: string[];
@@ -22,6 +23,9 @@ export function AutoJoinDomains({ workspace }: { workspace: Workspace }) {
   return <AutoJoinForm workspace={workspace} provider={signIn.oidc.name} />;
 }
 
+/** A domain to show the form of one (a name, the same in every language). */
+const exampleDomain = "example.org";
+
 function AutoJoinForm({ workspace, provider }: { workspace: Workspace; provider: string }) {
   const current = useLoad(() => get<AutoJoin>(`/workspaces/${workspace.id}/auto-join-domains`), [workspace.id]);
   const [text, setText] = useState<string>();
@@ -37,7 +41,7 @@ function AutoJoinForm({ workspace, provider }: { workspace: Workspace; provider:
       const saved = await put<AutoJoin>(`/workspaces/${workspace.id}/auto-join-domains`, { domains: domainsOf(text ?? "") });
       current.setData(saved);
       setText(undefined);
-      notify(saved.domains.length ? `People at ${saved.domains.join(", ")} now join ${workspace.name} when they first sign in.` : `Nobody joins ${workspace.name} by their domain now.`);
+      notify(saved.domains.length ? t("autoJoin.saved", { domains: saved.domains.join(", "), workspace: workspace.name }) : t("autoJoin.cleared", { workspace: workspace.name }));
     } catch (err) {
       setError((err as Error).message);
     } finally {
@@ -45,28 +49,27 @@ function AutoJoinForm({ workspace, provider }: { workspace: Workspace; provider:
     }
   };
   if (current.error) return <ErrorState message={current.error} onRetry={current.reload} />;
-  if (!current.data) return <Loading what="Loading auto-join domains" />;
+  if (!current.data) return <Loading what={t("autoJoin.loading")} />;
   return (
     <form className="stack auto-join" onSubmit={save}>
-      <h4>Auto-join by email domain</h4>
+      <h4>{t("autoJoin.title")}</h4>
       <div className="field">
-        <label htmlFor={`${id}-domains`}>Email domains</label>
+        <label htmlFor={`${id}-domains`}>{t("autoJoin.domains")}</label>
         <input
           id={`${id}-domains`}
           value={text ?? current.data.domains.join(", ")}
           onChange={(e) => setText(e.target.value)}
-          placeholder="example.org"
+          placeholder={exampleDomain}
           aria-describedby={`${id}-hint`}
         />
         <p className="hint" id={`${id}-hint`}>
-          Everyone whose address at one of these domains {provider} has verified joins this workspace as a member when they first sign in with{" "}
-          {provider}. Exact domains only, separated by commas; leave empty for nobody.
+          {t("autoJoin.hint", { provider })}
         </p>
       </div>
       {error && <InlineMessage kind="error">{error}</InlineMessage>}
       <div className="actions">
         <button type="submit" disabled={busy || text === undefined}>
-          {busy ? "Saving…" : "Save auto-join domains"}
+          {busy ? t("editor.saving") : t("autoJoin.save")}
         </button>
       </div>
     </form>

@@ -26,11 +26,16 @@ import {
 import { ApiError, patch } from "../api.ts";
 import { InlineMessage, useNotify } from "../components/ui.tsx";
 import type { Form, FormSettings } from "../types.ts";
+import { t, type MessageKey } from "../i18n/messages.ts";
+import { tRich } from "../i18n/react.tsx";
 
 type ThankYou = FormSettings["thankYou"];
 
-const buttonStyleLabels: Record<FormTheme["buttonStyle"], string> = { rounded: "Rounded", square: "Square", pill: "Pill" };
-const colorSchemeLabels: Record<ColorScheme, string> = { light: "Light", dark: "Dark", auto: "Automatic (the respondent's system chooses)" };
+const buttonStyleLabels: Record<FormTheme["buttonStyle"], MessageKey> = { rounded: "design.rounded", square: "design.square", pill: "design.pill" };
+const colorSchemeLabels: Record<ColorScheme, MessageKey> = { light: "design.schemeLight", dark: "design.schemeDark", auto: "design.schemeAuto" };
+
+/** A link to show the field of one (an address, the same in every language). */
+const exampleUrl = "https://example.com/";
 
 /** A scheme chosen: the background follows to that scheme's default when it was the other's. */
 function withColorScheme(theme: FormTheme, colorScheme: ColorScheme): FormTheme {
@@ -73,7 +78,7 @@ function ColourField({
       <div className="row">
         <input
           type="color"
-          aria-label={`${label}: picker`}
+          aria-label={t("design.picker", { label })}
           value={hexColorPattern.test(value) ? value.toLowerCase() : "#000000"}
           onChange={(e) => onChange(e.target.value)}
           className="colour-picker"
@@ -124,16 +129,16 @@ function ThemePreview({ theme, submitLabel, thankYou }: { theme: FormTheme; subm
     padding: ".5rem 1.1rem",
   };
   return (
-    <div className="stack" aria-label="Preview" role="group">
+    <div className="stack" aria-label={t("formTabs.preview")} role="group">
       <div style={page} data-testid="design-preview">
         {theme.logo && (
           <p style={{ textAlign: "center", margin: "0 0 .75rem" }}>
-            <img src={theme.logo} alt="Logo" style={{ maxHeight: "3rem", maxWidth: "100%" }} />
+            <img src={theme.logo} alt={t("design.logo")} style={{ maxHeight: "3rem", maxWidth: "100%" }} />
           </p>
         )}
         <div style={card}>
-          <p style={{ fontWeight: 700, fontSize: "1.2rem", margin: "0 0 .5rem" }}>Your form</p>
-          <p style={{ margin: "0 0 .25rem", fontWeight: 600 }}>Your name</p>
+          <p style={{ fontWeight: 700, fontSize: "1.2rem", margin: "0 0 .5rem" }}>{t("design.yourForm")}</p>
+          <p style={{ margin: "0 0 .25rem", fontWeight: 600 }}>{t("newBlock.question.SHORT_TEXT")}</p>
           <div style={{ border: `1px solid ${palette.fieldLine}`, borderRadius: 8, height: "2.2rem", background: palette.fieldBackground, marginBottom: ".75rem" }} />
           <p style={{ textAlign: "right", margin: 0 }}>
             <span style={button}>{submitLabel}</span>
@@ -174,9 +179,9 @@ export function DesignTab({ form, onSaved }: { form: Form; onSaved(form: Form): 
     e.target.value = "";
     setLogoProblem(undefined);
     if (!file) return;
-    if (!(logoTypes as readonly string[]).includes(file.type)) return setLogoProblem("The logo must be a PNG, JPEG, GIF or WebP image.");
+    if (!(logoTypes as readonly string[]).includes(file.type)) return setLogoProblem(t("design.logoType"));
     const url = await readAsDataUrl(file);
-    if (url.length > maxLogoDataUrlLength) return setLogoProblem(`The logo is too large (${Math.round(file.size / 1024)} KB): at most about 50 KB.`);
+    if (url.length > maxLogoDataUrlLength) return setLogoProblem(t("design.logoTooLarge", { size: Math.round(file.size / 1024) }));
     changeTheme({ ...theme, logo: url });
   };
 
@@ -196,7 +201,7 @@ export function DesignTab({ form, onSaved }: { form: Form; onSaved(form: Form): 
       onSaved(saved);
       setTheme(saved.settings.theme);
       setThankYou(saved.settings.thankYou);
-      notify("Design saved.");
+      notify(t("design.saved"));
     } catch (err) {
       setError((err as Error).message);
       if (err instanceof ApiError) setRefused(Object.fromEntries(err.fields.map((f) => [f.key, f.message])));
@@ -206,24 +211,24 @@ export function DesignTab({ form, onSaved }: { form: Form; onSaved(form: Form): 
   };
 
   return (
-    <form className="stack settings" onSubmit={submit} aria-label="Design">
+    <form className="stack settings" onSubmit={submit} aria-label={t("formTabs.design")}>
       <div className="grid-2" style={{ alignItems: "start" }}>
         <fieldset className="card">
-          <legend>Theme</legend>
+          <legend>{t("design.theme")}</legend>
           <div className="stack">
             <div className="field">
-              <label htmlFor={`${id}-scheme`}>Colour scheme</label>
+              <label htmlFor={`${id}-scheme`}>{t("design.colorScheme")}</label>
               <select id={`${id}-scheme`} value={theme.colorScheme} onChange={(e) => changeTheme(withColorScheme(theme, e.target.value as ColorScheme))}>
                 {colorSchemes.map((scheme) => (
                   <option key={scheme} value={scheme}>
-                    {colorSchemeLabels[scheme]}
+                    {t(colorSchemeLabels[scheme])}
                   </option>
                 ))}
               </select>
             </div>
             <ColourField
               id={`${id}-accent`}
-              label="Accent colour"
+              label={t("design.accent")}
               value={theme.accentColor}
               describedBy={`${id}-contrast-accentColor`}
               problem={refused["settings.theme.accentColor"]}
@@ -231,7 +236,7 @@ export function DesignTab({ form, onSaved }: { form: Form; onSaved(form: Form): 
             />
             <ColourField
               id={`${id}-background`}
-              label="Background colour"
+              label={t("design.background")}
               value={theme.backgroundColor}
               describedBy={`${id}-contrast-backgroundColor`}
               problem={refused["settings.theme.backgroundColor"]}
@@ -240,14 +245,14 @@ export function DesignTab({ form, onSaved }: { form: Form; onSaved(form: Form): 
             <ul className="plain-list contrast-checks" aria-live="polite">
               {checks.map((check) => (
                 <li key={check.field} id={`${id}-contrast-${check.field}`} data-contrast={check.field} data-passes={check.passes}>
-                  <span className={check.passes ? "contrast-pass" : "contrast-fail"}>{check.passes ? "✓" : "✗"}</span> Contrast of {check.pair}:{" "}
-                  <strong>{check.ratio > 0 ? formatRatio(check.ratio) : "not a colour"}</strong>
-                  {!check.passes && ` (at least ${minContrast}:1 needed)`}
+                  <span className={check.passes ? "contrast-pass" : "contrast-fail"}>{check.passes ? "✓" : "✗"}</span> {t("design.contrastOf", { pair: check.pair })}{" "}
+                  <strong>{check.ratio > 0 ? formatRatio(check.ratio) : t("design.notAColour")}</strong>
+                  {!check.passes && ` ${t("design.needed", { min: minContrast })}`}
                 </li>
               ))}
             </ul>
             <div className="field">
-              <label htmlFor={`${id}-font`}>Font</label>
+              <label htmlFor={`${id}-font`}>{t("design.font")}</label>
               <select id={`${id}-font`} value={theme.font} onChange={(e) => changeTheme({ ...theme, font: e.target.value as FormTheme["font"] })}>
                 {fontChoices.map((font) => (
                   <option key={font} value={font} style={{ fontFamily: fontStacks[font].stack }}>
@@ -257,27 +262,27 @@ export function DesignTab({ form, onSaved }: { form: Form; onSaved(form: Form): 
               </select>
             </div>
             <fieldset>
-              <legend>Buttons</legend>
+              <legend>{t("design.buttons")}</legend>
               <div className="row">
                 {buttonStyles.map((style) => (
                   <label className="check" key={style}>
                     <input type="radio" name={`${id}-buttons`} value={style} checked={theme.buttonStyle === style} onChange={() => changeTheme({ ...theme, buttonStyle: style })} />{" "}
-                    {buttonStyleLabels[style]}
+                    {t(buttonStyleLabels[style])}
                   </label>
                 ))}
               </div>
             </fieldset>
             <div className="field">
-              <label htmlFor={`${id}-logo`}>Logo</label>
+              <label htmlFor={`${id}-logo`}>{t("design.logo")}</label>
               <input id={`${id}-logo`} type="file" accept={logoTypes.join(",")} aria-describedby={`${id}-logo-hint`} onChange={(e) => void chooseLogo(e)} />
               <p className="hint" id={`${id}-logo-hint`}>
-                PNG, JPEG, GIF or WebP, up to about 50 KB; shown above the form.
+                {t("design.logoHint")}
               </p>
               {theme.logo && (
                 <p className="row">
-                  <img src={theme.logo} alt="Current logo" style={{ maxHeight: "2.5rem" }} />
+                  <img src={theme.logo} alt={t("design.currentLogo")} style={{ maxHeight: "2.5rem" }} />
                   <button type="button" onClick={() => changeTheme({ ...theme, logo: null })}>
-                    Remove logo
+                    {t("design.removeLogo")}
                   </button>
                 </p>
               )}
@@ -288,11 +293,11 @@ export function DesignTab({ form, onSaved }: { form: Form; onSaved(form: Form): 
         <ThemePreview theme={theme} submitLabel={form.settings.submitLabel} thankYou={thankYou} />
       </div>
       <fieldset className="card">
-        <legend>Thank-you screen</legend>
+        <legend>{t("design.thankYou")}</legend>
         <div className="stack">
           <p className="hint" style={{ margin: 0 }} id={`${id}-ty-hint`}>
-            Shown after a completed submission{form.settings.redirectUrl ? " (not while Settings redirects to a URL at once)" : ""}. <code>{"{{key}}"}</code> shows an answer: a
-            question's key, a hidden or calculated field's name (<code>{"{{key|fallback}}"}</code> when it may be empty).
+            {form.settings.redirectUrl ? t("design.thankYouHintRedirect") : t("design.thankYouHint")}{" "}
+            {tRich("design.thankYouRecall", { recall: <code>{"{{key}}"}</code>, fallback: <code>{"{{key|fallback}}"}</code> })}
           </p>
           {(["title", "text"] as const).map((property) => {
             const problem = refused[`settings.thankYou.${property}`];
@@ -305,7 +310,7 @@ export function DesignTab({ form, onSaved }: { form: Form; onSaved(form: Form): 
             };
             return (
               <div className="field" key={property}>
-                <label htmlFor={fieldId}>{property === "title" ? "Title" : "Text"}</label>
+                <label htmlFor={fieldId}>{property === "title" ? t("design.title") : t("design.text")}</label>
                 {property === "title" ? (
                   <input {...props} maxLength={200} required onChange={(e) => changeThankYou({ ...thankYou, title: e.target.value })} />
                 ) : (
@@ -321,16 +326,16 @@ export function DesignTab({ form, onSaved }: { form: Form; onSaved(form: Form): 
           })}
           <div className="grid-2">
             <div className="field">
-              <label htmlFor={`${id}-ty-label`}>Button label</label>
+              <label htmlFor={`${id}-ty-label`}>{t("design.buttonLabel")}</label>
               <input id={`${id}-ty-label`} value={thankYou.buttonLabel ?? ""} maxLength={60} onChange={(e) => changeThankYou({ ...thankYou, buttonLabel: e.target.value })} />
             </div>
             <div className="field">
-              <label htmlFor={`${id}-ty-url`}>Button link</label>
+              <label htmlFor={`${id}-ty-url`}>{t("design.buttonLink")}</label>
               <input
                 id={`${id}-ty-url`}
                 type="url"
                 value={thankYou.buttonUrl ?? ""}
-                placeholder="https://example.com/"
+                placeholder={exampleUrl}
                 aria-invalid={refused["settings.thankYou.buttonUrl"] ? true : undefined}
                 aria-describedby={refused["settings.thankYou.buttonUrl"] ? `${id}-ty-url-problem` : undefined}
                 onChange={(e) => changeThankYou({ ...thankYou, buttonUrl: e.target.value })}
@@ -342,7 +347,7 @@ export function DesignTab({ form, onSaved }: { form: Form; onSaved(form: Form): 
               )}
             </div>
             <div className="field">
-              <label htmlFor={`${id}-ty-redirect`}>Go to the link by itself after (seconds)</label>
+              <label htmlFor={`${id}-ty-redirect`}>{t("design.redirect")}</label>
               <input
                 id={`${id}-ty-redirect`}
                 type="number"
@@ -354,7 +359,7 @@ export function DesignTab({ form, onSaved }: { form: Form; onSaved(form: Form): 
                 onChange={(e) => changeThankYou({ ...thankYou, redirectSeconds: e.target.value.trim() === "" ? null : Number(e.target.value) })}
               />
               <p className="hint" id={`${id}-ty-redirect-hint`}>
-                Empty: the screen stays.
+                {t("design.redirectHint")}
               </p>
             </div>
           </div>
@@ -363,7 +368,7 @@ export function DesignTab({ form, onSaved }: { form: Form; onSaved(form: Form): 
       {error && <InlineMessage kind="error">{error}</InlineMessage>}
       <div className="actions">
         <button type="submit" className="primary" disabled={busy}>
-          {busy ? "Saving…" : "Save design"}
+          {busy ? t("editor.saving") : t("design.save")}
         </button>
       </div>
     </form>

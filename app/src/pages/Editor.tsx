@@ -26,6 +26,8 @@ import type { BlockType, Form } from "../types.ts";
 import { LivePreview } from "./LivePreview.tsx";
 import { LogicEditor } from "./LogicEditor.tsx";
 import { OptionsEditor, QuestionSettings } from "./QuestionSettings.tsx";
+import { t, type MessageKey } from "../i18n/messages.ts";
+import { tRich } from "../i18n/react.tsx";
 
 interface EditorProps {
   form: Form;
@@ -73,17 +75,17 @@ export function Editor({ form, draft, onChange, onSave, saving, dirty, problems 
         <div className="editor-bar">
           <p className="muted">
             {form.status === "draft"
-              ? "Changes are kept as a draft until you publish."
-              : "Saving a published form makes a new version that respondents see at once; earlier responses keep theirs."}
+              ? t("editor.draftNote")
+              : t("editor.publishedNote")}
           </p>
           <button type="submit" className="primary" disabled={saving || !dirty}>
-            {saving ? "Saving…" : dirty ? "Save" : "Saved"}
+            {saving ? t("editor.saving") : dirty ? t("editor.save") : t("editor.saved")}
           </button>
         </div>
 
         {problems.length > 0 && (
           <InlineMessage kind="error">
-            <p>The form cannot be saved yet:</p>
+            <p>{t("editor.cannotSave")}</p>
             <ul>
               {problems.map((p) => (
                 <li key={p}>{p}</li>
@@ -93,25 +95,25 @@ export function Editor({ form, draft, onChange, onSave, saving, dirty, problems 
         )}
 
         <fieldset className="card">
-          <legend>Form</legend>
+          <legend>{t("editor.form")}</legend>
           <div className="grid-2">
             <div className="field">
-              <label htmlFor={`${ids}-name`}>Form name</label>
+              <label htmlFor={`${ids}-name`}>{t("editor.formName")}</label>
               <input id={`${ids}-name`} value={draft.name} maxLength={200} required onChange={(e) => onChange({ ...draft, name: e.target.value })} />
-              <p className="hint">Shown in your list of forms.</p>
+              <p className="hint">{t("editor.formNameHint")}</p>
             </div>
             <div className="field">
-              <label htmlFor={`${ids}-title`}>Title on the page</label>
+              <label htmlFor={`${ids}-title`}>{t("editor.pageTitle")}</label>
               <input id={`${ids}-title`} value={draft.title} maxLength={200} onChange={(e) => onChange({ ...draft, title: e.target.value })} />
-              <p className="hint">Respondents see this at the top; the form name when empty.</p>
+              <p className="hint">{t("editor.pageTitleHint")}</p>
             </div>
           </div>
         </fieldset>
 
-        <h2 className="section-title">Blocks</h2>
+        <h2 className="section-title">{t("editor.blocks")}</h2>
         {draft.blocks.length === 0 && (
           <div className="state state-empty">
-            <p>No blocks yet. Choose a block type below and add it.</p>
+            <p>{t("editor.noBlocks")}</p>
           </div>
         )}
         <SortableBlocks
@@ -119,7 +121,7 @@ export function Editor({ form, draft, onChange, onSave, saving, dirty, problems 
           listRef={listRef}
           items={draft.blocks}
           itemKey={(block, index) => block.id ?? `new-${index}`}
-          itemLabel={(block, index) => `block ${index + 1}, ${blockSummary(block)}`}
+          itemLabel={(block, index) => t("editor.itemLabel", { number: index + 1, summary: blockSummary(block) })}
           itemProps={(block, index) => ({ className: `card block block-${block.type.toLowerCase()}`, "data-block-index": index, "data-block-type": block.type })}
           onReorder={(from, to) => setBlocks(reorder(draft.blocks, from, to))}
           renderItem={(block, index, handle) => (
@@ -140,28 +142,28 @@ export function Editor({ form, draft, onChange, onSave, saving, dirty, problems 
 
         <div className="card add-block">
           <div className="field">
-            <label htmlFor={`${ids}-add-type`}>Block type</label>
+            <label htmlFor={`${ids}-add-type`}>{t("editor.blockType")}</label>
             <select id={`${ids}-add-type`} value={newType} onChange={(e) => setNewType(e.target.value as BlockType)}>
-              <optgroup label="Questions">
-                {blockTypes.filter(isInputType).map((t) => (
-                  <option key={t} value={t}>
-                    {blockTypeLabels[t]}
+              <optgroup label={t("editor.questions")}>
+                {blockTypes.filter(isInputType).map((type) => (
+                  <option key={type} value={type}>
+                    {blockTypeLabels[type]}
                   </option>
                 ))}
               </optgroup>
-              <optgroup label="Layout">
+              <optgroup label={t("editor.layout")}>
                 {blockTypes
-                  .filter((t) => !isInputType(t))
-                  .map((t) => (
-                    <option key={t} value={t}>
-                      {blockTypeLabels[t]}
+                  .filter((type) => !isInputType(type))
+                  .map((type) => (
+                    <option key={type} value={type}>
+                      {blockTypeLabels[type]}
                     </option>
                   ))}
               </optgroup>
             </select>
           </div>
           <button type="button" onClick={add}>
-            Add block
+            {t("editor.addBlock")}
           </button>
         </div>
 
@@ -172,7 +174,7 @@ export function Editor({ form, draft, onChange, onSave, saving, dirty, problems 
 
         <div className="editor-bar editor-bar-end">
           <button type="submit" className="primary" disabled={saving || !dirty}>
-            {saving ? "Saving…" : dirty ? "Save" : "Saved"}
+            {saving ? t("editor.saving") : dirty ? t("editor.save") : t("editor.saved")}
           </button>
         </div>
       </form>
@@ -200,7 +202,7 @@ function BlockEditor({
   onDelete(): void;
 }) {
   const id = useId();
-  const label = `Block ${index + 1}: ${blockTypeLabels[block.type]}`;
+  const label = t("editor.blockLabel", { number: index + 1, type: blockTypeLabels[block.type] });
   const set = (patch: Partial<EditableBlock>) => onChange({ ...block, ...patch });
   const input = isInputType(block.type);
   return (
@@ -212,14 +214,14 @@ function BlockEditor({
           <span className="block-summary"> — {blockSummary(block)}</span>
         </h3>
         <div className="block-tools">
-          <button type="button" data-move="up" onClick={() => onMove(-1, "up")} disabled={index === 0} aria-label={`Move block ${index + 1} up`}>
-            ↑ Up
+          <button type="button" data-move="up" onClick={() => onMove(-1, "up")} disabled={index === 0} aria-label={t("editor.moveUp", { number: index + 1 })}>
+            ↑ {t("editor.up")}
           </button>
-          <button type="button" data-move="down" onClick={() => onMove(1, "down")} disabled={index === count - 1} aria-label={`Move block ${index + 1} down`}>
-            ↓ Down
+          <button type="button" data-move="down" onClick={() => onMove(1, "down")} disabled={index === count - 1} aria-label={t("editor.moveDown", { number: index + 1 })}>
+            ↓ {t("editor.down")}
           </button>
-          <button type="button" className="danger-outline" onClick={onDelete} aria-label={`Delete block ${index + 1}`}>
-            Delete
+          <button type="button" className="danger-outline" onClick={onDelete} aria-label={t("editor.deleteBlock", { number: index + 1 })}>
+            {t("editor.delete")}
           </button>
         </div>
       </div>
@@ -228,12 +230,12 @@ function BlockEditor({
       {input && (
         <>
           <div className="field">
-            <label htmlFor={`${id}-q`}>Question</label>
+            <label htmlFor={`${id}-q`}>{t("editor.question")}</label>
             <input id={`${id}-q`} value={block.question ?? ""} maxLength={1000} onChange={(e) => set({ question: e.target.value })} />
           </div>
           <div className="grid-2">
             <div className="field">
-              <label htmlFor={`${id}-fn`}>Field name</label>
+              <label htmlFor={`${id}-fn`}>{t("editor.fieldName")}</label>
               <input
                 id={`${id}-fn`}
                 value={block.fieldName ?? ""}
@@ -242,27 +244,22 @@ function BlockEditor({
                 onChange={(e) => set({ fieldName: e.target.value })}
               />
               <p className="hint" id={`${id}-fn-hint`}>
-                Names the column in Responses and exports; the question when empty.{block.key && (
-                  <>
-                    {" "}
-                    Answers are filed under <code>{block.key}</code>, which never changes; later questions, descriptions and the thank-you screen show the answer with{" "}
-                    <code>{`{{${block.key}}}`}</code>.
-                  </>
-                )}
+                {t("editor.fieldNameHint")}
+                {block.key && <> {tRich("editor.fieldKey", { key: <code>{block.key}</code>, recall: <code>{`{{${block.key}}}`}</code> })}</>}
               </p>
             </div>
             <div className="field">
-              <label htmlFor={`${id}-desc`}>Description</label>
+              <label htmlFor={`${id}-desc`}>{t("editor.description")}</label>
               <input id={`${id}-desc`} value={block.description ?? ""} maxLength={5000} onChange={(e) => set({ description: e.target.value })} />
             </div>
           </div>
           <div className="row">
             <label className="check">
-              <input type="checkbox" checked={block.required ?? false} onChange={(e) => set({ required: e.target.checked })} /> Required
+              <input type="checkbox" checked={block.required ?? false} onChange={(e) => set({ required: e.target.checked })} /> {t("editor.required")}
             </label>
             {takesPlaceholder(block.type) && (
               <div className="field field-inline">
-                <label htmlFor={`${id}-ph`}>Placeholder</label>
+                <label htmlFor={`${id}-ph`}>{t("editor.placeholder")}</label>
                 <input id={`${id}-ph`} value={block.placeholder ?? ""} maxLength={500} onChange={(e) => set({ placeholder: e.target.value })} />
               </div>
             )}
@@ -276,7 +273,7 @@ function BlockEditor({
 
       {(block.type === "HEADING" || block.type === "PARAGRAPH") && (
         <div className="field">
-          <label htmlFor={`${id}-text`}>{block.type === "HEADING" ? "Heading text" : "Paragraph text"}</label>
+          <label htmlFor={`${id}-text`}>{block.type === "HEADING" ? t("editor.headingText") : t("editor.paragraphText")}</label>
           {block.type === "HEADING" ? (
             <input id={`${id}-text`} value={block.text ?? ""} maxLength={5000} onChange={(e) => set({ text: e.target.value })} />
           ) : (
@@ -285,7 +282,7 @@ function BlockEditor({
         </div>
       )}
 
-      {block.type === "PAGE_BREAK" && <p className="muted">Respondents continue on a new page after this point.</p>}
+      {block.type === "PAGE_BREAK" && <p className="muted">{t("editor.pageBreakNote")}</p>}
     </fieldset>
   );
 }
@@ -295,24 +292,22 @@ function HiddenFieldsEditor({ draft, onChange }: { draft: Draft; onChange(d: Dra
   const fields = draft.hiddenFields;
   return (
     <fieldset className="card">
-      <legend>Hidden fields</legend>
-      <p className="hint">
-        Values read from the form link&rsquo;s query string, e.g. <code>/f/…?utm_source=newsletter</code>. Each becomes a column of Responses.
-      </p>
-      {fields.length === 0 && <p className="muted">No hidden fields.</p>}
+      <legend>{t("editor.hiddenFields")}</legend>
+      <p className="hint">{tRich("editor.hiddenFieldsHint", { example: <code>/f/…?utm_source=newsletter</code> })}</p>
+      {fields.length === 0 && <p className="muted">{t("editor.noHiddenFields")}</p>}
       <ul className="plain-list">
         {fields.map((field, i) => (
           <li key={i} className="option-row">
-            <label htmlFor={`${id}-${i}`}>Hidden field {i + 1} name</label>
+            <label htmlFor={`${id}-${i}`}>{t("editor.hiddenFieldName", { number: i + 1 })}</label>
             <input id={`${id}-${i}`} value={field.name} maxLength={64} onChange={(e) => onChange({ ...draft, hiddenFields: replaceItem(fields, i, { name: e.target.value })})} />
-            <button type="button" onClick={() => onChange({ ...draft, hiddenFields: removeItem(fields, i) })} aria-label={`Remove hidden field ${i + 1}`}>
-              Remove
+            <button type="button" onClick={() => onChange({ ...draft, hiddenFields: removeItem(fields, i) })} aria-label={t("editor.removeHiddenField", { number: i + 1 })}>
+              {t("editor.remove")}
             </button>
           </li>
         ))}
       </ul>
       <button type="button" onClick={() => onChange({ ...draft, hiddenFields: [...fields, { name: fields.length === 0 ? "utm_source" : `field_${fields.length + 1}` }] })}>
-        Add hidden field
+        {t("editor.addHiddenField")}
       </button>
     </fieldset>
   );
@@ -325,11 +320,11 @@ interface CalculatedFieldProblem {
   lastAt: string;
 }
 
-const cutOffReasons: Record<CalculatedFieldProblem["reason"], string> = {
-  deadline: "ran out of time",
-  queued: "waited too long for its turn",
-  busy: "was skipped while too many of this workspace's responses were waiting",
-  unavailable: "could not be worked out (the service had no worker for it)",
+const cutOffReasons: Record<CalculatedFieldProblem["reason"], MessageKey> = {
+  deadline: "editor.cutOff.deadline",
+  queued: "editor.cutOff.queued",
+  busy: "editor.cutOff.busy",
+  unavailable: "editor.cutOff.unavailable",
 };
 
 /** Calculated fields that stored null on some responses, and why (reported by submissions). */
@@ -340,17 +335,17 @@ function CalculatedFieldProblems({ formId }: { formId: string }) {
   return (
     <InlineMessage kind="error">
       <p>
-        <strong>Some calculated fields stored no value (null):</strong>
+        <strong>{t("editor.calcProblems")}</strong>
       </p>
       <ul className="calc-problems">
         {items.map((p) => (
           <li key={`${p.field}:${p.reason}`}>
-            {p.field === "*" ? "All calculated fields" : <code>{p.field}</code>} {cutOffReasons[p.reason]} on {p.count} {p.count === 1 ? "response" : "responses"}, last{" "}
-            {formatDateTime(p.lastAt)}.
+            {p.field === "*" ? t("editor.allCalculated") : <code>{p.field}</code>}{" "}
+            {t("editor.calcProblem", { reason: t(cutOffReasons[p.reason]), count: p.count, last: formatDateTime(p.lastAt) })}
           </li>
         ))}
       </ul>
-      <p>Each response's calculated fields have a short time to run (100 ms unless the operator set another): make the expression simpler, e.g. without a comprehension inside another.</p>
+      <p>{t("editor.calcTimeLimit")}</p>
     </InlineMessage>
   );
 }
@@ -361,13 +356,16 @@ function CalculatedFieldsEditor({ draft, onChange }: { draft: Draft; onChange(d:
   const keys = draft.blocks.filter((b) => isInputType(b.type) && b.key).map((b) => b.key!);
   return (
     <fieldset className="card">
-      <legend>Calculated fields</legend>
+      <legend>{t("editor.calculatedFields")}</legend>
       <p className="hint" id={`${id}-help`}>
-        A CEL expression worked out when a response is completed, e.g. <code>q_rating * 2</code> or <code>q_name + " (" + hidden.utm_source + ")"</code>. Questions are
-        variables by their key{keys.length > 0 && <> ({keys.map((k, i) => <span key={k}>{i > 0 && ", "}<code>{k}</code></span>)})</>}; <code>hidden</code> holds the hidden fields.
-        Keys of new questions appear after saving.
+        {tRich("editor.calcHint", {
+          first: <code>q_rating * 2</code>,
+          second: <code>{'q_name + " (" + hidden.utm_source + ")"'}</code>,
+          keys: keys.length > 0 ? <> ({keys.map((k, i) => <span key={k}>{i > 0 && ", "}<code>{k}</code></span>)})</> : "",
+          hidden: <code>hidden</code>,
+        })}
       </p>
-      {fields.length === 0 && <p className="muted">No calculated fields.</p>}
+      {fields.length === 0 && <p className="muted">{t("editor.noCalculatedFields")}</p>}
       <ul className="plain-list">
         {fields.map((field, i) => {
           // The save check, as it is typed (an empty one is named when saving).
@@ -375,18 +373,18 @@ function CalculatedFieldsEditor({ draft, onChange }: { draft: Draft; onChange(d:
           return (
             <li key={i} className="calc-row">
               <div className="field">
-                <label htmlFor={`${id}-${i}-name`}>Calculated field {i + 1} name</label>
+                <label htmlFor={`${id}-${i}-name`}>{t("editor.calcName", { number: i + 1 })}</label>
                 <input id={`${id}-${i}-name`} value={field.name} maxLength={64} onChange={(e) => onChange({ ...draft, calculatedFields: replaceItem(fields, i, { ...field, name: e.target.value }) })} />
               </div>
               <div className="field">
-                <label htmlFor={`${id}-${i}-type`}>Calculated field {i + 1} type</label>
+                <label htmlFor={`${id}-${i}-type`}>{t("editor.calcType", { number: i + 1 })}</label>
                 <select id={`${id}-${i}-type`} value={field.type} onChange={(e) => onChange({ ...draft, calculatedFields: replaceItem(fields, i, { ...field, type: e.target.value as "NUMBER" | "TEXT" }) })}>
-                  <option value="NUMBER">Number</option>
-                  <option value="TEXT">Text</option>
+                  <option value="NUMBER">{t("editor.calcNumber")}</option>
+                  <option value="TEXT">{t("editor.calcText")}</option>
                 </select>
               </div>
               <div className="field calc-expression">
-                <label htmlFor={`${id}-${i}-expr`}>Calculated field {i + 1} expression</label>
+                <label htmlFor={`${id}-${i}-expr`}>{t("editor.calcExpression", { number: i + 1 })}</label>
                 <input
                   id={`${id}-${i}-expr`}
                   value={field.expression}
@@ -397,19 +395,19 @@ function CalculatedFieldsEditor({ draft, onChange }: { draft: Draft; onChange(d:
                 />
                 {problem && (
                   <p className="error-text" id={`${id}-${i}-problem`}>
-                    The expression {problem}.
+                    {t("editor.expressionProblem", { problem })}
                   </p>
                 )}
               </div>
-              <button type="button" onClick={() => onChange({ ...draft, calculatedFields: removeItem(fields, i) })} aria-label={`Remove calculated field ${i + 1}`}>
-                Remove
+              <button type="button" onClick={() => onChange({ ...draft, calculatedFields: removeItem(fields, i) })} aria-label={t("editor.removeCalc", { number: i + 1 })}>
+                {t("editor.remove")}
               </button>
             </li>
           );
         })}
       </ul>
       <button type="button" onClick={() => onChange({ ...draft, calculatedFields: [...fields, { name: `score${fields.length ? fields.length + 1 : ""}`, type: "NUMBER", expression: "" }] })}>
-        Add calculated field
+        {t("editor.addCalc")}
       </button>
     </fieldset>
   );

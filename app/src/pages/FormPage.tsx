@@ -16,16 +16,17 @@ import { IntegrationsTab } from "./Integrations.tsx";
 import { ResponsesTab } from "./Responses.tsx";
 import { SettingsTab } from "./FormSettings.tsx";
 import { ShareTab, usePublicUrl } from "./Share.tsx";
+import { t, type MessageKey } from "../i18n/messages.ts";
 
 const tabs = [
-  { id: "edit", label: "Build" },
-  { id: "preview", label: "Preview" },
-  { id: "responses", label: "Responses" },
-  { id: "integrations", label: "Integrations" },
-  { id: "share", label: "Share" },
-  { id: "design", label: "Design" },
-  { id: "settings", label: "Settings" },
-] as const;
+  { id: "edit", labelKey: "formTabs.edit" },
+  { id: "preview", labelKey: "formTabs.preview" },
+  { id: "responses", labelKey: "formTabs.responses" },
+  { id: "integrations", labelKey: "formTabs.integrations" },
+  { id: "share", labelKey: "formTabs.share" },
+  { id: "design", labelKey: "formTabs.design" },
+  { id: "settings", labelKey: "formTabs.settings" },
+] as const satisfies readonly { id: string; labelKey: MessageKey }[];
 export type TabId = (typeof tabs)[number]["id"];
 
 export function FormPage({ formId, tab, sub }: { formId: string; tab: TabId; sub?: string }) {
@@ -69,13 +70,13 @@ export function FormPage({ formId, tab, sub }: { formId: string; tab: TabId; sub
     return (
       <div className="page">
         <p>
-          <Link to="/forms">← All forms</Link>
+          <Link to="/forms">← {t("formPage.allForms")}</Link>
         </p>
         <ErrorState message={loaded.error} onRetry={loaded.reload} />
       </div>
     );
   }
-  if (!form || !draft) return <Loading what="Loading the form" />;
+  if (!form || !draft) return <Loading what={t("formPage.loading")} />;
 
   const changeDraft = (next: Draft) => {
     setDraft(next);
@@ -85,10 +86,10 @@ export function FormPage({ formId, tab, sub }: { formId: string; tab: TabId; sub
 
   const save = async () => {
     const found = documentProblems(draft);
-    if (!draft.name.trim()) found.unshift("The form needs a name.");
+    if (!draft.name.trim()) found.unshift(t("formPage.needsName"));
     setProblems(found);
     if (found.length > 0) {
-      notify("The form has problems: see the list above the blocks.", "error");
+      notify(t("formPage.hasProblems"), "error");
       return;
     }
     setSaving(true);
@@ -97,7 +98,7 @@ export function FormPage({ formId, tab, sub }: { formId: string; tab: TabId; sub
       setForm(saved);
       setDraft(draftOf(saved));
       setDirty(false);
-      notify(saved.status === "draft" ? "Saved." : `Saved. Respondents now see version ${saved.version}.`);
+      notify(saved.status === "draft" ? t("formPage.saved") : t("formPage.savedVersion", { version: saved.version }));
     } catch (err) {
       notify((err as Error).message, "error");
       setProblems([(err as Error).message]);
@@ -107,7 +108,7 @@ export function FormPage({ formId, tab, sub }: { formId: string; tab: TabId; sub
   };
 
   const act = async (action: "publish" | "close" | "reopen", done: string) => {
-    if (dirty && !(await confirm({ title: "Unsaved changes", body: <p>Your changes are not saved yet. Continue without them?</p>, confirmLabel: "Continue" }))) return;
+    if (dirty && !(await confirm({ title: t("formPage.unsavedTitle"), body: <p>{t("formPage.unsavedBody")}</p>, confirmLabel: t("formPage.continue") }))) return;
     try {
       const updated = await post<Form>(`/forms/${form.id}/${action}`);
       setForm(updated);
@@ -119,20 +120,16 @@ export function FormPage({ formId, tab, sub }: { formId: string; tab: TabId; sub
 
   const trash = async () => {
     const ok = await confirm({
-      title: "Move to Trash?",
-      body: (
-        <p>
-          “{form.name}” stops taking responses and disappears from the API. You can restore it from the Trash.
-        </p>
-      ),
-      confirmLabel: "Move to Trash",
+      title: t("formPage.trashTitle"),
+      body: <p>{t("formPage.trashBody", { name: form.name })}</p>,
+      confirmLabel: t("formPage.trash"),
       danger: true,
     });
     if (!ok) return;
     try {
       await post(`/forms/${form.id}/trash`);
       setDirty(false);
-      notify(`“${form.name}” is in the Trash.`);
+      notify(t("formPage.trashed", { name: form.name }));
       navigate("/forms", { force: true });
     } catch (err) {
       notify((err as Error).message, "error");
@@ -151,69 +148,66 @@ export function FormPage({ formId, tab, sub }: { formId: string; tab: TabId; sub
   return (
     <div className="page form-page">
       <p className="crumbs">
-        <Link to="/forms">← All forms</Link>
+        <Link to="/forms">← {t("formPage.allForms")}</Link>
       </p>
       <div className="page-head">
         <div>
           <h1>{form.name}</h1>
           <p className="muted form-meta">
-            <StatusBadge status={form.status} /> <span>version {form.version}</span> ·{" "}
-            <span>
-              {form.responseCount} {form.responseCount === 1 ? "response" : "responses"}
-            </span>{" "}
-            · <span>changed {formatRelative(form.updatedAt)}</span>
-            {dirty && <span className="unsaved"> · unsaved changes</span>}
+            <StatusBadge status={form.status} /> <span>{t("formPage.version", { version: form.version })}</span> ·{" "}
+            <span>{t("trash.countResponses", { count: form.responseCount })}</span> · <span>{t("formPage.changed", { when: formatRelative(form.updatedAt) })}</span>
+            {dirty && <span className="unsaved"> · {t("formPage.unsaved")}</span>}
           </p>
         </div>
         <div className="actions">
           {form.status === "draft" && (
-            <button type="button" className="primary" onClick={() => act("publish", "Published: the form takes responses at its public link.")}>
-              Publish
+            <button type="button" className="primary" onClick={() => act("publish", t("formPage.published"))}>
+              {t("formPage.publish")}
             </button>
           )}
           {form.status === "published" && (
             <>
               <a className="button" href={publicUrl} target="_blank" rel="noreferrer">
-                Open public page
+                {t("formPage.openPublic")}
               </a>
-              <button type="button" onClick={() => act("close", "Closed: the form takes no more responses.")}>
-                Close
+              <button type="button" onClick={() => act("close", t("formPage.closed"))}>
+                {t("formPage.close")}
               </button>
             </>
           )}
           {form.status === "closed" && (
-            <button type="button" className="primary" onClick={() => act("reopen", "Reopened: the form takes responses again.")}>
-              Reopen
+            <button type="button" className="primary" onClick={() => act("reopen", t("formPage.reopened"))}>
+              {t("formPage.reopen")}
             </button>
           )}
           <button type="button" onClick={duplicate}>
-            Duplicate
+            {t("forms.duplicate")}
           </button>
           <button type="button" className="danger-outline" onClick={trash}>
-            Move to Trash
+            {t("formPage.trash")}
           </button>
         </div>
       </div>
       {form.status !== "draft" && (
         <p className="public-link">
-          Public link:{" "}
+          {t("formPage.publicLink")}{" "}
           <a href={publicUrl} target="_blank" rel="noreferrer">
             <code>{publicUrl}</code>
           </a>
         </p>
       )}
-      <nav className="tabs" aria-label="Form sections">
+      <nav className="tabs" aria-label={t("formPage.sections")}>
         <ul>
-          {tabs.map((t) => (
-            <li key={t.id}>
-              <Link to={`/forms/${form.id}/${t.id}`} aria-current={t.id === tab ? "page" : undefined}>
-                {t.label}
+          {tabs.map((item) => (
+            <li key={item.id}>
+              <Link to={`/forms/${form.id}/${item.id}`} aria-current={item.id === tab ? "page" : undefined}>
+                {t(item.labelKey)}
               </Link>
             </li>
           ))}
         </ul>
       </nav>
-      <section className="tab-panel" aria-label={tabs.find((t) => t.id === tab)?.label}>
+      <section className="tab-panel" aria-label={t(tabs.find((item) => item.id === tab)?.labelKey ?? "formTabs.edit")}>
         {tab === "edit" && <Editor form={form} draft={draft} onChange={changeDraft} onSave={save} saving={saving} dirty={dirty} problems={problems} />}
         {tab === "preview" && <PreviewTab form={form} dirty={dirty} />}
         {tab === "responses" && <ResponsesTab form={form} responseId={sub} />}
@@ -232,14 +226,14 @@ function PreviewTab({ form, dirty }: { form: Form; dirty: boolean }) {
     <div className="preview">
       <div className="preview-bar">
         <p className="muted">
-          This is the form as respondents see it{form.status === "draft" ? " once published" : ""}. Answers given here are not saved.
-          {dirty && <strong> Save to see your latest changes.</strong>}
+          {form.status === "draft" ? t("preview.introDraft") : t("preview.intro")}
+          {dirty && <strong> {t("preview.saveToSee")}</strong>}
         </p>
         <button type="button" onClick={() => setNonce((n) => n + 1)}>
-          Reload preview
+          {t("preview.reload")}
         </button>
       </div>
-      <iframe key={nonce} className="preview-frame" title={`Preview of ${form.name}`} src={`/app/api/forms/${form.id}/preview?at=${encodeURIComponent(form.updatedAt)}&n=${nonce}`} />
+      <iframe key={nonce} className="preview-frame" title={t("preview.frameTitle", { name: form.name })} src={`/app/api/forms/${form.id}/preview?at=${encodeURIComponent(form.updatedAt)}&n=${nonce}`} />
     </div>
   );
 }

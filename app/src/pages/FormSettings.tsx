@@ -9,9 +9,15 @@ import { useSession } from "../session.tsx";
 import { formatBytes } from "../lib/format.ts";
 import type { Form, FormStorage } from "../types.ts";
 import { LanguagesCard } from "./LanguagesCard.tsx";
+import { t } from "../i18n/messages.ts";
+import { tRich } from "../i18n/react.tsx";
+
+/** Addresses to show the fields of them (the same in every language). */
+const exampleRedirect = "https://example.com/thanks";
+const exampleEmail = "teammate@example.com";
 
 export function brandingRefusal(plan: string | undefined): string {
-  return `Hiding the branding needs a plan with the branding entitlement. This workspace is on the ${plan === "pro" ? "Pro" : "Free"} plan, which does not include it, so the form keeps showing “Made with formsvc”. Plans are changed by the operator of this installation (workspace:set-plan).`;
+  return t("settings.brandingRefusal", { plan: plan === "pro" ? "pro" : "free" });
 }
 
 /** Bytes as people read them: "0 bytes", "512 bytes", "1.5 KB", "12.3 MB", "1 GB" (1024-based). */
@@ -36,19 +42,22 @@ function StorageCard({ formId }: { formId: string }) {
   const held = storage.data;
   return (
     <section className="card" aria-labelledby={`${formId}-storage`}>
-      <h3 id={`${formId}-storage`}>Files</h3>
+      <h3 id={`${formId}-storage`}>{t("settings.files")}</h3>
       {storage.error && <InlineMessage kind="error">{storage.error}</InlineMessage>}
-      {!held && !storage.error && <p className="hint">Loading…</p>}
+      {!held && !storage.error && <p className="hint">{t("ui.loading")}…</p>}
       {held && (
         <>
           <p>
-            Responses hold <strong>{held.files === 1 ? "1 file" : `${held.files} files`}</strong>, <strong>{formatBytes(held.bytes)}</strong> of this form's{" "}
-            {formatBytes(held.quotaBytes)} of storage.
+            {tRich("settings.storage", {
+              files: <strong>{t("trash.countFiles", { count: held.files })}</strong>,
+              size: <strong>{formatBytes(held.bytes)}</strong>,
+              quota: formatBytes(held.quotaBytes),
+            })}
           </p>
-          <meter min={0} max={held.quotaBytes} value={held.bytes} aria-label="Storage used">
+          <meter min={0} max={held.quotaBytes} value={held.bytes} aria-label={t("settings.storageUsed")}>
             {Math.round((held.bytes / held.quotaBytes) * 100)}%
           </meter>
-          <p className="hint">Uploads not yet part of a response count towards the limit too; deleting a response deletes its files.</p>
+          <p className="hint">{t("settings.storageHint")}</p>
         </>
       )}
     </section>
@@ -86,7 +95,7 @@ export function SettingsTab({ form, onSaved }: { form: Form; onSaved(form: Form)
       onSaved(saved);
       setSettings(saved.settings);
       setMemberList(saved.settings.notifications.members.join("\n"));
-      notify("Settings saved.");
+      notify(t("settings.saved"));
     } catch (err) {
       if (err instanceof ApiError && err.status === 403) {
         setRefusal(brandingRefusal(workspace?.plan));
@@ -103,7 +112,7 @@ export function SettingsTab({ form, onSaved }: { form: Form; onSaved(form: Form)
     <div className="stack">
       <form className="stack settings" onSubmit={submit}>
         <fieldset className="card">
-          <legend>Branding</legend>
+          <legend>{t("settings.branding")}</legend>
           <label className="check">
             <input
               type="checkbox"
@@ -111,109 +120,111 @@ export function SettingsTab({ form, onSaved }: { form: Form; onSaved(form: Form)
               aria-describedby={`${id}-branding-hint`}
               onChange={(e) => setSettings({ ...settings, branding: e.target.checked })}
             />{" "}
-            Show “Made with formsvc” on the form
+            {t("settings.showBranding")}
           </label>
           <p className="hint" id={`${id}-branding-hint`}>
             {entitled
-              ? `This workspace's ${workspace?.plan === "pro" ? "Pro" : ""} plan lets you hide the branding.`
-              : `Hiding the branding needs the Pro plan; ${workspace ? `“${workspace.name}” is on the ${workspace.plan === "pro" ? "Pro" : "Free"} plan` : "this workspace's plan does not include it"}.`}
+              ? t("settings.brandingEntitled", { plan: workspace?.plan === "pro" ? "pro" : "other" })
+              : workspace
+                ? t("settings.brandingNeedsProOf", { workspace: workspace.name, plan: workspace.plan === "pro" ? "pro" : "free" })
+                : t("settings.brandingNeedsPro")}
           </p>
           {refusal && (
             <InlineMessage kind="error">
-              <strong>Branding was not changed.</strong> {refusal}
+              <strong>{t("settings.brandingUnchanged")}</strong> {refusal}
             </InlineMessage>
           )}
         </fieldset>
         <fieldset className="card">
-          <legend>After submitting</legend>
+          <legend>{t("settings.after")}</legend>
           <div className="field">
-            <label htmlFor={`${id}-submit`}>Submit button label</label>
+            <label htmlFor={`${id}-submit`}>{t("settings.submitLabel")}</label>
             <input id={`${id}-submit`} value={settings.submitLabel} maxLength={60} required onChange={(e) => setSettings({ ...settings, submitLabel: e.target.value })} />
           </div>
           <div className="field">
-            <label htmlFor={`${id}-redirect`}>Redirect to URL</label>
+            <label htmlFor={`${id}-redirect`}>{t("settings.redirect")}</label>
             <input
               id={`${id}-redirect`}
               type="url"
               value={settings.redirectUrl ?? ""}
-              placeholder="https://example.com/thanks"
+              placeholder={exampleRedirect}
               aria-describedby={`${id}-redirect-hint`}
               onChange={(e) => setSettings({ ...settings, redirectUrl: e.target.value })}
             />
             <p className="hint" id={`${id}-redirect-hint`}>
-              Empty shows the thank-you screen.
+              {t("settings.redirectHint")}
             </p>
           </div>
         </fieldset>
         <fieldset className="card">
-          <legend>While answering</legend>
+          <legend>{t("settings.while")}</legend>
           <label className="check">
-            <input type="checkbox" checked={settings.showProgressBar} onChange={(e) => setSettings({ ...settings, showProgressBar: e.target.checked })} /> Show a progress bar on
-            forms with several pages
+            <input type="checkbox" checked={settings.showProgressBar} onChange={(e) => setSettings({ ...settings, showProgressBar: e.target.checked })} />{" "}
+            {t("settings.progressBar")}
           </label>
           <label className="check">
-            <input type="checkbox" checked={settings.saveProgress} onChange={(e) => setSettings({ ...settings, saveProgress: e.target.checked })} /> Save answers as a partial response
-            between pages
+            <input type="checkbox" checked={settings.saveProgress} onChange={(e) => setSettings({ ...settings, saveProgress: e.target.checked })} />{" "}
+            {t("settings.saveProgress")}
           </label>
         </fieldset>
         <fieldset className="card">
-          <legend>Email for each completed response</legend>
+          <legend>{t("settings.email")}</legend>
           <label className="check">
             <input
               type="checkbox"
               checked={settings.notifications.owner}
               onChange={(e) => setSettings({ ...settings, notifications: { ...settings.notifications, owner: e.target.checked } })}
             />{" "}
-            Email the workspace's owner
+            {t("settings.emailOwner")}
           </label>
           <div className="field">
-            <label htmlFor={`${id}-members`}>Also email these members</label>
+            <label htmlFor={`${id}-members`}>{t("settings.emailMembers")}</label>
             <textarea
               id={`${id}-members`}
               rows={2}
               value={memberList}
-              placeholder="teammate@example.com"
+              placeholder={exampleEmail}
               aria-describedby={`${id}-members-hint`}
               onChange={(e) => setMemberList(e.target.value)}
             />
             <p className="hint" id={`${id}-members-hint`}>
-              One address a line, each the account email of a member of this workspace (up to 20); other addresses get nothing.
+              {t("settings.emailMembersHint")}
             </p>
           </div>
           <div className="field">
-            <label htmlFor={`${id}-receipt`}>Send respondents a copy of their answers</label>
+            <label htmlFor={`${id}-receipt`}>{t("settings.receipt")}</label>
             <select
               id={`${id}-receipt`}
               value={settings.notifications.receiptQuestionId ?? ""}
               aria-describedby={`${id}-receipt-hint`}
               onChange={(e) => setSettings({ ...settings, notifications: { ...settings.notifications, receiptQuestionId: e.target.value || null } })}
             >
-              <option value="">No copy</option>
+              <option value="">{t("settings.noCopy")}</option>
               {emailQuestions.map((b) => (
                 <option key={b.id} value={b.id}>
-                  To the answer of “{"question" in b ? b.question : b.id}”
+                  {t("settings.toAnswerOf", { question: ("question" in b ? b.question : undefined) ?? b.id ?? "" })}
                 </option>
               ))}
             </select>
             <p className="hint" id={`${id}-receipt-hint`}>
-              {emailQuestions.length === 0 ? "Add an Email question to the form to send respondents a copy." : "Sent to the address the respondent gives in that Email question."}
+              {emailQuestions.length === 0 ? t("settings.receiptNeedsEmail") : t("settings.receiptHint")}
             </p>
           </div>
         </fieldset>
         <fieldset className="card">
-          <legend>Closing and spam</legend>
+          <legend>{t("settings.closing")}</legend>
           <div className="field">
-            <label htmlFor={`${id}-closes`}>Close the form at</label>
+            <label htmlFor={`${id}-closes`}>{t("settings.closesAt")}</label>
             <input
               id={`${id}-closes`}
               type="datetime-local"
               value={localDateTimeInput(settings.closesAt)}
               onChange={(e) => setSettings({ ...settings, closesAt: e.target.value ? new Date(e.target.value).toISOString() : null })}
             />
-            <p className="hint">In your time zone. Leave empty to keep the form open.</p>
+            <p className="hint">{t("settings.closesAtHint")}</p>
           </div>
           <div className="field">
-            <label htmlFor={`${id}-limit`}>Close after this many responses</label>
+            <label htmlFor={`${id}-limit`}>{t("settings.limit")}</label>
             <input
               id={`${id}-limit`}
               type="number"
@@ -222,11 +233,11 @@ export function SettingsTab({ form, onSaved }: { form: Form; onSaved(form: Form)
               value={settings.responseLimit ?? ""}
               onChange={(e) => setSettings({ ...settings, responseLimit: countOrNull(e.target.value) })}
             />
-            <p className="hint">Completed responses; deleting one makes room again. Leave empty for no limit.</p>
+            <p className="hint">{t("settings.limitHint")}</p>
           </div>
           <label className="check">
-            <input type="checkbox" checked={settings.honeypot} onChange={(e) => setSettings({ ...settings, honeypot: e.target.checked })} /> Catch bots with a
-            hidden field (a submission that fills it is not stored)
+            <input type="checkbox" checked={settings.honeypot} onChange={(e) => setSettings({ ...settings, honeypot: e.target.checked })} />{" "}
+            {t("settings.honeypot")}
           </label>
           <label className="check">
             <input
@@ -234,11 +245,11 @@ export function SettingsTab({ form, onSaved }: { form: Form; onSaved(form: Form)
               checked={settings.proofOfWork !== null}
               onChange={(e) => setSettings({ ...settings, proofOfWork: e.target.checked ? { workFactor: 5000 } : null })}
             />{" "}
-            Ask respondents' browsers to solve a proof-of-work check before sending (no third party, nothing to click)
+            {t("settings.proofOfWork")}
           </label>
           {settings.proofOfWork && (
             <div className="field">
-              <label htmlFor={`${id}-work`}>Work factor</label>
+              <label htmlFor={`${id}-work`}>{t("settings.workFactor")}</label>
               <input
                 id={`${id}-work`}
                 type="number"
@@ -248,11 +259,11 @@ export function SettingsTab({ form, onSaved }: { form: Form; onSaved(form: Form)
                 value={settings.proofOfWork.workFactor}
                 onChange={(e) => setSettings({ ...settings, proofOfWork: { workFactor: Number(e.target.value) } })}
               />
-              <p className="hint">About 5000 takes a phone a second; higher costs bots (and people) more.</p>
+              <p className="hint">{t("settings.workFactorHint")}</p>
             </div>
           )}
           <div className="field">
-            <label htmlFor={`${id}-rate`}>Responses a minute at most</label>
+            <label htmlFor={`${id}-rate`}>{t("settings.rate")}</label>
             <input
               id={`${id}-rate`}
               type="number"
@@ -261,13 +272,13 @@ export function SettingsTab({ form, onSaved }: { form: Form; onSaved(form: Form)
               value={settings.submissionsPerMinute ?? ""}
               onChange={(e) => setSettings({ ...settings, submissionsPerMinute: countOrNull(e.target.value) })}
             />
-            <p className="hint">From everyone together; more are asked to wait. Leave empty for no limit of the form's own.</p>
+            <p className="hint">{t("settings.rateHint")}</p>
           </div>
         </fieldset>
         <fieldset className="card">
-          <legend>Keeping responses</legend>
+          <legend>{t("settings.keeping")}</legend>
           <div className="field">
-            <label htmlFor={`${id}-retention`}>Delete responses after this many days</label>
+            <label htmlFor={`${id}-retention`}>{t("settings.retention")}</label>
             <input
               id={`${id}-retention`}
               type="number"
@@ -279,15 +290,14 @@ export function SettingsTab({ form, onSaved }: { form: Form; onSaved(form: Form)
               onChange={(e) => setSettings({ ...settings, deleteResponsesAfterDays: countOrNull(e.target.value) })}
             />
             <p className="hint" id={`${id}-retention-hint`}>
-              A completed response is deleted with its files this many days after it was submitted, a partial one this many days after its last save (checked every few
-              minutes; up to {maxRetentionDays} days). Leave empty to keep responses until you delete them.
+              {t("settings.retentionHint", { max: maxRetentionDays })}
             </p>
           </div>
         </fieldset>
         <fieldset className="card">
-          <legend>When closed</legend>
+          <legend>{t("settings.whenClosed")}</legend>
           <div className="field">
-            <label htmlFor={`${id}-closed`}>Closed message</label>
+            <label htmlFor={`${id}-closed`}>{t("settings.closedMessage")}</label>
             <textarea id={`${id}-closed`} rows={2} maxLength={1000} value={settings.closedMessage} onChange={(e) => setSettings({ ...settings, closedMessage: e.target.value })} />
           </div>
         </fieldset>
@@ -295,7 +305,7 @@ export function SettingsTab({ form, onSaved }: { form: Form; onSaved(form: Form)
         {error && <InlineMessage kind="error">{error}</InlineMessage>}
         <div className="actions">
           <button type="submit" className="primary" disabled={busy}>
-            {busy ? "Saving…" : "Save settings"}
+            {busy ? t("editor.saving") : t("settings.save")}
           </button>
         </div>
       </form>

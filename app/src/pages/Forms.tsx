@@ -4,11 +4,13 @@ import { useState } from "react";
 import { del, get, post } from "../api.ts";
 import { Dialog } from "../components/dialog.tsx";
 import { EmptyState, ErrorState, InlineMessage, Loading, StatusBadge, useLoad, useNotify } from "../components/ui.tsx";
-import { formatBytes, formatDateTime, formatRelative } from "../lib/format.ts";
+import { formatBytes, formatDateTime, formatNumber, formatRelative } from "../lib/format.ts";
 import { formTemplates, type FormTemplate } from "../lib/templates.ts";
 import { Link, useRouter } from "../router.tsx";
 import { useSession } from "../session.tsx";
 import type { Form, FormHoldings, Items } from "../types.ts";
+import { t } from "../i18n/messages.ts";
+import { tRich } from "../i18n/react.tsx";
 
 /**
  * Makes a draft copy of the form's saved version ("<name> (copy)") and says so, or says why not; answers
@@ -17,7 +19,7 @@ import type { Form, FormHoldings, Items } from "../types.ts";
 export async function duplicateForm(form: Form, notify: ReturnType<typeof useNotify>): Promise<Form | undefined> {
   try {
     const copy = await post<Form>(`/forms/${form.id}/duplicate`);
-    notify(`“${copy.name}” is created as a draft.`);
+    notify(t("forms.duplicated", { name: copy.name }));
     return copy;
   } catch (err) {
     notify((err as Error).message, "error");
@@ -41,10 +43,10 @@ export function FormsPage() {
     try {
       const form = await post<Form>(
         "/forms",
-        template ? { workspaceId: workspace.id, name: template.name, document: template.document } : { workspaceId: workspace.id, name: "Untitled form" },
+        template ? { workspaceId: workspace.id, name: template.name, document: template.document } : { workspaceId: workspace.id, name: t("forms.untitled") },
       );
       setChoosing(false);
-      notify(template ? `Form created from the ${template.name} template. Change what you like, then publish.` : "Form created. Add questions, then save.");
+      notify(template ? t("forms.createdFromTemplate", { template: template.name }) : t("forms.created"));
       navigate(`/forms/${form.id}/edit`);
     } catch (err) {
       notify((err as Error).message, "error");
@@ -54,7 +56,7 @@ export function FormsPage() {
   };
   const newButton = (
     <button type="button" className="primary" onClick={() => setChoosing(true)} disabled={creating || !workspace}>
-      New form
+      {t("forms.new")}
     </button>
   );
   const duplicate = async (form: Form) => {
@@ -64,18 +66,19 @@ export function FormsPage() {
     <div className="page">
       <div className="page-head">
         <div>
-          <h1>Forms</h1>
-          {workspace && <p className="muted">in {workspace.name}</p>}
+          <h1>{t("nav.forms")}</h1>
+          {workspace && <p className="muted">{t("forms.inWorkspace", { workspace: workspace.name })}</p>}
         </div>
         {newButton}
       </div>
       {choosing && (
-        <Dialog title="New form" onClose={() => setChoosing(false)} wide>
-          <p className="muted">Start from a blank form or a template; you can change everything afterwards.</p>
+        <Dialog title={t("forms.new")} onClose={() => setChoosing(false)} wide>
+          <p className="muted">{t("forms.newIntro")}</p>
           <ul className="template-list" aria-busy={creating}>
             <li>
               <button type="button" onClick={() => create()} disabled={creating}>
-                Blank form<span>No questions yet.</span>
+                {t("forms.blank")}
+                <span>{t("forms.blankSummary")}</span>
               </button>
             </li>
             {formTemplates.map((template) => (
@@ -89,34 +92,34 @@ export function FormsPage() {
           </ul>
           <div className="actions">
             <button type="button" onClick={() => setChoosing(false)}>
-              Cancel
+              {t("ui.cancel")}
             </button>
           </div>
         </Dialog>
       )}
       {!workspace || (forms.loading && !forms.data) ? (
-        <Loading what="Loading forms" />
+        <Loading what={t("forms.loading")} />
       ) : forms.error ? (
         <ErrorState message={forms.error} onRetry={forms.reload} />
       ) : forms.data!.items.length === 0 ? (
-        <EmptyState title="No forms yet">
-          <p>Create a form, add questions, and publish it to get a public link.</p>
+        <EmptyState title={t("forms.empty")}>
+          <p>{t("forms.emptyText")}</p>
           {newButton}
         </EmptyState>
       ) : (
         <div className="table-wrap">
           <table className="table">
-            <caption className="sr-only">Forms of {workspace?.name}</caption>
+            <caption className="sr-only">{t("forms.caption", { workspace: workspace?.name ?? "" })}</caption>
             <thead>
               <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
+                <th scope="col">{t("forms.colName")}</th>
+                <th scope="col">{t("forms.colStatus")}</th>
                 <th scope="col" className="num">
-                  Responses
+                  {t("forms.colResponses")}
                 </th>
-                <th scope="col">Last change</th>
+                <th scope="col">{t("forms.colChanged")}</th>
                 <th scope="col">
-                  <span className="sr-only">Actions</span>
+                  <span className="sr-only">{t("forms.colActions")}</span>
                 </th>
               </tr>
             </thead>
@@ -130,8 +133,8 @@ export function FormsPage() {
                     <StatusBadge status={form.status} />
                   </td>
                   <td className="num">
-                    <Link to={`/forms/${form.id}/responses`} aria-label={`${form.responseCount} responses to ${form.name}`}>
-                      {form.responseCount}
+                    <Link to={`/forms/${form.id}/responses`} aria-label={t("forms.responsesTo", { count: form.responseCount, name: form.name })}>
+                      {formatNumber(form.responseCount)}
                     </Link>
                   </td>
                   <td>
@@ -140,8 +143,8 @@ export function FormsPage() {
                     </time>
                   </td>
                   <td className="actions-cell">
-                    <button type="button" onClick={() => duplicate(form)} aria-label={`Duplicate ${form.name}`}>
-                      Duplicate
+                    <button type="button" onClick={() => duplicate(form)} aria-label={t("forms.duplicateNamed", { name: form.name })}>
+                      {t("forms.duplicate")}
                     </button>
                   </td>
                 </tr>
@@ -165,7 +168,7 @@ export function TrashPage() {
   const restore = async (form: Form) => {
     try {
       await post(`/forms/${form.id}/restore`);
-      notify(`“${form.name}” is restored.`);
+      notify(t("trash.restored", { name: form.name }));
       trash.reload();
     } catch (err) {
       notify((err as Error).message, "error");
@@ -175,17 +178,17 @@ export function TrashPage() {
     <div className="page">
       <div className="page-head">
         <div>
-          <h1>Trash</h1>
-          <p className="muted">Forms in the Trash take no responses and are hidden from the API until restored.</p>
+          <h1>{t("nav.trash")}</h1>
+          <p className="muted">{t("trash.intro")}</p>
         </div>
       </div>
       {!workspace || (trash.loading && !trash.data) ? (
-        <Loading what="Loading the Trash" />
+        <Loading what={t("trash.loading")} />
       ) : trash.error ? (
         <ErrorState message={trash.error} onRetry={trash.reload} />
       ) : trash.data!.items.length === 0 ? (
-        <EmptyState title="The Trash is empty">
-          <p>Forms you move to the Trash show up here, and can be restored.</p>
+        <EmptyState title={t("trash.empty")}>
+          <p>{t("trash.emptyText")}</p>
         </EmptyState>
       ) : (
         <div className="table-wrap">
@@ -195,23 +198,23 @@ export function TrashPage() {
               onClose={() => setPurging(undefined)}
               onPurged={(deleted) => {
                 setPurging(undefined);
-                notify(`“${purging.name}” is deleted for good, with ${countsText(deleted)}.`);
+                notify(t("trash.purged", { name: purging.name, counts: countsText(deleted) }));
                 trash.reload();
               }}
             />
           )}
           <table className="table">
-            <caption className="sr-only">Forms in the Trash</caption>
+            <caption className="sr-only">{t("trash.caption")}</caption>
             <thead>
               <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status before</th>
+                <th scope="col">{t("forms.colName")}</th>
+                <th scope="col">{t("trash.colStatusBefore")}</th>
                 <th scope="col" className="num">
-                  Responses
+                  {t("forms.colResponses")}
                 </th>
-                <th scope="col">Moved to the Trash</th>
+                <th scope="col">{t("trash.colMoved")}</th>
                 <th scope="col">
-                  <span className="sr-only">Actions</span>
+                  <span className="sr-only">{t("forms.colActions")}</span>
                 </th>
               </tr>
             </thead>
@@ -222,14 +225,14 @@ export function TrashPage() {
                   <td>
                     <StatusBadge status={form.status} />
                   </td>
-                  <td className="num">{form.responseCount}</td>
+                  <td className="num">{formatNumber(form.responseCount)}</td>
                   <td>{formatDateTime(form.trashedAt)}</td>
                   <td className="actions-cell">
-                    <button type="button" onClick={() => restore(form)} aria-label={`Restore ${form.name}`}>
-                      Restore
+                    <button type="button" onClick={() => restore(form)} aria-label={t("trash.restoreNamed", { name: form.name })}>
+                      {t("trash.restore")}
                     </button>
-                    <button type="button" className="danger-outline" onClick={() => setPurging(form)} aria-label={`Delete ${form.name} forever`}>
-                      Delete forever
+                    <button type="button" className="danger-outline" onClick={() => setPurging(form)} aria-label={t("trash.purgeNamed", { name: form.name })}>
+                      {t("trash.purge")}
                     </button>
                   </td>
                 </tr>
@@ -242,15 +245,12 @@ export function TrashPage() {
   );
 }
 
-const integer = new Intl.NumberFormat("en-US");
-const counted = (n: number, one: string, many: string) => `${integer.format(n)} ${n === 1 ? one : many}`;
-
 /** "1,204 responses, 3 partial responses and 37 files": what a purge deletes (partial ones only when there are some). */
 function countsText(holdings: FormHoldings): string {
-  const parts = [counted(holdings.responses, "response", "responses")];
-  if (holdings.partials > 0) parts.push(counted(holdings.partials, "partial response", "partial responses"));
-  parts.push(counted(holdings.files, "file", "files"));
-  return `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}`;
+  const parts = [t("trash.countResponses", { count: holdings.responses })];
+  if (holdings.partials > 0) parts.push(t("trash.countPartials", { count: holdings.partials }));
+  parts.push(t("trash.countFiles", { count: holdings.files }));
+  return t("list.and", { items: parts.slice(0, -1).join(", "), last: parts.at(-1)! });
 }
 
 /** Delete forever: what goes (counted by the server), and the form's name typed to confirm. */
@@ -271,11 +271,11 @@ function PurgeDialog({ form, onClose, onPurged }: { form: Form; onClose(): void;
   };
   const matches = typed === form.name;
   return (
-    <Dialog title={`Delete “${form.name}” forever?`} onClose={onClose}>
+    <Dialog title={t("trash.purgeTitle", { name: form.name })} onClose={onClose}>
       {preview.error ? (
         <ErrorState message={preview.error} onRetry={preview.reload} />
       ) : !preview.data ? (
-        <Loading what="Counting what goes with it" />
+        <Loading what={t("trash.counting")} />
       ) : (
         <form
           onSubmit={(e) => {
@@ -283,22 +283,20 @@ function PurgeDialog({ form, onClose, onPurged }: { form: Form; onClose(): void;
             if (matches && !busy) void purge();
           }}
         >
-          <p className="purge-counts">Delete forever: {countsText(preview.data)}.</p>
+          <p className="purge-counts">{t("trash.purgeCounts", { counts: countsText(preview.data) })}</p>
           <p>
-            {preview.data.files > 0 ? `The files (${formatBytes(preview.data.bytes)}) are removed from storage. ` : ""}This cannot be undone: the
-            form, its responses and its files cannot be restored.
+            {preview.data.files > 0 ? `${t("trash.filesRemoved", { size: formatBytes(preview.data.bytes) })} ` : ""}
+            {t("trash.cannotUndo")}
           </p>
-          <label htmlFor="purge-name">
-            Type <strong>{form.name}</strong> to confirm
-          </label>
+          <label htmlFor="purge-name">{tRich("trash.typeToConfirm", { name: <strong>{form.name}</strong> })}</label>
           <input id="purge-name" autoComplete="off" spellCheck={false} value={typed} onChange={(e) => setTyped(e.target.value)} autoFocus />
           {error && <InlineMessage kind="error">{error}</InlineMessage>}
           <div className="actions">
             <button type="button" onClick={onClose}>
-              Cancel
+              {t("ui.cancel")}
             </button>
             <button type="submit" className="danger" disabled={!matches || busy}>
-              {busy ? "Deleting…" : "Delete forever"}
+              {busy ? t("trash.deleting") : t("trash.purge")}
             </button>
           </div>
         </form>

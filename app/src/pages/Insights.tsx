@@ -4,8 +4,10 @@
 import { useId, useState } from "react";
 import { get } from "../api.ts";
 import { ErrorState, Loading, useLoad } from "../components/ui.tsx";
+import { formatNumber } from "../lib/format.ts";
 import type { Form, FormInsights } from "../types.ts";
 import { Bars, Columns, summaryQuery } from "./Summary.tsx";
+import { t } from "../i18n/messages.ts";
 
 const percent = (part: number, whole: number) => (whole ? `${Math.round((part / whole) * 100)}%` : "—");
 
@@ -29,19 +31,19 @@ export function InsightsView({ form }: { form: Form }) {
     <div className="summary">
       <div className="toolbar">
         <div className="field field-inline">
-          <label htmlFor={ids.since}>From</label>
+          <label htmlFor={ids.since}>{t("summary.from")}</label>
           <input id={ids.since} type="date" value={since} max={until || undefined} onChange={(e) => setSince(e.target.value)} />
         </div>
         <div className="field field-inline">
-          <label htmlFor={ids.until}>To</label>
+          <label htmlFor={ids.until}>{t("summary.to")}</label>
           <input id={ids.until} type="date" value={until} min={since || undefined} onChange={(e) => setUntil(e.target.value)} />
         </div>
         <button type="button" className="button" onClick={insights.reload}>
-          Refresh
+          {t("responses.refresh")}
         </button>
       </div>
       {insights.loading && !insights.data ? (
-        <Loading what="Counting visits" />
+        <Loading what={t("insights.loading")} />
       ) : insights.error && !insights.data ? (
         <ErrorState message={insights.error} onRetry={insights.reload} />
       ) : (
@@ -54,42 +56,42 @@ export function InsightsView({ form }: { form: Form }) {
 function InsightsCharts({ insights: i }: { insights: FormInsights }) {
   const ids = { funnel: useId(), dropOffs: useId(), days: useId() };
   const funnel = [
-    { value: "views", label: "Views", count: i.views },
-    { value: "starts", label: "Starts", count: i.starts },
-    { value: "completions", label: "Completions", count: i.completions },
+    { value: "views", label: t("insights.views"), count: i.views },
+    { value: "starts", label: t("insights.starts"), count: i.starts },
+    { value: "completions", label: t("insights.completions"), count: i.completions },
   ];
   const asked = i.questions.filter((q) => q.shown > 0);
   return (
     <>
       <section className="card summary-card" aria-labelledby={ids.funnel}>
-        <h3 id={ids.funnel}>Funnel</h3>
-        <Bars counts={funnel} total={i.views} label="Funnel" />
+        <h3 id={ids.funnel}>{t("insights.funnel")}</h3>
+        <Bars counts={funnel} total={i.views} label={t("insights.funnel")} />
         <dl className="summary-stats">
           <div>
-            <dt>Visitors</dt>
-            <dd>{i.visitors}</dd>
+            <dt>{t("insights.visitors")}</dt>
+            <dd>{formatNumber(i.visitors)}</dd>
           </div>
           <div>
-            <dt>Started of views</dt>
+            <dt>{t("insights.startedOfViews")}</dt>
             <dd>{percent(i.starts, i.views)}</dd>
           </div>
           <div>
-            <dt>Completed of starts</dt>
+            <dt>{t("insights.completedOfStarts")}</dt>
             <dd>{i.completionRate === null ? "—" : `${Math.round(i.completionRate * 100)}%`}</dd>
           </div>
           <div>
-            <dt>Median time to complete</dt>
+            <dt>{t("insights.median")}</dt>
             <dd>{formatDuration(i.medianSecondsToComplete)}</dd>
           </div>
         </dl>
-        <p className="muted">Counted without cookies or stored addresses; robots and prefetches are left out.</p>
+        <p className="muted">{t("insights.privacy")}</p>
       </section>
       <section className="card summary-card" aria-labelledby={ids.dropOffs}>
-        <h3 id={ids.dropOffs}>Drop-off per question</h3>
+        <h3 id={ids.dropOffs}>{t("insights.dropOff")}</h3>
         {asked.length === 0 ? (
-          <p className="muted">No respondent has started in this range.</p>
+          <p className="muted">{t("insights.noStarts")}</p>
         ) : (
-          <ul className="summary-bars" aria-label="Drop-off per question">
+          <ul className="summary-bars" aria-label={t("insights.dropOff")}>
             {asked.map((q) => (
               <li key={q.key} data-question={q.key}>
                 <span className="summary-bar-label">{q.label}</span>
@@ -97,7 +99,7 @@ function InsightsCharts({ insights: i }: { insights: FormInsights }) {
                   <span className="summary-bar summary-bar-drop" style={{ width: percent(q.dropOffs, q.shown) }} />
                 </span>
                 <span className="summary-bar-count">
-                  {q.dropOffs} left of {q.shown} shown <span className="muted">({percent(q.dropOffs, q.shown)})</span>
+                  {t("insights.leftOf", { left: q.dropOffs, shown: q.shown })} <span className="muted">({percent(q.dropOffs, q.shown)})</span>
                 </span>
               </li>
             ))}
@@ -105,15 +107,15 @@ function InsightsCharts({ insights: i }: { insights: FormInsights }) {
         )}
       </section>
       <section className="card summary-card" aria-labelledby={ids.days}>
-        <h3 id={ids.days}>By day</h3>
+        <h3 id={ids.days}>{t("insights.byDay")}</h3>
         {i.days.length === 0 ? (
-          <p className="muted">Nobody has opened the form in this range.</p>
+          <p className="muted">{t("insights.noViews")}</p>
         ) : (
           <>
-            <p className="muted">Views</p>
-            <Columns counts={i.days.map((d) => ({ value: d.date, label: d.date, count: d.views }))} label="Views by day" />
-            <p className="muted">Completions</p>
-            <Columns counts={i.days.map((d) => ({ value: d.date, label: d.date, count: d.completions }))} label="Completions by day" />
+            <p className="muted">{t("insights.views")}</p>
+            <Columns counts={i.days.map((d) => ({ value: d.date, label: d.date, count: d.views }))} label={t("insights.viewsByDay")} />
+            <p className="muted">{t("insights.completions")}</p>
+            <Columns counts={i.days.map((d) => ({ value: d.date, label: d.date, count: d.completions }))} label={t("insights.completionsByDay")} />
           </>
         )}
       </section>

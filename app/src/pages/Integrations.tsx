@@ -5,6 +5,8 @@ import { del, get, patch, post } from "../api.ts";
 import { EmptyState, ErrorState, InlineMessage, Loading, useConfirm, useLoad, useNotify } from "../components/ui.tsx";
 import { formatDateTime } from "../lib/format.ts";
 import type { Attempt, Delivery, Form, Page, Webhook } from "../types.ts";
+import { t, type MessageKey } from "../i18n/messages.ts";
+import { tRich } from "../i18n/react.tsx";
 
 interface HeaderRow {
   name: string;
@@ -12,20 +14,23 @@ interface HeaderRow {
 }
 
 /** The events a webhook can receive, in the order the API lists them, with what each means. */
-export const eventTypeChoices: { type: string; label: string }[] = [
-  { type: "FORM_RESPONSE", label: "A response is completed" },
-  { type: "FORM_RESPONSE_PARTIAL", label: "A respondent reaches another page (partial response)" },
-  { type: "FORM_PUBLISHED", label: "The form is published" },
-  { type: "FORM_CLOSED", label: "The form is closed" },
-  { type: "FORM_DELETED", label: "The form is moved to the Trash" },
+export const eventTypeChoices: { type: string; labelKey: MessageKey }[] = [
+  { type: "FORM_RESPONSE", labelKey: "webhooks.event.response" },
+  { type: "FORM_RESPONSE_PARTIAL", labelKey: "webhooks.event.partial" },
+  { type: "FORM_PUBLISHED", labelKey: "webhooks.event.published" },
+  { type: "FORM_CLOSED", labelKey: "webhooks.event.closed" },
+  { type: "FORM_DELETED", labelKey: "webhooks.event.deleted" },
 ];
 
 /** What a webhook can send: the JSON event, or a chat message for a Slack or Discord incoming-webhook URL. */
-export const formatChoices: { format: Webhook["format"]; label: string }[] = [
-  { format: "standard", label: "JSON event" },
-  { format: "slack", label: "Slack message" },
-  { format: "discord", label: "Discord message" },
+export const formatChoices: { format: Webhook["format"]; labelKey: MessageKey }[] = [
+  { format: "standard", labelKey: "webhooks.format.standard" },
+  { format: "slack", labelKey: "webhooks.format.slack" },
+  { format: "discord", labelKey: "webhooks.format.discord" },
 ];
+
+/** An address to show the field of one (the same in every language). */
+const exampleEndpoint = "https://example.com/hooks/forms";
 
 /** The headers object of the editor's rows; rows without a name are left out. */
 export function headersOf(rows: HeaderRow[]): Record<string, string> {
@@ -52,7 +57,7 @@ function WebhookForm({ initial, onSubmit, onCancel, submitLabel }: { initial?: W
     setError(undefined);
     try {
       if (eventTypes.length === 0) {
-        setError("Choose at least one event.");
+        setError(t("webhooks.chooseEvent"));
         return;
       }
       await onSubmit({ url: url.trim(), secret: secret || undefined, headers: headersOf(rows), eventTypes, format, enabled });
@@ -65,24 +70,24 @@ function WebhookForm({ initial, onSubmit, onCancel, submitLabel }: { initial?: W
   return (
     <form className="card stack webhook-form" onSubmit={submit}>
       <div className="field">
-        <label htmlFor={`${id}-url`}>Endpoint URL</label>
-        <input id={`${id}-url`} type="url" required value={url} placeholder="https://example.com/hooks/forms" onChange={(e) => setUrl(e.target.value)} />
+        <label htmlFor={`${id}-url`}>{t("webhooks.url")}</label>
+        <input id={`${id}-url`} type="url" required value={url} placeholder={exampleEndpoint} onChange={(e) => setUrl(e.target.value)} />
       </div>
       <div className="field">
-        <label htmlFor={`${id}-format`}>Sends</label>
+        <label htmlFor={`${id}-format`}>{t("webhooks.sends")}</label>
         <select id={`${id}-format`} value={format} aria-describedby={`${id}-format-hint`} onChange={(e) => setFormat(e.target.value as Webhook["format"])}>
           {formatChoices.map((choice) => (
             <option key={choice.format} value={choice.format}>
-              {choice.label}
+              {t(choice.labelKey)}
             </option>
           ))}
         </select>
         <p className="hint" id={`${id}-format-hint`}>
-          For Slack or Discord, paste the channel's incoming-webhook URL: each event arrives as a message with the answers and a link to the response here.
+          {t("webhooks.formatHint")}
         </p>
       </div>
       <div className="field">
-        <label htmlFor={`${id}-secret`}>Signing secret</label>
+        <label htmlFor={`${id}-secret`}>{t("webhooks.secret")}</label>
         <div className="row">
           <input
             id={`${id}-secret`}
@@ -93,71 +98,69 @@ function WebhookForm({ initial, onSubmit, onCancel, submitLabel }: { initial?: W
             onChange={(e) => setSecret(e.target.value)}
           />
           <button type="button" onClick={() => setShowSecret((s) => !s)} aria-pressed={showSecret}>
-            {showSecret ? "Hide" : "Show"}
+            {showSecret ? t("webhooks.hide") : t("webhooks.show")}
           </button>
         </div>
         <p className="hint" id={`${id}-secret-hint`}>
-          {initial
-            ? `Now ${initial.secret || "none"}. Leave empty to keep it; type a new one to replace it.`
-            : "Optional: one starting whsec_ is made when you leave it empty, and shown once."}{" "}
-          Each request carries <code>X-Service-Signature</code> (base64 of HMAC-SHA256 of the raw body with this secret) and the Standard Webhooks{" "}
-          <code>webhook-signature</code>.
+          {initial ? t("webhooks.secretNow", { secret: initial.secret || t("webhooks.none") }) : t("webhooks.secretNew")}{" "}
+          {tRich("webhooks.signatureHint", { header: <code>X-Service-Signature</code>, standard: <code>webhook-signature</code> })}
         </p>
       </div>
       <fieldset className="headers">
-        <legend>Headers</legend>
-        {rows.length === 0 && <p className="muted">No extra headers.</p>}
+        <legend>{t("webhooks.headers")}</legend>
+        {rows.length === 0 && <p className="muted">{t("webhooks.noHeaders")}</p>}
         {rows.map((row, i) => (
           <div key={i} className="option-row">
             <label className="sr-only" htmlFor={`${id}-h${i}-name`}>
-              Header {i + 1} name
+              {t("webhooks.headerName", { number: i + 1 })}
             </label>
-            <input id={`${id}-h${i}-name`} placeholder="Name" value={row.name} onChange={(e) => setRows(rows.map((r, j) => (j === i ? { ...r, name: e.target.value } : r)))} />
+            <input id={`${id}-h${i}-name`} placeholder={t("forms.colName")} value={row.name} onChange={(e) => setRows(rows.map((r, j) => (j === i ? { ...r, name: e.target.value } : r)))} />
             <label className="sr-only" htmlFor={`${id}-h${i}-value`}>
-              Header {i + 1} value
+              {t("webhooks.headerValue", { number: i + 1 })}
             </label>
-            <input id={`${id}-h${i}-value`} placeholder="Value" value={row.value} onChange={(e) => setRows(rows.map((r, j) => (j === i ? { ...r, value: e.target.value } : r)))} />
-            <button type="button" onClick={() => setRows(rows.filter((_, j) => j !== i))} aria-label={`Remove header ${i + 1}`}>
-              Remove
+            <input id={`${id}-h${i}-value`} placeholder={t("webhooks.value")} value={row.value} onChange={(e) => setRows(rows.map((r, j) => (j === i ? { ...r, value: e.target.value } : r)))} />
+            <button type="button" onClick={() => setRows(rows.filter((_, j) => j !== i))} aria-label={t("webhooks.removeHeader", { number: i + 1 })}>
+              {t("editor.remove")}
             </button>
           </div>
         ))}
         <button type="button" onClick={() => setRows([...rows, { name: "", value: "" }])}>
-          Add header
+          {t("webhooks.addHeader")}
         </button>
       </fieldset>
       <fieldset className="event-types">
-        <legend>Events</legend>
-        {eventTypeChoices.map(({ type, label }) => (
+        <legend>{t("webhooks.events")}</legend>
+        {eventTypeChoices.map(({ type, labelKey }) => (
           <label key={type} className="check">
             <input
               type="checkbox"
               checked={eventTypes.includes(type)}
-              onChange={(e) => setEventTypes(e.target.checked ? eventTypeChoices.map((c) => c.type).filter((t) => t === type || eventTypes.includes(t)) : eventTypes.filter((t) => t !== type))}
+              onChange={(e) => setEventTypes(e.target.checked ? eventTypeChoices.map((c) => c.type).filter((other) => other === type || eventTypes.includes(other)) : eventTypes.filter((other) => other !== type))}
             />{" "}
-            {label} <code>{type}</code>
+            {t(labelKey)} <code>{type}</code>
           </label>
         ))}
       </fieldset>
       <label className="check">
-        <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} /> Enabled
+        <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} /> {t("webhooks.enabled")}
       </label>
       {error && <InlineMessage kind="error">{error}</InlineMessage>}
       <div className="actions">
         {onCancel && (
           <button type="button" onClick={onCancel}>
-            Cancel
+            {t("ui.cancel")}
           </button>
         )}
         <button type="submit" className="primary" disabled={busy}>
-          {busy ? "Saving…" : submitLabel}
+          {busy ? t("editor.saving") : submitLabel}
         </button>
       </div>
     </form>
   );
 }
 
-const statusText: Record<Delivery["status"], string> = { pending: "Pending", retrying: "Retrying", succeeded: "Succeeded", failed: "Failed" };
+/** A delivery's status in the language spoken. */
+const statusText = (status: Delivery["status"]) => t("webhooks.status", { status });
 
 /** The delivery's attempts, read again whenever its count in the deliveries list moves (Resend, Refresh). */
 function Attempts({ webhookId, deliveryId, count }: { webhookId: string; deliveryId: string; count: number }) {
@@ -169,21 +172,22 @@ function Attempts({ webhookId, deliveryId, count }: { webhookId: string; deliver
     attempts.reload();
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [count]);
-  if (attempts.loading && !attempts.data) return <Loading what="Loading attempts" />;
+  if (attempts.loading && !attempts.data) return <Loading what={t("webhooks.loadingAttempts")} />;
   if (attempts.error) return <ErrorState message={attempts.error} onRetry={attempts.reload} />;
-  if (attempts.data!.items.length === 0) return <p className="muted">Not attempted yet.</p>;
+  if (attempts.data!.items.length === 0) return <p className="muted">{t("webhooks.notAttempted")}</p>;
   return (
     <ol className="attempts">
       {attempts.data!.items.map((a) => (
         <li key={a.id} className="attempt">
           <p>
-            <strong>Attempt {a.number}</strong> · {formatDateTime(a.createdAt)} · {a.statusCode ? `HTTP ${a.statusCode}` : "no answer"} · {a.durationMs} ms
-            {a.manual && " · sent by hand"}
+            <strong>{t("webhooks.attempt", { number: a.number })}</strong> · {formatDateTime(a.createdAt)} · {a.statusCode ? t("webhooks.http", { code: a.statusCode }) : t("webhooks.noAnswer")} ·{" "}
+            {t("webhooks.duration", { ms: a.durationMs })}
+            {a.manual && ` · ${t("webhooks.byHand")}`}
           </p>
-          {a.error && <p className="error-text">Error: {a.error}</p>}
+          {a.error && <p className="error-text">{t("webhooks.error", { error: a.error })}</p>}
           {a.responseBody && (
             <details>
-              <summary>Receiver&rsquo;s answer</summary>
+              <summary>{t("webhooks.receiverAnswer")}</summary>
               <pre>{a.responseBody}</pre>
             </details>
           )}
@@ -202,7 +206,7 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
     setBusy(d.id);
     try {
       const after = await post<Delivery>(`/webhooks/${webhook.id}/deliveries/${d.id}/retry`);
-      notify(after.status === "succeeded" ? "Sent again: the receiver accepted it." : `Sent again: ${after.lastError ?? statusText[after.status]}.`, after.status === "succeeded" ? "success" : "error");
+      notify(after.status === "succeeded" ? t("webhooks.resent") : t("webhooks.resentFailed", { reason: after.lastError ?? statusText(after.status) }), after.status === "succeeded" ? "success" : "error");
       deliveries.reload();
     } catch (err) {
       notify((err as Error).message, "error");
@@ -214,7 +218,7 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
     setBusy("test");
     try {
       const d = await post<Delivery>(`/webhooks/${webhook.id}/test`);
-      notify(d.status === "succeeded" ? "Test event delivered." : `Test event failed: ${d.lastError ?? statusText[d.status]}.`, d.status === "succeeded" ? "success" : "error");
+      notify(d.status === "succeeded" ? t("webhooks.testDelivered") : t("webhooks.testFailed", { reason: d.lastError ?? statusText(d.status) }), d.status === "succeeded" ? "success" : "error");
       deliveries.reload();
     } catch (err) {
       notify((err as Error).message, "error");
@@ -223,37 +227,37 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
     }
   };
   return (
-    <section className="deliveries" aria-label={`Deliveries to ${webhook.url}`}>
+    <section className="deliveries" aria-label={t("webhooks.deliveriesTo", { url: webhook.url })}>
       <div className="toolbar">
-        <h4>Deliveries</h4>
+        <h4>{t("webhooks.deliveries")}</h4>
         <button type="button" onClick={() => deliveries.reload()}>
-          Refresh deliveries
+          {t("webhooks.refresh")}
         </button>
-        <button type="button" onClick={test} disabled={busy === "test" || !webhook.enabled} title={webhook.enabled ? undefined : "Enable the webhook first"}>
-          {busy === "test" ? "Sending…" : "Send test event"}
+        <button type="button" onClick={test} disabled={busy === "test" || !webhook.enabled} title={webhook.enabled ? undefined : t("webhooks.enableFirst")}>
+          {busy === "test" ? t("auth.sending") : t("webhooks.sendTest")}
         </button>
       </div>
       {deliveries.loading && !deliveries.data ? (
-        <Loading what="Loading deliveries" />
+        <Loading what={t("webhooks.loadingDeliveries")} />
       ) : deliveries.error ? (
         <ErrorState message={deliveries.error} onRetry={deliveries.reload} />
       ) : deliveries.data!.items.length === 0 ? (
-        <p className="muted">No deliveries yet. Each completed response is sent here; try Send test event.</p>
+        <p className="muted">{t("webhooks.noDeliveries")}</p>
       ) : (
         <div className="table-wrap">
           <table className="table deliveries-table">
-            <caption className="sr-only">Deliveries to {webhook.url}</caption>
+            <caption className="sr-only">{t("webhooks.deliveriesTo", { url: webhook.url })}</caption>
             <thead>
               <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
+                <th scope="col">{t("admin.created")}</th>
+                <th scope="col">{t("webhooks.event")}</th>
+                <th scope="col">{t("forms.colStatus")}</th>
                 <th scope="col" className="num">
-                  Attempts
+                  {t("webhooks.attempts")}
                 </th>
-                <th scope="col">Last error</th>
+                <th scope="col">{t("webhooks.lastError")}</th>
                 <th scope="col">
-                  <span className="sr-only">Actions</span>
+                  <span className="sr-only">{t("forms.colActions")}</span>
                 </th>
               </tr>
             </thead>
@@ -262,21 +266,21 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
                 <Fragment key={d.id}>
                   <tr data-delivery-id={d.id}>
                     <td>{formatDateTime(d.createdAt)}</td>
-                    <td>{d.trigger === "test" ? `Test event (${d.eventType})` : d.eventType}</td>
+                    <td>{d.trigger === "test" ? t("webhooks.testEvent", { type: d.eventType }) : d.eventType}</td>
                     <td>
-                      <span className={`badge badge-delivery-${d.status}`}>{statusText[d.status]}</span>
-                      {d.lastStatusCode ? <span className="muted"> HTTP {d.lastStatusCode}</span> : null}
-                      {d.nextAttemptAt && <span className="muted"> · next try {formatDateTime(d.nextAttemptAt)}</span>}
+                      <span className={`badge badge-delivery-${d.status}`}>{statusText(d.status)}</span>
+                      {d.lastStatusCode ? <span className="muted"> {t("webhooks.http", { code: d.lastStatusCode })}</span> : null}
+                      {d.nextAttemptAt && <span className="muted"> · {t("webhooks.nextTry", { when: formatDateTime(d.nextAttemptAt) })}</span>}
                     </td>
                     <td className="num">{d.attempts}</td>
                     {/* A failed attempt's error is history once a later one succeeded: the attempts keep it. */}
                     <td className="error-cell">{d.status !== "succeeded" && d.lastError ? d.lastError : <span className="muted">—</span>}</td>
                     <td className="actions-cell">
                       <button type="button" aria-expanded={open === d.id} onClick={() => setOpen(open === d.id ? undefined : d.id)}>
-                        {open === d.id ? "Hide attempts" : "Attempts"}
+                        {open === d.id ? t("webhooks.hideAttempts") : t("webhooks.attempts")}
                       </button>
                       <button type="button" onClick={() => resend(d)} disabled={busy === d.id || !webhook.enabled}>
-                        {busy === d.id ? "Sending…" : "Resend"}
+                        {busy === d.id ? t("auth.sending") : t("webhooks.resend")}
                       </button>
                     </td>
                   </tr>
@@ -284,11 +288,11 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
                     <tr className="attempts-row">
                       <td colSpan={6}>
                         <p className="muted">
-                          Event id <code>{d.eventId}</code>
+                          {t("webhooks.eventId")} <code>{d.eventId}</code>
                           {d.submissionId && (
                             <>
                               {" "}
-                              · response <code>{d.submissionId}</code>
+                              · {t("webhooks.response")} <code>{d.submissionId}</code>
                             </>
                           )}
                         </p>
@@ -317,19 +321,15 @@ export function IntegrationsTab({ form }: { form: Form }) {
 
   const remove = async (hook: Webhook) => {
     const ok = await confirm({
-      title: "Delete this webhook?",
-      body: (
-        <p>
-          Responses stop being sent to <code>{hook.url}</code>, and its delivery log is no longer shown.
-        </p>
-      ),
-      confirmLabel: "Delete webhook",
+      title: t("webhooks.deleteTitle"),
+      body: <p>{tRich("webhooks.deleteBody", { url: <code>{hook.url}</code> })}</p>,
+      confirmLabel: t("webhooks.delete"),
       danger: true,
     });
     if (!ok) return;
     try {
       await del(`/webhooks/${hook.id}`);
-      notify("Webhook deleted.");
+      notify(t("webhooks.deleted"));
       hooks.reload();
     } catch (err) {
       notify((err as Error).message, "error");
@@ -340,24 +340,24 @@ export function IntegrationsTab({ form }: { form: Form }) {
     <div className="integrations">
       <div className="page-head">
         <div>
-          <h2>Webhooks</h2>
-          <p className="muted">The events each enabled webhook chooses (by default every completed response) are POSTed to it as JSON, retried when the receiver fails.</p>
+          <h2>{t("webhooks.title")}</h2>
+          <p className="muted">{t("webhooks.intro")}</p>
         </div>
         {!adding && (
           <button type="button" className="primary" onClick={() => setAdding(true)}>
-            Add webhook
+            {t("webhooks.add")}
           </button>
         )}
       </div>
       {adding && (
         <WebhookForm
-          submitLabel="Add webhook"
+          submitLabel={t("webhooks.add")}
           onCancel={() => setAdding(false)}
           onSubmit={async (body) => {
             const created = await post<Webhook>(`/forms/${form.id}/webhooks`, body);
             setAdding(false);
             setNewSecret(created.secret ?? undefined);
-            notify("Webhook added.");
+            notify(t("webhooks.added"));
             hooks.reload();
           }}
         />
@@ -365,22 +365,22 @@ export function IntegrationsTab({ form }: { form: Form }) {
       {newSecret && (
         <InlineMessage kind="info">
           <p>
-            <strong>Signing secret, shown only this once:</strong> <code className="webhook-secret">{newSecret}</code>
+            <strong>{t("webhooks.secretOnce")}</strong> <code className="webhook-secret">{newSecret}</code>
           </p>
-          <p>Keep it with your receiver to verify each request; from now on it shows masked.</p>
+          <p>{t("webhooks.secretKeep")}</p>
           <button type="button" onClick={() => setNewSecret(undefined)}>
-            Done
+            {t("keys.done")}
           </button>
         </InlineMessage>
       )}
       {hooks.loading && !hooks.data ? (
-        <Loading what="Loading webhooks" />
+        <Loading what={t("webhooks.loading")} />
       ) : hooks.error ? (
         <ErrorState message={hooks.error} onRetry={hooks.reload} />
       ) : hooks.data!.items.length === 0 ? (
         !adding && (
-          <EmptyState title="No webhooks yet">
-            <p>Add a webhook to send each completed response to your own server, Zapier, Make or n8n.</p>
+          <EmptyState title={t("webhooks.empty")}>
+            <p>{t("webhooks.emptyText")}</p>
           </EmptyState>
         )
       ) : (
@@ -393,36 +393,36 @@ export function IntegrationsTab({ form }: { form: Form }) {
                     <code>{hook.url}</code>
                   </h3>
                   <p className="muted">
-                    {hook.enabled ? <span className="badge badge-published">Enabled</span> : <span className="badge badge-closed">Disabled</span>} ·{" "}
-                    {hook.secret ? "signed" : "not signed"} · {Object.keys(hook.headers).length} extra {Object.keys(hook.headers).length === 1 ? "header" : "headers"} ·{" "}
+                    {hook.enabled ? <span className="badge badge-published">{t("webhooks.enabled")}</span> : <span className="badge badge-closed">{t("webhooks.disabled")}</span>} ·{" "}
+                    {hook.secret ? t("webhooks.signed") : t("webhooks.notSigned")} · {t("webhooks.extraHeaders", { count: Object.keys(hook.headers).length })} ·{" "}
                     {(hook.eventTypes ?? []).join(", ")}
-                    {hook.format !== "standard" && <> · {formatChoices.find((c) => c.format === hook.format)?.label}</>}
-                    {hook.subscriber && <> · subscribed by {hook.subscriber}</>}
+                    {hook.format !== "standard" && <> · {t(formatChoices.find((c) => c.format === hook.format)?.labelKey ?? "webhooks.format.standard")}</>}
+                    {hook.subscriber && <> · {t("webhooks.subscribedBy", { subscriber: hook.subscriber })}</>}
                   </p>
                   {!hook.enabled && hook.disabledReason && (
                     <p className="muted webhook-disabled-reason">
-                      Disabled {hook.disabledAt ? formatDateTime(hook.disabledAt) : ""}: {hook.disabledReason}. Edit it and tick Enabled to send again.
+                      {t("webhooks.disabledBecause", { when: hook.disabledAt ? formatDateTime(hook.disabledAt) : "", reason: hook.disabledReason })}
                     </p>
                   )}
                 </div>
                 <div className="actions">
                   <button type="button" onClick={() => setEditing(editing === hook.id ? undefined : hook.id)} aria-expanded={editing === hook.id}>
-                    Edit
+                    {t("webhooks.edit")}
                   </button>
                   <button type="button" className="danger-outline" onClick={() => remove(hook)}>
-                    Delete
+                    {t("editor.delete")}
                   </button>
                 </div>
               </div>
               {editing === hook.id && (
                 <WebhookForm
                   initial={hook}
-                  submitLabel="Save webhook"
+                  submitLabel={t("webhooks.save")}
                   onCancel={() => setEditing(undefined)}
                   onSubmit={async (body) => {
                     await patch(`/webhooks/${hook.id}`, body);
                     setEditing(undefined);
-                    notify("Webhook saved.");
+                    notify(t("webhooks.saved"));
                     hooks.reload();
                   }}
                 />

@@ -3,6 +3,8 @@
 // to publish until each is whole.
 import { ownerTexts, missingTranslations } from "@formsvc/form-document/translations";
 import type { FormDocument, FormSettings } from "../types.ts";
+import { t } from "../i18n/messages.ts";
+import { tRich } from "../i18n/react.tsx";
 
 /** The shape a BCP 47 tag takes (form-document's languageTagPattern, whose module brings zod, which the app leaves out). */
 const languageTagPattern = "[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*";
@@ -12,9 +14,9 @@ export function LanguagesCard({ id, document, settings, onLanguage }: { id: stri
   const missing = new Map(missingTranslations(document, settings).map((m) => [m.language, m.missing]));
   return (
     <fieldset className="card">
-      <legend>Languages</legend>
+      <legend>{t("languages.title")}</legend>
       <div className="field">
-        <label htmlFor={`${id}-language`}>Language of the form</label>
+        <label htmlFor={`${id}-language`}>{t("languages.formLanguage")}</label>
         <input
           id={`${id}-language`}
           value={settings.language}
@@ -25,17 +27,17 @@ export function LanguagesCard({ id, document, settings, onLanguage }: { id: stri
           onChange={(e) => onLanguage(e.target.value)}
         />
         <p className="hint" id={`${id}-language-hint`}>
-          A language tag such as en, de or pt-BR: the form's texts are in it, and its page's buttons and messages too.
+          {t("languages.hint")}
         </p>
       </div>
       {settings.languages.length > 0 && (
-        <ul className="translations" aria-label="Translations">
+        <ul className="translations" aria-label={t("languages.translations")}>
           {settings.languages.map(({ language }) => {
             const gaps = missing.get(language) ?? [];
             return (
               <li key={language}>
-                <strong>{language}</strong>: {total - gaps.length} of {total} texts translated
-                {gaps.length > 0 && <>; missing {gaps.map((g) => `${g.path} (“${g.text}”)`).join(", ")}. The form cannot be published until it is complete.</>}
+                {tRich("languages.progress", { language: <strong>{language}</strong>, done: total - gaps.length, total })}
+                {gaps.length > 0 && t("languages.missing", { missing: gaps.map((g) => `${g.path} (“${g.text}”)`).join(", ") })}
               </li>
             );
           })}

@@ -6,6 +6,7 @@ import { useEffect, useMemo, useRef, useState } from "react";
 import { postForHtml } from "../api.ts";
 import type { Draft } from "../lib/document.ts";
 import { documentToSave } from "../lib/keys.ts";
+import { t } from "../i18n/messages.ts";
 
 /** The widths (CSS px) the page is laid out at: a small laptop's window and a common phone's. */
 const previewWidths = { desktop: 1024, phone: 390 } as const;
@@ -71,30 +72,30 @@ export function LivePreview({ formId, draft }: { formId: string; draft: Draft })
   const scale = stageSize.width > 0 ? Math.min(1, stageSize.width / width) : 1;
 
   return (
-    <section className="live-preview" aria-label="Live preview" data-state={state.kind}>
+    <section className="live-preview" aria-label={t("livePreview.label")} data-state={state.kind}>
       <div className="live-preview-bar">
-        <h2>Preview</h2>
-        <div className="segmented" role="group" aria-label="Preview width">
+        <h2>{t("formTabs.preview")}</h2>
+        <div className="segmented" role="group" aria-label={t("livePreview.width")}>
           {(Object.keys(previewWidths) as Device[]).map((d) => (
             <button key={d} type="button" className={d === device ? "selected" : undefined} aria-pressed={d === device} onClick={() => setDevice(d)}>
-              {d === "desktop" ? "Desktop" : "Phone"}
+              {d === "desktop" ? t("livePreview.desktop") : t("livePreview.phone")}
             </button>
           ))}
         </div>
       </div>
       <p className={state.kind === "waiting" ? "live-preview-status error-text" : "live-preview-status muted"} role="status">
         {state.kind === "waiting"
-          ? `The preview waits for a form it can show: ${state.reason}`
+          ? t("livePreview.waiting", { reason: state.reason })
           : state.kind === "loading"
-            ? "Loading the preview…"
-            : `Your unsaved changes as respondents will see them (${width} px wide); answers given here are not kept.`}
+            ? t("livePreview.loading")
+            : t("livePreview.ready", { width })}
       </p>
       <div className="live-preview-stage" ref={stage}>
         {html !== undefined && (
           <iframe
             ref={frame}
             className="live-preview-frame"
-            title="Live preview of the form"
+            title={t("livePreview.frameTitle")}
             srcDoc={html}
             width={width}
             style={{ height: stageSize.height / scale || undefined, transform: scale < 1 ? `scale(${scale})` : undefined }}

@@ -7,19 +7,26 @@ import { documentPages, operatorsFor, valuelessOperators, type LogicAction, type
 import { logicProblems } from "@formsvc/form-document/logic-check";
 import { takesNumber } from "@formsvc/form-document/block-types";
 import { blockSummary, isChoiceType, isInputType, removeItem, replaceItem, type Draft, type EditableBlock } from "../lib/document.ts";
+import { t, type MessageKey } from "../i18n/messages.ts";
 
-const operatorLabels: Record<LogicOperator, string> = {
-  EQUALS: "is",
-  NOT_EQUALS: "is not",
-  CONTAINS: "contains",
-  IS_ANSWERED: "is answered",
-  IS_NOT_ANSWERED: "is not answered",
-  GREATER_THAN: "is greater than (later than)",
-  LESS_THAN: "is less than (earlier than)",
-  ANY_OF: "is any of",
+const operatorLabels: Record<LogicOperator, MessageKey> = {
+  EQUALS: "logic.op.equals",
+  NOT_EQUALS: "logic.op.notEquals",
+  CONTAINS: "logic.op.contains",
+  IS_ANSWERED: "logic.op.answered",
+  IS_NOT_ANSWERED: "logic.op.notAnswered",
+  GREATER_THAN: "logic.op.greater",
+  LESS_THAN: "logic.op.less",
+  ANY_OF: "logic.op.anyOf",
 };
 
-const actionLabels: Record<LogicAction["action"], string> = { SHOW: "Show", HIDE: "Hide", REQUIRE: "Require", JUMP: "Jump to page", SET: "Set calculated field" };
+const actionLabels: Record<LogicAction["action"], MessageKey> = {
+  SHOW: "logic.action.show",
+  HIDE: "logic.action.hide",
+  REQUIRE: "logic.action.require",
+  JUMP: "logic.action.jump",
+  SET: "logic.action.set",
+};
 
 /** The value a condition starts with for `operator` on `block`: its first option, 1, or empty text. */
 function defaultValue(block: EditableBlock | undefined, operator: LogicOperator): LogicCondition["value"] {
@@ -64,12 +71,9 @@ export function LogicEditor({ draft, onChange }: { draft: Draft; onChange(d: Dra
 
   return (
     <fieldset className="card logic-editor">
-      <legend>Logic</legend>
-      <p className="hint">
-        Show, hide or require blocks, jump to a later page, or set a calculated field to a value (in place of its formula's), by the answers so far. A block a Show rule names stays hidden until the rule holds; a question hidden by a rule is
-        not required, and its answer is stored as skipped. Rules act forwards: on blocks after the questions they ask about.
-      </p>
-      {rules.length === 0 && <p className="muted">No rules.</p>}
+      <legend>{t("logic.title")}</legend>
+      <p className="hint">{t("logic.hint")}</p>
+      {rules.length === 0 && <p className="muted">{t("logic.noRules")}</p>}
       <ol className="plain-list logic-rules">
         {rules.map((rule, i) => {
           const where = `${id}-${i}`;
@@ -77,8 +81,8 @@ export function LogicEditor({ draft, onChange }: { draft: Draft; onChange(d: Dra
           const setConditions = (conditions: LogicCondition[]) => setRule(i, { ...rule, when: { ...rule.when, conditions } });
           const setActions = (then: LogicAction[]) => setRule(i, { ...rule, then });
           return (
-            <li key={i} className="logic-rule" data-rule-index={i} aria-label={`Rule ${i + 1}`}>
-              <h3 className="logic-rule-title">Rule {i + 1}</h3>
+            <li key={i} className="logic-rule" data-rule-index={i} aria-label={t("logic.rule", { rule: i + 1 })}>
+              <h3 className="logic-rule-title">{t("logic.rule", { rule: i + 1 })}</h3>
               {rule.when.conditions.map((c, j) => {
                 const block = draft.blocks.find((b) => b.id === c.question);
                 const operators = operatorsFor(block?.type ?? "");
@@ -87,41 +91,41 @@ export function LogicEditor({ draft, onChange }: { draft: Draft; onChange(d: Dra
                 return (
                   <div key={j} className="option-row logic-row">
                     {j === 0 ? (
-                      <span className="logic-word">When</span>
+                      <span className="logic-word">{t("logic.when")}</span>
                     ) : (
-                      <select aria-label={`Rule ${i + 1}: all or any condition`} value={rule.when.match ?? "all"} onChange={(e) => setRule(i, { ...rule, when: { ...rule.when, match: e.target.value as "all" | "any" } })}>
-                        <option value="all">and</option>
-                        <option value="any">or</option>
+                      <select aria-label={t("logic.match", { rule: i + 1 })} value={rule.when.match ?? "all"} onChange={(e) => setRule(i, { ...rule, when: { ...rule.when, match: e.target.value as "all" | "any" } })}>
+                        <option value="all">{t("logic.and")}</option>
+                        <option value="any">{t("logic.or")}</option>
                       </select>
                     )}
-                    <label className="sr-only" htmlFor={`${cid}-question`}>{`Rule ${i + 1} condition ${j + 1} question`}</label>
+                    <label className="sr-only" htmlFor={`${cid}-question`}>{t("logic.conditionQuestion", { rule: i + 1, condition: j + 1 })}</label>
                     <select id={`${cid}-question`} value={c.question} onChange={(e) => setCondition(condition(draft.blocks.find((b) => b.id === e.target.value)))}>
-                      {!block && <option value={c.question}>(a removed question)</option>}
+                      {!block && <option value={c.question}>({t("logic.removedQuestion")})</option>}
                       {questions.map((q) => (
                         <option key={q.id} value={q.id}>
                           {blockSummary(q)}
                         </option>
                       ))}
                     </select>
-                    <label className="sr-only" htmlFor={`${cid}-operator`}>{`Rule ${i + 1} condition ${j + 1} operator`}</label>
+                    <label className="sr-only" htmlFor={`${cid}-operator`}>{t("logic.conditionOperator", { rule: i + 1, condition: j + 1 })}</label>
                     <select id={`${cid}-operator`} value={c.operator} onChange={(e) => setCondition(condition(block, e.target.value as LogicOperator))}>
                       {operators.map((op) => (
                         <option key={op} value={op}>
-                          {operatorLabels[op]}
+                          {t(operatorLabels[op])}
                         </option>
                       ))}
                     </select>
-                    <ConditionValue id={`${cid}-value`} label={`Rule ${i + 1} condition ${j + 1} value`} block={block} condition={c} onChange={setCondition} />
+                    <ConditionValue id={`${cid}-value`} label={t("logic.conditionValue", { rule: i + 1, condition: j + 1 })} block={block} condition={c} onChange={setCondition} />
                     {rule.when.conditions.length > 1 && (
-                      <button type="button" onClick={() => setConditions(removeItem(rule.when.conditions, j))} aria-label={`Remove condition ${j + 1} of rule ${i + 1}`}>
-                        Remove
+                      <button type="button" onClick={() => setConditions(removeItem(rule.when.conditions, j))} aria-label={t("logic.removeCondition", { rule: i + 1, condition: j + 1 })}>
+                        {t("editor.remove")}
                       </button>
                     )}
                   </div>
                 );
               })}
               <button type="button" onClick={() => setConditions([...rule.when.conditions, condition(questions[0])])}>
-                Add condition
+                {t("logic.addCondition")}
               </button>
               {rule.then.map((action, k) => {
                 const aid = `${where}-a${k}`;
@@ -129,8 +133,8 @@ export function LogicEditor({ draft, onChange }: { draft: Draft; onChange(d: Dra
                 const targets = action.action === "REQUIRE" ? questions : blocks;
                 return (
                   <div key={k} className="option-row logic-row">
-                    <span className="logic-word">{k === 0 ? "then" : "and"}</span>
-                    <label className="sr-only" htmlFor={`${aid}-action`}>{`Rule ${i + 1} action ${k + 1}`}</label>
+                    <span className="logic-word">{k === 0 ? t("logic.then") : t("logic.and")}</span>
+                    <label className="sr-only" htmlFor={`${aid}-action`}>{t("logic.actionLabel", { rule: i + 1, action: k + 1 })}</label>
                     <select
                       id={`${aid}-action`}
                       value={action.action}
@@ -146,31 +150,31 @@ export function LogicEditor({ draft, onChange }: { draft: Draft; onChange(d: Dra
                         .filter((a) => a !== "SET" || calculated.length > 0 || action.action === "SET")
                         .map((a) => (
                           <option key={a} value={a}>
-                            {actionLabels[a]}
+                            {t(actionLabels[a])}
                           </option>
                         ))}
                     </select>
-                    <label className="sr-only" htmlFor={`${aid}-target`}>{`Rule ${i + 1} action ${k + 1} target`}</label>
+                    <label className="sr-only" htmlFor={`${aid}-target`}>{t("logic.actionTarget", { rule: i + 1, action: k + 1 })}</label>
                     {action.action === "JUMP" ? (
                       <select id={`${aid}-target`} value={action.page} onChange={(e) => setAction({ action: "JUMP", page: Number(e.target.value) })}>
                         {pages.map((page, p) => (
                           <option key={p} value={p + 1}>
-                            {`Page ${p + 1}${page[0] ? `: ${blockSummary(page[0] as EditableBlock)}` : ""}`}
+                            {page[0] ? t("logic.pageWith", { page: p + 1, first: blockSummary(page[0] as EditableBlock) }) : t("logic.page", { page: p + 1 })}
                           </option>
                         ))}
                       </select>
                     ) : action.action === "SET" ? (
                       <>
                         <select id={`${aid}-target`} value={action.field} onChange={(e) => setAction(setOf(e.target.value))}>
-                          {!calculated.some((f) => f.name === action.field) && <option value={action.field}>(choose a calculated field)</option>}
+                          {!calculated.some((f) => f.name === action.field) && <option value={action.field}>({t("logic.chooseField")})</option>}
                           {calculated.map((f) => (
                             <option key={f.name} value={f.name}>
                               {f.name}
                             </option>
                           ))}
                         </select>
-                        <span className="logic-word">to</span>
-                        <label className="sr-only" htmlFor={`${aid}-value`}>{`Rule ${i + 1} action ${k + 1} value`}</label>
+                        <span className="logic-word">{t("logic.to")}</span>
+                        <label className="sr-only" htmlFor={`${aid}-value`}>{t("logic.actionValue", { rule: i + 1, action: k + 1 })}</label>
                         {typeof action.value === "number" ? (
                           <input
                             id={`${aid}-value`}
@@ -185,7 +189,7 @@ export function LogicEditor({ draft, onChange }: { draft: Draft; onChange(d: Dra
                       </>
                     ) : (
                       <select id={`${aid}-target`} value={action.block} onChange={(e) => setAction({ action: action.action, block: e.target.value })}>
-                        {!targets.some((b) => b.id === action.block) && <option value={action.block}>(choose a block)</option>}
+                        {!targets.some((b) => b.id === action.block) && <option value={action.block}>({t("logic.chooseBlock")})</option>}
                         {targets.map((b) => (
                           <option key={b.id} value={b.id}>
                             {blockSummary(b)}
@@ -194,8 +198,8 @@ export function LogicEditor({ draft, onChange }: { draft: Draft; onChange(d: Dra
                       </select>
                     )}
                     {rule.then.length > 1 && (
-                      <button type="button" onClick={() => setActions(removeItem(rule.then, k))} aria-label={`Remove action ${k + 1} of rule ${i + 1}`}>
-                        Remove
+                      <button type="button" onClick={() => setActions(removeItem(rule.then, k))} aria-label={t("logic.removeAction", { rule: i + 1, action: k + 1 })}>
+                        {t("editor.remove")}
                       </button>
                     )}
                   </div>
@@ -203,10 +207,10 @@ export function LogicEditor({ draft, onChange }: { draft: Draft; onChange(d: Dra
               })}
               <div className="option-row logic-rule-actions">
                 <button type="button" onClick={() => setActions([...rule.then, { action: "SHOW", block: lastBlock }])}>
-                  Add action
+                  {t("logic.addAction")}
                 </button>
-                <button type="button" onClick={() => setRules(removeItem(rules, i))} aria-label={`Remove rule ${i + 1}`}>
-                  Remove rule
+                <button type="button" onClick={() => setRules(removeItem(rules, i))} aria-label={t("logic.removeRuleNamed", { rule: i + 1 })}>
+                  {t("logic.removeRule")}
                 </button>
               </div>
               {ruleProblems.length > 0 && (
@@ -221,7 +225,7 @@ export function LogicEditor({ draft, onChange }: { draft: Draft; onChange(d: Dra
         })}
       </ol>
       <button type="button" onClick={addRule} disabled={questions.length === 0}>
-        Add rule
+        {t("logic.addRule")}
       </button>
     </fieldset>
   );

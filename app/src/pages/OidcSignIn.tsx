@@ -3,6 +3,7 @@
 // the provider is the only way in (OIDC_ONLY).
 import { InlineMessage } from "../components/ui.tsx";
 import { useSession } from "../session.tsx";
+import { t } from "../i18n/messages.ts";
 
 /** "Sign in with <provider>", when one is configured. */
 export function OidcSignInButton() {
@@ -10,7 +11,7 @@ export function OidcSignInButton() {
   if (!signIn.oidc) return null;
   return (
     <a className="button oidc-sign-in" href="/app/api/auth/oidc/start">
-      Sign in with {signIn.oidc.name}
+      {t("oidc.signInWith", { provider: signIn.oidc.name })}
     </a>
   );
 }
@@ -20,11 +21,8 @@ export function OidcOnlySignIn({ signingUp }: { signingUp?: boolean }) {
   const { signIn, signedOutReason } = useSession();
   return (
     <div className="stack">
-      {signedOutReason && <InlineMessage kind="info">You were signed out: {signedOutReason}</InlineMessage>}
-      <p>
-        {signingUp ? "Accounts here are made by signing in" : "Sign in"} with your {signIn.oidc?.name} account
-        {signingUp ? ": your first sign-in makes yours." : "."}
-      </p>
+      {signedOutReason && <InlineMessage kind="info">{t("auth.signedOutReason", { reason: signedOutReason })}</InlineMessage>}
+      <p>{signingUp ? t("oidc.signUpOnly", { provider: signIn.oidc?.name ?? "" }) : t("oidc.signInOnly", { provider: signIn.oidc?.name ?? "" })}</p>
       <OidcSignInButton />
     </div>
   );

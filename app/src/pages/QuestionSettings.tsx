@@ -4,6 +4,8 @@
 // type with settings of its own adds them here.
 import { useId } from "react";
 import { moveItem, newId, removeItem, replaceItem, type EditableBlock } from "../lib/document.ts";
+import { t } from "../i18n/messages.ts";
+import { tRich } from "../i18n/react.tsx";
 
 export function QuestionSettings({ block, blockIndex, onChange }: { block: EditableBlock; blockIndex: number; onChange(b: EditableBlock): void }) {
   const id = useId();
@@ -12,30 +14,30 @@ export function QuestionSettings({ block, blockIndex, onChange }: { block: Edita
     case "NUMBER":
       return (
         <div className="grid-2">
-          <NumberField label="Smallest answer" value={block.min} onChange={(min) => set({ min })} />
-          <NumberField label="Largest answer" value={block.max} onChange={(max) => set({ max })} />
+          <NumberField label={t("question.smallest")} value={block.min} onChange={(min) => set({ min })} />
+          <NumberField label={t("question.largest")} value={block.max} onChange={(max) => set({ max })} />
         </div>
       );
     case "MULTI_SELECT":
       return (
         <div className="grid-2">
-          <NumberField label="Fewest choices" value={block.min} onChange={(min) => set({ min })} />
-          <NumberField label="Most choices" value={block.max} onChange={(max) => set({ max })} />
+          <NumberField label={t("question.fewest")} value={block.min} onChange={(min) => set({ min })} />
+          <NumberField label={t("question.most")} value={block.max} onChange={(max) => set({ max })} />
         </div>
       );
     case "RATING":
-      return <StepsField id={`${id}-max`} label="Steps" from={2} value={block.max ?? 5} onChange={(max) => set({ max })} />;
+      return <StepsField id={`${id}-max`} label={t("question.steps")} from={2} value={block.max ?? 5} onChange={(max) => set({ max })} />;
     case "LINEAR_SCALE":
       return (
         <div className="grid-2">
-          <StepsField id={`${id}-min`} label="Lowest step" from={0} to={1} value={block.min ?? 1} onChange={(min) => set({ min })} />
-          <StepsField id={`${id}-max`} label="Highest step" from={2} value={block.max ?? 5} onChange={(max) => set({ max })} />
+          <StepsField id={`${id}-min`} label={t("question.lowest")} from={0} to={1} value={block.min ?? 1} onChange={(min) => set({ min })} />
+          <StepsField id={`${id}-max`} label={t("question.highest")} from={2} value={block.max ?? 5} onChange={(max) => set({ max })} />
           <div className="field">
-            <label htmlFor={`${id}-minl`}>Lowest step means</label>
+            <label htmlFor={`${id}-minl`}>{t("question.lowestMeans")}</label>
             <input id={`${id}-minl`} value={block.minLabel ?? ""} maxLength={200} onChange={(e) => set({ minLabel: e.target.value })} />
           </div>
           <div className="field">
-            <label htmlFor={`${id}-maxl`}>Highest step means</label>
+            <label htmlFor={`${id}-maxl`}>{t("question.highestMeans")}</label>
             <input id={`${id}-maxl`} value={block.maxLabel ?? ""} maxLength={200} onChange={(e) => set({ maxLabel: e.target.value })} />
           </div>
         </div>
@@ -43,17 +45,17 @@ export function QuestionSettings({ block, blockIndex, onChange }: { block: Edita
     case "MATRIX":
       return (
         <>
-          <OptionsEditor block={block} blockIndex={blockIndex} onChange={onChange} list="rows" noun="row" />
-          <OptionsEditor block={block} blockIndex={blockIndex} onChange={onChange} list="columns" noun="column" />
+          <OptionsEditor block={block} blockIndex={blockIndex} onChange={onChange} list="rows" />
+          <OptionsEditor block={block} blockIndex={blockIndex} onChange={onChange} list="columns" />
           <label className="check">
-            <input type="checkbox" checked={block.multiple ?? false} onChange={(e) => set({ multiple: e.target.checked })} /> Several columns per row
+            <input type="checkbox" checked={block.multiple ?? false} onChange={(e) => set({ multiple: e.target.checked })} /> {t("question.multiple")}
           </label>
         </>
       );
     case "CONSENT":
       return (
         <div className="field">
-          <label htmlFor={`${id}-text`}>Text to agree with</label>
+          <label htmlFor={`${id}-text`}>{t("question.consentText")}</label>
           <textarea
             id={`${id}-text`}
             value={block.text ?? ""}
@@ -63,7 +65,7 @@ export function QuestionSettings({ block, blockIndex, onChange }: { block: Edita
             onChange={(e) => set({ text: e.target.value })}
           />
           <p className="hint" id={`${id}-text-hint`}>
-            Write a link as <code>[words](https://…)</code>.
+            {tRich("question.linkHint", { example: <code>[words](https://…)</code> })}
           </p>
         </div>
       );
@@ -108,42 +110,39 @@ export function OptionsEditor({
   blockIndex,
   onChange,
   list = "options",
-  noun = "option",
 }: {
   block: EditableBlock;
   blockIndex: number;
   onChange(b: EditableBlock): void;
   list?: "options" | "rows" | "columns";
-  noun?: string;
 }) {
   const options = block[list] ?? [];
   const id = useId();
   const setOptions = (next: EditableBlock["options"]) => onChange({ ...block, [list]: next });
-  const Noun = noun.charAt(0).toUpperCase() + noun.slice(1);
   return (
     <fieldset className="options">
-      <legend>{Noun}s</legend>
+      <legend>{t("options.legend", { list })}</legend>
       <ol>
         {options.map((option, i) => (
           <li key={option.id ?? `new-${i}`} className="option-row">
             <label className="sr-only" htmlFor={`${id}-${i}`}>
-              {Noun} {i + 1} of block {blockIndex + 1}
+              {t("options.item", { list, number: i + 1, block: blockIndex + 1 })}
             </label>
             <input id={`${id}-${i}`} value={option.text} maxLength={1000} onChange={(e) => setOptions(replaceItem(options, i, { ...option, text: e.target.value }))} />
-            <button type="button" onClick={() => setOptions(moveItem(options, i, -1))} disabled={i === 0} aria-label={`Move ${noun} ${i + 1} up`}>
+            <button type="button" onClick={() => setOptions(moveItem(options, i, -1))} disabled={i === 0} aria-label={t("options.moveUp", { list, number: i + 1 })}>
               ↑
             </button>
-            <button type="button" onClick={() => setOptions(moveItem(options, i, 1))} disabled={i === options.length - 1} aria-label={`Move ${noun} ${i + 1} down`}>
+            <button type="button" onClick={() => setOptions(moveItem(options, i, 1))} disabled={i === options.length - 1} aria-label={t("options.moveDown", { list, number: i + 1 })}>
               ↓
             </button>
-            <button type="button" onClick={() => setOptions(removeItem(options, i))} disabled={options.length <= 1} aria-label={`Remove ${noun} ${i + 1}`}>
-              Remove
+            <button type="button" onClick={() => setOptions(removeItem(options, i))} disabled={options.length <= 1} aria-label={t("options.remove", { list, number: i + 1 })}>
+              {t("editor.remove")}
             </button>
           </li>
         ))}
       </ol>
-      <button type="button" onClick={() => setOptions([...options, { id: newId(), text: `${Noun} ${options.length + 1}` }])}>
-        Add {noun}
+      <button type="button" onClick={() => setOptions([...options, { id: newId(), text: t("options.new", { list, number: options.length + 1 }) }])}>
+        {t("options.add", { list })}
       </button>
     </fieldset>
   );

@@ -12,10 +12,12 @@ import { Link, useRouter } from "../router.tsx";
 import { InsightsView } from "./Insights.tsx";
 import { SummaryView } from "./Summary.tsx";
 import type { Answer, Block, Form, FormDocument, Page, Question, Submission } from "../types.ts";
+import { t, type MessageKey } from "../i18n/messages.ts";
+import { tRich } from "../i18n/react.tsx";
 
 type Filter = "all" | "completed" | "partial";
 /** The views of the tab, by their tab's name. */
-const views = { table: "Responses", summary: "Summary", insights: "Insights" };
+const views = { table: "responses.viewTable", summary: "responses.viewSummary", insights: "responses.viewInsights" } as const satisfies Record<string, MessageKey>;
 const pageSize = 50;
 
 export function ResponsesTab({ form, responseId }: { form: Form; responseId?: string }) {
@@ -23,10 +25,10 @@ export function ResponsesTab({ form, responseId }: { form: Form; responseId?: st
   if (responseId) return <ResponseView form={form} responseId={responseId} />;
   return (
     <>
-      <div className="segmented" role="tablist" aria-label="Responses view">
+      <div className="segmented" role="tablist" aria-label={t("responses.views")}>
         {(Object.keys(views) as (keyof typeof views)[]).map((v) => (
           <button key={v} type="button" role="tab" aria-selected={view === v} className={view === v ? "selected" : undefined} onClick={() => setView(v)}>
-            {views[v]}
+            {t(views[v])}
           </button>
         ))}
       </div>
@@ -42,8 +44,8 @@ function AnswerCell({ answer }: { answer: Answer | undefined }) {
   // leaves such a cell empty, as for an unanswered question, so spreadsheets see no made-up text.
   if (answer.value === null && isInputType(answer.type)) {
     return (
-      <span className="muted skipped" title="Skipped: the form's logic did not show this question">
-        skipped
+      <span className="muted skipped" title={t("responses.skippedHint")}>
+        {t("responses.skipped")}
       </span>
     );
   }
@@ -96,16 +98,16 @@ function ResponsesTable({ form }: { form: Form }) {
 
   const remove = async (sub: Submission) => {
     const ok = await confirm({
-      title: "Delete this response?",
-      body: <p>The response and its files are deleted for good. This cannot be undone.</p>,
-      confirmLabel: "Delete response",
+      title: t("responses.deleteTitle"),
+      body: <p>{t("responses.deleteBody")}</p>,
+      confirmLabel: t("responses.delete"),
       danger: true,
     });
     if (!ok) return;
     try {
       await del(`/forms/${form.id}/submissions/${sub.id}`);
       setPages((p) => p.map((list) => list.filter((s) => s.id !== sub.id)));
-      notify("Response deleted.");
+      notify(t("responses.deleted"));
     } catch (err) {
       notify((err as Error).message, "error");
     }
@@ -115,66 +117,69 @@ function ResponsesTable({ form }: { form: Form }) {
   const columns: Column[] = questions.data ? columnsWithAnswers(responseColumns(questions.data.items, rows), rows) : [];
   const loading = (first.loading && !first.data) || (questions.loading && !questions.data);
   const error = first.error ?? questions.error;
+  const publicPath = `/f/${form.id}`;
 
   return (
     <div className="responses">
       <div className="toolbar">
         <div className="field field-inline">
-          <label htmlFor={filterId}>Show</label>
+          <label htmlFor={filterId}>{t("responses.show")}</label>
           <select id={filterId} value={filter} onChange={(e) => setFilter(e.target.value as Filter)}>
-            <option value="all">All responses</option>
-            <option value="completed">Completed</option>
-            <option value="partial">Partial</option>
+            <option value="all">{t("responses.all")}</option>
+            <option value="completed">{t("responses.completed")}</option>
+            <option value="partial">{t("responses.partial")}</option>
           </select>
         </div>
         <button type="button" onClick={() => first.reload()}>
-          Refresh
+          {t("responses.refresh")}
         </button>
         <a className="button" href={`/app/api/forms/${form.id}/submissions.csv?filter=${filter}`} download>
-          Export CSV
+          {t("summary.export", { format: "CSV" })}
         </a>
         <a className="button" href={`/app/api/forms/${form.id}/submissions.xlsx?filter=${filter}`} download>
-          Export XLSX
+          {t("summary.export", { format: "XLSX" })}
         </a>
       </div>
       {loading ? (
-        <Loading what="Loading responses" />
+        <Loading what={t("responses.loading")} />
       ) : error ? (
         <ErrorState message={error} onRetry={() => (first.reload(), questions.reload())} />
       ) : rows.length === 0 ? (
-        <EmptyState title={filter === "all" ? "No responses yet" : `No ${filter} responses`}>
+        <EmptyState title={filter === "all" ? t("responses.empty") : filter === "completed" ? t("responses.emptyCompleted") : t("responses.emptyPartial")}>
           {form.status === "draft" ? (
-            <p>Publish the form, then share its public link to collect responses.</p>
+            <p>{t("responses.emptyDraft")}</p>
           ) : (
             <p>
-              Share the public link{" "}
-              <a href={`/f/${form.id}`} target="_blank" rel="noreferrer">
-                /f/{form.id}
-              </a>
-              ; responses show up here as they arrive.
+              {tRich("responses.emptyShare", {
+                link: (
+                  <a href={publicPath} target="_blank" rel="noreferrer">
+                    {publicPath}
+                  </a>
+                ),
+              })}
             </p>
           )}
         </EmptyState>
       ) : (
         <>
           <p className="muted" aria-live="polite">
-            {rows.length} {rows.length === 1 ? "response" : "responses"} shown{hasMore ? " (more to load)" : ""}.
+            {hasMore ? t("responses.shownMore", { count: rows.length }) : t("responses.shown", { count: rows.length })}
           </p>
           <div className="table-wrap">
             <table className="table responses-table">
-              <caption className="sr-only">Responses to {form.name}</caption>
+              <caption className="sr-only">{t("responses.caption", { name: form.name })}</caption>
               <thead>
                 <tr>
-                  <th scope="col">Submitted</th>
-                  <th scope="col">Status</th>
+                  <th scope="col">{t("responses.colSubmitted")}</th>
+                  <th scope="col">{t("forms.colStatus")}</th>
                   {columns.map((c) => (
-                    <th scope="col" key={c.key} title={c.older ? "A question of an earlier version" : undefined}>
+                    <th scope="col" key={c.key} title={c.older ? t("responses.olderHint") : undefined}>
                       {c.label}
-                      {c.older && <span className="muted"> (earlier version)</span>}
+                      {c.older && <span className="muted"> ({t("responses.older")})</span>}
                     </th>
                   ))}
                   <th scope="col">
-                    <span className="sr-only">Actions</span>
+                    <span className="sr-only">{t("forms.colActions")}</span>
                   </th>
                 </tr>
               </thead>
@@ -182,19 +187,19 @@ function ResponsesTable({ form }: { form: Form }) {
                 {rows.map((sub) => (
                   <tr key={sub.id} data-response-id={sub.id}>
                     <td>
-                      <Link to={`/forms/${form.id}/responses/${sub.id}`} aria-label={`View response of ${formatDateTime(sub.submittedAt ?? sub.updatedAt)}`}>
+                      <Link to={`/forms/${form.id}/responses/${sub.id}`} aria-label={t("responses.viewOf", { when: formatDateTime(sub.submittedAt ?? sub.updatedAt) })}>
                         {formatDateTime(sub.submittedAt ?? sub.updatedAt)}
                       </Link>
                     </td>
-                    <td>{sub.completed ? <span className="badge badge-published">Completed</span> : <span className="badge badge-draft">Partial</span>}</td>
+                    <td>{sub.completed ? <span className="badge badge-published">{t("responses.completed")}</span> : <span className="badge badge-draft">{t("responses.partial")}</span>}</td>
                     {columns.map((c) => (
                       <td key={c.key}>
                         <AnswerCell answer={sub.answers[c.key]} />
                       </td>
                     ))}
                     <td className="actions-cell">
-                      <button type="button" className="danger-outline" onClick={() => remove(sub)} aria-label={`Delete response of ${formatDateTime(sub.submittedAt ?? sub.updatedAt)}`}>
-                        Delete
+                      <button type="button" className="danger-outline" onClick={() => remove(sub)} aria-label={t("responses.deleteOf", { when: formatDateTime(sub.submittedAt ?? sub.updatedAt) })}>
+                        {t("editor.delete")}
                       </button>
                     </td>
                   </tr>
@@ -204,7 +209,7 @@ function ResponsesTable({ form }: { form: Form }) {
           </div>
           {hasMore && (
             <button type="button" onClick={loadMore} disabled={loadingMore}>
-              {loadingMore ? "Loading…" : "Load more"}
+              {loadingMore ? `${t("ui.loading")}…` : t("responses.loadMore")}
             </button>
           )}
         </>
@@ -230,10 +235,10 @@ function orderedAnswers(document: FormDocument | null, answers: Record<string, A
   return out;
 }
 
-const extraTypeLabels: Record<string, string> = {
-  HIDDEN_FIELDS: "Hidden field",
-  RESPONDENT_COUNTRY: "Country",
-  CALCULATED_FIELD: "Calculated field",
+const extraTypeLabels: Record<string, MessageKey> = {
+  HIDDEN_FIELDS: "responses.type.hidden",
+  RESPONDENT_COUNTRY: "responses.type.country",
+  CALCULATED_FIELD: "responses.type.calculated",
 };
 
 function ResponseView({ form, responseId }: { form: Form; responseId: string }) {
@@ -241,8 +246,8 @@ function ResponseView({ form, responseId }: { form: Form; responseId: string }) 
   const confirm = useConfirm();
   const notify = useNotify();
   const { navigate } = useRouter();
-  const back = <Link to={`/forms/${form.id}/responses`}>← All responses</Link>;
-  if (loaded.loading && !loaded.data) return <Loading what="Loading the response" />;
+  const back = <Link to={`/forms/${form.id}/responses`}>← {t("responses.all")}</Link>;
+  if (loaded.loading && !loaded.data) return <Loading what={t("responses.loadingOne")} />;
   if (loaded.error) {
     return (
       <div>
@@ -254,15 +259,15 @@ function ResponseView({ form, responseId }: { form: Form; responseId: string }) 
   const { submission, document } = loaded.data!;
   const remove = async () => {
     const ok = await confirm({
-      title: "Delete this response?",
-      body: <p>The response and its files are deleted for good. This cannot be undone.</p>,
-      confirmLabel: "Delete response",
+      title: t("responses.deleteTitle"),
+      body: <p>{t("responses.deleteBody")}</p>,
+      confirmLabel: t("responses.delete"),
       danger: true,
     });
     if (!ok) return;
     try {
       await del(`/forms/${form.id}/submissions/${submission.id}`);
-      notify("Response deleted.");
+      notify(t("responses.deleted"));
       navigate(`/forms/${form.id}/responses`);
     } catch (err) {
       notify((err as Error).message, "error");
@@ -273,15 +278,15 @@ function ResponseView({ form, responseId }: { form: Form; responseId: string }) 
       <p>{back}</p>
       <div className="page-head">
         <div>
-          <h2 id="response-title">Response</h2>
+          <h2 id="response-title">{t("responses.response")}</h2>
           <p className="muted">
-            {submission.completed ? "Completed" : "Partial"} · submitted {formatDateTime(submission.submittedAt)} · started {formatDateTime(submission.createdAt)} · answered
-            version {submission.version}
-            {submission.version !== form.version && ` (the form is now at version ${form.version})`}
+            {submission.completed ? t("responses.completed") : t("responses.partial")} ·{" "}
+            {t("responses.meta", { submitted: formatDateTime(submission.submittedAt), started: formatDateTime(submission.createdAt), version: submission.version })}
+            {submission.version !== form.version && ` ${t("responses.nowAt", { version: form.version })}`}
           </p>
         </div>
         <button type="button" className="danger-outline" onClick={remove}>
-          Delete response
+          {t("responses.delete")}
         </button>
       </div>
       <dl className="answers">
@@ -289,7 +294,7 @@ function ResponseView({ form, responseId }: { form: Form; responseId: string }) 
           <div key={key} className="answer">
             <dt>
               {question}
-              <span className="muted"> · {blockTypeLabels[type as keyof typeof blockTypeLabels] ?? extraTypeLabels[type] ?? type}</span>
+              <span className="muted"> · {blockTypeLabels[type as keyof typeof blockTypeLabels] ?? (extraTypeLabels[type] ? t(extraTypeLabels[type]) : type)}</span>
             </dt>
             <dd>
               <AnswerCell answer={answer} />
@@ -298,7 +303,7 @@ function ResponseView({ form, responseId }: { form: Form; responseId: string }) 
         ))}
       </dl>
       <p className="muted">
-        Response id <code>{submission.id}</code>
+        {t("responses.id")} <code>{submission.id}</code>
       </p>
     </article>
   );

@@ -6,6 +6,7 @@ import { get, post } from "../api.ts";
 import { ErrorState, InlineMessage, Loading, useLoad, useNotify } from "../components/ui.tsx";
 import { copyText } from "../lib/clipboard.ts";
 import { useSession } from "../session.tsx";
+import { t } from "../i18n/messages.ts";
 
 interface TwoFactorStatus {
   enabled: boolean;
@@ -25,11 +26,9 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
   const text = codes.join("\n") + "\n";
   return (
     <section className="card stack" aria-labelledby="recovery-codes-title">
-      <h2 id="recovery-codes-title">Your recovery codes</h2>
-      <p>
-        Each signs you in once when your authenticator is not at hand. Keep them somewhere safe (a password manager): they are shown only now.
-      </p>
-      <ul className="recovery-codes" aria-label="Recovery codes">
+      <h2 id="recovery-codes-title">{t("security.yourCodes")}</h2>
+      <p>{t("security.codesIntro")}</p>
+      <ul className="recovery-codes" aria-label={t("security.codes")}>
         {codes.map((code) => (
           <li key={code}>
             <code>{code}</code>
@@ -37,14 +36,14 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
         ))}
       </ul>
       <div className="row">
-        <button type="button" onClick={() => copyText(text).then(() => notify("Recovery codes copied.", "info"))}>
-          Copy
+        <button type="button" onClick={() => copyText(text).then(() => notify(t("security.codesCopied"), "info"))}>
+          {t("keys.copy")}
         </button>
         <a className="button" href={`data:text/plain;charset=utf-8,${encodeURIComponent(text)}`} download="formsvc-recovery-codes.txt">
-          Download
+          {t("security.download")}
         </a>
         <button type="button" className="primary" onClick={onDone}>
-          I have saved them
+          {t("security.saved")}
         </button>
       </div>
     </section>
@@ -77,7 +76,7 @@ function CodeForm({ id, label, action, onSubmit }: { id: string; label: string; 
         {error && <InlineMessage kind="error">{error}</InlineMessage>}
       </div>
       <button type="submit" disabled={busy}>
-        {busy ? "Checking…" : action}
+        {busy ? t("auth.checking") : action}
       </button>
     </form>
   );
@@ -100,7 +99,7 @@ export function SecurityPage() {
     }
   };
 
-  if (status.loading && !status.data) return <Loading what="Loading your security settings" />;
+  if (status.loading && !status.data) return <Loading what={t("security.loading")} />;
   if (status.error) return <ErrorState message={status.error} onRetry={status.reload} />;
   const { enabled, recoveryCodesLeft, requiredBy } = status.data!;
 
@@ -108,13 +107,13 @@ export function SecurityPage() {
     <div className="page">
       <div className="page-head">
         <div>
-          <h1>Security</h1>
-          <p className="muted">Two-factor sign-in asks, after your password, for a code of an authenticator app on your phone.</p>
+          <h1>{t("nav.security")}</h1>
+          <p className="muted">{t("security.intro")}</p>
         </div>
       </div>
       {twoFactorRequired && (
         <InlineMessage kind="info">
-          {requiredBy.join(", ")} {requiredBy.length === 1 ? "requires" : "require"} two-factor sign-in of its members: turn it on to go on.
+          {t("security.requiredBy", { workspaces: requiredBy.join(", "), count: requiredBy.length })}
         </InlineMessage>
       )}
       {error && <InlineMessage kind="error">{error}</InlineMessage>}
@@ -128,29 +127,30 @@ export function SecurityPage() {
         />
       ) : enabled ? (
         <section className="card stack" aria-labelledby="two-factor-title">
-          <h2 id="two-factor-title">Two-factor sign-in is on</h2>
+          <h2 id="two-factor-title">{t("security.on")}</h2>
           <p>
-            {recoveryCodesLeft} of 10 recovery codes left.{recoveryCodesLeft <= 3 && " Make new ones before you run out."}
+            {t("security.codesLeft", { left: recoveryCodesLeft })}
+            {recoveryCodesLeft <= 3 && ` ${t("security.makeNew")}`}
           </p>
-          <h3>New recovery codes</h3>
+          <h3>{t("security.newCodes")}</h3>
           <CodeForm
             id="recovery-code"
-            label="A code of your authenticator"
-            action="Make new recovery codes"
+            label={t("security.codeOfAuthenticator")}
+            action={t("security.makeCodes")}
             onSubmit={async (code) => setCodes((await post<{ recoveryCodes: string[] }>("/account/two-factor/recovery-codes", { code })).recoveryCodes)}
           />
-          <h3>Turn it off</h3>
+          <h3>{t("security.turnOffTitle")}</h3>
           {requiredBy.length > 0 ? (
-            <p className="muted">It stays on while {requiredBy.join(", ")} requires it.</p>
+            <p className="muted">{t("security.staysOn", { workspaces: requiredBy.join(", ") })}</p>
           ) : (
             <CodeForm
               id="disable-code"
-              label="A code of your authenticator, or a recovery code"
-              action="Turn two-factor sign-in off"
+              label={t("security.codeOrRecovery")}
+              action={t("security.turnOff")}
               onSubmit={async (code) => {
                 await post("/account/two-factor/disable", { code });
                 twoFactorChanged(false);
-                notify("Two-factor sign-in is off.", "info");
+                notify(t("security.isOff"), "info");
                 status.reload();
               }}
             />
@@ -158,24 +158,24 @@ export function SecurityPage() {
         </section>
       ) : enrolment ? (
         <section className="card stack" aria-labelledby="enrol-title">
-          <h2 id="enrol-title">Set up your authenticator</h2>
+          <h2 id="enrol-title">{t("security.setUp")}</h2>
           <ol className="stack">
             <li>
-              Scan this QR code with an authenticator app (1Password, Google Authenticator, Authy, Aegis…).
-              <div className="qr-code" role="img" aria-label="QR code of your authenticator secret" dangerouslySetInnerHTML={{ __html: enrolment.qrCodeSvg }} />
-              Or type the key: <code data-testid="totp-secret">{enrolment.secret.replace(/(.{4})/g, "$1 ").trim()}</code>
+              {t("security.scan")}
+              <div className="qr-code" role="img" aria-label={t("security.qr")} dangerouslySetInnerHTML={{ __html: enrolment.qrCodeSvg }} />
+              {t("security.typeKey")} <code data-testid="totp-secret">{enrolment.secret.replace(/(.{4})/g, "$1 ").trim()}</code>
             </li>
             <li>
               <CodeForm
                 id="enrol-code"
-                label="The 6-digit code it shows"
-                action="Turn two-factor sign-in on"
+                label={t("security.codeItShows")}
+                action={t("security.turnOn")}
                 onSubmit={async (code) => {
                   const { recoveryCodes } = await post<{ recoveryCodes: string[] }>("/account/two-factor/confirm", { code });
                   setEnrolment(undefined);
                   setCodes(recoveryCodes);
                   twoFactorChanged(true);
-                  notify("Two-factor sign-in is on.", "info");
+                  notify(t("security.isOn"), "info");
                 }}
               />
             </li>
@@ -183,10 +183,10 @@ export function SecurityPage() {
         </section>
       ) : (
         <section className="card stack" aria-labelledby="two-factor-off-title">
-          <h2 id="two-factor-off-title">Two-factor sign-in is off</h2>
-          <p>With it on, your password alone does not sign anyone in.</p>
+          <h2 id="two-factor-off-title">{t("security.isOffTitle")}</h2>
+          <p>{t("security.whyOn")}</p>
           <button type="button" className="primary" onClick={begin}>
-            Turn on two-factor sign-in
+            {t("security.turnOnButton")}
           </button>
         </section>
       )}

@@ -9,6 +9,8 @@ import { copyText } from "../lib/clipboard.ts";
 import { encodeQr, qrSvg, quietZone, type QrCode } from "../lib/qr.ts";
 import type { Form } from "../types.ts";
 import { SingleUseLinks } from "./SingleUseLinks.tsx";
+import { t } from "../i18n/messages.ts";
+import { tRich } from "../i18n/react.tsx";
 
 let publicUrlRequest: Promise<string> | undefined;
 
@@ -48,6 +50,9 @@ function embedCodes(link: string, publicUrl: string, formName: string): { inline
   };
 }
 
+/** Sites to show the field of them (addresses, the same in every language). */
+const exampleOrigins = "https://example.com\nhttps://*.example.org";
+
 /** Origins typed one a line (or separated by spaces or commas), without trailing slashes. */
 function originsOf(text: string): string[] {
   return text
@@ -64,16 +69,16 @@ function CopyButton({ text, label, what }: { text: string; label: string; what: 
   const copy = async () => {
     if (await copyText(text)) {
       setCopied(true);
-      notify(`Copied ${what}.`);
+      notify(t("share.copied", { what }));
       window.clearTimeout(timer.current);
       timer.current = window.setTimeout(() => setCopied(false), 2000);
     } else {
-      notify(`Could not copy ${what}: select it and copy it yourself.`, "error");
+      notify(t("share.copyFailed", { what }), "error");
     }
   };
   return (
     <button type="button" onClick={copy}>
-      {copied ? "Copied" : label}
+      {copied ? t("share.copiedButton") : label}
     </button>
   );
 }
@@ -116,7 +121,7 @@ function qrPng(code: QrCode, scale = 10): Promise<Blob> {
       if (dark) context.fillRect((x + quietZone) * scale, (y + quietZone) * scale, scale, scale);
     }),
   );
-  return new Promise((resolve, reject) => canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error("The PNG could not be made."))), "image/png"));
+  return new Promise((resolve, reject) => canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error(t("share.pngFailed")))), "image/png"));
 }
 
 type Framing = "any" | "listed" | "none";
@@ -138,7 +143,7 @@ function EmbedOrigins({ form, onSaved }: { form: Form; onSaved(form: Form): void
     e.preventDefault();
     const embedOrigins = framing === "any" ? null : framing === "none" ? [] : originsOf(list);
     if (framing === "listed" && embedOrigins!.length === 0) {
-      setError("Name at least one site, such as https://example.com.");
+      setError(t("share.nameASite"));
       return;
     }
     setBusy(true);
@@ -148,7 +153,7 @@ function EmbedOrigins({ form, onSaved }: { form: Form; onSaved(form: Form): void
       onSaved(saved);
       setFraming(framingOf(saved.settings.embedOrigins));
       setList((saved.settings.embedOrigins ?? []).join("\n"));
-      notify("Embedding settings saved.");
+      notify(t("share.embeddingSaved"));
     } catch (err) {
       setError((err as Error).message);
     } finally {
@@ -159,37 +164,37 @@ function EmbedOrigins({ form, onSaved }: { form: Form; onSaved(form: Form): void
   return (
     <form className="stack" onSubmit={save} aria-labelledby={`${id}-title`}>
       <fieldset>
-        <legend id={`${id}-title`}>Sites that may embed this form</legend>
+        <legend id={`${id}-title`}>{t("share.embedSites")}</legend>
         <label className="check">
-          <input type="radio" name={`${id}-framing`} checked={framing === "any"} onChange={() => setFraming("any")} /> Any site
+          <input type="radio" name={`${id}-framing`} checked={framing === "any"} onChange={() => setFraming("any")} /> {t("share.anySite")}
         </label>
         <label className="check">
-          <input type="radio" name={`${id}-framing`} checked={framing === "listed"} onChange={() => setFraming("listed")} /> Only these sites
+          <input type="radio" name={`${id}-framing`} checked={framing === "listed"} onChange={() => setFraming("listed")} /> {t("share.onlyThese")}
         </label>
         {framing === "listed" && (
           <div className="field">
-            <label htmlFor={`${id}-origins`}>Allowed sites, one a line</label>
+            <label htmlFor={`${id}-origins`}>{t("share.allowedSites")}</label>
             <textarea
               id={`${id}-origins`}
               rows={3}
               value={list}
-              placeholder={"https://example.com\nhttps://*.example.org"}
+              placeholder={exampleOrigins}
               aria-describedby={`${id}-origins-hint`}
               onChange={(e) => setList(e.target.value)}
             />
             <p className="hint" id={`${id}-origins-hint`}>
-              Origins: scheme, host and port if not the usual one, no path (https://www.example.com, http://localhost:3000). A leading *. takes every subdomain.
+              {t("share.originsHint")}
             </p>
           </div>
         )}
         <label className="check">
-          <input type="radio" name={`${id}-framing`} checked={framing === "none"} onChange={() => setFraming("none")} /> No site (the link only)
+          <input type="radio" name={`${id}-framing`} checked={framing === "none"} onChange={() => setFraming("none")} /> {t("share.noSite")}
         </label>
       </fieldset>
       {error && <InlineMessage kind="error">{error}</InlineMessage>}
       <div className="actions">
         <button type="submit" className="primary" disabled={busy}>
-          {busy ? "Saving…" : "Save embedding"}
+          {busy ? t("editor.saving") : t("share.saveEmbedding")}
         </button>
       </div>
     </form>
@@ -216,30 +221,30 @@ export function ShareTab({ form, onSaved }: { form: Form; onSaved(form: Form): v
   }, [link]);
 
   if (address.error) return <ErrorState message={address.error} onRetry={address.reload} />;
-  if (!publicUrl) return <Loading what="Loading the sharing options" />;
+  if (!publicUrl) return <Loading what={t("share.loading")} />;
   const codes = embedCodes(link, publicUrl, form.name);
   const stem = fileStem(form.name);
 
   return (
     <div className="stack share">
       {form.status === "draft" && (
-        <InlineMessage kind="info">This form is a draft: its link answers “Form not found” until you publish it.</InlineMessage>
+        <InlineMessage kind="info">{t("share.draft")}</InlineMessage>
       )}
-      {form.status === "closed" && <InlineMessage kind="info">This form is closed: its link shows the closed message until you reopen it.</InlineMessage>}
+      {form.status === "closed" && <InlineMessage kind="info">{t("share.closed")}</InlineMessage>}
 
       <section className="card" aria-labelledby={`${id}-link`}>
-        <h3 id={`${id}-link`}>Link</h3>
+        <h3 id={`${id}-link`}>{t("share.link")}</h3>
         <div className="row">
-          <input readOnly value={link} aria-label="Link to the form" onFocus={(e) => e.target.select()} />
-          <CopyButton text={link} label="Copy link" what="the link" />
+          <input readOnly value={link} aria-label={t("share.linkLabel")} onFocus={(e) => e.target.select()} />
+          <CopyButton text={link} label={t("share.copyLink")} what={t("share.theLink")} />
           <a className="button" href={link} target="_blank" rel="noreferrer">
-            Open
+            {t("share.open")}
           </a>
         </div>
         {hiddenNames.length > 0 && (
           <fieldset className="stack" style={{ marginTop: "1rem" }}>
-            <legend>Prefill hidden fields</legend>
-            <p className="hint">Values given here are added to the link, the embed codes and the QR code; responses through them carry the values.</p>
+            <legend>{t("share.prefill")}</legend>
+            <p className="hint">{t("share.prefillHint")}</p>
             <div className="grid-2">
               {hiddenNames.map((name) => (
                 <div className="field" key={name}>
@@ -255,44 +260,44 @@ export function ShareTab({ form, onSaved }: { form: Form; onSaved(form: Form): v
       <SingleUseLinks form={form} onSaved={onSaved} />
 
       <section className="card stack" aria-labelledby={`${id}-embed`}>
-        <h3 id={`${id}-embed`}>Embed</h3>
+        <h3 id={`${id}-embed`}>{t("share.embed")}</h3>
         <div className="field">
-          <label htmlFor={`${id}-inline`}>In the page: the frame grows and shrinks with the form</label>
+          <label htmlFor={`${id}-inline`}>{t("share.inline")}</label>
           <textarea id={`${id}-inline`} className="mono" readOnly rows={4} value={codes.inline} onFocus={(e) => e.target.select()} />
           <div className="actions">
-            <CopyButton text={codes.inline} label="Copy embed code" what="the embed code" />
+            <CopyButton text={codes.inline} label={t("share.copyEmbed")} what={t("share.theEmbed")} />
           </div>
         </div>
         <div className="field">
-          <label htmlFor={`${id}-popup`}>As a button that opens the form over the page</label>
+          <label htmlFor={`${id}-popup`}>{t("share.popup")}</label>
           <textarea id={`${id}-popup`} className="mono" readOnly rows={3} value={codes.popup} onFocus={(e) => e.target.select()} />
           <div className="actions">
-            <CopyButton text={codes.popup} label="Copy button code" what="the button code" />
+            <CopyButton text={codes.popup} label={t("share.copyButton")} what={t("share.theButton")} />
           </div>
         </div>
         <p className="hint">
-          Paste either into your site's HTML. The script (<code>{publicUrl}/embed.js</code>) is the same for every form; one copy on a page serves all its embeds.
+          {tRich("share.pasteHint", { script: <code>{publicUrl}/embed.js</code> })}
         </p>
         <EmbedOrigins form={form} onSaved={onSaved} />
       </section>
 
       <section className="card" aria-labelledby={`${id}-qr`}>
-        <h3 id={`${id}-qr`}>QR code</h3>
-        {qr && "error" in qr && <InlineMessage kind="error">{qr.error} Use fewer or shorter prefilled values.</InlineMessage>}
+        <h3 id={`${id}-qr`}>{t("share.qr")}</h3>
+        {qr && "error" in qr && <InlineMessage kind="error">{qr.error} {t("share.qrTooLong")}</InlineMessage>}
         {qr && "svg" in qr && (
           <div className="row" style={{ alignItems: "flex-start" }}>
             <img
               src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(qr.svg)}`}
               width={200}
               height={200}
-              alt={`QR code of ${link}`}
+              alt={t("share.qrOf", { link })}
               data-version={qr.code.version}
             />
             <div className="stack">
-              <p className="hint">Printed at 2 cm or more, it opens the link above on a phone.</p>
+              <p className="hint">{t("share.qrHint")}</p>
               <div className="actions">
                 <button type="button" onClick={() => download(new Blob([qr.svg], { type: "image/svg+xml" }), `${stem}-qr.svg`)}>
-                  Download SVG
+                  {t("share.download", { format: "SVG" })}
                 </button>
                 <button
                   type="button"
@@ -303,7 +308,7 @@ export function ShareTab({ form, onSaved }: { form: Form; onSaved(form: Form): v
                     )
                   }
                 >
-                  Download PNG
+                  {t("share.download", { format: "PNG" })}
                 </button>
               </div>
             </div>

@@ -5,7 +5,9 @@
 import { useId, useState, type FormEvent } from "react";
 import { get, patch, post } from "../api.ts";
 import { ErrorState, InlineMessage, useLoad, useNotify } from "../components/ui.tsx";
+import { formatDateTime } from "../lib/format.ts";
 import type { Form } from "../types.ts";
+import { t } from "../i18n/messages.ts";
 
 interface ResponseLink {
   id: string;
@@ -22,10 +24,10 @@ interface MintedLink extends ResponseLink {
 const shownLinks = 50;
 
 function stateOf(link: ResponseLink): string {
-  if (link.usedAt) return `Used ${new Date(link.usedAt).toLocaleString()}`;
-  if (link.revokedAt) return "Revoked";
-  if (link.expiresAt && Date.parse(link.expiresAt) <= Date.now()) return "Expired";
-  return link.expiresAt ? `Unused, until ${new Date(link.expiresAt).toLocaleString()}` : "Unused";
+  if (link.usedAt) return t("links.used", { when: formatDateTime(link.usedAt) });
+  if (link.revokedAt) return t("links.revoked");
+  if (link.expiresAt && Date.parse(link.expiresAt) <= Date.now()) return t("links.expired");
+  return link.expiresAt ? t("links.unusedUntil", { when: formatDateTime(link.expiresAt) }) : t("links.unused");
 }
 
 export function SingleUseLinks({ form, onSaved }: { form: Form; onSaved(form: Form): void }) {
@@ -41,7 +43,7 @@ export function SingleUseLinks({ form, onSaved }: { form: Form; onSaved(form: Fo
   const setRequired = async (requireSingleUseLink: boolean) => {
     try {
       onSaved(await patch<Form>(`/forms/${form.id}`, { settings: { requireSingleUseLink } }));
-      notify(requireSingleUseLink ? "The form now takes responses only through single-use links." : "Anyone with the form's link may answer it again.");
+      notify(requireSingleUseLink ? t("links.requiredOn") : t("links.requiredOff"));
     } catch (err) {
       notify((err as Error).message, "error");
     }
@@ -74,28 +76,27 @@ export function SingleUseLinks({ form, onSaved }: { form: Form; onSaved(form: Fo
 
   return (
     <section className="card stack" aria-labelledby={`${id}-title`}>
-      <h3 id={`${id}-title`}>Single-use links</h3>
+      <h3 id={`${id}-title`}>{t("links.title")}</h3>
       <label className="check">
-        <input type="checkbox" checked={form.settings.requireSingleUseLink} onChange={(e) => setRequired(e.target.checked)} /> Take responses only through
-        single-use links (each link completes one response)
+        <input type="checkbox" checked={form.settings.requireSingleUseLink} onChange={(e) => setRequired(e.target.checked)} /> {t("links.require")}
       </label>
       <form className="row" onSubmit={mint}>
         <div className="field">
-          <label htmlFor={`${id}-count`}>How many links</label>
+          <label htmlFor={`${id}-count`}>{t("links.howMany")}</label>
           <input id={`${id}-count`} type="number" min={1} max={1000} step={1} required value={count} onChange={(e) => setCount(e.target.value)} />
         </div>
         <div className="field">
-          <label htmlFor={`${id}-expires`}>Valid until (optional)</label>
+          <label htmlFor={`${id}-expires`}>{t("links.validUntil")}</label>
           <input id={`${id}-expires`} type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} />
         </div>
         <button type="submit" disabled={busy}>
-          {busy ? "Creating…" : "Create links"}
+          {busy ? t("links.creating") : t("links.create")}
         </button>
       </form>
       {error && <InlineMessage kind="error">{error}</InlineMessage>}
       {minted.length > 0 && (
         <div className="field">
-          <label htmlFor={`${id}-minted`}>New links, one a line: copy them now, they are not shown again</label>
+          <label htmlFor={`${id}-minted`}>{t("links.minted")}</label>
           <textarea id={`${id}-minted`} className="mono" readOnly rows={Math.min(8, minted.length)} value={minted.map((link) => link.url).join("\n")} onFocus={(e) => e.target.select()} />
         </div>
       )}
@@ -103,26 +104,26 @@ export function SingleUseLinks({ form, onSaved }: { form: Form; onSaved(form: Fo
       {links.data && links.data.items.length > 0 && (
         <table>
           <caption className="hint">
-            {links.data.items.filter((link) => link.usedAt).length} of {links.data.items.length} links used
+            {t("links.usedCount", { used: links.data.items.filter((link) => link.usedAt).length, count: links.data.items.length })}
           </caption>
           <thead>
             <tr>
-              <th scope="col">Created</th>
-              <th scope="col">State</th>
+              <th scope="col">{t("admin.created")}</th>
+              <th scope="col">{t("links.state")}</th>
               <th scope="col">
-                <span className="sr-only">Actions</span>
+                <span className="sr-only">{t("forms.colActions")}</span>
               </th>
             </tr>
           </thead>
           <tbody>
             {links.data.items.slice(0, shownLinks).map((link) => (
               <tr key={link.id}>
-                <td>{new Date(link.createdAt).toLocaleString()}</td>
+                <td>{formatDateTime(link.createdAt)}</td>
                 <td>{stateOf(link)}</td>
                 <td>
                   {!link.usedAt && !link.revokedAt && (
                     <button type="button" onClick={() => revoke(link)}>
-                      Revoke
+                      {t("links.revoke")}
                     </button>
                   )}
                 </td>

@@ -6,8 +6,9 @@ import { useEffect, useId, useState } from "react";
 import { get } from "../api.ts";
 import { EmptyState, ErrorState, Loading, useLoad } from "../components/ui.tsx";
 import { questionTypeOf } from "@formsvc/form-document/block-types";
-import { plural } from "../lib/format.ts";
+import { formatNumber as formatLocaleNumber } from "../lib/format.ts";
 import type { Form, QuestionSummary, ResponseSummary } from "../types.ts";
+import { t } from "../i18n/messages.ts";
 
 type ValueCount = ResponseSummary["submittedByDay"][number];
 
@@ -71,30 +72,30 @@ export function SummaryView({ form }: { form: Form }) {
     <div className="summary">
       <div className="toolbar">
         <div className="field field-inline">
-          <label htmlFor={ids.search}>Search answers</label>
+          <label htmlFor={ids.search}>{t("summary.search")}</label>
           <input id={ids.search} type="search" value={searchInput} onChange={(e) => setSearchInput(e.target.value)} />
         </div>
         <div className="field field-inline">
-          <label htmlFor={ids.since}>From</label>
+          <label htmlFor={ids.since}>{t("summary.from")}</label>
           <input id={ids.since} type="date" value={since} max={until || undefined} onChange={(e) => setSince(e.target.value)} />
         </div>
         <div className="field field-inline">
-          <label htmlFor={ids.until}>To</label>
+          <label htmlFor={ids.until}>{t("summary.to")}</label>
           <input id={ids.until} type="date" value={until} min={since || undefined} onChange={(e) => setUntil(e.target.value)} />
         </div>
         {(["csv", "xlsx"] as const).map((format) => (
           <a key={format} className="button" href={`/app/api/forms/${form.id}/submissions.${format}?filter=completed&${summaryQuery(since, until)}`} download>
-            Export {format.toUpperCase()}
+            {t("summary.export", { format: format.toUpperCase() })}
           </a>
         ))}
       </div>
       {summary.loading && !summary.data ? (
-        <Loading what="Summing up responses" />
+        <Loading what={t("summary.loading")} />
       ) : summary.error && !summary.data ? (
         <ErrorState message={summary.error} onRetry={summary.reload} />
       ) : summary.data!.responses === 0 && !search && !since && !until ? (
-        <EmptyState title="No completed responses yet">
-          <p>Charts of each question appear here as responses arrive.</p>
+        <EmptyState title={t("summary.empty")}>
+          <p>{t("summary.emptyText")}</p>
         </EmptyState>
       ) : (
         <SummaryCharts summary={summary.data!} />
@@ -108,9 +109,9 @@ function SummaryCharts({ summary }: { summary: ResponseSummary }) {
     <>
       <section className="card summary-card" aria-labelledby="summary-total">
         <h3 id="summary-total" aria-live="polite">
-          {plural(summary.responses, "completed response")}
+          {t("summary.completed", { count: summary.responses })}
         </h3>
-        {summary.submittedByDay.length > 0 && <Columns counts={summary.submittedByDay} label="Responses by day" />}
+        {summary.submittedByDay.length > 0 && <Columns counts={summary.submittedByDay} label={t("summary.byDay")} />}
       </section>
       {summary.questions.map((q) => (
         <QuestionCard key={q.key} question={q} responses={summary.responses} />
@@ -125,7 +126,7 @@ function QuestionCard({ question: q, responses }: { question: QuestionSummary; r
     <section className="card summary-card" aria-labelledby={headingId} data-question={q.key}>
       <h3 id={headingId}>{q.label}</h3>
       <p className="muted">
-        {q.answered} of {plural(responses, "response")} answered
+        {t("summary.answered", { answered: q.answered, count: responses })}
       </p>
       {q.answered > 0 && <QuestionChart question={q} />}
     </section>
@@ -137,34 +138,34 @@ function QuestionChart({ question: q }: { question: QuestionSummary }) {
   switch (q.shape) {
     case "option":
     case "options":
-      return <Bars counts={q.counts} total={q.answered} label={`Answers to ${q.label}`} />;
+      return <Bars counts={q.counts} total={q.answered} label={t("summary.answersTo", { label: q.label })} />;
     case "steps":
       return (
         <>
-          <Columns counts={q.counts} label={`Ratings of ${q.label}`} />
-          <p className="muted">Average {formatNumber(averageStep(q.counts))}</p>
+          <Columns counts={q.counts} label={t("summary.ratingsOf", { label: q.label })} />
+          <p className="muted">{t("summary.average", { value: formatNumber(averageStep(q.counts)) })}</p>
           {q.score !== null && <NetPromoterScore question={q} />}
         </>
       );
     case "consent":
-      return <p>{plural(q.answered, "agreement")}</p>;
+      return <p>{t("summary.agreements", { count: q.answered })}</p>;
     case "grid":
       return (
         <>
           {q.rows.map((row) => (
             <div key={row.value}>
               <h4>{row.label}</h4>
-              <Bars counts={row.counts} total={row.counts.reduce((sum, c) => sum + c.count, 0)} label={`Answers to ${q.label}: ${row.label}`} />
+              <Bars counts={row.counts} total={row.counts.reduce((sum, c) => sum + c.count, 0)} label={t("summary.answersToRow", { label: q.label, row: row.label })} />
             </div>
           ))}
         </>
       );
     case "ranking":
       return (
-        <ol className="summary-ranks" aria-label={`Options of ${q.label} by mean place`}>
+        <ol className="summary-ranks" aria-label={t("summary.optionsByPlace", { label: q.label })}>
           {q.ranks.map((r) => (
             <li key={r.value}>
-              {r.label || r.value} <span className="muted">(mean place {formatNumber(r.meanRank)})</span>
+              {r.label || r.value} <span className="muted">({t("summary.meanPlace", { value: formatNumber(r.meanRank) })})</span>
             </li>
           ))}
         </ol>
@@ -174,20 +175,20 @@ function QuestionChart({ question: q }: { question: QuestionSummary }) {
         <dl className="summary-stats">
           {(["min", "median", "mean", "max"] as const).map((stat) => (
             <div key={stat}>
-              <dt>{{ min: "Minimum", median: "Median", mean: "Average", max: "Maximum" }[stat]}</dt>
+              <dt>{t(`summary.stat.${stat}`)}</dt>
               <dd>{formatNumber(q[stat])}</dd>
             </div>
           ))}
         </dl>
       );
     case "uploads":
-      return <p>{plural(q.files, "file")} attached</p>;
+      return <p>{t("summary.filesAttached", { count: q.files })}</p>;
     default:
       // Text: dates come counted by day, other text as its latest answers.
       return q.counts.length > 0 ? (
-        <Columns counts={q.counts} label={`Dates answered to ${q.label}`} />
+        <Columns counts={q.counts} label={t("summary.datesAnswered", { label: q.label })} />
       ) : (
-        <ul className="summary-latest" aria-label={`Latest answers to ${q.label}`}>
+        <ul className="summary-latest" aria-label={t("summary.latestAnswers", { label: q.label })}>
           {q.latest.map((text, i) => (
             <li key={i}>{text}</li>
           ))}
@@ -201,20 +202,20 @@ function NetPromoterScore({ question: q }: { question: QuestionSummary }) {
   const { promotersFrom, detractorsTo } = questionTypeOf(q.type)?.promoterScore ?? { promotersFrom: 9, detractorsTo: 6 };
   const among = (from: number, to: number) => q.counts.filter((c) => Number(c.value) >= from && Number(c.value) <= to).reduce((sum, c) => sum + c.count, 0);
   const groups = [
-    { name: `Promoters (${promotersFrom}+)`, count: among(promotersFrom, Infinity) },
-    { name: "Passives", count: among(detractorsTo + 1, promotersFrom - 1) },
-    { name: `Detractors (${detractorsTo} and below)`, count: among(-Infinity, detractorsTo) },
+    { name: t("summary.promoters", { from: promotersFrom }), count: among(promotersFrom, Infinity) },
+    { name: t("summary.passives"), count: among(detractorsTo + 1, promotersFrom - 1) },
+    { name: t("summary.detractors", { to: detractorsTo }), count: among(-Infinity, detractorsTo) },
   ];
   return (
     <dl className="summary-stats">
       <div>
-        <dt>Net Promoter Score</dt>
+        <dt>{t("blockType.NPS")}</dt>
         <dd>{formatNumber(q.score)}</dd>
       </div>
       {groups.map((g) => (
         <div key={g.name}>
           <dt>{g.name}</dt>
-          <dd>{g.count}</dd>
+          <dd>{formatNumber(g.count)}</dd>
         </div>
       ))}
     </dl>
@@ -227,7 +228,7 @@ function averageStep(counts: ValueCount[]): number | null {
 }
 
 function formatNumber(value: number | null): string {
-  return value === null ? "—" : value.toLocaleString(undefined, { maximumFractionDigits: 2 });
+  return value === null ? "—" : formatLocaleNumber(value, { maximumFractionDigits: 2 });
 }
 
 /** Horizontal bars, one per option, with the count and its share of the answers. */
@@ -242,7 +243,7 @@ export function Bars({ counts, total, label }: { counts: ValueCount[]; total: nu
             <span className="summary-bar" style={{ width: `${(c.count / most) * 100}%` }} />
           </span>
           <span className="summary-bar-count">
-            {c.count} <span className="muted">({total ? Math.round((c.count / total) * 100) : 0}%)</span>
+            {formatNumber(c.count)} <span className="muted">({total ? Math.round((c.count / total) * 100) : 0}%)</span>
           </span>
         </li>
       ))}

@@ -9,8 +9,11 @@ import { Link } from "../router.tsx";
 import { useSession } from "../session.tsx";
 import type { Member, PendingInvitation, Role, Workspace } from "../types.ts";
 import { AutoJoinDomains } from "./AutoJoinDomains.tsx";
+import { t } from "../i18n/messages.ts";
+import { tRich } from "../i18n/react.tsx";
 
-const roleLabels: Record<Role, string> = { owner: "Owner", admin: "Admin", member: "Member" };
+/** A role's name in the language spoken. */
+const roleLabel = (role: Role) => t("workspaces.role", { role });
 
 /** The owner's switch: every member must sign in with a second factor (their own first). */
 function TwoFactorRequirement({ workspace }: { workspace: Workspace }) {
@@ -28,7 +31,7 @@ function TwoFactorRequirement({ workspace }: { workspace: Workspace }) {
     try {
       await put(`/workspaces/${workspace.id}/two-factor`, { required: next });
       await refreshWorkspaces();
-      notify(next ? `Members of ${workspace.name} now sign in with two factors.` : `Two-factor sign-in is up to each member of ${workspace.name} again.`);
+      notify(next ? t("workspaces.twoFactorOn", { workspace: workspace.name }) : t("workspaces.twoFactorOff", { workspace: workspace.name }));
     } catch (err) {
       setRequired(workspace.requireTwoFactor);
       setError((err as Error).message);
@@ -39,12 +42,12 @@ function TwoFactorRequirement({ workspace }: { workspace: Workspace }) {
   return (
     <div className="field">
       <label className="check" htmlFor={id}>
-        <input id={id} type="checkbox" checked={required} disabled={busy} onChange={(e) => void set(e.target.checked)} /> Require
-        two-factor sign-in of every member
+        <input id={id} type="checkbox" checked={required} disabled={busy} onChange={(e) => void set(e.target.checked)} />{" "}
+        {t("workspaces.requireTwoFactor")}
       </label>
       {!user?.twoFactorEnabled && !required && (
         <p className="hint">
-          Turn it on for yourself first, under <Link to="/settings/security">Security</Link>.
+          {tRich("workspaces.yourselfFirst", { link: (chunks) => <Link to="/settings/security">{chunks}</Link> })}
         </p>
       )}
       {error && <InlineMessage kind="error">{error}</InlineMessage>}
@@ -84,29 +87,29 @@ function Members({ workspace }: { workspace: Workspace }) {
     void change(async () => {
       const invitation = await post<PendingInvitation>(`/workspaces/${workspace.id}/invites`, { email, role });
       setEmail("");
-      return `Invitation mailed to ${invitation.email}.`;
+      return t("workspaces.invited", { email: invitation.email });
     });
   };
   const revoke = (invitation: PendingInvitation) =>
     change(async () => {
       await del(`/workspaces/${workspace.id}/invites/${invitation.id}`);
-      return `The invitation to ${invitation.email} is revoked; its link no longer works.`;
+      return t("workspaces.revoked", { email: invitation.email });
     });
   const setMemberRole = (m: Member, next: Role) =>
     change(async () => {
       await patch(`/workspaces/${workspace.id}/members/${m.user.id}`, { role: next });
-      return `${m.user.name} is now ${next === "admin" ? "an admin" : "a member"} of ${workspace.name}.`;
+      return t("workspaces.roleSet", { name: m.user.name, role: next, workspace: workspace.name });
     });
   const remove = (m: Member) =>
     change(async () => {
       await del(`/workspaces/${workspace.id}/members/${m.user.id}`);
-      return `${m.user.name} no longer has access to ${workspace.name}.`;
+      return t("workspaces.removed", { name: m.user.name, workspace: workspace.name });
     });
   return (
     <div className="members">
-      <h4>Members</h4>
+      <h4>{t("admin.members")}</h4>
       {members.loading && !members.data ? (
-        <Loading what="Loading members" />
+        <Loading what={t("workspaces.loadingMembers")} />
       ) : members.error ? (
         <ErrorState message={members.error} onRetry={members.reload} />
       ) : (
@@ -114,20 +117,22 @@ function Members({ workspace }: { workspace: Workspace }) {
           {members.data!.items.map((m) => (
             <li key={m.user.id} className="row">
               <span>
-                {m.user.name} <span className="muted">&lt;{m.user.email}&gt; · {m.role === "owner" ? "owner" : `since ${formatDateTime(m.joinedAt)}`}</span>
+                {m.user.name} <span className="muted">
+                  &lt;{m.user.email}&gt; · {m.role === "owner" ? t("workspaces.owner") : t("workspaces.since", { when: formatDateTime(m.joinedAt) })}
+                </span>
               </span>
               {manages && m.role !== "owner" ? (
                 <>
-                  <select aria-label={`Role of ${m.user.name}`} value={m.role ?? undefined} disabled={busy} onChange={(e) => void setMemberRole(m, e.target.value as Role)}>
-                    <option value="member">Member</option>
-                    <option value="admin">Admin</option>
+                  <select aria-label={t("workspaces.roleOf", { name: m.user.name })} value={m.role ?? undefined} disabled={busy} onChange={(e) => void setMemberRole(m, e.target.value as Role)}>
+                    <option value="member">{roleLabel("member")}</option>
+                    <option value="admin">{roleLabel("admin")}</option>
                   </select>
                   <button type="button" disabled={busy} onClick={() => void remove(m)}>
-                    Remove {m.user.name}
+                    {t("workspaces.remove", { name: m.user.name })}
                   </button>
                 </>
               ) : (
-                <span className="badge">{m.role && roleLabels[m.role]}</span>
+                <span className="badge">{m.role && roleLabel(m.role)}</span>
               )}
             </li>
           ))}
@@ -135,18 +140,18 @@ function Members({ workspace }: { workspace: Workspace }) {
       )}
       {manages && invitations.data && invitations.data.items.length > 0 && (
         <>
-          <h4>Pending invitations</h4>
+          <h4>{t("workspaces.pending")}</h4>
           <ul className="plain-list">
             {invitations.data.items.map((i) => (
               <li key={i.id} className="row">
                 <span>
                   {i.email}{" "}
                   <span className="muted">
-                    · {i.role && roleLabels[i.role]} · invited by {i.inviterName} · link valid until {formatDateTime(i.expiresAt)}
+                    · {i.role && roleLabel(i.role)} · {t("workspaces.invitedBy", { inviter: i.inviterName, until: formatDateTime(i.expiresAt) })}
                   </span>
                 </span>
                 <button type="button" disabled={busy} onClick={() => void revoke(i)}>
-                  Revoke invitation to {i.email}
+                  {t("workspaces.revoke", { email: i.email })}
                 </button>
               </li>
             ))}
@@ -157,22 +162,22 @@ function Members({ workspace }: { workspace: Workspace }) {
         <>
           <form className="row invite" onSubmit={invite}>
             <div className="field field-inline">
-              <label htmlFor={`${id}-email`}>Invite by email</label>
+              <label htmlFor={`${id}-email`}>{t("workspaces.inviteByEmail")}</label>
               <input id={`${id}-email`} type="email" required value={email} onChange={(e) => setEmail(e.target.value)} aria-describedby={`${id}-hint`} />
             </div>
             <div className="field field-inline">
-              <label htmlFor={`${id}-role`}>as</label>
+              <label htmlFor={`${id}-role`}>{t("workspaces.as")}</label>
               <select id={`${id}-role`} value={role} onChange={(e) => setRole(e.target.value as Role)}>
-                <option value="member">Member</option>
-                <option value="admin">Admin</option>
+                <option value="member">{roleLabel("member")}</option>
+                <option value="admin">{roleLabel("admin")}</option>
               </select>
             </div>
             <button type="submit" disabled={busy}>
-              {busy ? "Inviting…" : "Invite"}
+              {busy ? t("workspaces.inviting") : t("workspaces.invite")}
             </button>
           </form>
           <p className="hint" id={`${id}-hint`}>
-            Everyone invited gets an email with a link (it signs someone new up into this workspace); someone with an account can also accept it here, under Invitations for you. Nobody joins without accepting. Removing someone ends their access at once, by key or session.
+            {t("workspaces.inviteHint")}
           </p>
         </>
       )}
@@ -195,7 +200,7 @@ function InvitationsForYou() {
       const { workspace } = await post<{ workspace: Workspace }>(`/invitations/${invitation.id}/accept`, {});
       await refreshWorkspaces();
       selectWorkspace(workspace.id);
-      notify(`You joined ${workspace.name} as ${workspace.role === "admin" ? "an admin" : "a member"}; it is now the current workspace.`);
+      notify(t("workspaces.joined", { workspace: workspace.name, role: workspace.role === "admin" ? "admin" : "member" }));
       invitations.reload();
     } catch (err) {
       setError((err as Error).message);
@@ -206,15 +211,15 @@ function InvitationsForYou() {
   if (!invitations.data?.items.length && !error) return null;
   return (
     <section className="card stack">
-      <h2>Invitations for you</h2>
+      <h2>{t("workspaces.forYou")}</h2>
       <ul className="plain-list">
         {invitations.data?.items.map((i) => (
           <li key={i.id} className="row">
             <span>
-              {i.workspaceName} <span className="muted">· as {i.role && roleLabels[i.role]} · from {i.inviterName}</span>
+              {i.workspaceName} <span className="muted">· {t("workspaces.asFrom", { role: i.role ?? "member", inviter: i.inviterName })}</span>
             </span>
             <button type="button" className="primary" disabled={busy} onClick={() => void accept(i)}>
-              Join {i.workspaceName}
+              {t("auth.join", { workspace: i.workspaceName })}
             </button>
           </li>
         ))}
@@ -237,17 +242,17 @@ function RenameWorkspace({ workspace }: { workspace: Workspace }) {
     try {
       const renamed = await patch<Workspace>(`/workspaces/${workspace.id}`, { name });
       await refreshWorkspaces();
-      notify(`Workspace renamed “${renamed.name}”.`);
+      notify(t("workspaces.renamed", { name: renamed.name }));
     } catch (err) {
       setError((err as Error).message);
     }
   };
   return (
     <form className="row" onSubmit={rename}>
-      <label htmlFor={`${id}-rename`}>New name for {workspace.name}</label>
+      <label htmlFor={`${id}-rename`}>{t("workspaces.newName", { workspace: workspace.name })}</label>
       <input id={`${id}-rename`} required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
       <button type="submit" disabled={name.trim() === workspace.name}>
-        Rename
+        {t("workspaces.rename")}
       </button>
       {error && <InlineMessage kind="error">{error}</InlineMessage>}
     </form>
@@ -268,7 +273,7 @@ export function WorkspacesPage() {
       await refreshWorkspaces();
       selectWorkspace(ws.id);
       setName("");
-      notify(`Workspace “${ws.name}” created; it is now the current one.`);
+      notify(t("workspaces.created", { name: ws.name }));
     } catch (err) {
       setError((err as Error).message);
     }
@@ -277,41 +282,42 @@ export function WorkspacesPage() {
     <div className="page">
       <div className="page-head">
         <div>
-          <h1>Workspaces</h1>
-          <p className="muted">A workspace holds forms; everyone in it sees and edits them. Its plan decides what its forms may do.</p>
+          <h1>{t("nav.workspaces")}</h1>
+          <p className="muted">{t("workspaces.intro")}</p>
         </div>
       </div>
       <InvitationsForYou />
-      {workspaces.length === 0 && <Loading what="Loading workspaces" />}
+      {workspaces.length === 0 && <Loading what={t("workspaces.loading")} />}
       <ul className="workspaces">
         {workspaces.map((ws) => (
           <li key={ws.id} className={`card workspace${ws.id === current?.id ? " current" : ""}`}>
             <div className="webhook-head">
               <div>
                 <h2>
-                  {ws.name} {ws.id === current?.id && <span className="badge badge-published">Current</span>}
+                  {ws.name} {ws.id === current?.id && <span className="badge badge-published">{t("workspaces.current")}</span>}
                 </h2>
                 <p className="muted">
-                  {ws.personal ? "Personal workspace" : ws.owned ? "You own it" : "Shared with you"} · your role: {ws.role && roleLabels[ws.role]} · created {formatDateTime(ws.createdAt)}
+                  {ws.personal ? t("workspaces.personal") : ws.owned ? t("workspaces.owned") : t("workspaces.shared")} ·{" "}
+                  {t("workspaces.yourRole", { role: ws.role ?? "member", created: formatDateTime(ws.createdAt) })}
                 </p>
                 <dl className="facts">
                   <div>
-                    <dt>Plan</dt>
-                    <dd>{ws.plan === "pro" ? "Pro" : "Free"}</dd>
+                    <dt>{t("admin.plan")}</dt>
+                    <dd>{t("workspaces.planName", { plan: ws.plan })}</dd>
                   </div>
                   <div>
-                    <dt>Two-factor sign-in</dt>
-                    <dd>{ws.requireTwoFactor ? "Required of every member" : "Up to each member"}</dd>
+                    <dt>{t("workspaces.twoFactor")}</dt>
+                    <dd>{ws.requireTwoFactor ? t("workspaces.twoFactorRequired") : t("workspaces.twoFactorFree")}</dd>
                   </div>
                   <div>
-                    <dt>Remove branding</dt>
-                    <dd>{ws.entitlements.removeBranding ? "Included: forms may hide “Made with formsvc”" : "Not included: forms show “Made with formsvc”"}</dd>
+                    <dt>{t("workspaces.removeBranding")}</dt>
+                    <dd>{ws.entitlements.removeBranding ? t("workspaces.brandingIncluded") : t("workspaces.brandingNotIncluded")}</dd>
                   </div>
                 </dl>
                 {ws.role === "owner" && <TwoFactorRequirement workspace={ws} />}
                 {ws.plan !== "pro" && (
                   <p className="hint">
-                    Plans are changed by whoever runs this installation, with <code>npm run -s cli -- workspace:set-plan --workspace {ws.id} --plan pro</code>.
+                    {tRich("workspaces.planHint", { command: <code>npm run -s cli -- workspace:set-plan --workspace {ws.id} --plan pro</code> })}
                   </p>
                 )}
               </div>
@@ -320,10 +326,10 @@ export function WorkspacesPage() {
                   type="button"
                   onClick={() => {
                     selectWorkspace(ws.id);
-                    notify(`Switched to ${ws.name}.`, "info");
+                    notify(t("layout.switchedTo", { name: ws.name }), "info");
                   }}
                 >
-                  Switch to {ws.name}
+                  {t("workspaces.switchTo", { name: ws.name })}
                 </button>
               )}
             </div>
@@ -334,15 +340,15 @@ export function WorkspacesPage() {
         ))}
       </ul>
       <form className="card stack" onSubmit={create}>
-        <h2>New workspace</h2>
+        <h2>{t("workspaces.new")}</h2>
         <div className="field">
-          <label htmlFor={`${id}-name`}>Workspace name</label>
+          <label htmlFor={`${id}-name`}>{t("workspaces.name")}</label>
           <input id={`${id}-name`} required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
         </div>
         {error && <InlineMessage kind="error">{error}</InlineMessage>}
         <div className="actions">
           <button type="submit" className="primary">
-            Create workspace
+            {t("workspaces.create")}
           </button>
         </div>
       </form>

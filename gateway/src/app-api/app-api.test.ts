@@ -71,6 +71,13 @@ const transport = createRouterTransport((router) => {
       sessions.delete(req.token);
       return {};
     },
+    setUserLocale: (req, ctx) => {
+      const found = [...users.values()].find((u) => u.user.id === callerOf(ctx));
+      if (!found) throw new ConnectError("unknown caller", Code.Unauthenticated);
+      if (req.locale.includes(" ")) throw new ConnectError("locale must be a BCP 47 language tag, such as de or pt-BR", Code.InvalidArgument);
+      found.user.locale = req.locale;
+      return { user: found.user };
+    },
     deleteUserSessions: (_req, ctx) => {
       const caller = callerOf(ctx);
       if (!caller) throw new ConnectError("unknown caller", Code.Unauthenticated);
@@ -395,6 +402,22 @@ describe("/app/api sessions and CSRF", () => {
     assert.equal((await b.call("POST", "/app/api/session/sign-out-all", { body: {} })).status, 401, "it needs a session");
     const noCsrf = await other.b.call("POST", "/app/api/session/sign-out-all", { body: {}, csrf: false });
     assert.equal(noCsrf.status, 403, "and the CSRF header");
+  });
+
+  it("keeps the person's app language: PUT /session/locale, read back by /session; a bad tag is a 400", async () => {
+    const { b, user } = await signedUp();
+    assert.equal(user.locale, null, "none chosen at sign-up");
+    const set = await b.call("PUT", "/app/api/session/locale", { body: { locale: "de" } });
+    assert.deepEqual([set.status, set.body.user.locale], [200, "de"]);
+    assert.equal((await b.call("GET", "/app/api/session")).body.user.locale, "de");
+    const bad = await b.call("PUT", "/app/api/session/locale", { body: { locale: "not a tag" } });
+    assert.equal(bad.status, 400);
+    assert.match(JSON.stringify(bad.body), /BCP 47/);
+    assert.equal((await b.call("PUT", "/app/api/session/locale", { body: { locale: 7 } })).status, 400, "a tag is a string");
+    assert.equal((await b.call("PUT", "/app/api/session/locale", { body: { locale: null } })).body.user.locale, null, "null clears it");
+    const signedOut = browser();
+    await signedOut.call("GET", "/app/api/session");
+    assert.equal((await signedOut.call("PUT", "/app/api/session/locale", { body: { locale: "de" } })).status, 401, "it needs a session");
   });
 
   it("names cookies __Host- and marks them Secure when PUBLIC_URL is https, and reads only those names", async () => {

@@ -9,6 +9,7 @@
 //   POST /auth/password-reset          mails a link                  POST /auth/password-reset/complete {token, password, deleteApiKeys?}
 //   (complete: secondFactorCode too for a person with a second factor)
 //   POST /auth/verify-email            POST /session/sign-out-all (ends every session of the person)
+//   PUT  /session/locale {locale}      the person's app language (a BCP 47 tag, null for the browser's): {user}
 //   POST /invitations/lookup {token}   POST /invitations/accept {token, name?, password?}: signs up (or adds the signed-in person)
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -54,6 +55,7 @@ const passwordResetRequestSchema = z.strictObject({ email: emailSchema });
 // secondFactorCode: asked of a person with a second factor (a 400 on that field without it).
 const passwordResetSchema = z.strictObject({ token, password, deleteApiKeys: z.boolean().optional(), secondFactorCode: secondFactorCode.optional() });
 const tokenSchema = z.strictObject({ token });
+const localeSchema = z.strictObject({ locale: z.string().max(35).nullable() });
 const acceptInvitationSchema = z.strictObject({ token, name: z.string().max(100).optional(), password: z.string().max(1000).optional() });
 
 export function sessionRoutes(
@@ -177,6 +179,14 @@ export function sessionRoutes(
     issueCsrfToken(res, policy);
     res.setHeader("Cache-Control", "no-store");
     res.json({ signedOutSessions: deleted });
+  });
+
+  // The language the app speaks to the person, kept with their account so it follows them to every browser.
+  router.put("/session/locale", requireSession(identity, policy), async (req, res) => {
+    const { locale } = body(localeSchema, req);
+    const { user } = await identity.setUserLocale({ locale: locale ?? "" }, asCaller((res.locals.user as User).id));
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ user: sessionUserJson(user!) });
   });
 
   // The mailed invitation's page: what it invites to, then accepting it (signed in as the invited email,

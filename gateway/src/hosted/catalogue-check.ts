@@ -20,12 +20,15 @@ function walk(elements: Elements, visit: (element: Elements[number]) => void): v
   }
 }
 
-/** Each problem of the catalogues as a line naming the language and the key; none when they are complete and sound. */
-export function catalogueProblems(catalogues: ReadonlyMap<string, Catalogue>): string[] {
+/**
+ * Each problem of the catalogues as a line naming the language and the key; none when they are complete and
+ * sound. `plainKeys`: the messages held to plain {arguments} (the hosted page's script's; the app has none).
+ */
+export function catalogueProblems(catalogues: ReadonlyMap<string, Catalogue>, plainKeys: readonly string[] = scriptMessageKeys): string[] {
   const source = catalogues.get(sourceLanguage);
   if (!source) return [`no ${sourceLanguage} catalogue: it is the source every other is checked against`];
   const problems: string[] = [];
-  const scriptKeys = new Set<string>(scriptMessageKeys);
+  const scriptKeys = new Set<string>(plainKeys);
   for (const [language, catalogue] of catalogues) {
     try {
       Intl.getCanonicalLocales(language);

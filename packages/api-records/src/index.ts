@@ -40,7 +40,7 @@ export function userJson(user: User): Json.User {
 }
 
 export function sessionUserJson(user: User): Json.SessionUser {
-  return { ...userJson(user), emailVerified: user.emailVerified, administrator: user.administrator, twoFactorEnabled: user.twoFactorEnabled };
+  return { ...userJson(user), emailVerified: user.emailVerified, administrator: user.administrator, twoFactorEnabled: user.twoFactorEnabled, locale: user.locale || null };
 }
 
 export function workspaceJson(ws: Workspace): Json.Workspace {

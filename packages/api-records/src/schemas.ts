@@ -564,6 +564,7 @@ export const sessionUserSchema = userSchema.extend({
   emailVerified: z.boolean(),
   administrator: z.boolean().describe("Administers the installation (the first account made): sees every user and workspace, sets plans"),
   twoFactorEnabled: z.boolean().describe("Signs in with a second factor (an authenticator app's codes)"),
+  locale: z.string().nullable().describe("The language the person chose for the app (a BCP 47 tag); null: the browser's"),
 });
 
 /** What a mailed invitation invites to, before it is accepted. */

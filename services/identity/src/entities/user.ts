@@ -21,6 +21,8 @@ export const UserEntity = defineEntity({
     totpPendingSecret: p.string().nullable(),
     /** The last TOTP time step a code passed for: a code of it or an earlier one is refused (each is good once). */
     totpLastStep: p.bigint("number").nullable(),
+    /** The language the person chose for the app (a BCP 47 tag); null while they chose none. */
+    locale: p.string().nullable(),
   },
 });
 

@@ -27,7 +27,7 @@ import { secondFactor } from "./two-factor.ts";
 
 type AccountHandlers = Pick<
   IdentityHandlers,
-  "createUser" | "signUp" | "requestPasswordReset" | "resetPassword" | "verifyEmail" | "verifyPassword" | "setPassword" | "getCurrentUser"
+  "createUser" | "signUp" | "requestPasswordReset" | "resetPassword" | "verifyEmail" | "verifyPassword" | "setPassword" | "getCurrentUser" | "setUserLocale"
 >;
 
 export function accountHandlers(c: IdentityContext): AccountHandlers {
@@ -156,5 +156,26 @@ export function accountHandlers(c: IdentityContext): AccountHandlers {
       const user = await callerUser(fork(), requireCaller(ctx));
       return { user: toUserMessage(user) };
     },
+
+    async setUserLocale(req, ctx) {
+      const locale = canonicalLocale(req.locale);
+      const em = fork();
+      const user = await callerUser(em, requireCaller(ctx));
+      user.locale = locale;
+      await em.flush();
+      return { user: toUserMessage(user) };
+    },
   };
+}
+
+/** A BCP 47 tag as Intl writes it, null for none; INVALID_ARGUMENT for what is no tag. */
+function canonicalLocale(tag: string): string | null {
+  if (!tag.trim()) return null;
+  const invalid = () => new ConnectError("locale must be a BCP 47 language tag, such as de or pt-BR", Code.InvalidArgument);
+  if (tag.length > 35) throw invalid();
+  try {
+    return Intl.getCanonicalLocales(tag.trim())[0] ?? null;
+  } catch {
+    throw invalid();
+  }
 }

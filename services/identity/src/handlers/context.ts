@@ -355,6 +355,7 @@ export function toUserMessage(user: User): UserMessage {
     emailVerified: Boolean(user.emailVerifiedAt),
     administrator: Boolean(user.administrator),
     twoFactorEnabled: Boolean(user.totpSecret),
+    locale: user.locale ?? "",
   });
 }
 

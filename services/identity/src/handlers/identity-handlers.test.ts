@@ -68,6 +68,7 @@ describe("migrations", () => {
       "Migration20261128000200_oidc_sign_in",
       "Migration20261128000300_two_factor",
       "Migration20261128000400_audit_events",
+      "Migration20261128000500_user_locale",
     ]);
   });
 });
@@ -132,6 +133,17 @@ describe("users", () => {
     await rejectsWith(client.listWorkspaces({}), Code.Unauthenticated);
     await rejectsWith(client.getWorkspace({ workspaceId: "x" }), Code.Unauthenticated);
     await rejectsWith(client.getCurrentUser({}, as("nobody-at-all")), Code.Unauthenticated);
+  });
+
+  it("SetUserLocale keeps the caller's app language as Intl writes it, clears it when empty, refuses a non-tag", async () => {
+    const { user } = await newUser();
+    assert.equal(user.locale, "", "none chosen at first");
+    assert.equal((await client.setUserLocale({ locale: "de-at" }, as(user.id))).user?.locale, "de-AT");
+    assert.equal((await client.getCurrentUser({}, as(user.id))).user?.locale, "de-AT");
+    await rejectsWith(client.setUserLocale({ locale: "not a tag" }, as(user.id)), Code.InvalidArgument, /^locale must be a BCP 47 language tag/);
+    assert.equal((await client.getCurrentUser({}, as(user.id))).user?.locale, "de-AT", "a refused tag changes nothing");
+    assert.equal((await client.setUserLocale({ locale: "" }, as(user.id))).user?.locale, "");
+    await rejectsWith(client.setUserLocale({ locale: "de" }), Code.Unauthenticated);
   });
 });
 

@@ -12,6 +12,7 @@ import { Migration20261128000100_administrator } from "./Migration20261128000100
 import { Migration20261128000200_oidc_sign_in } from "./Migration20261128000200_oidc_sign_in.ts";
 import { Migration20261128000300_two_factor } from "./Migration20261128000300_two_factor.ts";
 import { Migration20261128000400_audit_events } from "./Migration20261128000400_audit_events.ts";
+import { Migration20261128000500_user_locale } from "./Migration20261128000500_user_locale.ts";
 
 /** The identity schema's migrations, oldest first. Never edit one that has shipped; add another. */
 export const migrations: MigrationObject[] = [
@@ -29,4 +30,5 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20261128000200_oidc_sign_in", class: Migration20261128000200_oidc_sign_in },
   { name: "Migration20261128000300_two_factor", class: Migration20261128000300_two_factor },
   { name: "Migration20261128000400_audit_events", class: Migration20261128000400_audit_events },
+  { name: "Migration20261128000500_user_locale", class: Migration20261128000500_user_locale },
 ];

@@ -57,6 +57,14 @@ export declare type User = Message<"formsvc.identity.v1.User"> & {
    * @generated from field: bool two_factor_enabled = 7;
    */
   twoFactorEnabled: boolean;
+
+  /**
+   * The language the person chose for the app, a BCP 47 tag (e.g. "de"); empty when they chose none and
+   * the app follows the browser's. Empty in AuthenticateApiKey's users.
+   *
+   * @generated from field: string locale = 8;
+   */
+  locale: string;
 };
 
 /**
@@ -1089,6 +1097,40 @@ export declare type GetCurrentUserResponse = Message<"formsvc.identity.v1.GetCur
  * Use `create(GetCurrentUserResponseSchema)` to create a new message.
  */
 export declare const GetCurrentUserResponseSchema: GenMessage<GetCurrentUserResponse>;
+
+/**
+ * @generated from message formsvc.identity.v1.SetUserLocaleRequest
+ */
+export declare type SetUserLocaleRequest = Message<"formsvc.identity.v1.SetUserLocaleRequest"> & {
+  /**
+   * A BCP 47 tag, stored as Intl writes it (de-at reads de-AT); empty clears the choice.
+   *
+   * @generated from field: string locale = 1;
+   */
+  locale: string;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.SetUserLocaleRequest.
+ * Use `create(SetUserLocaleRequestSchema)` to create a new message.
+ */
+export declare const SetUserLocaleRequestSchema: GenMessage<SetUserLocaleRequest>;
+
+/**
+ * @generated from message formsvc.identity.v1.SetUserLocaleResponse
+ */
+export declare type SetUserLocaleResponse = Message<"formsvc.identity.v1.SetUserLocaleResponse"> & {
+  /**
+   * @generated from field: formsvc.identity.v1.User user = 1;
+   */
+  user?: User | undefined;
+};
+
+/**
+ * Describes the message formsvc.identity.v1.SetUserLocaleResponse.
+ * Use `create(SetUserLocaleResponseSchema)` to create a new message.
+ */
+export declare const SetUserLocaleResponseSchema: GenMessage<SetUserLocaleResponse>;
 
 /**
  * @generated from message formsvc.identity.v1.ListAllUsersRequest
@@ -2929,6 +2971,17 @@ export declare const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof GetCurrentUserRequestSchema;
     output: typeof GetCurrentUserResponseSchema;
+  },
+  /**
+   * Caller: sets the language the app speaks to the caller (User.locale); INVALID_ARGUMENT for a tag that
+   * is no BCP 47 language tag.
+   *
+   * @generated from rpc formsvc.identity.v1.IdentityService.SetUserLocale
+   */
+  setUserLocale: {
+    methodKind: "unary";
+    input: typeof SetUserLocaleRequestSchema;
+    output: typeof SetUserLocaleResponseSchema;
   },
   /**
    * Caller: workspaces the caller is a member of.
