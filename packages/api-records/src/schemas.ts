@@ -126,6 +126,13 @@ const respondentLanguageSchema = z
   .describe(
     "The language the respondent answered in (BCP 47: the form's settings.language or one of its settings.languages); labels and option texts stay in the form's own language. null for responses stored before languages were recorded",
   );
+/** The address a respondent confirmed (settings.requireEmailVerification): an extension, present only on such responses. */
+const verifiedEmailSchema = z
+  .string()
+  .optional()
+  .describe(
+    "Extension: the email address the respondent confirmed by a mailed code before answering, present only on responses to a form with settings.requireEmailVerification",
+  );
 const eventIdSchema = z.string().describe("Stable across retries of one delivery: use it for idempotency");
 const testFlagSchema = z.literal(true).optional().describe("Present on a test event (the test endpoint, the app); a response's answers are made up");
 const payloadFieldsSchema = z.array(
@@ -178,6 +185,7 @@ export const webhookPayloadSchema = z
       calculatedFields: z.record(z.string(), answerValueSchema).describe("Calculated field name → value; null where the expression failed"),
       respondentCountry: z.string().nullable().describe("ISO 3166-1 alpha-2, or null when unknown"),
       language: respondentLanguageSchema,
+      verifiedEmail: verifiedEmailSchema,
     }),
   })
   .meta({
@@ -222,6 +230,7 @@ export const partialWebhookPayloadSchema = z
       hiddenFields: z.record(z.string(), answerValueSchema).describe("Hidden field name → value"),
       respondentCountry: z.string().nullable().describe("ISO 3166-1 alpha-2, or null when unknown"),
       language: respondentLanguageSchema,
+      verifiedEmail: verifiedEmailSchema,
     }),
   })
   .meta({
@@ -317,6 +326,7 @@ export const submissionSchema = z
     updatedAt: timestamp,
     submittedAt: timestamp.nullable().describe("When it was completed; null while partial"),
     language: respondentLanguageSchema,
+    verifiedEmail: verifiedEmailSchema,
     answers: z.record(z.string().describe("The question's key"), answerSchema),
   })
   .meta({

@@ -79,6 +79,7 @@ export {
   isPastClosingDate,
   maxRetentionDays,
   sendsNotifications,
+  settingsSecrets,
   type FormSettings,
   type NotificationSettings,
   type FormSettingsPatch,

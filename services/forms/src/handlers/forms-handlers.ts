@@ -13,6 +13,7 @@ import {
   listQuestions,
   normalizeDocument,
   resolveSettings,
+  settingsSecrets,
   describeMissingTranslations,
   missingTranslations,
   type FormDocument,
@@ -36,6 +37,7 @@ import { currentRequestId } from "@formsvc/platform/request-context.ts";
 import { traceparentOf } from "@formsvc/platform/tracing.ts";
 import { EventSchema } from "@formsvc/proto/events/v1/events_pb.js";
 import { BadRequestSchema } from "@formsvc/proto/google/rpc/error_details_pb.js";
+import { storedSettingsAfter } from "./form-secrets.ts";
 
 export interface FormsHandlersDeps {
   orm: MikroORM;
@@ -380,12 +382,9 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
         }
         if (patch !== undefined) {
           // Only what was ever set is stored; defaults apply to the rest when read.
-          const merged: FormSettingsPatch = { ...form.settings };
-          for (const [key, value] of Object.entries(patch)) {
-            if (value !== undefined) (merged as Record<string, unknown>)[key] = value;
-          }
+          const merged = await storedSettingsAfter(form.settings as Record<string, unknown>, patch);
           if (canonical(merged) !== canonical(form.settings)) {
-            form.settings = merged;
+            form.settings = merged as FormSettingsPatch;
             changed = true;
           }
         }
@@ -479,7 +478,8 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
           .catch((err: unknown) => upstreamFailure("identity", err, { notFoundMessage: "form not found", logger: deps.logger }));
         showBranding = !res.entitlements?.removeBranding;
       }
-      return { form: formMessage(form), showBranding };
+      const { passwordHash, captchaSecret } = settingsSecrets(form.settings);
+      return { form: formMessage(form), showBranding, access: { passwordHash, captchaSecret } };
     },
 
     async getFormVersion(req) {
