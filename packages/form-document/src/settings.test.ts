@@ -30,6 +30,9 @@ test("full settings take their defaults", () => {
     embedOrigins: null,
     requireSingleUseLink: false,
     proofOfWork: null,
+    password: false,
+    requireEmailVerification: false,
+    captcha: null,
     notifications: { owner: false, members: [], receiptQuestionId: null },
     theme: { accentColor: "#0969da", backgroundColor: "#f6f7f9", font: "system", buttonStyle: "rounded", logo: null },
     thankYou: { title: "Thank you!", text: "Your response has been recorded.", buttonLabel: null, buttonUrl: null, redirectSeconds: null },
@@ -78,6 +81,7 @@ test("the patch schema converts to JSON Schema", () => {
   assert.equal(json.required, undefined);
   assert.deepEqual(Object.keys(json.properties).sort(), [
     "branding",
+    "captcha",
     "closedMessage",
     "closesAt",
     "deleteResponsesAfterDays",
@@ -86,8 +90,10 @@ test("the patch schema converts to JSON Schema", () => {
     "language",
     "languages",
     "notifications",
+    "password",
     "proofOfWork",
     "redirectUrl",
+    "requireEmailVerification",
     "requireSingleUseLink",
     "responseLimit",
     "saveProgress",

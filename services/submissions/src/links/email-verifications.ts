@@ -24,7 +24,7 @@ export const maxCodeAttempts = 5;
 /** How long a confirmed address may be used to answer (a long form, a break). */
 const confirmedLifetimeMs = 24 * 3600_000;
 /** Codes mailed to one address for one form in a code's lifetime: more are refused (no mail flood). */
-const maxCodesPerAddress = 5;
+export const maxCodesPerAddress = 5;
 /** Characters of a verification id (base62): about 256 bits. */
 const idLength = 43;
 
