@@ -45,7 +45,7 @@ const emailCookieSeconds = 24 * 3600;
 /** Tries of a password a minute, per address and form. */
 const passwordTriesPerMinute = 10;
 /** Codes asked for a minute per address (submissions also caps them per address mailed to). */
-const codeMailsPerMinute = 5;
+const codeMailsPerMinute = 10;
 /** Codes entered a minute per address (each verification takes 5 wrong ones). */
 const codeTriesPerMinute = 20;
 
