@@ -2,6 +2,7 @@
 // reference; the end-to-end tests parse real answers with them) and the app's, which add fields for the
 // signed-in person. The mappers in index.ts return these types, and the app takes its types from here
 // with type-only imports.
+import { refusals, type RefusalCode } from "@formsvc/form-document/response-rules";
 import { webhookFormats } from "@formsvc/platform/webhook-headers.ts";
 import { z } from "zod";
 import { defaultSettings, formDocumentSchema, formSettingsSchema, inputBlockTypes, typesAnswering } from "@formsvc/form-document";
@@ -13,6 +14,12 @@ const id = z.string().describe("Random, URL-safe identifier");
 export const errorSchema = z
   .object({
     error: z.string().describe("What went wrong, in words"),
+    code: z
+      .enum(Object.keys(refusals) as [RefusalCode, ...RefusalCode[]])
+      .optional()
+      .describe(
+        "Why a hosted form refused a respondent (a 403 of its response rules; a 503 captchaUnavailable): a single-use link (linkMissing, linkUnknown, linkUsed, linkExpired, linkRevoked), the password (passwordRequired, passwordWrong), email verification (emailRequired, emailCodeWrong, emailCodeExpired, emailCodeAttempts, emailUsed) or the captcha (captchaMissing, captchaInvalid, captchaExpired, captchaReplayed, captchaUnavailable). Stable: show your own words for it",
+      ),
     fields: z
       .array(
         z.object({
