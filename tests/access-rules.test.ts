@@ -7,7 +7,7 @@ import { refusals } from "@formsvc/form-document/response-rules";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
 import { captchaProviderInfo } from "../gateway/src/hosted/captcha-providers.ts";
 import { signedUpPerson } from "./support/app-client.ts";
-import { launchBrowser, watchPage } from "./support/browser.ts";
+import { launchBrowser, signedInContext, watchPage } from "./support/browser.ts";
 import { startSmtpSink, type SmtpSink } from "./support/smtp.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
@@ -331,6 +331,35 @@ describe("in Chromium", () => {
     }
     await context.close();
     assert.deepEqual(outside, [], "the browser reached nothing outside the system");
+  });
+
+  it("the app's settings set a password, email verification and a provider's captcha, and show neither secret", async () => {
+    const formId = await publishedForm({});
+    const context = await signedInContext(browser, sys.url, owner.cookies);
+    const page = await context.newPage();
+    const problems = watchPage(page, []);
+    await page.goto(`${sys.url}/app/forms/${formId}/settings`);
+    await page.getByLabel("Ask for a password before the questions").check();
+    await page.getByLabel("Form password").fill("set in the app");
+    await page.getByLabel(/confirm their email address by a mailed code/).check();
+    await page.getByLabel("Captcha of a provider, with your keys").selectOption("hcaptcha");
+    await page.getByLabel("Site key").fill("10000000-ffff-ffff-ffff-000000000001");
+    await page.getByLabel("Secret key").fill("0x0000000000000000000000000000000000004321");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Settings saved.").waitFor();
+    assert.equal(await page.getByLabel("Secret key").getAttribute("placeholder"), "Stored (…4321)");
+    // Saved again unchanged: the password and the secret stay as they are.
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Settings saved.").last().waitFor();
+    await context.close();
+    assert.deepEqual(problems, []);
+    const { settings } = (await owner.call("GET", `/forms/${formId}`)).body;
+    assert.deepEqual([settings.password, settings.requireEmailVerification, settings.captcha], [
+      true,
+      true,
+      { provider: "hcaptcha", siteKey: "10000000-ffff-ffff-ffff-000000000001", secretHint: "…4321" },
+    ]);
+    assert.equal((await hosted(`${formId}/password`, { json: { password: "set in the app" } })).status, 200);
   });
 
   it("asks the password, then an address confirmed by the mailed code, then the questions", async () => {

@@ -64,6 +64,10 @@ export function SettingsTab({ form, onSaved }: { form: Form; onSaved(form: Form)
   const [settings, setSettings] = useState(form.settings);
   // The members' addresses as typed: one a line (or separated by commas), read on saving.
   const [memberList, setMemberList] = useState(form.settings.notifications.members.join("\n"));
+  // What a read never answers, typed here only: a new password and a captcha's secret key (empty: keep the stored one).
+  const [passwordOn, setPasswordOn] = useState(form.settings.password);
+  const [newPassword, setNewPassword] = useState("");
+  const [captchaSecret, setCaptchaSecret] = useState("");
   const emailQuestions = form.document.blocks.filter((b) => b.type === "EMAIL" && b.id);
   const [refusal, setRefusal] = useState<string>();
   const [error, setError] = useState<string>();
@@ -81,10 +85,15 @@ export function SettingsTab({ form, onSaved }: { form: Form; onSaved(form: Form)
           ...settings,
           redirectUrl: settings.redirectUrl?.trim() ? settings.redirectUrl.trim() : null,
           notifications: { ...settings.notifications, members },
+          password: passwordOn ? newPassword || settings.password : null,
+          captcha: settings.captcha && { ...settings.captcha, ...(captchaSecret ? { secret: captchaSecret } : {}) },
         },
       });
       onSaved(saved);
       setSettings(saved.settings);
+      setPasswordOn(saved.settings.password);
+      setNewPassword("");
+      setCaptchaSecret("");
       setMemberList(saved.settings.notifications.members.join("\n"));
       notify("Settings saved.");
     } catch (err) {
@@ -251,6 +260,66 @@ export function SettingsTab({ form, onSaved }: { form: Form; onSaved(form: Form)
               <p className="hint">About 5000 takes a phone a second; higher costs bots (and people) more.</p>
             </div>
           )}
+          <div className="field">
+            <label htmlFor={`${id}-captcha`}>Captcha of a provider, with your keys</label>
+            <select
+              id={`${id}-captcha`}
+              value={settings.captcha?.provider ?? ""}
+              onChange={(e) => {
+                const provider = e.target.value as NonNullable<Form["settings"]["captcha"]>["provider"] | "";
+                setSettings({ ...settings, captcha: provider ? { provider, siteKey: settings.captcha?.siteKey ?? "" } : null });
+              }}
+            >
+              <option value="">None</option>
+              <option value="turnstile">Cloudflare Turnstile</option>
+              <option value="hcaptcha">hCaptcha</option>
+              <option value="recaptcha">Google reCAPTCHA</option>
+            </select>
+          </div>
+          {settings.captcha && (
+            <>
+              <div className="field">
+                <label htmlFor={`${id}-site-key`}>Site key</label>
+                <input id={`${id}-site-key`} value={settings.captcha.siteKey} required onChange={(e) => setSettings({ ...settings, captcha: { ...settings.captcha!, siteKey: e.target.value.trim() } })} />
+              </div>
+              <div className="field">
+                <label htmlFor={`${id}-secret-key`}>Secret key</label>
+                <input
+                  id={`${id}-secret-key`}
+                  type="password"
+                  autoComplete="off"
+                  value={captchaSecret}
+                  placeholder={settings.captcha.secretHint ? `Stored (${settings.captcha.secretHint})` : ""}
+                  onChange={(e) => setCaptchaSecret(e.target.value.trim())}
+                />
+                <p className="hint">Kept by the service and never shown again; leave empty to keep the stored one. One captcha a form: not with the proof-of-work check.</p>
+              </div>
+            </>
+          )}
+          <label className="check">
+            <input type="checkbox" checked={passwordOn} onChange={(e) => setPasswordOn(e.target.checked)} /> Ask for a password before the questions
+          </label>
+          {passwordOn && (
+            <div className="field">
+              <label htmlFor={`${id}-password`}>Form password</label>
+              <input
+                id={`${id}-password`}
+                type="password"
+                autoComplete="new-password"
+                minLength={4}
+                maxLength={200}
+                required={!settings.password}
+                value={newPassword}
+                placeholder={settings.password ? "Set (leave empty to keep it)" : ""}
+                onChange={(e) => setNewPassword(e.target.value)}
+              />
+              <p className="hint">Only a hash of it is kept: share it with your respondents yourself.</p>
+            </div>
+          )}
+          <label className="check">
+            <input type="checkbox" checked={settings.requireEmailVerification} onChange={(e) => setSettings({ ...settings, requireEmailVerification: e.target.checked })} /> Ask
+            respondents to confirm their email address by a mailed code (one response per address; the address is kept with it)
+          </label>
           <div className="field">
             <label htmlFor={`${id}-rate`}>Responses a minute at most</label>
             <input
