@@ -9,6 +9,7 @@ import { Code, ConnectError, type Client, type ServiceImpl } from "@connectrpc/c
 import type { EntityManager } from "@mikro-orm/core";
 import { resolveSettings } from "@formsvc/form-document/settings";
 import type { MikroORM } from "@formsvc/platform/database.ts";
+import { tableRetention, type PruneTarget } from "@formsvc/platform/retention.ts";
 import { newId } from "@formsvc/platform/ids.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { escapeHtml, insertMailsSql, mailOutboxTable, type Mail } from "@formsvc/platform/mail.ts";
@@ -148,6 +149,18 @@ export function emailVerifications(deps: { orm: MikroORM; forms: Client<typeof F
       },
     },
   };
+}
+
+/** How long a verification is of any use: its code's life, then a day of its confirmed address. */
+const verificationUseMs = codeLifetimeMs + confirmedLifetimeMs;
+
+/** Verifications past any use (they hold addresses: a completed response keeps its own copy), for submissions' retention. */
+export function emailVerificationsTarget(orm: MikroORM, now: () => Date = () => new Date()): PruneTarget {
+  return tableRetention(orm, {
+    table: "email_verifications",
+    olderThanAt: (at) => new Date(at.getTime() - verificationUseMs),
+    where: (olderThan) => ({ sql: `"created_at" < ?`, params: [new Date(Math.min(olderThan.getTime(), now().getTime() - verificationUseMs))] }),
+  });
 }
 
 /** Deletes a purged form's verifications (form-purge.ts). */

@@ -25,6 +25,8 @@ export class Migration20261128001100_email_verification extends Migration {
       "response_id" text null
     )`);
     this.addSql(`create index "email_verifications_form_id_email_index" on "submissions"."email_verifications" ("form_id", lower("email"), "created_at")`);
+    // What retention deletes by (retention.ts).
+    this.addSql(`create index "email_verifications_created_at_index" on "submissions"."email_verifications" ("created_at")`);
   }
 
   override down(): void {
