@@ -48,7 +48,8 @@ import type { RateLimitStore } from "../rate-limit/sliding-window.ts";
 import { accessGate, type GateForm } from "./access-gate.ts";
 import { linkRefusal, linkTokenOf, refusalCodeOf, refusalText } from "./access-rules.ts";
 import { proofOfWork, type CaptchaDeps } from "./captcha.ts";
-import { captchaCspSources, thirdPartyCaptcha } from "./captcha-providers.ts";
+import { thirdPartyCaptcha } from "./captcha-providers.ts";
+import { securityHeaders, sendHtml } from "./page-headers.ts";
 import { countryOf, defaultLookupCountry, type LookupCountry } from "./country.ts";
 import { insightsBeaconRoute, insightsScriptFile } from "./insights-beacon.ts";
 import { isPersonVisit, type InsightsCounter } from "./insights.ts";
@@ -135,7 +136,7 @@ function showsClosed(form: Form, settings: FormSettings, now: Date): boolean {
 /** A form's secrets as a forms without FormAccess answers them: none. */
 const noAccessSecrets = { passwordHash: "", captchaSecret: "" };
 
-/** How long a form's settings are kept for its posts (submissionsPerMinute, proofOfWork) before forms is asked again. */
+/** How long a form's settings are kept for its posts (submissionsPerMinute, its captcha, its password) before forms is asked again. */
 const formRateTtlMs = 5_000;
 
 /**
@@ -164,45 +165,6 @@ function hiddenFromQuery(req: Request, names: string[]): Record<string, string> 
     if (typeof value === "string" && value !== "") hidden[name] = value.slice(0, 10_000);
   }
   return hidden;
-}
-
-/** What a form's settings say about its pages' headers: where a plain post may redirect, who may frame it, whose captcha it loads. */
-type PagePolicy = Partial<Pick<FormSettings, "redirectUrl" | "embedOrigins" | "captcha">>;
-
-/**
- * The CSP `frame-ancestors` of a form's pages: the sites its embedOrigins name ('none' for an empty list),
- * or nothing when any site may embed it (null, the default), as an embed needs.
- */
-function frameAncestors(embedOrigins: readonly string[] | null | undefined): string | undefined {
-  if (!embedOrigins) return undefined;
-  return `frame-ancestors ${embedOrigins.length > 0 ? embedOrigins.join(" ") : "'none'"}`;
-}
-
-function securityHeaders(res: Response, page: PagePolicy = {}): void {
-  let formAction = "'self'";
-  if (page.redirectUrl) {
-    try {
-      formAction += ` ${new URL(page.redirectUrl).origin}`;
-    } catch {
-      // Settings are validated; an odd value only narrows where a plain post may redirect.
-    }
-  }
-  const framing = frameAncestors(page.embedOrigins);
-  // A third-party captcha's widget (captcha-providers.ts): its script and frames, on its form's pages only.
-  const more = (directive: Parameters<typeof captchaCspSources>[1]) => captchaCspSources(page, directive).map((source) => ` ${source}`).join("");
-  const frames = more("frame-src");
-  res.setHeader(
-    "Content-Security-Policy",
-    `default-src 'none'; script-src 'self'${more("script-src")}; style-src 'unsafe-inline'${more("style-src")}; img-src 'self' data: blob:; connect-src 'self'${more("connect-src")}; worker-src blob:;${frames ? ` frame-src${frames};` : ""} form-action ${formAction}; base-uri 'none'${framing ? `; ${framing}` : ""}`,
-  );
-  res.setHeader("X-Content-Type-Options", "nosniff");
-  res.setHeader("Referrer-Policy", "same-origin");
-}
-
-function sendHtml(res: Response, status: number, html: string, page?: PagePolicy): void {
-  securityHeaders(res, page);
-  res.setHeader("Cache-Control", "no-store");
-  res.status(status).type("html").send(html);
 }
 
 /** `asked` when the form offers it (any case), as the form names it; else undefined. */
