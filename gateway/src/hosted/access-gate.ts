@@ -158,7 +158,7 @@ ${again}`;
         if (needsPassword(req, gate)) throw refusal("passwordRequired");
         const email = field(req, "email").trim();
         try {
-          const { verificationId } = await deps.submissions.startEmailVerification({ formId: gate.formId, email, language: gate.info.texts.language });
+          const { verificationId } = await deps.submissions.startEmailVerification({ formId: gate.formId, email });
           if (json) return void res.json({ verificationId });
           deps.send(res, 200, codePage(gate, req, verificationId, email), gate.settings);
         } catch (err) {

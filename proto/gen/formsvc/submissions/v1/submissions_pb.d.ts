@@ -1975,13 +1975,6 @@ export declare type StartEmailVerificationRequest = Message<"formsvc.submissions
    * @generated from field: string email = 2;
    */
   email: string;
-
-  /**
-   * The language of the mail (a BCP 47 tag the hosted pages speak); empty: English.
-   *
-   * @generated from field: string language = 3;
-   */
-  language: string;
 };
 
 /**
