@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
-import { captchaProblems, linkProblems } from "@formsvc/form-document/response-rules";
+import { refusals } from "@formsvc/form-document/response-rules";
 import { signedUpPerson } from "./support/app-client.ts";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
 import { launchBrowser, signedInContext, watchPage } from "./support/browser.ts";
@@ -85,13 +85,13 @@ describe("single-use links", () => {
   it("refuses without a usable token: a clear page, a 403 on the endpoint", async () => {
     const page = await fetch(`${sys.url}/f/${formId}`);
     assert.equal(page.status, 403);
-    assert.ok((await page.text()).includes(linkProblems.missing.replace(/'/g, "&#39;")));
+    assert.ok((await page.text()).includes(refusals.linkMissing.replace(/'/g, "&#39;")));
     const unknown = await fetch(`${sys.url}/f/${formId}?t=not-a-token`);
     assert.equal(unknown.status, 403);
     assert.ok((await unknown.text()).includes("This link is not valid for this form"));
     const missing = await respond(undefined, "Ann");
     assert.equal(missing.status, 403);
-    assert.equal(missing.body.error, linkProblems.missing);
+    assert.equal(missing.body.error, refusals.linkMissing);
   });
 
   it("completes once with a token in Chromium; a second completion with it is refused", async () => {
@@ -109,7 +109,7 @@ describe("single-use links", () => {
 
     const again = await respond(link.token, "Ann again");
     assert.equal(again.status, 403);
-    assert.equal(again.body.error, linkProblems.used);
+    assert.equal(again.body.error, refusals.linkUsed);
     const reopened = await fetch(opened);
     assert.equal(reopened.status, 403);
     assert.ok((await reopened.text()).includes("This link has already been used"));
@@ -141,7 +141,7 @@ describe("single-use links", () => {
     assert.ok(revoked.body.revokedAt);
     const refused = await respond(link.token, "Late");
     assert.equal(refused.status, 403);
-    assert.equal(refused.body.error, linkProblems.revoked);
+    assert.equal(refused.body.error, refusals.linkRevoked);
     const used = (await api("GET", `/forms/${formId}/links`)).body.items.find((l: { usedAt: string | null }) => l.usedAt);
     assert.equal((await api("POST", `/forms/${formId}/links/${used.id}/revoke`)).status, 409);
   });
@@ -214,13 +214,13 @@ describe("proof-of-work captcha", () => {
 
     const replayed = await respond({ answers: { name: "Bea again" }, completed: true, captcha: solution });
     assert.equal(replayed.status, 403);
-    assert.equal(replayed.body.error, captchaProblems.replayed);
+    assert.equal(replayed.body.error, refusals.captchaReplayed);
     const missing = await respond({ answers: { name: "Bot" }, completed: true });
     assert.equal(missing.status, 403);
-    assert.equal(missing.body.error, captchaProblems.missing);
+    assert.equal(missing.body.error, refusals.captchaMissing);
     const forged = await respond({ answers: { name: "Bot" }, completed: true, captcha: Buffer.from("{}").toString("base64") });
     assert.equal(forged.status, 403);
-    assert.equal(forged.body.error, captchaProblems.invalid);
+    assert.equal(forged.body.error, refusals.captchaInvalid);
     // A partial save needs none: the check binds the completion.
     assert.equal((await respond({ answers: { name: "Half" } })).status, 200);
   });

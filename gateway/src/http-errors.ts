@@ -3,7 +3,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { isTransportFailure } from "@formsvc/platform/upstream-failure.ts";
-import { BadRequestSchema } from "@formsvc/proto/google/rpc/error_details_pb.js";
+import { BadRequestSchema, ErrorInfoSchema } from "@formsvc/proto/google/rpc/error_details_pb.js";
 
 /**
  * The one table from RPC codes to HTTP statuses (google.rpc's mapping). A call that got no answer
@@ -29,11 +29,14 @@ export class HttpError extends Error {
   readonly headers: Record<string, string>;
   /** The request's fields that are wrong, answered as `fields` beside the message. */
   readonly fields: FieldProblem[];
-  constructor(status: number, message: string, headers: Record<string, string> = {}, fields: FieldProblem[] = []) {
+  /** A machine-readable reason, answered as `code` beside the message (the response rules' refusals). */
+  readonly code?: string;
+  constructor(status: number, message: string, headers: Record<string, string> = {}, fields: FieldProblem[] = [], code?: string) {
     super(message);
     this.status = status;
     this.headers = headers;
     this.fields = fields;
+    this.code = code;
   }
 }
 
@@ -86,12 +89,19 @@ export function fieldProblems(err: ConnectError): FieldProblem[] {
   return err.findDetails(BadRequestSchema).flatMap((detail) => detail.fieldViolations.map((v) => ({ key: v.field, message: v.description })));
 }
 
+/** A service error's machine-readable reason (google.rpc.ErrorInfo), e.g. a response rule's refusal code. */
+export function errorCode(err: ConnectError): string | undefined {
+  return err.findDetails(ErrorInfoSchema)[0]?.reason || undefined;
+}
+
 interface ErrorAnswer {
   status: number;
   message: string;
   /** The request's fields that are wrong, when the error names them. */
   fields?: FieldProblem[];
   headers?: Record<string, string>;
+  /** The error's machine-readable reason, when it has one. */
+  code?: string;
 }
 
 /** Status and message an error is answered with; a 500 says nothing more, a 503 asks to retry. */
@@ -103,7 +113,7 @@ export function errorAnswer(err: unknown): ErrorAnswer {
 
 function statusAndMessage(err: unknown): ErrorAnswer {
   if (err instanceof HttpError) {
-    const answer: ErrorAnswer = { status: err.status, message: err.message, headers: err.headers };
+    const answer: ErrorAnswer = { status: err.status, message: err.message, headers: err.headers, ...(err.code ? { code: err.code } : {}) };
     return err.fields.length > 0 ? { ...answer, fields: err.fields } : answer;
   }
   if (err instanceof ConnectError) {
@@ -111,7 +121,9 @@ function statusAndMessage(err: unknown): ErrorAnswer {
     const status = httpStatusOfCode[err.code];
     if (status === undefined || status >= 500) return { status: 500, message: internalMessage };
     const fields = fieldProblems(err);
-    return fields.length > 0 ? { status, message: err.rawMessage, fields } : { status, message: err.rawMessage };
+    const code = errorCode(err);
+    const answer: ErrorAnswer = { status, message: err.rawMessage, ...(code ? { code } : {}) };
+    return fields.length > 0 ? { ...answer, fields } : answer;
   }
   const status = clientErrorStatus(err);
   if (status !== undefined) return { status, message: clientErrorMessage(err as object, status) };
@@ -124,7 +136,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (answer.status >= 500) logger.error({ err, method: req.method, path: req.path, requestId: res.locals.requestId }, "request failed");
     if (res.headersSent) return;
     for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
-    res.status(answer.status).json(answer.fields ? { error: answer.message, fields: answer.fields } : { error: answer.message });
+    res.status(answer.status).json({ error: answer.message, ...(answer.code ? { code: answer.code } : {}), ...(answer.fields ? { fields: answer.fields } : {}) });
   };
 }
 

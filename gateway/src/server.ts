@@ -57,6 +57,7 @@ const app = createApp({
   publicUrl: config.publicUrl,
   captcha: {
     secret: secretKey,
+    verifyUrls: config.captchaVerifyUrls,
     replays: config.redisUrl ? redisReplayStore(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 })) : memoryReplayStore(),
   },
   brandingUrl: config.brandingUrl,

@@ -12,6 +12,9 @@ import { LanguagesCard } from "./LanguagesCard.tsx";
 import { t } from "../i18n/messages.ts";
 import { tRich } from "../i18n/react.tsx";
 
+/** Product names, the same in every language. */
+const captchaProviderNames = { turnstile: "Cloudflare Turnstile", hcaptcha: "hCaptcha", recaptcha: "Google reCAPTCHA" };
+
 /** Addresses to show the fields of them (the same in every language). */
 const exampleRedirect = "https://example.com/thanks";
 const exampleEmail = "teammate@example.com";
@@ -73,6 +76,10 @@ export function SettingsTab({ form, onSaved }: { form: Form; onSaved(form: Form)
   const [settings, setSettings] = useState(form.settings);
   // The members' addresses as typed: one a line (or separated by commas), read on saving.
   const [memberList, setMemberList] = useState(form.settings.notifications.members.join("\n"));
+  // What a read never answers, typed here only: a new password and a captcha's secret key (empty: keep the stored one).
+  const [passwordOn, setPasswordOn] = useState(form.settings.password);
+  const [newPassword, setNewPassword] = useState("");
+  const [captchaSecret, setCaptchaSecret] = useState("");
   const emailQuestions = form.document.blocks.filter((b) => b.type === "EMAIL" && b.id);
   const [refusal, setRefusal] = useState<string>();
   const [error, setError] = useState<string>();
@@ -90,10 +97,15 @@ export function SettingsTab({ form, onSaved }: { form: Form; onSaved(form: Form)
           ...settings,
           redirectUrl: settings.redirectUrl?.trim() ? settings.redirectUrl.trim() : null,
           notifications: { ...settings.notifications, members },
+          password: passwordOn ? newPassword || settings.password : null,
+          captcha: settings.captcha && { ...settings.captcha, ...(captchaSecret ? { secret: captchaSecret } : {}) },
         },
       });
       onSaved(saved);
       setSettings(saved.settings);
+      setPasswordOn(saved.settings.password);
+      setNewPassword("");
+      setCaptchaSecret("");
       setMemberList(saved.settings.notifications.members.join("\n"));
       notify(t("settings.saved"));
     } catch (err) {
@@ -262,6 +274,68 @@ export function SettingsTab({ form, onSaved }: { form: Form; onSaved(form: Form)
               <p className="hint">{t("settings.workFactorHint")}</p>
             </div>
           )}
+          <div className="field">
+            <label htmlFor={`${id}-captcha`}>{t("settings.captchaProvider")}</label>
+            <select
+              id={`${id}-captcha`}
+              value={settings.captcha?.provider ?? ""}
+              onChange={(e) => {
+                const provider = e.target.value as NonNullable<Form["settings"]["captcha"]>["provider"] | "";
+                setSettings({ ...settings, captcha: provider ? { provider, siteKey: settings.captcha?.siteKey ?? "" } : null });
+              }}
+            >
+              <option value="">{t("settings.captchaNone")}</option>
+              {Object.entries(captchaProviderNames).map(([provider, name]) => (
+                <option key={provider} value={provider}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </div>
+          {settings.captcha && (
+            <>
+              <div className="field">
+                <label htmlFor={`${id}-site-key`}>{t("settings.siteKey")}</label>
+                <input id={`${id}-site-key`} value={settings.captcha.siteKey} required onChange={(e) => setSettings({ ...settings, captcha: { ...settings.captcha!, siteKey: e.target.value.trim() } })} />
+              </div>
+              <div className="field">
+                <label htmlFor={`${id}-secret-key`}>{t("settings.secretKey")}</label>
+                <input
+                  id={`${id}-secret-key`}
+                  type="password"
+                  autoComplete="off"
+                  value={captchaSecret}
+                  placeholder={settings.captcha.secretHint ? t("settings.secretStored", { hint: settings.captcha.secretHint }) : ""}
+                  onChange={(e) => setCaptchaSecret(e.target.value.trim())}
+                />
+                <p className="hint">{t("settings.secretHint")}</p>
+              </div>
+            </>
+          )}
+          <label className="check">
+            <input type="checkbox" checked={passwordOn} onChange={(e) => setPasswordOn(e.target.checked)} /> {t("settings.askPassword")}
+          </label>
+          {passwordOn && (
+            <div className="field">
+              <label htmlFor={`${id}-password`}>{t("settings.formPassword")}</label>
+              <input
+                id={`${id}-password`}
+                type="password"
+                autoComplete="new-password"
+                minLength={4}
+                maxLength={200}
+                required={!settings.password}
+                value={newPassword}
+                placeholder={settings.password ? t("settings.passwordSet") : ""}
+                onChange={(e) => setNewPassword(e.target.value)}
+              />
+              <p className="hint">{t("settings.passwordHint")}</p>
+            </div>
+          )}
+          <label className="check">
+            <input type="checkbox" checked={settings.requireEmailVerification} onChange={(e) => setSettings({ ...settings, requireEmailVerification: e.target.checked })} />{" "}
+            {t("settings.emailVerification")}
+          </label>
           <div className="field">
             <label htmlFor={`${id}-rate`}>{t("settings.rate")}</label>
             <input

@@ -62,10 +62,12 @@ export const hostedOperations: HostedOperation[] = [
     tag: "Hosted forms",
     public: true,
     summary: "A published form's definition",
-    description: "Drafts, forms in the Trash and unknown ids are a 404. A closed form is answered too: posting to it is a 409.",
+    description:
+      "Drafts, forms in the Trash and unknown ids are a 404. A closed form is answered too: posting to it is a 409. A form with a " +
+      "password answers only with its pass (403 `passwordRequired`).",
     params: formParamsSchema,
     success: { status: 200, description: "The form's current version and document", schema: definitionSchema },
-    errors: [],
+    errors: [403],
   },
   {
     method: "post",
@@ -80,7 +82,7 @@ export const hostedOperations: HostedOperation[] = [
     bodyType: "multipart/form-data",
     idempotent: true,
     success: { status: 200, description: "The stored upload", schema: uploadSchema },
-    errors: [409],
+    errors: [403, 409],
   },
   {
     method: "post",
@@ -95,12 +97,68 @@ export const hostedOperations: HostedOperation[] = [
       "line. A closed form or an already completed response is a 409. A form with `settings.requireSingleUseLink` takes a save " +
       "only with a usable single-use link's token as the query's `t` (`?t=TOKEN`, minted by `POST /api/v1/forms/:id/links`): " +
       "without one, or with one unknown, expired, revoked or already used for a completed response, it is a 403 saying which; " +
-      "a completion uses the token up.",
+      "a completion uses the token up. A form with `settings.password` takes saves (and uploads, and its definition) only with " +
+      "the pass cookie `POST /f/:formId/password` sets, one with `settings.requireEmailVerification` only with the cookie " +
+      "`POST /f/:formId/email/confirm` sets (403 `passwordRequired`, `emailRequired`); one with `settings.captcha` takes a " +
+      "completion only with the provider's widget token as `captcha`, which the server verifies with the provider (403 " +
+      "`captchaMissing`, `captchaInvalid`; 503 `captchaUnavailable` when the provider cannot be asked). Each refusal's `code` says which rule.",
     params: formParamsSchema,
     body: hostedResponseBodySchema,
     success: { status: 200, description: "The saved response", schema: savedResponseSchema },
     errors: [403, 409],
     idempotent: true,
+  },
+  {
+    method: "post",
+    path: "/f/:formId/password",
+    operationId: "enterFormPassword",
+    tag: "Hosted forms",
+    public: true,
+    summary: "Give a form's password (settings.password)",
+    description:
+      "A right password sets `hf_pass`, an HttpOnly cookie on the form's path that opens its saves, uploads and definition for two " +
+      "hours (or until the owner changes the password); a wrong one is a 403 `passwordWrong`. Ten tries a minute per address and form: " +
+      "more are a 429. Also takes the hosted page's plain form post (urlencoded), answered with pages. A form without a password is a 404.",
+    params: formParamsSchema,
+    body: z.object({ password: z.string().max(200) }).meta({ id: "FormPasswordBody" }),
+    success: { status: 200, description: "The pass cookie is set", schema: z.object({ passed: z.literal(true) }).meta({ id: "FormPasswordPassed" }) },
+    errors: [403, 404],
+  },
+  {
+    method: "post",
+    path: "/f/:formId/email",
+    operationId: "startEmailVerification",
+    tag: "Hosted forms",
+    public: true,
+    summary: "Mail a code to confirm the respondent's address (settings.requireEmailVerification)",
+    description:
+      "Mails a 6-digit code, good for 10 minutes and 5 tries, to the address; answers the verification's id, which " +
+      "`POST /f/:formId/email/confirm` takes with the code. An address that already completed a response of the form is a 403 " +
+      "`emailUsed`; an address that is none, a 400; too many codes for one address, a 429. A form without the setting is a 404.",
+    params: formParamsSchema,
+    body: z.object({ email: z.string().max(254) }).meta({ id: "EmailVerificationBody" }),
+    success: {
+      status: 200,
+      description: "The code is mailed",
+      schema: z.object({ verificationId: z.string().describe("A secret: send it back with the code") }).meta({ id: "EmailVerificationStarted" }),
+    },
+    errors: [403, 404],
+  },
+  {
+    method: "post",
+    path: "/f/:formId/email/confirm",
+    operationId: "confirmEmailVerification",
+    tag: "Hosted forms",
+    public: true,
+    summary: "Confirm the respondent's address by the mailed code",
+    description:
+      "The right code sets `hf_email`, an HttpOnly cookie on the form's path that its saves need (for a day, and for one completed " +
+      "response): the address is stored with the response (`verifiedEmail` on the submission and the webhook payload). A wrong code is a " +
+      "403 `emailCodeWrong`; an expired one `emailCodeExpired`; after 5 wrong tries `emailCodeAttempts` (ask for a new code).",
+    params: formParamsSchema,
+    body: z.object({ verificationId: z.string().max(100), code: z.string().max(20) }).meta({ id: "EmailVerificationConfirmBody" }),
+    success: { status: 200, description: "The address is confirmed", schema: z.object({ email: z.string() }).meta({ id: "EmailVerificationConfirmed" }) },
+    errors: [403],
   },
   {
     method: "get",

@@ -13,7 +13,7 @@ type JsonSchema = Record<string, unknown>;
 const errorDescriptions: Record<number, string> = {
   400: "Invalid JSON, parameters or body; the message names the field (`body.workspaceId: ...`)",
   401: "The key is missing, malformed or deleted",
-  403: "The change is refused for this workspace (for example `branding: false` without the entitlement); on a hosted form, no usable single-use link",
+  403: "The change is refused for this workspace (for example `branding: false` without the entitlement); on a hosted form, a response rule's refusal (its `code`: no usable single-use link, no password, no confirmed address, no valid captcha)",
   404: "Not found or not the caller's (deliberately the same answer); also forms in the Trash",
   409: "The change conflicts with the record's state, or a request with the same `Idempotency-Key` is still running",
   413: "The body is too large (over 1 MiB; /api/v1 reads a body sent with any method, so a GET with one can answer this too)",
@@ -84,6 +84,21 @@ links with \`POST /api/v1/forms/{id}/links\` (one or up to 1000 at once, optiona
 token is shown once and completes one response). A form with \`settings.proofOfWork\` needs, with its
 completion, \`captcha\`: the base64 payload of an ALTCHA solution of \`GET /f/{formId}/captcha\`'s challenge
 (the \`altcha\` widget, served at \`/f/assets/altcha.js\`, makes it); each solution is good once.
+
+A form may also ask first, before its questions: \`settings.password\` (post \`{password}\` to
+\`POST /f/{formId}/password\`: its pass is the HttpOnly cookie \`hf_pass\`, two hours, ten tries a minute) and
+\`settings.requireEmailVerification\` (\`POST /f/{formId}/email {email}\` mails a 6-digit code and answers
+\`{verificationId}\`; \`POST /f/{formId}/email/confirm {verificationId, code}\` sets the cookie \`hf_email\`; a code
+works 10 minutes and 5 tries, and each address completes one response). Saves without them are a 403. The confirmed
+address is an extension on the submission record and the response payloads: \`verifiedEmail\`, present only for such
+a form. A form with \`settings.captcha\` (Cloudflare Turnstile, hCaptcha or reCAPTCHA with the owner's keys; the
+secret key is never answered, only \`secretHint\`) needs the provider widget's token as \`captcha\` with the
+completion, which the server verifies with the provider.
+
+Every refusal of these rules carries a stable **\`code\`** beside \`error\`: \`linkMissing\`, \`linkUnknown\`,
+\`linkUsed\`, \`linkExpired\`, \`linkRevoked\`, \`passwordRequired\`, \`passwordWrong\`, \`emailRequired\`,
+\`emailCodeWrong\`, \`emailCodeExpired\`, \`emailCodeAttempts\`, \`emailUsed\`, \`captchaMissing\`, \`captchaInvalid\`,
+\`captchaExpired\`, \`captchaReplayed\` (403) and \`captchaUnavailable\` (503): show your own words for each.
 
 ## Languages
 A form's \`settings.language\` (a BCP 47 tag, default \`en\`) is the language of its own texts and of its hosted

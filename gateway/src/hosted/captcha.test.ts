@@ -4,7 +4,7 @@ import { solveChallenge } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/pbkdf2";
 import { Redis } from "ioredis";
 import { defaultSettings } from "@formsvc/form-document";
-import { captchaProblems } from "@formsvc/form-document/response-rules";
+import { refusals } from "@formsvc/form-document/response-rules";
 import { memoryReplayStore, proofOfWork, redisReplayStore, type ReplayStore } from "./captcha.ts";
 
 // The proof-of-work check on its own: a solution (solved here by altcha-lib's own solver) passes once, for
@@ -29,13 +29,13 @@ describe("proof-of-work check", () => {
   it("passes a solution once, for its own form; refuses a missing, forged or replayed one", async () => {
     const captcha = proofOfWork({ secret: "test secret", replays: memoryReplayStore() });
     const payload = await solvedPayload(captcha, "form1");
-    await assert.rejects(captcha.check("form2", settings, payload), { message: captchaProblems.invalid });
+    await assert.rejects(captcha.check("form2", settings, payload), { message: refusals.captchaInvalid });
     await captcha.check("form1", settings, payload);
-    await assert.rejects(captcha.check("form1", settings, payload), { message: captchaProblems.replayed });
-    await assert.rejects(captcha.check("form1", settings, undefined), { message: captchaProblems.missing });
-    await assert.rejects(captcha.check("form1", settings, "not base64 json"), { message: captchaProblems.invalid });
+    await assert.rejects(captcha.check("form1", settings, payload), { message: refusals.captchaReplayed });
+    await assert.rejects(captcha.check("form1", settings, undefined), { message: refusals.captchaMissing });
+    await assert.rejects(captcha.check("form1", settings, "not base64 json"), { message: refusals.captchaInvalid });
     const otherSecret = proofOfWork({ secret: "another secret" });
-    await assert.rejects(otherSecret.check("form1", settings, await solvedPayload(captcha, "form1")), { message: captchaProblems.invalid });
+    await assert.rejects(otherSecret.check("form1", settings, await solvedPayload(captcha, "form1")), { message: refusals.captchaInvalid });
     await captcha.check("form1", defaultSettings, undefined);
   });
 

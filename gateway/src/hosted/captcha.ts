@@ -13,8 +13,9 @@ import { deriveKey } from "altcha-lib/algorithms/pbkdf2";
 import type { Request, RequestHandler, Response } from "express";
 import type { Redis } from "ioredis";
 import type { FormSettings } from "@formsvc/form-document";
-import { captchaProblems } from "@formsvc/form-document/response-rules";
+import type { CaptchaProvider } from "@formsvc/form-document/response-rules";
 import { HttpError } from "../http-errors.ts";
+import { refusal } from "./access-rules.ts";
 import { escapeHtml } from "./render-form.ts";
 
 /** The widget's script (a classic script: the page's CSP allows scripts of our own origin only). */
@@ -56,6 +57,8 @@ export interface CaptchaDeps {
   /** The HMAC secret of challenges (derived from SECRET_KEY); one of this process's own when absent. */
   secret?: string;
   replays?: ReplayStore;
+  /** Where third-party captcha tokens are verified, by provider (CAPTCHA_<PROVIDER>_VERIFY_URL; captcha-providers.ts). */
+  verifyUrls?: Partial<Record<CaptchaProvider, string>>;
 }
 
 export function proofOfWork(deps: CaptchaDeps = {}) {
@@ -98,18 +101,18 @@ export function proofOfWork(deps: CaptchaDeps = {}) {
      */
     async check(formId: string, settings: FormSettings, payload: string | undefined): Promise<void> {
       if (!settings.proofOfWork) return;
-      if (!payload) throw new HttpError(403, captchaProblems.missing);
+      if (!payload) throw refusal("captchaMissing");
       let parsed: Payload;
       try {
         parsed = JSON.parse(Buffer.from(payload, "base64").toString("utf8")) as Payload;
       } catch {
-        throw new HttpError(403, captchaProblems.invalid);
+        throw refusal("captchaInvalid");
       }
-      if (!parsed?.challenge?.parameters || !parsed.solution || parsed.challenge.parameters.data?.formId !== formId) throw new HttpError(403, captchaProblems.invalid);
+      if (!parsed?.challenge?.parameters || !parsed.solution || parsed.challenge.parameters.data?.formId !== formId) throw refusal("captchaInvalid");
       const result = await verifySolution({ challenge: parsed.challenge, solution: parsed.solution, deriveKey, hmacSignatureSecret: secret }).catch(() => undefined);
-      if (!result?.verified) throw new HttpError(403, result?.expired ? captchaProblems.expired : captchaProblems.invalid);
+      if (!result?.verified) throw refusal(result?.expired ? "captchaExpired" : "captchaInvalid");
       const expiresAt = (parsed.challenge.parameters.expiresAt ?? 0) * 1000;
-      if (!(await replays.spend(parsed.challenge.signature!, expiresAt - Date.now()))) throw new HttpError(403, captchaProblems.replayed);
+      if (!(await replays.spend(parsed.challenge.signature!, expiresAt - Date.now()))) throw refusal("captchaReplayed");
     },
 
     /** The widget in the form (before its buttons) and its script, for a form with the setting; else nothing. */

@@ -673,7 +673,10 @@ const embedding = (() => {
     if (responseId) body.responseId = responseId;
     const trap = config.honeypotField && form.elements.namedItem(config.honeypotField);
     if (trap && trap.value) body.honeypot = trap.value;
-    if (completed && captchaPayload) body.captcha = captchaPayload;
+    // A third party's widget (captcha-providers.ts) leaves its token in a field of its own.
+    const captchaField = form.querySelector("[data-hf-captcha-field]")?.dataset.hfCaptchaField;
+    const captcha = captchaPayload || (captchaField && form.elements.namedItem(captchaField)?.value);
+    if (completed && captcha) body.captcha = captcha;
     let result;
     try {
       result = await postResponse(body);
@@ -700,7 +703,10 @@ const embedding = (() => {
     }
     if (result.status === 400 && showFieldProblems(result.data.fields)) return false;
     // A 409 that a fresh response did not get past: the form closed meanwhile (FailedPrecondition).
-    showSummary(result.status === 429 ? text("tooManyAttempts") : result.status === 409 ? text("closed") : text("saveFailed", { status: result.status }));
+    // A response rule's refusal (a single-use link, the password, a confirmed address, the captcha) says why by its code.
+    const code = result.data?.code;
+    const refused = result.status === 403 && typeof code === "string" && Object.hasOwn(config.messages, code) ? text(code) : undefined;
+    showSummary(refused ?? (result.status === 429 ? text("tooManyAttempts") : result.status === 409 ? text("closed") : text("saveFailed", { status: result.status })));
     return false;
   }
 

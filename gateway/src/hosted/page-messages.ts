@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { IntlMessageFormat } from "intl-messageformat";
+import { refusals, type RefusalCode } from "@formsvc/form-document/response-rules";
 import type english from "./messages/en.json";
 
 export type MessageKey = keyof typeof english;
@@ -52,6 +53,8 @@ export const scriptMessageKeys = [
   "removeFile",
   "removeFileNamed",
   "optionsChosen",
+  // Refusals a save may meet (response-rules.ts), shown by their code.
+  ...(Object.keys(refusals) as RefusalCode[]),
 ] as const satisfies readonly MessageKey[];
 
 /** The messages embed.js shows on the embedding site. */

@@ -665,7 +665,7 @@ function redirectNote(redirect: { seconds: number; url: string }, texts: PageTex
   return escapeHtml(texts.text("redirectNote", { site: placeholder, seconds: redirect.seconds })).replace(placeholder, link);
 }
 
-interface FormInfo {
+export interface FormInfo {
   name: string;
   document: FormDocument;
   showBranding: boolean;
@@ -701,6 +701,19 @@ export function renderThankYouPage(info: FormInfo & { thankYou?: ThankYouScreen;
     brandingUrl: info.brandingUrl,
     theme: info.theme,
     refresh,
+  });
+}
+
+/** What a form asks before its questions (access-gate.ts: its password, an address to confirm): `body` under its title, in its look. */
+export function renderGatePage(info: FormInfo, body: string): string {
+  const texts = info.texts ?? englishTexts;
+  const title = titleOf(info.document, info.name, texts);
+  return shell(title, `<div class="hf-card">\n<h1 id="hf-title">${escapeHtml(title)}</h1>\n${body}\n</div>`, {
+    texts,
+    showBranding: info.showBranding,
+    brandingUrl: info.brandingUrl,
+    theme: info.theme,
+    noindex: true,
   });
 }
 

@@ -5,6 +5,7 @@
 //   POST /f/:formId/uploads     multipart, field `file` -> {uploadId, name, size, contentType}
 //   POST /f/:formId/responses   {version?, answers, hidden?, completed?, responseId?} -> {responseId, completed}
 //   POST /f/:formId/insights    the page script's beacons (insights.ts) -> 204
+//   POST /f/:formId/password, /email, /email/confirm: what a form asks first (access-gate.ts)
 //   GET  /f/assets/form-page.js the page's script
 // JSON endpoints leave errors to the app's error handler ({"error"} with the mapped status, and "fields"
 // naming each answer's problem by key); the HTML routes answer with HTML pages themselves.
@@ -43,8 +44,11 @@ import { idempotencyKeyOf, type IdempotentRequests } from "../idempotency.ts";
 import { rejectUnsafeQueryAndBody } from "../input-safety.ts";
 import { rateLimit } from "../rate-limit/rate-limit-middleware.ts";
 import type { RateLimitStore } from "../rate-limit/sliding-window.ts";
-import { accessRefusal, linkTokenOf, refusalText } from "./access-rules.ts";
+import { accessGate, type GateForm } from "./access-gate.ts";
+import { linkRefusal, linkTokenOf, refusalCodeOf, refusalText } from "./access-rules.ts";
 import { proofOfWork, type CaptchaDeps } from "./captcha.ts";
+import { thirdPartyCaptcha } from "./captcha-providers.ts";
+import { securityHeaders, sendHtml } from "./page-headers.ts";
 import { countryOf, defaultLookupCountry, type LookupCountry } from "./country.ts";
 import { insightsBeaconRoute, insightsScriptFile } from "./insights-beacon.ts";
 import { countNothing, isPersonVisit, type InsightsRecorder } from "./insights.ts";
@@ -94,7 +98,7 @@ export interface HostedFormDeps {
   idempotency: IdempotentRequests;
   /** Where views, starts and completions are counted; nothing is counted when absent. */
   insights?: InsightsRecorder;
-  /** The proof-of-work captcha's secret and replay store (captcha.ts). */
+  /** The proof-of-work captcha's secret and replay store (captcha.ts), and the third-party captchas' verify URLs (captcha-providers.ts). */
   captcha?: CaptchaDeps;
 }
 
@@ -129,7 +133,10 @@ function showsClosed(form: Form, settings: FormSettings, now: Date): boolean {
   return settings.responseLimit !== null && form.responseCount >= BigInt(settings.responseLimit);
 }
 
-/** How long a form's settings are kept for its posts (submissionsPerMinute, proofOfWork) before forms is asked again. */
+/** A form's secrets as a forms without FormAccess answers them: none. */
+const noAccessSecrets = { passwordHash: "", captchaSecret: "" };
+
+/** How long a form's settings are kept for its posts (submissionsPerMinute, its captcha, its password) before forms is asked again. */
 const formRateTtlMs = 5_000;
 
 /**
@@ -158,42 +165,6 @@ function hiddenFromQuery(req: Request, names: string[]): Record<string, string> 
     if (typeof value === "string" && value !== "") hidden[name] = value.slice(0, 10_000);
   }
   return hidden;
-}
-
-/** What a form's settings say about its pages' headers: where a plain post may redirect, who may frame it. */
-type PagePolicy = Partial<Pick<FormSettings, "redirectUrl" | "embedOrigins">>;
-
-/**
- * The CSP `frame-ancestors` of a form's pages: the sites its embedOrigins name ('none' for an empty list),
- * or nothing when any site may embed it (null, the default), as an embed needs.
- */
-function frameAncestors(embedOrigins: readonly string[] | null | undefined): string | undefined {
-  if (!embedOrigins) return undefined;
-  return `frame-ancestors ${embedOrigins.length > 0 ? embedOrigins.join(" ") : "'none'"}`;
-}
-
-function securityHeaders(res: Response, page: PagePolicy = {}): void {
-  let formAction = "'self'";
-  if (page.redirectUrl) {
-    try {
-      formAction += ` ${new URL(page.redirectUrl).origin}`;
-    } catch {
-      // Settings are validated; an odd value only narrows where a plain post may redirect.
-    }
-  }
-  const framing = frameAncestors(page.embedOrigins);
-  res.setHeader(
-    "Content-Security-Policy",
-    `default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; worker-src blob:; form-action ${formAction}; base-uri 'none'${framing ? `; ${framing}` : ""}`,
-  );
-  res.setHeader("X-Content-Type-Options", "nosniff");
-  res.setHeader("Referrer-Policy", "same-origin");
-}
-
-function sendHtml(res: Response, status: number, html: string, page?: PagePolicy): void {
-  securityHeaders(res, page);
-  res.setHeader("Cache-Control", "no-store");
-  res.status(status).type("html").send(html);
 }
 
 /** `asked` when the form offers it (any case), as the form names it; else undefined. */
@@ -226,7 +197,7 @@ function requestTexts(req: Request): PageTexts {
   return pageTexts(negotiateLanguage(req.get("accept-language"), pageLanguages));
 }
 
-/** The JSON endpoints; every other path under /f is answered with HTML, errors included. */
+/** The JSON endpoints; every other path under /f is answered with HTML, errors included (but for a JSON request's). */
 const jsonPath = /^\/[^/]*\/(definition|uploads|responses|insights|captcha)\/?$/;
 
 export function hostedFormRoutes(deps: HostedFormDeps): Router {
@@ -239,6 +210,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   const saveResponse = responseSaver(deps.submissions);
   const captcha = proofOfWork(deps.captcha);
   const insights = deps.insights ?? countNothing;
+  const providerCaptcha = thirdPartyCaptcha(deps.captcha?.verifyUrls);
 
   // The logic evaluator's browser copy first: the page's script evaluates rules with it.
   const script = Buffer.concat([readFileSync(formLogicFile), readFileSync(insightsScriptFile), readFileSync(scriptFile)]);
@@ -251,10 +223,21 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   });
 
   const publicForm = async (id: string) => {
-    const { form, showBranding } = await deps.forms.getPublicForm({ id });
+    const { form, showBranding, access } = await deps.forms.getPublicForm({ id });
     if (!form) throw new ConnectError("form not found", Code.NotFound);
-    return { form, showBranding, document: documentOf(form.document), settings: resolveSettings(form.settings) };
+    return { form, showBranding, document: documentOf(form.document), settings: resolveSettings(form.settings), access: access ?? noAccessSecrets };
   };
+  const gate = accessGate({
+    submissions: deps.submissions,
+    secret: deps.captcha?.secret,
+    store,
+    formOf: async (req): Promise<GateForm> => {
+      const { form, showBranding, document: ownDocument, settings: ownSettings, access } = await publicForm(formIdOf(req));
+      const { document, settings, texts } = formIn(ownDocument, ownSettings, respondentLanguage(req, ownSettings));
+      return { formId: form.id, settings, access, info: { name: form.name, document, showBranding, brandingUrl: deps.brandingUrl, theme: settings.theme, texts } };
+    },
+    send: (res, status, html, settings) => sendHtml(res, status, html, settings),
+  });
 
   // The script: same bytes for every form; a page links it with its hash, so that URL never changes.
   router.get("/assets/form-page.js", (req, res) => {
@@ -272,19 +255,30 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   router.use(rateLimit(store, "address", perIp, address));
   const writeLimit = rateLimit(store, "public", writesPerIp, address);
 
-  // A form's settings as posts to it need them (its own rate limit, its captcha), kept a few seconds, so a
-  // post does not ask forms for them each time. null: unknown or unreachable.
-  const keptSettings = new Map<string, { settings: FormSettings | null; until: number }>();
-  const settingsOf = async (formId: string): Promise<FormSettings | null> => {
-    const known = keptSettings.get(formId);
-    if (known && known.until > Date.now()) return known.settings;
-    const settings = await publicForm(formId).then(
-      (found) => found.settings,
+  // A form's settings as posts to it need them (its own rate limit, its captcha, its password), kept a few
+  // seconds, so a post does not ask forms for them each time. null: unknown or unreachable.
+  type KeptForm = Pick<Awaited<ReturnType<typeof publicForm>>, "settings" | "access">;
+  const keptForms = new Map<string, { form: KeptForm | null; until: number }>();
+  const keptFormOf = async (formId: string): Promise<KeptForm | null> => {
+    const known = keptForms.get(formId);
+    if (known && known.until > Date.now()) return known.form;
+    const form = await publicForm(formId).then(
+      ({ settings, access }) => ({ settings, access }),
       () => null,
     );
-    if (keptSettings.size >= 10_000) keptSettings.clear();
-    keptSettings.set(formId, { settings, until: Date.now() + formRateTtlMs });
-    return settings;
+    if (keptForms.size >= 10_000) keptForms.clear();
+    keptForms.set(formId, { form, until: Date.now() + formRateTtlMs });
+    return form;
+  };
+  const settingsOf = async (formId: string) => (await keptFormOf(formId))?.settings ?? null;
+  // Unknown settings are asked for again: a save is never let through unchecked.
+  const checkedFormOf = async (formId: string): Promise<KeptForm> => (await keptFormOf(formId)) ?? (await publicForm(formId));
+  // The password and confirmed email a save needs (access-gate.ts); the verification goes on to submissions.
+  const saveAccess: RequestHandler = async (req, res, next) => {
+    const formId = formIdOf(req);
+    const { settings, access } = await checkedFormOf(formId);
+    res.locals.emailVerification = gate.saveAccess(req, formId, settings, access);
+    next();
   };
   // Each form's own limit (settings.submissionsPerMinute) on the posts to it from everyone, bucket "form".
   const formLimit: RequestHandler = async (req, res, next) => {
@@ -298,7 +292,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   router.get("/:formId", async (req, res) => {
     const formId = formIdOf(req);
     rejectUnsafeQueryAndBody(req);
-    const { form, showBranding, document: ownDocument, settings: ownSettings } = await publicForm(formId);
+    const { form, showBranding, document: ownDocument, settings: ownSettings, access } = await publicForm(formId);
     // The page depends on the browser's languages when the query names none.
     res.setHeader("Vary", "Accept-Language");
     const { document, settings, texts } = formIn(ownDocument, ownSettings, respondentLanguage(req, ownSettings));
@@ -307,8 +301,9 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       sendHtml(res, 200, renderClosedPage({ ...info, closedMessage: settings.closedMessage, script: urlsOf(req).script }), settings);
       return;
     }
-    const refusal = await accessRefusal(deps.submissions, form.id, settings, req);
+    const refusal = await linkRefusal(deps.submissions, form.id, settings, req);
     if (refusal) return sendHtml(res, 403, renderRefusedPage(texts, refusalText(texts, refusal)), settings);
+    if (await gate.pageGate(req, res, { formId: form.id, settings, access, info })) return;
     const hidden = hiddenFromQuery(req, (document.hiddenFields ?? []).map((f) => f.name));
     if (isPersonVisit(req)) insights.view(req, form.id);
     const links = languageLinks(req, settings);
@@ -327,14 +322,15 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
         texts,
         languageLinks: links,
         linkToken: linkTokenOf(req),
-        captchaHtml: captcha.widgetHtml(req, form.id, settings),
+        captchaHtml: captcha.widgetHtml(req, form.id, settings) ?? providerCaptcha.widgetHtml(settings),
       }),
       settings,
     );
   });
 
   router.get("/:formId/definition", async (req, res) => {
-    const { form, document } = await publicForm(formIdOf(req));
+    const { form, document, access } = await publicForm(formIdOf(req));
+    gate.readAccess(req, form.id, access);
     res.setHeader("Cache-Control", "no-cache");
     res.json({ formId: form.id, name: form.name, version: form.version, document });
   });
@@ -348,7 +344,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     async (req, res) => {
       const formId = formIdOf(req);
       rejectUnsafeQueryAndBody(req);
-      const { form, showBranding, document: ownDocument, settings: ownSettings } = await publicForm(formId);
+      const { form, showBranding, document: ownDocument, settings: ownSettings, access } = await publicForm(formId);
       const fields = (req.body ?? {}) as FieldValues;
       // The language the page was in (its hidden field), when the form still offers it.
       const language = offeredLanguage(ownSettings, first(fields[languageField])) ?? ownSettings.language;
@@ -384,7 +380,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
             page,
             urls: urlsOf(req),
             linkToken: linkTokenOf(req),
-            captchaHtml: captcha.widgetHtml(req, form.id, settings),
+            captchaHtml: captcha.widgetHtml(req, form.id, settings) ?? providerCaptcha.widgetHtml(settings),
             texts,
           }),
           settings,
@@ -395,10 +391,19 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
         if (!("complete" in step)) return again(step.errors, undefined, step.page, Object.keys(step.errors).length > 0 ? 400 : 200);
       }
       if (Object.keys(posted.errors).length > 0) return again(posted.errors);
+      let emailVerification: string;
+      try {
+        emailVerification = gate.saveAccess(req, form.id, settings, access);
+      } catch (err) {
+        // Without the password's pass or a confirmed address (expired meanwhile): the form's first step again.
+        return sendHtml(res, 403, renderRefusedPage(texts, refusalText(texts, err)), settings);
+      }
       try {
         await captcha.check(form.id, settings, typeof fields.captcha === "string" ? fields.captcha : undefined);
+        await providerCaptcha.check(settings, access.captchaSecret, providerCaptcha.tokenOfFields(settings, fields), req);
       } catch (err) {
-        return again({}, refusalText(texts, (err as Error).message), undefined, 403);
+        if (!refusalCodeOf(err)) throw err;
+        return again({}, refusalText(texts, err), undefined, (err as HttpError).status);
       }
 
       let saved: Awaited<ReturnType<typeof saveResponse>>;
@@ -413,6 +418,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
           country: countryOf(req, countryHeader, lookupCountry),
           linkToken: linkTokenOf(req),
           language: texts.language,
+          emailVerification,
         });
         // Without script, the respondent's start shows only now.
         insights.start(form.id);
@@ -420,8 +426,8 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       } catch (err) {
         const connectErr = err instanceof ConnectError ? err : undefined;
         if (connectErr?.code === Code.FailedPrecondition) return closed();
-        // No usable single-use link (access-rules.ts): what is wrong with it.
-        if (connectErr?.code === Code.PermissionDenied) return sendHtml(res, 403, renderRefusedPage(texts, refusalText(texts, connectErr.rawMessage)), settings);
+        // A response rule's refusal (access-rules.ts): what is wrong, in the page's language.
+        if (connectErr?.code === Code.PermissionDenied) return sendHtml(res, 403, renderRefusedPage(texts, refusalText(texts, connectErr)), settings);
         if (connectErr?.code === Code.InvalidArgument) {
           const errors = problemsByQuestion(document, fieldProblems(connectErr));
           // A form with logic rules shows the page of the first problem.
@@ -490,7 +496,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     bytes: deps.rateLimits.uploadBytesPerIp ?? defaultUploadBytesPerIp,
     addressOf: (req) => req.ip ?? "unknown",
   });
-  router.post("/:formId/uploads", writeLimit, knownFormId, formLimit, budget.admit, receiveFile, async (req, res) => {
+  router.post("/:formId/uploads", writeLimit, knownFormId, formLimit, saveAccess, budget.admit, receiveFile, async (req, res) => {
     const file = req.file as (Express.Multer.File & StreamedFile) | undefined;
     if (!file) throw new HttpError(400, 'missing file: send multipart/form-data with the file in field "file"');
     // Charged once all of it came and before submissions is told to keep it: a refused file is not stored.
@@ -527,7 +533,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     res.status(answer.status).json(answer.body);
   });
 
-  router.post("/:formId/responses", writeLimit, formLimit, express.json({ limit: maxResponseBodyBytes }), async (req, res) => {
+  router.post("/:formId/responses", writeLimit, formLimit, saveAccess, express.json({ limit: maxResponseBodyBytes }), async (req, res) => {
     const formId = formIdOf(req);
     if (!req.is("application/json")) throw new HttpError(415, "Content-Type must be application/json");
     // Before the schema, whose JSON check recurses through the answers; the answers' own bound first.
@@ -542,8 +548,11 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       res.json({ responseId: body.responseId ?? newId(), completed: body.completed ?? false });
       return;
     }
-    // Unknown settings are asked for again: a completion is never let through unchecked.
-    if (body.completed) await captcha.check(formId, (await settingsOf(formId)) ?? (await publicForm(formId)).settings, body.captcha);
+    if (body.completed) {
+      const { settings, access } = await checkedFormOf(formId);
+      await captcha.check(formId, settings, body.captcha);
+      await providerCaptcha.check(settings, access.captchaSecret, body.captcha, req);
+    }
     const saved = await saveResponse({
       formId,
       version: body.version ?? 0,
@@ -555,6 +564,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
       idempotencyKey: respondentIdempotencyKey(req),
       linkToken: linkTokenOf(req),
       language: body.language,
+      emailVerification: res.locals.emailVerification as string,
     });
     if (saved.idempotencyKeyReused) throw new HttpError(422, "Idempotency-Key was already used with a different request");
     if (saved.replayed) res.setHeader("Idempotent-Replayed", "true");
@@ -565,6 +575,8 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
     const calculated = settings && saved.calculated ? thankYouCalculated(settings, saved.calculated) : {};
     res.json({ responseId: saved.responseId, completed: saved.completed, ...(Object.keys(calculated).length > 0 && { calculated }) });
   });
+
+  gate.routes(router);
 
   router.get("/:formId/captcha", async (req, res) => {
     const formId = formIdOf(req);
@@ -581,7 +593,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
 
   // HTML routes answer their errors with a page; JSON routes leave them to the app's error handler.
   const htmlErrors: ErrorRequestHandler = (err, req, res, next) => {
-    if (jsonPath.test(req.path) || res.headersSent) return next(err);
+    if (jsonPath.test(req.path) || req.is("application/json") || res.headersSent) return next(err);
     const answer = errorAnswer(err);
     if (answer.status >= 500) deps.logger.error({ err, method: req.method, path: req.path, requestId: res.locals.requestId }, "hosted form page failed");
     for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);

@@ -160,6 +160,7 @@ export function submissionJson(sub: Submission, fileUrl: (fileId: string) => str
     updatedAt: stamp(sub.updatedAt),
     submittedAt: iso(sub.submittedAt),
     language: sub.language || null,
+    ...(sub.verifiedEmail ? { verifiedEmail: sub.verifiedEmail } : {}),
     answers,
   };
 }

@@ -2,6 +2,7 @@
 // reference; the end-to-end tests parse real answers with them) and the app's, which add fields for the
 // signed-in person. The mappers in index.ts return these types, and the app takes its types from here
 // with type-only imports.
+import { refusals, type RefusalCode } from "@formsvc/form-document/response-rules";
 import { webhookFormats } from "@formsvc/platform/webhook-headers.ts";
 import { z } from "zod";
 import { defaultSettings, formDocumentSchema, formSettingsSchema, inputBlockTypes, typesAnswering } from "@formsvc/form-document";
@@ -13,6 +14,12 @@ const id = z.string().describe("Random, URL-safe identifier");
 export const errorSchema = z
   .object({
     error: z.string().describe("What went wrong, in words"),
+    code: z
+      .enum(Object.keys(refusals) as [RefusalCode, ...RefusalCode[]])
+      .optional()
+      .describe(
+        "Why a hosted form refused a respondent (a 403 of its response rules; a 503 captchaUnavailable): a single-use link (linkMissing, linkUnknown, linkUsed, linkExpired, linkRevoked), the password (passwordRequired, passwordWrong), email verification (emailRequired, emailCodeWrong, emailCodeExpired, emailCodeAttempts, emailUsed) or the captcha (captchaMissing, captchaInvalid, captchaExpired, captchaReplayed, captchaUnavailable). Stable: show your own words for it",
+      ),
     fields: z
       .array(
         z.object({
@@ -126,6 +133,13 @@ const respondentLanguageSchema = z
   .describe(
     "The language the respondent answered in (BCP 47: the form's settings.language or one of its settings.languages); labels and option texts stay in the form's own language. null for responses stored before languages were recorded",
   );
+/** The address a respondent confirmed (settings.requireEmailVerification): an extension, present only on such responses. */
+const verifiedEmailSchema = z
+  .string()
+  .optional()
+  .describe(
+    "Extension: the email address the respondent confirmed by a mailed code before answering, present only on responses to a form with settings.requireEmailVerification",
+  );
 const eventIdSchema = z.string().describe("Stable across retries of one delivery: use it for idempotency");
 const testFlagSchema = z.literal(true).optional().describe("Present on a test event (the test endpoint, the app); a response's answers are made up");
 const payloadFieldsSchema = z.array(
@@ -178,6 +192,7 @@ export const webhookPayloadSchema = z
       calculatedFields: z.record(z.string(), answerValueSchema).describe("Calculated field name → value; null where the expression failed"),
       respondentCountry: z.string().nullable().describe("ISO 3166-1 alpha-2, or null when unknown"),
       language: respondentLanguageSchema,
+      verifiedEmail: verifiedEmailSchema,
     }),
   })
   .meta({
@@ -222,6 +237,7 @@ export const partialWebhookPayloadSchema = z
       hiddenFields: z.record(z.string(), answerValueSchema).describe("Hidden field name → value"),
       respondentCountry: z.string().nullable().describe("ISO 3166-1 alpha-2, or null when unknown"),
       language: respondentLanguageSchema,
+      verifiedEmail: verifiedEmailSchema,
     }),
   })
   .meta({
@@ -317,6 +333,7 @@ export const submissionSchema = z
     updatedAt: timestamp,
     submittedAt: timestamp.nullable().describe("When it was completed; null while partial"),
     language: respondentLanguageSchema,
+    verifiedEmail: verifiedEmailSchema,
     answers: z.record(z.string().describe("The question's key"), answerSchema),
   })
   .meta({

@@ -82,6 +82,7 @@ export {
   maxRetentionDays,
   receiptQuestionOf,
   sendsNotifications,
+  settingsSecrets,
   type FormSettings,
   type NotificationSettings,
   type FormSettingsPatch,

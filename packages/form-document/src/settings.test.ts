@@ -32,6 +32,9 @@ test("full settings take their defaults", () => {
     embedOrigins: null,
     requireSingleUseLink: false,
     proofOfWork: null,
+    password: false,
+    requireEmailVerification: false,
+    captcha: null,
     notifications: { owner: false, members: [], receiptQuestionId: null },
     theme: { accentColor: "#0969da", backgroundColor: "#f6f7f9", font: "system", buttonStyle: "rounded", logo: null, colorScheme: "light" },
     thankYou: { title: "Thank you!", text: "Your response has been recorded.", buttonLabel: null, buttonUrl: null, redirectSeconds: null },
@@ -80,6 +83,7 @@ test("the patch schema converts to JSON Schema", () => {
   assert.equal(json.required, undefined);
   assert.deepEqual(Object.keys(json.properties).sort(), [
     "branding",
+    "captcha",
     "closedMessage",
     "closesAt",
     "deleteResponsesAfterDays",
@@ -88,8 +92,10 @@ test("the patch schema converts to JSON Schema", () => {
     "language",
     "languages",
     "notifications",
+    "password",
     "proofOfWork",
     "redirectUrl",
+    "requireEmailVerification",
     "requireSingleUseLink",
     "responseLimit",
     "saveProgress",

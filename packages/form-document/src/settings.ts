@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { fieldViolationParams } from "./errors.ts";
 import type { FormDocument } from "./schema.ts";
+import { captchaProviders } from "./response-rules.ts";
 import { defaultClosedMessage, defaultSubmitLabel } from "./page-text-defaults.ts";
 import {
   buttonStyles,
@@ -19,6 +20,8 @@ import {
 export { defaultThankYou, type ThankYouScreen };
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http or https URL" }).max(2000);
+/** A captcha provider's site or secret key: printable ASCII, no spaces. */
+const captchaKey = z.string().min(1).max(500).regex(/^[\x21-\x7e]+$/, "must be a key as the provider gives it (no spaces)");
 const hexColor = z.string().regex(hexColorPattern, "must be a colour as #rrggbb");
 
 
@@ -133,6 +136,26 @@ const fields = {
     .describe(
       "A proof-of-work captcha (the ALTCHA protocol, no third party): the hosted page solves a challenge from our own server before a response completes, and a completion without a valid, unspent solution is answered 403. null: none.",
     ),
+  password: z
+    .boolean()
+    .describe(
+      "Whether the form asks for a password before its questions (the hosted page asks first; saves without it are answered 403, code passwordRequired). Read as true or false: the password itself is never returned, and only its scrypt hash is stored. In a patch: a string (4 to 200 characters) sets it, null or false removes it, true keeps the current one.",
+    ),
+  requireEmailVerification: z
+    .boolean()
+    .describe(
+      "Whether the respondent confirms an email address by a mailed 6-digit code before answering (the hosted page asks first; saves without it are answered 403, code emailRequired). The address is stored with the response (`verifiedEmail` on the submission record and the webhook payload), and each address completes one response of the form.",
+    ),
+  captcha: z
+    .strictObject({
+      provider: z.enum(captchaProviders).describe("Whose captcha: Cloudflare Turnstile, hCaptcha or Google reCAPTCHA (v2 checkbox or invisible)."),
+      siteKey: captchaKey.describe("The provider's site key (public: it is on the page)."),
+      secretHint: z.string().max(20).optional().describe("The end of the stored secret key (read only; ignored in a patch): the secret itself is never returned."),
+    })
+    .nullable()
+    .describe(
+      "A third party's captcha with the owner's keys: the hosted page loads the provider's widget, and the gateway verifies each completion's token at the provider's verify endpoint; a completion without a valid token is answered 403 (code captchaMissing or captchaInvalid). null: none.",
+    ),
   notifications: z
     .strictObject({
       owner: z.boolean().default(false).describe("Email the workspace's owner each completed response."),
@@ -234,6 +257,9 @@ export type FormSettings = {
   embedOrigins: string[] | null;
   requireSingleUseLink: boolean;
   proofOfWork: { workFactor: number } | null;
+  password: boolean;
+  requireEmailVerification: boolean;
+  captcha: { provider: (typeof captchaProviders)[number]; siteKey: string; secretHint?: string } | null;
   notifications: NotificationSettings;
   theme: FormTheme;
   thankYou: ThankYouScreen;
@@ -256,6 +282,9 @@ export const defaultSettings: Readonly<FormSettings> = Object.freeze({
   embedOrigins: null,
   requireSingleUseLink: false,
   proofOfWork: null,
+  password: false,
+  requireEmailVerification: false,
+  captcha: null,
   notifications: Object.freeze({ owner: false, members: Object.freeze([]), receiptQuestionId: null }),
   theme: defaultTheme,
   thankYou: defaultThankYou,
@@ -303,6 +332,9 @@ export const formSettingsSchema = z
     embedOrigins: fields.embedOrigins.default(defaultSettings.embedOrigins),
     requireSingleUseLink: fields.requireSingleUseLink.default(defaultSettings.requireSingleUseLink),
     proofOfWork: fields.proofOfWork.default(defaultSettings.proofOfWork),
+    password: fields.password.default(defaultSettings.password),
+    requireEmailVerification: fields.requireEmailVerification.default(defaultSettings.requireEmailVerification),
+    captcha: fields.captcha.default(defaultSettings.captcha),
     notifications: fields.notifications.default({ ...defaultSettings.notifications, members: [] }),
     theme: fields.theme.default({ ...defaultTheme }),
     thankYou: fields.thankYou.default({ ...defaultThankYou }),
@@ -328,6 +360,21 @@ export const formSettingsPatchSchema = z
     embedOrigins: fields.embedOrigins.optional(),
     requireSingleUseLink: fields.requireSingleUseLink.optional(),
     proofOfWork: fields.proofOfWork.optional(),
+    password: z
+      .union([z.string().min(4).max(200), z.boolean(), z.null()])
+      .optional()
+      .describe("The form's password: a string (4 to 200 characters) sets it (only its hash is kept), null or false removes it, true keeps the current one."),
+    requireEmailVerification: fields.requireEmailVerification.optional(),
+    captcha: z
+      .strictObject({
+        provider: z.enum(captchaProviders),
+        siteKey: captchaKey,
+        secret: captchaKey.optional().describe("The provider's secret key, stored by the service and never returned; absent keeps the stored one (of the same provider)."),
+        secretHint: z.string().max(20).optional().describe("Ignored (what a read returns of the secret)."),
+      })
+      .nullable()
+      .optional()
+      .describe("A third party's captcha: provider, site key and secret key; null removes it."),
     notifications: fields.notifications.optional(),
     theme: fields.theme.optional(),
     thankYou: fields.thankYou.optional(),
@@ -344,7 +391,7 @@ export type FormSettingsPatch = z.infer<typeof formSettingsPatchSchema>;
  * so stored settings never make a form unreadable.
  */
 export function resolveSettings(stored: unknown): FormSettings {
-  const source = stored && typeof stored === "object" ? (stored as Record<string, unknown>) : {};
+  const source = readableSettings(stored && typeof stored === "object" ? (stored as Record<string, unknown>) : {});
   const out: Record<string, unknown> = { ...defaultSettings };
   for (const name of Object.keys(fields) as (keyof typeof fields)[]) {
     if (!(name in source)) continue;
@@ -354,11 +401,43 @@ export function resolveSettings(stored: unknown): FormSettings {
   return out as FormSettings;
 }
 
-/** The settings after a (validated) patch. */
+/** The settings after a (validated) patch, as a read shows them (a password as true, a captcha's secret as its hint). */
 export function applySettingsPatch(current: FormSettings, patch: FormSettingsPatch): FormSettings {
-  const next: FormSettings = { ...current };
+  const next: Record<string, unknown> = { ...current };
   for (const [name, value] of Object.entries(patch)) {
-    if (value !== undefined) (next as Record<string, unknown>)[name] = value;
+    if (value !== undefined) next[name] = value;
   }
-  return next;
+  return resolveSettings(readableSettings(next));
+}
+
+/**
+ * What stored settings hold that no read answers: the password's scrypt hash (stored as `passwordHash`) and
+ * the captcha's secret key (`captcha.secret`). Forms writes them (updateForm) and hands them to the gateway
+ * with the public form (GetPublicForm's access); "" when unset.
+ */
+export function settingsSecrets(stored: unknown): { passwordHash: string; captchaSecret: string } {
+  const source = stored && typeof stored === "object" ? (stored as Record<string, unknown>) : {};
+  const captcha = source.captcha && typeof source.captcha === "object" ? (source.captcha as Record<string, unknown>) : {};
+  return {
+    passwordHash: typeof source.passwordHash === "string" ? source.passwordHash : "",
+    captchaSecret: typeof captcha.secret === "string" ? captcha.secret : "",
+  };
+}
+
+/** What a read shows of a captcha's secret key: its last four characters. */
+export function secretHint(secret: string): string {
+  return `…${secret.slice(-4)}`;
+}
+
+/** Stored (or patched) settings as a read sees them: a password as true, a captcha's secret as its hint, a plain password as true. */
+function readableSettings(source: Record<string, unknown>): Record<string, unknown> {
+  const view = { ...source };
+  const { passwordHash, captchaSecret } = settingsSecrets(source);
+  if (passwordHash || typeof source.password === "string") view.password = true;
+  delete view.passwordHash;
+  if (view.captcha && typeof view.captcha === "object") {
+    const { secret: _secret, ...captcha } = view.captcha as Record<string, unknown>;
+    view.captcha = captchaSecret ? { ...captcha, secretHint: secretHint(captchaSecret) } : captcha;
+  }
+  return view;
 }

@@ -28,6 +28,12 @@ export interface Config {
   /** WEBHOOK_ALLOWED_CIDRS: non-public ranges webhooks may reach all the same (a LAN n8n); none by default. */
   webhookAllowedCidrs: AllowedRanges;
   countryHeader: string;
+  /**
+   * Where the gateway verifies third-party captcha tokens (settings.captcha), by provider:
+   * CAPTCHA_TURNSTILE_VERIFY_URL, CAPTCHA_HCAPTCHA_VERIFY_URL, CAPTCHA_RECAPTCHA_VERIFY_URL; each
+   * provider's own siteverify endpoint by default.
+   */
+  captchaVerifyUrls: Record<"turnstile" | "hcaptcha" | "recaptcha", string>;
   secretKey: string | undefined;
   /** S3-compatible file storage (S3_*); undefined keeps files under DATA_DIR/files. */
   s3: S3Settings | undefined;
@@ -358,6 +364,25 @@ function brandingUrl(env: Env, publicUrl: string): string {
   return raw;
 }
 
+/** Each captcha provider's documented verify endpoint. */
+export const defaultCaptchaVerifyUrls = {
+  turnstile: "https://challenges.cloudflare.com/turnstile/v0/siteverify",
+  hcaptcha: "https://api.hcaptcha.com/siteverify",
+  recaptcha: "https://www.google.com/recaptcha/api/siteverify",
+} as const;
+
+function captchaVerifyUrls(env: Env): Config["captchaVerifyUrls"] {
+  const urls = { ...defaultCaptchaVerifyUrls } as Config["captchaVerifyUrls"];
+  for (const provider of Object.keys(urls) as (keyof typeof urls)[]) {
+    const name = `CAPTCHA_${provider.toUpperCase()}_VERIFY_URL`;
+    const raw = value(env, name);
+    if (raw === undefined) continue;
+    if (!/^https?:\/\/[^/]/.test(raw)) throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+    urls[provider] = raw;
+  }
+  return urls;
+}
+
 function trustProxy(env: Env): boolean | number | string {
   const raw = value(env, "TRUST_PROXY");
   if (raw === undefined || raw === "false" || raw === "0") return false;
@@ -394,6 +419,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivateUrls: bool(env, "WEBHOOK_ALLOW_PRIVATE_URLS", false),
     webhookAllowedCidrs: allowedCidrs(env),
     countryHeader: (value(env, "COUNTRY_HEADER") ?? "cf-ipcountry").toLowerCase(),
+    captchaVerifyUrls: captchaVerifyUrls(env),
     secretKey: value(env, "SECRET_KEY"),
     s3: s3Settings(env),
     files: fileSettings(env),

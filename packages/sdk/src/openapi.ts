@@ -461,7 +461,7 @@ export interface paths {
         };
         /**
          * A published form's definition
-         * @description Drafts, forms in the Trash and unknown ids are a 404. A closed form is answered too: posting to it is a 409.
+         * @description Drafts, forms in the Trash and unknown ids are a 404. A closed form is answered too: posting to it is a 409. A form with a password answers only with its pass (403 `passwordRequired`).
          */
         get: operations["getPublicForm"];
         put?: never;
@@ -503,9 +503,69 @@ export interface paths {
         put?: never;
         /**
          * Save a response, partial or complete
-         * @description Answers are checked against the form version sent (the current one when absent). Problems are a 400 whose `fields` name each answer's problem by its key (`hidden:<name>` for a hidden field); `error` says them all in one line. A closed form or an already completed response is a 409. A form with `settings.requireSingleUseLink` takes a save only with a usable single-use link's token as the query's `t` (`?t=TOKEN`, minted by `POST /api/v1/forms/:id/links`): without one, or with one unknown, expired, revoked or already used for a completed response, it is a 403 saying which; a completion uses the token up.
+         * @description Answers are checked against the form version sent (the current one when absent). Problems are a 400 whose `fields` name each answer's problem by its key (`hidden:<name>` for a hidden field); `error` says them all in one line. A closed form or an already completed response is a 409. A form with `settings.requireSingleUseLink` takes a save only with a usable single-use link's token as the query's `t` (`?t=TOKEN`, minted by `POST /api/v1/forms/:id/links`): without one, or with one unknown, expired, revoked or already used for a completed response, it is a 403 saying which; a completion uses the token up. A form with `settings.password` takes saves (and uploads, and its definition) only with the pass cookie `POST /f/:formId/password` sets, one with `settings.requireEmailVerification` only with the cookie `POST /f/:formId/email/confirm` sets (403 `passwordRequired`, `emailRequired`); one with `settings.captcha` takes a completion only with the provider's widget token as `captcha`, which the server verifies with the provider (403 `captchaMissing`, `captchaInvalid`; 503 `captchaUnavailable` when the provider cannot be asked). Each refusal's `code` says which rule.
          */
         post: operations["submitResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/f/{formId}/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a form's password (settings.password)
+         * @description A right password sets `hf_pass`, an HttpOnly cookie on the form's path that opens its saves, uploads and definition for two hours (or until the owner changes the password); a wrong one is a 403 `passwordWrong`. Ten tries a minute per address and form: more are a 429. Also takes the hosted page's plain form post (urlencoded), answered with pages. A form without a password is a 404.
+         */
+        post: operations["enterFormPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/f/{formId}/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a code to confirm the respondent's address (settings.requireEmailVerification)
+         * @description Mails a 6-digit code, good for 10 minutes and 5 tries, to the address; answers the verification's id, which `POST /f/:formId/email/confirm` takes with the code. An address that already completed a response of the form is a 403 `emailUsed`; an address that is none, a 400; too many codes for one address, a 429. A form without the setting is a 404.
+         */
+        post: operations["startEmailVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/f/{formId}/email/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm the respondent's address by the mailed code
+         * @description The right code sets `hf_email`, an HttpOnly cookie on the form's path that its saves need (for a day, and for one completed response): the address is stored with the response (`verifiedEmail` on the submission and the webhook payload). A wrong code is a 403 `emailCodeWrong`; an expired one `emailCodeExpired`; after 5 wrong tries `emailCodeAttempts` (ask for a new code).
+         */
+        post: operations["confirmEmailVerification"];
         delete?: never;
         options?: never;
         head?: never;
@@ -645,6 +705,11 @@ export interface components {
         Error: {
             /** @description What went wrong, in words */
             error: string;
+            /**
+             * @description Why a hosted form refused a respondent (a 403 of its response rules; a 503 captchaUnavailable): a single-use link (linkMissing, linkUnknown, linkUsed, linkExpired, linkRevoked), the password (passwordRequired, passwordWrong), email verification (emailRequired, emailCodeWrong, emailCodeExpired, emailCodeAttempts, emailUsed) or the captcha (captchaMissing, captchaInvalid, captchaExpired, captchaReplayed, captchaUnavailable). Stable: show your own words for it
+             * @enum {string}
+             */
+            code?: "linkMissing" | "linkUnknown" | "linkUsed" | "linkExpired" | "linkRevoked" | "captchaMissing" | "captchaInvalid" | "captchaExpired" | "captchaReplayed" | "captchaUnavailable" | "passwordRequired" | "passwordWrong" | "emailRequired" | "emailCodeWrong" | "emailCodeExpired" | "emailCodeAttempts" | "emailUsed";
             /** @description What is wrong, each by where it is: a respondent's answers by key (hosted form responses), a form document's logic rules by path (`document.logic[2].then[0]`), a form's theme colours and thank-you link by path (`settings.theme.accentColor`) */
             fields?: {
                 /** @description The answer's key (the question's key, `hidden:<name>` for a hidden field), or the field's path in the body */
@@ -841,6 +906,9 @@ export interface components {
          *         "embedOrigins": null,
          *         "requireSingleUseLink": false,
          *         "proofOfWork": null,
+         *         "password": false,
+         *         "requireEmailVerification": false,
+         *         "captcha": null,
          *         "notifications": {
          *           "owner": false,
          *           "members": [],
@@ -1538,6 +1606,31 @@ export interface components {
                 workFactor: number;
             } | null;
             /**
+             * @description Whether the form asks for a password before its questions (the hosted page asks first; saves without it are answered 403, code passwordRequired). Read as true or false: the password itself is never returned, and only its scrypt hash is stored. In a patch: a string (4 to 200 characters) sets it, null or false removes it, true keeps the current one.
+             * @default false
+             */
+            password: boolean;
+            /**
+             * @description Whether the respondent confirms an email address by a mailed 6-digit code before answering (the hosted page asks first; saves without it are answered 403, code emailRequired). The address is stored with the response (`verifiedEmail` on the submission record and the webhook payload), and each address completes one response of the form.
+             * @default false
+             */
+            requireEmailVerification: boolean;
+            /**
+             * @description A third party's captcha with the owner's keys: the hosted page loads the provider's widget, and the gateway verifies each completion's token at the provider's verify endpoint; a completion without a valid token is answered 403 (code captchaMissing or captchaInvalid). null: none.
+             * @default null
+             */
+            captcha: {
+                /**
+                 * @description Whose captcha: Cloudflare Turnstile, hCaptcha or Google reCAPTCHA (v2 checkbox or invisible).
+                 * @enum {string}
+                 */
+                provider: "turnstile" | "hcaptcha" | "recaptcha";
+                /** @description The provider's site key (public: it is on the page). */
+                siteKey: string;
+                /** @description The end of the stored secret key (read only; ignored in a patch): the secret itself is never returned. */
+                secretHint?: string;
+            } | null;
+            /**
              * @description Emails sent for each completed response (never for partial saves), after the response is stored. Given whole in a patch: absent properties take their defaults.
              * @default {
              *       "owner": false,
@@ -1755,6 +1848,8 @@ export interface components {
             submittedAt: string | null;
             /** @description The language the respondent answered in (BCP 47: the form's settings.language or one of its settings.languages); labels and option texts stay in the form's own language. null for responses stored before languages were recorded */
             language: string | null;
+            /** @description Extension: the email address the respondent confirmed by a mailed code before answering, present only on responses to a form with settings.requireEmailVerification */
+            verifiedEmail?: string;
             answers: {
                 [key: string]: components["schemas"]["Answer"];
             };
@@ -2233,6 +2328,8 @@ export interface components {
                 respondentCountry: string | null;
                 /** @description The language the respondent answered in (BCP 47: the form's settings.language or one of its settings.languages); labels and option texts stay in the form's own language. null for responses stored before languages were recorded */
                 language: string | null;
+                /** @description Extension: the email address the respondent confirmed by a mailed code before answering, present only on responses to a form with settings.requireEmailVerification */
+                verifiedEmail?: string;
             };
         };
         /** @description A string (text, email, phone, URL, DATE as YYYY-MM-DD, TIME as HH:MM, the chosen option's id for MULTIPLE_CHOICE and DROPDOWN, hidden fields, the country), a number (NUMBER, RATING, LINEAR_SCALE, NPS), true (CONSENT), an array of strings (option ids for CHECKBOXES and MULTI_SELECT, every option id in order for RANKING, upload ids for FILE and SIGNATURE), an object of row ids to column ids (or arrays of them) for MATRIX, a number or string for CALCULATED_FIELD, or null when unanswered */
@@ -2332,6 +2429,8 @@ export interface components {
                 respondentCountry: string | null;
                 /** @description The language the respondent answered in (BCP 47: the form's settings.language or one of its settings.languages); labels and option texts stay in the form's own language. null for responses stored before languages were recorded */
                 language: string | null;
+                /** @description Extension: the email address the respondent confirmed by a mailed code before answering, present only on responses to a form with settings.requireEmailVerification */
+                verifiedEmail?: string;
             };
         };
         /**
@@ -2450,6 +2549,27 @@ export interface components {
         };
         /** @description Any JSON value */
         JsonValue: unknown;
+        FormPasswordPassed: {
+            /** @constant */
+            passed: true;
+        };
+        FormPasswordBody: {
+            password: string;
+        };
+        EmailVerificationStarted: {
+            /** @description A secret: send it back with the code */
+            verificationId: string;
+        };
+        EmailVerificationBody: {
+            email: string;
+        };
+        EmailVerificationConfirmed: {
+            email: string;
+        };
+        EmailVerificationConfirmBody: {
+            verificationId: string;
+            code: string;
+        };
         CaptchaChallenge: {
             parameters: {
                 algorithm: string;
@@ -3027,6 +3147,20 @@ export interface operations {
                              * @default 5000
                              */
                             workFactor?: number;
+                        } | null;
+                        /** @description The form's password: a string (4 to 200 characters) sets it (only its hash is kept), null or false removes it, true keeps the current one. */
+                        password?: string | boolean | null;
+                        /** @description Whether the respondent confirms an email address by a mailed 6-digit code before answering (the hosted page asks first; saves without it are answered 403, code emailRequired). The address is stored with the response (`verifiedEmail` on the submission record and the webhook payload), and each address completes one response of the form. */
+                        requireEmailVerification?: boolean;
+                        /** @description A third party's captcha: provider, site key and secret key; null removes it. */
+                        captcha?: {
+                            /** @enum {string} */
+                            provider: "turnstile" | "hcaptcha" | "recaptcha";
+                            siteKey: string;
+                            /** @description The provider's secret key, stored by the service and never returned; absent keeps the stored one (of the same provider). */
+                            secret?: string;
+                            /** @description Ignored (what a read returns of the secret). */
+                            secretHint?: string;
                         } | null;
                         /** @description Emails sent for each completed response (never for partial saves), after the response is stored. Given whole in a patch: absent properties take their defaults. */
                         notifications?: {
@@ -4057,6 +4191,7 @@ export interface operations {
             };
             400: components["responses"]["400"];
             401: components["responses"]["401"];
+            403: components["responses"]["403"];
             404: components["responses"]["404"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
@@ -4104,6 +4239,7 @@ export interface operations {
             };
             400: components["responses"]["400"];
             401: components["responses"]["401"];
+            403: components["responses"]["403"];
             404: components["responses"]["404"];
             409: components["responses"]["409"];
             413: components["responses"]["413"];
@@ -4154,6 +4290,129 @@ export interface operations {
             413: components["responses"]["413"];
             415: components["responses"]["415"];
             422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    enterFormPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The form's id, as in its link /f/{formId} */
+                formId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FormPasswordBody"];
+            };
+        };
+        responses: {
+            /** @description The pass cookie is set */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FormPasswordPassed"];
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
+            413: components["responses"]["413"];
+            415: components["responses"]["415"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    startEmailVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The form's id, as in its link /f/{formId} */
+                formId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailVerificationBody"];
+            };
+        };
+        responses: {
+            /** @description The code is mailed */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailVerificationStarted"];
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
+            413: components["responses"]["413"];
+            415: components["responses"]["415"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    confirmEmailVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The form's id, as in its link /f/{formId} */
+                formId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailVerificationConfirmBody"];
+            };
+        };
+        responses: {
+            /** @description The address is confirmed */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailVerificationConfirmed"];
+                };
+            };
+            400: components["responses"]["400"];
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
+            413: components["responses"]["413"];
+            415: components["responses"]["415"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];

@@ -1,16 +1,13 @@
-// Passwords: scrypt (node:crypto) with a random salt per password, N=16384 r=8 p=1, a 64-byte key.
-// Stored as `scrypt$<N>$<r>$<p>$<salt base64url>$<key base64url>` so the cost can be raised later
-// without losing the ability to check older hashes.
+// Passwords: hashed with scrypt (@formsvc/platform/password-hash.ts, shared with forms' form passwords).
 // A new password must also be hard to guess: zxcvbn (common passwords, keyboard patterns, sequences,
 // dates, the person's own name and email) must score it at least 3 of 4, i.e. more than 10^8 guesses.
 // At least 8 characters rather than 10 at score 2: score 3 is what holds against an offline attack on a
 // stolen scrypt hash, and length alone says little ("aaaaaaaaaa" is long); passphrases pass easily.
-import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { hashPassword, verifyPassword } from "@formsvc/platform/password-hash.ts";
 import type { TranslationKeys, ZxcvbnFactory } from "@zxcvbn-ts/core";
 
-const scryptParams = { N: 16384, r: 8, p: 1 } as const;
-const passwordKeyLength = 64;
-const saltBytes = 16;
+export { hashPassword, verifyPassword };
 
 const minPasswordLength = 8;
 const maxPasswordLength = 200;
@@ -18,14 +15,6 @@ const maxPasswordLength = 200;
 export const minPasswordScore = 3;
 /** Characters of a password zxcvbn looks at (and l33t substitutions it tries): its time grows fast with both. */
 const checkedLength = 64;
-
-function scrypt(password: string, salt: Buffer, keyLength: number, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scryptCallback(password.normalize("NFC"), salt, keyLength, { ...options, maxmem: 64 * 1024 * 1024 }, (err, key) =>
-      err ? reject(err) : resolve(key),
-    ),
-  );
-}
 
 /**
  * What is wrong with a new password (too short or long, common, or easy to guess, with zxcvbn's reason),
@@ -111,14 +100,6 @@ const feedbackText: TranslationKeys = {
   },
 };
 
-/** A new hash of `password`, with a fresh random salt. */
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(saltBytes);
-  const key = await scrypt(password, salt, passwordKeyLength, scryptParams);
-  const { N, r, p } = scryptParams;
-  return ["scrypt", N, r, p, salt.toString("base64url"), key.toString("base64url")].join("$");
-}
-
 /** A hash that matches no password, checked when a user has none so that timing does not tell. */
 let decoyHash: Promise<string> | undefined;
 export function decoyPasswordHash(): Promise<string> {
@@ -126,15 +107,3 @@ export function decoyPasswordHash(): Promise<string> {
   return decoyHash;
 }
 
-/** Whether `password` matches `stored`, compared in constant time; a malformed hash matches nothing. */
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const parts = stored.split("$");
-  if (parts.length !== 6 || parts[0] !== "scrypt") return false;
-  const [N, r, p] = parts.slice(1, 4).map(Number);
-  if (![N, r, p].every((n) => Number.isInteger(n) && n > 0) || N > 1 << 20) return false;
-  const salt = Buffer.from(parts[4], "base64url");
-  const expected = Buffer.from(parts[5], "base64url");
-  if (salt.length === 0 || expected.length === 0) return false;
-  const actual = await scrypt(password, salt, expected.length, { N, r, p });
-  return timingSafeEqual(actual, expected);
-}

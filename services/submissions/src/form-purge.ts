@@ -10,6 +10,7 @@ import type { FileStore } from "./files/file-store.ts";
 import { idempotencyTable } from "./idempotency.ts";
 import { recountForm } from "./response-counts.ts";
 import { deleteInsightsOf } from "./insights/insight-aggregates.ts";
+import { deleteVerificationsOf } from "./links/email-verifications.ts";
 import { deleteLinksOf } from "./links/response-links.ts";
 
 export interface FormHoldings {
@@ -96,6 +97,7 @@ export async function deleteFormHoldings(formId: string, options: PurgeOptions):
   await deleteProblemsOf(orm, formId);
   await deleteInsightsOf(orm, formId);
   await deleteLinksOf(orm, formId);
+  await deleteVerificationsOf(orm, formId);
   // The count follows (to 0; pushed to forms by the pusher's next pass), should the form outlive the purge.
   await recountForm(orm, formId, responses);
   options.logger?.info({ formId, ...deleted }, "form's responses and files purged");

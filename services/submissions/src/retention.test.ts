@@ -51,7 +51,7 @@ describe("submissions' retention targets", () => {
     const targets = submissionsRetention(orm, { safetySeconds: hour }, { bus: "kafka", notifications: false });
     assert.deepEqual(
       targets.map((t) => t.what),
-      ["submissions.outbox", "submissions.idempotency_keys", "submissions.mail_outbox"],
+      ["submissions.outbox", "submissions.idempotency_keys", "submissions.mail_outbox", "submissions.email_verifications"],
     );
     const passed = await addOutboxRow(orm, ago(2 * hour), true);
     const unpublished = await addOutboxRow(orm, ago(2 * hour), false);
@@ -62,10 +62,13 @@ describe("submissions' retention targets", () => {
     await addMail(null, ago(2 * hour)); // given up
     await addMail(ago(60));
     await addMail(null); // still to send
+    for (const [id, hours] of [["old", 25], ["new", 1]] as const) {
+      await sql(`insert into "submissions"."email_verifications" ("id", "form_id", "email", "code_hash", "created_at", "expires_at") values (?, 'f1', 'a@example.com', '\\x00', ?, ?)`, [id, ago(hours * hour), ago(hours * hour)]);
+    }
     await sql(`insert into "submissions"."responses" ("id", "form_id", "workspace_id", "version", "completed", "created_at", "updated_at", "submitted_at")
       values ('r1', 'f1', 'w1', 1, true, now() - interval '400 days', now() - interval '400 days', now() - interval '400 days')`);
 
-    assert.deepEqual(await retentionPass(targets, logger), { "submissions.outbox": 1, "submissions.idempotency_keys": 1, "submissions.mail_outbox": 2 });
+    assert.deepEqual(await retentionPass(targets, logger), { "submissions.outbox": 1, "submissions.idempotency_keys": 1, "submissions.mail_outbox": 2, "submissions.email_verifications": 1 });
     assert.deepEqual(warnings, []);
     assert.deepEqual(await outboxIds(orm), [unpublished.id, recent.id]);
     assert.ok(!(await outboxIds(orm)).includes(passed.id));
@@ -74,7 +77,7 @@ describe("submissions' retention targets", () => {
     // key still answering repeats, mail still to send, an unpublished row or a response.
     const future = new Date(Date.now() + 60_000);
     const counted = await prune(targets, future, true);
-    assert.deepEqual(counted, { "submissions.outbox": 1, "submissions.idempotency_keys": 0, "submissions.mail_outbox": 1 });
+    assert.deepEqual(counted, { "submissions.outbox": 1, "submissions.idempotency_keys": 0, "submissions.mail_outbox": 1, "submissions.email_verifications": 0 });
     assert.deepEqual(await prune(targets, future, false), counted);
     assert.deepEqual(await outboxIds(orm), [unpublished.id]);
     assert.equal(await rowsOf("idempotency_keys"), 1);

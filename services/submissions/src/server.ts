@@ -40,7 +40,9 @@ await runDatabaseService("submissions", { schema: "submissions", entities, migra
   const formNotices =
     openForms &&
     keepFreshByNotices(openForms, { databaseUrl: config.databaseUrl!, channel: formChangesChannel, logger, onNotice: (formId) => openForms.forget(formId) });
-  const handlers = createSubmissionsHandlers({ orm, forms, files, quotas: config.files, logger, completions, calculatedFields, countChanges, openForms });
+  // Mails written off the respondent's path (notifications, receipts, email verification codes), sent by the mail worker.
+  const mail = startMailWorker({ orm, transport: mailTransport(mailSettingsOf(config)), logger });
+  const handlers = createSubmissionsHandlers({ orm, forms, files, quotas: config.files, logger, completions, calculatedFields, countChanges, openForms, mailWritten: mail.wake });
   // With Kafka, the outbox goes to `formsvc.responses`; without, delivery reads it by StreamCompletions.
   const relay =
     config.kafkaBrokers.length > 0
@@ -49,8 +51,6 @@ await runDatabaseService("submissions", { schema: "submissions", entities, migra
   // The outbox's consumers: the bus (the relay, or delivery's stream by what it acknowledges) and the notifier.
   const consumers: OutboxConsumers = { bus: relay ? "kafka" : "embedded", notifications: true };
   registerOutboxBacklog(orm, consumers.bus, logger);
-  // Response notifications and receipts: mails written off the respondent's path, sent by the mail worker.
-  const mail = startMailWorker({ orm, transport: mailTransport(mailSettingsOf(config)), logger });
   const identity = createServiceClient(IdentityService, config.services.identity);
   const notifier = startResponseNotifier({ orm, forms, identity, logger, publicUrl: config.publicUrl, completions, mailWritten: mail.wake });
 

@@ -2,7 +2,7 @@
 // @generated from file google/rpc/error_details.proto (package google.rpc, syntax proto3)
 /* eslint-disable */
 
-// The one message of google.rpc's error details that this project sends, declared with the names and
+// The messages of google.rpc's error details that this project sends, declared with the names and
 // field numbers googleapis gives it (google/rpc/error_details.proto), so any gRPC or Connect client that
 // reads error details reads it.
 
@@ -60,4 +60,33 @@ export declare type BadRequest_FieldViolation = Message<"google.rpc.BadRequest.F
  * Use `create(BadRequest_FieldViolationSchema)` to create a new message.
  */
 export declare const BadRequest_FieldViolationSchema: GenMessage<BadRequest_FieldViolation>;
+
+/**
+ * Why a request was refused, as a machine-readable reason: the response rules' refusals (PERMISSION_DENIED)
+ * carry the problem code (linkUsed, emailCodeWrong, ...) as `reason`, domain "formsvc.response-rules".
+ *
+ * @generated from message google.rpc.ErrorInfo
+ */
+export declare type ErrorInfo = Message<"google.rpc.ErrorInfo"> & {
+  /**
+   * @generated from field: string reason = 1;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: string domain = 2;
+   */
+  domain: string;
+
+  /**
+   * @generated from field: map<string, string> metadata = 3;
+   */
+  metadata: { [key: string]: string };
+};
+
+/**
+ * Describes the message google.rpc.ErrorInfo.
+ * Use `create(ErrorInfoSchema)` to create a new message.
+ */
+export declare const ErrorInfoSchema: GenMessage<ErrorInfo>;
 

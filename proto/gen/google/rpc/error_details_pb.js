@@ -2,7 +2,7 @@
 // @generated from file google/rpc/error_details.proto (package google.rpc, syntax proto3)
 /* eslint-disable */
 
-// The one message of google.rpc's error details that this project sends, declared with the names and
+// The messages of google.rpc's error details that this project sends, declared with the names and
 // field numbers googleapis gives it (google/rpc/error_details.proto), so any gRPC or Connect client that
 // reads error details reads it.
 
@@ -12,7 +12,7 @@ import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
  * Describes the file google/rpc/error_details.proto.
  */
 export const file_google_rpc_error_details = /*@__PURE__*/
-  fileDesc("Ch5nb29nbGUvcnBjL2Vycm9yX2RldGFpbHMucHJvdG8SCmdvb2dsZS5ycGMigwEKCkJhZFJlcXVlc3QSPwoQZmllbGRfdmlvbGF0aW9ucxgBIAMoCzIlLmdvb2dsZS5ycGMuQmFkUmVxdWVzdC5GaWVsZFZpb2xhdGlvbho0Cg5GaWVsZFZpb2xhdGlvbhINCgVmaWVsZBgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCWIGcHJvdG8z");
+  fileDesc("Ch5nb29nbGUvcnBjL2Vycm9yX2RldGFpbHMucHJvdG8SCmdvb2dsZS5ycGMigwEKCkJhZFJlcXVlc3QSPwoQZmllbGRfdmlvbGF0aW9ucxgBIAMoCzIlLmdvb2dsZS5ycGMuQmFkUmVxdWVzdC5GaWVsZFZpb2xhdGlvbho0Cg5GaWVsZFZpb2xhdGlvbhINCgVmaWVsZBgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCSKTAQoJRXJyb3JJbmZvEg4KBnJlYXNvbhgBIAEoCRIOCgZkb21haW4YAiABKAkSNQoIbWV0YWRhdGEYAyADKAsyIy5nb29nbGUucnBjLkVycm9ySW5mby5NZXRhZGF0YUVudHJ5Gi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AWIGcHJvdG8z");
 
 /**
  * Describes the message google.rpc.BadRequest.
@@ -27,4 +27,11 @@ export const BadRequestSchema = /*@__PURE__*/
  */
 export const BadRequest_FieldViolationSchema = /*@__PURE__*/
   messageDesc(file_google_rpc_error_details, 0, 0);
+
+/**
+ * Describes the message google.rpc.ErrorInfo.
+ * Use `create(ErrorInfoSchema)` to create a new message.
+ */
+export const ErrorInfoSchema = /*@__PURE__*/
+  messageDesc(file_google_rpc_error_details, 1);
 

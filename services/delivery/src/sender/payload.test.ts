@@ -59,6 +59,16 @@ describe("payload", () => {
     assert.deepEqual(Object.keys(JSON.parse(a).data), ["responseId", "formId", "formName", "submittedAt", "fields", "hiddenFields", "calculatedFields", "respondentCountry", "language"]);
   });
 
+  it("carries the respondent's confirmed address as verifiedEmail, only when the form asked for one", () => {
+    const event = sampleEvent({ eventId: "evt_v", responseId: "r1" });
+    event.verifiedEmail = "ada@example.com";
+    const data = JSON.parse(serializePayload(envelopeOf(event), testFileLinks)).data;
+    assert.equal(data.verifiedEmail, "ada@example.com");
+    assert.deepEqual(Object.keys(data).slice(-2), ["language", "verifiedEmail"]);
+    const partial = create(EventSchema, { event: { case: "formResponsePartial", value: { eventId: "evt_p", responseId: "r1", formId: "form_1", verifiedEmail: "ada@example.com" } } });
+    assert.equal((webhookPayload(partial, testFileLinks).data as { verifiedEmail?: string }).verifiedEmail, "ada@example.com");
+  });
+
   it("builds each event type's body: partial responses with the page, form events with the form", () => {
     const partial = create(EventSchema, {
       event: {

@@ -43,6 +43,8 @@ export interface ResponseData {
   respondentCountry: string | null;
   /** BCP 47, or null for responses stored before it was recorded. */
   language: string | null;
+  /** The address the respondent confirmed by a mailed code; present only when the form asked for one. */
+  verifiedEmail?: string;
 }
 
 /** FORM_RESPONSE_PARTIAL's data: the answers so far (calculated fields come with the completion). */
@@ -57,6 +59,7 @@ export interface PartialResponseData {
   hiddenFields: Record<string, JsonValue>;
   respondentCountry: string | null;
   language: string | null;
+  verifiedEmail?: string;
 }
 
 /** FORM_PUBLISHED, FORM_CLOSED and FORM_DELETED's data. */
@@ -149,6 +152,7 @@ function responsePayload(event: ResponseCompleted, links: FileLinks): { createdA
       calculatedFields: jsonMap(event.calculatedFields),
       respondentCountry: event.respondentCountry || null,
       language: event.respondentLanguage || null,
+      ...(event.verifiedEmail ? { verifiedEmail: event.verifiedEmail } : {}),
     },
   };
 }
@@ -168,6 +172,7 @@ function partialPayload(event: ResponsePartial, links: FileLinks): { createdAt: 
       hiddenFields: jsonMap(event.hiddenFields),
       respondentCountry: event.respondentCountry || null,
       language: event.respondentLanguage || null,
+      ...(event.verifiedEmail ? { verifiedEmail: event.verifiedEmail } : {}),
     },
   };
 }

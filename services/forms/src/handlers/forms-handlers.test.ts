@@ -23,6 +23,7 @@ import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb
 import { FormEventEntity } from "../entities/index.ts";
 import { startEventForwarder } from "../event-forwarder.ts";
 import { rejectsWith } from "@formsvc/platform/testing/rpc-assertions.ts";
+import { verifyPassword } from "@formsvc/platform/password-hash.ts";
 import { FakeIdentity, fakeWorkspace } from "../../../identity/src/testing/fake-identity.ts";
 
 // --- Identity's fake: a few users and workspaces, answering as the real one does. ---
@@ -128,6 +129,9 @@ describe("CreateForm", () => {
       embedOrigins: null,
       requireSingleUseLink: false,
       proofOfWork: null,
+      password: false,
+      requireEmailVerification: false,
+      captcha: null,
       notifications: { owner: false, members: [], receiptQuestionId: null },
       theme: { accentColor: "#0969da", backgroundColor: "#f6f7f9", font: "system", buttonStyle: "rounded", logo: null, colorScheme: "light" },
       thankYou: { title: "Thank you!", text: "Your response has been recorded.", buttonLabel: null, buttonUrl: null, redirectSeconds: null },
@@ -521,6 +525,36 @@ describe("UpdateForm", () => {
     assert.deepEqual(two.settings, { ...form.settings, submitLabel: "Send", saveProgress: false });
     const three = (await client.updateForm({ id: form.id, settings: {} }, as(users.alice))).form!;
     assert.deepEqual(three, two);
+  });
+
+  it("keeps a password as its hash and a captcha's secret, answering neither; GetPublicForm hands them to the gateway", async () => {
+    const form = await newForm(users.alice, "ws-alice");
+    const update = (settings: JsonObject) => client.updateForm({ id: form.id, settings }, as(users.alice)).then((res) => res.form!);
+    const keys = { provider: "turnstile", siteKey: "0x4AAAAAAAsite", secret: "0x4AAAAAAAsecretkey1234" };
+    const protectedForm = await update({ password: "open sesame", captcha: keys });
+    assert.equal(protectedForm.settings?.password, true);
+    assert.deepEqual(protectedForm.settings?.captcha, { provider: "turnstile", siteKey: "0x4AAAAAAAsite", secretHint: "…1234" });
+    const answered = JSON.stringify(protectedForm.settings);
+    assert.ok(!answered.includes("open sesame") && !answered.includes("secretkey") && !answered.includes("scrypt"), "neither is answered");
+    await client.setFormStatus({ id: form.id, status: FormStatus.PUBLISHED }, as(users.alice));
+    const { access } = await client.getPublicForm({ id: form.id });
+    assert.match(access!.passwordHash, /^scrypt\$/);
+    assert.equal(access!.captchaSecret, keys.secret);
+    assert.ok(await verifyPassword("open sesame", access!.passwordHash));
+
+    // What a read answers goes back unchanged (the app sends its settings whole): the hash and secret stay.
+    const again = await update(protectedForm.settings as JsonObject);
+    assert.deepEqual(again.settings, protectedForm.settings);
+    assert.deepEqual((await client.getPublicForm({ id: form.id })).access, access);
+    await rejectsWith(update({ captcha: { provider: "hcaptcha", siteKey: "10000000-ffff" } }), Code.InvalidArgument, "settings.captcha.secret: is required (the hcaptcha secret key)");
+    await rejectsWith(update({ proofOfWork: { workFactor: 100 } }), Code.InvalidArgument, /one captcha/);
+
+    const cleared = await update({ password: null, captcha: null });
+    assert.equal(cleared.settings?.password, false);
+    assert.equal(cleared.settings?.captcha, null);
+    assert.deepEqual((await client.getPublicForm({ id: form.id })).access, { ...access, passwordHash: "", captchaSecret: "", $typeName: access!.$typeName });
+    await rejectsWith(update({ password: true }), Code.InvalidArgument, /the form has none/);
+    await rejectsWith(update({ password: "abc" }), Code.InvalidArgument, /^settings\.password/);
   });
 
   it("removing branding needs the workspace's entitlement", async () => {

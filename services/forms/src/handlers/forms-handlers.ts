@@ -14,6 +14,7 @@ import {
   normalizeDocument,
   receiptQuestionOf,
   resolveSettings,
+  settingsSecrets,
   describeMissingTranslations,
   describeProblems,
   missingTranslations,
@@ -39,6 +40,7 @@ import { currentRequestId } from "@formsvc/platform/request-context.ts";
 import { traceparentOf } from "@formsvc/platform/tracing.ts";
 import { EventSchema } from "@formsvc/proto/events/v1/events_pb.js";
 import { BadRequestSchema } from "@formsvc/proto/google/rpc/error_details_pb.js";
+import { storedSettingsAfter } from "./form-secrets.ts";
 
 export interface FormsHandlersDeps {
   orm: MikroORM;
@@ -425,10 +427,7 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
         // After the document: a receipt question given with it is looked for in the new blocks.
         if (patch !== undefined) {
           // Only what was ever set is stored; defaults apply to the rest when read.
-          const merged: FormSettingsPatch = { ...form.settings };
-          for (const [key, value] of Object.entries(patch)) {
-            if (value !== undefined) (merged as Record<string, unknown>)[key] = value;
-          }
+          const merged = (await storedSettingsAfter(form.settings as Record<string, unknown>, patch)) as FormSettingsPatch;
           // One left as stored is not checked again: its question may have gone since, and the other settings
           // (which the app sends whole) must stay savable.
           const receipt = patch.notifications?.receiptQuestionId;
@@ -508,7 +507,8 @@ export function createFormsHandlers(deps: FormsHandlersDeps): ServiceImpl<typeof
           .catch((err: unknown) => upstreamFailure("identity", err, { notFoundMessage: "form not found", logger: deps.logger }));
         showBranding = !res.entitlements?.removeBranding;
       }
-      return { form: formMessage(form), showBranding };
+      const { passwordHash, captchaSecret } = settingsSecrets(form.settings);
+      return { form: formMessage(form), showBranding, access: { passwordHash, captchaSecret } };
     },
 
     async getFormVersion(req) {

@@ -23,6 +23,8 @@ export const ResponseEntity = defineEntity({
     country: p.string().nullable(),
     /** The language the respondent answered in (BCP 47); null for responses stored before it was recorded. */
     language: p.string().nullable(),
+    /** The address the respondent confirmed by a mailed code (settings.requireEmailVerification); null: none. */
+    verifiedEmail: p.string().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
     /** When the response was completed. */

@@ -1,7 +1,7 @@
 import { create, fromBinary, fromJson, toBinary, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate, ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
-import { LockMode, type EntityManager, type FilterQuery } from "@mikro-orm/core";
+import { LockMode, UniqueConstraintViolationException, type EntityManager, type FilterQuery } from "@mikro-orm/core";
 // The form document's rules by module, not its index: the index brings the document schemas and the CEL parser
 // with them, which a submission never needs (calculated fields are evaluated in workers).
 import type { FormDocument, InputBlock } from "@formsvc/form-document";
@@ -41,6 +41,8 @@ import { problemsOf } from "../calculated-field-problems.ts";
 import { countFormHoldings, deleteFormHoldings, holdingsMessage } from "../form-purge.ts";
 import { maxSearchLength, summarizeResponses } from "../summary/response-summary.ts";
 import { createInsightsHandlers } from "../insights/insights-handlers.ts";
+import { emailVerifications } from "../links/email-verifications.ts";
+import { refused } from "../refusal-error.ts";
 import { responseLinks } from "../links/response-links.ts";
 import { countChangesTable } from "../response-counts.ts";
 import { deleteResponses, deleteResponsesBefore, removeStoredFiles, type ResponseDeletionDeps } from "../response-deletion.ts";
@@ -96,6 +98,8 @@ export interface SubmissionsHandlersDeps {
    * completed response): wakes the pusher (response-counts.ts), which nobody waits for.
    */
   countChanges?: CompletionNotifier;
+  /** Told when a mail was written to the outbox (an email verification's code): wakes the mail worker. */
+  mailWritten?: () => void;
 }
 
 /** One version of a form, as respondents of that version saw it. */
@@ -124,6 +128,7 @@ function submissionMessage(response: Response): MessageInitShape<typeof Submissi
     updatedAt: timestampFromDate(response.updatedAt),
     submittedAt: response.submittedAt ? timestampFromDate(response.submittedAt) : undefined,
     language: response.language ?? "",
+    verifiedEmail: response.verifiedEmail ?? "",
     answers: Object.fromEntries(
       Object.entries(response.answers).map(([key, answer]) => [
         key,
@@ -172,6 +177,7 @@ function completionEvent(response: Response, formName: string, document: FormDoc
     calculatedFields: valuesByLabel(response.answers, "CALCULATED_FIELD"),
     respondentCountry: respondentCountryOf(response.answers),
     respondentLanguage: response.language ?? "",
+    verifiedEmail: response.verifiedEmail ?? "",
   });
   return envelopeOf(completed);
 }
@@ -204,6 +210,7 @@ function partialEvent(response: Response, formName: string, document: FormDocume
     hiddenFields: valuesByLabel(response.answers, "HIDDEN_FIELDS"),
     respondentCountry: respondentCountryOf(response.answers),
     respondentLanguage: response.language ?? "",
+    verifiedEmail: response.verifiedEmail ?? "",
     page,
   });
   return create(EventSchema, { event: { case: "formResponsePartial", value: partial } });
@@ -263,7 +270,7 @@ function invalidAnswers(problems: AnswerProblem[]): ConnectError {
 }
 
 /** The columns of a new response's insert (the recordset of `savedResponses` names them alike). */
-const responseColumns = `"id", "form_id", "workspace_id", "version", "completed", "answers", "hidden", "country", "language", "created_at", "updated_at", "submitted_at"`;
+const responseColumns = `"id", "form_id", "workspace_id", "version", "completed", "answers", "hidden", "country", "language", "verified_email", "created_at", "updated_at", "submitted_at"`;
 
 /** A new response, with the outbox row of its event if it has one. */
 interface NewResponse {
@@ -422,6 +429,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
         hidden: r.hidden,
         country: r.country,
         language: r.language,
+        verified_email: r.verifiedEmail,
         created_at: r.createdAt,
         updated_at: r.updatedAt,
         submitted_at: r.submittedAt,
@@ -444,7 +452,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
   function savedResponses(guard = "true"): string {
     return `"v" as (
          select * from jsonb_to_recordset(?::jsonb) as v("id" text, "form_id" text, "workspace_id" text, "version" int, "completed" boolean,
-           "answers" jsonb, "hidden" jsonb, "country" text, "language" text, "created_at" timestamptz, "updated_at" timestamptz, "submitted_at" timestamptz,
+           "answers" jsonb, "hidden" jsonb, "country" text, "language" text, "verified_email" text, "created_at" timestamptz, "updated_at" timestamptz, "submitted_at" timestamptz,
            "event_id" text, "event_type" text, "payload" text, "request_id" text, "trace_parent" text, "event_created_at" timestamptz)
          where ${guard}),
        "response" as (insert into ${responsesTable} (${responseColumns}) select ${responseColumns} from "v"),
@@ -521,9 +529,11 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
   }
 
   const links = responseLinks({ orm, forms, logger, now });
+  const emails = emailVerifications({ orm, forms, logger, now, mailWritten: deps.mailWritten });
   const handlers: ServiceImpl<typeof SubmissionsService> = {
     ...createInsightsHandlers({ orm, forms, logger }),
     ...links.handlers,
+    ...emails.handlers,
     async saveResponse(req, ctx) {
       // A repeat under the same Idempotency-Key answers what the first save did, whatever happened since.
       const key: SaveKey | undefined = req.idempotencyKey ? { formId: req.formId, key: req.idempotencyKey, hash: saveRequestHash(req) } : undefined;
@@ -533,6 +543,9 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       // A form answered only through single-use links: every save carries a usable token; a completion uses it up below.
       const linkToken = resolveSettings(form.settings).requireSingleUseLink ? req.linkToken : undefined;
       if (linkToken !== undefined) await links.check(form.id, linkToken);
+      // A form asking for a confirmed email: every save carries a confirmed verification, whose address the response keeps.
+      const verification = resolveSettings(form.settings).requireEmailVerification ? req.emailVerification : undefined;
+      const verifiedEmail = verification !== undefined ? await emails.check(form.id, verification) : null;
 
       // The response continued, if any, and the version its respondent saw.
       let version = req.version || form.version;
@@ -580,7 +593,8 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
         : {};
       if (checkedNew) Object.assign(checkedNew.answers, calculated);
       const usesLink = req.completed && linkToken !== undefined;
-      if (checkedNew && checkedNew.uploads.size === 0 && responseLimit === null && !usesLink) {
+      const usesVerification = req.completed && verification !== undefined;
+      if (checkedNew && checkedNew.uploads.size === 0 && responseLimit === null && !usesLink && !usesVerification) {
         const at = now();
         const response: Response = {
           id: newId(),
@@ -592,6 +606,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
           hidden: checkedNew.hidden,
           country: checkedNew.country,
           language,
+          verifiedEmail,
           createdAt: at,
           updatedAt: at,
           submittedAt: req.completed ? at : null,
@@ -663,6 +678,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
           response.hidden = hidden;
           response.country = keptCountry;
           response.language = language ?? response.language;
+          response.verifiedEmail = verifiedEmail ?? response.verifiedEmail;
           response.updatedAt = at;
         } else {
           response = em.create(ResponseEntity, {
@@ -675,6 +691,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
             hidden,
             country: keptCountry,
             language,
+            verifiedEmail,
             createdAt: at,
             updatedAt: at,
             submittedAt: null,
@@ -682,6 +699,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
         }
         if (req.completed) {
           if (usesLink) await links.use(em, form.id, linkToken, responseId, at);
+          if (usesVerification) await emails.use(em, form.id, verification, responseId, at);
           response.completed = true;
           response.submittedAt = at;
           await changeCount(em, form.id, +1);
@@ -689,6 +707,10 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
         const outbox = saveEvent(response, form.name, document, previous);
         if (outbox) em.create(OutboxEntity, outbox);
         return { responseId, completed: response.completed, event: outbox !== null };
+      }).catch((err: unknown) => {
+        // Two verifications of one address completing at once: the unique index lets one through.
+        if (err instanceof UniqueConstraintViolationException && String(err.message).includes("responses_form_id_verified_email_unique")) throw refused("emailUsed");
+        throw err;
       });
 
       // null: another save claimed the key first (and has committed); its answer stands.

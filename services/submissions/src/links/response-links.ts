@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client, type ServiceImpl } from "@connectrpc/connect";
 import type { EntityManager } from "@mikro-orm/core";
-import { linkProblems, maxLinksPerCall, type LinkProblem } from "@formsvc/form-document/response-rules";
+import { maxLinksPerCall, refusals, type LinkProblem } from "@formsvc/form-document/response-rules";
 import { asCaller, requireCaller } from "@formsvc/platform/caller.ts";
 import type { MikroORM } from "@formsvc/platform/database.ts";
 import { newId } from "@formsvc/platform/ids.ts";
@@ -15,6 +15,7 @@ import { upstreamFailure } from "@formsvc/platform/upstream-failure.ts";
 import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ResponseLinkSchema, SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
+import { refused } from "../refusal-error.ts";
 
 /** Characters of a token (base62): about 256 bits. */
 const tokenLength = 43;
@@ -50,14 +51,12 @@ function linkMessage(row: LinkRow, token = ""): MessageInitShape<typeof Response
 
 /** Why a stored link does not open its form at `now`, if it does not. */
 function problemOf(row: LinkRow | undefined, now: Date): LinkProblem | undefined {
-  if (!row) return "unknown";
-  if (row.revoked_at) return "revoked";
-  if (row.used_at) return "used";
-  if (row.expires_at && new Date(row.expires_at).getTime() <= now.getTime()) return "expired";
+  if (!row) return "linkUnknown";
+  if (row.revoked_at) return "linkRevoked";
+  if (row.used_at) return "linkUsed";
+  if (row.expires_at && new Date(row.expires_at).getTime() <= now.getTime()) return "linkExpired";
   return undefined;
 }
-
-const refused = (problem: LinkProblem) => new ConnectError(linkProblems[problem], Code.PermissionDenied);
 
 type LinkHandlers = Pick<ServiceImpl<typeof SubmissionsService>, "createResponseLinks" | "listResponseLinks" | "revokeResponseLink" | "checkResponseLink">;
 
@@ -91,7 +90,7 @@ export function responseLinks(deps: { orm: MikroORM; forms: Client<typeof FormsS
 
   return {
     async check(formId, token) {
-      if (!token) throw refused("missing");
+      if (!token) throw refused("linkMissing");
       const problem = problemOf(await find(formId, token), now());
       if (problem) throw refused(problem);
     },
@@ -107,7 +106,7 @@ export function responseLinks(deps: { orm: MikroORM; forms: Client<typeof FormsS
       )) as { id: string }[];
       if (rows.length === 1) return;
       // Said precisely: the row as another transaction left it.
-      throw refused(problemOf(await find(formId, token), at) ?? "used");
+      throw refused(problemOf(await find(formId, token), at) ?? "linkUsed");
     },
 
     handlers: {
@@ -155,9 +154,8 @@ export function responseLinks(deps: { orm: MikroORM; forms: Client<typeof FormsS
       },
 
       async checkResponseLink(req) {
-        if (!req.token) return { problem: linkProblems.missing };
-        const problem = problemOf(await find(req.formId, req.token), now());
-        return { problem: problem ? linkProblems[problem] : "" };
+        const problem = req.token ? problemOf(await find(req.formId, req.token), now()) : "linkMissing";
+        return problem ? { problem: refusals[problem], code: problem } : { problem: "", code: "" };
       },
     },
   };

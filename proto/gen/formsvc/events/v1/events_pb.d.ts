@@ -152,6 +152,13 @@ export declare type ResponseCompleted = Message<"formsvc.events.v1.ResponseCompl
    * @generated from field: string respondent_language = 12;
    */
   respondentLanguage: string;
+
+  /**
+   * The address the respondent confirmed by a mailed code (settings.requireEmailVerification); empty: none.
+   *
+   * @generated from field: string verified_email = 13;
+   */
+  verifiedEmail: string;
 };
 
 /**
@@ -346,6 +353,13 @@ export declare type ResponsePartial = Message<"formsvc.events.v1.ResponsePartial
    * @generated from field: string respondent_language = 12;
    */
   respondentLanguage: string;
+
+  /**
+   * The address the respondent confirmed by a mailed code; empty: none.
+   *
+   * @generated from field: string verified_email = 13;
+   */
+  verifiedEmail: string;
 };
 
 /**

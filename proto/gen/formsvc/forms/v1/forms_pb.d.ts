@@ -472,6 +472,13 @@ export declare type GetPublicFormResponse = Message<"formsvc.forms.v1.GetPublicF
    * @generated from field: bool show_branding = 2;
    */
   showBranding: boolean;
+
+  /**
+   * What the gateway needs of the form's settings and no read answers (settings.password, settings.captcha).
+   *
+   * @generated from field: formsvc.forms.v1.FormAccess access = 3;
+   */
+  access?: FormAccess | undefined;
 };
 
 /**
@@ -479,6 +486,31 @@ export declare type GetPublicFormResponse = Message<"formsvc.forms.v1.GetPublicF
  * Use `create(GetPublicFormResponseSchema)` to create a new message.
  */
 export declare const GetPublicFormResponseSchema: GenMessage<GetPublicFormResponse>;
+
+/**
+ * @generated from message formsvc.forms.v1.FormAccess
+ */
+export declare type FormAccess = Message<"formsvc.forms.v1.FormAccess"> & {
+  /**
+   * The scrypt hash of settings.password; empty: no password.
+   *
+   * @generated from field: string password_hash = 1;
+   */
+  passwordHash: string;
+
+  /**
+   * The secret key of settings.captcha; empty: no third-party captcha.
+   *
+   * @generated from field: string captcha_secret = 2;
+   */
+  captchaSecret: string;
+};
+
+/**
+ * Describes the message formsvc.forms.v1.FormAccess.
+ * Use `create(FormAccessSchema)` to create a new message.
+ */
+export declare const FormAccessSchema: GenMessage<FormAccess>;
 
 /**
  * @generated from message formsvc.forms.v1.GetFormVersionRequest

@@ -138,6 +138,13 @@ export declare type Submission = Message<"formsvc.submissions.v1.Submission"> & 
    * @generated from field: string language = 9;
    */
   language: string;
+
+  /**
+   * The address the respondent confirmed by a mailed code (settings.requireEmailVerification); empty: none.
+   *
+   * @generated from field: string verified_email = 10;
+   */
+  verifiedEmail: string;
 };
 
 /**
@@ -215,6 +222,14 @@ export declare type SaveResponseRequest = Message<"formsvc.submissions.v1.SaveRe
    * @generated from field: string link_token = 10;
    */
   linkToken: string;
+
+  /**
+   * A confirmed email verification's id (StartEmailVerification): required by a form with
+   * settings.requireEmailVerification on every save; its address is stored with the response.
+   *
+   * @generated from field: string email_verification = 11;
+   */
+  emailVerification: string;
 };
 
 /**
@@ -1940,6 +1955,13 @@ export declare type CheckResponseLinkResponse = Message<"formsvc.submissions.v1.
    * @generated from field: string problem = 1;
    */
   problem: string;
+
+  /**
+   * The problem's code (linkUnknown, linkUsed, linkExpired, linkRevoked, linkMissing); empty when none.
+   *
+   * @generated from field: string code = 2;
+   */
+  code: string;
 };
 
 /**
@@ -1947,6 +1969,85 @@ export declare type CheckResponseLinkResponse = Message<"formsvc.submissions.v1.
  * Use `create(CheckResponseLinkResponseSchema)` to create a new message.
  */
 export declare const CheckResponseLinkResponseSchema: GenMessage<CheckResponseLinkResponse>;
+
+/**
+ * @generated from message formsvc.submissions.v1.StartEmailVerificationRequest
+ */
+export declare type StartEmailVerificationRequest = Message<"formsvc.submissions.v1.StartEmailVerificationRequest"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.StartEmailVerificationRequest.
+ * Use `create(StartEmailVerificationRequestSchema)` to create a new message.
+ */
+export declare const StartEmailVerificationRequestSchema: GenMessage<StartEmailVerificationRequest>;
+
+/**
+ * @generated from message formsvc.submissions.v1.StartEmailVerificationResponse
+ */
+export declare type StartEmailVerificationResponse = Message<"formsvc.submissions.v1.StartEmailVerificationResponse"> & {
+  /**
+   * @generated from field: string verification_id = 1;
+   */
+  verificationId: string;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.StartEmailVerificationResponse.
+ * Use `create(StartEmailVerificationResponseSchema)` to create a new message.
+ */
+export declare const StartEmailVerificationResponseSchema: GenMessage<StartEmailVerificationResponse>;
+
+/**
+ * @generated from message formsvc.submissions.v1.ConfirmEmailVerificationRequest
+ */
+export declare type ConfirmEmailVerificationRequest = Message<"formsvc.submissions.v1.ConfirmEmailVerificationRequest"> & {
+  /**
+   * @generated from field: string form_id = 1;
+   */
+  formId: string;
+
+  /**
+   * @generated from field: string verification_id = 2;
+   */
+  verificationId: string;
+
+  /**
+   * @generated from field: string code = 3;
+   */
+  code: string;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.ConfirmEmailVerificationRequest.
+ * Use `create(ConfirmEmailVerificationRequestSchema)` to create a new message.
+ */
+export declare const ConfirmEmailVerificationRequestSchema: GenMessage<ConfirmEmailVerificationRequest>;
+
+/**
+ * @generated from message formsvc.submissions.v1.ConfirmEmailVerificationResponse
+ */
+export declare type ConfirmEmailVerificationResponse = Message<"formsvc.submissions.v1.ConfirmEmailVerificationResponse"> & {
+  /**
+   * @generated from field: string email = 1;
+   */
+  email: string;
+};
+
+/**
+ * Describes the message formsvc.submissions.v1.ConfirmEmailVerificationResponse.
+ * Use `create(ConfirmEmailVerificationResponseSchema)` to create a new message.
+ */
+export declare const ConfirmEmailVerificationResponseSchema: GenMessage<ConfirmEmailVerificationResponse>;
 
 /**
  * @generated from enum formsvc.submissions.v1.SubmissionFilter
@@ -2262,6 +2363,29 @@ export declare const SubmissionsService: GenService<{
     methodKind: "unary";
     input: typeof CheckResponseLinkRequestSchema;
     output: typeof CheckResponseLinkResponseSchema;
+  },
+  /**
+   * Gateway (hosted pages, no caller): email verification (settings.requireEmailVerification). Mails a
+   * 6-digit code to `email` and answers the verification's id (a secret the respondent's browser keeps);
+   * PERMISSION_DENIED (ErrorInfo emailUsed) when the address already completed a response of the form.
+   *
+   * @generated from rpc formsvc.submissions.v1.SubmissionsService.StartEmailVerification
+   */
+  startEmailVerification: {
+    methodKind: "unary";
+    input: typeof StartEmailVerificationRequestSchema;
+    output: typeof StartEmailVerificationResponseSchema;
+  },
+  /**
+   * Gateway: confirms a verification by its code; PERMISSION_DENIED with ErrorInfo emailCodeWrong,
+   * emailCodeExpired or emailCodeAttempts otherwise. A confirmed verification is what SaveResponse takes.
+   *
+   * @generated from rpc formsvc.submissions.v1.SubmissionsService.ConfirmEmailVerification
+   */
+  confirmEmailVerification: {
+    methodKind: "unary";
+    input: typeof ConfirmEmailVerificationRequestSchema;
+    output: typeof ConfirmEmailVerificationResponseSchema;
   },
 }>;
 
