@@ -35,6 +35,7 @@ export const pageLanguages: readonly string[] = [...catalogues.keys()];
 export const scriptMessageKeys = [
   "required",
   "pageOf",
+  "questionOf",
   "questionRequired",
   "enterNumber",
   "enterEmail",
