@@ -4,8 +4,7 @@
 // breaks, so jumps still name and leave the owner's pages. Everything that goes page by page (the
 // no-JavaScript posts of logic-steps.ts, form-page.js's pages, partial saves between them) then goes
 // question by question; one-at-a-time.js adds the keyboard, the transitions and the focus.
-import { isInputBlock, pageShows, type Block, type FormDocument, type FormSettings } from "@formsvc/form-document";
-import type { LogicStep } from "./logic-steps.ts";
+import { isInputBlock, pageShows, type Block, type FormDocument, type FormSettings, type LogicState } from "@formsvc/form-document";
 import { escapeHtml } from "./html-text.ts";
 import type { PageTexts } from "./page-messages.ts";
 
@@ -50,7 +49,7 @@ export function hasScreens(doc: FormDocument): boolean {
  * respondent's path that show anything. Shown without JavaScript too (the script keeps it up to date);
  * its label is announced politely.
  */
-export function questionProgress(doc: FormDocument, step: LogicStep, texts: PageTexts): string {
+export function questionProgress(doc: FormDocument, step: { page: number; state: LogicState }, texts: PageTexts): string {
   const path = step.state.path.filter((p) => pageShows(doc, step.state, p));
   const at = Math.max(0, path.indexOf(step.page)) + 1;
   const of = Math.max(path.length, at, 1);
