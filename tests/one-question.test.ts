@@ -13,7 +13,8 @@ import { startTestSystem, type TestSystem } from "./support/system.ts";
 // question greets by the name just given) and two pages, one question per screen. In Chromium by
 // keyboard only (Enter on, Shift+Enter back, Ctrl+Enter out of a long text, a required answer refusing),
 // with a pick moving on by itself on a phone, without JavaScript (a page per question) and with reduced
-// motion (no transition; axe finds nothing serious). The stored responses hold the answers given.
+// motion (no transition; axe finds nothing serious), and through single-use links. The stored responses
+// hold the answers given.
 // Screenshots: test-output/screenshots/one-question-*.png (1280 and 390 px).
 
 let sys: TestSystem;
@@ -226,6 +227,42 @@ describe("one question at a time", () => {
       const stored = (await completed(`nojs ${width}`)).answers;
       assert.deepEqual([stored.name.value, stored.plan.value, stored.company?.value ?? null, stored.email.value], ["Linus", "o_free", null, "linus@example.com"]);
     }
+  });
+
+  it("a single-use link carries on from question to question and completes once, with and without JavaScript", async () => {
+    const created = await owner.call("POST", "/forms", {
+      workspaceId: owner.workspace.id,
+      name: "By link",
+      document: { ...document, blocks: document.blocks.filter((b) => b.id !== "b_email") },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const id = created.body.id;
+    const set = await owner.call("PATCH", `/forms/${id}`, { settings: { oneQuestionAtATime: true, requireSingleUseLink: true } });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    assert.equal((await owner.call("POST", `/forms/${id}/publish`)).status, 200);
+    const minted = await owner.call("POST", `/forms/${id}/links`, { count: 2 });
+    assert.equal(minted.status, 201, JSON.stringify(minted.body));
+    const tokens: string[] = minted.body.items.map((link: { url: string }) => new URL(link.url).searchParams.get("t"));
+    for (const [token, script] of [
+      [tokens[0], false],
+      [tokens[1], true],
+    ] as const) {
+      const context = await browser.newContext({ javaScriptEnabled: script, viewport: { width: 1280, height: 800 } });
+      const page = await context.newPage();
+      await page.goto(`${sys.url}/f/${id}?t=${token}`);
+      await page.getByLabel("Your name").fill(script ? "Link JS" : "Link");
+      await page.getByRole("button", { name: "Next" }).click();
+      await page.getByLabel("Free", { exact: true }).check();
+      await page.getByRole("button", { name: "Next" }).click();
+      await page.getByLabel("Anything else?").fill(`by link ${script}`);
+      await page.getByRole("button", { name: "Submit" }).click();
+      await page.getByRole("heading", { name: "Thank you!" }).waitFor();
+      const again = await page.goto(`${sys.url}/f/${id}?t=${token}`);
+      assert.equal(again?.status(), 403, "the link is used up");
+      await context.close();
+    }
+    const list = await owner.call("GET", `/forms/${id}/submissions?filter=completed&limit=100`);
+    assert.deepEqual(list.body.items.map((s: any) => s.answers.note.value).sort(), ["by link false", "by link true"]);
   });
 
   it("with reduced motion: no transition; axe finds nothing serious at 390 px", async () => {
