@@ -587,11 +587,13 @@ export function renderFormPage(input: FormPageInput): string {
   const scriptNote = needsScript(doc)
     ? `<noscript><p class="hf-summary">${escapeHtml(t("needsScript"))}</p></noscript>\n`
     : "";
+  // One question at a time shows its progress from the server (for pages without script); pages show theirs once the script runs.
+  const progress = pages.length < 2 ? "" : !oneQuestion ? progressBar(pages.length, texts) : settings.showProgressBar ? questionProgress(doc, step, texts) : "";
   const body = `${languageSwitch(input.languageLinks, texts)}<div class="hf-card">
 <form id="hf-form" class="hf-form${oneQuestion ? " hf-one" : ""}" method="post" action="${escapeHtml(action + linkQuery)}" accept-charset="utf-8" aria-labelledby="hf-title">
 <h1 id="hf-title">${escapeHtml(title)}</h1>
 ${scriptNote}<p class="hf-resume" id="hf-resume" hidden>${escapeHtml(t("resumed"))} <button type="button" class="hf-link" id="hf-restart">${escapeHtml(t("startOver"))}</button></p>
-${pages.length < 2 ? "" : !oneQuestion ? progressBar(pages.length, texts) : settings.showProgressBar ? questionProgress(doc, step, texts) : ""}<div class="hf-summary" id="hf-summary" role="alert" tabindex="-1">${errorSummary(input, texts, recall)}</div>
+${progress}<div class="hf-summary" id="hf-summary" role="alert" tabindex="-1">${errorSummary(input, texts, recall)}</div>
 <input type="hidden" name="${versionField}" value="${escapeHtml(input.version)}">
 <input type="hidden" name="${languageField}" value="${escapeHtml(texts.language)}">
 ${hiddenInputs}
