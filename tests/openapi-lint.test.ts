@@ -71,7 +71,7 @@ describe("the OpenAPI document in integrators' tools", () => {
       name: "Sign-up",
       status: "draft",
       document: { blocks: [{ id: "b1", key: "q", type: "SHORT_TEXT", question: "Name" }] },
-      settings: { language: "en", languages: [], branding: true, closedMessage: "Closed", redirectUrl: null, submitLabel: "Submit", showProgressBar: true, saveProgress: true,
+      settings: { language: "en", languages: [], branding: true, closedMessage: "Closed", redirectUrl: null, submitLabel: "Submit", showProgressBar: true, saveProgress: true, oneQuestionAtATime: false,
         closesAt: null, responseLimit: null, deleteResponsesAfterDays: null, honeypot: true, submissionsPerMinute: null, embedOrigins: null, requireSingleUseLink: false, proofOfWork: null, password: false, requireEmailVerification: false, captcha: null,
         notifications: { owner: false, members: [], receiptQuestionId: null },
         theme: { accentColor: "#0969da", backgroundColor: "#f6f7f9", font: "system", buttonStyle: "rounded", logo: null, colorScheme: "light" },

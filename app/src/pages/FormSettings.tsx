@@ -1,5 +1,5 @@
 // A form's Settings tab: branding (under the API's rule: hiding it needs the plan's entitlement, and a
-// refusal is explained), submit label, closed message, redirect, progress bar and saving progress, email
+// refusal is explained), submit label, closed message, redirect, one question at a time, progress bar and saving progress, email
 // notifications and receipts, how long responses are kept, the form's language and its translations'
 // completeness, and the files its responses hold against its storage quota.
 import { useId, useState, type FormEvent } from "react";
@@ -170,6 +170,14 @@ export function SettingsTab({ form, onSaved }: { form: Form; onSaved(form: Form)
         </fieldset>
         <fieldset className="card">
           <legend>{t("settings.while")}</legend>
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={settings.oneQuestionAtATime}
+              onChange={(e) => setSettings({ ...settings, oneQuestionAtATime: e.target.checked })}
+            />{" "}
+            {t("settings.oneQuestionAtATime")}
+          </label>
           <label className="check">
             <input type="checkbox" checked={settings.showProgressBar} onChange={(e) => setSettings({ ...settings, showProgressBar: e.target.checked })} />{" "}
             {t("settings.progressBar")}

@@ -19,7 +19,7 @@ const form: Form = {
   name: "Survey",
   status: "draft",
   document: { blocks: [] },
-  settings: { language: "en", languages: [], branding: true, closedMessage: "Closed", redirectUrl: null, submitLabel: "Submit", showProgressBar: true, saveProgress: true, closesAt: null, responseLimit: null, deleteResponsesAfterDays: null, honeypot: true, submissionsPerMinute: null, embedOrigins: null, requireSingleUseLink: false, proofOfWork: null, password: false, requireEmailVerification: false, captcha: null, notifications: { owner: false, members: [], receiptQuestionId: null }, theme: { accentColor: "#0969da", backgroundColor: "#f6f7f9", font: "system", buttonStyle: "rounded", logo: null, colorScheme: "light" }, thankYou: { title: "Thank you!", text: "", buttonLabel: null, buttonUrl: null, redirectSeconds: null } },
+  settings: { language: "en", languages: [], branding: true, closedMessage: "Closed", redirectUrl: null, submitLabel: "Submit", showProgressBar: true, saveProgress: true, oneQuestionAtATime: false, closesAt: null, responseLimit: null, deleteResponsesAfterDays: null, honeypot: true, submissionsPerMinute: null, embedOrigins: null, requireSingleUseLink: false, proofOfWork: null, password: false, requireEmailVerification: false, captcha: null, notifications: { owner: false, members: [], receiptQuestionId: null }, theme: { accentColor: "#0969da", backgroundColor: "#f6f7f9", font: "system", buttonStyle: "rounded", logo: null, colorScheme: "light" }, thankYou: { title: "Thank you!", text: "", buttonLabel: null, buttonUrl: null, redirectSeconds: null } },
   version: 1,
   responseCount: 0,
   createdAt: "2026-01-01T00:00:00Z",

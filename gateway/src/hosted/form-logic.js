@@ -270,6 +270,7 @@ function evaluateLogic(doc               , answers                              
   const byId = blocksById(doc);
   const pageOf = new Map                ();
   pages.forEach((page, i) => page.forEach((block) => block.id !== undefined && pageOf.set(block.id, i)));
+  const { first, last } = ownerPages(doc.blocks, pages);
   const state             = { hidden: new Set(), required: new Set(), path: [], answers: {}, set: new Map() };
 
   const holds = (rule           )          => {
@@ -289,8 +290,9 @@ function evaluateLogic(doc               , answers                              
     for (const target of targets) byTarget.set(target, (byTarget.get(target) ?? []).concat(rule));
     const jump = rule.then.find((a) => a.action === "JUMP");
     if (jump?.action !== "JUMP") continue;
-    const anchor = Math.max(...rule.when.conditions.map((c) => pageOf.get(c.question) ?? Infinity));
-    jumpsFrom.set(anchor, (jumpsFrom.get(anchor) ?? []).concat({ rule, to: jump.page - 1 }));
+
+    const anchor = Math.max(...rule.when.conditions.map((c) => last(pageOf.get(c.question) ?? Infinity)));
+    jumpsFrom.set(anchor, (jumpsFrom.get(anchor) ?? []).concat({ rule, to: first(jump.page - 1) }));
   }
   const targeting = (action                 , blockId        ) => byTarget.get(`${action} ${blockId}`) ?? [];
 
@@ -326,6 +328,31 @@ function evaluateLogic(doc               , answers                              
     for (const set of sets) if (set.action === "SET") state.set.set(set.field, set.value);
   }
   return state;
+}
+
+function ownerPages(blocks                       , screens                         ) {
+  const ownerOf = new Map                    ();
+  let owner = 0;
+  let started = false;
+  for (const block of blocks) {
+    if (block.type !== "PAGE_BREAK") {
+      ownerOf.set(block, owner);
+      started = true;
+    } else if (!block.screen && started) {
+      owner += 1;
+      started = false;
+    }
+  }
+  const ownerOfScreen = screens.map((screen) => ownerOf.get(screen[0]) ?? 0);
+  return {
+
+    first: (page        ) => {
+      if (!(page >= 0)) return page;
+      const at = ownerOfScreen.indexOf(page);
+      return at === -1 ? screens.length : at;
+    },
+    last: (screen        ) => (Number.isFinite(screen) ? ownerOfScreen.lastIndexOf(ownerOfScreen[screen]) : screen),
+  };
 }
 
 function pageShows(doc                               , state            , page        )          {

@@ -332,7 +332,7 @@ const embedding = (() => {
     const at = Math.max(0, path.indexOf(current)) + 1;
     const of = Math.max(path.length, at);
     progress.hidden = false;
-    $("#hf-progress-label").textContent = text("pageOf", { page: at, pages: of });
+    $("#hf-progress-label").textContent = text(config.oneQuestion ? "questionOf" : "pageOf", { page: at, pages: of });
     const track = $(".hf-progress-track", progress);
     track.setAttribute("aria-valuenow", String(at));
     track.setAttribute("aria-valuemax", String(of));
@@ -359,7 +359,9 @@ const embedding = (() => {
     showProgress();
     if (moveFocus) {
       window.scrollTo(0, 0);
-      pages[current].focus({ preventScroll: true });
+      // One question at a time (one-at-a-time.js) focuses the question itself, and says so by cancelling.
+      const page = new CustomEvent("formsvc:page", { cancelable: true, detail: { page: pages[current] } });
+      if (form.dispatchEvent(page)) pages[current].focus({ preventScroll: true });
     }
   }
 

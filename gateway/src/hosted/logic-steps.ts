@@ -1,4 +1,4 @@
-// Forms with logic rules (or recall across pages) without JavaScript: one page at a time, each a plain post. The page rendered
+// Forms with logic rules (or recall across pages, or one question at a time) without JavaScript: one page at a time, each a plain post. The page rendered
 // shows what the rules show for the answers so far (the blocks they hide are left out), the answers of
 // the other pages travel along as hidden inputs, and the next page is the one the rules lead to (jumps
 // followed). The browser script takes the same markup over: what is left out is kept in <template>
@@ -6,6 +6,7 @@
 import { documentPages, hasLogic, nextPageOf, pageShows, previousPageOf, type FormDocument, type LogicState } from "@formsvc/form-document";
 import { all, first, logicStateOf, questionsOf, type FieldValues } from "./form-fields.ts";
 import { recallNeedsSteps } from "./recall.ts";
+import { hasScreens } from "./one-question.ts";
 
 /** Fields of a page-at-a-time post (keys start with a letter, so these never clash with answers). */
 export const pageField = "_page";
@@ -13,9 +14,12 @@ export const navField = "_nav";
 /** The ids of the blocks the posted page showed: a block the rules show only now is shown before moving on. */
 export const shownField = "_shown";
 
-/** Whether the form goes one page at a time without JavaScript: it has logic rules, or its later pages recall earlier answers (recall.ts). */
+/**
+ * Whether the form goes one page at a time without JavaScript: it has logic rules, its later pages recall
+ * earlier answers (recall.ts), or it shows one question at a time (one-question.ts).
+ */
 export function postsPageByPage(doc: FormDocument): boolean {
-  return hasLogic(doc) || recallNeedsSteps(doc);
+  return hasLogic(doc) || recallNeedsSteps(doc) || hasScreens(doc);
 }
 
 /** What a page-at-a-time render needs: the page shown, and what the rules make of the answers so far. */

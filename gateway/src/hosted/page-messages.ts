@@ -36,6 +36,7 @@ export const pageLanguages: readonly string[] = [...catalogues.keys()];
 export const scriptMessageKeys = [
   "required",
   "pageOf",
+  "questionOf",
   "questionRequired",
   "enterNumber",
   "enterEmail",

@@ -12,6 +12,7 @@ import { HttpError } from "../http-errors.ts";
 import { pathId } from "../input-safety.ts";
 import { parse } from "../routes/route.ts";
 import { documentOf } from "./form-fields.ts";
+import { shownDocument } from "./one-question.ts";
 import { pageTexts } from "./page-messages.ts";
 import { renderFormPage, renderThankYouPage } from "./render-form.ts";
 import { newRouter } from "../routing.ts";
@@ -34,7 +35,7 @@ function previewPage(req: Request, res: Response, form: Form, name: string, docu
     formId: `preview-${form.id}`,
     name,
     version: form.version,
-    document,
+    document: shownDocument(document, settings),
     // A preview never redirects away from the app (the owner's site is no frame-src of it: the frame
     // would show an error), neither at once nor from the thank-you screen, and does not keep answers
     // between visits.

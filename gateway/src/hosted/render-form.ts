@@ -30,6 +30,7 @@ import { carriedFields, logicStep, navField, neighbours, pageField, postsPageByP
 import { postedRecallValues, recallConfig, recalledHtml, recalledText, type RecallValues } from "./recall.ts";
 import { pageTexts, type PageTexts } from "./page-messages.ts";
 import { productName } from "@formsvc/platform/product.ts";
+import { hasScreens, keysHint, oneQuestionStyles, questionProgress } from "./one-question.ts";
 
 export interface PageUrls {
   /** Where the hosted-form router is mounted, e.g. `/f`. */
@@ -233,7 +234,7 @@ function shell(title: string, body: string, options: ShellOptions): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
 ${options.noindex ? '<meta name="robots" content="noindex">\n' : ""}<title>${escapeHtml(title)}</title>
-<style>${styles}</style>
+<style>${styles}${oneQuestionStyles}</style>
 ${themeStyle(options.theme ?? defaultTheme)}
 ${options.refresh ? `<meta http-equiv="refresh" content="${options.refresh.seconds};url=${escapeHtml(options.refresh.url)}">\n` : ""}</head>
 <body>
@@ -562,11 +563,14 @@ export function renderFormPage(input: FormPageInput): string {
   // With logic rules, one page at a time (logic-steps.ts): what it does not show waits in templates.
   const step = postsPageByPage(doc) ? logicStep(doc, input.values, input.page) : undefined;
   const current = step?.page ?? 0;
+  // One question at a time (one-question.ts): its screens are the pages, and each is a question.
+  const oneQuestion = step !== undefined && hasScreens(doc);
+  const pageOf = oneQuestion ? "questionOf" : "pageOf";
   const pageSections = pages
     .map((blocks, i) => {
       // The script shows and hides blocks by their ids.
       const rendered = blocks.map((b) => (step && i === current ? stepBlock(b, { ...ctx, blockIds: true }, step) : renderBlock(b, { ...ctx, blockIds: step !== undefined }))).join("\n");
-      const section = `<section class="hf-page${i === current ? " hf-current" : ""}" data-page="${i}" tabindex="-1"${pages.length > 1 ? ` aria-label="${escapeHtml(t("pageOf", { page: i + 1, pages: pages.length }))}"` : ""}>\n${rendered}\n</section>`;
+      const section = `<section class="hf-page${i === current ? " hf-current" : ""}" data-page="${i}" tabindex="-1"${pages.length > 1 ? ` aria-label="${escapeHtml(t(pageOf, { page: i + 1, pages: pages.length }))}"` : ""}>\n${rendered}\n</section>`;
       return step && i !== current ? later(section) : section;
     })
     .join("\n");
@@ -577,6 +581,7 @@ export function renderFormPage(input: FormPageInput): string {
     pages: pages.length,
     saveProgress: settings.saveProgress,
     showProgressBar: settings.showProgressBar,
+    oneQuestion,
     redirectUrl: settings.redirectUrl,
     // The thank-you screen's own redirect, after its delay (the plain post's page has a meta refresh instead).
     thanksRedirect: thanksRedirectOf(settings.thankYou),
@@ -589,7 +594,12 @@ export function renderFormPage(input: FormPageInput): string {
     messages: texts.scriptTemplates(),
     // What recall (recall.ts) needs of the questions recalled; null when no text recalls.
     recall: recallConfig(doc, settings),
-    logic: step ? { blocks: doc.blocks.map(({ id, type, ...b }) => ({ id, type, key: "key" in b ? b.key : undefined, required: "required" in b ? b.required : undefined })), logic: browserRules(doc.logic) } : null,
+    logic: step
+      ? {
+          blocks: doc.blocks.map(({ id, type, ...b }) => ({ id, type, key: "key" in b ? b.key : undefined, required: "required" in b ? b.required : undefined, screen: "screen" in b ? b.screen : undefined })),
+          logic: browserRules(doc.logic),
+        }
+      : null,
   };
   // Off screen and out of the accessibility tree and tab order: only bots fill it in.
   const honeypot = settings.honeypot
@@ -598,11 +608,13 @@ export function renderFormPage(input: FormPageInput): string {
   const scriptNote = needsScript(doc)
     ? `<noscript><p class="hf-summary">${escapeHtml(t("needsScript"))}</p></noscript>\n`
     : "";
+  // One question at a time shows its progress from the server (for pages without script); pages show theirs once the script runs.
+  const progress = pages.length < 2 ? "" : !oneQuestion ? progressBar(pages.length, texts) : settings.showProgressBar ? questionProgress(doc, step, texts) : "";
   const body = `${languageSwitch(input.languageLinks, texts)}<div class="hf-card">
-<form id="hf-form" class="hf-form" method="post" action="${escapeHtml(action + linkQuery)}" accept-charset="utf-8" aria-labelledby="hf-title">
+<form id="hf-form" class="hf-form${oneQuestion ? " hf-one" : ""}" method="post" action="${escapeHtml(action + linkQuery)}" accept-charset="utf-8" aria-labelledby="hf-title">
 <h1 id="hf-title">${escapeHtml(title)}</h1>
 ${scriptNote}<p class="hf-resume" id="hf-resume" hidden>${escapeHtml(t("resumed"))} <button type="button" class="hf-link" id="hf-restart">${escapeHtml(t("startOver"))}</button></p>
-${pages.length > 1 ? progressBar(pages.length, texts) : ""}<div class="hf-summary" id="hf-summary" role="alert" tabindex="-1">${errorSummary(input, texts, recall)}</div>
+${progress}<div class="hf-summary" id="hf-summary" role="alert" tabindex="-1">${errorSummary(input, texts, recall)}</div>
 <input type="hidden" name="${versionField}" value="${escapeHtml(input.version)}">
 <input type="hidden" name="${languageField}" value="${escapeHtml(texts.language)}">
 ${hiddenInputs}
@@ -612,7 +624,7 @@ ${input.captchaHtml ?? ""}${step ? stepNav(doc, step, submitLabel, texts) : `<di
 <button type="button" class="hf-next" id="hf-next" hidden>${escapeHtml(t("next"))}</button>
 <button type="submit" class="hf-submit" id="hf-submit">${escapeHtml(submitLabel)}</button>
 </div>`}
-</form>
+${oneQuestion ? keysHint(texts) : ""}</form>
 </div>
 ${thankYouSection(settings.thankYou, true, texts, recall)}
 <script type="application/json" id="hf-config">${jsonForScript(config)}</script>`;

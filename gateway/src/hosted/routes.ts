@@ -58,6 +58,7 @@ import { streamingUploadStorage, type StreamedFile } from "./upload-storage.ts";
 import { answersFromFields, documentOf, first, honeypotField, languageField, problemsByQuestion, type FieldValues } from "./form-fields.ts";
 import { formLogicFile } from "./form-logic-build.ts";
 import { logicStep, pageWithProblems, postsPageByPage, stepAfterPost } from "./logic-steps.ts";
+import { shownDocument } from "./one-question.ts";
 import { thankYouCalculated, thankYouRecallValues, type RecallValues } from "./recall.ts";
 import {
   renderClosedPage,
@@ -108,6 +109,7 @@ const maxResponseBodyBytes = 256 * 1024;
 /** Fields of a plain HTML form post: far more than any form has inputs (checkboxes repeat their name). */
 const maxPostedFields = 1000;
 const scriptFile = join(import.meta.dirname, "form-page.js");
+const oneQuestionScriptFile = join(import.meta.dirname, "one-at-a-time.js");
 
 /** Body of POST /f/:formId/responses (DESIGN.md "Hosted forms"). The service checks the answers themselves. */
 export const responseBodySchema = z.strictObject({
@@ -177,9 +179,10 @@ function respondentLanguage(req: Request, settings: FormSettings): string {
   return offeredLanguage(settings, req.query.lang) ?? negotiateLanguage(req.get("accept-language"), formLanguages(settings)) ?? settings.language;
 }
 
-/** The form in `language`: its translated document and settings, and the page's system texts. */
+/** The form in `language`: its translated document (as the page shows it: one-question.ts) and settings, and the page's system texts. */
 function formIn(document: FormDocument, settings: FormSettings, language: string) {
-  return { ...translateForm(document, settings, language), texts: pageTexts(language) };
+  const translated = translateForm(document, settings, language);
+  return { ...translated, document: shownDocument(translated.document, translated.settings), texts: pageTexts(language) };
 }
 
 /** The page in each language the form offers: this request's address with its `lang` set. */
@@ -213,7 +216,7 @@ export function hostedFormRoutes(deps: HostedFormDeps): Router {
   const providerCaptcha = thirdPartyCaptcha(deps.captcha?.verifyUrls);
 
   // The logic evaluator's browser copy first: the page's script evaluates rules with it.
-  const script = Buffer.concat([readFileSync(formLogicFile), readFileSync(insightsScriptFile), readFileSync(scriptFile)]);
+  const script = Buffer.concat([readFileSync(formLogicFile), readFileSync(insightsScriptFile), readFileSync(scriptFile), readFileSync(oneQuestionScriptFile)]);
   const scriptVersion = createHash("sha256").update(script).digest("hex").slice(0, 12);
 
   const urlsOf = (req: Request): PageUrls => ({

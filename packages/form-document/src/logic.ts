@@ -54,6 +54,8 @@ export interface LogicBlock {
   type: string;
   key?: string;
   required?: boolean;
+  /** A PAGE_BREAK that starts a screen, not one of the owner's pages (a form shown one question at a time). */
+  screen?: boolean;
 }
 
 /** What the rules need of a document. */
@@ -187,6 +189,7 @@ export function evaluateLogic(doc: LogicDocument, answers: Record<string, JsonVa
   const byId = blocksById(doc);
   const pageOf = new Map<string, number>();
   pages.forEach((page, i) => page.forEach((block) => block.id !== undefined && pageOf.set(block.id, i)));
+  const { first, last } = ownerPages(doc.blocks, pages);
   const state: LogicState = { hidden: new Set(), required: new Set(), path: [], answers: {}, set: new Map() };
 
   const holds = (rule: LogicRule): boolean => {
@@ -207,8 +210,9 @@ export function evaluateLogic(doc: LogicDocument, answers: Record<string, JsonVa
     for (const target of targets) byTarget.set(target, (byTarget.get(target) ?? []).concat(rule));
     const jump = rule.then.find((a) => a.action === "JUMP");
     if (jump?.action !== "JUMP") continue;
-    const anchor = Math.max(...rule.when.conditions.map((c) => pageOf.get(c.question) ?? Infinity));
-    jumpsFrom.set(anchor, (jumpsFrom.get(anchor) ?? []).concat({ rule, to: jump.page - 1 }));
+    // Jumps name and leave the owner's pages: from the last screen of a page, to the first of another.
+    const anchor = Math.max(...rule.when.conditions.map((c) => last(pageOf.get(c.question) ?? Infinity)));
+    jumpsFrom.set(anchor, (jumpsFrom.get(anchor) ?? []).concat({ rule, to: first(jump.page - 1) }));
   }
   const targeting = (action: LogicActionType, blockId: string) => byTarget.get(`${action} ${blockId}`) ?? [];
 
@@ -244,6 +248,36 @@ export function evaluateLogic(doc: LogicDocument, answers: Record<string, JsonVa
     for (const set of sets) if (set.action === "SET") state.set.set(set.field, set.value);
   }
   return state;
+}
+
+/**
+ * A document shown one question at a time has screens for pages: its own page breaks and those a screen
+ * starts (`screen`). The owner's pages are what jumps count: the first screen of owner page n, and the
+ * last screen of the owner page screen s is on. Without screen breaks both are the identity.
+ */
+function ownerPages(blocks: readonly LogicBlock[], screens: readonly LogicBlock[][]) {
+  const ownerOf = new Map<LogicBlock, number>();
+  let owner = 0;
+  let started = false;
+  for (const block of blocks) {
+    if (block.type !== "PAGE_BREAK") {
+      ownerOf.set(block, owner);
+      started = true;
+    } else if (!block.screen && started) {
+      owner += 1;
+      started = false;
+    }
+  }
+  const ownerOfScreen = screens.map((screen) => ownerOf.get(screen[0]) ?? 0);
+  return {
+    // A page that is not there: past the end (or, below 0, not after any page, so never followed).
+    first: (page: number) => {
+      if (!(page >= 0)) return page;
+      const at = ownerOfScreen.indexOf(page);
+      return at === -1 ? screens.length : at;
+    },
+    last: (screen: number) => (Number.isFinite(screen) ? ownerOfScreen.lastIndexOf(ownerOfScreen[screen]) : screen),
+  };
 }
 
 /** Whether a page of the path shows anything (a page whose every block is hidden is passed over). */

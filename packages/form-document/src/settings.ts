@@ -75,6 +75,11 @@ const fields = {
   submitLabel: z.string().min(1).max(60).regex(/\S/, "must not be blank").describe("Label of the submit button."),
   showProgressBar: z.boolean().describe("Whether a multi-page form shows a progress bar."),
   saveProgress: z.boolean().describe("Whether answers are saved as a partial response between pages."),
+  oneQuestionAtATime: z
+    .boolean()
+    .describe(
+      "Whether the hosted form shows one question per screen (headings and paragraphs with the question after them): Enter moves on, Shift+Enter back (Ctrl/Cmd+Enter in a long text), a pick of one choice moves on, the progress bar counts questions. Without JavaScript each question is a page of its own. Logic, recall and partial saves work as with pages; a jump goes to the first question of the page it names.",
+    ),
   closesAt: z.iso
     .datetime({ offset: true, error: "must be an ISO 8601 date-time, e.g. 2027-01-31T17:00:00Z" })
     .nullable()
@@ -249,6 +254,7 @@ export type FormSettings = {
   submitLabel: string;
   showProgressBar: boolean;
   saveProgress: boolean;
+  oneQuestionAtATime: boolean;
   closesAt: string | null;
   responseLimit: number | null;
   deleteResponsesAfterDays: number | null;
@@ -274,6 +280,7 @@ export const defaultSettings: Readonly<FormSettings> = Object.freeze({
   submitLabel: defaultSubmitLabel,
   showProgressBar: true,
   saveProgress: true,
+  oneQuestionAtATime: false,
   closesAt: null,
   responseLimit: null,
   deleteResponsesAfterDays: null,
@@ -324,6 +331,7 @@ export const formSettingsSchema = z
     submitLabel: fields.submitLabel.default(defaultSettings.submitLabel),
     showProgressBar: fields.showProgressBar.default(defaultSettings.showProgressBar),
     saveProgress: fields.saveProgress.default(defaultSettings.saveProgress),
+    oneQuestionAtATime: fields.oneQuestionAtATime.default(defaultSettings.oneQuestionAtATime),
     closesAt: fields.closesAt.default(defaultSettings.closesAt),
     responseLimit: fields.responseLimit.default(defaultSettings.responseLimit),
     deleteResponsesAfterDays: fields.deleteResponsesAfterDays.default(defaultSettings.deleteResponsesAfterDays),
@@ -352,6 +360,7 @@ export const formSettingsPatchSchema = z
     submitLabel: fields.submitLabel.optional(),
     showProgressBar: fields.showProgressBar.optional(),
     saveProgress: fields.saveProgress.optional(),
+    oneQuestionAtATime: fields.oneQuestionAtATime.optional(),
     closesAt: fields.closesAt.optional(),
     responseLimit: fields.responseLimit.optional(),
     deleteResponsesAfterDays: fields.deleteResponsesAfterDays.optional(),

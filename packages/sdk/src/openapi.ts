@@ -898,6 +898,7 @@ export interface components {
          *         "submitLabel": "Submit",
          *         "showProgressBar": true,
          *         "saveProgress": true,
+         *         "oneQuestionAtATime": false,
          *         "closesAt": null,
          *         "responseLimit": null,
          *         "deleteResponsesAfterDays": null,
@@ -1558,6 +1559,11 @@ export interface components {
              * @default true
              */
             saveProgress: boolean;
+            /**
+             * @description Whether the hosted form shows one question per screen (headings and paragraphs with the question after them): Enter moves on, Shift+Enter back (Ctrl/Cmd+Enter in a long text), a pick of one choice moves on, the progress bar counts questions. Without JavaScript each question is a page of its own. Logic, recall and partial saves work as with pages; a jump goes to the first question of the page it names.
+             * @default false
+             */
+            oneQuestionAtATime: boolean;
             /**
              * Format: date-time
              * @description When the form stops taking responses (ISO 8601 date-time); from then on it answers as a closed form. null: no date.
@@ -2613,7 +2619,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The change is refused for this workspace (for example `branding: false` without the entitlement); on a hosted form, no usable single-use link */
+        /** @description The change is refused for this workspace (for example `branding: false` without the entitlement); on a hosted form, a response rule's refusal (its `code`: no usable single-use link, no password, no confirmed address, no valid captcha) */
         403: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3123,6 +3129,8 @@ export interface operations {
                         showProgressBar?: boolean;
                         /** @description Whether answers are saved as a partial response between pages. */
                         saveProgress?: boolean;
+                        /** @description Whether the hosted form shows one question per screen (headings and paragraphs with the question after them): Enter moves on, Shift+Enter back (Ctrl/Cmd+Enter in a long text), a pick of one choice moves on, the progress bar counts questions. Without JavaScript each question is a page of its own. Logic, recall and partial saves work as with pages; a jump goes to the first question of the page it names. */
+                        oneQuestionAtATime?: boolean;
                         /**
                          * Format: date-time
                          * @description When the form stops taking responses (ISO 8601 date-time); from then on it answers as a closed form. null: no date.

@@ -121,6 +121,7 @@ describe("CreateForm", () => {
       submitLabel: "Submit",
       showProgressBar: true,
       saveProgress: true,
+      oneQuestionAtATime: false,
       closesAt: null,
       responseLimit: null,
       deleteResponsesAfterDays: null,
