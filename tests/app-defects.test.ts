@@ -101,7 +101,7 @@ describe("the defects of issue 19, in Chromium", () => {
     const keys = async () => (await api("GET", `/forms/${formId}`)).body.document.blocks.map((b: { key: string }) => b.key);
     assert.deepEqual(await keys(), ["q_email", "q_full_name", "q_rating", "q_email_2", "q_short_text"]);
     // The editor names each question's key, and the calculated fields' hint lists them.
-    await editorBlock(page, 0).locator("code").filter({ hasText: "q_email" }).waitFor();
+    await editorBlock(page, 0).locator("code").filter({ hasText: /^q_email$/ }).waitFor();
     assert.match((await page.locator(".hint").filter({ hasText: "A CEL expression" }).textContent())!, /q_email, q_full_name, q_rating, q_email_2, q_short_text/);
 
     // Renamed later, a question keeps its key: answers already filed under it stay together.

@@ -5,7 +5,7 @@ import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
 import de from "../app/src/i18n/messages/de.json" with { type: "json" };
 import en from "../app/src/i18n/messages/en.json" with { type: "json" };
 import { appClient } from "./support/app-client.ts";
-import { launchBrowser, screenshot, watchPage } from "./support/browser.ts";
+import { launchBrowser, openAccountMenu, screenshot, watchPage } from "./support/browser.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
 // The app in German, in Chromium against the whole running system: a person switches to Deutsch on the
@@ -86,6 +86,7 @@ describe("the app in German", () => {
     await signIn();
     await page.getByRole("heading", { name: "Forms", level: 1 }).waitFor();
     assert.equal(await page.evaluate(() => document.documentElement.lang), "en");
+    await openAccountMenu(page);
     await page.getByRole("link", { name: "Account" }).click();
     await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
     await page.getByLabel("Language of the app").selectOption({ label: "Deutsch" });
@@ -122,6 +123,7 @@ describe("the app in German", () => {
   });
 
   it("still speaks German after signing out and in again", async () => {
+    await openAccountMenu(page);
     await page.getByRole("button", { name: "Abmelden", exact: true }).click();
     await page.waitForURL(/\/app\/signin$/);
     await signIn();
