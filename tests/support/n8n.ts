@@ -60,6 +60,8 @@ export async function ensureN8n(): Promise<{ bin: string; installedInMs?: number
     // The project's Node runs npm's scripts and node-gyp, which builds for it against its own headers.
     PATH: [projectBin, process.env.PATH].join(delimiter),
     npm_config_nodedir: nodeDir,
+    // Straight to the compiler: prebuild-install would first try to download a binary from the internet.
+    npm_config_build_from_source: "true",
     npm_config_audit: "false",
     npm_config_fund: "false",
     npm_config_update_notifier: "false",
