@@ -41,6 +41,20 @@ describe("the n8n nodes inside a real n8n server", () => {
   const webhooksOfForm = async () =>
     ((await (await fetch(`${sys.url}/api/v1/webhooks?formId=${formId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { items: { id: string; url: string; subscriber: string }[] }).items;
 
+  /**
+   * Publishes or unpublishes the workflow and waits until n8n has applied it: n8n 2.x answers at once and
+   * (un)registers the triggers from its publication outbox, so the webhook comes and goes after the answer.
+   * The editor's publication status says when that is done.
+   */
+  async function setPublished(published: boolean) {
+    await n8nApi("POST", `/workflows/${workflowId}/${published ? "publish" : "unpublish"}`);
+    const settled = await waitFor(`n8n's publication of the workflow still in progress`, async () => {
+      const status = await n8n.rest("GET", `/workflows/${workflowId}/publication-status`);
+      return status.status === "in_progress" ? undefined : status;
+    });
+    if (published) assert.equal(settled.status, "published", `the trigger was not activated: ${JSON.stringify(settled.triggers)}`);
+  }
+
   /** Until `check` answers a value, or `what` fails the test after runTimeoutMs (with n8n's log path). */
   async function waitFor<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
     const deadline = Date.now() + runTimeoutMs;
@@ -101,11 +115,11 @@ describe("the n8n nodes inside a real n8n server", () => {
     workflowId = workflow.id;
     assert.deepEqual(await webhooksOfForm(), [], "importing subscribes nothing");
 
-    await n8nApi("POST", `/workflows/${workflowId}/publish`);
-    const [hook] = await webhooksOfForm();
-    assert.deepEqual([hook.subscriber, hook.url], ["n8n", `${n8n.url}/webhook/${webhookId}/webhook`]);
-    await n8nApi("POST", `/workflows/${workflowId}/publish`);
-    assert.deepEqual((await webhooksOfForm()).map((w) => [w.id, w.subscriber]), [[hook.id, "n8n"]], "activated twice, still one webhook");
+    await setPublished(true);
+    const hooks = await webhooksOfForm();
+    assert.deepEqual(hooks.map((w) => [w.subscriber, w.url]), [["n8n", `${n8n.url}/webhook/${webhookId}/webhook`]]);
+    await setPublished(true);
+    assert.deepEqual((await webhooksOfForm()).map((w) => w.subscriber), ["n8n"], "activated twice, still one webhook");
   });
 
   it("runs the workflow on a response submitted in Chromium, with answers by label and option texts", async () => {
@@ -144,7 +158,11 @@ describe("the n8n nodes inside a real n8n server", () => {
       await page.getByText("Handle response", { exact: true }).first().waitFor();
       await screenshot(page, "n8n-workflow", { fullPage: false });
       await page.goto(`${n8n.url}/workflow/${workflowId}/executions/${executionId}`);
-      await page.getByText(/Succeeded|Success/).first().waitFor();
+      await page.getByText("Succeeded", { exact: true }).first().waitFor();
+      // The run is drawn in an embedded canvas; opening the trigger shows the item it made.
+      const preview = page.frameLocator("iframe").first();
+      await preview.getByText(triggerName, { exact: true }).first().dblclick();
+      await preview.getByText("Ada").first().waitFor();
       await screenshot(page, "n8n-execution", { fullPage: false });
     } finally {
       await context.close();
@@ -152,11 +170,11 @@ describe("the n8n nodes inside a real n8n server", () => {
   });
 
   it("deletes the webhook when the workflow is deactivated (unpublished), and subscribes one again when activated", async () => {
-    await n8nApi("POST", `/workflows/${workflowId}/unpublish`);
+    await setPublished(false);
     assert.deepEqual(await webhooksOfForm(), []);
-    await n8nApi("POST", `/workflows/${workflowId}/publish`);
+    await setPublished(true);
     assert.deepEqual((await webhooksOfForm()).map((w) => w.subscriber), ["n8n"]);
-    await n8nApi("POST", `/workflows/${workflowId}/unpublish`);
+    await setPublished(false);
     assert.deepEqual(await webhooksOfForm(), []);
   });
 

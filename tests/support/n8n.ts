@@ -95,6 +95,8 @@ export interface N8nServer {
   owner: { email: string; password: string };
   /** n8n's public API (/api/v1) with the owner's API key; `body` is the parsed JSON answer. */
   api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** n8n's REST API (/rest, what its editor calls) as the owner: the answer's `data`; throws unless 2xx. */
+  rest(method: string, path: string, body?: unknown): Promise<any>;
   /** n8n's output (stdout and stderr), for a failure message. */
   logFile: string;
   stop(): Promise<void>;
@@ -184,7 +186,7 @@ export async function startN8n(options: { nodesPackage: string; packageName: str
       const text = await res.text();
       return { status: res.status, body: text ? JSON.parse(text) : undefined };
     };
-    return { url, owner, api, logFile, stop };
+    return { url, owner, api, rest, logFile, stop };
   } catch (err) {
     const log = logTail(logFile, 40);
     await stop();
