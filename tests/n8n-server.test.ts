@@ -159,10 +159,9 @@ describe("the n8n nodes inside a real n8n server", () => {
       await screenshot(page, "n8n-workflow", { fullPage: false });
       await page.goto(`${n8n.url}/workflow/${workflowId}/executions/${executionId}`);
       await page.getByText("Succeeded", { exact: true }).first().waitFor();
-      // The run is drawn in an embedded canvas; opening the trigger shows the item it made.
-      const preview = page.frameLocator("iframe").first();
-      await preview.getByText(triggerName, { exact: true }).first().dblclick();
-      await preview.getByText("Ada").first().waitFor();
+      // Opening the trigger's node in the run shows the item it made.
+      await page.locator(".vue-flow__node", { hasText: triggerName }).dblclick();
+      await page.getByText("Ada").first().waitFor();
       await screenshot(page, "n8n-execution", { fullPage: false });
     } finally {
       await context.close();
@@ -181,6 +180,8 @@ describe("the n8n nodes inside a real n8n server", () => {
   /** A browser context signed in to n8n's editor as its owner; only loopback is reachable from it. */
   async function signedInEditor(): Promise<BrowserContext> {
     const context = await browser.newContext({ viewport: { width: 1400, height: 800 } });
+    // The editor is a large single-page app: its first load on a loaded 2-core machine can take a minute.
+    context.setDefaultTimeout(runTimeoutMs);
     await context.route((url) => url.hostname !== "127.0.0.1", (route) => route.abort());
     const page = await context.newPage();
     await page.goto(`${n8n.url}/signin`);
