@@ -1,7 +1,8 @@
 // The n8n node package (integrations/n8n) against the whole running system, its nodes called as n8n calls
 // them (webhookMethods on activation and deactivation, webhook() per request, execute()) through a small
-// stand-in of n8n's execution context: real HTTP to the system and to a local catch URL, n8n itself not
-// installed (the real n8n 2.x server is left for the test the issue asks for).
+// stand-in of n8n's execution context: real HTTP to the system and to a local catch URL. The cases a real
+// server does not reach easily (a forged signature, a webhook deleted meanwhile, paging) are here; the package
+// inside the real n8n 2.x server is tests/n8n-server.test.ts.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";

@@ -15,6 +15,7 @@ class FormService {
     this.description = {
       displayName: 'Form Service',
       name: 'formService',
+      icon: 'file:formsvc.svg',
       group: ['transform'],
       version: 1,
       subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',

@@ -27,6 +27,7 @@ class FormServiceTrigger {
     this.description = {
       displayName: 'Form Service Trigger',
       name: 'formServiceTrigger',
+      icon: 'file:formsvc.svg',
       group: ['trigger'],
       version: 1,
       description: "Starts the workflow on a form's responses and changes",
