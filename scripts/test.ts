@@ -169,7 +169,13 @@ done(began);
 // database, ports and Redis keys, and much of a system test's time is spent waiting on its services. The
 // whole-system tests (tests/) go first, so the longest ones do not start last and leave one slot idle.
 const concurrency = Number(env.TEST_CONCURRENCY) || 2;
-const systemTestsFirst = [...testFiles.filter((f) => f.startsWith("tests/")), ...testFiles.filter((f) => !f.startsWith("tests/"))];
+// The real n8n server's test goes last: on a new machine .ci/run installs n8n beside the tests, and it waits for that.
+const lastTests = ["tests/n8n-server.test.ts"];
+const systemTestsFirst = [
+  ...testFiles.filter((f) => f.startsWith("tests/") && !lastTests.includes(f)),
+  ...testFiles.filter((f) => !f.startsWith("tests/")),
+  ...testFiles.filter((f) => lastTests.includes(f)),
+];
 step(`node --test: ${testFiles.length} file(s), ${concurrency} at a time`);
 const tests = spawnSync(
   process.execPath,

@@ -10,7 +10,7 @@
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, existsSync, mkdirSync, openSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, linkSync, mkdirSync, openSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir, tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
@@ -49,9 +49,52 @@ function projectNodeDir(): string {
 export async function ensureN8n(): Promise<{ bin: string; installedInMs?: number }> {
   const dir = n8nInstallDir();
   const bin = join(dir, "node_modules", "n8n", "bin", "n8n");
-  if (existsSync(join(dir, ".complete")) && existsSync(bin)) return { bin };
-  const began = performance.now();
+  const installed = () => existsSync(join(dir, ".complete")) && existsSync(bin);
+  if (installed()) return { bin };
   mkdirSync(dirname(dir), { recursive: true });
+  // CI starts the install beside the tests (.ci/run): the test then waits for that install instead of starting its own.
+  const lock = `${dir}.installing`;
+  for (;;) {
+    if (takeLock(lock)) break;
+    const holder = Number(readFileSync(lock, "utf8"));
+    while (existsSync(lock) && isAlive(holder)) await sleep(1_000);
+    if (installed()) return { bin };
+    // The holder died without finishing: its lock goes, and this process tries.
+    if (existsSync(lock) && !isAlive(holder)) rmSync(lock, { force: true });
+  }
+  try {
+    return await install(dir, bin);
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+/** Creates `lock` holding this process's pid, whole or not at all (a hard link fails if it exists); false if another holds it. */
+function takeLock(lock: string): boolean {
+  const mine = `${lock}.${process.pid}`;
+  writeFileSync(mine, String(process.pid));
+  try {
+    linkSync(mine, lock);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    return false;
+  } finally {
+    rmSync(mine, { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function install(dir: string, bin: string): Promise<{ bin: string; installedInMs: number }> {
+  const began = performance.now();
   const staging = mkdtempSync(`${dir}.partial-`);
   for (const file of ["package.json", "package-lock.json"]) writeFileSync(join(staging, file), readFileSync(join(hostDir, file)));
   const log = join(staging, "install.log");
