@@ -76,7 +76,7 @@ export const oneQuestionStyles = `
 .hf-js .hf-one[data-direction=back] .hf-page.hf-current{animation-name:hf-in-back}
 @keyframes hf-in{from{opacity:0;transform:translateY(1.25rem)}to{opacity:1;transform:none}}
 @keyframes hf-in-back{from{opacity:0;transform:translateY(-1.25rem)}to{opacity:1;transform:none}}
-.hf-keys{color:#57606a;font-size:.875rem;margin:.75rem 0 0;text-align:end}
+.hf-keys{color:var(--hf-muted);font-size:.875rem;margin:.75rem 0 0;text-align:end}
 @media (hover:none){.hf-keys{display:none}}
 @media (prefers-reduced-motion:reduce){.hf-js .hf-one .hf-page.hf-current{animation:none}}
 `;

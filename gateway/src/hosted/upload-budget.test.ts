@@ -8,7 +8,8 @@ import { createClient, createRouterTransport } from "@connectrpc/connect";
 import express from "express";
 import { createLogger } from "@formsvc/platform/logger.ts";
 import { receiveUpload } from "@formsvc/platform/upload-stream.ts";
-import { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
+import { create } from "@bufbuild/protobuf";
+import { FormSchema, FormsService, FormStatus } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { errorHandler } from "../http-errors.ts";
 import { MemorySlidingWindow } from "../rate-limit/sliding-window.ts";
@@ -18,7 +19,10 @@ import { hostedFormRoutes } from "./routes.ts";
 // X-Forwarded-For (trust proxy on, as behind TRUST_PROXY).
 const stored: Awaited<ReturnType<typeof receiveUpload>>[] = [];
 const transport = createRouterTransport((router) => {
-  router.service(FormsService, {});
+  // Uploads check the form's access rules first (a password, a confirmed address): this form has none.
+  router.service(FormsService, {
+    getPublicForm: (req) => ({ form: create(FormSchema, { id: req.id, name: "Uploads", status: FormStatus.PUBLISHED, version: 1, document: { blocks: [] }, settings: {} }), showBranding: true }),
+  });
   router.service(SubmissionsService, {
     createUpload: async (requests) => {
       const req = await receiveUpload(requests);
