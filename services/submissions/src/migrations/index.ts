@@ -14,6 +14,7 @@ import { Migration20261127000100_retention } from "./Migration20261127000100_ret
 import { Migration20261128000600_response_language } from "./Migration20261128000600_response_language.ts";
 import { Migration20261128000700_insights } from "./Migration20261128000700_insights.ts";
 import { Migration20261128001000_response_links } from "./Migration20261128001000_response_links.ts";
+import { Migration20261128001100_summary_counts } from "./Migration20261128001100_summary_counts.ts";
 
 /** The submissions schema's migrations, oldest first. Never edit one that has shipped; add a new one. */
 export const migrations: MigrationObject[] = [
@@ -33,4 +34,5 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20261128000600_response_language", class: Migration20261128000600_response_language },
   { name: "Migration20261128000700_insights", class: Migration20261128000700_insights },
   { name: "Migration20261128001000_response_links", class: Migration20261128001000_response_links },
+  { name: "Migration20261128001100_summary_counts", class: Migration20261128001100_summary_counts },
 ];
