@@ -214,6 +214,7 @@ describe("migrations", () => {
       "Migration20261128000600_response_language",
       "Migration20261128000700_insights",
       "Migration20261128001000_response_links",
+      "Migration20261128001100_summary_counts",
     ]);
   });
 });
