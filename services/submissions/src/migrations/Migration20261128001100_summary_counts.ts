@@ -5,21 +5,21 @@ import { Migration } from "@mikro-orm/migrations";
  *
  * - `summary_rows(answers)` is what one completed response adds to its form's summary: the response, each
  *   answer (by the tally of its question type, `summary_tallies`), each option chosen, each number, each
- *   ranking's places, each matrix cell. The trigger, the rebuild and the reader's scans of part days all
- *   use it, so they cannot disagree.
- * - A trigger on `responses` appends, in the writing transaction, what each statement changed (+ for a
- *   completion, - for a deletion, both for an edit) per form, UTC day and row to `summary_changes`:
- *   inserts only, so respondents of one form never wait on a shared row. A trigger, not code in the
- *   handlers: every writer is counted, a 1.0.0 replica during a rolling upgrade, a purge, a retention delete.
- * - The folder moves changes into `summary_counts` off the respondent's path; a reader adds both.
+ *   ranking's places, each matrix cell. The folder, the rebuild and the reader (of changes not folded yet and
+ *   of part days) all use it, so they cannot disagree.
+ * - A trigger on `responses` appends, in the writing transaction, the answers of each completed response
+ *   a statement added (sign 1) or removed (-1; an edit is both) to `summary_changes`: a copy, inserts
+ *   only, so respondents of one form never wait on a shared row. A trigger, not code in the handlers:
+ *   every writer is counted, a 1.0.0 replica during a rolling upgrade, a purge, a retention delete.
+ * - The folder counts the changes into `summary_counts` off the respondent's path; a reader adds both.
  * - Responses stored before this migration have no changes: each form that has one is listed in
  *   `summary_unbuilt` (found by a skip scan of the form_id index, cheap however many responses) and is
  *   rebuilt from its responses once, lazily at its first summary, never in this transaction. The trigger
  *   is created first: its lock waits for writers in flight, so every response is either listed here or counted.
  *
  * `summary_tallies` holds each question type's tally; the service writes it at start from form-document's
- * question types (the rows below are those of this release, so writes of a 1.0.0 replica before a newer
- * one started are tallied too). An answer of a type not listed is counted as `unknown`, which the reader
+ * question types (the rows below are those of this release, so that the counts are right before a
+ * replica of it has started). An answer of a type not listed is counted as `unknown`, which the reader
  * takes as a reason to scan.
  */
 export class Migration20261128001100_summary_counts extends Migration {
@@ -45,14 +45,12 @@ export class Migration20261128001100_summary_counts extends Migration {
       "total" bigint not null,
       primary key ("form_id", "day", "kind", "key", "value")
     )`);
+    // A completed response's answers that came (sign 1) or went (-1), as the trigger saw them.
     this.addSql(`create table "submissions"."summary_changes" (
       "form_id" text not null,
       "day" date not null,
-      "kind" text not null,
-      "key" text not null,
-      "value" text not null,
-      "n" bigint not null,
-      "total" bigint not null
+      "sign" smallint not null,
+      "answers" jsonb not null
     )`);
     this.addSql(`create index "summary_changes_form_id_index" on "submissions"."summary_changes" ("form_id", "day")`);
     this.addSql(`create table "submissions"."summary_unbuilt" ("form_id" text primary key)`);
@@ -84,39 +82,30 @@ export class Migration20261128001100_summary_counts extends Migration {
         union all
         select 'number', g.key, g."value" #>> '{}', 1, 0 from "given" g where g."tally" = 'numbers' and jsonb_typeof(g."value") = 'number'
       $$`);
-    // The rows a statement changed, signed, summed per form, day and row; nothing for rows whose summary
-    // did not change (a partial save, a completed response's other columns). Dynamic SQL: a statement
-    // naming a transition table its event lacks would not plan.
-    this.addSql(`create function "submissions"."summary_changed"() returns trigger language plpgsql as $$
-      declare
-        "unchanged" text := 'x."id" = y."id" and x."completed" and x."form_id" = y."form_id" and x."submitted_at" = y."submitted_at" and x."answers" = y."answers"';
-        "removed" text := 'select y."form_id", y."submitted_at", y."answers", -1 as "sign" from "old_rows" y where y."completed"';
-        "added" text := 'select y."form_id", y."submitted_at", y."answers", 1 as "sign" from "new_rows" y where y."completed"';
-        "changed" text;
-      begin
-        if TG_OP = 'INSERT' then
-          "changed" := "added";
-        elsif TG_OP = 'DELETE' then
-          "changed" := "removed";
-        else
-          "changed" := "removed" || ' and not exists (select 1 from "new_rows" x where ' || "unchanged" || ') union all '
-                    || "added" || ' and not exists (select 1 from "old_rows" x where ' || "unchanged" || ')';
-        end if;
-        execute 'insert into "submissions"."summary_changes" ("form_id", "day", "kind", "key", "value", "n", "total")
-          select c."form_id", (c."submitted_at" at time zone ''UTC'')::date, s."kind", s."key", s."value", sum(s."n" * c."sign"), sum(s."total" * c."sign")
-            from (' || "changed" || ') c, "submissions"."summary_rows"(c."answers") s
-           group by 1, 2, 3, 4, 5
-          having sum(s."n" * c."sign") <> 0 or sum(s."total" * c."sign") <> 0';
-        return null;
-      end
-    $$`);
-    // Transition tables are named per event; the function reads only those its event has.
-    this.addSql(`create trigger "responses_summary_insert" after insert on "submissions"."responses"
-      referencing new table as "new_rows" for each statement execute function "submissions"."summary_changed"()`);
-    this.addSql(`create trigger "responses_summary_update" after update on "submissions"."responses"
-      referencing old table as "old_rows" new table as "new_rows" for each statement execute function "submissions"."summary_changed"()`);
-    this.addSql(`create trigger "responses_summary_delete" after delete on "submissions"."responses"
-      referencing old table as "old_rows" for each statement execute function "submissions"."summary_changed"()`);
+    // What a statement changed: the answers of each completed response that came or went. Nothing for a
+    // row whose summary stays (a partial save, a completed response's other columns). Only a copy: the
+    // counting is the folder's, off the respondent's path. One function per event, each naming only the
+    // transition tables its event has.
+    const day = (row: string) => `(${row}."submitted_at" at time zone 'UTC')::date`;
+    const unchanged = `x."id" = y."id" and x."completed" and x."form_id" = y."form_id" and x."submitted_at" = y."submitted_at" and x."answers" = y."answers"`;
+    const changes = {
+      insert: `select y."form_id", ${day("y")}, 1, y."answers" from "new_rows" y where y."completed"`,
+      delete: `select y."form_id", ${day("y")}, -1, y."answers" from "old_rows" y where y."completed"`,
+      update: `select y."form_id", ${day("y")}, -1, y."answers" from "old_rows" y where y."completed" and not exists (select 1 from "new_rows" x where ${unchanged})
+               union all
+               select y."form_id", ${day("y")}, 1, y."answers" from "new_rows" y where y."completed" and not exists (select 1 from "old_rows" x where ${unchanged})`,
+    };
+    const tables = { insert: `new table as "new_rows"`, delete: `old table as "old_rows"`, update: `old table as "old_rows" new table as "new_rows"` };
+    for (const event of ["insert", "update", "delete"] as const) {
+      this.addSql(`create function "submissions"."summary_${event}d"() returns trigger language plpgsql as $$
+        begin
+          insert into "submissions"."summary_changes" ("form_id", "day", "sign", "answers") ${changes[event]};
+          return null;
+        end
+      $$`);
+      this.addSql(`create trigger "responses_summary_${event}" after ${event} on "submissions"."responses"
+        referencing ${tables[event]} for each statement execute function "submissions"."summary_${event}d"()`);
+    }
     this.addSql(`insert into "submissions"."summary_unbuilt" ("form_id")
       with recursive "forms" as (
         select min("form_id") as "id" from "submissions"."responses"
@@ -128,7 +117,7 @@ export class Migration20261128001100_summary_counts extends Migration {
 
   override down(): void {
     for (const event of ["insert", "update", "delete"]) this.addSql(`drop trigger if exists "responses_summary_${event}" on "submissions"."responses"`);
-    this.addSql(`drop function if exists "submissions"."summary_changed"()`);
+    for (const event of ["insert", "update", "delete"]) this.addSql(`drop function if exists "submissions"."summary_${event}d"()`);
     this.addSql(`drop function if exists "submissions"."summary_rows"(jsonb)`);
     for (const table of ["summary_unbuilt", "summary_changes", "summary_counts", "summary_tallies"]) this.addSql(`drop table if exists "submissions"."${table}"`);
   }

@@ -1,10 +1,10 @@
 // The summary's counts per form, UTC day and row (migration Migration20261128001100_summary_counts), so a
 // summary costs the same at 10 and at 10 million responses.
 //
-// - A trigger on responses appends each statement's changes to `summary_changes` (inserts only, in the
-//   writer's transaction: any writer, any version); `foldSummaryChanges` moves them into `summary_counts`
-//   off the respondent's path. A reader adds both in one statement (one snapshot: a fold moves a change
-//   in one commit, so it is counted once).
+// - A trigger on responses copies the answers of each completed response a statement adds or removes to
+//   `summary_changes` (inserts only, in the writer's transaction: any writer, any version);
+//   `foldSummaryChanges` counts them into `summary_counts` off the respondent's path. A reader adds both
+//   in one statement (one snapshot: a fold moves a change in one commit, so it is counted once).
 // - A date range reads the counts of its whole UTC days and scans the responses of its part days at
 //   either end (by the (form_id, submitted_at) index: at most two days of responses).
 // - A form with responses stored before the counts existed (`summary_unbuilt`) is rebuilt from its responses
@@ -74,7 +74,7 @@ const writeLock = (counts: string) => `lock table ${counts} in share row exclusi
 
 /** Moves every committed change into the counts (dropping rows that fall to nothing); answers how many were folded. */
 export async function foldSummaryChanges(orm: MikroORM): Promise<number> {
-  const { counts, changes } = summaryTables(orm.em);
+  const { counts, changes, rows } = summaryTables(orm.em);
   return orm.em.fork().transactional(async (em) => {
     const connection = em.getConnection();
     const tx = em.getTransactionContext();
@@ -82,8 +82,9 @@ export async function foldSummaryChanges(orm: MikroORM): Promise<number> {
     const [{ folded, emptied }] = await connection.execute<{ folded: string; emptied: unknown[] | null }[]>(
       `with "folded" as (delete from ${changes} returning *),
             "sums" as (
-              select "form_id", "day", "kind", "key", "value", sum("n") as "n", sum("total") as "total" from "folded"
-               group by 1, 2, 3, 4, 5 having sum("n") <> 0 or sum("total") <> 0
+              select c."form_id", c."day", s."kind", s."key", s."value", sum(s."n" * c."sign") as "n", sum(s."total" * c."sign") as "total"
+                from "folded" c, ${rows}(c."answers") s
+               group by 1, 2, 3, 4, 5 having sum(s."n" * c."sign") <> 0 or sum(s."total" * c."sign") <> 0
             ),
             "upserted" as (
               insert into ${counts} as c ("form_id", "day", "kind", "key", "value", "n", "total") select * from "sums"
@@ -184,7 +185,7 @@ export async function readSummaryCounts(
     `with "parts" as (
        select "day", "kind", "key", "value", "n", "total" from ${counts} where "form_id" = ? and ${inDays}
        union all
-       select "day", "kind", "key", "value", "n", "total" from ${changes} where "form_id" = ? and ${inDays}
+       select c."day", s."kind", s."key", s."value", s."n" * c."sign", s."total" * c."sign" from ${changes} c, ${rows}(c."answers") s where c."form_id" = ? and ${inDays}
        union all
        select (r."submitted_at" at time zone 'UTC')::date, s."kind", s."key", s."value", s."n", s."total"
          from ${responsesTable} r, ${rows}(r."answers") s
