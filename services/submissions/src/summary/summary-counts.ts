@@ -72,15 +72,18 @@ export async function syncSummaryTallies(orm: MikroORM): Promise<void> {
  */
 const writeLock = (counts: string) => `lock table ${counts} in share row exclusive mode`;
 
-/** Moves every committed change into the counts (dropping rows that fall to nothing); answers how many were folded. */
-export async function foldSummaryChanges(orm: MikroORM): Promise<number> {
+/** Changes a fold takes at most: a backlog (a bulk load, a purge) goes in bounded transactions. */
+const foldBatch = 10_000;
+
+/** Moves up to `limit` committed changes into the counts (dropping rows that fall to nothing); answers how many were folded. */
+export async function foldSummaryChanges(orm: MikroORM, limit = foldBatch): Promise<number> {
   const { counts, changes, rows } = summaryTables(orm.em);
   return orm.em.fork().transactional(async (em) => {
     const connection = em.getConnection();
     const tx = em.getTransactionContext();
     await connection.execute(writeLock(counts), [], "run", tx);
     const [{ folded, emptied }] = await connection.execute<{ folded: string; emptied: unknown[] | null }[]>(
-      `with "folded" as (delete from ${changes} returning *),
+      `with "folded" as (delete from ${changes} where ctid = any(array(select ctid from ${changes} limit ${limit})) returning *),
             "sums" as (
               select c."form_id", c."day", s."kind", s."key", s."value", sum(s."n" * c."sign") as "n", sum(s."total" * c."sign") as "total"
                 from "folded" c, ${rows}(c."answers") s
@@ -245,7 +248,7 @@ export interface SummaryFolderOptions {
 }
 
 /** Folds summary changes in the background, so a reader adds few of them; `stop` ends it (what is left, the next fold takes). */
-export function startSummaryFolder(options: SummaryFolderOptions): { flush(): Promise<number>; stop(): Promise<void> } {
+export function startSummaryFolder(options: SummaryFolderOptions): { stop(): Promise<void> } {
   const { orm, logger } = options;
   const pollMs = options.pollMs ?? 5_000;
   const spacingMs = options.spacingMs ?? 1_000;
@@ -255,7 +258,8 @@ export function startSummaryFolder(options: SummaryFolderOptions): { flush(): Pr
     { minMs: 100, maxMs: 5_000 },
     async () => {
       const startedAt = Date.now();
-      await foldSummaryChanges(orm);
+      // A backlog is folded batch after batch.
+      while ((await foldSummaryChanges(orm)) === foldBatch && pauses.running);
       const spacing = spacingMs - (Date.now() - startedAt);
       if (spacing > 0) await pauses.sleep(spacing, false);
       await pauses.sleep(pollMs, true);
@@ -263,7 +267,6 @@ export function startSummaryFolder(options: SummaryFolderOptions): { flush(): Pr
     (err, { retryInMs }) => logger?.warn({ error: err instanceof Error ? err.message : String(err), retryInMs }, "summary changes not folded: retrying"),
   );
   return {
-    flush: () => foldSummaryChanges(orm),
     async stop() {
       pauses.stop();
       await loop;
