@@ -94,11 +94,12 @@ export function submissionRoutes(submissions: Client<typeof SubmissionsService>,
       if (!document) continue;
       for (const q of listQuestions(document as FormDocument)) olderQuestions[q.key] ??= { label: q.label, type: q.type };
     }
-    // A batch of submissions each message, as one JSON text: read while the one before is written.
+    // A batch of submissions each message, as JSON: read while the one before is written.
     async function* pages() {
       const batches = submissions.exportSubmissions({ formId, filter: submissionFilters[query.filter], since: at(query.since), until: at(query.until) }, asUser);
-      for await (const { submissionsJson } of batches) {
-        yield (JSON.parse(submissionsJson) as ExportedSubmission[]).map((sub) => {
+      for await (const batch of batches) {
+        yield batch.submissions.map((json) => {
+          const sub = JSON.parse(json) as ExportedSubmission;
           const answers: CsvSubmission["answers"] = {};
           for (const key in sub.answers) answers[key] = answerJson(sub.answers[key]!, (fileId) => links.sign(fileId));
           return { ...sub, answers };

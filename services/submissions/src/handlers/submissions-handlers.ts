@@ -782,7 +782,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       const completed = completedOf(req.filter);
       await checkCallerForm(requireCaller(ctx), req.formId);
       const query = { formId: req.formId, completed, since: req.since && timestampDate(req.since), until: req.until && timestampDate(req.until) };
-      for await (const submissionsJson of exportBatches(orm.em.fork(), responsesTable, query, ctx.signal)) yield { submissionsJson };
+      for await (const submissions of exportBatches(orm.em.fork(), responsesTable, query, ctx.signal)) yield { submissions };
     },
 
     async getSubmission(req, ctx) {

@@ -589,13 +589,14 @@ export declare const ExportSubmissionsRequestSchema: GenMessage<ExportSubmission
  */
 export declare type ExportSubmissionsResponse = Message<"formsvc.submissions.v1.ExportSubmissionsResponse"> & {
   /**
-   * A JSON array of submissions: {id, completed, version, createdAt, submittedAt (ISO 8601, UTC, ms;
-   * null while partial), answers: the stored answers by key, each {questionId, type, label, value,
-   * files?: [{id, name, contentType, size}]}}.
+   * A batch of submissions, each as JSON: {id, completed, version, createdAt, submittedAt (ISO 8601,
+   * UTC, ms; null while partial), answers: the stored answers by key, each {questionId, type, label,
+   * value, files?: [{id, name, contentType, size}]}}. A text each, not one for the batch: small strings
+   * die young, where a batch's megabyte would make V8 collect its whole heap again and again.
    *
-   * @generated from field: string submissions_json = 1;
+   * @generated from field: repeated string submissions = 1;
    */
-  submissionsJson: string;
+  submissions: string[];
 };
 
 /**
@@ -2084,8 +2085,8 @@ export declare const SubmissionsService: GenService<{
     output: typeof ListSubmissionsResponseSchema;
   },
   /**
-   * The CSV/XLSX exports: every submission of the filter, newest first, in batches each encoded once
-   * (by Postgres) as JSON, at the store's speed.
+   * The CSV/XLSX exports: every submission of the filter, newest first, in batches encoded as JSON by
+   * Postgres, at the store's speed.
    *
    * @generated from rpc formsvc.submissions.v1.SubmissionsService.ExportSubmissions
    */
