@@ -127,7 +127,7 @@ async function respond(formId: string, count: number): Promise<string[]> {
 const day = (iso: string) => new Date(`${iso}T00:00:00Z`);
 const at = (iso: string) => new Date(iso);
 
-/** The ranges compared: all, whole days, days cut at either end, within one day, open at either end. */
+/** The ranges compared: all, whole days, days cut at either end, within one day, open at either end, the widest. */
 function ranges(): Omit<SummaryFilter, "formId">[] {
   return [
     {},
@@ -137,6 +137,9 @@ function ranges(): Omit<SummaryFilter, "formId">[] {
     { since: at("2026-03-05T07:00:00Z") },
     { until: at("2026-03-06T22:00:00Z") },
     { since: at("2026-03-06T00:00:00Z"), until: at("2026-03-06T00:00:00Z") },
+    // The ends the gateway takes: whole days from the year 1, and none left before the year 10000.
+    { since: at("0001-01-01T00:00:00Z"), until: at("9999-12-31T23:59:59.999Z") },
+    { since: at("9999-12-31T12:00:00Z") },
   ];
 }
 

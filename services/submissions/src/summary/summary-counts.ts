@@ -155,7 +155,14 @@ export interface CountRow {
 }
 
 const dayMs = 24 * 3600 * 1000;
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+/**
+ * A day's start as Postgres reads it: a range that ends on 9999-12-31 (the gateway's last day) may start its
+ * whole days in the year 10000, which toISOString writes as "+010000-..." and Postgres refuses.
+ */
+const instantText = (ms: number) => {
+  const at = new Date(ms);
+  return `${String(at.getUTCFullYear()).padStart(4, "0")}${at.toISOString().slice(-20)}`;
+};
 
 /**
  * The counted rows of the form's completed responses submitted in [since, until), of the answers under
@@ -171,17 +178,18 @@ export async function readSummaryCounts(
   // Whole UTC days from the counts; the part days at either end from the responses.
   let fromDay = since && Math.ceil(since.getTime() / dayMs) * dayMs;
   let toDay = until && Math.floor(until.getTime() / dayMs) * dayMs;
-  const scans: [Date | null, Date | null][] = [];
+  const scans: [Date | string | null, Date | string | null][] = [];
   if (fromDay !== undefined && toDay !== undefined && fromDay >= toDay) {
     scans.push([since!, until!]);
     fromDay = toDay;
   } else {
-    if (since && fromDay! > since.getTime()) scans.push([since, new Date(fromDay!)]);
-    if (until && toDay! < until.getTime()) scans.push([new Date(toDay!), until]);
+    if (since && fromDay! > since.getTime()) scans.push([since, instantText(fromDay!)]);
+    if (until && toDay! < until.getTime()) scans.push([instantText(toDay!), until]);
   }
   while (scans.length < 2) scans.push([null, null]);
-  const days = [fromDay === undefined ? null : isoDay(fromDay), toDay === undefined ? null : isoDay(toDay)];
-  const inDays = `(?::date is null or "day" >= ?::date) and (?::date is null or "day" < ?::date)`;
+  const days = [fromDay === undefined ? null : instantText(fromDay), toDay === undefined ? null : instantText(toDay)];
+  const asDay = `(?::timestamptz at time zone 'UTC')::date`;
+  const inDays = `(?::timestamptz is null or "day" >= ${asDay}) and (?::timestamptz is null or "day" < ${asDay})`;
   const inScan = `(?::timestamptz is not null and r."submitted_at" >= ?::timestamptz and r."submitted_at" < ?::timestamptz)`;
   const dayParams = [days[0], days[0], days[1], days[1]];
   return em.getConnection().execute<CountRow[]>(
