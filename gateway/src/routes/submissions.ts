@@ -2,16 +2,15 @@ import type { Client } from "@connectrpc/connect";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { z } from "zod";
 import { instant } from "./instant.ts";
-import { submissionJson } from "@formsvc/api-records";
+import { answerJson, submissionJson } from "@formsvc/api-records";
 import { listQuestions, type FormDocument } from "@formsvc/form-document";
 import { responseSummarySchema, submissionSchema, type ResponseSummary, type AppAnswer, type AppSubmission, type CalculatedFieldProblem, type FormStorage } from "@formsvc/api-records/schemas";
 import type { asCaller } from "@formsvc/platform/caller.ts";
 import type { FileLinks } from "@formsvc/platform/file-links.ts";
-import { maxPageSize } from "@formsvc/platform/page-size.ts";
 import type { FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { SubmissionFilter, type Submission, type SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { responseColumns } from "@formsvc/api-records/columns";
-import { responseRows, responsesCsv, rowColumns } from "../app-api/csv.ts";
+import { responseRows, responsesCsv, rowColumns, type CsvSubmission } from "../app-api/csv.ts";
 import { responsesXlsx } from "../app-api/xlsx.ts";
 import { displayValue, optionTexts } from "../app-api/display.ts";
 import { appPage, cursorPagingQuerySchema, envelope, envelopeOf, items, pagingQuerySchema } from "./paging.ts";
@@ -40,6 +39,8 @@ const rangeQuerySchema = z.object({
   until: optionalInstant("only responses completed before it"),
 });
 const at = (date: Date | undefined) => (date ? timestampFromDate(date) : undefined);
+/** A submission as ExportSubmissions sends it (its proto's comment), answers as stored. */
+type ExportedSubmission = Omit<CsvSubmission, "answers"> & { answers: Record<string, Parameters<typeof answerJson>[0]> };
 /** What the exports write: columns, pages of responses, and the option texts of each version. */
 type ExportRows = Parameters<typeof responseRows>;
 const submissionParamsSchema = idParamsSchema.extend({ sid: z.string().min(1).describe("Submission id") });
@@ -82,8 +83,7 @@ export function submissionRoutes(submissions: Client<typeof SubmissionsService>,
 
   /**
    * What an export writes: the columns (the current questions, then older versions' ones, newest first:
-   * known before the first row is written) and the responses as keyset pages, newest first, each read
-   * once the one before is written.
+   * known before the first row is written) and the responses newest first, in batches as they stream.
    */
   async function exportOf(formId: string, query: { filter: keyof typeof submissionFilters; since?: Date; until?: Date }, asUser: ReturnType<typeof asCaller>) {
     const [{ form }, { questions }] = await Promise.all([forms.getForm({ id: formId }, asUser), forms.listQuestions({ formId }, asUser)]);
@@ -94,24 +94,16 @@ export function submissionRoutes(submissions: Client<typeof SubmissionsService>,
       if (!document) continue;
       for (const q of listQuestions(document as FormDocument)) olderQuestions[q.key] ??= { label: q.label, type: q.type };
     }
-    const pageAfter = (cursor: string) => {
-      const page = submissions.listSubmissions(
-        { formId, filter: submissionFilters[query.filter], limit: maxPageSize, cursor, since: at(query.since), until: at(query.until) },
-        asUser,
-      );
-      // Awaited by the loop below, unless the download was given up meanwhile: then its failure is nobody's.
-      page.catch(() => {});
-      return page;
-    };
-    // The next page is read while this one is written (submissions and the gateway work at once), so one
-    // page at most waits beside the one being written.
+    // A batch of submissions each message, as JSON: read while the one before is written.
     async function* pages() {
-      let next = pageAfter("");
-      for (;;) {
-        const page = await next;
-        if (page.nextCursor) next = pageAfter(page.nextCursor);
-        yield page.submissions.map(signed);
-        if (!page.nextCursor) return;
+      const batches = submissions.exportSubmissions({ formId, filter: submissionFilters[query.filter], since: at(query.since), until: at(query.until) }, asUser);
+      for await (const batch of batches) {
+        yield batch.submissions.map((json) => {
+          const sub = JSON.parse(json) as ExportedSubmission;
+          const answers: CsvSubmission["answers"] = {};
+          for (const key in sub.answers) answers[key] = answerJson(sub.answers[key]!, (fileId) => links.sign(fileId));
+          return { ...sub, answers };
+        });
       }
     }
     const columns = rowColumns(responseColumns(questions, [{ answers: olderQuestions }]), (await versionOf(form!.version)).document);

@@ -139,18 +139,24 @@ export function questionJson(q: Question): Json.Question {
   return { id: q.id, type: q.type as Json.Question["type"], label: q.label, key: q.key };
 }
 
+/** An answer as stored (or as its message carries it, the value as JSON); `fileUrl` turns a stored file's id into a signed link. */
+export function answerJson(
+  a: { questionId: string; type: string; label: string; value: unknown; files?: { id: string; name: string }[] },
+  fileUrl: (fileId: string) => string,
+): Json.Answer {
+  return {
+    questionId: a.questionId,
+    type: a.type,
+    label: a.label,
+    value: a.value ?? null,
+    ...(takesUploads(a.type) ? { files: (a.files ?? []).map((f) => ({ name: f.name, url: fileUrl(f.id) })) } : {}),
+  } as Json.Answer;
+}
+
 /** A submission; `fileUrl` turns a stored file's id into a signed link. */
 export function submissionJson(sub: Submission, fileUrl: (fileId: string) => string): Json.Submission {
   const answers: Record<string, Json.Answer> = {};
-  for (const [key, a] of Object.entries(sub.answers)) {
-    answers[key] = {
-      questionId: a.questionId,
-      type: a.type,
-      label: a.label,
-      value: a.value ? toJson(ValueSchema, a.value) : null,
-      ...(takesUploads(a.type) ? { files: a.files.map((f) => ({ name: f.name, url: fileUrl(f.id) })) } : {}),
-    } as Json.Answer;
-  }
+  for (const [key, a] of Object.entries(sub.answers)) answers[key] = answerJson({ ...a, value: a.value ? toJson(ValueSchema, a.value) : null }, fileUrl);
   return {
     id: sub.id,
     formId: sub.formId,

@@ -19,6 +19,7 @@ import { registerOutboxBacklog } from "./outbox/outbox-metrics.ts";
 import type { OutboxConsumers } from "./outbox/outbox-retention.ts";
 import { countChangesTable, responseCountsTable, startResponseCountPusher } from "./response-counts.ts";
 import { submissionsRetention } from "./retention.ts";
+import { startSummaryFolder, summaryTables, syncSummaryTallies } from "./summary/summary-counts.ts";
 
 await runDatabaseService("submissions", { schema: "submissions", entities, migrations }, async ({ config, logger, orm }) => {
   const forms = createServiceClient(FormsService, config.services.forms);
@@ -34,7 +35,11 @@ await runDatabaseService("submissions", { schema: "submissions", entities, migra
   const counts = startResponseCountPusher({ orm, forms, logger, changes: countChanges });
   // The pusher's fold deletes every change it adds up and rewrites each form's count row (4 times a second
   // under load: +0.7 MiB an hour in the soak on an autovacuum-off server): vacuumed each minute, pages are reused.
-  const churn = startChurnVacuum(orm, [countChangesTable(orm), responseCountsTable(orm)], { logger });
+  // The summary's counts: each type's tally for the trigger, and its changes folded the same way.
+  await syncSummaryTallies(orm);
+  const summaryFolder = startSummaryFolder({ orm, logger, changes: countChanges });
+  const summary = summaryTables(orm.em);
+  const churn = startChurnVacuum(orm, [countChangesTable(orm), responseCountsTable(orm), summary.changes, summary.counts], { logger });
   // Open forms are held while forms' change notices are listened for: a submit then asks forms nothing.
   const openForms = config.openFormCache ? new NoticeKeptCache<Form>({ maxEntries: 10_000 }) : undefined;
   const formNotices =
@@ -74,6 +79,7 @@ await runDatabaseService("submissions", { schema: "submissions", entities, migra
       await formNotices?.stop();
       await relay?.stop();
       await counts.stop();
+      await summaryFolder.stop();
       await churn.stop();
       await notifier.stop();
       await mail.stop();

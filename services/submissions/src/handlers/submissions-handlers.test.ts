@@ -215,6 +215,7 @@ describe("migrations", () => {
       "Migration20261128000700_insights",
       "Migration20261128001000_response_links",
       "Migration20261128001100_email_verification",
+      "Migration20261128001200_summary_counts",
     ]);
   });
 });

@@ -40,6 +40,7 @@ import { createCalculatedFieldsPool, type CalculatedFieldsPool } from "../calcul
 import { problemsOf } from "../calculated-field-problems.ts";
 import { countFormHoldings, deleteFormHoldings, holdingsMessage } from "../form-purge.ts";
 import { maxSearchLength, summarizeResponses } from "../summary/response-summary.ts";
+import { exportBatches } from "./export-submissions.ts";
 import { createInsightsHandlers } from "../insights/insights-handlers.ts";
 import { emailVerifications } from "../links/email-verifications.ts";
 import { refused } from "../refusal-error.ts";
@@ -107,6 +108,21 @@ interface FormVersionInfo {
   workspaceId: string;
   version: number;
   document: FormDocument;
+}
+
+/** Which responses a filter takes: completed ones (true), partial ones (false) or all (undefined). */
+function completedOf(filter: SubmissionFilter): boolean | undefined {
+  switch (filter) {
+    case SubmissionFilter.UNSPECIFIED:
+    case SubmissionFilter.ALL:
+      return undefined;
+    case SubmissionFilter.COMPLETED:
+      return true;
+    case SubmissionFilter.PARTIAL:
+      return false;
+    default:
+      throw new ConnectError("filter must be one of all, completed, partial", Code.InvalidArgument);
+  }
 }
 
 const formNotFound = () => new ConnectError("form not found", Code.NotFound);
@@ -767,21 +783,7 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
     async listSubmissions(req, ctx) {
       const caller = requireCaller(ctx);
       const window = pageRequest(req);
-      let completed: boolean | undefined;
-      switch (req.filter) {
-        case SubmissionFilter.UNSPECIFIED:
-        case SubmissionFilter.ALL:
-          completed = undefined;
-          break;
-        case SubmissionFilter.COMPLETED:
-          completed = true;
-          break;
-        case SubmissionFilter.PARTIAL:
-          completed = false;
-          break;
-        default:
-          throw new ConnectError("filter must be one of all, completed, partial", Code.InvalidArgument);
-      }
+      const completed = completedOf(req.filter);
       await checkCallerForm(caller, req.formId);
       const em = orm.em.fork();
       const conditions: object[] = [{ formId: req.formId }];
@@ -802,6 +804,13 @@ export function createSubmissionsHandlers(deps: SubmissionsHandlersDeps): Servic
       });
       const page = pageOf(rows, window.limit, (row) => row.createdAt);
       return { submissions: page.items.map(submissionMessage), hasMore: page.hasMore, nextCursor: page.nextCursor };
+    },
+
+    async *exportSubmissions(req, ctx) {
+      const completed = completedOf(req.filter);
+      await checkCallerForm(requireCaller(ctx), req.formId);
+      const query = { formId: req.formId, completed, since: req.since && timestampDate(req.since), until: req.until && timestampDate(req.until) };
+      for await (const submissions of exportBatches(orm.em.fork(), responsesTable, query, ctx.signal)) yield { submissions };
     },
 
     async getSubmission(req, ctx) {

@@ -15,6 +15,7 @@ import { Migration20261128000600_response_language } from "./Migration2026112800
 import { Migration20261128000700_insights } from "./Migration20261128000700_insights.ts";
 import { Migration20261128001000_response_links } from "./Migration20261128001000_response_links.ts";
 import { Migration20261128001100_email_verification } from "./Migration20261128001100_email_verification.ts";
+import { Migration20261128001200_summary_counts } from "./Migration20261128001200_summary_counts.ts";
 
 /** The submissions schema's migrations, oldest first. Never edit one that has shipped; add a new one. */
 export const migrations: MigrationObject[] = [
@@ -35,4 +36,5 @@ export const migrations: MigrationObject[] = [
   { name: "Migration20261128000700_insights", class: Migration20261128000700_insights },
   { name: "Migration20261128001000_response_links", class: Migration20261128001000_response_links },
   { name: "Migration20261128001100_email_verification", class: Migration20261128001100_email_verification },
+  { name: "Migration20261128001200_summary_counts", class: Migration20261128001200_summary_counts },
 ];

@@ -1,10 +1,13 @@
-// A form's completed responses summed up per question, counted by Postgres in one statement over the
-// stored answers (a form may have millions of responses: none of them is loaded here). What each question
-// gets follows from its type's answer shape (form-document's question types), never from type names.
+// A form's completed responses summed up per question. Read from the counts kept as responses are
+// written (summary-counts.ts), so it costs the same at any number of responses; a search (and a question
+// whose answers were given under a type of another tally) is counted by Postgres in one statement over the
+// stored answers instead, which the counts must equal. What each question gets follows from its type's
+// answer shape (form-document's question types), never from type names.
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { EntityManager } from "@mikro-orm/core";
 import type { FormDocument, InputBlock } from "@formsvc/form-document";
 import { isInputBlock, questionTypeOf, questionTypes, scaleOf } from "@formsvc/form-document/block-types";
+import { buildSummaryCounts, readSummaryCounts, tallyOfType, type Tally } from "./summary-counts.ts";
 import type { OptionRankSchema, QuestionSummarySchema, RowCountsSchema, SummarizeResponsesResponseSchema, ValueCountSchema } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 
 type Summary = MessageInitShape<typeof SummarizeResponsesResponseSchema>;
@@ -28,28 +31,8 @@ export const maxSearchLength = 200;
 export const latestTextCount = 10;
 const latestTextChars = 500;
 
-/** How a question is summed up, by its answer shape. */
-type Tally = "counts" | "ranks" | "cells" | "numbers" | "latest" | "files";
-
 function tallyOf(block: InputBlock): Tally {
-  const type = questionTypes[block.type];
-  switch (type.answer) {
-    case "option":
-    case "options":
-    case "steps":
-    case "consent":
-      return "counts";
-    case "ranking":
-      return "ranks";
-    case "grid":
-      return "cells";
-    case "number":
-      return "numbers";
-    case "uploads":
-      return "files";
-    case "text":
-      return "calendarDates" in type ? "counts" : "latest";
-  }
+  return tallyOfType(block.type)!;
 }
 
 /** `text` as a LIKE pattern matching it literally anywhere. */
@@ -70,10 +53,69 @@ interface Row {
 
 /**
  * The summary of the form's completed responses matching `filter`, per input block of `document` (the
- * current version; answers filed under keys it no longer has are left out).
+ * current version; answers filed under keys it no longer has are left out). `scan` counts the responses
+ * themselves even without a search (the reference the counts are tested against).
  */
-export async function summarizeResponses(em: EntityManager, responsesTable: string, document: FormDocument, filter: SummaryFilter): Promise<Summary> {
+export async function summarizeResponses(em: EntityManager, responsesTable: string, document: FormDocument, filter: SummaryFilter, scan = false): Promise<Summary> {
   const blocks = document.blocks.filter(isInputBlock).filter((b) => b.key);
+  const counted = scan || filter.search?.trim() ? undefined : await countedRows(em, responsesTable, blocks, filter);
+  return summaryOf(blocks, counted ?? (await scannedRows(em, responsesTable, blocks, filter)));
+}
+
+/** The rows of the counts kept, as the scan gives them; undefined when a question's answers were tallied otherwise than its type is now. */
+async function countedRows(em: EntityManager, responsesTable: string, blocks: InputBlock[], filter: SummaryFilter): Promise<Row[] | undefined> {
+  await buildSummaryCounts(em, filter.formId, responsesTable);
+  const counted = await readSummaryCounts(em, responsesTable, {
+    formId: filter.formId,
+    since: filter.since,
+    until: filter.until,
+    keys: blocks.map((b) => b.key!),
+    latestKeys: blocks.filter((b) => tallyOf(b) === "latest").map((b) => b.key!),
+    latestCount: latestTextCount,
+    latestChars: latestTextChars,
+  });
+  const tallies = new Map(blocks.map((b) => [b.key!, tallyOf(b)]));
+  const row = (kind: Row["kind"], key: string | null, value: string | null, n: string, mean: number | null = null): Row => ({ kind, key, value, n, min: null, median: null, max: null, mean });
+  const rows: Row[] = [];
+  const numbers = new Map<string, { value: number; n: number }[]>();
+  const means = new Map<string, number>();
+  let responses = 0n;
+  for (const r of counted) {
+    if (r.kind === "answered" && r.value !== tallies.get(r.key)) return undefined;
+    if (r.kind === "responses") {
+      responses += BigInt(r.n);
+      rows.push(row("day", null, r.day, r.n));
+    } else if (r.kind === "answered") rows.push(row("answered", r.key, r.total, r.n));
+    else if (r.kind === "number") numbers.set(r.key, [...(numbers.get(r.key) ?? []), { value: Number(r.value), n: Number(r.n) }]);
+    else if (r.kind === "mean") means.set(r.key, r.mean!);
+    else if (r.kind === "latest") rows.push(row("latest", r.key, r.value, r.n));
+    else rows.push(row(r.kind, r.key, r.value, r.n, r.mean));
+  }
+  rows.push(row("responses", null, null, String(responses)));
+  for (const [key, values] of numbers) {
+    values.sort((a, b) => a.value - b.value);
+    rows.push({ ...row("numbers", key, null, "0", means.get(key)), min: values[0]!.value, median: medianOf(values), max: values.at(-1)!.value });
+  }
+  return rows;
+}
+
+/** As Postgres's percentile_cont(0.5) over the values, each `n` times: the middle one, or halfway between the middle two. */
+function medianOf(sorted: { value: number; n: number }[]): number {
+  const all = sorted.reduce((sum, v) => sum + v.n, 0);
+  const at = (index: number) => {
+    for (const v of sorted) {
+      if (index < v.n) return v.value;
+      index -= v.n;
+    }
+    throw new Error("median out of range");
+  };
+  const middle = (all - 1) / 2;
+  const low = at(Math.floor(middle));
+  return Number.isInteger(middle) ? low : low + (at(Math.ceil(middle)) - low) * 0.5;
+}
+
+/** The summary's rows counted over the responses matching `filter`, in one statement. */
+async function scannedRows(em: EntityManager, responsesTable: string, blocks: InputBlock[], filter: SummaryFilter): Promise<Row[]> {
   const keysOf = (tally: Tally) => JSON.stringify(blocks.filter((b) => tallyOf(b) === tally).map((b) => b.key));
   const search = filter.search?.trim() ?? "";
   // A choice answer holds option ids: a search for an option's text finds the ids of the options having it.
@@ -82,7 +124,7 @@ export async function summarizeResponses(em: EntityManager, responsesTable: stri
     : [];
   const idPatterns = JSON.stringify(optionIds.map((o) => `%"${o.id!.replace(/[\\%_]/g, (c) => `\\${c}`)}"%`));
 
-  const rows = (await em.getConnection().execute(
+  return (await em.getConnection().execute(
     `with "matching" as materialized (
        select "answers", "submitted_at" from ${responsesTable} r
         where "form_id" = ? and "completed"
@@ -150,7 +192,9 @@ export async function summarizeResponses(em: EntityManager, responsesTable: stri
     ],
     "all",
   )) as Row[];
+}
 
+function summaryOf(blocks: InputBlock[], rows: Row[]): Summary {
   const byKind = (kind: Row["kind"], key?: string) => rows.filter((r) => r.kind === kind && (key === undefined || r.key === key));
   const count = (r: Row | undefined) => BigInt(r?.n ?? 0);
 
