@@ -166,20 +166,13 @@ process.stdout.write(`   TEST_DATABASE_URL=${env.TEST_DATABASE_URL}\n   TEST_RED
 done(began);
 
 // Two files at a time: no test measures time (speed is the benches'), each test system takes its own
-// database, ports and Redis keys, and much of a system test's time is spent waiting on its services. The
-// whole-system tests (tests/) go first, so the longest ones do not start last and leave one slot idle.
+// database, ports and Redis keys, and much of a system test's time is spent waiting on its services. node --test
+// runs the files in its own (sorted) order whatever order they are given in.
 const concurrency = Number(env.TEST_CONCURRENCY) || 2;
-// The real n8n server's test goes last: on a new machine .ci/run installs n8n beside the tests, and it waits for that.
-const lastTests = ["tests/n8n-server.test.ts"];
-const systemTestsFirst = [
-  ...testFiles.filter((f) => f.startsWith("tests/") && !lastTests.includes(f)),
-  ...testFiles.filter((f) => !f.startsWith("tests/")),
-  ...testFiles.filter((f) => lastTests.includes(f)),
-];
 step(`node --test: ${testFiles.length} file(s), ${concurrency} at a time`);
 const tests = spawnSync(
   process.execPath,
-  ["--test", `--test-concurrency=${concurrency}`, "--test-timeout=300000", "--test-reporter=spec", ...systemTestsFirst],
+  ["--test", `--test-concurrency=${concurrency}`, "--test-timeout=300000", "--test-reporter=spec", ...testFiles],
   { cwd: root, env, stdio: "inherit" },
 );
 process.exit(tests.status ?? 1);
