@@ -18,6 +18,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { repoRoot } from "@formsvc/launcher/system.ts";
 import { freePorts } from "@formsvc/launcher/ports.ts";
 import { logTail, spawnDaemon, terminate } from "../../deploy/jvm-process.ts";
+import { eventually } from "./receiver.ts";
 
 const hostDir = join(import.meta.dirname, "n8n-host");
 const projectBin = join(repoRoot, "node_modules", ".bin");
@@ -57,7 +58,7 @@ export async function ensureN8n(): Promise<{ bin: string; installedInMs?: number
   for (;;) {
     if (takeLock(lock)) break;
     const holder = Number(readFileSync(lock, "utf8"));
-    while (existsSync(lock) && isAlive(holder)) await sleep(1_000);
+    await eventually(async () => !existsSync(lock) || !isAlive(holder), (over) => over, installTimeoutMs, 1_000);
     if (installed()) return { bin };
     // The holder died without finishing: its lock goes, and this process tries.
     if (existsSync(lock) && !isAlive(holder)) rmSync(lock, { force: true });
@@ -244,17 +245,17 @@ export async function startN8n(options: { nodesPackage: string; packageName: str
 
 /** Until n8n answers its readiness check (database migrated) and its REST API (every node type loaded). */
 async function waitReady(url: string, child: ChildProcess, logFile: string): Promise<void> {
-  const deadline = Date.now() + readyTimeoutMs;
-  for (;;) {
+  const answers = async () => {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`n8n exited (${child.exitCode ?? child.signalCode}) before it was ready`);
     try {
       const ready = await fetch(`${url}/healthz/readiness`, { signal: AbortSignal.timeout(5_000) });
       const settings = ready.ok ? await fetch(`${url}/rest/settings`, { signal: AbortSignal.timeout(5_000) }) : undefined;
-      if (settings?.ok) return;
+      return settings?.ok === true;
     } catch {
-      // Not listening yet.
+      return false; // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`n8n was not ready at ${url} within ${readyTimeoutMs / 1000} s (log: ${logFile})`);
-    await sleep(500);
-  }
+  };
+  await eventually(answers, (ok) => ok, readyTimeoutMs, 500).catch((err: Error) => {
+    throw new Error(`n8n was not ready at ${url} within ${readyTimeoutMs / 1000} s (log: ${logFile}): ${err.message}`);
+  });
 }

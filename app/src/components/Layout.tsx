@@ -29,6 +29,22 @@ const adminNav: NavItem = { to: "/admin", labelKey: "nav.administration", match:
 /** Shown to the shown workspace's owner and admins. */
 const auditNav: NavItem = { to: "/audit-log", labelKey: "nav.auditLog", match: (p) => p.startsWith("/audit-log") };
 
+/** A list of the app's own pages, the current one marked for assistive technology and the styles. */
+function NavLinks({ items, className }: { items: NavItem[]; className?: string }) {
+  const { location } = useRouter();
+  return (
+    <ul className={className}>
+      {items.map((item) => (
+        <li key={item.to}>
+          <Link to={item.to} aria-current={item.match(location.path) ? "page" : undefined}>
+            {t(item.labelKey)}
+          </Link>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 export function Layout({ children }: { children: ReactNode }) {
   const { user, workspaces, workspace, selectWorkspace } = useSession();
   const { location, navigate, mayLeave } = useRouter();
@@ -44,15 +60,7 @@ export function Layout({ children }: { children: ReactNode }) {
           {t("app.name")}
         </Link>
         <nav aria-label={t("layout.mainNav")}>
-          <ul>
-            {[...nav, ...(workspace?.role === "owner" || workspace?.role === "admin" ? [auditNav] : [])].map((item) => (
-              <li key={item.to}>
-                <Link to={item.to} aria-current={item.match(location.path) ? "page" : undefined}>
-                  {t(item.labelKey)}
-                </Link>
-              </li>
-            ))}
-          </ul>
+          <NavLinks items={[...nav, ...(workspace?.role === "owner" || workspace?.role === "admin" ? [auditNav] : [])]} />
         </nav>
         <div className="topbar-end">
           {workspaces.length > 0 && (
@@ -142,15 +150,7 @@ function AccountMenu() {
           <br />
           <span className="muted">{user?.email}</span>
         </p>
-        <ul className="account-links">
-          {[...accountNav, ...(user?.administrator ? [adminNav] : [])].map((item) => (
-            <li key={item.to}>
-              <Link to={item.to} aria-current={item.match(location.path) ? "page" : undefined}>
-                {t(item.labelKey)}
-              </Link>
-            </li>
-          ))}
-        </ul>
+        <NavLinks className="account-links" items={[...accountNav, ...(user?.administrator ? [adminNav] : [])]} />
         <div className="account-theme" role="group" aria-label={t("layout.theme")}>
           <span aria-hidden="true">{t("layout.theme")}</span>
           <div className="segmented">
