@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
-import { launchBrowser, editorBlock, pageApi, screenshot, watchPage } from "./support/browser.ts";
+import { signedUpPerson } from "./support/app-client.ts";
+import { launchBrowser, editorBlock, screenshot, signedInContext, watchPage } from "./support/browser.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
 // Recall against the whole running system: a form whose second question greets the respondent by the
@@ -148,18 +149,12 @@ describe("recall: {{key}} in owner texts", () => {
   });
 
   it("the app names a recall that names nothing: the editor before saving, the Design tab as the server refuses it", async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    // Signing up is not what this tests: the person and the form are made through the app's API.
+    const person = await signedUpPerson(sys.url, "recall");
+    const context = await signedInContext(browser, sys.url, person.cookies, { viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     const problems = watchPage(page, [400, 401]);
-    const api = pageApi(page);
-    await page.goto(`${sys.url}/app/signup`);
-    await page.getByLabel("Name").fill("Grace Hopper");
-    await page.getByLabel("Email").fill("grace@example.com");
-    await page.getByLabel("Password").fill("compiler-pioneer-1952");
-    await page.getByRole("button", { name: "Create account" }).click();
-    await page.getByRole("heading", { name: "Forms", level: 1 }).waitFor();
-    const workspaceId = (await api("GET", "/workspaces")).body.items[0].id;
-    const created = await api("POST", "/forms", { workspaceId, name: "Recall", document });
+    const created = await person.call("POST", "/forms", { workspaceId: person.workspace.id, name: "Recall", document });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const id = created.body.id;
     await page.goto(`${sys.url}/app/forms/${id}/edit`);
