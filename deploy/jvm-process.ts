@@ -81,6 +81,9 @@ export function exited(child: ChildProcess): boolean {
 export async function terminate(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   if (exited(child)) return;
   const gone = new Promise<void>((resolveGone) => child.once("exit", () => resolveGone()));
+  // spawnDaemon unrefs the child; waiting for its exit must hold the event loop, or a broker slower than
+  // the grace period to stop leaves nothing to wait on and the caller's await never ends.
+  child.ref();
   child.kill(signal);
   const timer = setTimeout(() => child.kill("SIGKILL"), signal === "SIGKILL" ? 5_000 : stopGraceMs);
   try {

@@ -195,32 +195,36 @@ export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<st
     it("fails 4xx at once, retries 5xx on schedule, keeps the eventId, and retries by hand", async () => {
       const rejecting = await startReceiver(() => ({ status: 410 }));
       const failing = await startReceiver(() => ({ status: 503 }));
-      const formId = await publishedForm();
-      const gone = await addWebhook(formId, rejecting.url);
-      const flaky = await addWebhook(formId, failing.url);
-      await respond(formId, { name: "Bob" });
+      try {
+        const formId = await publishedForm();
+        const gone = await addWebhook(formId, rejecting.url);
+        const flaky = await addWebhook(formId, failing.url);
+        await respond(formId, { name: "Bob" });
 
-      const [failed] = await eventually(() => receipts(gone.id), (r) => r[0]?.status === "failed");
-      assert.deepEqual([failed.attempts, failed.lastStatusCode], [1, 410]);
-      // 410 Gone disables the webhook at once; enabling it again clears the reason.
-      const disabled = (await ada.api("GET", `/webhooks/${gone.id}`)).body;
-      assert.deepEqual([disabled.enabled, disabled.disabledReason], [false, "the receiver answered 410 Gone"]);
-      assert.ok(Date.parse(disabled.disabledAt));
-      const enabled = await ada.api("PATCH", `/webhooks/${gone.id}`, { enabled: true });
-      assert.deepEqual([enabled.body.enabled, enabled.body.disabledReason, enabled.body.disabledAt], [true, null, null]);
-      const [exhausted] = await eventually(() => receipts(flaky.id), (r) => r[0]?.status === "failed", 30_000);
-      assert.equal(exhausted.attempts, 3, "the first attempt and the two of the schedule");
-      assert.equal(exhausted.lastStatusCode, 503);
-      assert.equal(new Set(failing.received.map((r) => r.body.eventId)).size, 1);
+        const [failed] = await eventually(() => receipts(gone.id), (r) => r[0]?.status === "failed");
+        assert.deepEqual([failed.attempts, failed.lastStatusCode], [1, 410]);
+        // 410 Gone disables the webhook at once (delivery asks webhooks to, after recording the attempt: a read
+        // between the two sees the receipt failed and the webhook still enabled); enabling it again clears the reason.
+        const disabled = (await eventually(() => ada.api("GET", `/webhooks/${gone.id}`), (r) => r.body.enabled === false)).body;
+        assert.deepEqual([disabled.enabled, disabled.disabledReason], [false, "the receiver answered 410 Gone"]);
+        assert.ok(Date.parse(disabled.disabledAt));
+        const enabled = await ada.api("PATCH", `/webhooks/${gone.id}`, { enabled: true });
+        assert.deepEqual([enabled.body.enabled, enabled.body.disabledReason, enabled.body.disabledAt], [true, null, null]);
+        const [exhausted] = await eventually(() => receipts(flaky.id), (r) => r[0]?.status === "failed", 30_000);
+        assert.equal(exhausted.attempts, 3, "the first attempt and the two of the schedule");
+        assert.equal(exhausted.lastStatusCode, 503);
+        assert.equal(new Set(failing.received.map((r) => r.body.eventId)).size, 1);
 
-      const retried = await ada.api("POST", `/webhooks/${flaky.id}/deliveries/${exhausted.id}/retry`);
-      assert.equal(retried.status, 200);
-      assert.equal(retried.body.attempts, 4);
-      assert.equal(retried.body.status, "failed");
-      assert.equal(failing.received.at(-1)!.body.eventId, exhausted.eventId);
-      const attempts = await ada.api("GET", `/webhooks/${flaky.id}/deliveries/${exhausted.id}/attempts`);
-      assert.deepEqual(attempts.body.items.map((a: { manual: boolean }) => a.manual), [false, false, false, true]);
-      await Promise.all([rejecting.close(), failing.close()]);
+        const retried = await ada.api("POST", `/webhooks/${flaky.id}/deliveries/${exhausted.id}/retry`);
+        assert.equal(retried.status, 200);
+        assert.equal(retried.body.attempts, 4);
+        assert.equal(retried.body.status, "failed");
+        assert.equal(failing.received.at(-1)!.body.eventId, exhausted.eventId);
+        const attempts = await ada.api("GET", `/webhooks/${flaky.id}/deliveries/${exhausted.id}/attempts`);
+        assert.deepEqual(attempts.body.items.map((a: { manual: boolean }) => a.manual), [false, false, false, true]);
+      } finally {
+        await Promise.all([rejecting.close(), failing.close()]);
+      }
     });
 
     it("sends nothing to disabled webhooks and stops a deleted webhook's deliveries", async () => {
