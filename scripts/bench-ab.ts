@@ -4,7 +4,7 @@
 // speeds up or slows down during the runs moves both sides alike. With --whole-tree the before side runs the
 // whole tree of <before-commit> (packages/ and gateway/ too), from a git worktree in the temp directory with its
 // own node_modules. Writes benchmarks/<name>.json (ab-latest by default).
-// Scenarios: api-read ingest delivery-embedded delivery-kafka storage (ingest and delivery-embedded when none is named).
+// Scenarios: api-read ingest delivery-embedded delivery-kafka storage results results-1m (ingest and delivery-embedded when none is named).
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,6 +15,7 @@ import { apiRead } from "./bench/api-read.ts";
 import { summed } from "./bench/common.ts";
 import { delivery } from "./bench/delivery.ts";
 import { ingest } from "./bench/ingest.ts";
+import { results } from "./bench/results.ts";
 import { storage } from "./bench/storage.ts";
 
 const scenarios: Record<string, () => Promise<any>> = {
@@ -23,6 +24,8 @@ const scenarios: Record<string, () => Promise<any>> = {
   "delivery-embedded": () => delivery("embedded"),
   "delivery-kafka": () => delivery("kafka"),
   storage: () => storage(),
+  results: () => results(100_000),
+  "results-1m": () => results(1_000_000),
 };
 
 const args = process.argv.slice(2);

@@ -346,7 +346,10 @@ function planToProto(plan: PlanName): Plan {
 
 // --- messages ---------------------------------------------------------------
 
-export function toUserMessage(user: User): UserMessage {
+/** What a user's message is made of (an entity, or a row read with its session). */
+export type SessionUser = Pick<User, "id" | "email" | "name" | "createdAt" | "emailVerifiedAt" | "administrator" | "totpSecret" | "locale">;
+
+export function toUserMessage(user: SessionUser): UserMessage {
   return create(UserSchema, {
     id: user.id,
     email: user.email,

@@ -110,9 +110,12 @@ export function secondFactor(c: IdentityContext) {
     return codes;
   }
 
-  /** The workspaces of `userId` that require a second factor (the join both questions below ask). */
-  const requiringWorkspaces = `${table(WorkspaceEntity)} w join ${table(MembershipEntity)} m on m."workspace_id" = w."id"
-    where m."user_id" = ? and w."require_two_factor"`;
+  /** The workspaces of the user `userId` names (a parameter, or a column of an enclosing query) that require a second factor. */
+  const workspacesRequiring = (userId: string) => `${table(WorkspaceEntity)} w join ${table(MembershipEntity)} m on m."workspace_id" = w."id"
+    where m."user_id" = ${userId} and w."require_two_factor"`;
+  const requiringWorkspaces = workspacesRequiring("?");
+  /** SQL true when the user of the `users` row `alias` must enrol a second factor (mustEnrol, inside a query). */
+  const mustEnrolOf = (alias: string) => `(${alias}."totp_secret" is null and exists (select 1 from ${workspacesRequiring(`${alias}."id"`)}))`;
 
   /** Names of the workspaces of `userId` that require a second factor. */
   async function requiredBy(em: EntityManager, userId: string): Promise<string[]> {
@@ -144,7 +147,7 @@ export function secondFactor(c: IdentityContext) {
     if (!(await passes(em, user, code))) throw codeRequired(field, wrongCode().rawMessage);
   }
 
-  return { passes, mustEnrol, requiredBy, challenge, requirePass, replaceRecoveryCodes, sealSecret, openSecret, totpOf, challengesTable, recoveryCodesTable };
+  return { passes, mustEnrol, mustEnrolOf, requiredBy, challenge, requirePass, replaceRecoveryCodes, sealSecret, openSecret, totpOf, challengesTable, recoveryCodesTable };
 }
 
 /** INVALID_ARGUMENT naming the field a second factor's code goes in, so the app can ask for it there. */

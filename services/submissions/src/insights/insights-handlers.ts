@@ -26,9 +26,12 @@ export function createInsightsHandlers(deps: { orm: MikroORM; forms: Client<type
   return {
     async getInsights(req, ctx) {
       if (!req.formId) throw new ConnectError("form not found", Code.NotFound);
-      // Forms' own check of the caller: a form they may not see is NOT_FOUND, as on every form route.
-      const { form } = await forms.getForm({ id: req.formId }, asCaller(requireCaller(ctx))).catch((err: unknown) => upstreamFailure("forms", err, { logger }));
-      const totals = await readInsights(orm, req.formId, req.since && timestampDate(req.since), req.until && timestampDate(req.until));
+      // Forms' own check of the caller: a form they may not see is NOT_FOUND, as on every form route. The
+      // aggregates are read meanwhile (they answer only once the check has passed): one wait, not two.
+      const [{ form }, totals] = await Promise.all([
+        forms.getForm({ id: req.formId }, asCaller(requireCaller(ctx))).catch((err: unknown) => upstreamFailure("forms", err, { logger })),
+        readInsights(orm, req.formId, req.since && timestampDate(req.since), req.until && timestampDate(req.until)),
+      ]);
       // The questions a page shows: its input blocks (not hidden fields or the respondent's country).
       const document = form!.document as unknown as FormDocument;
       const onPage = new Set(document.blocks.filter(isInputBlock).map((b) => b.key));
