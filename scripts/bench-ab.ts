@@ -54,6 +54,7 @@ function summary(name: string, r: any) {
     const idleRssMiB = Math.round(summed(r.rss.idle));
     return { requestsPerSecond: r.system.requestsPerSecond, p99ms: r.system.p99ms, directPostgresPerSecond: r.directPostgres.requestsPerSecond, ratio: r.ratioToDirectPostgres, cpuMsPerRequest: r.system.cpuMsPerRequest, idleRssMiB };
   }
+  if (name.startsWith("results")) return { insights: r.insights, summary: r.summary, exportRowsPerSecond: r.export.rowsPerSecond, exportPeakRssMiB: r.export.rssMiB.peak };
   if (name === "storage") return { bytesPerResponse: r.bytesPerResponse, perResponse: r.perResponse };
   if (name === "ingest") return { requestsPerSecond: r.system.requestsPerSecond, p99ms: r.system.p99ms, rawInsertPerSecond: r.rawInsert.requestsPerSecond, ratio: r.ratio, cpuMsPerRequest: r.system.cpuMsPerRequest };
   return {

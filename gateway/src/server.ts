@@ -2,6 +2,7 @@ import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { loadConfig, serviceNames } from "@formsvc/platform/config.ts";
 import { drainable } from "@formsvc/platform/http-drain.ts";
+import { noteRequest } from "@formsvc/platform/idle-memory.ts";
 import { ownProcess, stopOnSignals } from "@formsvc/platform/own-process.ts";
 import { afterDrainMs, drainLimitMs } from "@formsvc/platform/stopping.ts";
 import { Health } from "@formsvc/proto/grpc/health/v1/health_pb.js";
@@ -80,6 +81,9 @@ const server = app.listen(config.port, (err?: Error) => {
   logger.info({ port, rateLimits: config.redisUrl ? "redis" : "memory", tracing: tracing ? "otlp" : "off" }, "gateway listening");
   process.send?.({ ready: "gateway", port });
 });
+// Each request tells the idle-memory watcher the gateway is serving (no heap release in the middle of a trickle).
+server.on("request", noteRequest);
+
 const drain = drainable(server);
 server.on("error", (err) => {
   logger.fatal({ err }, "gateway server failed");

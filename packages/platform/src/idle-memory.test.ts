@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { runInNewContext } from "node:vm";
-import { releaseMemoryWhenIdle, type IdleRelease } from "./idle-memory.ts";
+import { noteRequest, releaseMemoryWhenIdle, type IdleRelease } from "./idle-memory.ts";
 
 describe("releaseMemoryWhenIdle", () => {
   it("gives back the heap a burst grew once the process goes quiet, without handing gc to anyone", async () => {
@@ -21,6 +21,24 @@ describe("releaseMemoryWhenIdle", () => {
       assert.equal(kept.length, 0);
       assert.equal(typeof (globalThis as { gc?: unknown }).gc, "undefined");
       assert.equal(runInNewContext("typeof gc"), "undefined");
+    } finally {
+      stop();
+    }
+  });
+
+  it("waits for a quiet period after the last request, however idle the loop is between requests", async () => {
+    const releases: IdleRelease[] = [];
+    const stop = releaseMemoryWhenIdle({ checkEveryMs: 50, quietForMs: 400, growthBytes: 0, minGapMs: 0, onRelease: (r) => releases.push(r) });
+    try {
+      // A trickle: a request every 100 ms, each almost no work, so the loop is idle by its utilisation alone.
+      for (let i = 0; i < 10; i++) {
+        noteRequest();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.equal(releases.length, 0, "no pause while requests come");
+      const quietSince = performance.now();
+      while (releases.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(performance.now() - quietSince >= 300, "released once the quiet period has passed");
     } finally {
       stop();
     }

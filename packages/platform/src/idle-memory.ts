@@ -6,7 +6,17 @@ import { runInNewContext } from "node:vm";
 // pages until a memory-reducing collection, which browsers trigger on idle and Node never does. So a process
 // that started, or served a burst, then went quiet, holds tens of MiB it does not use: idle, each service held
 // ~85 MiB anonymous memory, ~30 of it such garbage and spare pages. This watcher runs that collection when the
-// event loop has been idle for a while and the heap has grown since the last one.
+// event loop has been idle for a while, no request has come for a while, and the heap has grown since the last
+// one. The collection pauses the process 90-200 ms; a service answering a slow trickle of requests (a
+// person clicking through the app: 3 % of its loop busy) looked idle by its loop alone and paused in the middle
+// of their reads (the p99 of issue 36's insights bench), hence the quiet period since the last request too.
+
+let lastRequestAt = -Infinity;
+
+/** Tells the watcher that the process is serving: called for each request it receives (RPC or HTTP). */
+export function noteRequest(): void {
+  lastRequestAt = performance.now();
+}
 
 type Collect = (options: { type: "major"; execution: "sync"; flavor: "last-resort" }) => void;
 
@@ -36,6 +46,8 @@ export interface IdleMemoryOptions {
   idleBelow?: number;
   /** Growth of V8's heap since the last release that makes another worth its pause. */
   growthBytes?: number;
+  /** How long no request (noteRequest) must have come before a release. */
+  quietForMs?: number;
   /** The fewest milliseconds between two releases: the cost bound (one pause, 50–80 ms for a service, at most this often). */
   minGapMs?: number;
   onRelease?(release: IdleRelease): void;
@@ -46,7 +58,7 @@ export interface IdleMemoryOptions {
  * (before any worker exists). Returns a stop function; the timer never keeps the process alive.
  */
 export function releaseMemoryWhenIdle(options: IdleMemoryOptions = {}): () => void {
-  const { checkEveryMs = 2_000, idleBelow = 0.05, growthBytes = 8 * 2 ** 20, minGapMs = 30_000, onRelease } = options;
+  const { checkEveryMs = 2_000, idleBelow = 0.05, quietForMs = 10_000, growthBytes = 8 * 2 ** 20, minGapMs = 30_000, onRelease } = options;
   const collect = memoryReducingCollection();
   let window = performance.eventLoopUtilization();
   let heapAfterLast = 0;
@@ -56,7 +68,7 @@ export function releaseMemoryWhenIdle(options: IdleMemoryOptions = {}): () => vo
     window = performance.eventLoopUtilization();
     const heapBeforeBytes = getHeapStatistics().total_heap_size;
     const now = performance.now();
-    if (busy >= idleBelow || heapBeforeBytes < heapAfterLast + growthBytes || now - lastAt < minGapMs) return;
+    if (busy >= idleBelow || now - lastRequestAt < quietForMs || heapBeforeBytes < heapAfterLast + growthBytes || now - lastAt < minGapMs) return;
     collect({ type: "major", execution: "sync", flavor: "last-resort" });
     lastAt = performance.now();
     heapAfterLast = getHeapStatistics().total_heap_size;

@@ -15,7 +15,9 @@ import { requestIdHeader } from "./caller.ts";
 import { rpcProtocolOf } from "./config.ts";
 import type { Logger } from "./logger.ts";
 import { isDatabaseUnavailable } from "./database-unavailable.ts";
+import { Health } from "@formsvc/proto/grpc/health/v1/health_pb.js";
 import { healthRoutes, HealthState } from "./health.ts";
+import { noteRequest } from "./idle-memory.ts";
 import { rpcClientMetrics, rpcServerMetrics } from "./metrics.ts";
 import { traceRpcClient, traceRpcServer } from "./rpc-tracing.ts";
 import { currentRequestId, runWithRequestId } from "./request-context.ts";
@@ -26,14 +28,17 @@ import { currentRequestId, runWithRequestId } from "./request-context.ts";
  * at once; the database probe (runDatabaseService) sets it SERVING again.
  */
 function serverInterceptor(logger: Logger, health: HealthState): Interceptor {
-  return (next) => (req) =>
-    runWithRequestId(req.header.get(requestIdHeader) ?? undefined, async () => {
+  return (next) => (req) => {
+    // Health probes (a Kubernetes probe, the gateway's /readyz) are not work that keeps the heap in use.
+    if (req.service.typeName !== Health.typeName) noteRequest();
+    return runWithRequestId(req.header.get(requestIdHeader) ?? undefined, async () => {
       try {
         return await next(req);
       } catch (err) {
         throw answeredError(err, { logger, method: req.method.name, health });
       }
     });
+  };
 }
 
 /**
