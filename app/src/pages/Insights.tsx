@@ -1,12 +1,12 @@
 // Insights: the form's funnel over a date range (GET /forms/:id/insights, read from aggregates kept as
 // respondents come): views → starts → completions with their rates, where respondents who started left
 // (drop-offs per question, over the times it was shown), the median time to complete, and views by day.
-import { useId, useState } from "react";
+import { useId } from "react";
 import { get } from "../api.ts";
 import { ErrorState, Loading, useLoad } from "../components/ui.tsx";
 import { formatNumber } from "../lib/format.ts";
 import type { Form, FormInsights } from "../types.ts";
-import { Bars, Columns, summaryQuery } from "./Summary.tsx";
+import { Bars, Columns, DateRangeFields, summaryQuery, useDateRange } from "./Summary.tsx";
 import { t } from "../i18n/messages.ts";
 
 const percent = (part: number, whole: number) => (whole ? `${Math.round((part / whole) * 100)}%` : "—");
@@ -22,22 +22,13 @@ export function formatDuration(seconds: number | null): string {
 }
 
 export function InsightsView({ form }: { form: Form }) {
-  const [since, setSince] = useState("");
-  const [until, setUntil] = useState("");
-  const ids = { since: useId(), until: useId() };
-  const query = summaryQuery(since, until);
+  const range = useDateRange();
+  const query = summaryQuery(range.since, range.until);
   const insights = useLoad(() => get<FormInsights>(`/forms/${form.id}/insights?${query}`), [form.id, query]);
   return (
     <div className="summary">
       <div className="toolbar">
-        <div className="field field-inline">
-          <label htmlFor={ids.since}>{t("summary.from")}</label>
-          <input id={ids.since} type="date" value={since} max={until || undefined} onChange={(e) => setSince(e.target.value)} />
-        </div>
-        <div className="field field-inline">
-          <label htmlFor={ids.until}>{t("summary.to")}</label>
-          <input id={ids.until} type="date" value={until} min={since || undefined} onChange={(e) => setUntil(e.target.value)} />
-        </div>
+        <DateRangeFields range={range} />
         <button type="button" className="button" onClick={insights.reload}>
           {t("responses.refresh")}
         </button>

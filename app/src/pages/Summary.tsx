@@ -53,12 +53,37 @@ function useReloadOnNewResponses(formId: string, reload: () => void, ms: number)
   }, [formId, ms]);
 }
 
+/** A range of whole days in the browser's zone (empty: open), as both Results views filter by it. */
+export function useDateRange() {
+  const [since, setSince] = useState("");
+  const [until, setUntil] = useState("");
+  return { since, until, setSince, setUntil };
+}
+
+/** The range's two date fields, each bounding the other. */
+export function DateRangeFields({ range }: { range: ReturnType<typeof useDateRange> }) {
+  const ids = { since: useId(), until: useId() };
+  const { since, until, setSince, setUntil } = range;
+  return (
+    <>
+      <div className="field field-inline">
+        <label htmlFor={ids.since}>{t("summary.from")}</label>
+        <input id={ids.since} type="date" value={since} max={until || undefined} onChange={(e) => setSince(e.target.value)} />
+      </div>
+      <div className="field field-inline">
+        <label htmlFor={ids.until}>{t("summary.to")}</label>
+        <input id={ids.until} type="date" value={until} min={since || undefined} onChange={(e) => setUntil(e.target.value)} />
+      </div>
+    </>
+  );
+}
+
 export function SummaryView({ form }: { form: Form }) {
   const [searchInput, setSearchInput] = useState("");
   const [search, setSearch] = useState("");
-  const [since, setSince] = useState("");
-  const [until, setUntil] = useState("");
-  const ids = { search: useId(), since: useId(), until: useId() };
+  const range = useDateRange();
+  const { since, until } = range;
+  const ids = { search: useId() };
   // The search is sent once typing pauses.
   useEffect(() => {
     const timer = setTimeout(() => setSearch(searchInput.trim()), 300);
@@ -75,14 +100,7 @@ export function SummaryView({ form }: { form: Form }) {
           <label htmlFor={ids.search}>{t("summary.search")}</label>
           <input id={ids.search} type="search" value={searchInput} onChange={(e) => setSearchInput(e.target.value)} />
         </div>
-        <div className="field field-inline">
-          <label htmlFor={ids.since}>{t("summary.from")}</label>
-          <input id={ids.since} type="date" value={since} max={until || undefined} onChange={(e) => setSince(e.target.value)} />
-        </div>
-        <div className="field field-inline">
-          <label htmlFor={ids.until}>{t("summary.to")}</label>
-          <input id={ids.until} type="date" value={until} min={since || undefined} onChange={(e) => setUntil(e.target.value)} />
-        </div>
+        <DateRangeFields range={range} />
         {(["csv", "xlsx"] as const).map((format) => (
           <a key={format} className="button" href={`/app/api/forms/${form.id}/submissions.${format}?filter=completed&${summaryQuery(since, until)}`} download>
             {t("summary.export", { format: format.toUpperCase() })}
