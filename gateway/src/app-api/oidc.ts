@@ -13,7 +13,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import type { Request, RequestHandler, Response, Router } from "express";
 import type { IdentityService } from "@formsvc/proto/identity/v1/identity_pb.js";
-import { escapeHtml } from "../hosted/render-form.ts";
+import { escapeHtml } from "../hosted/html-text.ts";
 import { recordAppEvent, signInEvent, type AuditTrail } from "../audit/trail.ts";
 import { errorAnswer, HttpError } from "../http-errors.ts";
 import { newRouter } from "../routing.ts";

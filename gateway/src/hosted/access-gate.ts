@@ -18,7 +18,8 @@ import type { RateLimitStore } from "../rate-limit/sliding-window.ts";
 import { formCookiePath, formPasswords } from "./access-password.ts";
 import { refusal, refusalCodeOf, refusalText } from "./access-rules.ts";
 import type { PageTexts } from "./page-messages.ts";
-import { escapeHtml, renderGatePage, type FormInfo } from "./render-form.ts";
+import { escapeHtml } from "./html-text.ts";
+import { renderGatePage, type FormInfo } from "./render-form.ts";
 
 /** A form as a gate's page shows it: in the respondent's language, with what the gateway keeps of its secrets. */
 export interface GateForm {

@@ -8,7 +8,7 @@ import type { FormSettings } from "@formsvc/form-document";
 import type { CaptchaProvider } from "@formsvc/form-document/response-rules";
 import { defaultCaptchaVerifyUrls } from "@formsvc/platform/config.ts";
 import { refusal } from "./access-rules.ts";
-import { escapeHtml } from "./render-form.ts";
+import { escapeHtml } from "./html-text.ts";
 
 interface Provider {
   /** The widget's script, loaded only by the page of a form using it. */

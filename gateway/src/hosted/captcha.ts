@@ -16,7 +16,7 @@ import type { FormSettings } from "@formsvc/form-document";
 import type { CaptchaProvider } from "@formsvc/form-document/response-rules";
 import { HttpError } from "../http-errors.ts";
 import { refusal } from "./access-rules.ts";
-import { escapeHtml } from "./render-form.ts";
+import { escapeHtml } from "./html-text.ts";
 
 /** The widget's script (a classic script: the page's CSP allows scripts of our own origin only). */
 const altchaScriptFile = join(dirname(fileURLToPath(import.meta.resolve("altcha"))), "altcha.umd.min.cjs");

@@ -4,8 +4,8 @@ import { defaultSettings, inputBlockTypes, normalizeDocument, type FormDocument 
 import { documentPages } from "@formsvc/form-document";
 import { answersFromFields, problemsByQuestion } from "./form-fields.ts";
 import { pageTexts } from "./page-messages.ts";
+import { escapeHtml } from "./html-text.ts";
 import {
-  escapeHtml,
   jsonForScript,
   renderClosedPage,
   renderErrorPage,
