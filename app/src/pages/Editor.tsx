@@ -531,7 +531,7 @@ function AnswerInPlace({ block, index, selected, onChange }: { block: EditableBl
       <input
         className={`canvas-field${block.type === "LONG_TEXT" ? " canvas-field-long" : ""}`}
         aria-label={t("editor.placeholder")}
-        placeholder={t("editor.placeholderEmpty")}
+        placeholder={selected ? t("editor.placeholderEmpty") : undefined}
         value={block.placeholder ?? ""}
         maxLength={500}
         onChange={(e) => set({ placeholder: e.target.value })}
@@ -547,7 +547,7 @@ function AnswerInPlace({ block, index, selected, onChange }: { block: EditableBl
       return (
         <div className="canvas-steps" aria-hidden="true">
           {Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => (
-            <span key={i}>{block.type === "RATING" ? "★" : from + i}</span>
+            <span key={i}>{from + i}</span>
           ))}
         </div>
       );
@@ -610,6 +610,7 @@ function OptionsInPlace({ block, index, selected, onChange }: { block: EditableB
             </span>
             <input
               id={`${id}-${i}`}
+              className="canvas-option-text"
               aria-label={t("options.item", { list: "options", number: i + 1, block: index + 1 })}
               value={option.text}
               maxLength={1000}
