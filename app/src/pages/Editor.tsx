@@ -268,6 +268,8 @@ export function Editor({ form, draft, onChange, onSave, saveState, problems, can
                 // The drag handle does not select: a block opening its settings as it is lifted would move the others.
                 onFocus: (e) => !isHandle(e.target) && setSelected(blockKey(block, index)),
                 onClick: (e) => !isHandle(e.target) && setSelected(blockKey(block, index)),
+                // A block dragged by the pointer folds its settings, so it is dragged at the size of its neighbours.
+                onPointerDownCapture: (e) => isHandle(e.target) && setSelected(undefined),
               })}
               onReorder={(from, to) => setBlocks(reorder(draft.blocks, from, to))}
               renderItem={(block, index, handle) => (
