@@ -39,7 +39,7 @@ describe("the editor: drag-and-drop and the live preview, in Chromium", () => {
   const stored = async (): Promise<StoredBlock[]> => (await api("GET", `/forms/${formId}`)).body.document.blocks;
   const handle = (index: number) => editorBlock(page, index).getByRole("button", { name: new RegExp(`^Reorder block ${index + 1},`) });
   const announced = (text: string) => page.getByTestId("reorder-announcement").filter({ hasText: text }).waitFor({ state: "attached" });
-  const editorQuestions = () => page.locator("[data-block-index]").evaluateAll((items) => items.map((li) => (li.querySelector("input") as HTMLInputElement).value));
+  const editorQuestions = () => page.locator("[data-block-index]").evaluateAll((items) => items.map((li) => (li.querySelector("[aria-label=Question]") as HTMLTextAreaElement).value));
   const preview = () => page.frameLocator('iframe[title="Live preview of the form"]');
   // The editor saves by itself a second after the last change; it says so once the form is stored.
   const saved = () => editorSaved(page);

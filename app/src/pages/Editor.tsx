@@ -242,14 +242,15 @@ export function Editor({ form, draft, onChange, onSave, saveState, problems, can
             </p>
           )}
           <div className="canvas-card">
-            <input
+            <AutoTextarea
               className="canvas-title"
-              aria-label={t("editor.pageTitle")}
-              aria-describedby={`${ids}-title-hint`}
+              label={t("editor.pageTitle")}
+              describedBy={`${ids}-title-hint`}
               placeholder={draft.name || t("editor.pageTitle")}
               value={draft.title}
               maxLength={200}
-              onChange={(e) => onChange({ ...draft, title: e.target.value })}
+              onChange={(title) => onChange({ ...draft, title })}
+              onKeyDown={onEnter(() => undefined)}
             />
             <span className="sr-only" id={`${ids}-title-hint`}>
               {t("editor.pageTitleHint")}
@@ -373,7 +374,7 @@ function BlockTypeOptions() {
 }
 
 /** Enter in a one-line text: the caller opens an insert line after the block. */
-const onEnter = (f: () => void) => (e: KeyboardEvent<HTMLInputElement>) => {
+const onEnter = (f: () => void) => (e: KeyboardEvent<HTMLInputElement | HTMLTextAreaElement>) => {
   if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
     e.preventDefault();
     f();
@@ -412,14 +413,14 @@ export function BlockEditor({
         {input && (
           <>
             <div className="canvas-question-row">
-              <input
+              <AutoTextarea
                 className="canvas-question"
-                data-first-text
-                aria-label={t("editor.question")}
+                first
+                label={t("editor.question")}
                 value={block.question ?? ""}
                 maxLength={1000}
                 placeholder={t("editor.question")}
-                onChange={(e) => set({ question: e.target.value })}
+                onChange={(question) => set({ question })}
                 onKeyDown={onEnter(enter)}
               />
               {block.required && (
@@ -444,7 +445,7 @@ export function BlockEditor({
         )}
 
         {block.type === "HEADING" && (
-          <input className="canvas-heading" data-first-text aria-label={t("editor.headingText")} value={block.text ?? ""} maxLength={5000} onChange={(e) => set({ text: e.target.value })} onKeyDown={onEnter(enter)} />
+          <AutoTextarea className="canvas-heading" first label={t("editor.headingText")} value={block.text ?? ""} onChange={(text) => set({ text })} onKeyDown={onEnter(enter)} />
         )}
         {block.type === "PARAGRAPH" && (
           <AutoTextarea className="canvas-paragraph" first label={t("editor.paragraphText")} value={block.text ?? ""} onChange={(text) => set({ text })} />
@@ -501,12 +502,35 @@ export function BlockEditor({
   );
 }
 
-/** A textarea as tall as its text, for texts edited in place. */
-function AutoTextarea({ className, label, value, onChange, first }: { className: string; label: string; value: string; onChange(v: string): void; first?: boolean }) {
+/**
+ * A textarea as tall as its text, for texts edited in place: they wrap as the page wraps them (CSS
+ * field-sizing where the browser has it, else its height set from the text).
+ */
+function AutoTextarea({
+  className,
+  label,
+  value,
+  onChange,
+  onKeyDown,
+  first,
+  placeholder,
+  describedBy,
+  maxLength = 5000,
+}: {
+  className: string;
+  label: string;
+  value: string;
+  onChange(v: string): void;
+  onKeyDown?(e: KeyboardEvent<HTMLTextAreaElement>): void;
+  first?: boolean;
+  placeholder?: string;
+  describedBy?: string;
+  maxLength?: number;
+}) {
   const ref = useRef<HTMLTextAreaElement>(null);
   useEffect(() => {
     const el = ref.current;
-    if (!el) return;
+    if (!el || CSS.supports?.("field-sizing", "content")) return;
     el.style.height = "auto";
     el.style.height = `${el.scrollHeight + 2}px`;
   }, [value]);
@@ -516,10 +540,13 @@ function AutoTextarea({ className, label, value, onChange, first }: { className:
       className={className}
       data-first-text={first || undefined}
       aria-label={label}
+      aria-describedby={describedBy}
+      placeholder={placeholder}
       value={value}
-      maxLength={5000}
+      maxLength={maxLength}
       rows={1}
       onChange={(e) => onChange(e.target.value)}
+      onKeyDown={onKeyDown}
     />
   );
 }
