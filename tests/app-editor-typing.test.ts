@@ -323,7 +323,8 @@ describe("the editor: a form built by typing on it, undone and redone", () => {
     assert.equal(await page.getByLabel("Title on the page").inputValue(), "Tell us what you think");
     assert.equal(await page.locator(".canvas-card").evaluate((el) => getComputedStyle(el).backgroundColor), "rgb(255, 255, 255)");
     const height = await page.evaluate(() => document.scrollingElement!.scrollHeight);
-    console.log(`The Build tab of the Feedback template at 1280 px: ${height} px of page (before issue 32: 3,738 px).`);
+    // Before issue 32 the same measure (1280 × 900 px window) was 3,900 px; the issue quotes 3,738 px.
+    console.log(`The Build tab of the Feedback template at 1280 px: ${height} px of page (before issue 32: 3,900 px).`);
     assert.ok(height < 2000, `the page is ${height} px high`);
     await screenshot(page, "editor-typing-feedback-1280");
 
