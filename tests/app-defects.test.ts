@@ -2,13 +2,13 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
-import { editorBlock, launchBrowser, openAccountMenu, pageApi, screenshot, watchPage } from "./support/browser.ts";
+import { editorBlock, editorSaved, launchBrowser, openAccountMenu, pageApi, screenshot, watchPage } from "./support/browser.ts";
 import { startReceiver } from "./support/receiver.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
 // The defects of issue 19 as a person meets them in Chromium, against the whole running system: the base
 // URL, the "Made with" footer's link, readable question keys, a broken formula at save, the unsaved-changes
-// guard on every way out of the editor, a delivery's attempts after Refresh and Resend, a succeeded
+// guard on every way out of the editor (for changes the autosave cannot store; others are saved on the way out), a delivery's attempts after Refresh and Resend, a succeeded
 // delivery's last error, and notices over row buttons. Pages are saved as test-output/screenshots/defects-*.png.
 
 let sys: TestSystem;
@@ -96,34 +96,38 @@ describe("the defects of issue 19, in Chromium", () => {
       await page.getByRole("button", { name: "Add block" }).click();
       await editorBlock(page, i).getByLabel("Question").fill(question);
     }
+    // Save now, without waiting for the autosave: a notice says it is stored.
     await page.getByRole("button", { name: "Save", exact: true }).first().click();
     await notice(page, "Saved.").waitFor();
     const keys = async () => (await api("GET", `/forms/${formId}`)).body.document.blocks.map((b: { key: string }) => b.key);
     assert.deepEqual(await keys(), ["q_email", "q_full_name", "q_rating", "q_email_2", "q_short_text"]);
-    // The editor names each question's key, and the calculated fields' hint lists them.
+    // The editor names each question's key (in the selected block's settings), and the calculated fields' hint lists them.
+    await editorBlock(page, 0).getByLabel("Question").click();
     await editorBlock(page, 0).locator("code").filter({ hasText: /^q_email$/ }).waitFor();
-    assert.match((await page.locator(".hint").filter({ hasText: "A CEL expression" }).textContent())!, /q_email, q_full_name, q_rating, q_email_2, q_short_text/);
+    assert.match((await page.locator(".hint").filter({ hasText: "A formula is worked out" }).textContent())!, /q_email, q_full_name, q_rating, q_email_2, q_short_text/);
 
     // Renamed later, a question keeps its key: answers already filed under it stay together.
     await editorBlock(page, 0).getByLabel("Question").fill("Work email");
-    await page.getByRole("button", { name: "Save", exact: true }).first().click();
-    await page.getByRole("button", { name: "Saved", exact: true }).first().waitFor();
+    await editorSaved(page);
     assert.equal((await keys())[0], "q_email");
     await screenshot(page, "defects-editor-keys");
   });
 
   it("refuses to save a formula that does not parse, naming the problem, and saves it once fixed", async () => {
+    await page.locator("summary").filter({ hasText: "Calculated fields" }).click();
     await page.getByRole("button", { name: "Add calculated field" }).click();
-    const expression = page.getByLabel("Calculated field 1 expression");
+    const expression = page.getByLabel("Calculated field 1 formula");
     await expression.fill("q_rating *");
     // Checked as it is typed...
     assert.equal(await expression.getAttribute("aria-invalid"), "true");
-    await page.locator(".calc-row .error-text").filter({ hasText: /^The expression / }).waitFor();
-    // ...and at Save: no "Saved.", the problem listed above the blocks, nothing stored.
+    await page.locator(".calc-row .error-text").filter({ hasText: /^The formula / }).waitFor();
+    // ...by the autosave, which stores nothing and lists the problem above the form...
+    await page.locator(".inline-error").filter({ hasText: "The form cannot be saved yet:" }).getByText(/^Calculated field 1 formula: /).waitFor();
+    await page.locator('.save-status[data-state="problems"]').waitFor();
+    // ...and at Save: no "Saved.", a notice that names the list.
     await dismissNotices(page);
     await page.getByRole("button", { name: "Save", exact: true }).first().click();
-    await page.locator(".inline-error").filter({ hasText: "The form cannot be saved yet:" }).getByText(/^Calculated field 1 expression: /).waitFor();
-    await notice(page, "The form has problems: see the list above the blocks.").waitFor();
+    await notice(page, "The form has problems: see the list above the form.").waitFor();
     assert.equal(await page.locator(".notice").filter({ hasText: /^Saved/ }).count(), 0);
     assert.equal(await page.getByRole("button", { name: "Save", exact: true }).first().isEnabled(), true, "still unsaved");
     assert.equal((await api("GET", `/forms/${formId}`)).body.document.calculatedFields, undefined);
@@ -138,14 +142,15 @@ describe("the defects of issue 19, in Chromium", () => {
 
     await expression.fill("q_rating * 2");
     assert.equal(await expression.getAttribute("aria-invalid"), null);
-    await page.getByRole("button", { name: "Save", exact: true }).first().click();
-    await page.getByRole("button", { name: "Saved", exact: true }).first().waitFor();
+    await editorSaved(page);
     assert.equal((await api("GET", `/forms/${formId}`)).body.document.calculatedFields[0].expression, "q_rating * 2");
   });
 
-  it("asks before unsaved edits are lost: ← All forms, the top navigation, Back, reload; the form's tabs keep them", async () => {
+  it("asks before changes that cannot be saved are lost: ← All forms, the top navigation, Back, reload; the form's tabs keep them; others are saved on the way out", async () => {
     const name = page.getByLabel("Form name");
-    await name.fill("Feedback, edited");
+    // A form needs a name: without one the autosave stores nothing, and leaving asks.
+    await name.fill("");
+    await page.locator('.save-status[data-state="problems"]').waitFor();
     const dialog = page.getByRole("dialog", { name: "Leave without saving?" });
 
     await page.getByRole("link", { name: "← All forms" }).click();
@@ -153,7 +158,7 @@ describe("the defects of issue 19, in Chromium", () => {
     await screenshot(page, "defects-unsaved-guard");
     await dialog.getByRole("button", { name: "Cancel" }).click();
     assert.match(page.url(), new RegExp(`/app/forms/${formId}/edit$`));
-    assert.equal(await name.inputValue(), "Feedback, edited");
+    assert.equal(await name.inputValue(), "");
 
     for (const link of ["Forms", "Trash", "Workspaces", "API keys"]) {
       // API keys is in the account menu.
@@ -172,7 +177,7 @@ describe("the defects of issue 19, in Chromium", () => {
     await page.waitForURL(/\/preview$/);
     assert.equal(await dialog.isVisible(), false);
     await page.getByRole("link", { name: "Build", exact: true }).click();
-    assert.equal(await name.inputValue(), "Feedback, edited");
+    assert.equal(await name.inputValue(), "");
 
     // Back to the tab before asks nothing; back out of the form asks, and Cancel stays.
     await page.goBack();
@@ -183,7 +188,7 @@ describe("the defects of issue 19, in Chromium", () => {
     await dialog.waitFor();
     await dialog.getByRole("button", { name: "Cancel" }).click();
     assert.match(page.url(), new RegExp(`/app/forms/${formId}/edit$`));
-    assert.equal(await name.inputValue(), "Feedback, edited");
+    assert.equal(await name.inputValue(), "");
 
     // Sign out asks too (the session, and the edits with it, would be gone).
     await openAccountMenu(page);
@@ -203,18 +208,26 @@ describe("the defects of issue 19, in Chromium", () => {
     assert.equal(await page.getByLabel("Form name").inputValue(), "Feedback", "left without saving, as chosen");
 
     // Leaving on purpose goes, and the edit is gone.
-    await page.getByLabel("Form name").fill("Feedback, dropped");
+    await page.getByLabel("Form name").fill("");
     await page.getByRole("link", { name: "← All forms" }).click();
     await dialog.getByRole("button", { name: "Leave without saving" }).click();
     await page.getByRole("heading", { name: "Forms", level: 1 }).waitFor();
     await page.getByRole("row").filter({ hasText: "Feedback" }).waitFor();
-    assert.equal(await page.getByRole("row").filter({ hasText: "Feedback, dropped" }).count(), 0);
 
     // Nothing unsaved: no question.
     await page.getByRole("link", { name: "Feedback", exact: true }).click();
     await page.getByLabel("Form name").waitFor();
     await page.getByRole("link", { name: "← All forms" }).click();
     await page.getByRole("heading", { name: "Forms", level: 1 }).waitFor();
+
+    // A change that can be saved is saved on the way out, before the autosave's second is up: no question.
+    await page.getByRole("link", { name: "Feedback", exact: true }).click();
+    await page.getByLabel("Form name").fill("Feedback, kept");
+    await page.getByRole("link", { name: "← All forms" }).click();
+    await page.getByRole("heading", { name: "Forms", level: 1 }).waitFor();
+    await page.getByRole("link", { name: "Feedback, kept", exact: true }).waitFor();
+    assert.equal(await dialog.count(), 0);
+    assert.equal((await api("GET", `/forms/${formId}`)).body.name, "Feedback, kept");
   });
 
   it("links the hosted form's “Made with formsvc” to a page that exists", async () => {

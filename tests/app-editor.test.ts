@@ -2,13 +2,13 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
-import { editorBlock, launchBrowser, pageApi, screenshot, watchPage } from "./support/browser.ts";
+import { editorBlock, editorSaved, launchBrowser, pageApi, screenshot, watchPage } from "./support/browser.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
 // The Build tab as a person uses it in Chromium, against the whole running system: blocks reordered by
-// dragging with the mouse and with the keyboard (the order saved, ids and keys kept), and the live preview
-// beside the editor: the unsaved document as the hosted page, at desktop and phone widths, whose answers
-// are kept nowhere. Screenshots: editor-dnd, editor-preview-desktop, editor-preview-phone.
+// dragging with the mouse and with the keyboard (the order saved by the autosave, ids and keys kept), and
+// the live preview beside the editor: the document as it is typed as the hosted page, at desktop and phone
+// widths, whose answers are kept nowhere. Screenshots: editor-dnd, editor-preview-desktop, editor-preview-phone.
 
 let sys: TestSystem;
 let browser: Browser;
@@ -34,18 +34,15 @@ describe("the editor: drag-and-drop and the live preview, in Chromium", () => {
   let problems: string[];
   let api: ReturnType<typeof pageApi>;
   let formId = "";
-  let saved: StoredBlock[] = [];
+  let first: StoredBlock[] = [];
 
   const stored = async (): Promise<StoredBlock[]> => (await api("GET", `/forms/${formId}`)).body.document.blocks;
   const handle = (index: number) => editorBlock(page, index).getByRole("button", { name: new RegExp(`^Reorder block ${index + 1},`) });
   const announced = (text: string) => page.getByTestId("reorder-announcement").filter({ hasText: text }).waitFor({ state: "attached" });
-  const editorQuestions = () => page.locator("[data-block-index]").evaluateAll((items) => items.map((li) => (li.querySelector("input") as HTMLInputElement).value));
+  const editorQuestions = () => page.locator("[data-block-index]").evaluateAll((items) => items.map((li) => (li.querySelector("[aria-label=Question]") as HTMLTextAreaElement).value));
   const preview = () => page.frameLocator('iframe[title="Live preview of the form"]');
-  const save = async () => {
-    await page.getByRole("button", { name: "Save", exact: true }).first().click();
-    // The button says "Saved" once the form is stored and the editor holds no unsaved change.
-    await page.getByRole("button", { name: "Saved", exact: true }).first().waitFor();
-  };
+  // The editor saves by itself a second after the last change; it says so once the form is stored.
+  const saved = () => editorSaved(page);
 
   before(async () => {
     context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
@@ -78,10 +75,10 @@ describe("the editor: drag-and-drop and the live preview, in Chromium", () => {
       await page.getByRole("button", { name: "Add block" }).click();
       await editorBlock(page, i).getByLabel("Question", { exact: true }).fill(question);
     }
-    await save();
-    saved = await stored();
+    await saved();
+    first = await stored();
     assert.deepEqual(
-      saved.map((b) => [b.key, b.question]),
+      first.map((b) => [b.key, b.question]),
       [
         ["q_name", "Your name"],
         ["q_email", "Your email"],
@@ -109,7 +106,9 @@ describe("the editor: drag-and-drop and the live preview, in Chromium", () => {
     await announced("block 3, How many guests? moved from position 3 to 1 of 3");
     assert.deepEqual(await editorQuestions(), ["How many guests?", "Your name", "Your email"]);
     assert.equal(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.sortableHandle), "0", "focus stays on the moved block's handle");
-    assert.match((await page.locator(".form-meta").textContent()) ?? "", /unsaved changes/);
+    // The autosave stores the new order.
+    await saved();
+    assert.deepEqual((await stored()).map((b) => b.question), ["How many guests?", "Your name", "Your email"]);
   });
 
   it("moves a block with the keyboard: Space lifts, arrows move, Space drops, Escape cancels", async () => {
@@ -138,11 +137,11 @@ describe("the editor: drag-and-drop and the live preview, in Chromium", () => {
   });
 
   it("saves the new order; after a reload the editor and the API have it, with every block's id and key kept", async () => {
-    await save();
+    await saved();
     await page.reload();
     await editorBlock(page, 2).waitFor();
     assert.deepEqual(await editorQuestions(), ["How many guests?", "Your email", "Your name"]);
-    const byQuestion = new Map(saved.map((b) => [b.question, b]));
+    const byQuestion = new Map(first.map((b) => [b.question, b]));
     const after = await stored();
     assert.deepEqual(
       after.map((b) => [b.id, b.key]),
@@ -150,7 +149,7 @@ describe("the editor: drag-and-drop and the live preview, in Chromium", () => {
     );
   });
 
-  it("shows the unsaved document in the live preview as it is typed, and says why it waits on a document it cannot show", async () => {
+  it("shows the document in the live preview as it is typed, and says why it waits on a document it cannot show", async () => {
     const frame = page.locator('iframe[title="Live preview of the form"]');
     await preview().getByText("How many guests?").waitFor();
     assert.equal(await frame.getAttribute("width"), "1024");
@@ -163,18 +162,23 @@ describe("the editor: drag-and-drop and the live preview, in Chromium", () => {
     assert.equal(await page.locator(".live-preview").getAttribute("data-state"), "current");
     await screenshot(page, "editor-preview-desktop");
 
-    // An empty question cannot be saved or shown: the preview says so and keeps the last page.
+    // An empty question cannot be saved or shown: the preview says so and keeps the last page, the editor
+    // says why it does not save, and the stored form keeps the question.
     await editorBlock(page, 1).getByLabel("Question", { exact: true }).fill("");
     await page.locator(".live-preview-status").filter({ hasText: "The preview waits for a form it can show: document.blocks[1].question" }).waitFor();
     assert.equal(await preview().getByText("Your email").count(), 1, "the last page shown stays");
+    await page.locator('.save-status[data-state="problems"]').waitFor();
+    await page.getByText("Block 2 (Email): the question must not be empty.").waitFor();
+    assert.equal((await stored())[1].question, "Your email");
     await editorBlock(page, 1).getByLabel("Question", { exact: true }).fill("Your work email");
     await preview().getByText("Your work email").waitFor();
     await page.locator(".live-preview[data-state=current]").waitFor();
 
-    // Nothing of this was saved.
+    // Once it can be, the autosave stores what was typed.
+    await saved();
     assert.deepEqual(
       (await stored()).map((b) => b.question),
-      ["How many guests?", "Your email", "Your name"],
+      ["How many guests will you bring?", "Your work email", "Your name"],
     );
   });
 
@@ -193,7 +197,7 @@ describe("the editor: drag-and-drop and the live preview, in Chromium", () => {
   });
 
   it("a response submitted in the preview is thanked and stored nowhere, even for a published form", async () => {
-    await save();
+    await saved();
     assert.equal((await api("POST", `/forms/${formId}/publish`)).status, 200);
     await preview().getByText("How many guests will you bring?").waitFor();
     await preview().getByLabel("How many guests will you bring?").fill("3");

@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
 import type { BlockType } from "@formsvc/form-document";
 import { blockTypeLabels } from "../app/src/lib/document.ts";
-import { drawSignature, editorBlock, launchBrowser, openAccountMenu, screenshot, watchPage } from "./support/browser.ts";
+import { drawSignature, editorBlock, editorSaved, launchBrowser, openAccountMenu, screenshot, watchPage } from "./support/browser.ts";
 import { mailedFileLinkToken } from "./support/mail-files.ts";
 import { startReceiver } from "./support/receiver.ts";
 import { apiClient, startTestSystem, type TestSystem } from "./support/system.ts";
@@ -39,11 +39,8 @@ after(async () => {
 
 
 
-/** Saves the editor and waits until it says Saved. */
-async function save(page: Page) {
-  await page.getByRole("button", { name: "Save", exact: true }).first().click();
-  await page.getByRole("button", { name: "Saved", exact: true }).first().waitFor();
-}
+/** Waits until the editor's autosave has stored every change. */
+const save = (page: Page) => editorSaved(page);
 
 /** Waits for a notice (toast or inline) with this text. */
 const notice = (page: Page, text: string | RegExp) => page.locator(".notice, .inline").filter({ hasText: text }).first().waitFor();
@@ -154,17 +151,24 @@ describe("the app in Chromium: one person's journey", () => {
         for (const [j, text] of b.options.entries()) await card.getByLabel(`Option ${j + 1} of block ${i + 1}`).fill(text);
       }
     }
-    // The name question: required, and its column renamed.
+    // The name question: required, and its column renamed (a block's settings show while it is selected).
+    const select = (i: number) => editorBlock(page, i).getByLabel("Question").click();
+    await select(1);
     await editorBlock(page, 1).getByLabel("Required").check();
-    await editorBlock(page, 1).getByLabel("Field name").fill("full_name");
+    await editorBlock(page, 1).getByLabel("Answer key").fill("full_name");
+    await select(4);
     await editorBlock(page, 4).getByLabel("Smallest answer").fill("0");
+    await select(11);
     await editorBlock(page, 11).getByLabel("Steps").selectOption("5");
 
+    // Hidden and calculated fields are folded under the form until opened.
+    await page.locator("summary").filter({ hasText: "Hidden fields" }).click();
     await page.getByRole("button", { name: "Add hidden field" }).click();
     assert.equal(await page.getByLabel("Hidden field 1 name").inputValue(), "utm_source");
+    await page.locator("summary").filter({ hasText: "Calculated fields" }).click();
     await page.getByRole("button", { name: "Add calculated field" }).click();
     await page.getByLabel("Calculated field 1 name").fill("excitement_doubled");
-    await page.getByLabel("Calculated field 1 expression").fill("0");
+    await page.getByLabel("Calculated field 1 formula").fill("0");
     await screenshot(page, "app-editor");
     await save(page);
 
@@ -175,7 +179,7 @@ describe("the app in Chromium: one person's journey", () => {
       questions.map((q: { label: string }) => q.label).slice(0, 4),
       ["Your full name".replace("Your full name", "full_name"), "Email address", "About you", "Age"],
     );
-    await page.getByLabel("Calculated field 1 expression").fill(`${ratingKey} * 2`);
+    await page.getByLabel("Calculated field 1 formula").fill(`${ratingKey} * 2`);
     await save(page);
     const saved = await page.evaluate(async (id) => (await fetch(`/app/api/forms/${id}`)).json(), formId);
     assert.equal(saved.document.blocks.length, plan.length);

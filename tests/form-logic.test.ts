@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
-import { launchBrowser, pageApi, screenshot, watchPage } from "./support/browser.ts";
+import { editorSaved, launchBrowser, pageApi, screenshot, watchPage } from "./support/browser.ts";
 import { eventually, startReceiver } from "./support/receiver.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
@@ -210,6 +210,8 @@ describe("conditional logic, end to end", () => {
     const id = created.body.id;
     await page.goto(`${sys.url}/app/forms/${id}/edit`);
 
+    // Logic is folded under the form until opened.
+    await page.locator("summary").filter({ hasText: "Logic" }).click();
     const panel = page.getByRole("group", { name: "Logic" });
     await panel.getByText("No rules.").waitFor();
     await panel.getByRole("button", { name: "Add rule" }).click();
@@ -229,8 +231,7 @@ describe("conditional logic, end to end", () => {
     await panel.getByLabel("Rule 1 action 2 target").selectOption({ label: "tier" });
     await panel.getByLabel("Rule 1 action 2 value").fill("pro");
     await screenshot(page, "logic-editor");
-    await page.getByRole("button", { name: "Save", exact: true }).first().click();
-    await page.getByRole("button", { name: "Saved", exact: true }).first().waitFor();
+    await editorSaved(page);
     const saved = await api("GET", `/forms/${id}`);
     const made = { when: { match: "all", ...document.logic[0].when }, then: [...document.logic[0].then, { action: "SET", field: "tier", value: "pro" }] };
     assert.deepEqual(saved.body.document.logic, [made]);

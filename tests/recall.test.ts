@@ -158,9 +158,11 @@ describe("recall: {{key}} in owner texts", () => {
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const id = created.body.id;
     await page.goto(`${sys.url}/app/forms/${id}/edit`);
+    // The selected block's settings name its key, and how to recall its answer.
+    await editorBlock(page, 3).getByLabel("Question", { exact: true }).click();
     await editorBlock(page, 3).getByText("{{why}}").waitFor();
     await editorBlock(page, 3).getByLabel("Question", { exact: true }).fill("Why {{plna}}?");
-    await page.getByRole("button", { name: "Save", exact: true }).first().click();
+    // Named by the autosave, which stores nothing while it is so.
     await page.getByText('Block 4 (Short text) question: {{plna}}: no question key, hidden field or calculated field is named "plna".').waitFor();
 
     await page.goto(`${sys.url}/app/forms/${id}/design`);

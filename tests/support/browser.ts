@@ -69,6 +69,9 @@ export async function openAccountMenu(page: Page): Promise<void> {
 /** The editor's block at `index`. */
 export const editorBlock = (page: Page, index: number) => page.locator(`[data-block-index="${index}"]`);
 
+/** Waits until the editor says every change is stored (its autosave ran, or nothing was changed). */
+export const editorSaved = (page: Page) => page.locator('.save-status[data-state="saved"]').waitFor();
+
 /** The app's API from inside the page, as the app calls it (session cookie, CSRF header on changes). */
 export function pageApi(page: Page) {
   return (method: string, path: string, body?: unknown) =>

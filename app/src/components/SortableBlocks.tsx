@@ -90,6 +90,9 @@ export function SortableBlocks<T>({ items, itemKey, itemLabel, itemProps, render
   const pointerDragging = drag?.mode === "pointer";
   useEffect(() => {
     if (!pointerDragging) return;
+    // Measured again once the lift is drawn: an item may change its size as it is lifted (the editor folds a
+    // selected block's settings), and the drop places follow the sizes seen while dragging.
+    if (dragRef.current) setDrag({ ...dragRef.current, slots: measure() });
     let frame = requestAnimationFrame(function step() {
       const current = dragRef.current;
       if (!current) return;

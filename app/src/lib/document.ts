@@ -113,6 +113,29 @@ export function removeItem<T>(list: readonly T[], index: number): T[] {
   return list.filter((_, i) => i !== index);
 }
 
+/**
+ * The block types whose name matches what was typed after `/` in the editor's insert line, best first: a
+ * name that starts with it, then a word of a name, then a name that holds it. Each type is found by its
+ * name in the app's language and by its English id (`long` finds LONG_TEXT in every language).
+ */
+export function blockTypesMatching(typed: string): BlockType[] {
+  const query = typed.trim().toLowerCase().replace(/[\s_-]+/g, " ");
+  if (!query) return [...blockTypes];
+  const names = (type: BlockType) => [blockTypeLabels[type].toLowerCase().replace(/[\s_-]+/g, " "), type.toLowerCase().replace(/_/g, " ")];
+  const rank = (type: BlockType) => {
+    const all = names(type);
+    if (all.some((n) => n.startsWith(query))) return 0;
+    if (all.some((n) => n.split(/[\s()]+/).some((word) => word.startsWith(query)))) return 1;
+    if (all.some((n) => n.includes(query))) return 2;
+    return 3;
+  };
+  return blockTypes
+    .map((type) => ({ type, rank: rank(type) }))
+    .filter((m) => m.rank < 3)
+    .sort((a, b) => a.rank - b.rank)
+    .map((m) => m.type);
+}
+
 /** A short description of a block for its heading in the editor. */
 export function blockSummary(block: EditableBlock): string {
   if (block.type === "PAGE_BREAK") return blockTypeLabels.PAGE_BREAK;

@@ -102,9 +102,9 @@ describe("document editing", () => {
       "Block 3 (Number): the largest answer must not be less than the smallest.",
       "Hidden field 2: the name must start with a letter or _ and use only letters, digits and _.",
       'Calculated field 1: the name "ok" is used twice.',
-      "Calculated field 1 expression: is empty.",
-      "Calculated field 2 expression: does not parse: 1:7: found * but expecting end of input.",
-      "Calculated field 3 expression: runs 3 comprehensions inside one another; at most 2.",
+      "Calculated field 1 formula: is empty.",
+      "Calculated field 2 formula: does not parse: 1:7: found * but expecting end of input.",
+      "Calculated field 3 formula: runs 3 comprehensions inside one another; at most 2.",
     ]);
   });
 });

@@ -1,12 +1,13 @@
 // One form: its header with the status and the status actions, and the tabs Build, Preview, Responses,
 // Integrations and Settings. The editor's draft lives here, so switching tabs keeps unsaved changes.
-import { useEffect, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { get, patch, post } from "../api.ts";
 import { ErrorState, Loading, StatusBadge, useConfirm, useLoad, useNotify } from "../components/ui.tsx";
 import { useUnsavedChangesGuard } from "../components/unsaved-changes.tsx";
 import { documentProblems, draftOf, type Draft } from "../lib/document.ts";
 import { documentToSave } from "../lib/keys.ts";
 import { formatRelative } from "../lib/format.ts";
+import { mapHistory, record, redo, startHistory, undo, type History } from "../lib/history.ts";
 import { Link, useRouter } from "../router.tsx";
 import type { Form } from "../types.ts";
 import { DesignTab } from "./Design.tsx";
@@ -29,24 +30,84 @@ const tabs = [
 ] as const satisfies readonly { id: string; labelKey: MessageKey }[];
 export type TabId = (typeof tabs)[number]["id"];
 
+/** How long (ms) the editor waits after the last change before it saves by itself. */
+export const autosaveMs = 1000;
+
+/** Where the draft stands against the stored form, as the editor's status line says it. */
+export type SaveState =
+  | { kind: "saved" }
+  | { kind: "unsaved" }
+  | { kind: "saving" }
+  | { kind: "problems" }
+  | { kind: "failed"; message: string }
+  /** Someone else saved the form since this draft was loaded or saved: nothing is saved until the person chooses. */
+  | { kind: "conflict"; theirs: Form };
+
+/** What a save sends, as text: equal texts are the same form, so a draft equal to the stored one is saved. */
+function saveBody(draft: Draft) {
+  return { name: draft.name.trim(), document: documentToSave(draft) };
+}
+
+/** `draft` with the keys the server gave its new questions (by block id); the same draft when none is new. */
+function withStoredKeys(draft: Draft, keys: ReadonlyMap<string, string>): Draft {
+  let changed = false;
+  const blocks = draft.blocks.map((b) => {
+    const key = b.id && !b.key ? keys.get(b.id) : undefined;
+    if (!key) return b;
+    changed = true;
+    return { ...b, key };
+  });
+  return changed ? { ...draft, blocks } : draft;
+}
+
+/** The focused text field, which names the history step a change belongs to (typing on in it is one step). */
+function typingIn(): Element | undefined {
+  const el = typeof document === "undefined" ? null : document.activeElement;
+  if (el instanceof HTMLTextAreaElement) return el;
+  if (el instanceof HTMLInputElement && ["text", "search", "url", "email", "tel", "number", ""].includes(el.type)) return el;
+  return undefined;
+}
+
 export function FormPage({ formId, tab, sub }: { formId: string; tab: TabId; sub?: string }) {
   const loaded = useLoad(() => get<Form>(`/forms/${formId}`), [formId]);
   const [form, setForm] = useState<Form>();
-  const [draft, setDraft] = useState<Draft>();
-  const [dirty, setDirty] = useState(false);
+  const [history, setHistory] = useState<History<Draft>>();
+  /** The stored form as this page last loaded or saved it: a save checks nobody else saved since. */
+  const base = useRef<Form>(undefined);
+  /** What was last stored, as saveBody's text. */
+  const [stored, setStored] = useState<string>();
   const [saving, setSaving] = useState(false);
+  const [saveState, setSaveState] = useState<SaveState>({ kind: "saved" });
   const [problems, setProblems] = useState<string[]>([]);
   const notify = useNotify();
   const confirm = useConfirm();
   const { navigate } = useRouter();
   const address = usePublicUrl();
+  const draft = history?.present;
+  const draftRef = useRef<Draft>(undefined);
+  draftRef.current = draft;
+  const savingRef = useRef(false);
+  const body = useMemo(() => (draft ? JSON.stringify(saveBody(draft)) : undefined), [draft]);
+  const dirty = body !== stored;
+
+  /** The stored form changed by this page (a save, publishing, another tab's settings): the base of the next save. */
+  const adopt = (next: Form) => {
+    base.current = next;
+    setForm(next);
+  };
+
+  const startFrom = (next: Form) => {
+    adopt(next);
+    const fresh = draftOf(next);
+    setHistory(startHistory(fresh));
+    setStored(JSON.stringify(saveBody(fresh)));
+    setProblems([]);
+    setSaveState({ kind: "saved" });
+  };
 
   useEffect(() => {
-    if (loaded.data) {
-      setForm(loaded.data);
-      setDraft(draftOf(loaded.data));
-      setDirty(false);
-    }
+    if (loaded.data) startFrom(loaded.data);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [loaded.data]);
 
   // The header's status and counts are read again on each tab, keeping the editor's draft as it is.
@@ -63,8 +124,78 @@ export function FormPage({ formId, tab, sub }: { formId: string; tab: TabId; sub
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [tab, sub]);
 
-  // The form's tabs keep the draft; anywhere else loses it.
-  useUnsavedChangesGuard(dirty, (to) => to.startsWith(`/forms/${formId}/`));
+  /**
+   * Saves the draft as it is now. `manual`: the person asked (a notice says how it went); otherwise the
+   * autosave or leaving the page. Refused without a request while the editor sees problems; refused too,
+   * as a conflict, when the stored form changed since this page loaded or saved it (someone else saved).
+   * Resolves whether the draft is stored.
+   */
+  const save = async (how: "manual" | "auto" | "leave" = "manual", overwrite = false): Promise<boolean> => {
+    const sending = draftRef.current;
+    if (!sending || !form || savingRef.current) return false;
+    const found = documentProblems(sending);
+    if (!sending.name.trim()) found.unshift(t("formPage.needsName"));
+    setProblems(found);
+    if (found.length > 0) {
+      setSaveState({ kind: "problems" });
+      if (how === "manual") notify(t("formPage.hasProblems"), "error");
+      return false;
+    }
+    const payload = saveBody(sending);
+    savingRef.current = true;
+    setSaving(true);
+    setSaveState({ kind: "saving" });
+    try {
+      // The version check: the form as stored now against the one this draft started from.
+      const current = await get<Form>(`/forms/${form.id}`);
+      if (!overwrite && base.current && current.updatedAt !== base.current.updatedAt) {
+        setForm(current);
+        setSaveState({ kind: "conflict", theirs: current });
+        if (how === "manual") notify(t("formPage.conflict"), "error");
+        return false;
+      }
+      const saved = await patch<Form>(`/forms/${form.id}`, payload);
+      adopt(saved);
+      setStored(JSON.stringify(payload));
+      // New questions keep the keys they were stored under, in every step of the history too.
+      const keys = new Map((saved.document.blocks ?? []).flatMap((b) => (b.id && "key" in b && b.key ? [[b.id, b.key] as const] : [])));
+      setHistory((h) => h && mapHistory(h, (d) => withStoredKeys(d, keys)));
+      setSaveState({ kind: "saved" });
+      if (how === "manual") notify(saved.status === "draft" ? t("formPage.saved") : t("formPage.savedVersion", { version: saved.version }));
+      return true;
+    } catch (err) {
+      setSaveState({ kind: "failed", message: (err as Error).message });
+      setProblems([(err as Error).message]);
+      if (how === "manual") notify((err as Error).message, "error");
+      return false;
+    } finally {
+      savingRef.current = false;
+      setSaving(false);
+    }
+  };
+
+  // The autosave: a second after the last change, unless a save runs (it comes again after), the editor
+  // sees problems (shown; saved once fixed) or a conflict waits for the person's choice.
+  const blocked = saveState.kind === "conflict" || saveState.kind === "problems" || saveState.kind === "failed";
+  useEffect(() => {
+    if (!dirty || saving || saveState.kind === "conflict") return;
+    const timer = setTimeout(() => void save("auto"), autosaveMs);
+    return () => clearTimeout(timer);
+    // save reads the latest draft from draftRef.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [body, dirty, saving, saveState.kind]);
+
+  // A hidden page (another tab, the window closed) saves what waits at once.
+  useEffect(() => {
+    if (!dirty || saveState.kind === "conflict") return;
+    const now = () => document.visibilityState === "hidden" && void save("leave");
+    document.addEventListener("visibilitychange", now);
+    return () => document.removeEventListener("visibilitychange", now);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [body, dirty, saveState.kind]);
+
+  // The form's tabs keep the draft; leaving saves it first, and asks only when it cannot be saved.
+  useUnsavedChangesGuard(dirty, (to) => to.startsWith(`/forms/${formId}/`), saveState.kind === "conflict" ? undefined : () => save("leave"));
 
   if (loaded.error) {
     return (
@@ -76,42 +207,32 @@ export function FormPage({ formId, tab, sub }: { formId: string; tab: TabId; sub
       </div>
     );
   }
-  if (!form || !draft) return <Loading what={t("formPage.loading")} />;
+  if (!form || !draft || !history) return <Loading what={t("formPage.loading")} />;
 
   const changeDraft = (next: Draft) => {
-    setDraft(next);
-    setDirty(true);
-    setProblems([]);
+    setHistory((h) => h && record(h, next, typingIn(), Date.now()));
+    if (saveState.kind !== "conflict" && saveState.kind !== "saving") setSaveState({ kind: "unsaved" });
   };
-
-  const save = async () => {
-    const found = documentProblems(draft);
-    if (!draft.name.trim()) found.unshift(t("formPage.needsName"));
-    setProblems(found);
-    if (found.length > 0) {
-      notify(t("formPage.hasProblems"), "error");
-      return;
-    }
-    setSaving(true);
-    try {
-      const saved = await patch<Form>(`/forms/${form.id}`, { name: draft.name.trim(), document: documentToSave(draft) });
-      setForm(saved);
-      setDraft(draftOf(saved));
-      setDirty(false);
-      notify(saved.status === "draft" ? t("formPage.saved") : t("formPage.savedVersion", { version: saved.version }));
-    } catch (err) {
-      notify((err as Error).message, "error");
-      setProblems([(err as Error).message]);
-    } finally {
-      setSaving(false);
+  const step = (how: "undo" | "redo") => {
+    setHistory((h) => h && (how === "undo" ? undo(h) : redo(h)));
+    if (saveState.kind !== "conflict" && saveState.kind !== "saving") setSaveState({ kind: "unsaved" });
+  };
+  const resolveConflict = (choice: "theirs" | "mine") => {
+    if (saveState.kind !== "conflict") return;
+    if (choice === "theirs") startFrom(saveState.theirs);
+    else {
+      base.current = saveState.theirs;
+      setSaveState({ kind: "unsaved" });
+      void save("manual", true);
     }
   };
+  const shownState: SaveState = dirty && saveState.kind === "saved" ? { kind: "unsaved" } : !dirty && !blocked && saveState.kind !== "saving" ? { kind: "saved" } : saveState;
 
   const act = async (action: "publish" | "close" | "reopen", done: string) => {
-    if (dirty && !(await confirm({ title: t("formPage.unsavedTitle"), body: <p>{t("formPage.unsavedBody")}</p>, confirmLabel: t("formPage.continue") }))) return;
+    if (dirty && !(await save("leave")) && !(await confirm({ title: t("formPage.unsavedTitle"), body: <p>{t("formPage.unsavedBody")}</p>, confirmLabel: t("formPage.continue") }))) return;
     try {
       const updated = await post<Form>(`/forms/${form.id}/${action}`);
-      setForm(updated);
+      adopt(updated);
       notify(done);
     } catch (err) {
       notify((err as Error).message, "error");
@@ -128,7 +249,7 @@ export function FormPage({ formId, tab, sub }: { formId: string; tab: TabId; sub
     if (!ok) return;
     try {
       await post(`/forms/${form.id}/trash`);
-      setDirty(false);
+      setStored(body);
       notify(t("formPage.trashed", { name: form.name }));
       navigate("/forms", { force: true });
     } catch (err) {
@@ -208,13 +329,27 @@ export function FormPage({ formId, tab, sub }: { formId: string; tab: TabId; sub
         </ul>
       </nav>
       <section className="tab-panel" aria-label={t(tabs.find((item) => item.id === tab)?.labelKey ?? "formTabs.edit")}>
-        {tab === "edit" && <Editor form={form} draft={draft} onChange={changeDraft} onSave={save} saving={saving} dirty={dirty} problems={problems} />}
+        {tab === "edit" && (
+          <Editor
+            form={form}
+            draft={draft}
+            onChange={changeDraft}
+            onSave={() => void save("manual")}
+            saveState={shownState}
+            problems={problems}
+            canUndo={history.past.length > 0}
+            canRedo={history.future.length > 0}
+            onUndo={() => step("undo")}
+            onRedo={() => step("redo")}
+            onResolveConflict={resolveConflict}
+          />
+        )}
         {tab === "preview" && <PreviewTab form={form} dirty={dirty} />}
         {tab === "responses" && <ResponsesTab form={form} responseId={sub} />}
         {tab === "integrations" && <IntegrationsTab form={form} />}
-        {tab === "share" && <ShareTab form={form} onSaved={setForm} />}
-        {tab === "design" && <DesignTab form={form} onSaved={setForm} />}
-        {tab === "settings" && <SettingsTab form={form} onSaved={setForm} />}
+        {tab === "share" && <ShareTab form={form} onSaved={adopt} />}
+        {tab === "design" && <DesignTab form={form} onSaved={adopt} />}
+        {tab === "settings" && <SettingsTab form={form} onSaved={adopt} />}
       </section>
     </div>
   );

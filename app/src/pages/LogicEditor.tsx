@@ -70,8 +70,8 @@ export function LogicEditor({ draft, onChange }: { draft: Draft; onChange(d: Dra
   };
 
   return (
-    <fieldset className="card logic-editor">
-      <legend>{t("logic.title")}</legend>
+    <fieldset className="logic-editor folded-body">
+      <legend className="sr-only">{t("logic.title")}</legend>
       <p className="hint">{t("logic.hint")}</p>
       {rules.length === 0 && <p className="muted">{t("logic.noRules")}</p>}
       <ol className="plain-list logic-rules">

@@ -1,7 +1,8 @@
-// The settings a question has by its type, beyond those every question has (question, field name,
-// description, required, placeholder): a choice's options, a number's range, how many options a
-// multi-select takes, a scale's steps and end labels, a matrix's rows and columns, a consent's text. A new
-// type with settings of its own adds them here.
+// The settings a question has by its type, beyond those every question has (question, answer key,
+// description, required, placeholder) and beyond what is edited in place on the form (a choice's options,
+// a consent's text): a number's range, how many options a multi-select takes, a scale's steps and end
+// labels, a matrix's rows and columns. Shown under the selected block. A new type with settings of its own
+// adds them here.
 import { useId } from "react";
 import { moveItem, newId, removeItem, replaceItem, type EditableBlock } from "../lib/document.ts";
 import { t } from "../i18n/messages.ts";
@@ -53,22 +54,8 @@ export function QuestionSettings({ block, blockIndex, onChange }: { block: Edita
         </>
       );
     case "CONSENT":
-      return (
-        <div className="field">
-          <label htmlFor={`${id}-text`}>{t("question.consentText")}</label>
-          <textarea
-            id={`${id}-text`}
-            value={block.text ?? ""}
-            maxLength={5000}
-            rows={2}
-            aria-describedby={`${id}-text-hint`}
-            onChange={(e) => set({ text: e.target.value })}
-          />
-          <p className="hint" id={`${id}-text-hint`}>
-            {tRich("question.linkHint", { example: <code>[words](https://…)</code> })}
-          </p>
-        </div>
-      );
+      // The text itself is edited in place, on the form (Editor.tsx).
+      return <p className="hint">{tRich("question.linkHint", { example: <code>[words](https://…)</code> })}</p>;
     default:
       return null;
   }

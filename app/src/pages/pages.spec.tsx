@@ -9,6 +9,7 @@ import { formatBytes } from "../lib/format.ts";
 import type { Form } from "../types.ts";
 import { passwordRefusal } from "./Auth.tsx";
 import { Editor } from "./Editor.tsx";
+import type { SaveState } from "./FormPage.tsx";
 import { brandingRefusal, localDateTimeInput } from "./FormSettings.tsx";
 import { headersOf } from "./Integrations.tsx";
 import { LanguagesCard } from "./LanguagesCard.tsx";
@@ -65,43 +66,67 @@ describe("small components", () => {
   });
 });
 
+const editorProps = {
+  form,
+  onChange: () => {},
+  onSave: () => {},
+  saveState: { kind: "problems" } as SaveState,
+  problems: ["Block 1 (Short text): the question must not be empty."],
+  canUndo: true,
+  canRedo: false,
+  onUndo: () => {},
+  onRedo: () => {},
+  onResolveConflict: () => {},
+};
+
 describe("the editor", () => {
-  it("renders a block of every type with labelled fields and reorder buttons", () => {
+  it("draws a block of every type on the form, its texts in place and labelled, the selected block's settings under it", () => {
     const blocks = blockTypes.map((t) => newBlock(t));
-    const html = renderToStaticMarkup(
-      <Editor
-        form={form}
-        draft={{ name: "Survey", title: "", blocks, hiddenFields: [{ name: "utm_source" }], calculatedFields: [{ name: "score", type: "NUMBER", expression: "1" }] }}
-        onChange={() => {}}
-        onSave={() => {}}
-        saving={false}
-        dirty={true}
-        problems={["Block 1 (Short text): the question must not be empty."]}
-      />,
-    );
+    const draft = { name: "Survey", title: "", blocks, hiddenFields: [{ name: "utm_source" }], calculatedFields: [{ name: "score", type: "NUMBER" as const, expression: "1" }] };
+    const html = renderToStaticMarkup(<Editor {...editorProps} draft={draft} initialSelected={blocks[0].id} />);
     expect(html.match(/data-block-index=/g)).toHaveLength(blockTypes.length);
-    for (const label of ["Short text", "Checkboxes", "Rating", "Signature", "Page break", "Heading", "Paragraph"]) expect(html).toContain(label);
-    // Every question, each with a labelled question and field name.
-    expect(html.match(/>Question<\/label>/g)).toHaveLength(inputBlockTypes.length);
-    expect(html.match(/>Field name<\/label>/g)).toHaveLength(inputBlockTypes.length);
-    // Settings of their own: a scale's steps and end labels, a consent's text.
-    for (const label of ["Fewest choices", "Most choices", "Lowest step", "Highest step", "Lowest step means", "Highest step means", "Text to agree with"]) expect(html).toContain(`>${label}</label>`);
-    expect(html.match(/<legend>Options<\/legend>/g)).toHaveLength(choiceBlockTypes.length);
-    expect(html).toContain("<legend>Rows</legend>");
-    expect(html).toContain("<legend>Columns</legend>");
+    for (const label of ["Short text", "Checkboxes", "Rating", "Signature", "Page break"]) expect(html).toContain(label);
+    // Every question's text in place, labelled; a heading's and a paragraph's too.
+    expect(html.match(/aria-label="Question"/g)).toHaveLength(inputBlockTypes.length);
+    expect(html).toContain('aria-label="Heading text"');
+    expect(html).toContain('aria-label="Paragraph text"');
+    expect(html).toContain('aria-label="Text to agree with"');
+    // Options in place, each labelled by its block.
+    const choiceIndexes = blocks.flatMap((b, i) => ((choiceBlockTypes as readonly string[]).includes(b.type) ? [i] : []));
+    for (const i of choiceIndexes) expect(html).toContain(`aria-label="Option 1 of block ${i + 1}"`);
+    // Only the selected block shows its settings: the answer key (not "Field name"), required, moves.
+    expect(html.match(/>Answer key<\/label>/g)).toHaveLength(1);
+    expect(html).not.toContain("Field name");
+    expect(html.match(/aria-label="Settings of block \d+"/g)).toEqual(['aria-label="Settings of block 1"']);
     expect(html).toMatch(/<button type="button" data-move="up" disabled="" aria-label="Move block 1 up">/);
-    expect(html).toMatch(new RegExp(`aria-label="Move block ${blockTypes.length} down"[^>]*>|disabled="" aria-label="Move block ${blockTypes.length} down"`));
-    expect(html).toContain('aria-label="Delete block 3"');
+    expect(html).toContain('aria-label="Delete block 1"');
+    expect(html).not.toContain('aria-label="Delete block 3"');
+    // The insert line, a combobox; undo on, redo off; the problems; hidden and calculated fields folded.
+    expect(html).toMatch(/<input id="[^"]+" class="inserter-input" role="combobox" aria-label="Type \/ to insert a block"/);
+    expect(html).toMatch(/<button type="button" aria-keyshortcuts="Control\+Z Meta\+Z">/);
+    expect(html).toMatch(/<button type="button" disabled="" aria-keyshortcuts="Control\+Shift\+Z Meta\+Shift\+Z Control\+Y">/);
     expect(html).toContain("Hidden field 1 name");
-    expect(html).toContain("Calculated field 1 expression");
+    expect(html).toContain("Calculated field 1 formula");
     expect(html).toContain('role="alert"');
+    expect(html).toContain('data-state="problems"');
     expect(html).toContain(">Save</button>");
   });
 
-  it("names a calculated field's expression problem at the field as it is typed, before saving", () => {
+  it("shows each type's own settings when its block is selected", () => {
+    const blocks = blockTypes.map((t) => newBlock(t));
+    const draft = { name: "Survey", title: "", blocks, hiddenFields: [], calculatedFields: [] };
+    const shown = blocks.map((b) => renderToStaticMarkup(<Editor {...editorProps} draft={draft} initialSelected={b.id} />)).join("\n");
+    for (const label of ["Fewest choices", "Most choices", "Lowest step", "Highest step", "Lowest step means", "Highest step means", "Smallest answer", "Steps"]) expect(shown).toContain(`>${label}</label>`);
+    expect(shown).toContain("<legend>Rows</legend>");
+    expect(shown).toContain("<legend>Columns</legend>");
+  });
+
+  it("names a calculated field's formula problem at the field as it is typed, before saving", () => {
     const html = renderToStaticMarkup(
       <Editor
-        form={form}
+        {...editorProps}
+        saveState={{ kind: "unsaved" }}
+        problems={[]}
         draft={{
           name: "Survey",
           title: "",
@@ -112,15 +137,10 @@ describe("the editor", () => {
             { name: "costly", type: "NUMBER", expression: "l.all(a, l.all(b, l.all(c, a + b + c > 0)))" },
           ],
         }}
-        onChange={() => {}}
-        onSave={() => {}}
-        saving={false}
-        dirty={true}
-        problems={[]}
       />,
     );
     expect(html.match(/aria-invalid="true"/g)).toHaveLength(1);
-    expect(html).toContain("The expression runs 3 comprehensions inside one another; at most 2.");
+    expect(html).toContain("The formula runs 3 comprehensions inside one another; at most 2.");
   });
 });
 
