@@ -11,7 +11,7 @@ import { mapHistory, record, redo, startHistory, undo, type History } from "../l
 import { Link, useRouter } from "../router.tsx";
 import type { Form } from "../types.ts";
 import { DesignTab } from "./Design.tsx";
-import { Editor } from "./Editor.tsx";
+import { Editor, type SaveState } from "./Editor.tsx";
 import { duplicateForm } from "./Forms.tsx";
 import { IntegrationsTab } from "./Integrations.tsx";
 import { ResponsesTab } from "./Responses.tsx";
@@ -32,16 +32,6 @@ export type TabId = (typeof tabs)[number]["id"];
 
 /** How long (ms) the editor waits after the last change before it saves by itself. */
 export const autosaveMs = 1000;
-
-/** Where the draft stands against the stored form, as the editor's status line says it. */
-export type SaveState =
-  | { kind: "saved" }
-  | { kind: "unsaved" }
-  | { kind: "saving" }
-  | { kind: "problems" }
-  | { kind: "failed"; message: string }
-  /** Someone else saved the form since this draft was loaded or saved: nothing is saved until the person chooses. */
-  | { kind: "conflict"; theirs: Form };
 
 /** What a save sends, as text: equal texts are the same form, so a draft equal to the stored one is saved. */
 function saveBody(draft: Draft) {

@@ -9,7 +9,7 @@ import { formatBytes } from "../lib/format.ts";
 import type { Form } from "../types.ts";
 import { passwordRefusal } from "./Auth.tsx";
 import { Editor } from "./Editor.tsx";
-import type { SaveState } from "./FormPage.tsx";
+import type { SaveState } from "./Editor.tsx";
 import { brandingRefusal, localDateTimeInput } from "./FormSettings.tsx";
 import { headersOf } from "./Integrations.tsx";
 import { LanguagesCard } from "./LanguagesCard.tsx";
