@@ -121,7 +121,14 @@ async function rollUnderLoad(root: string, key: string, what: string, log: (line
     `${what}: ${steps.map((s) => `${s.name} ready ${(s.readyMs / 1000).toFixed(1)} s, old stopped ${(s.stoppedMs / 1000).toFixed(1)} s`).join("; ")}; ` +
       `${load.answers.length} POSTs (${load.retried.length} sent again), ${reader.statuses.length} API reads (${reader.retried} again)`,
   );
-  assert.deepEqual(fleet.unexpectedExits, [], "no process ended by itself");
+  // 1.0.0's connect-node crashes a process on a GOAWAY that finds none of its streams open while a call races it
+  // (guarded in this tree: guardSession, packages/platform/src/rpc.ts). Rolling back, a stopping service of this
+  // tree sends 1.0.0 callers that GOAWAY: such a crash of a 1.0.0 process is its own release's bug, counted and
+  // reported; any other exit fails the test (and a crash that loses requests fails it by those requests).
+  const crashOf100 = (exit: string) => options.toward100 === true && exit.includes(`(${root})`) && exit.includes("received GOAWAY without any open streams");
+  const crashesOf100 = fleet.unexpectedExits.filter(crashOf100);
+  if (crashesOf100.length > 0) log(`${what}: ${crashesOf100.length} 1.0.0 process(es) crashed on a GOAWAY (1.0.0's connect-node race): ${crashesOf100.map((e) => e.split(" exited")[0]).join(", ")}`);
+  assert.deepEqual(fleet.unexpectedExits.filter((exit) => !crashOf100(exit)), [], "no process ended by itself");
   for (const step of steps) {
     assert.deepEqual(step.exit, { code: 0, signal: null }, `${step.name} stopped by itself`);
     assert.ok(step.stoppedMs < stopTimeoutMs, `${step.name} stopped within the grace (${step.stoppedMs} ms)`);
