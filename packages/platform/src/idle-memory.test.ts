@@ -28,16 +28,20 @@ describe("releaseMemoryWhenIdle", () => {
 
   it("waits for a quiet period after the last request, however idle the loop is between requests", async () => {
     const releases: IdleRelease[] = [];
-    const stop = releaseMemoryWhenIdle({ checkEveryMs: 50, quietForMs: 400, growthBytes: 0, minGapMs: 0, onRelease: (r) => releases.push(r) });
+    let released!: () => void;
+    const firstRelease = new Promise<void>((resolve) => (released = resolve));
+    // The quiet period far above the trickle's gaps: a loaded machine's late timer cannot pass for quiet.
+    const stop = releaseMemoryWhenIdle({ checkEveryMs: 50, quietForMs: 3_000, growthBytes: 0, minGapMs: 0, onRelease: (r) => (releases.push(r), released()) });
     try {
-      // A trickle: a request every 100 ms, each almost no work, so the loop is idle by its utilisation alone.
+      // A trickle: a request every 100 ms (the gap is the scenario), each almost no work, so the loop is idle by
+      // its utilisation alone.
       for (let i = 0; i < 10; i++) {
         noteRequest();
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       assert.equal(releases.length, 0, "no pause while requests come");
       const quietSince = performance.now();
-      while (releases.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      await firstRelease;
       assert.ok(performance.now() - quietSince >= 300, "released once the quiet period has passed");
     } finally {
       stop();
