@@ -45,6 +45,8 @@ export interface KafkaBroker {
   /** "127.0.0.1:<port>", for a client's `brokers`. */
   brokers: string;
   port: number;
+  /** The broker's JVM process id while it runs (the bench counts its CPU time). */
+  readonly pid: number | undefined;
   /** SIGTERM (a clean shutdown), SIGKILL after 15 s; then removes the data directory if startKafka made it. */
   stop(): Promise<void>;
   /** SIGKILL, keeping the data: restart() brings the same broker back (an unclean-shutdown recovery). */
@@ -156,6 +158,9 @@ export async function startKafka(options: KafkaOptions = {}): Promise<KafkaBroke
   return {
     brokers: `127.0.0.1:${port}`,
     port,
+    get pid() {
+      return child?.pid;
+    },
     async stop() {
       if (stopped) return;
       stopped = true;

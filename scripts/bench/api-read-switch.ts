@@ -4,7 +4,7 @@
 // `node scripts/bench/api-read-switch.ts API_KEY_CACHE|MEMBERSHIP_CACHE [--rounds N] [--seconds S]`.
 import { startTestSystem } from "../../tests/support/system.ts";
 import { apiReadTarget } from "./api-read.ts";
-import { cpuMeter, load, summed } from "./common.ts";
+import { cpuMeter, load, servicesCpu } from "./common.ts";
 import { numberArg, rounded, switchAB } from "./switch-ab.ts";
 
 export const apiReadSwitches = ["API_KEY_CACHE", "MEMBERSHIP_CACHE"] as const;
@@ -27,7 +27,7 @@ export async function apiReadSwitch(setting: (typeof apiReadSwitches)[number], o
       figures[value].push({
         requestsPerSecond: run.requestsPerSecond,
         p99: run.p99ms,
-        cpuMsPerRequest: summed(perRequest),
+        cpuMsPerRequest: servicesCpu(perRequest),
         identityCpuMs: perRequest.identity ?? 0,
       });
       return run.requestsPerSecond;

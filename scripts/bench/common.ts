@@ -1,6 +1,6 @@
 // Shared helpers of `npm run bench`: RSS sampling, autocannon runs, percentiles, baseline servers.
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import type { TestSystem } from "../../tests/support/system.ts";
@@ -44,12 +44,12 @@ export function memoryOf(sys: TestSystem): { rss: number; pss: number } {
   return { rss: Math.round(parts.reduce((a, p) => a + p.rss, 0)), pss: Math.round(parts.reduce((a, p) => a + p.pss, 0)) };
 }
 
-/** A per-process figure (CPU ms from cpuMeter, MiB from sampleRss) summed over every process, to 0.01. */
 /** The mean of some figures. */
 export function mean(xs: readonly number[]): number {
   return xs.reduce((a, b) => a + b, 0) / xs.length;
 }
 
+/** A per-process figure (CPU ms from cpuMeter, MiB from sampleRss) summed over every process, to 0.01. */
 export function summed(perProcess: Record<string, number>): number {
   return Math.round(Object.values(perProcess).reduce((a, b) => a + b, 0) * 100) / 100;
 }
@@ -65,27 +65,71 @@ function cpuMs(pid: number | undefined): number {
   }
 }
 
-/** CPU ms of every process of a running system so far. */
-function cpuOf(sys: TestSystem): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [name, child] of sys.system.processes) out[name] = cpuMs(child.pid);
-  return out;
+/** Every Postgres server process of the machine (the postmaster, its backends and workers). */
+function postgresPids(): number[] {
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres";
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** The machine's busy CPU time so far in ms (every core, from /proc/stat: all but idle and iowait). */
+function machineBusyMs(): number {
+  const [, ...ticks] = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = ticks;
+  return (user + nice + system + irq + softirq + steal) * 10;
+}
+
+/** What else a scenario's CPU is counted over: the Kafka broker, when it runs one. */
+export interface CpuExtras {
+  kafkaPid?: number;
 }
 
 /**
- * Starts counting every process's CPU time; `perUnit(n)` is each one's ms per unit of work (request,
- * delivery) since then. Unlike rates, hardly moved by other work on a shared machine.
+ * CPU ms so far of every process of a running system, of Postgres (every server process, summed; backends
+ * that ended meanwhile are missed, the pools keep theirs), the Kafka broker, this bench process (the load
+ * generator and receiver) and the whole machine.
  */
-export function cpuMeter(sys: TestSystem) {
-  const before = cpuOf(sys);
+function cpuOf(sys: TestSystem, extras: CpuExtras): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, child] of sys.system.processes) out[name] = cpuMs(child.pid);
+  out.postgres = postgresPids().reduce((sum, pid) => sum + cpuMs(pid), 0);
+  if (extras.kafkaPid) out.kafka = cpuMs(extras.kafkaPid);
+  const own = process.cpuUsage();
+  out["load generator"] = (own.user + own.system) / 1000;
+  out.machine = machineBusyMs();
+  return out;
+}
+
+/** The parts of a cpuMeter's figures that are not processes of the system itself. */
+export const outsideTheServices = ["postgres", "kafka", "load generator", "machine"] as const;
+
+/**
+ * Starts counting CPU time (see cpuOf); `perUnit(n)` is each one's ms per unit of work (request, delivery)
+ * since then. Unlike rates, hardly moved by other work on a shared machine. "machine" is every core's busy
+ * time, whoever spent it; the services' own share is their sum (`servicesCpu`).
+ */
+export function cpuMeter(sys: TestSystem, extras: CpuExtras = {}) {
+  const before = cpuOf(sys, extras);
   return {
     perUnit(units: number): Record<string, number> {
-      const after = cpuOf(sys);
+      const after = cpuOf(sys, extras);
       const out: Record<string, number> = {};
-      for (const name of Object.keys(after)) out[name] = Math.round(((after[name] - before[name]) / Math.max(1, units)) * 100) / 100;
+      for (const name of Object.keys(after)) out[name] = Math.round(((after[name] - (before[name] ?? 0)) / Math.max(1, units)) * 100) / 100;
       return out;
     },
   };
+}
+
+/** The six processes' share of a cpuMeter's figures, summed (what `summed` gave before the meter counted more). */
+export function servicesCpu(perUnit: Record<string, number>): number {
+  return summed(Object.fromEntries(Object.entries(perUnit).filter(([name]) => !(outsideTheServices as readonly string[]).includes(name))));
 }
 
 /** RSS of every process of a running system now. */

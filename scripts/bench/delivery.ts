@@ -7,7 +7,7 @@ import { repoRoot } from "@formsvc/launcher/system.ts";
 import { startKafka } from "../../deploy/kafka/kafka-runner.ts";
 import { eventually, startReceiver, type Received } from "../../tests/support/receiver.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "../../tests/support/system.ts";
-import { cpuMeter, quantile, ratio, rssOf, sampleRss, sleep } from "./common.ts";
+import { cpuMeter, type CpuExtras, quantile, ratio, rssOf, sampleRss, sleep } from "./common.ts";
 
 /**
  * Respondents' POSTs go over one undici Pool per system, as the ceiling's POSTs do: the load generator
@@ -152,8 +152,8 @@ export async function pacedLag(sys: TestSystem, receiver: Receiving, formId: str
 }
 
 /** `burst` responses to `formId` at 32 connections, once all have been delivered: what arrived, when the burst was sent, each process's CPU per delivery. */
-export async function measuredBurst(sys: TestSystem, receiver: Receiving, formId: string, burst: number) {
-  const cpu = cpuMeter(sys);
+export async function measuredBurst(sys: TestSystem, receiver: Receiving, formId: string, burst: number, extras: CpuExtras = {}) {
+  const cpu = cpuMeter(sys, extras);
   const sentAt = Date.now();
   await submitBurst(sys, [formId], burst);
   await eventually(async () => receiver.received.length, (n) => n >= burst, 600_000, 100);
@@ -193,7 +193,7 @@ export async function delivery(bus: "embedded" | "kafka", opts: { burst?: number
     const lag: Record<string, ReturnType<typeof lagStats> & { perSecond: number }> = {};
     for (const [perSecond, total] of rates) lag[`${perSecond}/s`] = { perSecond, ...(await pacedLag(sys, receiver, formId, perSecond, total)) };
 
-    const measured = await measuredBurst(sys, receiver, formId, burst);
+    const measured = await measuredBurst(sys, receiver, formId, burst, { kafkaPid: kafka?.pid });
     // Each process's CPU per response taken in and delivered.
     const throughput = { ...lagStats(measured.received), cpuMsPerDelivery: measured.cpuMsPerDelivery };
     const loadRss = sampler.stop();

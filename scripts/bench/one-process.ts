@@ -4,7 +4,7 @@
 // `node scripts/bench/one-process.ts [--rounds N] [--seconds S]`.
 import { startReceiver } from "../../tests/support/receiver.ts";
 import { startTestSystem } from "../../tests/support/system.ts";
-import { memoryOf, sampleRss, sleep, summed } from "./common.ts";
+import { memoryOf, sampleRss, servicesCpu, sleep, summed } from "./common.ts";
 import { lagStats, measuredBurst, pacedLag, warmHookedForm } from "./delivery.ts";
 import { loadIngest } from "./ingest.ts";
 import { numberArg, switchAB } from "./switch-ab.ts";
@@ -32,11 +32,11 @@ export async function oneProcess(opts: { rounds?: number; seconds?: number } = {
         idlePssMiB: idle.pss,
         ingestPerSecond: system.requestsPerSecond,
         ingestP99ms: system.p99ms,
-        cpuMsPerResponse: summed(system.cpuMsPerRequest),
+        cpuMsPerResponse: servicesCpu(system.cpuMsPerRequest),
         peakRssUnderIngestMiB: peakRss,
         lagAt500PerSecond: { p50ms: lag500.p50LagMs, p99ms: lag500.p99LagMs },
         deliveriesPerSecond: burst.deliveriesPerSecond,
-        cpuMsPerDelivery: summed(measured.cpuMsPerDelivery),
+        cpuMsPerDelivery: servicesCpu(measured.cpuMsPerDelivery),
       });
       return idle.rss;
     } finally {

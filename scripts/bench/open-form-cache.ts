@@ -2,7 +2,7 @@
 // (OPEN_FORM_CACHE), interleaved over rounds: req/s, p99 and CPU per response of every process.
 // `node scripts/bench/open-form-cache.ts [--rounds N] [--seconds S]`.
 import { startTestSystem } from "../../tests/support/system.ts";
-import { summed } from "./common.ts";
+import { servicesCpu } from "./common.ts";
 import { loadIngest } from "./ingest.ts";
 import { numberArg, rounded, switchAB } from "./switch-ab.ts";
 
@@ -17,7 +17,7 @@ export async function openFormCache(opts: { rounds?: number; seconds?: number; c
     try {
       const { system } = await loadIngest(sys, connections, seconds);
       const cpu = system.cpuMsPerRequest;
-      const total = summed(cpu);
+      const total = servicesCpu(cpu);
       figures[value].push({ requestsPerSecond: system.requestsPerSecond, p99: system.p99ms, cpuMsPerRequest: total, formsCpuMsPerRequest: cpu.forms ?? 0 });
       return system.requestsPerSecond;
     } finally {

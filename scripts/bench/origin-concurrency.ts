@@ -2,7 +2,7 @@
 // (WEBHOOK_MAX_ORIGIN_CONCURRENCY=4, as before it widened) and widening to 32, interleaved over rounds:
 // deliveries a second, lag p50/p99 during the burst, and delivery's CPU per delivery.
 // `node scripts/bench/origin-concurrency.ts [--rounds N] [--burst N]`.
-import { summed } from "./common.ts";
+import { servicesCpu } from "./common.ts";
 import { deliveredBurst, lagStats } from "./delivery.ts";
 import { numberArg, switchAB } from "./switch-ab.ts";
 
@@ -18,7 +18,7 @@ export async function originConcurrency(opts: { rounds?: number; burst?: number 
       burst,
     );
     const stats = lagStats(received, sentAt);
-    const totalCpuMs = summed(perDelivery);
+    const totalCpuMs = servicesCpu(perDelivery);
     figures[value].push({
       deliveriesPerSecond: stats.deliveriesPerSecond,
       p50LagMs: stats.p50LagMs,

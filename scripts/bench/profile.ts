@@ -1,9 +1,11 @@
 // Probe: every process under --cpu-prof through a load, then the functions with the most self time in each
-// process's profile. `delivery` (the default): a burst of responses delivered to a fast receiver; `api-read`:
-// scenario 1's authenticated GET at 64 connections for 10 s.
-// `node scripts/bench/profile.ts [delivery|api-read] [--burst N] [--dir D]`.
+// process's profile. `delivery` (the default): a burst of responses delivered to a fast receiver (over Kafka
+// with --kafka); `api-read`: scenario 1's authenticated GET at 64 connections for 10 s.
+// `node scripts/bench/profile.ts [delivery|api-read] [--kafka] [--burst N] [--dir D]`.
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { repoRoot } from "@formsvc/launcher/system.ts";
+import { startKafka } from "../../deploy/kafka/kafka-runner.ts";
 import { eventually, startReceiver } from "../../tests/support/receiver.ts";
 import { startTestSystem } from "../../tests/support/system.ts";
 import { apiReadTarget } from "./api-read.ts";
@@ -45,7 +47,8 @@ rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
 const burst = numberArg("--burst", 2000);
 const scenario = process.argv.includes("api-read") ? "api-read" : "delivery";
-const sys = await startTestSystem("profile", { WEBHOOK_ALLOW_PRIVATE_URLS: "true", NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` });
+const kafka = process.argv.includes("--kafka") ? await startKafka({ dataDir: join(repoRoot, "test-output", `kafka-profile-${process.pid}`) }) : undefined;
+const sys = await startTestSystem("profile", { WEBHOOK_ALLOW_PRIVATE_URLS: "true", KAFKA_BROKERS: kafka?.brokers ?? "", NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` });
 const receiver = await startReceiver();
 try {
   if (scenario === "api-read") {
@@ -62,6 +65,7 @@ try {
 } finally {
   await receiver.close();
   await sys.stop();
+  await kafka?.stop();
 }
 const pids = new Map([...sys.system.processes].map(([name, child]) => [String(child.pid), name]));
 for (const file of readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"))) {

@@ -4,7 +4,7 @@
 // request of every process. `node scripts/bench/rpc-protocol.ts [--rounds N] [--seconds S]`.
 import { startTestSystem } from "../../tests/support/system.ts";
 import { apiReadTarget } from "./api-read.ts";
-import { cpuMeter, load, summed } from "./common.ts";
+import { cpuMeter, load, servicesCpu } from "./common.ts";
 import { loadIngest } from "./ingest.ts";
 import { numberArg, switchAB } from "./switch-ab.ts";
 
@@ -25,10 +25,10 @@ export async function rpcProtocol(opts: { rounds?: number; seconds?: number } = 
       figures[value].push({
         ingestPerSecond: ingest.requestsPerSecond,
         ingestP99: ingest.p99ms,
-        ingestCpuMs: summed(ingest.cpuMsPerRequest),
+        ingestCpuMs: servicesCpu(ingest.cpuMsPerRequest),
         readPerSecond: read.requestsPerSecond,
         readP99: read.p99ms,
-        readCpuMs: summed(cpu.perUnit(read.total)),
+        readCpuMs: servicesCpu(cpu.perUnit(read.total)),
       });
       return ingest.requestsPerSecond;
     } finally {

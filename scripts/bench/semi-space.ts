@@ -3,7 +3,7 @@
 // pages counted once), ingest req/s and CPU per response (all processes), and the peak RSS under it.
 // `node scripts/bench/semi-space.ts [--rounds N] [--seconds S] [--sizes default,1,2,4]`.
 import { startTestSystem } from "../../tests/support/system.ts";
-import { mean, memoryOf, sampleRss, sleep, summed } from "./common.ts";
+import { mean, memoryOf, sampleRss, servicesCpu, sleep, summed } from "./common.ts";
 import { loadIngest } from "./ingest.ts";
 import { numberArg } from "./switch-ab.ts";
 
@@ -23,7 +23,7 @@ export async function semiSpace(opts: { rounds?: number; seconds?: number; sizes
         const sampler = sampleRss(sys);
         const { system } = await loadIngest(sys, 50, opts.seconds ?? 8);
         const peak = sampler.stop();
-        figures[size].push({ ...idle, requestsPerSecond: system.requestsPerSecond, cpuMsPerRequest: summed(system.cpuMsPerRequest), peakRssMiB: Math.round(summed(peak)) });
+        figures[size].push({ ...idle, requestsPerSecond: system.requestsPerSecond, cpuMsPerRequest: servicesCpu(system.cpuMsPerRequest), peakRssMiB: Math.round(summed(peak)) });
       } finally {
         await sys.stop();
       }

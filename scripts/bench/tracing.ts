@@ -3,7 +3,7 @@
 import { startOtlpCollector } from "../../tests/support/otlp-collector.ts";
 import { startTestSystem } from "../../tests/support/system.ts";
 import { loadIngest } from "./ingest.ts";
-import { ratio, summed } from "./common.ts";
+import { ratio, servicesCpu } from "./common.ts";
 
 export async function tracingOverhead(opts: { connections?: number; seconds?: number } = {}) {
   const connections = opts.connections ?? 50;
@@ -26,7 +26,7 @@ export async function tracingOverhead(opts: { connections?: number; seconds?: nu
       off,
       on: { ...on, spansExported: collector.spans.length },
       throughputRatio: ratio(on.requestsPerSecond, off.requestsPerSecond),
-      cpuMsPerRequest: { off: summed(off.cpuMsPerRequest), on: summed(on.cpuMsPerRequest) },
+      cpuMsPerRequest: { off: servicesCpu(off.cpuMsPerRequest), on: servicesCpu(on.cpuMsPerRequest) },
     };
   } finally {
     await collector.close();

@@ -1,7 +1,7 @@
 // A burst of completed responses delivered to one receiver on the embedded bus, with delivery's webhook
 // cache off and on (WEBHOOK_CACHE), interleaved over rounds: deliveries/s, lag and CPU per delivery.
 // `node scripts/bench/webhook-cache.ts [--rounds N] [--burst N]`.
-import { summed } from "./common.ts";
+import { servicesCpu } from "./common.ts";
 import { deliveredBurst, lagStats } from "./delivery.ts";
 import { numberArg, rounded, switchAB } from "./switch-ab.ts";
 
@@ -16,7 +16,7 @@ export async function webhookCache(opts: { rounds?: number; burst?: number } = {
     figures[value].push({
       deliveriesPerSecond: stats.deliveriesPerSecond,
       p99LagMs: stats.p99LagMs,
-      cpuMsPerDelivery: summed(perDelivery),
+      cpuMsPerDelivery: servicesCpu(perDelivery),
       webhooksCpuMs: perDelivery.webhooks ?? 0,
       deliveryCpuMs: perDelivery.delivery ?? 0,
     });

@@ -14,7 +14,7 @@ import { classify, type Outcome, type SendResult } from "../sender/send-result.t
 import type { AllowedRanges } from "@formsvc/platform/blocked-addresses.ts";
 import { formatBody } from "../sender/chat-formats.ts";
 import type { GroupCommit } from "@formsvc/platform/group-commit.ts";
-import { recordAttempt, type RecordedDelivery, type RecordSuccessOptions } from "./record.ts";
+import { recordAttempt, type RecordedDelivery, type RecordedSuccess, type RecordSuccessOptions } from "./record.ts";
 import { applyDisablingRules, type WebhookDisablingOptions } from "./webhook-disabling.ts";
 
 export interface AttemptSettings extends WebhookDisablingOptions {
@@ -38,7 +38,7 @@ export interface AttemptSettings extends WebhookDisablingOptions {
  * Who asked for the attempt: the worker, holding the delivery's lease, the origins' breakers and the recorder
  * its successes are written with together, or a person.
  */
-export type AttemptKind = { trigger: "automatic"; leaseId: string; breakers: OriginBreakers; successes: GroupCommit<RecordSuccessOptions, RecordedDelivery | undefined> } | { trigger: "manual" | "test" };
+export type AttemptKind = { trigger: "automatic"; leaseId: string; breakers: OriginBreakers; successes: GroupCommit<RecordSuccessOptions, RecordedSuccess | undefined> } | { trigger: "manual" | "test" };
 
 /**
  * The end of an attempt: sent and recorded (`delivery` as it now is, undefined when it no longer
@@ -77,7 +77,7 @@ export async function attemptDelivery(settings: AttemptSettings, delivery: Attem
   const outcome = classify(result);
   const recorded =
     kind.trigger === "automatic" && outcome === "succeeded"
-      ? await kind.successes.add({ deliveryId: delivery.id, eventAt: delivery.eventAt, leaseId: kind.leaseId, result, origin })
+      ? withPayload(await kind.successes.add({ deliveryId: delivery.id, eventAt: delivery.eventAt, leaseId: kind.leaseId, result, origin }), delivery.payload)
       : await recordAttempt(settings.orm, {
           deliveryId: delivery.id,
           eventAt: delivery.eventAt,
@@ -95,6 +95,11 @@ export async function attemptDelivery(settings: AttemptSettings, delivery: Attem
   }
   await applyDisablingRules(settings, delivery.webhookId, result, recorded?.failingSince);
   return { sent: true, result, delivery: recorded };
+}
+
+/** A recorded success with the payload it was sent with. */
+function withPayload(recorded: RecordedSuccess | undefined, payload: string): RecordedDelivery | undefined {
+  return recorded && { ...recorded, payload };
 }
 
 /** One line per attempt: never the body, the URL (it may hold a token) or the secret. */

@@ -140,16 +140,24 @@ export interface RecordSuccessOptions {
   origin: string;
 }
 
+/** A delivery after a recorded success, without its payload (the sender has it already). */
+export type RecordedSuccess = Omit<RecordedDelivery, "payload">;
+
 /**
  * Records automatic successful attempts, the common case, in one statement for many: the same effect as
  * `recordAttempt` gives each (the attempt under the next number, the delivery succeeded and its lease
  * released when it still held it, the webhook's failing period ended), rows locked in id order.
+ * Each delivery is found by its primary key, whatever the planner thinks of the partition's size (a join
+ * planned from a partition's stale statistics scanned every delivery of the day once per batch, twice).
  * Returns each delivery as it now is, by id (absent when it no longer exists).
  */
-async function recordSuccesses(orm: MikroORM, successes: readonly RecordSuccessOptions[]): Promise<Map<string, RecordedDelivery>> {
+async function recordSuccesses(orm: MikroORM, successes: readonly RecordSuccessOptions[]): Promise<Map<string, RecordedSuccess>> {
   const tables = tablesOf(orm);
   const { deliveries, attempts, failingWebhooks } = tables;
-  const values = successes.map(({ deliveryId, eventAt, leaseId, result, origin }) => ({ delivery_id: deliveryId, event_at: eventAt, lease_id: leaseId, attempt_id: newId(), ...keptOf(result), origin }));
+  // In id order: the rows are locked in the order they are listed.
+  const values = [...successes]
+    .sort((a, b) => (a.deliveryId < b.deliveryId ? -1 : a.deliveryId > b.deliveryId ? 1 : 0))
+    .map(({ deliveryId, eventAt, leaseId, result, origin }) => ({ delivery_id: deliveryId, event_at: eventAt, lease_id: leaseId, attempt_id: newId(), ...keptOf(result), origin }));
   const changes = whileHolding([
     ["last_status_code", `r."status_code"`],
     ["origin", `r."origin"`],
@@ -164,15 +172,16 @@ async function recordSuccesses(orm: MikroORM, successes: readonly RecordSuccessO
          "duration_ms" int, "error" text, "response_body" text, "origin" text)),
      "r" as (
        select d."id", d."webhook_id", d."attempts", d."lease_id" = v."lease_id" as "holds", v.*
-         from ${deliveries} d join "v" on v."delivery_id" = d."id" and v."event_at" = d."event_at" order by d."id" for update of d),
+         from "v" cross join lateral (select * from ${deliveries} x where x."id" = v."delivery_id" and x."event_at" = v."event_at" offset 0) d
+         for update of d),
      "attempt" as (
        insert into ${attempts} (${attemptColumns})
        select "attempt_id", "id", "event_at", "attempts" + 1, "status_code", "duration_ms", "error", "response_body", false, now() from "r"),
      "period" as (delete from ${failingWebhooks} f using "r" where f."webhook_id" = r."webhook_id")
      update ${deliveries} d set "attempts" = r."attempts" + 1, "updated_at" = now(),
        ${changes.map(([column, value]) => `"${column}" = ${value}`).join(", ")}
-     from "r" where d."id" = r."id" and d."event_at" = r."event_at"
-     returning d.*, ${payloadColumn(tables)}`,
+     from "r" where d."id" = r."id" and d."event_at" = r."event_at" and d."id" = any(array(select "id" from "r"))
+     returning d.*`,
     [JSON.stringify(values)],
     "all",
   );
@@ -183,7 +192,7 @@ async function recordSuccesses(orm: MikroORM, successes: readonly RecordSuccessO
  * Automatic successes recorded by group commit (packages/platform/src/group-commit.ts): under a burst one
  * statement for many attempts instead of one each; alone, an attempt waits for nothing.
  */
-export function successRecorder(orm: MikroORM, maxBatch = 128): GroupCommit<RecordSuccessOptions, RecordedDelivery | undefined> {
+export function successRecorder(orm: MikroORM, maxBatch = 128): GroupCommit<RecordSuccessOptions, RecordedSuccess | undefined> {
   return new GroupCommit(
     async (successes) => {
       const recorded = await recordSuccesses(orm, successes);

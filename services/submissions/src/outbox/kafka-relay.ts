@@ -6,11 +6,10 @@
 // the acknowledgement and the commit publishes the batch again later; consumers dedupe by event id.
 // While Kafka (or Postgres) fails, rows stay unpublished and the relay retries with a growing pause.
 // Submissions never wait for it: a completion only sets a flag that wakes the relay.
-import { LockMode } from "@mikro-orm/core";
 import { Admin, compatibilityPartitioner, findErrorBy, ProduceAcks, Producer, stringSerializer, type BaseOptions, type MessageToProduce } from "@platformatic/kafka";
 import { eventTypeHeader } from "@formsvc/platform/events.ts";
 import { requestIdHeader } from "@formsvc/platform/caller.ts";
-import type { MikroORM } from "@formsvc/platform/database.ts";
+import { qualifiedTable, type MikroORM } from "@formsvc/platform/database.ts";
 import { logKafkaEvents, responsesTopic } from "@formsvc/platform/kafka.ts";
 import type { Logger } from "@formsvc/platform/logger.ts";
 import { contextOf, injectTraceContext, markFailed, SpanKind, startSpan, type Context, type Span } from "@formsvc/platform/tracing.ts";
@@ -54,6 +53,9 @@ export interface KafkaRelay {
   stop(): Promise<void>;
 }
 
+/** An outbox row as the relay reads it. */
+type RelayedRow = Pick<Outbox, "id" | "eventId" | "formId" | "eventType" | "payload" | "requestId" | "traceParent">;
+
 /** A message as the relay sends it: the key and headers as strings, the value as bytes. */
 type OutboxMessage = MessageToProduce<string, Buffer, string, string>;
 
@@ -61,7 +63,7 @@ type OutboxMessage = MessageToProduce<string, Buffer, string, string>;
  * The Kafka message of an outbox row; never logged (the payload holds the answers). `traceHeaders`
  * (the publishing span's `traceparent`) continue the row's trace.
  */
-function outboxMessage(topic: string, row: Pick<Outbox, "eventId" | "formId" | "eventType" | "payload" | "requestId">, traceHeaders: Record<string, string> = {}): OutboxMessage {
+function outboxMessage(topic: string, row: RelayedRow, traceHeaders: Record<string, string> = {}): OutboxMessage {
   const headers: Record<string, string> = { ...traceHeaders };
   if (row.requestId) headers[requestIdHeader] = row.requestId;
   headers[eventIdHeader] = row.eventId;
@@ -77,7 +79,7 @@ function outboxMessage(topic: string, row: Pick<Outbox, "eventId" | "formId" | "
 }
 
 /** The PRODUCER span of publishing one row, under the trace of the request that wrote it (none while off). */
-function publishSpan(topic: string, row: Outbox): { span: Span; context: Context } | undefined {
+function publishSpan(topic: string, row: RelayedRow): { span: Span; context: Context } | undefined {
   if (!row.traceParent) return undefined;
   return startSpan(`send ${topic}`, {
     kind: SpanKind.PRODUCER,
@@ -120,6 +122,7 @@ async function ensureTopic(clientOptions: BaseOptions & { timeout: number }, top
  */
 export function startKafkaRelay(options: KafkaRelayOptions): KafkaRelay {
   const { orm, logger } = options;
+  const outboxTable = qualifiedTable(orm, OutboxEntity);
   const topic = options.topic ?? responsesTopic;
   const batchSize = options.batchSize ?? 100;
   const pollMs = options.pollMs ?? 500;
@@ -178,11 +181,18 @@ export function startKafkaRelay(options: KafkaRelayOptions): KafkaRelay {
     }
     const sender = currentProducer();
     const began = performance.now();
+    // Plain rows, not entities: a batch is read once and marked once (hydrating 100 entities per batch cost
+    // more CPU than the broker's send).
     const result = await orm.em.fork().transactional(async (em) => {
-      const rows = await em.find(
-        OutboxEntity,
-        { publishedAt: null },
-        { orderBy: { id: "asc" }, limit: batchSize, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
+      const connection = em.getConnection();
+      const tx = em.getTransactionContext();
+      const rows = await connection.execute<RelayedRow[]>(
+        `select "id"::text as "id", "event_id" as "eventId", "form_id" as "formId", "event_type" as "eventType", "payload", "request_id" as "requestId",
+                "trace_parent" as "traceParent"
+           from ${outboxTable} where "published_at" is null order by "id" limit ? for update skip locked`,
+        [batchSize],
+        "all",
+        tx,
       );
       if (rows.length === 0) return { count: 0 };
       const spans = rows.map((row) => publishSpan(topic, row));
@@ -195,7 +205,8 @@ export function startKafkaRelay(options: KafkaRelayOptions): KafkaRelay {
         for (const s of spans) s?.span.end();
       }
       const ids = rows.map((row) => row.id);
-      await em.nativeUpdate(OutboxEntity, { id: { $in: ids } }, { publishedAt: new Date() });
+      // An array literal: MikroORM would spread a JS array into a list of values.
+      await connection.execute(`update ${outboxTable} set "published_at" = now() where "id" = any(?::bigint[])`, [`{${ids.join(",")}}`], "run", tx);
       return { count: rows.length, firstId: ids[0], lastId: ids.at(-1) };
     });
     if (result.count > 0) {
