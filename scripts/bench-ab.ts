@@ -12,11 +12,11 @@ import { checkedOutTree } from "@formsvc/launcher/release-tree.ts";
 import { repoRoot } from "@formsvc/launcher/system.ts";
 import { systemRootVariable } from "../tests/support/system.ts";
 import { apiRead } from "./bench/api-read.ts";
-import { summed } from "./bench/common.ts";
 import { delivery } from "./bench/delivery.ts";
 import { ingest } from "./bench/ingest.ts";
 import { results } from "./bench/results.ts";
 import { storage } from "./bench/storage.ts";
+import { summary } from "./bench/goals.ts";
 
 const scenarios: Record<string, () => Promise<any>> = {
   "api-read": () => apiRead(),
@@ -47,25 +47,6 @@ const after = git("rev-parse", "--short", "HEAD");
 const beforeCommit = git("rev-parse", "--short", before);
 
 const beforeRoot = wholeTree ? checkedOutTree(beforeCommit) : undefined;
-
-/** The figures worth comparing: throughput, latency or lag, and CPU per unit of work. */
-function summary(name: string, r: any) {
-  if (name === "api-read") {
-    const idleRssMiB = Math.round(summed(r.rss.idle));
-    return { requestsPerSecond: r.system.requestsPerSecond, p99ms: r.system.p99ms, directPostgresPerSecond: r.directPostgres.requestsPerSecond, ratio: r.ratioToDirectPostgres, cpuMsPerRequest: r.system.cpuMsPerRequest, idleRssMiB };
-  }
-  if (name.startsWith("results")) return { insights: r.insights, summary: r.summary, exportRowsPerSecond: r.export.rowsPerSecond, exportPeakRssMiB: r.export.rssMiB.peak };
-  if (name === "storage") return { bytesPerResponse: r.bytesPerResponse, perResponse: r.perResponse };
-  if (name === "ingest") return { requestsPerSecond: r.system.requestsPerSecond, p99ms: r.system.p99ms, rawInsertPerSecond: r.rawInsert.requestsPerSecond, ratio: r.ratio, cpuMsPerRequest: r.system.cpuMsPerRequest };
-  return {
-    deliveriesPerSecond: r.throughput.deliveriesPerSecond,
-    lag100: r.lag["100/s"],
-    lag500: r.lag["500/s"],
-    rawUndiciPerSecond: r.rawUndici.deliveriesPerSecond,
-    ratio: r.throughputRatio,
-    cpuMsPerDelivery: r.throughput.cpuMsPerDelivery,
-  };
-}
 
 const runs: { run: string; side: "before" | "after"; scenario: string; figures: object }[] = [];
 try {

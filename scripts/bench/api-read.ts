@@ -2,7 +2,7 @@
 // serving the same JSON from memory and (b) a direct-Postgres Express handler with no RPC hop.
 // Also scenario 5's idle RSS and RSS under this load.
 import { createUserWithKey, startTestSystem, type TestSystem } from "../../tests/support/system.ts";
-import { cpuMeter, load, ratio, rssMiB, rssOf, sampleRss, sleep, startBaselineServer } from "./common.ts";
+import { cpuMeter, load, pssOf, ratio, rssMiB, rssOf, sampleRss, sleep, startBaselineServer } from "./common.ts";
 
 /** A form of a user with an API key on `sys`: the read that scenario 1 loads, and the key's header. */
 export async function apiReadTarget(sys: TestSystem, email = "bench@example.com") {
@@ -22,9 +22,13 @@ export async function apiRead(opts: { connections?: number; seconds?: number } =
   try {
     const { ada, formId, path, headers } = await apiReadTarget(sys);
     const body = JSON.stringify((await ada.api("GET", `/forms/${formId}`)).body);
-    // Idle: long enough after start-up and the setup's requests for each process to give back its spare heap.
-    await sleep(8000);
+    // Idle: long enough after start-up and the setup's requests for each process to give back its spare heap
+    // (packages/platform/src/idle-memory.ts: 10 s without a request, looked at every 2 s).
+    await sleep(14_000);
     const idleRss = rssOf(sys);
+    // Proportional set size: shared pages (the node binary's, ~50 MiB resident in each process) divided among
+    // the processes sharing them, so the sum is what the six take of the machine's memory.
+    const idlePss = pssOf(sys);
     // A short warm-up so the JIT and connection pools are not measured cold.
     await load({ url: sys.url + path, headers, connections, duration: 2 });
     const sampler = sampleRss(sys);
@@ -53,7 +57,7 @@ export async function apiRead(opts: { connections?: number; seconds?: number } =
       directPostgres: directResult,
       ratioToBare: ratio(system.requestsPerSecond, bareResult.requestsPerSecond),
       ratioToDirectPostgres: ratio(system.requestsPerSecond, directResult.requestsPerSecond),
-      rss: { idle: idleRss, underLoad: loadRss, baselines: { bareExpress: bareRss, directPostgres: directRss } },
+      rss: { idle: idleRss, idlePss, underLoad: loadRss, baselines: { bareExpress: bareRss, directPostgres: directRss } },
     };
   } finally {
     await sys.stop();

@@ -139,6 +139,13 @@ export function rssOf(sys: TestSystem): Record<string, number> {
   return out;
 }
 
+/** Proportional set size (MiB, to 0.1) of every process of a running system now. */
+export function pssOf(sys: TestSystem): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, child] of sys.system.processes) out[name] = Math.round(procMemory(child.pid).pss * 10) / 10;
+  return out;
+}
+
 /** Samples the RSS of every process every 250 ms; stop() gives each process's peak. */
 export function sampleRss(sys: TestSystem) {
   const peak: Record<string, number> = {};

@@ -5,6 +5,7 @@
 // ab-rpc-protocol.json (Connect against gRPC between the services), ab-one-process.json (ONE_PROCESS), and notes.md.
 import { existsSync, readFileSync } from "node:fs";
 import { retentionSection } from "./retention-report.ts";
+import { goalsAb, goalsTable } from "./goals.ts";
 import { join } from "node:path";
 import { mean, servicesCpu } from "./common.ts";
 
@@ -63,6 +64,7 @@ function memory(report: any): string {
   const s = report.scenarios ?? {};
   const cols: [string, Record<string, number> | undefined][] = [
     ["idle", s["api-read"]?.rss?.idle],
+    ["idle, proportional (PSS)", s["api-read"]?.rss?.idlePss],
     ["peak under 1 (API read)", s["api-read"]?.rss?.underLoad],
     ["peak under 3 (delivery, embedded)", s["delivery-embedded"]?.rss?.underLoad],
     ["peak under 3 (delivery, Kafka)", s["delivery-kafka"]?.rss?.underLoad],
@@ -162,6 +164,45 @@ ${issueTable(ab)}
   return md ? `## The issue's table, before and after (interleaved A/B)\n\n${md}` : "";
 }
 
+/** The A/Bs of issue 33's changes, each with what it compares. */
+const goalAbs: [file: string, title: string][] = [
+  ["ab33-step1.json", "The Kafka relay's batch as plain rows, successes recorded by key without reading the payload back"],
+  ["ab33-final.json", "The whole of issue 33's work: the tree before it against the final tree"],
+];
+
+/**
+ * Issue 33's goals: every round of the last `npm run bench -- --rounds N` at one commit (each round a fresh system,
+ * the scenarios interleaved), then each interleaved A/B of its changes with the CPU time per operation of each process.
+ */
+function goalsSection(latest: any, dir: string): string {
+  const kept: { round: number; scenario: string; commit: string; figures: any }[] = latest.rounds ?? [];
+  let md = "";
+  if (kept.length > 0) {
+    const commits = [...new Set(kept.map((x) => x.commit))];
+    md += `## The goals of issue 33, run by run (\`npm run bench -- --rounds ${Math.max(...kept.map((x) => x.round))} api-read ingest delivery-embedded delivery-kafka\`, at ${commits.map((c) => `\`${c}\``).join(", ")})
+
+Each run is a fresh system; the scenarios are interleaved (each scenario's first run, then each one's second ...).
+The spread is (largest - smallest) / median. CPU ms per operation (request, or response taken in and delivered) comes
+from /proc: each service, Postgres (every server process), the Kafka broker, the bench process (load generator and
+receiver) and the whole machine (every core's busy time, whoever spent it).
+
+${goalsTable(kept)}
+`;
+  }
+  for (const [file, title] of goalAbs) {
+    const ab = json(join(dir, file));
+    if (!ab) continue;
+    const scenarios = [...new Set(ab.runs.map((x: any) => x.scenario))].join(" ");
+    md += `### ${title} (\`benchmarks/${file}\`, \`node scripts/bench-ab.ts ${ab.before}${ab.wholeTree ? " --whole-tree" : ""} --rounds ${ab.rounds} ${scenarios}\`, ${ab.date.slice(0, 10)})
+
+Rounds of before then after, each on a fresh system, so a machine that speeds up or slows down moves both sides alike.
+
+${goalsAb(ab)}
+`;
+  }
+  return md;
+}
+
 export function renderMarkdown(dir: string): string {
   const latest = JSON.parse(readFileSync(join(dir, "latest.json"), "utf8"));
   let md = `# Benchmarks
@@ -173,7 +214,7 @@ same machine in the same run), the ratio figure / ceiling (for lag and isolation
 and the system's p50 and p99 latency (for delivery rows: lag from \`submittedAt\` to the receiver's arrival).
 
 ${table(rows(latest))}
-${issueTables(dir)}## Memory (scenario 5)
+${goalsSection(latest, dir)}${issueTables(dir)}## Memory (scenario 5)
 
 Resident size (VmRSS from /proc/<pid>/status) of each process, idle after start-up and the peak sampled every
 250 ms during scenario 1 and scenario 3.

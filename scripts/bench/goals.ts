@@ -1,0 +1,112 @@
+// What a run of a scenario is judged by: the figures worth comparing between runs (`summary`, which
+// `npm run bench -- --rounds N` keeps per round and bench-ab per side), and the goals of the performance issue
+// (33) over those figures, rendered round by round with their spread and the CPU time per operation.
+import { outsideTheServices, servicesCpu } from "./common.ts";
+
+/** The figures worth comparing: throughput, latency or lag, CPU per unit of work, idle memory. */
+export function summary(name: string, r: any) {
+  if (name === "api-read") {
+    const idleRssMiB = Math.round(Object.values<number>(r.rss.idle).reduce((a, b) => a + b, 0));
+    return {
+      requestsPerSecond: r.system.requestsPerSecond,
+      p99ms: r.system.p99ms,
+      directPostgresPerSecond: r.directPostgres.requestsPerSecond,
+      ratio: r.ratioToDirectPostgres,
+      cpuMsPerRequest: r.system.cpuMsPerRequest,
+      idleRssMiB,
+      idlePssMiB: r.rss.idlePss === undefined ? undefined : Math.round(Object.values<number>(r.rss.idlePss).reduce((a, b) => a + b, 0)),
+    };
+  }
+  if (name.startsWith("results")) return { insights: r.insights, summary: r.summary, exportRowsPerSecond: r.export.rowsPerSecond, exportPeakRssMiB: r.export.rssMiB.peak };
+  if (name === "storage") return { bytesPerResponse: r.bytesPerResponse, perResponse: r.perResponse };
+  if (name === "ingest") return { requestsPerSecond: r.system.requestsPerSecond, p99ms: r.system.p99ms, rawInsertPerSecond: r.rawInsert.requestsPerSecond, ratio: r.ratio, cpuMsPerRequest: r.system.cpuMsPerRequest };
+  return {
+    deliveriesPerSecond: r.throughput.deliveriesPerSecond,
+    lag100: r.lag["100/s"],
+    lag500: r.lag["500/s"],
+    rawUndiciPerSecond: r.rawUndici.deliveriesPerSecond,
+    ratio: r.throughputRatio,
+    cpuMsPerDelivery: r.throughput.cpuMsPerDelivery,
+  };
+}
+
+/** A goal of issue 33: its row, the scenario, the figure, at least or at most, the CPU per operation of that scenario. */
+interface Goal {
+  row: string;
+  scenario: string;
+  figure: (f: any) => number | undefined;
+  at: "least" | "most";
+  goal: number;
+  digits: number;
+  cpu?: (f: any) => Record<string, number> | undefined;
+}
+
+export const goals: Goal[] = [
+  { row: "API read vs direct-pg handler", scenario: "api-read", figure: (f) => f.ratio, at: "least", goal: 0.5, digits: 3, cpu: (f) => f.cpuMsPerRequest },
+  { row: "ingest vs raw INSERT", scenario: "ingest", figure: (f) => f.ratio, at: "least", goal: 0.3, digits: 3, cpu: (f) => f.cpuMsPerRequest },
+  { row: "delivery, embedded, vs raw POSTs", scenario: "delivery-embedded", figure: (f) => f.ratio, at: "least", goal: 0.25, digits: 3, cpu: (f) => f.cpuMsPerDelivery },
+  { row: "delivery, Kafka, vs raw POSTs", scenario: "delivery-kafka", figure: (f) => f.ratio, at: "least", goal: 0.2, digits: 3, cpu: (f) => f.cpuMsPerDelivery },
+  { row: "Kafka deliveries/s", scenario: "delivery-kafka", figure: (f) => f.deliveriesPerSecond, at: "least", goal: 1000, digits: 0, cpu: (f) => f.cpuMsPerDelivery },
+  { row: "lag p99 at 500/s, embedded (ms)", scenario: "delivery-embedded", figure: (f) => f.lag500?.p99LagMs, at: "most", goal: 100, digits: 0 },
+  { row: "lag p99 at 500/s, Kafka (ms)", scenario: "delivery-kafka", figure: (f) => f.lag500?.p99LagMs, at: "most", goal: 250, digits: 0 },
+  { row: "idle RSS, six processes (MiB)", scenario: "api-read", figure: (f) => f.idleRssMiB, at: "most", goal: 400, digits: 0 },
+  { row: "idle PSS, six processes (MiB)", scenario: "api-read", figure: (f) => f.idlePssMiB, at: "most", goal: 400, digits: 0 },
+];
+
+const met = (g: Goal, v: number) => (g.at === "least" ? v >= g.goal : v <= g.goal);
+const fmt = (v: number, digits: number) => (digits === 0 ? Math.round(v).toLocaleString("en-US") : v.toFixed(digits));
+
+/** The median of some figures. */
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+/** Each part's CPU ms per operation, the median over runs: the services one by one, then Postgres, the broker, the load generator and the machine. */
+function cpuCell(perRun: Record<string, number>[]): string {
+  if (perRun.length === 0) return "–";
+  const names = [...new Set(perRun.flatMap((x) => Object.keys(x)))];
+  const of = (name: string) => median(perRun.map((x) => x[name] ?? 0));
+  const outsideNames: readonly string[] = outsideTheServices;
+  const services = names.filter((n) => !outsideNames.includes(n) && of(n) >= 0.005);
+  const parts = services.map((n) => `${n} ${of(n).toFixed(2)}`);
+  const servicesSum = median(perRun.map((x) => servicesCpu(x)));
+  const outside = outsideNames.filter((n) => names.includes(n)).map((n) => `${n} ${of(n).toFixed(2)}`);
+  return `${parts.join(", ")}; **services ${servicesSum.toFixed(2)}**${outside.length ? `; ${outside.join(", ")}` : ""}`;
+}
+
+/** Runs as bench.ts and bench-ab.ts keep them: which scenario, which side or round, the summary's figures. */
+export interface Run {
+  scenario: string;
+  figures: any;
+}
+
+/**
+ * The goals round by round: each run's figure, the worst, the spread ((max - min) / median), whether every
+ * run met the goal, and the CPU ms per operation (median over the runs) of each process.
+ */
+export function goalsTable(runs: Run[]): string {
+  const lines: string[] = [];
+  const rounds = Math.max(0, ...goals.map((g) => runs.filter((x) => x.scenario === g.scenario).length));
+  for (const g of goals) {
+    const own = runs.filter((x) => x.scenario === g.scenario);
+    const values = own.map((x) => g.figure(x.figures)).filter((v): v is number => typeof v === "number" && Number.isFinite(v));
+    if (values.length === 0) continue;
+    const worst = g.at === "least" ? Math.min(...values) : Math.max(...values);
+    const spread = (Math.max(...values) - Math.min(...values)) / Math.abs(median(values) || 1);
+    const every = values.every((v) => met(g, v));
+    const cells = Array.from({ length: rounds }, (_, i) => (values[i] === undefined ? "–" : fmt(values[i], g.digits)));
+    const cpu = g.cpu ? cpuCell(own.map((x) => g.cpu!(x.figures)).filter((x): x is Record<string, number> => !!x)) : "";
+    lines.push(`| ${g.row} | ${g.at === "least" ? "≥" : "≤"} ${fmt(g.goal, g.digits)} | ${cells.join(" | ")} | ${fmt(worst, g.digits)} | ${Math.round(spread * 100)} % | ${every ? "yes" : "**no**"} | ${cpu} |`);
+  }
+  if (lines.length === 0) return "";
+  const head = `| row | goal | ${Array.from({ length: rounds }, (_, i) => `run ${i + 1}`).join(" | ")} | worst | spread | every run | CPU ms per operation (median of the runs) |`;
+  return `${head}\n|${"---|".repeat(rounds + 6)}\n${lines.join("\n")}\n`;
+}
+
+/** The goals of an interleaved A/B (bench-ab.ts): each side's runs in its own table. */
+export function goalsAb(ab: { before: string; after: string; runs: (Run & { side: string })[] }): string {
+  return ["before", "after"]
+    .map((side) => `**${side}** (\`${side === "before" ? ab.before : ab.after}\`):\n\n${goalsTable(ab.runs.filter((x) => x.side === side))}`)
+    .join("\n");
+}
