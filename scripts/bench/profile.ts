@@ -1,7 +1,8 @@
 // Probe: every process under --cpu-prof through a load, then the functions with the most self time in each
 // process's profile. `delivery` (the default): a burst of responses delivered to a fast receiver (over Kafka
-// with --kafka); `api-read`: scenario 1's authenticated GET at 64 connections for 10 s.
-// `node scripts/bench/profile.ts [delivery|api-read] [--kafka] [--burst N] [--dir D]`.
+// with --kafka); `api-read`: scenario 1's authenticated GET at 64 connections for 10 s; `ingest`: scenario 2's
+// POST of five answers at 50 connections for 15 s.
+// `node scripts/bench/profile.ts [delivery|api-read|ingest] [--kafka] [--burst N] [--dir D]`.
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "@formsvc/launcher/system.ts";
@@ -10,6 +11,7 @@ import { eventually, startReceiver } from "../../tests/support/receiver.ts";
 import { startTestSystem } from "../../tests/support/system.ts";
 import { apiReadTarget } from "./api-read.ts";
 import { load } from "./common.ts";
+import { loadIngest } from "./ingest.ts";
 import { submitBurst, warmHookedForm } from "./delivery.ts";
 import { numberArg } from "./switch-ab.ts";
 
@@ -46,7 +48,7 @@ const dir = process.argv.includes("--dir") ? process.argv[process.argv.indexOf("
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
 const burst = numberArg("--burst", 2000);
-const scenario = process.argv.includes("api-read") ? "api-read" : "delivery";
+const scenario = process.argv.includes("api-read") ? "api-read" : process.argv.includes("ingest") ? "ingest" : "delivery";
 const kafka = process.argv.includes("--kafka") ? await startKafka({ dataDir: join(repoRoot, "test-output", `kafka-profile-${process.pid}`) }) : undefined;
 const sys = await startTestSystem("profile", { WEBHOOK_ALLOW_PRIVATE_URLS: "true", KAFKA_BROKERS: kafka?.brokers ?? "", NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` });
 const receiver = await startReceiver();
@@ -55,6 +57,9 @@ try {
     const { path, headers } = await apiReadTarget(sys);
     const result = await load({ url: sys.url + path, headers, connections: 64, duration: 10 });
     console.log(`read at ${result.requestsPerSecond} req/s`);
+  } else if (scenario === "ingest") {
+    const { system } = await loadIngest(sys, 50, 15);
+    console.log(`ingest at ${system.requestsPerSecond} req/s`);
   } else {
     const formId = await warmHookedForm(sys, receiver);
     const t0 = performance.now();
