@@ -18,8 +18,6 @@ import { followOutbox, outboxPauses } from "./outbox-pauses.ts";
 import { OutboxEntity, type Outbox } from "../entities/index.ts";
 
 export { responsesTopic };
-/** How long the relay waits after a small batch before claiming the next (as a producer's linger.ms). */
-const lingerMs = 5;
 /** How `responsesTopic` is created when missing. */
 const responsesTopicPartitions = 3;
 const responsesTopicReplication = 1;
@@ -235,9 +233,7 @@ export function startKafkaRelay(options: KafkaRelayOptions): KafkaRelay {
         summaryFrom = published;
       }
       await pauses.afterPass(count < batchSize ? "caught up" : "more", pollMs);
-      // Woken by a completion after a small batch: a moment for more to commit, so that under load a batch
-      // (a transaction, a produce request, an update) carries tens of rows rather than one or two.
-      if (count > 0 && count < batchSize / 4) await pauses.sleep(lingerMs, false);
+      await pauses.linger(count, batchSize);
     },
     async (err, { failures, retryInMs }) => {
       await dropProducer();

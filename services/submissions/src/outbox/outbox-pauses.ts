@@ -21,9 +21,18 @@ export interface OutboxPauses {
    * doubling with each pass in a row that finds rows still held (a long transaction), up to `pollMs`.
    */
   afterPass(read: OutboxRead, pollMs: number): Promise<void>;
+  /**
+   * After a pass woken by work that found `count` rows of at most `batch`: when that was a small batch (under a
+   * quarter), `lingerMs` for more to commit (as a producer's linger.ms), so that under load a pass (a query,
+   * a send, an update) carries tens of rows rather than one or two. Stop ends it.
+   */
+  linger(count: number, batch: number): Promise<void>;
   /** Ends any pause and every later one at once. */
   stop(): void;
 }
+
+/** How long a pass after a small batch waits for more (`linger`): 5 ms of lag against a goal of 100. */
+export const lingerMs = 5;
 
 export function outboxPauses(completions: CompletionNotifier | undefined): OutboxPauses {
   let running = true;
@@ -57,6 +66,9 @@ export function outboxPauses(completions: CompletionNotifier | undefined): Outbo
       heldInARow = read === "held back" ? heldInARow + 1 : 0;
       if (read === "more") return Promise.resolve();
       return pauses.sleep(read === "held back" ? Math.min(10 * 2 ** Math.min(heldInARow - 1, 16), pollMs) : pollMs, true);
+    },
+    linger(count, batch) {
+      return count > 0 && count < batch / 4 ? pauses.sleep(lingerMs, false) : Promise.resolve();
     },
     stop() {
       running = false;
