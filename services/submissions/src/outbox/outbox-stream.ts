@@ -57,7 +57,6 @@ export async function* outboxStream(orm: MikroORM, options: OutboxStreamOptions)
         };
       }
       await pauses.afterPass(read, options.pollMs);
-      await pauses.linger(rows.length, streamBatch);
     }
   } finally {
     signal.removeEventListener("abort", stop);
