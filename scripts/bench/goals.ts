@@ -72,7 +72,11 @@ function cpuCell(perRun: Record<string, number>[]): string {
   const parts = services.map((n) => `${n} ${of(n).toFixed(2)}`);
   const servicesSum = median(perRun.map((x) => servicesCpu(x)));
   const outside = outsideNames.filter((n) => names.includes(n)).map((n) => `${n} ${of(n).toFixed(2)}`);
-  return `${parts.join(", ")}; **services ${servicesSum.toFixed(2)}**${outside.length ? `; ${outside.join(", ")}` : ""}`;
+  // The bench process does the same work per operation whatever the system does: the services' CPU in units of its
+  // CPU takes out most of a machine's speed (which moved ±40 % from hour to hour on a shared 2-core VM).
+  const perLoad = median(perRun.filter((x) => x["load generator"] > 0).map((x) => servicesCpu(x) / x["load generator"]));
+  const normalised = Number.isFinite(perLoad) ? `; services / load generator ${perLoad.toFixed(1)}` : "";
+  return `${parts.join(", ")}; **services ${servicesSum.toFixed(2)}**${outside.length ? `; ${outside.join(", ")}` : ""}${normalised}`;
 }
 
 /** Runs as bench.ts and bench-ab.ts keep them: which scenario, which side or round, the summary's figures. */

@@ -181,7 +181,9 @@ function goalsSection(latest: any, dir: string): string {
 Each run is a fresh system; the scenarios are interleaved (each scenario's first run, then each one's second ...).
 The spread is (largest - smallest) / median. CPU ms per operation (request, or response taken in and delivered) comes
 from /proc: each service, Postgres (every server process), the Kafka broker, the bench process (load generator and
-receiver) and the whole machine (every core's busy time, whoever spent it).
+receiver) and the whole machine (every core's busy time, whoever spent it). "services / load generator" divides the
+services' CPU by the bench process's, which does the same work per operation on any machine: a figure that holds from
+one machine (or hour) to the next better than milliseconds do.
 
 ${goalsTable(kept)}
 `;
