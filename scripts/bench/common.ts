@@ -15,19 +15,26 @@ export interface LoadResult {
   total: number;
 }
 
+/** A "<name>: <n> kB" line of a /proc file, in MiB. */
+const mibOf = (name: string, text: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(text)?.[1] ?? 0) / 1024;
+
+/** Resident size (VmRSS) and its anonymous and file-backed parts, from /status alone: cheap enough to sample. */
+function statusMemory(pid: number): { rss: number; anon: number; file: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return { rss: mibOf("VmRSS", status), anon: mibOf("RssAnon", status), file: mibOf("RssFile", status) };
+}
+
 /**
  * A process's memory in MiB, from /proc: resident (VmRSS) and its anonymous and file-backed parts
- * (/status), and its proportional share (Pss, /smaps_rollup: shared pages divided among their users).
+ * (/status), and its proportional share (Pss, /smaps_rollup: shared pages divided among their users; the
+ * kernel walks the page tables for it, so it is read only here, never by the samplers).
  * Zeros for a process that is gone.
  */
 export function procMemory(pid: number | undefined): { rss: number; anon: number; file: number; pss: number } {
   const none = { rss: 0, anon: 0, file: 0, pss: 0 };
   if (!pid) return none;
   try {
-    const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
-    const mib = (name: string, text: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(text)?.[1] ?? 0) / 1024;
-    return { rss: mib("VmRSS", status), anon: mib("RssAnon", status), file: mib("RssFile", status), pss: mib("Pss", rollup) };
+    return { ...statusMemory(pid), pss: mibOf("Pss", readFileSync(`/proc/${pid}/smaps_rollup`, "utf8")) };
   } catch {
     return none;
   }
@@ -35,7 +42,12 @@ export function procMemory(pid: number | undefined): { rss: number; anon: number
 
 /** Resident set size of a process in MiB (to 0.1); 0 when it is gone. */
 export function rssMiB(pid: number | undefined): number {
-  return Math.round(procMemory(pid).rss * 10) / 10;
+  if (!pid) return 0;
+  try {
+    return Math.round(statusMemory(pid).rss * 10) / 10;
+  } catch {
+    return 0;
+  }
 }
 
 /** RSS and PSS (MiB) summed over a system's processes, rounded once, at the sum. */
@@ -97,8 +109,7 @@ export interface CpuExtras {
  * generator and receiver) and the whole machine.
  */
 function cpuOf(sys: TestSystem, extras: CpuExtras): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [name, child] of sys.system.processes) out[name] = cpuMs(child.pid);
+  const out = perProcess(sys, cpuMs);
   out.postgres = postgresPids().reduce((sum, pid) => sum + cpuMs(pid), 0);
   if (extras.kafkaPid) out.kafka = cpuMs(extras.kafkaPid);
   const own = process.cpuUsage();
@@ -108,7 +119,7 @@ function cpuOf(sys: TestSystem, extras: CpuExtras): Record<string, number> {
 }
 
 /** The parts of a cpuMeter's figures that are not processes of the system itself. */
-export const outsideTheServices = ["postgres", "kafka", "load generator", "machine"] as const;
+export const outsideTheServices: readonly string[] = ["postgres", "kafka", "load generator", "machine"];
 
 /**
  * Starts counting CPU time (see cpuOf); `perUnit(n)` is each one's ms per unit of work (request, delivery)
@@ -129,22 +140,21 @@ export function cpuMeter(sys: TestSystem, extras: CpuExtras = {}) {
 
 /** The six processes' share of a cpuMeter's figures, summed (what `summed` gave before the meter counted more). */
 export function servicesCpu(perUnit: Record<string, number>): number {
-  return summed(Object.fromEntries(Object.entries(perUnit).filter(([name]) => !(outsideTheServices as readonly string[]).includes(name))));
+  return summed(Object.fromEntries(Object.entries(perUnit).filter(([name]) => !outsideTheServices.includes(name))));
 }
 
-/** RSS of every process of a running system now. */
-export function rssOf(sys: TestSystem): Record<string, number> {
+/** One figure of every process of a running system now, by process name. */
+function perProcess(sys: TestSystem, figure: (pid: number | undefined) => number): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [name, child] of sys.system.processes) out[name] = rssMiB(child.pid);
+  for (const [name, child] of sys.system.processes) out[name] = figure(child.pid);
   return out;
 }
+
+/** RSS (MiB, to 0.1) of every process of a running system now. */
+export const rssOf = (sys: TestSystem) => perProcess(sys, rssMiB);
 
 /** Proportional set size (MiB, to 0.1) of every process of a running system now. */
-export function pssOf(sys: TestSystem): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [name, child] of sys.system.processes) out[name] = Math.round(procMemory(child.pid).pss * 10) / 10;
-  return out;
-}
+export const pssOf = (sys: TestSystem) => perProcess(sys, (pid) => Math.round(procMemory(pid).pss * 10) / 10);
 
 /** Samples the RSS of every process every 250 ms; stop() gives each process's peak. */
 export function sampleRss(sys: TestSystem) {

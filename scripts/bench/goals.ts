@@ -1,12 +1,12 @@
 // What a run of a scenario is judged by: the figures worth comparing between runs (`summary`, which
 // `npm run bench -- --rounds N` keeps per round and bench-ab per side), and the goals of the performance issue
 // (33) over those figures, rendered round by round with their spread and the CPU time per operation.
-import { outsideTheServices, servicesCpu } from "./common.ts";
+import { outsideTheServices, servicesCpu, summed } from "./common.ts";
 
 /** The figures worth comparing: throughput, latency or lag, CPU per unit of work, idle memory. */
 export function summary(name: string, r: any) {
   if (name === "api-read") {
-    const idleRssMiB = Math.round(Object.values<number>(r.rss.idle).reduce((a, b) => a + b, 0));
+    const idleRssMiB = Math.round(summed(r.rss.idle));
     return {
       requestsPerSecond: r.system.requestsPerSecond,
       p99ms: r.system.p99ms,
@@ -14,7 +14,7 @@ export function summary(name: string, r: any) {
       ratio: r.ratioToDirectPostgres,
       cpuMsPerRequest: r.system.cpuMsPerRequest,
       idleRssMiB,
-      idlePssMiB: r.rss.idlePss === undefined ? undefined : Math.round(Object.values<number>(r.rss.idlePss).reduce((a, b) => a + b, 0)),
+      idlePssMiB: r.rss.idlePss === undefined ? undefined : Math.round(summed(r.rss.idlePss)),
     };
   }
   if (name.startsWith("results")) return { insights: r.insights, summary: r.summary, exportRowsPerSecond: r.export.rowsPerSecond, exportPeakRssMiB: r.export.rssMiB.peak };
@@ -65,18 +65,15 @@ function median(xs: readonly number[]): number {
 /** Each part's CPU ms per operation, the median over runs: the services one by one, then Postgres, the broker, the load generator and the machine. */
 function cpuCell(perRun: Record<string, number>[]): string {
   if (perRun.length === 0) return "–";
-  const names = [...new Set(perRun.flatMap((x) => Object.keys(x)))];
-  const of = (name: string) => median(perRun.map((x) => x[name] ?? 0));
-  const outsideNames: readonly string[] = outsideTheServices;
-  const services = names.filter((n) => !outsideNames.includes(n) && of(n) >= 0.005);
-  const parts = services.map((n) => `${n} ${of(n).toFixed(2)}`);
+  const medians = new Map([...new Set(perRun.flatMap((x) => Object.keys(x)))].map((name) => [name, median(perRun.map((x) => x[name] ?? 0))]));
+  const services = [...medians].filter(([name, ms]) => !outsideTheServices.includes(name) && ms >= 0.005).map(([name, ms]) => `${name} ${ms.toFixed(2)}`);
   const servicesSum = median(perRun.map((x) => servicesCpu(x)));
-  const outside = outsideNames.filter((n) => names.includes(n)).map((n) => `${n} ${of(n).toFixed(2)}`);
+  const outside = outsideTheServices.filter((name) => medians.has(name)).map((name) => `${name} ${medians.get(name)!.toFixed(2)}`);
   // The bench process does the same work per operation whatever the system does: the services' CPU in units of its
   // CPU takes out most of a machine's speed (which moved ±40 % from hour to hour on a shared 2-core VM).
   const perLoad = median(perRun.filter((x) => x["load generator"] > 0).map((x) => servicesCpu(x) / x["load generator"]));
   const normalised = Number.isFinite(perLoad) ? `; services / load generator ${perLoad.toFixed(1)}` : "";
-  return `${parts.join(", ")}; **services ${servicesSum.toFixed(2)}**${outside.length ? `; ${outside.join(", ")}` : ""}${normalised}`;
+  return `${services.join(", ")}; **services ${servicesSum.toFixed(2)}**${outside.length ? `; ${outside.join(", ")}` : ""}${normalised}`;
 }
 
 /** Runs as bench.ts and bench-ab.ts keep them: which scenario, which side or round, the summary's figures. */
@@ -94,12 +91,14 @@ export function goalsTable(runs: Run[]): string {
   const rounds = Math.max(0, ...goals.map((g) => runs.filter((x) => x.scenario === g.scenario).length));
   for (const g of goals) {
     const own = runs.filter((x) => x.scenario === g.scenario);
-    const values = own.map((x) => g.figure(x.figures)).filter((v): v is number => typeof v === "number" && Number.isFinite(v));
+    // Each run's figure in its own column (a run without it, e.g. one from before PSS was read, shows "–").
+    const perRun = own.map((x) => g.figure(x.figures)).map((v) => (typeof v === "number" && Number.isFinite(v) ? v : undefined));
+    const values = perRun.filter((v): v is number => v !== undefined);
     if (values.length === 0) continue;
     const worst = g.at === "least" ? Math.min(...values) : Math.max(...values);
     const spread = (Math.max(...values) - Math.min(...values)) / Math.abs(median(values) || 1);
     const every = values.every((v) => met(g, v));
-    const cells = Array.from({ length: rounds }, (_, i) => (values[i] === undefined ? "–" : fmt(values[i], g.digits)));
+    const cells = Array.from({ length: rounds }, (_, i) => (perRun[i] === undefined ? "–" : fmt(perRun[i], g.digits)));
     const cpu = g.cpu ? cpuCell(own.map((x) => g.cpu!(x.figures)).filter((x): x is Record<string, number> => !!x)) : "";
     lines.push(`| ${g.row} | ${g.at === "least" ? "≥" : "≤"} ${fmt(g.goal, g.digits)} | ${cells.join(" | ")} | ${fmt(worst, g.digits)} | ${Math.round(spread * 100)} % | ${every ? "yes" : "**no**"} | ${cpu} |`);
   }

@@ -181,8 +181,7 @@ export function startKafkaRelay(options: KafkaRelayOptions): KafkaRelay {
     }
     const sender = currentProducer();
     const began = performance.now();
-    // Plain rows, not entities: a batch is read once and marked once (hydrating 100 entities per batch cost
-    // more CPU than the broker's send).
+    // Plain rows, not entities: the batch is only read, sent and marked, so nothing needs tracking.
     const result = await orm.em.fork().transactional(async (em) => {
       const connection = em.getConnection();
       const tx = em.getTransactionContext();
