@@ -38,10 +38,12 @@ export async function ownProcess(name: string, logger: Logger, tracingName = nam
   setMetricsService(name);
   releaseMemoryWhenIdle({
     onRelease: ({ heapBeforeBytes, heapAfterBytes, ms }) =>
-      logger.debug({ heapBeforeMiB: Math.round(heapBeforeBytes / 2 ** 20), heapAfterMiB: Math.round(heapAfterBytes / 2 ** 20), ms: Math.round(ms) }, "idle: spare heap released"),
+      logger.debug({ heapBeforeMiB: tenthsOfMiB(heapBeforeBytes), heapAfterMiB: tenthsOfMiB(heapAfterBytes), ms: Math.round(ms) }, "idle: spare heap released"),
   });
   return startTracing(tracingName);
 }
+
+const tenthsOfMiB = (bytes: number) => Math.round(bytes / 2 ** 20 / 0.1) / 10;
 
 /**
  * Runs `stop` once on SIGINT, SIGTERM or when the launcher goes away (even by SIGKILL: no orphan is left
