@@ -45,6 +45,8 @@ describe("the launcher's supervisor under load", () => {
     };
 
     const load = startRespondentLoad(sys.url, form.body.id);
+    // When each process was killed: a failed answer is reported with the process that was down when it was sent.
+    const kills: { name: string; at: number }[] = [];
     const figures: Record<string, { servedAgainSeconds: number; restartedAfterSeconds: number }> = {};
     try {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -52,6 +54,7 @@ describe("the launcher's supervisor under load", () => {
         const before = load.stored.length;
         const restarted = sys.system.nextRestart(name);
         const pid = sys.system.processes.get(name)!.pid!;
+        kills.push({ name, at: Date.now() });
         process.kill(pid, "SIGKILL");
         const servedAgainSeconds = await secondsUntilServed(request);
         const event: RestartEvent = await restarted;
@@ -69,7 +72,9 @@ describe("the launcher's supervisor under load", () => {
     // Failures while a process was down were answered (never a 4xx) or refused, and are the respondent's to retry.
     const failed = load.answers.filter((a) => a.status < 200 || a.status >= 300);
     const refusedOrAnswered = (a: { status: number }) => a.status === 0 || a.status >= 500;
-    assert.ok(failed.every(refusedOrAnswered), JSON.stringify(failed.filter((a) => !refusedOrAnswered(a)).slice(0, 5)));
+    const killedAt = (at: number) => kills.findLast((k) => k.at <= at);
+    const withPhase = (a: (typeof failed)[number]) => ({ ...a, killed: killedAt(a.at)?.name ?? null, msAfterKill: a.at - (killedAt(a.at)?.at ?? a.at) });
+    assert.ok(failed.every(refusedOrAnswered), JSON.stringify(failed.filter((a) => !refusedOrAnswered(a)).slice(0, 5).map(withPhase)));
     console.log(`respondent POSTs: ${load.answers.length}, stored ${load.stored.length}, failed ${failed.length}`);
 
     // Every stored response is kept and delivered.

@@ -39,6 +39,38 @@ describe("RPC client", () => {
       server.close();
     }
   });
+
+  it("answers UNAVAILABLE for a failure the server did not send (a stream cut short), and passes on the server's own codes", async () => {
+    const handle = connectNodeAdapter({
+      routes: (router) =>
+        router.service(Health, {
+          check: () => {
+            throw new ConnectError("no such service", Code.NotFound);
+          },
+          watch: async function* () {},
+        }),
+    });
+    // Watch's answer ends before the Connect protocol's end-of-stream message, as when a process dies mid-answer:
+    // connect's client names that INVALID_ARGUMENT, which the gateway would have answered as the caller's 400.
+    const server = http2.createServer((req, res) => {
+      if (!req.url.endsWith("/Watch")) return handle(req, res);
+      res.writeHead(200, { "content-type": "application/connect+proto" });
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const health = createServiceClient(Health, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      await assert.rejects(
+        (async () => {
+          for await (const _ of health.watch({})) assert.fail("no message was sent");
+        })(),
+        (err) => ConnectError.from(err).code === Code.Unavailable && /EndStreamResponse/.test(ConnectError.from(err).rawMessage),
+      );
+      await assert.rejects(health.check({}), (err) => ConnectError.from(err).code === Code.NotFound && ConnectError.from(err).rawMessage === "no such service");
+    } finally {
+      server.close();
+    }
+  });
 });
 
 describe("RPC server", () => {

@@ -58,7 +58,6 @@ export function answeredError(err: unknown, at: { logger?: Logger; method: strin
   return new ConnectError("internal error", Code.Internal);
 }
 
-/** Client side: carries the current request id to the next service. */
 /** Whether a call failed because the server refused its HTTP/2 stream (RST_STREAM REFUSED_STREAM) unprocessed. */
 export function wasRefusedStream(err: unknown): boolean {
   const seen = new Set<unknown>();
@@ -84,6 +83,40 @@ const retryRefusedStream: Interceptor = (next) => async (req) => {
   }
 };
 
+/**
+ * What a call failed with when the other service did not answer it: UNAVAILABLE, whatever code connect gave its own
+ * client-side failure. Connect names a transport fault by a code of the service's vocabulary: a stream or session cut
+ * under the call is CANCELED or ABORTED, a body that ended early INVALID_ARGUMENT ("protocol error: promised 20 bytes,
+ * received 0", "missing EndStreamResponse"), a peer's GOAWAY CANCELED ("received GOAWAY without any open streams"),
+ * its too_many_pings RESOURCE_EXHAUSTED; passed on, each reads as the service's answer (the gateway's 400, 409, 429
+ * or 499). Only an error decoded from the service's answer (`isWireError`) keeps its code, and so do the caller's
+ * own cancellation and deadline (the call's signal aborted).
+ */
+function unanswered(err: unknown, signal: AbortSignal): unknown {
+  const failure = ConnectError.from(err);
+  if (failure.isWireError || signal.aborted || failure.code === Code.Unavailable) return err;
+  return new ConnectError(failure.rawMessage, Code.Unavailable, undefined, undefined, err);
+}
+
+async function* unansweredMessages<T>(messages: AsyncIterable<T>, signal: AbortSignal): AsyncIterable<T> {
+  try {
+    yield* messages;
+  } catch (err) {
+    throw unanswered(err, signal);
+  }
+}
+
+/** The innermost interceptor: a failure the service did not send is UNAVAILABLE (`unanswered`), in a stream's messages too. */
+const unansweredIsUnavailable: Interceptor = (next) => async (req) => {
+  try {
+    const res = await next(req);
+    return res.stream ? { ...res, message: unansweredMessages(res.message, req.signal) } : res;
+  } catch (err) {
+    throw unanswered(err, req.signal);
+  }
+};
+
+/** Client side: carries the current request id to the next service. */
 const propagateRequestId: Interceptor = (next) => (req) => {
   const requestId = currentRequestId();
   if (requestId && !req.header.has(requestIdHeader)) req.header.set(requestIdHeader, requestId);
@@ -206,7 +239,7 @@ function transportTo(baseUrl: string): Transport {
     const url = new URL(baseUrl);
     const options = {
       baseUrl,
-      interceptors: [retryRefusedStream, propagateRequestId, rpcClientMetrics, traceRpcClient],
+      interceptors: [retryRefusedStream, propagateRequestId, rpcClientMetrics, traceRpcClient, unansweredIsUnavailable],
       sessionManager: new ResetOnCancelSessionManager(baseUrl, {}, {
         createConnection: () =>
           net.connect({ host: url.hostname.replace(/^\[|\]$/g, ""), port: Number(url.port) || 80, noDelay: true }),
