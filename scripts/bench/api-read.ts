@@ -1,9 +1,8 @@
 // Scenario 1: authenticated GET /api/v1/forms/:id at 64 connections against (a) a bare Express 5 handler
 // serving the same JSON from memory and (b) a direct-Postgres Express handler with no RPC hop.
 // Also scenario 5's idle RSS and RSS under this load.
-import { idleMemoryDefaults } from "@formsvc/platform/idle-memory.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "../../tests/support/system.ts";
-import { cpuMeter, load, pssOf, ratio, rssMiB, rssOf, sampleRss, sleep, startBaselineServer } from "./common.ts";
+import { cpuMeter, load, pssOf, ratio, rssMiB, rssOf, sampleRss, settleAfterSetup, startBaselineServer } from "./common.ts";
 
 /** A form of a user with an API key on `sys`: the read that scenario 1 loads, and the key's header. */
 export async function apiReadTarget(sys: TestSystem, email = "bench@example.com") {
@@ -23,9 +22,7 @@ export async function apiRead(opts: { connections?: number; seconds?: number } =
   try {
     const { ada, formId, path, headers } = await apiReadTarget(sys);
     const body = JSON.stringify((await ada.api("GET", `/forms/${formId}`)).body);
-    // Idle: long enough after start-up and the setup's requests for each process to give back its spare heap
-    // (the idle release waits for a quiet period without a request, looked at every few seconds).
-    await sleep(idleMemoryDefaults.quietForMs + 2 * idleMemoryDefaults.checkEveryMs);
+    await settleAfterSetup();
     const idleRss = rssOf(sys);
     // Proportional set size: shared pages (the node binary's, ~50 MiB resident in each process) divided among
     // the processes sharing them, so the sum is what the six take of the machine's memory.

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import autocannon from "autocannon";
+import { idleMemoryDefaults } from "@formsvc/platform/idle-memory.ts";
 import type { TestSystem } from "../../tests/support/system.ts";
 
 export interface LoadResult {
@@ -220,6 +221,14 @@ export async function startBaselineServer(mode: "static" | "pg", env: Record<str
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Waits, after start-up and a scenario's setup, until each process has given back its spare heap (the idle release
+ * waits for a quiet period without a request, looked at every few seconds): idle memory is read then, and the
+ * release of a process the measured load leaves idle (identity and forms while responses are delivered: a 0.1-0.5 s
+ * collection each) does not land in the measured part as CPU per operation.
+ */
+export const settleAfterSetup = () => sleep(idleMemoryDefaults.quietForMs + 2 * idleMemoryDefaults.checkEveryMs);
 
 export function ratio(figure: number, ceiling: number): number {
   return ceiling ? Math.round((figure / ceiling) * 1000) / 1000 : NaN;

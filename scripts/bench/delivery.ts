@@ -7,7 +7,7 @@ import { repoRoot } from "@formsvc/launcher/system.ts";
 import { startKafka } from "../../deploy/kafka/kafka-runner.ts";
 import { eventually, startReceiver, type Received } from "../../tests/support/receiver.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "../../tests/support/system.ts";
-import { cpuMeter, type CpuExtras, quantile, ratio, rssOf, sampleRss, sleep } from "./common.ts";
+import { cpuMeter, type CpuExtras, quantile, ratio, rssOf, sampleRss, settleAfterSetup, sleep } from "./common.ts";
 
 /**
  * Respondents' POSTs go over one undici Pool per system, as the ceiling's POSTs do: the load generator
@@ -187,6 +187,7 @@ export async function delivery(bus: "embedded" | "kafka", opts: { burst?: number
   try {
     // Warm-up: a few deliveries so the first measured one does not pay for connections and topic creation.
     const formId = await warmHookedForm(sys, receiver);
+    await settleAfterSetup();
     const idleRss = rssOf(sys);
     const sampler = sampleRss(sys);
 
