@@ -73,7 +73,10 @@ describe("the launcher's supervisor under load", () => {
     const failed = load.answers.filter((a) => a.status < 200 || a.status >= 300);
     const refusedOrAnswered = (a: { status: number }) => a.status === 0 || a.status >= 500;
     const killedAt = (at: number) => kills.findLast((k) => k.at <= at);
-    const withPhase = (a: (typeof failed)[number]) => ({ ...a, killed: killedAt(a.at)?.name ?? null, msAfterKill: a.at - (killedAt(a.at)?.at ?? a.at) });
+    const withPhase = (a: (typeof failed)[number]) => {
+      const kill = killedAt(a.at);
+      return { ...a, killed: kill?.name ?? null, msAfterKill: kill ? a.at - kill.at : 0 };
+    };
     assert.ok(failed.every(refusedOrAnswered), JSON.stringify(failed.filter((a) => !refusedOrAnswered(a)).slice(0, 5).map(withPhase)));
     console.log(`respondent POSTs: ${load.answers.length}, stored ${load.stored.length}, failed ${failed.length}`);
 

@@ -53,13 +53,13 @@ export interface IdleMemoryOptions {
   onRelease?(release: IdleRelease): void;
 }
 
+/** The watcher's settings when none are given (a bench waits `quietForMs` plus two checks to read idle memory). */
+export const idleMemoryDefaults = { checkEveryMs: 2_000, idleBelow: 0.05, quietForMs: 10_000, growthBytes: 8 * 2 ** 20, minGapMs: 30_000 } as const;
+
 /**
  * Releases the process's spare heap when it is idle (see above). Call once, at start-up, by the process's owner
  * (before any worker exists). Returns a stop function; the timer never keeps the process alive.
  */
-/** The watcher's settings when none are given (a bench waits `quietForMs` plus two checks to read idle memory). */
-export const idleMemoryDefaults = { checkEveryMs: 2_000, idleBelow: 0.05, quietForMs: 10_000, growthBytes: 8 * 2 ** 20, minGapMs: 30_000 } as const;
-
 export function releaseMemoryWhenIdle(options: IdleMemoryOptions = {}): () => void {
   const { checkEveryMs, idleBelow, quietForMs, growthBytes, minGapMs, onRelease } = { ...idleMemoryDefaults, ...options };
   const collect = memoryReducingCollection();

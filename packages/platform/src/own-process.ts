@@ -43,7 +43,7 @@ export async function ownProcess(name: string, logger: Logger, tracingName = nam
   return startTracing(tracingName);
 }
 
-const tenthsOfMiB = (bytes: number) => Math.round(bytes / 2 ** 20 / 0.1) / 10;
+const tenthsOfMiB = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
 
 /**
  * Runs `stop` once on SIGINT, SIGTERM or when the launcher goes away (even by SIGKILL: no orphan is left
