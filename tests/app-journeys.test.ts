@@ -8,7 +8,7 @@ import type { BlockType } from "@formsvc/form-document";
 import { blockTypeLabels } from "../app/src/lib/document.ts";
 import { drawSignature, editorBlock, editorSaved, launchBrowser, openAccountMenu, screenshot, watchPage } from "./support/browser.ts";
 import { mailedFileLinkToken } from "./support/mail-files.ts";
-import { startReceiver } from "./support/receiver.ts";
+import { eventually, startReceiver } from "./support/receiver.ts";
 import { apiClient, startTestSystem, type TestSystem } from "./support/system.ts";
 
 // The web app at /app in Chromium, against the whole running system: a person signs up, builds a form
@@ -364,6 +364,12 @@ describe("the app in Chromium: one person's journey", () => {
     assert.equal(first.headers["x-journey"], "yes");
     assert.equal(first.headers["x-service-signature"], createHmac("sha256", "journey-secret").update(first.raw).digest("base64"));
 
+    // The receiver answers before delivery records the attempt: Refresh once the record is there.
+    const hookId = await page.locator(".webhook").first().getAttribute("data-webhook-id");
+    await eventually(
+      async () => (await apiClient(sys.url, apiKey)("GET", `/webhooks/${hookId}/deliveries`)).body.items as { status: string }[],
+      (items) => items[0]?.status === "succeeded",
+    );
     const deliveries = page.locator(".deliveries-table tbody tr[data-delivery-id]");
     await page.getByRole("button", { name: "Refresh deliveries" }).click();
     await deliveries.filter({ hasText: "Succeeded" }).first().waitFor();
