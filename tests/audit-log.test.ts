@@ -240,6 +240,12 @@ describe("the audit log", () => {
     const key = await owner.call("POST", "/api-keys", { name: "reader" });
     secrets.push(key.body.key);
     const reader = apiWith(key.body.key, keyAddress);
+    // The key's own api_key.create is written after its answer: the whole log is read once it is in.
+    await eventually(
+      async () => (await reader("GET", `/workspaces/${teamId}/audit-events?action=api_key.create&limit=500`)).body.items?.some((e: AuditEvent) => e.target.id === key.body.id),
+      10_000,
+      "the reader key's api_key.create in the log",
+    );
     const published = await reader("GET", `/workspaces/${teamId}/audit-events?action=form.publish`);
     assert.equal(published.status, 200);
     assert.deepEqual(published.body.items.map((e: AuditEvent) => e.target.id), [ids.appForm]);

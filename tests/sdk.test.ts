@@ -155,9 +155,11 @@ describe("the SDK against the running system", () => {
     violations.push(...validator.checkWebhook("FORM_RESPONSE", payload));
     assert.throws(() => verifyWebhook(pushed.raw, pushed.headers, "whsec_other"));
 
-    const deliveries = await client.GET("/webhooks/{id}/deliveries", { params: { path: { id: webhook.id } } });
-    const delivery = deliveries.data?.items[0];
-    assert.ok(delivery);
+    // The receiver answers before delivery records the attempt: read the attempts once it is recorded.
+    const delivery = await eventually(async () => {
+      const read = await client.GET("/webhooks/{id}/deliveries", { params: { path: { id: webhook.id } } });
+      return read.data?.items[0]?.status === "succeeded" ? read.data.items[0] : undefined;
+    }, 10_000, "the delivery recorded as succeeded");
     const attempts = await client.GET("/webhooks/{id}/deliveries/{did}/attempts", { params: { path: { id: webhook.id, did: delivery.id } } });
     assert.ok((attempts.data?.items.length ?? 0) >= 1);
     const retried = await client.POST("/webhooks/{id}/deliveries/{did}/retry", { params: { path: { id: webhook.id, did: delivery.id } } });

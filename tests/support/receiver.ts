@@ -11,10 +11,17 @@ export interface Received {
   status?: number;
 }
 
-/** A real HTTP receiver on loopback; `answer` decides each reply (status and headers, or a delay to time out). */
-export async function startReceiver(
-  answer: (req: Received, n: number) => { status: number; delayMs?: number; body?: string; headers?: Record<string, string> } = () => ({ status: 200 }),
-) {
+/** One reply: status and headers, after a delay (to time out) or once `heldUntil` settles (to order it after a test's step). */
+export interface Reply {
+  status: number;
+  delayMs?: number;
+  heldUntil?: Promise<unknown>;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+/** A real HTTP receiver on loopback; `answer` decides each reply. */
+export async function startReceiver(answer: (req: Received, n: number) => Reply = () => ({ status: 200 })) {
   const received: Received[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
   // Requests being answered, per eventId: the most ever at once says whether two senders overlapped.
@@ -51,6 +58,7 @@ export async function startReceiver(
         if (!res.destroyed) res.writeHead(reply.status, { "content-type": "text/plain", ...reply.headers }).end(reply.body ?? "ok");
       };
       if (reply.delayMs) setTimeout(send, reply.delayMs).unref();
+      else if (reply.heldUntil) void reply.heldUntil.finally(send);
       else send();
     });
   });
