@@ -8,7 +8,7 @@ import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
 import { captchaProviderInfo } from "../gateway/src/hosted/captcha-providers.ts";
 import { signedUpPerson } from "./support/app-client.ts";
 import { launchBrowser, signedInContext, watchPage } from "./support/browser.ts";
-import { eventually } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
 import { startSmtpSink, type SmtpSink } from "./support/smtp.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
@@ -166,7 +166,7 @@ describe("a form's password", () => {
     assert.equal((await owner.call("PATCH", `/forms/${formId}`, { settings: { password: "a new password" } })).status, 200);
     assert.ok((await hosted(formId, { cookie: right.setCookie })).text.includes('type="password"'), "the page asks again at once");
     // Saves see the change once the gateway's few seconds' copy of the form's settings is renewed.
-    await eventually(
+    await eventuallyPasses(
       async () => {
         const stale = await hosted(`${formId}/responses`, { json: { answers: { name: "Ben" } }, cookie: right.setCookie });
         if (stale.json.code !== "passwordRequired") assert.equal(stale.status, 200, stale.text);

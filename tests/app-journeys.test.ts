@@ -8,7 +8,8 @@ import type { BlockType } from "@formsvc/form-document";
 import { blockTypeLabels } from "../app/src/lib/document.ts";
 import { drawSignature, editorBlock, editorSaved, launchBrowser, openAccountMenu, screenshot, watchPage } from "./support/browser.ts";
 import { mailedFileLinkToken } from "./support/mail-files.ts";
-import { eventually, startReceiver } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
+import { startReceiver } from "./support/receiver.ts";
 import { apiClient, startTestSystem, type TestSystem } from "./support/system.ts";
 
 // The web app at /app in Chromium, against the whole running system: a person signs up, builds a form
@@ -366,7 +367,7 @@ describe("the app in Chromium: one person's journey", () => {
 
     // The receiver answers before delivery records the attempt: Refresh once the record is there.
     const hookId = await page.locator(".webhook").first().getAttribute("data-webhook-id");
-    await eventually(
+    await eventuallyPasses(
       async () => (await apiClient(sys.url, apiKey)("GET", `/webhooks/${hookId}/deliveries`)).body.items as { status: string }[],
       (items) => items[0]?.status === "succeeded",
     );

@@ -13,7 +13,8 @@ import { after, test } from "node:test";
 import { repoRoot, startSystem, type RunningSystem } from "@formsvc/launcher/system.ts";
 import { createTestDatabase, type TestDatabase } from "@formsvc/platform/testing/database.ts";
 import { version } from "@formsvc/platform/version.ts";
-import { eventually, startReceiver } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
+import { startReceiver } from "./support/receiver.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
 let source: TestSystem | undefined;
@@ -87,11 +88,11 @@ test("a backup of the running system, restored into a fresh DATA_DIR and databas
   await respond({ answers: { name: "Partial Pete" } });
   // Both completions delivered and recorded, and the form's count caught up: nothing is left moving.
   await receiver.waitFor(2);
-  await eventually(
+  await eventuallyPasses(
     async () => (await ada.api("GET", `/webhooks/${hook.id}/deliveries`)).body.items,
     (items: { status: string }[]) => items.length === 2 && items.every((d) => d.status === "succeeded"),
   );
-  await eventually(async () => (await ada.api("GET", `/forms/${form.id}`)).body.responseCount, (n) => n === 2);
+  await eventuallyPasses(async () => (await ada.api("GET", `/forms/${form.id}`)).body.responseCount, (n) => n === 2);
 
   const before = await answers(source.url, ada.key, form.id, hook.id);
   const completed = (await ada.api("GET", `/forms/${form.id}/submissions?filter=completed`)).body.items;

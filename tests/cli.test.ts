@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { eventually } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -77,7 +77,7 @@ describe("operator CLI", () => {
       return JSON.parse(res.stdout) as Record<string, number>;
     };
     // The invitation's mail is counted once the mail worker has sent it.
-    const counted = await eventually(dryRun, (c) => c["identity.mail_outbox"] > 0, 20_000);
+    const counted = await eventuallyPasses(dryRun, (c) => c["identity.mail_outbox"] > 0, 20_000);
     for (const what of ["identity.sessions", "identity.email_links", "identity.idempotency_keys", "identity.mail_outbox"]) assert.ok(what in counted, what);
     for (const [what, rows] of Object.entries(counted)) assert.ok(Number.isInteger(rows) && rows >= 0, `${what}: ${rows}`);
     assert.equal(counted["identity.mail_outbox"], 1, "the invitation, sent");

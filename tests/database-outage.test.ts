@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "@formsvc/launcher/embedded-postgres.ts";
 import { freePort } from "@formsvc/launcher/ports.ts";
-import { eventually, startReceiver } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
+import { startReceiver } from "./support/receiver.ts";
 import { assertStoredAndDelivered, startRespondentLoad } from "./support/respondent-load.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
@@ -59,16 +60,16 @@ describe("a database outage under load", () => {
     const load = startRespondentLoad(sys.url, form.body.id);
     let outage: { readyzSeconds: number; apiSeconds: number; downSeconds: number; recoverySeconds: number };
     try {
-      await eventually(async () => load.stored.length, (n) => n >= 20, 30_000, 100);
+      await eventuallyPasses(async () => load.stored.length, (n) => n >= 20, 30_000, 100);
 
       const stoppedAt = performance.now();
       await postgres.stop();
-      const notReady = await eventually(readyz, (r) => r.status === 503, 30_000, 100);
+      const notReady = await eventuallyPasses(readyz, (r) => r.status === 503, 30_000, 100);
       const readyzSeconds = (performance.now() - stoppedAt) / 1000;
       assert.equal(notReady.body.status, "not ready");
       assert.ok(Object.values(notReady.body.services).includes("not serving"), JSON.stringify(notReady.body));
 
-      const unavailable = await eventually(() => ada.api("GET", "/users/me"), (r) => r.status !== 200, 30_000, 100);
+      const unavailable = await eventuallyPasses(() => ada.api("GET", "/users/me"), (r) => r.status !== 200, 30_000, 100);
       const apiSeconds = (performance.now() - stoppedAt) / 1000;
       assert.equal(unavailable.status, 503, JSON.stringify(unavailable.body));
       assert.match(unavailable.headers.get("content-type") ?? "", /application\/json/);
@@ -92,11 +93,11 @@ describe("a database outage under load", () => {
       postgres = await startPostgres(port);
       assert.equal(postgres.port, port, "the embedded Postgres came back on its port");
       const restartedAt = performance.now();
-      await eventually(readyz, (r) => r.status === 200, 60_000, 100);
+      await eventuallyPasses(readyz, (r) => r.status === 200, 60_000, 100);
       assert.equal((await formsBack).recentCrashes, 1);
-      await eventually(() => ada.api("GET", "/users/me"), (r) => r.status === 200, 30_000, 100);
+      await eventuallyPasses(() => ada.api("GET", "/users/me"), (r) => r.status === 200, 30_000, 100);
       const storedBefore = load.stored.length;
-      await eventually(async () => load.stored.length, (n) => n >= storedBefore + 20, 30_000, 100);
+      await eventuallyPasses(async () => load.stored.length, (n) => n >= storedBefore + 20, 30_000, 100);
       outage = {
         readyzSeconds: Number(readyzSeconds.toFixed(2)),
         apiSeconds: Number(apiSeconds.toFixed(2)),

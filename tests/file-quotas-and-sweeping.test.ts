@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { fileStores, type FileStoreSetup } from "./support/file-stores.ts";
-import { eventually } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
 // Storage quotas and sweeping with shortened settings, on S3 (S3Mock): a form may hold 5 MiB and a
@@ -92,9 +92,9 @@ describe("storage quotas and sweeping (S3)", () => {
     const partialObject = (await fetch(partialLink)).url;
     assert.equal(new URL(partialObject).origin, files.s3Endpoint);
 
-    await eventually(async () => (await fetch(partialLink)).status, (status) => status === 404, 20_000, 250);
+    await eventuallyPasses(async () => (await fetch(partialLink)).status, (status) => status === 404, 20_000, 250);
     // The sweep deletes the rows, then their objects: the link goes first.
-    await eventually(async () => (await fetch(partialObject)).status, (status) => status === 404, 20_000, 250);
+    await eventuallyPasses(async () => (await fetch(partialObject)).status, (status) => status === 404, 20_000, 250);
     const late = await respond(formId, [unattached.body.uploadId], true);
     assert.equal(late.status, 400);
     assert.match(late.body.error!, /is not an upload of this form/);

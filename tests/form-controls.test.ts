@@ -4,7 +4,7 @@ import type { Browser } from "playwright-core";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
 import { appClient } from "./support/app-client.ts";
 import { launchBrowser, screenshot, watchPage, signedInContext } from "./support/browser.ts";
-import { eventually } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
 // The form controls against the whole running system: an owner sets them over /api/v1, or in the app's
@@ -44,7 +44,7 @@ describe("form controls, end to end", () => {
     assert.equal(await completedCount(formId), 5);
     // The page reads the form's responseCount, which follows the stored responses within seconds; the
     // submissions themselves were refused exactly at the limit.
-    const page = await eventually(async () => (await fetch(`${sys.url}/f/${formId}`)).text(), (text) => /All places are taken\./.test(text), 15_000, 50);
+    const page = await eventuallyPasses(async () => (await fetch(`${sys.url}/f/${formId}`)).text(), (text) => /All places are taken\./.test(text), 15_000, 50);
     assert.match(page, /All places are taken\./);
     assert.equal((await postPlain(formId, [["name", "Late"]])).status, 409);
   });
@@ -55,7 +55,7 @@ describe("form controls, end to end", () => {
     assert.equal((await ada.api("PATCH", `/forms/${formId}`, { settings: { closesAt: new Date(Date.now() - 1000).toISOString() } })).status, 200);
     // Submissions holds the open form and drops it when forms' change notice arrives (milliseconds). Until
     // then a completion without its required answer is refused as invalid, after as closed: stored neither way.
-    const probe = await eventually(() => respond(formId, { answers: {}, completed: true }).then((r) => r.status), (status) => status === 409, 5_000, 5);
+    const probe = await eventuallyPasses(() => respond(formId, { answers: {}, completed: true }).then((r) => r.status), (status) => status === 409, 5_000, 5);
     assert.equal(probe, 409);
     const late = await respond(formId, { answers: { name: "Late" }, completed: true });
     assert.equal(late.status, 409);
@@ -131,7 +131,7 @@ describe("the Closing and spam and the Keeping responses cards in Chromium", () 
     assert.equal((await respond(formId, { answers: { name: "First" }, completed: true })).status, 200);
     assert.equal((await respond(formId, { answers: { name: "Second" }, completed: true })).status, 409, "the limit of 1 is reached");
     // The page reads the form's responseCount, which follows the stored responses within moments.
-    const closedPage = await eventually(async () => (await fetch(`${sys.url}/f/${formId}`)).text(), (text) => /All places are taken\./.test(text), 15_000, 50);
+    const closedPage = await eventuallyPasses(async () => (await fetch(`${sys.url}/f/${formId}`)).text(), (text) => /All places are taken\./.test(text), 15_000, 50);
     assert.match(closedPage, /All places are taken\./);
 
     await page.reload();

@@ -3,7 +3,8 @@ import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
 import { editorSaved, launchBrowser, pageApi, screenshot, watchPage } from "./support/browser.ts";
-import { eventually, startReceiver } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
+import { startReceiver } from "./support/receiver.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
 // Conditional logic against the whole running system: a form built over /api/v1 whose choice reveals a
@@ -179,7 +180,7 @@ describe("conditional logic, end to end", () => {
     }
 
     await receiver.waitFor(notes.length);
-    const payloads = await eventually(
+    const payloads = await eventuallyPasses(
       async () => receiver.received.map((r) => r.body).filter((b) => b?.eventType === "FORM_RESPONSE"),
       (found) => found.length === notes.length,
     );

@@ -11,7 +11,8 @@ import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb
 import { appClient } from "./support/app-client.ts";
 import { launchBrowser, screenshot, watchPage, signedInContext } from "./support/browser.ts";
 import { mailedFileLinkToken } from "./support/mail-files.ts";
-import { eventually, startReceiver } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
+import { startReceiver } from "./support/receiver.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
 // The Trash's Delete forever, Duplicate and templates against the whole running system (files in the
@@ -128,7 +129,7 @@ describe("deleting a form in the Trash for good", () => {
   it("counts what goes, refuses outside the Trash and without the role, then deletes responses, partials and files", async () => {
     const { formId, uploadIds, responseIds, bytes } = await formWithResponses(owner, teamId, "Applications 2027", 3, { webhook: true });
     const deliveries = `select count(*) from delivery.deliveries where form_id = $1`;
-    await eventually(() => rows(deliveries, formId), (n) => n === 3, 30_000, 100);
+    await eventuallyPasses(() => rows(deliveries, formId), (n) => n === 3, 30_000, 100);
     const completedId = responseIds[0];
     const { body: submission } = await owner.call("GET", `/forms/${formId}/submissions/${completedId}`);
     const fileLink: string = submission.submission.answers.cv.files[0].url;

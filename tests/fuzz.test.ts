@@ -5,7 +5,8 @@ import fc from "fast-check";
 import type { z } from "zod";
 import { apiRoutes } from "../gateway/src/routes/index.ts";
 import type { ApiRoute } from "../gateway/src/routes/route.ts";
-import { eventually, startReceiver } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
+import { startReceiver } from "./support/receiver.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
 // Malformed input at every edge of the running system: each /api/v1 route of the route table, the hosted
@@ -260,7 +261,7 @@ before(async () => {
     return ((await res.json()) as { responseId: string }).responseId;
   };
   [ids.submission, ids.spareSubmission] = [await respond(), await respond()];
-  const deliveries = await eventually(
+  const deliveries = await eventuallyPasses(
     () => ada.api("GET", `/webhooks/${ids.webhook}/deliveries`),
     (res) => res.status === 200 && res.body.items.length > 0,
   );

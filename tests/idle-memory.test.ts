@@ -4,7 +4,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { compileCacheDir, entryOf, repoRoot } from "@formsvc/launcher/system.ts";
-import { eventually } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
 // What keeps a self-hoster's idle system small (BENCHMARKS.md, "Memory"): each process runs with Node's compile
@@ -34,7 +34,7 @@ describe("an idle system", () => {
     const logDir = join(repoRoot, "test-output", sys.databaseUrl.split("/").pop()!);
     const releases: { name: string; heapBeforeMiB: number; heapAfterMiB: number }[] = [];
     for (const name of sys.system.processes.keys()) {
-      const line = await eventually(
+      const line = await eventuallyPasses(
         async () => readFileSync(join(logDir, `${name}.log`), "utf8").split("\n").find((l) => l.includes('"msg":"idle: spare heap released"')),
         (found) => found !== undefined,
         30_000,

@@ -9,7 +9,8 @@ import { repoRoot } from "@formsvc/launcher/system.ts";
 import { serviceNames } from "@formsvc/platform/config.ts";
 import { createTestDatabase, type TestDatabase } from "@formsvc/platform/testing/database.ts";
 import { localBaseImage, podman, sandboxLimits } from "../deploy/docker/local-base.ts";
-import { eventually, startReceiver } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
+import { startReceiver } from "./support/receiver.ts";
 import { apiClient } from "./support/system.ts";
 
 // deploy/docker/Dockerfile built and run as an operator would, with podman (no Docker engine and no registry
@@ -140,7 +141,7 @@ describe("the container image, built and run", () => {
     for (const name of serviceNames) podman(["run", "--detach", ...runArgs(name, {}), image, "node", `services/${name}/src/server.ts`], { quiet: true });
     // The gateway with the image's own command.
     podman(["run", "--detach", ...runArgs("gateway", {}), image], { quiet: true });
-    const ready = await eventually(
+    const ready = await eventuallyPasses(
       () => fetch(`${gatewayUrl}/readyz`).then(async (res) => ({ status: res.status, body: await res.json() }), () => ({ status: 0, body: undefined })),
       (r) => r.status === 200,
       120_000,
@@ -166,7 +167,7 @@ describe("the container image, built and run", () => {
     const { responseId } = (await posted.json()) as { responseId: string };
     const listed = await api("GET", `/forms/${form.body.id}/submissions`);
     assert.deepEqual(listed.body.items.map((i: { id: string }) => i.id), [responseId]);
-    await eventually(async () => receiver.received.find((r) => r.body?.data?.responseId === responseId), (r) => r !== undefined, 60_000, 100);
+    await eventuallyPasses(async () => receiver.received.find((r) => r.body?.data?.responseId === responseId), (r) => r !== undefined, 60_000, 100);
     const app = await fetch(`${gatewayUrl}/app/`);
     assert.equal(app.status, 200, "the web app built in the image is served");
     // The API reference: its page and the Scalar browser build, all that is left of that package.

@@ -5,7 +5,7 @@ import type { Browser, Page } from "playwright-core";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
 import { signedUpPerson } from "./support/app-client.ts";
 import { launchBrowser, screenshot, signedInContext, watchPage } from "./support/browser.ts";
-import { eventually } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
 // Insights against the whole running system: scripted visitors in Chromium open a branching form and
@@ -106,7 +106,7 @@ describe("insights: what visitors did, counted without tracking them", () => {
       await page.getByLabel("Team size").waitFor();
       await leave(page);
       // Closing the browser now could cancel the beacon on its way.
-      await eventually(() => insights(), (r) => r.body.questions?.[1]?.dropOffs === 1);
+      await eventuallyPasses(() => insights(), (r) => r.body.questions?.[1]?.dropOffs === 1);
     });
     // Chooses Free, jumps over the team's size, completes.
     await visit(personAgent(3), async (page) => {
@@ -133,7 +133,7 @@ describe("insights: what visitors did, counted without tracking them", () => {
       days: [{ date: today, views: 3, starts: 2, completions: 1 }],
     };
     const { medianSecondsToComplete, ...counts } = (
-      await eventually(
+      await eventuallyPasses(
         () => insights(),
         (r) => r.body.completions === 1 && r.body.questions?.[1]?.dropOffs === 1 && r.body.questions?.[2]?.answered === 1,
       )

@@ -6,7 +6,7 @@ import { isPortFree } from "@formsvc/launcher/ports.ts";
 import { dependencyServicePrefix } from "@formsvc/platform/health.ts";
 import { createServiceClient } from "@formsvc/platform/rpc.ts";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "@formsvc/proto/grpc/health/v1/health_pb.js";
-import { eventually } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
 // With KAFKA_BROKERS set, the services that use Kafka (submissions' relay, delivery's consumer) report
@@ -54,7 +54,7 @@ const kafkaStatus = (service: "submissions" | "delivery") =>
 describe("readiness with KAFKA_BROKERS", () => {
   it("reports Kafka down while no broker answers, stays ready meanwhile, and reports it up once one does", async () => {
     for (const service of ["submissions", "delivery"] as const) {
-      await eventually(() => kafkaStatus(service), (status) => status === Status.NOT_SERVING, 30_000, 200);
+      await eventuallyPasses(() => kafkaStatus(service), (status) => status === Status.NOT_SERVING, 30_000, 200);
     }
     const during = await readyz();
     assert.equal(during.status, 200, JSON.stringify(during.body));
@@ -64,7 +64,7 @@ describe("readiness with KAFKA_BROKERS", () => {
     await new Promise<void>((resolve) => broker.listen(brokerPort, "127.0.0.1", resolve));
     try {
       for (const service of ["submissions", "delivery"] as const) {
-        await eventually(() => kafkaStatus(service), (status) => status === Status.SERVING, 30_000, 200);
+        await eventuallyPasses(() => kafkaStatus(service), (status) => status === Status.SERVING, 30_000, 200);
       }
       assert.equal((await readyz()).status, 200);
     } finally {

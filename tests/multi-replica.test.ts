@@ -6,7 +6,8 @@ import pg from "pg";
 import { repoRoot } from "@formsvc/launcher/system.ts";
 import { startKafka, type KafkaBroker } from "../deploy/kafka/kafka-runner.ts";
 import { startS3Mock, type S3Mock } from "../deploy/s3/s3mock-runner.ts";
-import { eventually, startReceiver } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
+import { startReceiver } from "./support/receiver.ts";
 import { apiClient, createUserWithKey, startTestSystem, testRedisUrl, type TestSystem } from "./support/system.ts";
 
 // Two gateways, two submissions, two delivery and one of each other service, over real Postgres,
@@ -230,8 +231,8 @@ describe("two replicas of the gateway, submissions and delivery", () => {
       try {
         const outboxBacklog = async () =>
           Number((await db.query("select count(*) as n from submissions.outbox where published_at is null")).rows[0].n);
-        await eventually(async () => missing(), (n) => n === 0, 180_000, 250);
-        backlog = await eventually(outboxBacklog, (n) => n === 0, 60_000, 250);
+        await eventuallyPasses(async () => missing(), (n) => n === 0, 180_000, 250);
+        backlog = await eventuallyPasses(outboxBacklog, (n) => n === 0, 60_000, 250);
         storedRows = Number((await db.query("select count(*) as n from submissions.responses where form_id = any($1)", [formIds])).rows[0].n);
       } finally {
         await db.end();
@@ -274,7 +275,7 @@ describe("two replicas of the gateway, submissions and delivery", () => {
       // Each form's responseCount, pushed to forms by both submissions replicas off the respondents' path,
       // settles on exactly its stored responses (double submits and resends counted once).
       const perForm = formIds.map((_, f) => Array.from({ length: responses }, (_, i) => i % forms).filter((k) => k === f).length);
-      const counts = await eventually(
+      const counts = await eventuallyPasses(
         () => Promise.all(formIds.map(async (id) => (await owner.api("GET", `/forms/${id}`)).body.responseCount as number)),
         (got) => got.every((n, f) => n === perForm[f]),
         15_000,

@@ -12,7 +12,7 @@ import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext } from "playwright-core";
 import { repoRoot } from "@formsvc/launcher/system.ts";
 import { launchBrowser, screenshot } from "./support/browser.ts";
-import { eventually } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
 import { installTimeoutMs, startN8n, type N8nServer } from "./support/n8n.ts";
 import { createPublishedForm, createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
@@ -57,7 +57,7 @@ describe("the n8n nodes inside a real n8n server", () => {
 
   /** Until `check` answers a value, or `what` fails the test after runTimeoutMs (with n8n's log path). */
   async function waitFor<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-    const value = await eventually(check, (v) => v !== undefined, runTimeoutMs, 250).catch((err: Error) =>
+    const value = await eventuallyPasses(check, (v) => v !== undefined, runTimeoutMs, 250).catch((err: Error) =>
       assert.fail(`${what} within ${runTimeoutMs / 1000} s (n8n's log: ${n8n.logFile}): ${err.message}`),
     );
     return value!;

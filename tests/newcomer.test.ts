@@ -11,7 +11,7 @@ import { repoRoot } from "@formsvc/launcher/system.ts";
 import { version } from "@formsvc/platform/version.ts";
 import { killLauncher, launch, stopAndCheck, type Launched } from "@formsvc/launcher/testing/launched.ts";
 import { appClient } from "./support/app-client.ts";
-import { eventually } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
 
 // A newcomer after `npm ci`, doing only what the README and the banner say: `npm start` (its entry, on a
 // fresh DATA_DIR and free ports, embedded Postgres), the first user made with the CLI and a password,
@@ -52,7 +52,7 @@ test("a newcomer starts the system, makes the first user with a password by CLI,
     }
     // The launcher copies each process's output to its file as it arrives, so the gateway's first line may
     // land just after the banner.
-    const gatewayLog = await eventually(async () => readFileSync(join(dataDir, "logs", "gateway.log"), "utf8"), (text) => text.includes('"msg":"gateway listening"'), 10_000, 100);
+    const gatewayLog = await eventuallyPasses(async () => readFileSync(join(dataDir, "logs", "gateway.log"), "utf8"), (text) => text.includes('"msg":"gateway listening"'), 10_000, 100);
     assert.match(gatewayLog, /"msg":"gateway listening"/);
 
     // The printed address leads to the app.

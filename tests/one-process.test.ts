@@ -5,7 +5,8 @@ import { Webhook as StandardWebhook } from "standardwebhooks";
 import { serviceNames } from "@formsvc/platform/config.ts";
 import { oneProcessName } from "@formsvc/launcher/system.ts";
 import { appClient } from "./support/app-client.ts";
-import { eventually, startReceiver } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
+import { startReceiver } from "./support/receiver.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
 // ONE_PROCESS=on: every service and the gateway in one Node process, driven the way an operator's users
@@ -67,7 +68,7 @@ describe("every service in one process (ONE_PROCESS)", () => {
       listed.body.items.map((s: { id: string }) => s.id),
       [responseId],
     );
-    const counted = await eventually(() => ada.api("GET", `/forms/${form.body.id}`), (res) => res.body.responseCount === 1);
+    const counted = await eventuallyPasses(() => ada.api("GET", `/forms/${form.body.id}`), (res) => res.body.responseCount === 1);
     assert.equal(counted.body.responseCount, 1);
   });
 

@@ -5,7 +5,7 @@ import type { Browser, Page } from "playwright-core";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
 import { launchBrowser, screenshot, signedInContext, watchPage } from "./support/browser.ts";
 import { signedUpPerson } from "./support/app-client.ts";
-import { eventually } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
 
 // One question at a time against the whole running system: the owner turns it on in the app's Settings
@@ -54,7 +54,7 @@ const noSidewaysScroll = (page: Page) => page.evaluate(() => window.document.doc
 const animationOf = (page: Page) => page.locator(".hf-page.hf-current").evaluate((el) => getComputedStyle(el).animationName);
 
 async function completed(note: string) {
-  return eventually(
+  return eventuallyPasses(
     async () => (await owner.call("GET", `/forms/${formId}/submissions?filter=completed&limit=100`)).body.items.find((s: any) => s.answers.note?.value === note),
     (found) => found !== undefined,
   );
@@ -111,7 +111,7 @@ describe("one question at a time", () => {
     assert.equal(await progressText(page), "Question 2 of 4");
     assert.equal(await animationOf(page), "hf-in", "the screen comes in");
     // A partial response after each question.
-    await eventually(
+    await eventuallyPasses(
       async () => (await owner.call("GET", `/forms/${formId}/submissions?filter=partial&limit=100`)).body.items.filter((s: any) => s.answers.name?.value === "Ada"),
       (found) => found.length === 1,
     );

@@ -7,7 +7,8 @@ import { after, before, describe, it } from "node:test";
 import pg from "pg";
 import { deliverySchema } from "@formsvc/api-records/schemas";
 import { envelopeOf } from "../gateway/src/routes/paging.ts";
-import { eventually, startReceiver } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
+import { startReceiver } from "./support/receiver.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
 describe("retention", () => {
@@ -62,8 +63,8 @@ describe("retention", () => {
       assert.equal(res.status, 200);
       return envelopeOf(deliverySchema, "D").parse(res.body).items;
     };
-    await eventually(async () => (await listed(okHook)).filter((d) => d.status === "succeeded").length, (n) => n === 3);
-    await eventually(async () => (await listed(failingHook)).filter((d) => d.status === "retrying" && d.attempts === 1).length, (n) => n === 3);
+    await eventuallyPasses(async () => (await listed(okHook)).filter((d) => d.status === "succeeded").length, (n) => n === 3);
+    await eventuallyPasses(async () => (await listed(failingHook)).filter((d) => d.status === "retrying" && d.attempts === 1).length, (n) => n === 3);
 
     const until = new Date(Date.now() + 60_000).toISOString();
     const delivered = (counts: Record<string, number>) => ({ deliveries: counts["delivery.deliveries"], attempts: counts["delivery.attempts"], payloads: counts["delivery.payloads"] });

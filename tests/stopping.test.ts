@@ -11,7 +11,7 @@ import { freeSystemPorts } from "@formsvc/launcher/ports.ts";
 import { repoRoot } from "@formsvc/launcher/system.ts";
 import { descendantsOf, isRunning, killLauncher, launch, type Launched } from "@formsvc/launcher/testing/launched.ts";
 import { stopTimeoutMs } from "@formsvc/platform/stopping.ts";
-import { eventually } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
 
 // `npm start` (its entry, on embedded Postgres in a fresh DATA_DIR) stopped and broken the ways an operator and
 // the machine do it: the embedded Postgres SIGKILLed (restarted alone; the rest waits and heals), SIGTERM under a
@@ -149,12 +149,12 @@ describe("stopping and breaking npm start", () => {
     process.kill(killed, "SIGKILL");
 
     // Started again by the launcher on its port and data.
-    await eventually(async () => launched!.output(), (out) => out.includes("the embedded Postgres restarted"), 120_000, 50);
+    await eventuallyPasses(async () => launched!.output(), (out) => out.includes("the embedded Postgres restarted"), 120_000, 50);
     const restartedSeconds = (performance.now() - killedAt) / 1000;
     assert.notEqual(postmasterPid(), killed);
     assert.ok(alive(postmasterPid()));
     // The system answers again by itself, and a response submitted now is stored.
-    const answered = await eventually(
+    const answered = await eventuallyPasses(
       () =>
         fetch(`${base}/f/${formId}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ answers: { n: 1 }, completed: true }) })
           .then(async (res) => ({ status: res.status, body: (await res.json()) as { responseId?: string } }))
@@ -194,7 +194,7 @@ describe("stopping and breaking npm start", () => {
     let gatewayStopping!: () => void;
     const drainBegun = new Promise<void>((resolve) => (gatewayStopping = resolve));
     try {
-      await eventually(async () => results.filter((r) => r.status === 200).length, (n) => n >= 40, 60_000, 50);
+      await eventuallyPasses(async () => results.filter((r) => r.status === 200).length, (n) => n >= 40, 60_000, 50);
       // Its connection is one the gateway has accepted: a first request went on it.
       assert.equal((await postResponse(formId, 900_001, slowAgent)).status, 200);
       const slow = postResponse(formId, 900_002, slowAgent, drainBegun);
@@ -202,7 +202,7 @@ describe("stopping and breaking npm start", () => {
       sigtermAt = performance.now();
       launched!.child.kill("SIGTERM");
       // The rest of the slow body once the gateway is draining.
-      await eventually(async () => (existsSync(gatewayLog) ? readFileSync(gatewayLog, "utf8") : ""), (text) => text.includes('"msg":"gateway stopping"'), 30_000, 20);
+      await eventuallyPasses(async () => (existsSync(gatewayLog) ? readFileSync(gatewayLog, "utf8") : ""), (text) => text.includes('"msg":"gateway stopping"'), 30_000, 20);
       gatewayStopping();
       const slowAnswer = await slow;
       assert.equal(slowAnswer.status, 200, JSON.stringify(slowAnswer));
@@ -251,10 +251,10 @@ describe("stopping and breaking npm start", () => {
     const killedAt = performance.now();
     launched.child.kill("SIGKILL");
     await launched.exit;
-    await eventually(async () => alive(postgres), (up) => !up, 60_000, 50);
+    await eventuallyPasses(async () => alive(postgres), (up) => !up, 60_000, 50);
     const goneSeconds = (performance.now() - killedAt) / 1000;
-    await eventually(async () => clusterProcesses(clusterDir()), (left) => left.length === 0, 60_000, 50);
-    await eventually(async () => pids.filter(alive), (left) => left.length === 0, 60_000, 50);
+    await eventuallyPasses(async () => clusterProcesses(clusterDir()), (left) => left.length === 0, 60_000, 50);
+    await eventuallyPasses(async () => pids.filter(alive), (left) => left.length === 0, 60_000, 50);
     launched = undefined;
     t.diagnostic(`launcher SIGKILLed: its Postgres was gone after ${goneSeconds.toFixed(2)} s`);
   });

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { RestartEvent } from "@formsvc/launcher/system.ts";
-import { eventually, startReceiver } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
+import { startReceiver } from "./support/receiver.ts";
 import { assertStoredAndDelivered, secondsUntilServed, startRespondentLoad } from "./support/respondent-load.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
@@ -62,7 +63,7 @@ describe("the launcher's supervisor under load", () => {
         assert.notEqual(event.pid, pid);
         figures[name] = { servedAgainSeconds: Number(servedAgainSeconds.toFixed(2)), restartedAfterSeconds: Number((event.downMs / 1000).toFixed(2)) };
         // Respondents are stored again after the restart, whichever process it was.
-        await eventually(async () => load.stored.length, (n) => n > before + 5, 60_000, 100);
+        await eventuallyPasses(async () => load.stored.length, (n) => n > before + 5, 60_000, 100);
       }
     } finally {
       await load.stop();

@@ -7,7 +7,8 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import pg from "pg";
-import { eventually, startReceiver } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
+import { startReceiver } from "./support/receiver.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./support/system.ts";
 
 let sys: TestSystem;
@@ -102,11 +103,11 @@ describe("Idempotency-Key on every POST", () => {
     const hook = (await ada.api("POST", "/webhooks", { formId, url: receiver.url })).body;
     const eventCount = () => receiver.received.filter((r) => r.body?.data?.formId === formId && r.body?.test !== true).length;
     const responseId = await respond(formId, 1);
-    const deliveries = await eventually(
+    const deliveries = await eventuallyPasses(
       async () => (await ada.api("GET", `/webhooks/${hook.id}/deliveries`)).body.items,
       (items: { id: string; status: string }[]) => items.length === 1 && items[0].status === "succeeded",
     );
-    await eventually(async () => eventCount(), (n) => n === 1);
+    await eventuallyPasses(async () => eventCount(), (n) => n === 1);
     assert.equal(receiver.received.at(-1)?.body?.data?.responseId, responseId);
 
     const retryPath = `/webhooks/${hook.id}/deliveries/${deliveries[0].id}/retry`;
@@ -159,7 +160,7 @@ describe("Idempotency-Key on every POST", () => {
     assert.equal((await upload("jello", "cv.txt", key)).status, 422);
     // Only the first upload is kept: the bytes of the repeat and of the 422 leave neither a row nor a file.
     const filesDir = join(sys.env.DATA_DIR, "files");
-    const names = await eventually(async () => readdirSync(filesDir), (found) => !found.some((n) => n.endsWith(".tmp")));
+    const names = await eventuallyPasses(async () => readdirSync(filesDir), (found) => !found.some((n) => n.endsWith(".tmp")));
     assert.deepEqual(names, [firstBody.uploadId]);
     const db = new pg.Client({ connectionString: sys.databaseUrl });
     await db.connect();

@@ -4,7 +4,7 @@ import { Secret, TOTP } from "otpauth";
 import type { Browser, Page } from "playwright-core";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
 import { appClient } from "./support/app-client.ts";
-import { eventually } from "./support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
 import { launchBrowser, openAccountMenu, pageApi, screenshot, signedInContext, watchPage } from "./support/browser.ts";
 import { linkToken, startSmtpSink, type SmtpSink } from "./support/smtp.ts";
 import { startTestSystem, type TestSystem } from "./support/system.ts";
@@ -161,10 +161,10 @@ describe("two-factor sign-in in Chromium", () => {
     // The workspace's audit log has the requirement (Olga's, with its value) and Mia's second factor.
     const miaId = joined.body.user.id;
     const logged = async (action: string) => (await olga.call("GET", `/workspaces/${workspace.id}/audit-events?action=${action}`)).body.items;
-    const [required] = await eventually(() => logged("workspace.require_two_factor"), (items) => items.length > 0);
+    const [required] = await eventuallyPasses(() => logged("workspace.require_two_factor"), (items) => items.length > 0);
     const olgaId = (await olga.call("GET", "/session")).body.user.id;
     assert.deepEqual([required.actor.userId, required.changes], [olgaId, [{ field: "required", value: "true" }]]);
-    const enabled = await eventually(() => logged("two_factor.enable"), (items) => items.length > 0);
+    const enabled = await eventuallyPasses(() => logged("two_factor.enable"), (items) => items.length > 0);
     assert.deepEqual(enabled.map((e: { actor: { userId: string } }) => e.actor.userId), [miaId]);
     await page.getByRole("link", { name: "Forms", exact: true }).click();
     await page.waitForURL(/\/app\/forms$/);

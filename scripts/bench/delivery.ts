@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { Pool } from "undici";
 import { repoRoot } from "@formsvc/launcher/system.ts";
 import { startKafka } from "../../deploy/kafka/kafka-runner.ts";
-import { eventually, startReceiver, type Received } from "../../tests/support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
+import { startReceiver, type Received } from "../../tests/support/receiver.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "../../tests/support/system.ts";
 import { cpuMeter, type CpuExtras, quantile, ratio, rssOf, sampleRss, settleAfterSetup, sleep } from "./common.ts";
 
@@ -134,7 +135,7 @@ export async function warmHookedForm(sys: TestSystem, receiver: { url: string; r
   const ada = await createUserWithKey(sys, email);
   const formId = await makeHookedForm(sys, ada, receiver.url);
   await submitBurst(sys, [formId], 50, 8);
-  await eventually(async () => receiver.received.length, (n) => n >= 50, 120_000, 100);
+  await eventuallyPasses(async () => receiver.received.length, (n) => n >= 50, 120_000, 100);
   await sleep(500);
   receiver.received.length = 0;
   return formId;
@@ -145,7 +146,7 @@ type Receiving = { received: Received[] };
 /** `total` responses to `formId` at `perSecond`, once all have been delivered: their lag. The receiver is emptied. */
 export async function pacedLag(sys: TestSystem, receiver: Receiving, formId: string, perSecond: number, total: number) {
   await submitPaced(sys, [formId], total, perSecond);
-  await eventually(async () => receiver.received.length, (n) => n >= total, 300_000, 100);
+  await eventuallyPasses(async () => receiver.received.length, (n) => n >= total, 300_000, 100);
   const stats = lagStats(receiver.received);
   receiver.received.length = 0;
   return stats;
@@ -156,7 +157,7 @@ export async function measuredBurst(sys: TestSystem, receiver: Receiving, formId
   const cpu = cpuMeter(sys, extras);
   const sentAt = Date.now();
   await submitBurst(sys, [formId], burst);
-  await eventually(async () => receiver.received.length, (n) => n >= burst, 600_000, 100);
+  await eventuallyPasses(async () => receiver.received.length, (n) => n >= burst, 600_000, 100);
   return { received: [...receiver.received], sentAt, cpuMsPerDelivery: cpu.perUnit(burst) };
 }
 

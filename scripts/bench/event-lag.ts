@@ -7,7 +7,8 @@ import { createServiceClient } from "@formsvc/platform/rpc.ts";
 import { FormStatus, FormsService } from "@formsvc/proto/forms/v1/forms_pb.js";
 import { repoRoot } from "@formsvc/launcher/system.ts";
 import { startKafka } from "../../deploy/kafka/kafka-runner.ts";
-import { eventually, startReceiver, type Received } from "../../tests/support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
+import { startReceiver, type Received } from "../../tests/support/receiver.ts";
 import { createUserWithKey, startTestSystem } from "../../tests/support/system.ts";
 import { quantile, sleep } from "./common.ts";
 
@@ -69,7 +70,7 @@ export async function eventLag(bus: "embedded" | "kafka", opts: { events?: numbe
     for (let i = 0; i < events; i++) formIds.push(await newForm(`Form ${i}`));
     // Warm-up: connections, topic, first deliveries.
     for (let i = 0; i < 20; i++) await post(responseForm, true, i);
-    await eventually(async () => receiver.received.length, (n) => n >= 21, 120_000, 100);
+    await eventuallyPasses(async () => receiver.received.length, (n) => n >= 21, 120_000, 100);
     receiver.received.length = 0;
 
     const steps: [string, (n: number) => Promise<unknown>][] = [
@@ -83,7 +84,7 @@ export async function eventLag(bus: "embedded" | "kafka", opts: { events?: numbe
     for (const [type, make] of steps) {
       await paced(events, perSecond, make);
       const mine = (r: Received[]) => r.filter((g) => g.body.eventType === type);
-      await eventually(async () => mine(receiver.received).length, (n) => n >= events, 300_000, 100);
+      await eventuallyPasses(async () => mine(receiver.received).length, (n) => n >= events, 300_000, 100);
       const lags = mine(receiver.received)
         .map((g) => g.at - bornAt(g.body))
         .sort((a, b) => a - b);

@@ -1,7 +1,8 @@
 // Scenario 4: scenario 3's burst over ten webhooks (one per form), first all healthy (the clean run), then
 // with 3 of the 10 (30 %) pointing at receivers that never answer within the delivery timeout. The healthy
 // receivers' p99 lag and throughput, as a ratio of the clean run. Embedded bus.
-import { startReceiver, eventually } from "../../tests/support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
+import { startReceiver } from "../../tests/support/receiver.ts";
 import { createUserWithKey, startTestSystem } from "../../tests/support/system.ts";
 import { ratio, sleep } from "./common.ts";
 import { lagStats, makeHookedForm, submitBurst } from "./delivery.ts";
@@ -20,13 +21,13 @@ export async function isolation(opts: { total?: number } = {}) {
     for (let i = 0; i < 10; i++) mixedForms.push(await makeHookedForm(sys, ada, i < 3 ? slow.url : healthy.url, `mixed ${i}`));
 
     await submitBurst(sys, cleanForms, 50, 8);
-    await eventually(async () => healthy.received.length, (n) => n >= 50, 120_000, 100);
+    await eventuallyPasses(async () => healthy.received.length, (n) => n >= 50, 120_000, 100);
     await sleep(500);
     healthy.received.length = 0;
 
     let t0 = Date.now();
     await submitBurst(sys, cleanForms, total);
-    await eventually(async () => healthy.received.length, (n) => n >= total, 600_000, 100);
+    await eventuallyPasses(async () => healthy.received.length, (n) => n >= total, 600_000, 100);
     const clean = lagStats(healthy.received, t0);
     healthy.received.length = 0;
 
@@ -34,7 +35,7 @@ export async function isolation(opts: { total?: number } = {}) {
     const expected = Math.ceil((total * healthyExpected) / mixedForms.length);
     t0 = Date.now();
     await submitBurst(sys, mixedForms, total);
-    await eventually(async () => healthy.received.length, (n) => n >= expected, 600_000, 100);
+    await eventuallyPasses(async () => healthy.received.length, (n) => n >= expected, 600_000, 100);
     const withTimeouts = lagStats(healthy.received, t0);
 
     return {

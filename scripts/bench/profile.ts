@@ -7,7 +7,8 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "@formsvc/launcher/system.ts";
 import { startKafka } from "../../deploy/kafka/kafka-runner.ts";
-import { eventually, startReceiver } from "../../tests/support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
+import { startReceiver } from "../../tests/support/receiver.ts";
 import { startTestSystem } from "../../tests/support/system.ts";
 import { apiReadTarget } from "./api-read.ts";
 import { load } from "./common.ts";
@@ -64,7 +65,7 @@ try {
     const formId = await warmHookedForm(sys, receiver);
     const t0 = performance.now();
     await submitBurst(sys, [formId], burst);
-    await eventually(async () => receiver.received.length, (n) => n >= burst, 600_000, 100);
+    await eventuallyPasses(async () => receiver.received.length, (n) => n >= burst, 600_000, 100);
     console.log(`delivered ${burst} in ${Math.round(performance.now() - t0)} ms`);
   }
 } finally {

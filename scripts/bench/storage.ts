@@ -5,7 +5,8 @@
 // so what stays is what a steady system keeps per response for 90 days. A tree from before retention ignores
 // those settings and keeps everything. A partitioned table counts as the sum of its partitions.
 import pg from "pg";
-import { eventually, startReceiver } from "../../tests/support/receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
+import { startReceiver } from "../../tests/support/receiver.ts";
 import { createUserWithKey, startTestSystem } from "../../tests/support/system.ts";
 import { sleep } from "./common.ts";
 import { makeHookedForm, submitPaced } from "./delivery.ts";
@@ -39,7 +40,7 @@ export async function storage(opts: { total?: number; perSecond?: number } = {})
     const formId = await makeHookedForm(sys, ada, receivers.map((r) => r.url), "Storage", fiveBlocks);
     const empty = await tableBytes(sys.databaseUrl);
     await submitPaced(sys, [formId], total, perSecond, { body: () => ({ answers: fiveAnswers, completed: true }) });
-    await eventually(async () => Math.min(...receivers.map((r) => r.received.length)), (n) => n >= total, 600_000, 200);
+    await eventuallyPasses(async () => Math.min(...receivers.map((r) => r.received.length)), (n) => n >= total, 600_000, 200);
     // The embedded stream acknowledges its cursor every 5 s; then a retention pass (every 2 s).
     await sleep(10_000);
     const full = await tableBytes(sys.databaseUrl);

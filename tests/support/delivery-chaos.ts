@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { eventually, startReceiver } from "./receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
+import { startReceiver } from "./receiver.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./system.ts";
 
 /** Faults injected into a run while its responses are sent. */
@@ -145,13 +146,13 @@ export function chaosSuite(
       const seen = new Set(delivered(r).map((x) => x.body?.data?.responseId));
       return stored.filter((id) => !seen.has(id)).length;
     };
-    await eventually(async () => missing(healthy), (n) => n === 0, 180_000, 500);
+    await eventuallyPasses(async () => missing(healthy), (n) => n === 0, 180_000, 500);
     // With partial saves on, each response's FORM_RESPONSE_PARTIAL arrives too.
     const partialsSeen = () => new Set(delivered(healthy, "FORM_RESPONSE_PARTIAL").map((x) => x.body?.data?.responseId));
-    if (partials) await eventually(async () => stored.filter((id) => !partialsSeen().has(id)).length, (n) => n === 0, 180_000, 500);
+    if (partials) await eventuallyPasses(async () => stored.filter((id) => !partialsSeen().has(id)).length, (n) => n === 0, 180_000, 500);
     // The flapping receiver's breaker opens (half its calls fail) and defers its deliveries 30 s at a
     // time, so the last of them may take minutes; slow is fine, lost is not.
-    if (withBadReceivers) await eventually(async () => missing(flapping), (n) => n === 0, 600_000, 500);
+    if (withBadReceivers) await eventuallyPasses(async () => missing(flapping), (n) => n === 0, 600_000, 500);
 
     // Lag: from the stored response (its submittedAt) to the first arrival of its event.
     const firstArrival = new Map<string, number>();

@@ -18,7 +18,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { repoRoot } from "@formsvc/launcher/system.ts";
 import { freePorts } from "@formsvc/launcher/ports.ts";
 import { logTail, spawnDaemon, terminate } from "../../deploy/jvm-process.ts";
-import { eventually } from "./receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
 
 const hostDir = join(import.meta.dirname, "n8n-host");
 const projectBin = join(repoRoot, "node_modules", ".bin");
@@ -58,7 +58,7 @@ export async function ensureN8n(): Promise<{ bin: string; installedInMs?: number
   for (;;) {
     if (takeLock(lock)) break;
     const holder = Number(readFileSync(lock, "utf8"));
-    await eventually(async () => !existsSync(lock) || !isAlive(holder), (over) => over, installTimeoutMs, 1_000);
+    await eventuallyPasses(async () => !existsSync(lock) || !isAlive(holder), (over) => over, installTimeoutMs, 1_000);
     if (installed()) return { bin };
     // The holder died without finishing: its lock goes, and this process tries.
     if (existsSync(lock) && !isAlive(holder)) rmSync(lock, { force: true });
@@ -255,7 +255,7 @@ async function waitReady(url: string, child: ChildProcess, logFile: string): Pro
       return false; // not listening yet
     }
   };
-  await eventually(answers, (ok) => ok, readyTimeoutMs, 500).catch((err: Error) => {
+  await eventuallyPasses(answers, (ok) => ok, readyTimeoutMs, 500).catch((err: Error) => {
     throw new Error(`n8n was not ready at ${url} within ${readyTimeoutMs / 1000} s (log: ${logFile}): ${err.message}`);
   });
 }

@@ -86,14 +86,3 @@ export async function startReceiver(answer: (req: Received, n: number) => Reply 
       }),
   };
 }
-
-export async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 30_000, stepMs = 200): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: T = await fn();
-  while (!ok(last)) {
-    if (Date.now() > end) throw new Error(`condition not met in ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, stepMs));
-    last = await fn();
-  }
-  return last;
-}

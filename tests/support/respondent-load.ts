@@ -1,7 +1,8 @@
 // A light, steady stream of respondents posting to one form, as a browser would, that keeps every
 // answer it got: which responses were stored (2xx) and how each failure was answered.
 import assert from "node:assert/strict";
-import { eventually, type Received } from "./receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
+import { type Received } from "./receiver.ts";
 import type { apiClient } from "./system.ts";
 
 type ApiCall = ReturnType<typeof apiClient>;
@@ -121,5 +122,5 @@ export async function assertStoredAndDelivered(api: ApiCall, formId: string, sto
     const seen = new Set(receiver.received.filter((r) => r.status === 200).map((r) => r.body?.data?.responseId));
     return stored.filter((id) => !seen.has(id)).length;
   };
-  await eventually(async () => missing(), (n) => n === 0, 120_000, 250);
+  await eventuallyPasses(async () => missing(), (n) => n === 0, 120_000, 250);
 }

@@ -14,7 +14,7 @@ import { entities as formsEntities } from "../../services/forms/src/entities/ind
 import { migrations as formsMigrations } from "../../services/forms/src/migrations/index.ts";
 import { deleteExpiredResponses } from "../../services/forms/src/response-retention.ts";
 import { fileStores, type FileStoreName, type FileStoreSetup } from "./file-stores.ts";
-import { eventually } from "./receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./system.ts";
 
 /**
@@ -72,7 +72,7 @@ export function submissionsApiSuite(store: FileStoreName) {
   /** The form's responseCount once it reads `expected` (it follows the responses within seconds), or the last one read. */
   async function settledCount(formId: string, expected: number): Promise<number> {
     const read = async () => (await ada.api("GET", `/forms/${formId}`)).body.responseCount as number;
-    return eventually(read, (count) => count === expected, 15_000, 50).catch(read);
+    return eventuallyPasses(read, (count) => count === expected, 15_000, 50).catch(read);
   }
 
   async function upload(formId: string, bytes: Uint8Array<ArrayBuffer>, name: string, type: string) {
@@ -204,12 +204,12 @@ export function submissionsApiSuite(store: FileStoreName) {
       const filesDir = join(sys.env.DATA_DIR, "files");
       const storedNames = async () => (existsSync(filesDir) ? readdirSync(filesDir) : []);
       // On the local store the bytes already arrive in a temporary file while the client still sends.
-      if (!files.s3Endpoint) await eventually(storedNames, (names) => names.some((n) => n.endsWith(".tmp")));
+      if (!files.s3Endpoint) await eventuallyPasses(storedNames, (names) => names.some((n) => n.endsWith(".tmp")));
       req.destroy();
       const db = new pg.Client({ connectionString: sys.databaseUrl });
       await db.connect();
       try {
-        if (!files.s3Endpoint) await eventually(storedNames, (names) => !names.some((n) => n.endsWith(".tmp")));
+        if (!files.s3Endpoint) await eventuallyPasses(storedNames, (names) => !names.some((n) => n.endsWith(".tmp")));
         const { rows } = await db.query("select count(*)::int as n from submissions.uploads where form_id = $1", [form.id]);
         assert.equal(rows[0].n, 0);
       } finally {

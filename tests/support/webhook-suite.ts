@@ -12,7 +12,8 @@ import { migrations as submissionsMigrations } from "../../services/submissions/
 import { outboxBacklog } from "../../services/submissions/src/outbox/outbox-metrics.ts";
 import { spanKinds, startOtlpCollector, type CollectedSpan } from "./otlp-collector.ts";
 import { servedResponseValidator } from "./openapi-validator.ts";
-import { eventually, startReceiver } from "./receiver.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
+import { startReceiver } from "./receiver.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./system.ts";
 
 /**
@@ -124,7 +125,7 @@ export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<st
         { questionId: "name", type: "SHORT_TEXT", label: "Your name", value: "Ada" },
         { questionId: "plan", type: "MULTIPLE_CHOICE", label: "Plan", value: "pro", options: [{ id: "pro", text: "Pro" }] },
       ]);
-      const [receipt] = await eventually(() => receipts(hook.id), (r) => r[0]?.status === "succeeded");
+      const [receipt] = await eventuallyPasses(() => receipts(hook.id), (r) => r[0]?.status === "succeeded");
       assert.deepEqual([receipt.attempts, receipt.submissionId, receipt.eventType, receipt.eventId], [1, responseId, "FORM_RESPONSE", got.body.eventId]);
       const attempts = await ada.api("GET", `/webhooks/${hook.id}/deliveries/${receipt.id}/attempts`);
       assert.equal(attempts.body.items[0].statusCode, 200);
@@ -201,16 +202,16 @@ export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<st
         const flaky = await addWebhook(formId, failing.url);
         await respond(formId, { name: "Bob" });
 
-        const [failed] = await eventually(() => receipts(gone.id), (r) => r[0]?.status === "failed");
+        const [failed] = await eventuallyPasses(() => receipts(gone.id), (r) => r[0]?.status === "failed");
         assert.deepEqual([failed.attempts, failed.lastStatusCode], [1, 410]);
         // 410 Gone disables the webhook at once (delivery asks webhooks to, after recording the attempt: a read
         // between the two sees the receipt failed and the webhook still enabled); enabling it again clears the reason.
-        const disabled = (await eventually(() => ada.api("GET", `/webhooks/${gone.id}`), (r) => r.body.enabled === false)).body;
+        const disabled = (await eventuallyPasses(() => ada.api("GET", `/webhooks/${gone.id}`), (r) => r.body.enabled === false)).body;
         assert.deepEqual([disabled.enabled, disabled.disabledReason], [false, "the receiver answered 410 Gone"]);
         assert.ok(Date.parse(disabled.disabledAt));
         const enabled = await ada.api("PATCH", `/webhooks/${gone.id}`, { enabled: true });
         assert.deepEqual([enabled.body.enabled, enabled.body.disabledReason, enabled.body.disabledAt], [true, null, null]);
-        const [exhausted] = await eventually(() => receipts(flaky.id), (r) => r[0]?.status === "failed", 30_000);
+        const [exhausted] = await eventuallyPasses(() => receipts(flaky.id), (r) => r[0]?.status === "failed", 30_000);
         assert.equal(exhausted.attempts, 3, "the first attempt and the two of the schedule");
         assert.equal(exhausted.lastStatusCode, 503);
         assert.equal(new Set(failing.received.map((r) => r.body.eventId)).size, 1);
@@ -258,7 +259,7 @@ export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<st
         const traceId = randomBytes(16).toString("hex");
         const callerSpanId = randomBytes(8).toString("hex");
         await respond(formId, { name: "Traced" }, true, { traceparent: `00-${traceId}-${callerSpanId}-01` });
-        await eventually(async () => receiver.received.length, (n) => n === 1, 30_000, 50);
+        await eventuallyPasses(async () => receiver.received.length, (n) => n === 1, 30_000, 50);
         // Our trace ids stay ours: the receiver gets no trace context.
         assert.equal(receiver.received[0].headers.traceparent, undefined);
 
@@ -281,7 +282,7 @@ export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<st
           ["delivery", "POST", spanKinds.client],
         ];
         // Each process exports its spans in its own batches: wait for all of them, not the last one only.
-        const spans = await eventually(
+        const spans = await eventuallyPasses(
           async () => collector.trace(traceId),
           (all) => expected.every(([service, name]) => find(all, service, name)),
           30_000,
@@ -381,7 +382,7 @@ export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<st
       const formId = await publishedForm();
       const hook = await addWebhook(formId, receiver.url);
       await respond(formId, { name: "Limited" });
-      const [receipt] = await eventually(() => receipts(hook.id), (r) => r[0]?.status === "succeeded", 30_000);
+      const [receipt] = await eventuallyPasses(() => receipts(hook.id), (r) => r[0]?.status === "succeeded", 30_000);
       assert.equal(receipt.attempts, 2);
       const [first, second] = receiver.received;
       assert.equal(first.body.eventId, second.body.eventId);
@@ -394,12 +395,12 @@ export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<st
       const formId = await publishedForm();
       const hook = await addWebhook(formId, receiver.url);
       await respond(formId, { name: "Dee" });
-      await eventually(() => receipts(hook.id), (r) => r[0]?.status === "failed", 30_000);
+      await eventuallyPasses(() => receipts(hook.id), (r) => r[0]?.status === "failed", 30_000);
       assert.equal((await ada.api("GET", `/webhooks/${hook.id}`)).body.enabled, true, "failing for less than the setting: still enabled");
       // The next event's first failed attempt comes after the setting has passed since the first failure.
       await sleep(receiver.received[0].at + disableAfterFailingSeconds * 1000 + 500 - Date.now());
       await respond(formId, { name: "Eve" });
-      const disabled = await eventually(
+      const disabled = await eventuallyPasses(
         async () => (await ada.api("GET", `/webhooks/${hook.id}`)).body,
         (w) => w.enabled === false,
         30_000,
@@ -416,7 +417,7 @@ export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<st
       const receiver = await startReceiver(() => ({ status: healthy ? 200 : 400 }));
       const formId = await publishedForm();
       const hook = await addWebhook(formId, receiver.url);
-      const allFailed = (n: number) => eventually(() => receipts(hook.id), (r) => r.length === n && r.every((d) => d.status === "failed"), 30_000);
+      const allFailed = (n: number) => eventuallyPasses(() => receipts(hook.id), (r) => r.length === n && r.every((d) => d.status === "failed"), 30_000);
       await respond(formId, { name: "Before" });
       await allFailed(1);
       const since = new Date().toISOString();
@@ -433,7 +434,7 @@ export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<st
       healthy = true;
       const recovered = await ada.api("POST", `/webhooks/${hook.id}/recover`, { since, until });
       assert.deepEqual([recovered.status, recovered.body], [200, { recovered: 2 }]);
-      const succeeded = await eventually(() => receipts(hook.id, "?status=succeeded"), (r) => r.length === 2, 30_000);
+      const succeeded = await eventuallyPasses(() => receipts(hook.id, "?status=succeeded"), (r) => r.length === 2, 30_000);
       assert.deepEqual(succeeded.map((d) => d.eventId).sort(), [...inWindow].sort());
       assert.deepEqual(receiver.received.slice(sent).map((r) => r.body.eventId).sort(), [...inWindow].sort(), "sent again with the same eventIds");
       const failed = await receipts(hook.id, "?status=failed");
@@ -513,7 +514,7 @@ export function webhookSuite(bus: string, busEnv: () => Promise<{ env: Record<st
       try {
         // With Kafka the relay marks what it published; on the embedded bus delivery acknowledges what it
         // stored to submissions every few seconds (AcknowledgeCompletions).
-        const waiting = await eventually(() => outboxBacklog(orm, bus === "kafka" ? "kafka" : "embedded"), (n) => n === 0, 30_000, 250);
+        const waiting = await eventuallyPasses(() => outboxBacklog(orm, bus === "kafka" ? "kafka" : "embedded"), (n) => n === 0, 30_000, 250);
         assert.equal(waiting, 0);
       } finally {
         await orm.close(true);
