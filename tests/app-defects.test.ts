@@ -3,9 +3,8 @@ import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ensureAppBuilt } from "@formsvc/launcher/app-build.ts";
 import { editorBlock, editorSaved, launchBrowser, openAccountMenu, pageApi, screenshot, watchPage } from "./support/browser.ts";
-import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
 import { startReceiver } from "./support/receiver.ts";
-import { startTestSystem, type TestSystem } from "./support/system.ts";
+import { newestDeliveryReads, startTestSystem, type TestSystem } from "./support/system.ts";
 
 // The defects of issue 19 as a person meets them in Chromium, against the whole running system: the base
 // URL, the "Made with" footer's link, readable question keys, a broken formula at save, the unsaved-changes
@@ -264,11 +263,7 @@ describe("the defects of issue 19, in Chromium", () => {
     });
     assert.equal(answered.status, 200, await answered.clone().text());
     await receiver.waitFor(1);
-    // The receiver answers before delivery records the attempt: Refresh once the record is there.
-    await eventuallyPasses(
-      async () => (await api("GET", `/webhooks/${hookId}/deliveries`)).body.items as { status: string }[],
-      (items) => items[0]?.status === "retrying",
-    );
+    await newestDeliveryReads(api, hookId!, "retrying");
 
     // The first attempt failed: Retrying, with its error, and one attempt when opened.
     await page.getByRole("button", { name: "Refresh deliveries" }).click();

@@ -8,9 +8,8 @@ import type { BlockType } from "@formsvc/form-document";
 import { blockTypeLabels } from "../app/src/lib/document.ts";
 import { drawSignature, editorBlock, editorSaved, launchBrowser, openAccountMenu, screenshot, watchPage } from "./support/browser.ts";
 import { mailedFileLinkToken } from "./support/mail-files.ts";
-import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
 import { startReceiver } from "./support/receiver.ts";
-import { apiClient, startTestSystem, type TestSystem } from "./support/system.ts";
+import { apiClient, newestDeliveryReads, startTestSystem, type TestSystem } from "./support/system.ts";
 
 // The web app at /app in Chromium, against the whole running system: a person signs up, builds a form
 // with every question type, publishes it, a respondent fills it in at /f/:id in a second browser
@@ -365,12 +364,8 @@ describe("the app in Chromium: one person's journey", () => {
     assert.equal(first.headers["x-journey"], "yes");
     assert.equal(first.headers["x-service-signature"], createHmac("sha256", "journey-secret").update(first.raw).digest("base64"));
 
-    // The receiver answers before delivery records the attempt: Refresh once the record is there.
     const hookId = await page.locator(".webhook").first().getAttribute("data-webhook-id");
-    await eventuallyPasses(
-      async () => (await apiClient(sys.url, apiKey)("GET", `/webhooks/${hookId}/deliveries`)).body.items as { status: string }[],
-      (items) => items[0]?.status === "succeeded",
-    );
+    await newestDeliveryReads(apiClient(sys.url, apiKey), hookId!, "succeeded");
     const deliveries = page.locator(".deliveries-table tbody tr[data-delivery-id]");
     await page.getByRole("button", { name: "Refresh deliveries" }).click();
     await deliveries.filter({ hasText: "Succeeded" }).first().waitFor();

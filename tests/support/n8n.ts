@@ -17,8 +17,8 @@ import { delimiter, dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { repoRoot } from "@formsvc/launcher/system.ts";
 import { freePorts } from "@formsvc/launcher/ports.ts";
-import { logTail, spawnDaemon, terminate } from "../../deploy/jvm-process.ts";
 import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
+import { logTail, spawnDaemon, terminate } from "../../deploy/jvm-process.ts";
 
 const hostDir = join(import.meta.dirname, "n8n-host");
 const projectBin = join(repoRoot, "node_modules", ".bin");

@@ -2,7 +2,7 @@
 // answer it got: which responses were stored (2xx) and how each failure was answered.
 import assert from "node:assert/strict";
 import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
-import { type Received } from "./receiver.ts";
+import type { Received } from "./receiver.ts";
 import type { apiClient } from "./system.ts";
 
 type ApiCall = ReturnType<typeof apiClient>;

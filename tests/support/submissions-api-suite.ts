@@ -8,13 +8,13 @@ import { submissionSchema } from "@formsvc/api-records/schemas";
 import { loadConfig } from "@formsvc/platform/config.ts";
 import { openDatabase } from "@formsvc/platform/database.ts";
 import { createServiceClient } from "@formsvc/platform/rpc.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
 import { SubmissionsService } from "@formsvc/proto/submissions/v1/submissions_pb.js";
 import { envelopeOf } from "../../gateway/src/routes/paging.ts";
 import { entities as formsEntities } from "../../services/forms/src/entities/index.ts";
 import { migrations as formsMigrations } from "../../services/forms/src/migrations/index.ts";
 import { deleteExpiredResponses } from "../../services/forms/src/response-retention.ts";
 import { fileStores, type FileStoreName, type FileStoreSetup } from "./file-stores.ts";
-import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
 import { createUserWithKey, startTestSystem, type TestSystem } from "./system.ts";
 
 /**

@@ -6,6 +6,7 @@ import { freeSystemPorts } from "@formsvc/launcher/ports.ts";
 import { repoRoot, startSystem, type RunningSystem } from "@formsvc/launcher/system.ts";
 import { serviceNames } from "@formsvc/platform/config.ts";
 import { createTestDatabase } from "@formsvc/platform/testing/database.ts";
+import { eventuallyPasses } from "@formsvc/platform/testing/eventually.ts";
 import { forgetServedValidator, servedResponseValidator } from "./openapi-validator.ts";
 
 export const testRedisUrl = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -132,6 +133,14 @@ export function apiClient(baseUrl: string, key?: string) {
     if (problems.length > 0) throw new Error(`the answer differs from /developers/openapi.json:\n${problems.join("\n")}`);
     return { status: res.status, headers: res.headers, body: parsed };
   };
+}
+
+/**
+ * Waits until a webhook's newest delivery reads `status`, through the app's or the public API (both have the
+ * route): a receiver has its request before delivery records the attempt, so a page read then may not show it.
+ */
+export async function newestDeliveryReads(api: (method: string, path: string) => Promise<{ body: any }>, webhookId: string, status: string) {
+  await eventuallyPasses(async () => (await api("GET", `/webhooks/${webhookId}/deliveries`)).body.items as { status: string }[], (items) => items[0]?.status === status);
 }
 
 /** A user with a personal workspace and an API key, made with the operator CLI. */
